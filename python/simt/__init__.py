@@ -1,0 +1,21 @@
+"""simt: parallel kernels written in Python for CUDA GPUs, OpenCL devices and the CPU.
+
+Write a kernel as a Python function with ``@simt.kernel``; simt's C++
+compiler turns it into CUDA C++, OpenCL C or C++ for the CPU. NumPy's dtypes
+name the scalar types (``simt.float32`` is ``numpy.float32``).
+"""
+
+from numpy import (  # noqa: F401  (the scalar types kernels name)
+    bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
+    uint8, uint16, uint32, uint64)
+
+from . import cuda  # noqa: F401
+from ._core import version as _core_version
+from ._device_api import (  # noqa: F401
+    blockDim, blockIdx, block_dim, block_idx, grid, grid_dim, gridDim, gridsize,
+    threadIdx, thread_idx)
+from ._kernel import Kernel, kernel  # noqa: F401
+from ._types import typeof  # noqa: F401
+from .errors import CompileError, TypingError  # noqa: F401
+
+__version__ = "0.1.0"

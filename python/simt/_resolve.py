@@ -1,0 +1,93 @@
+"""Resolution of the names a kernel reads but does not define.
+
+The C++ front end reports each free name; here each is looked up the way
+Python would (closure, globals, builtins) and described to the compiler as
+data: a module, an intrinsic function, a dtype, a constant or a tuple of
+constants. Values are read at compile time and become part of the kernel.
+"""
+
+import builtins
+import math
+import types
+
+import numpy as np
+
+_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+_MISSING = object()
+
+
+def _module_name(module):
+    name = module.__name__
+    if name.startswith("simt"):
+        return "simt"
+    return name
+
+
+def describe(value):
+    """A description of a Python value the compiler understands, as a tuple."""
+    member = getattr(value, "_simt_member", None)
+    if member is not None:
+        return ("attr", member[0], member[1])
+    intrinsic = getattr(value, "_simt_intrinsic", None)
+    if isinstance(intrinsic, str):
+        return ("function", intrinsic)
+    if isinstance(value, types.ModuleType):
+        return ("module", _module_name(value))
+    if isinstance(value, bool):
+        return ("bool", int(value))
+    if isinstance(value, int):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            return ("unsupported", f"the int {value}, which does not fit in int64")
+        return ("int", value)
+    if isinstance(value, float):
+        return ("float", value)
+    if isinstance(value, complex):
+        return ("complex", value.real, value.imag)
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        v = value.item()
+        as_int = int(v) if value.dtype.kind in "biu" else 0
+        if as_int > _INT64_MAX:
+            as_int -= 2 ** 64
+        real = float(v.real) if value.dtype.kind == "c" else float(v)
+        imag = float(v.imag) if value.dtype.kind == "c" else 0.0
+        return ("scalar", value.dtype.name, as_int, real, imag)
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return ("dtype", np.dtype(value).name)
+    if isinstance(value, np.dtype):
+        return ("dtype", value.name)
+    if isinstance(value, tuple):
+        return ("tuple", [describe(item) for item in value])
+    if isinstance(value, np.ufunc):
+        return ("function", "numpy." + value.__name__)
+    name = getattr(value, "__name__", None)
+    if callable(value) and name:
+        if getattr(math, name, None) is value:
+            return ("function", "math." + name)
+        if getattr(np, name, None) is value:
+            return ("function", "numpy." + name)
+        if getattr(builtins, name, None) is value:
+            return ("function", "builtins." + name)
+    return ("unsupported", f"a {type(value).__name__}")
+
+
+def resolve(function, free_names):
+    """{name: description} for each free name `function` reads."""
+    scope = {}
+    code = function.__code__
+    if function.__closure__:
+        for name, cell in zip(code.co_freevars, function.__closure__):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:  # an empty cell: the variable is not assigned yet
+                pass
+    resolved = {}
+    for name in free_names:
+        value = scope.get(name, _MISSING)
+        if value is _MISSING:
+            value = function.__globals__.get(name, _MISSING)
+        if value is _MISSING:
+            value = getattr(builtins, name, _MISSING)
+            if value is _MISSING:
+                continue  # the compiler reports the undefined name where it is used
+        resolved[name] = describe(value)
+    return resolved

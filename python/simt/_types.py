@@ -1,0 +1,51 @@
+"""simt type names of Python values, as kernel signatures spell them."""
+
+import numpy as np
+
+from . import _core
+
+_PYTHON_SCALARS = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def array_type(dtype, ndim, layout):
+    """'float32[:, ::1]' for a C-contiguous 2-D float32 array ('C', 'F' or 'A')."""
+    dims = [":"] * ndim
+    if ndim and layout == "C":
+        dims[-1] = "::1"
+    elif ndim and layout == "F":
+        dims[0] = "::1"
+    return f"{np.dtype(dtype).name}[{', '.join(dims)}]"
+
+
+def typeof(value):
+    """The simt type of an argument value, or of a type given as a string or dtype."""
+    if isinstance(value, str):
+        try:
+            return _core.normalize_type(value)
+        except ValueError:
+            raise TypeError(f"not a simt type: {value!r}") from None
+    if isinstance(value, type) and value in _PYTHON_SCALARS:
+        return _PYTHON_SCALARS[value]
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return _scalar_name(np.dtype(value))
+    for kind, name in _PYTHON_SCALARS.items():
+        if type(value) is kind:
+            return name
+    if isinstance(value, np.generic):
+        return _scalar_name(value.dtype)
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            raise TypeError("0-dimensional arrays cannot be kernel arguments; pass a scalar")
+        layout = "C" if value.flags.c_contiguous else "F" if value.flags.f_contiguous else "A"
+        return array_type(_scalar_name(value.dtype), value.ndim, layout)
+    if isinstance(value, tuple):
+        items = [typeof(item) for item in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    raise TypeError(f"simt kernels do not accept {type(value).__name__} values")
+
+
+def _scalar_name(dtype):
+    try:
+        return _core.normalize_type(dtype.name)
+    except ValueError:
+        raise TypeError(f"dtype {dtype} is not supported in simt kernels") from None

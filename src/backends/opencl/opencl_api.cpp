@@ -1,0 +1,422 @@
+#include "backends/opencl/opencl_api.h"
+
+#include <cstdlib>
+
+namespace simt::opencl {
+
+namespace {
+
+struct ErrorName {
+  cl_int code;
+  const char* name;
+};
+
+constexpr ErrorName kErrorNames[] = {
+    {CL_SUCCESS, "CL_SUCCESS"},
+    {CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND"},
+    {CL_DEVICE_NOT_AVAILABLE, "CL_DEVICE_NOT_AVAILABLE"},
+    {CL_COMPILER_NOT_AVAILABLE, "CL_COMPILER_NOT_AVAILABLE"},
+    {CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+    {CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES"},
+    {CL_OUT_OF_HOST_MEMORY, "CL_OUT_OF_HOST_MEMORY"},
+    {CL_PROFILING_INFO_NOT_AVAILABLE, "CL_PROFILING_INFO_NOT_AVAILABLE"},
+    {CL_MEM_COPY_OVERLAP, "CL_MEM_COPY_OVERLAP"},
+    {CL_IMAGE_FORMAT_MISMATCH, "CL_IMAGE_FORMAT_MISMATCH"},
+    {CL_IMAGE_FORMAT_NOT_SUPPORTED, "CL_IMAGE_FORMAT_NOT_SUPPORTED"},
+    {CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE"},
+    {CL_MAP_FAILURE, "CL_MAP_FAILURE"},
+    {CL_MISALIGNED_SUB_BUFFER_OFFSET, "CL_MISALIGNED_SUB_BUFFER_OFFSET"},
+    {CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"},
+    {CL_COMPILE_PROGRAM_FAILURE, "CL_COMPILE_PROGRAM_FAILURE"},
+    {CL_LINKER_NOT_AVAILABLE, "CL_LINKER_NOT_AVAILABLE"},
+    {CL_LINK_PROGRAM_FAILURE, "CL_LINK_PROGRAM_FAILURE"},
+    {CL_DEVICE_PARTITION_FAILED, "CL_DEVICE_PARTITION_FAILED"},
+    {CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "CL_KERNEL_ARG_INFO_NOT_AVAILABLE"},
+    {CL_INVALID_VALUE, "CL_INVALID_VALUE"},
+    {CL_INVALID_DEVICE_TYPE, "CL_INVALID_DEVICE_TYPE"},
+    {CL_INVALID_PLATFORM, "CL_INVALID_PLATFORM"},
+    {CL_INVALID_DEVICE, "CL_INVALID_DEVICE"},
+    {CL_INVALID_CONTEXT, "CL_INVALID_CONTEXT"},
+    {CL_INVALID_QUEUE_PROPERTIES, "CL_INVALID_QUEUE_PROPERTIES"},
+    {CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE"},
+    {CL_INVALID_HOST_PTR, "CL_INVALID_HOST_PTR"},
+    {CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT"},
+    {CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR"},
+    {CL_INVALID_IMAGE_SIZE, "CL_INVALID_IMAGE_SIZE"},
+    {CL_INVALID_SAMPLER, "CL_INVALID_SAMPLER"},
+    {CL_INVALID_BINARY, "CL_INVALID_BINARY"},
+    {CL_INVALID_BUILD_OPTIONS, "CL_INVALID_BUILD_OPTIONS"},
+    {CL_INVALID_PROGRAM, "CL_INVALID_PROGRAM"},
+    {CL_INVALID_PROGRAM_EXECUTABLE, "CL_INVALID_PROGRAM_EXECUTABLE"},
+    {CL_INVALID_KERNEL_NAME, "CL_INVALID_KERNEL_NAME"},
+    {CL_INVALID_KERNEL_DEFINITION, "CL_INVALID_KERNEL_DEFINITION"},
+    {CL_INVALID_KERNEL, "CL_INVALID_KERNEL"},
+    {CL_INVALID_ARG_INDEX, "CL_INVALID_ARG_INDEX"},
+    {CL_INVALID_ARG_VALUE, "CL_INVALID_ARG_VALUE"},
+    {CL_INVALID_ARG_SIZE, "CL_INVALID_ARG_SIZE"},
+    {CL_INVALID_KERNEL_ARGS, "CL_INVALID_KERNEL_ARGS"},
+    {CL_INVALID_WORK_DIMENSION, "CL_INVALID_WORK_DIMENSION"},
+    {CL_INVALID_WORK_GROUP_SIZE, "CL_INVALID_WORK_GROUP_SIZE"},
+    {CL_INVALID_WORK_ITEM_SIZE, "CL_INVALID_WORK_ITEM_SIZE"},
+    {CL_INVALID_GLOBAL_OFFSET, "CL_INVALID_GLOBAL_OFFSET"},
+    {CL_INVALID_EVENT_WAIT_LIST, "CL_INVALID_EVENT_WAIT_LIST"},
+    {CL_INVALID_EVENT, "CL_INVALID_EVENT"},
+    {CL_INVALID_OPERATION, "CL_INVALID_OPERATION"},
+    {CL_INVALID_GL_OBJECT, "CL_INVALID_GL_OBJECT"},
+    {CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE"},
+    {CL_INVALID_MIP_LEVEL, "CL_INVALID_MIP_LEVEL"},
+    {CL_INVALID_GLOBAL_WORK_SIZE, "CL_INVALID_GLOBAL_WORK_SIZE"},
+    {CL_INVALID_PROPERTY, "CL_INVALID_PROPERTY"},
+    {CL_INVALID_IMAGE_DESCRIPTOR, "CL_INVALID_IMAGE_DESCRIPTOR"},
+    {CL_INVALID_COMPILER_OPTIONS, "CL_INVALID_COMPILER_OPTIONS"},
+    {CL_INVALID_LINKER_OPTIONS, "CL_INVALID_LINKER_OPTIONS"},
+    {CL_INVALID_DEVICE_PARTITION_COUNT, "CL_INVALID_DEVICE_PARTITION_COUNT"},
+    {CL_INVALID_PIPE_SIZE, "CL_INVALID_PIPE_SIZE"},
+    {CL_INVALID_DEVICE_QUEUE, "CL_INVALID_DEVICE_QUEUE"},
+    {CL_INVALID_SPEC_ID, "CL_INVALID_SPEC_ID"},
+    {CL_MAX_SIZE_RESTRICTION_EXCEEDED, "CL_MAX_SIZE_RESTRICTION_EXCEEDED"},
+    {CL_PLATFORM_NOT_FOUND_KHR, "CL_PLATFORM_NOT_FOUND_KHR"},
+};
+
+// Size-then-fill query shared by the string-valued info calls. Trailing NULs
+// are dropped: OpenCL counts the terminator in the size.
+template <class Query>
+std::string query_string(Query query, std::string_view call) {
+  std::size_t size = 0;
+  check(query(0, nullptr, &size), call);
+  std::string value(size, '\0');
+  if (size > 0) check(query(size, value.data(), nullptr), call);
+  while (!value.empty() && value.back() == '\0') value.pop_back();
+  return value;
+}
+
+std::string platform_string(const OpenCLApi& api, cl_platform_id platform,
+                            cl_platform_info what) {
+  return query_string(
+      [&](std::size_t size, void* value, std::size_t* size_ret) {
+        return api.clGetPlatformInfo(platform, what, size, value, size_ret);
+      },
+      "clGetPlatformInfo");
+}
+
+std::string device_string(const OpenCLApi& api, cl_device_id device, cl_device_info what) {
+  return query_string(
+      [&](std::size_t size, void* value, std::size_t* size_ret) {
+        return api.clGetDeviceInfo(device, what, size, value, size_ret);
+      },
+      "clGetDeviceInfo");
+}
+
+template <class T>
+T device_value(const OpenCLApi& api, cl_device_id device, cl_device_info what) {
+  T value{};
+  check(api.clGetDeviceInfo(device, what, sizeof(T), &value, nullptr), "clGetDeviceInfo");
+  return value;
+}
+
+DeviceInfo describe_device(const OpenCLApi& api, cl_platform_id platform,
+                           const std::string& platform_name, cl_device_id device) {
+  DeviceInfo info;
+  info.platform = platform;
+  info.device = device;
+  info.platform_name = platform_name;
+  info.name = device_string(api, device, CL_DEVICE_NAME);
+  info.vendor = device_string(api, device, CL_DEVICE_VENDOR);
+  info.version = device_string(api, device, CL_DEVICE_VERSION);
+  info.driver_version = device_string(api, device, CL_DRIVER_VERSION);
+  info.opencl_c_version = device_string(api, device, CL_DEVICE_OPENCL_C_VERSION);
+  info.extensions = device_string(api, device, CL_DEVICE_EXTENSIONS);
+
+  // A device may report several type bits (e.g. GPU | DEFAULT); the kind of
+  // hardware decides.
+  auto type = device_value<cl_device_type>(api, device, CL_DEVICE_TYPE);
+  if (type & CL_DEVICE_TYPE_GPU) {
+    info.type = DeviceType::gpu;
+  } else if (type & CL_DEVICE_TYPE_CPU) {
+    info.type = DeviceType::cpu;
+  } else if (type & CL_DEVICE_TYPE_ACCELERATOR) {
+    info.type = DeviceType::accelerator;
+  }
+
+  info.compute_units = device_value<cl_uint>(api, device, CL_DEVICE_MAX_COMPUTE_UNITS);
+  info.global_mem_size = device_value<cl_ulong>(api, device, CL_DEVICE_GLOBAL_MEM_SIZE);
+  info.local_mem_size = device_value<cl_ulong>(api, device, CL_DEVICE_LOCAL_MEM_SIZE);
+  info.max_mem_alloc_size = device_value<cl_ulong>(api, device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  info.max_work_group_size = device_value<std::size_t>(api, device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  auto dimensions = device_value<cl_uint>(api, device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+  info.max_work_item_sizes.resize(dimensions);
+  if (dimensions > 0) {
+    check(api.clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+                              dimensions * sizeof(std::size_t), info.max_work_item_sizes.data(),
+                              nullptr),
+          "clGetDeviceInfo");
+  }
+
+  // In OpenCL 1.2 doubles are an optional core feature: a device may support
+  // them without listing cl_khr_fp64, which the double FP config reveals.
+  // Older devices reject that query, so its failure just means "no".
+  cl_device_fp_config double_config = 0;
+  if (api.clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(double_config),
+                          &double_config, nullptr) != CL_SUCCESS) {
+    double_config = 0;
+  }
+  info.fp64 = info.has_extension("cl_khr_fp64") || double_config != 0;
+  info.fp16 = info.has_extension("cl_khr_fp16");
+  info.int64_atomics = info.has_extension("cl_khr_int64_base_atomics");
+  info.subgroups = info.has_extension("cl_khr_subgroups") ||
+                   info.has_extension("cl_intel_subgroups");
+  return info;
+}
+
+const OpenCLApi& require_api() {
+  std::string why_not;
+  const OpenCLApi* api = OpenCLApi::get(&why_not);
+  if (api == nullptr) throw std::runtime_error("OpenCL is unavailable: " + why_not);
+  return *api;
+}
+
+}  // namespace
+
+const char* error_name(cl_int code) {
+  for (const ErrorName& entry : kErrorNames) {
+    if (entry.code == code) return entry.name;
+  }
+  return "CL_UNKNOWN_ERROR";
+}
+
+OpenCLError::OpenCLError(std::string_view call, cl_int code)
+    : std::runtime_error(std::string(call) + " failed: " + error_name(code) + " (" +
+                         std::to_string(code) + ")"),
+      code_(code) {}
+
+void check(cl_int code, std::string_view call) {
+  if (code != CL_SUCCESS) throw OpenCLError(call, code);
+}
+
+std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
+  std::vector<std::string> candidates;
+  const char* explicit_path = std::getenv("SIMT_OPENCL_LIBRARY");
+  if (explicit_path != nullptr && explicit_path[0] != '\0') {
+    candidates.emplace_back(explicit_path);
+  } else {
+    // The ICD loader's soname first: the unversioned name exists only where
+    // development packages are installed.
+    candidates = {"libOpenCL.so.1", "libOpenCL.so"};
+  }
+  std::string reason;
+  std::optional<runtime::SharedLibrary> library =
+      runtime::SharedLibrary::open_first(candidates, &reason);
+  if (!library) {
+    if (why_not != nullptr) {
+      *why_not = "OpenCL library not found (install an ICD loader such as ocl-icd-libopencl1, "
+                 "or set SIMT_OPENCL_LIBRARY); " +
+                 reason;
+    }
+    return nullptr;
+  }
+
+  std::unique_ptr<OpenCLApi> api(new OpenCLApi(std::move(*library)));
+  try {
+#define SIMT_OPENCL_REQUIRE(name) api->name = api->library_.require<decltype(api->name)>(#name)
+    SIMT_OPENCL_REQUIRE(clGetPlatformIDs);
+    SIMT_OPENCL_REQUIRE(clGetPlatformInfo);
+    SIMT_OPENCL_REQUIRE(clGetDeviceIDs);
+    SIMT_OPENCL_REQUIRE(clGetDeviceInfo);
+    SIMT_OPENCL_REQUIRE(clCreateContext);
+    SIMT_OPENCL_REQUIRE(clReleaseContext);
+    SIMT_OPENCL_REQUIRE(clCreateCommandQueue);
+    SIMT_OPENCL_REQUIRE(clReleaseCommandQueue);
+    SIMT_OPENCL_REQUIRE(clCreateProgramWithSource);
+    SIMT_OPENCL_REQUIRE(clBuildProgram);
+    SIMT_OPENCL_REQUIRE(clGetProgramBuildInfo);
+    SIMT_OPENCL_REQUIRE(clGetProgramInfo);
+    SIMT_OPENCL_REQUIRE(clReleaseProgram);
+    SIMT_OPENCL_REQUIRE(clCreateKernel);
+    SIMT_OPENCL_REQUIRE(clReleaseKernel);
+    SIMT_OPENCL_REQUIRE(clSetKernelArg);
+    SIMT_OPENCL_REQUIRE(clEnqueueNDRangeKernel);
+    SIMT_OPENCL_REQUIRE(clCreateBuffer);
+    SIMT_OPENCL_REQUIRE(clReleaseMemObject);
+    SIMT_OPENCL_REQUIRE(clEnqueueReadBuffer);
+    SIMT_OPENCL_REQUIRE(clEnqueueWriteBuffer);
+    SIMT_OPENCL_REQUIRE(clFinish);
+    SIMT_OPENCL_REQUIRE(clReleaseEvent);
+    SIMT_OPENCL_REQUIRE(clWaitForEvents);
+#undef SIMT_OPENCL_REQUIRE
+  } catch (const std::exception& error) {
+    if (why_not != nullptr) *why_not = std::string("unusable OpenCL library: ") + error.what();
+    return nullptr;
+  }
+  return api;
+}
+
+const OpenCLApi* OpenCLApi::get(std::string* why_not) {
+  struct Loaded {
+    const OpenCLApi* api = nullptr;
+    std::string reason;
+  };
+  // Deliberately leaked (see header); the magic static makes the first load
+  // thread-safe and later calls lock-free.
+  static const Loaded loaded = [] {
+    Loaded result;
+    result.api = load(&result.reason).release();
+    return result;
+  }();
+  if (loaded.api == nullptr && why_not != nullptr) *why_not = loaded.reason;
+  return loaded.api;
+}
+
+const char* device_type_name(DeviceType type) {
+  switch (type) {
+    case DeviceType::cpu:
+      return "cpu";
+    case DeviceType::gpu:
+      return "gpu";
+    case DeviceType::accelerator:
+      return "accelerator";
+    case DeviceType::other:
+      break;
+  }
+  return "other";
+}
+
+bool DeviceInfo::has_extension(std::string_view extension) const {
+  if (extension.empty()) return false;  // runs of spaces produce empty words
+  std::string_view all = extensions;
+  std::size_t start = 0;
+  while (start < all.size()) {
+    std::size_t end = all.find(' ', start);
+    if (end == std::string_view::npos) end = all.size();
+    if (all.substr(start, end - start) == extension) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+std::vector<DeviceInfo> list_devices(std::string* why_not) {
+  std::vector<DeviceInfo> devices;
+  std::string problems;
+  auto report = [&](const std::string& text) {
+    if (why_not != nullptr) *why_not = text;
+  };
+
+  std::string load_reason;
+  const OpenCLApi* api = OpenCLApi::get(&load_reason);
+  if (api == nullptr) {
+    report(load_reason);
+    return devices;
+  }
+
+  cl_uint platform_count = 0;
+  cl_int status = api->clGetPlatformIDs(0, nullptr, &platform_count);
+  // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when no vendor driver is
+  // registered in /etc/OpenCL/vendors: the normal "no OpenCL here" case.
+  if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && platform_count == 0)) {
+    report("no OpenCL platform is installed (" + api->library_path() +
+           " found no vendor driver; drivers register in /etc/OpenCL/vendors)");
+    return devices;
+  }
+  if (status != CL_SUCCESS) {
+    report(OpenCLError("clGetPlatformIDs", status).what());
+    return devices;
+  }
+  std::vector<cl_platform_id> platforms(platform_count);
+  status = api->clGetPlatformIDs(platform_count, platforms.data(), nullptr);
+  if (status != CL_SUCCESS) {
+    report(OpenCLError("clGetPlatformIDs", status).what());
+    return devices;
+  }
+
+  for (cl_uint index = 0; index < platform_count; ++index) {
+    cl_platform_id platform = platforms[index];
+    std::string platform_label = "platform " + std::to_string(index);
+    try {
+      std::string platform_name = platform_string(*api, platform, CL_PLATFORM_NAME);
+      platform_label += " (" + platform_name + ")";
+      cl_uint device_count = 0;
+      status = api->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count);
+      if (status == CL_DEVICE_NOT_FOUND || (status == CL_SUCCESS && device_count == 0)) {
+        problems += "\n  " + platform_label + ": no devices";
+        continue;
+      }
+      check(status, "clGetDeviceIDs");
+      std::vector<cl_device_id> ids(device_count);
+      check(api->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr),
+            "clGetDeviceIDs");
+      for (cl_device_id id : ids) {
+        devices.push_back(describe_device(*api, platform, platform_name, id));
+      }
+    } catch (const std::exception& error) {
+      problems += "\n  " + platform_label + ": " + error.what();
+    }
+  }
+
+  if (devices.empty()) {
+    report("no OpenCL device found:" + problems);
+  } else if (problems.empty()) {
+    report("");
+  } else {
+    report("some OpenCL platforms were skipped:" + problems);
+  }
+  return devices;
+}
+
+Context create_context(const OpenCLApi& api, cl_platform_id platform, cl_device_id device) {
+  // Naming the platform matters with several ICDs: without it the loader
+  // must guess which vendor's runtime owns the device.
+  const cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+  cl_int status = CL_SUCCESS;
+  cl_context context = api.clCreateContext(properties, 1, &device, nullptr, nullptr, &status);
+  check(status, "clCreateContext");
+  return Context(&api, context);
+}
+
+BuildResult build_program(const Context& context, cl_device_id device, std::string_view source,
+                          std::string_view options, Program* program) {
+  const OpenCLApi& api = *context.api();
+  BuildResult result;
+
+  const char* source_pointer = source.data();
+  const std::size_t source_length = source.size();
+  cl_int status = CL_SUCCESS;
+  Program built(&api, api.clCreateProgramWithSource(context.get(), 1, &source_pointer,
+                                                     &source_length, &status));
+  check(status, "clCreateProgramWithSource");
+
+  std::string options_text(options);  // NUL-terminated copy
+  cl_int build_status = api.clBuildProgram(built.get(), 1, &device, options_text.c_str(),
+                                           nullptr, nullptr);
+
+  // The log explains both successes (warnings) and failures. A runtime that
+  // cannot produce it should not hide the build status, hence no check().
+  std::size_t log_size = 0;
+  if (api.clGetProgramBuildInfo(built.get(), device, CL_PROGRAM_BUILD_LOG, 0, nullptr,
+                                &log_size) == CL_SUCCESS &&
+      log_size > 0) {
+    std::string log(log_size, '\0');
+    if (api.clGetProgramBuildInfo(built.get(), device, CL_PROGRAM_BUILD_LOG, log_size,
+                                  log.data(), nullptr) == CL_SUCCESS) {
+      while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+      result.log = std::move(log);
+    }
+  }
+
+  if (build_status != CL_SUCCESS) {
+    std::string headline = OpenCLError("clBuildProgram", build_status).what();
+    result.log = result.log.empty() ? headline : headline + "\n" + result.log;
+    return result;
+  }
+  result.ok = true;
+  if (program != nullptr) *program = std::move(built);
+  return result;
+}
+
+BuildResult build_program(const DeviceInfo& device, std::string_view source,
+                          std::string_view options) {
+  const OpenCLApi& api = require_api();
+  Context context = create_context(api, device.platform, device.device);
+  return build_program(context, device.device, source, options, nullptr);
+}
+
+}  // namespace simt::opencl

@@ -1,0 +1,400 @@
+// The OpenCL 1.2 API, loaded with dlopen (see design.md, "No vendor SDK at
+// build time").
+//
+// Types, constants and function signatures below are simt's own, written from
+// the OpenCL 1.2 specification: only what simt uses, with the C ABI that every
+// ICD loader (libOpenCL.so.1) exports on Linux. No OpenCL header is included
+// anywhere in simt.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "runtime/shared_library.h"
+
+namespace simt::opencl {
+
+// ---- Scalar types (fixed widths per the specification) ----
+using cl_int = std::int32_t;
+using cl_uint = std::uint32_t;
+using cl_ulong = std::uint64_t;
+using cl_bool = cl_uint;
+using cl_bitfield = cl_ulong;
+using cl_device_type = cl_bitfield;
+using cl_mem_flags = cl_bitfield;
+using cl_command_queue_properties = cl_bitfield;
+using cl_device_fp_config = cl_bitfield;
+using cl_platform_info = cl_uint;
+using cl_device_info = cl_uint;
+using cl_program_info = cl_uint;
+using cl_program_build_info = cl_uint;
+using cl_build_status = cl_int;
+using cl_context_properties = std::intptr_t;
+
+// ---- Opaque handles; the pointees are the implementation's business ----
+struct ClPlatformOpaque;
+struct ClDeviceOpaque;
+struct ClContextOpaque;
+struct ClCommandQueueOpaque;
+struct ClProgramOpaque;
+struct ClKernelOpaque;
+struct ClMemOpaque;
+struct ClEventOpaque;
+using cl_platform_id = ClPlatformOpaque*;
+using cl_device_id = ClDeviceOpaque*;
+using cl_context = ClContextOpaque*;
+using cl_command_queue = ClCommandQueueOpaque*;
+using cl_program = ClProgramOpaque*;
+using cl_kernel = ClKernelOpaque*;
+using cl_mem = ClMemOpaque*;
+using cl_event = ClEventOpaque*;
+
+// ---- Constants ----
+inline constexpr cl_bool CL_FALSE = 0;
+inline constexpr cl_bool CL_TRUE = 1;
+
+// Error codes: OpenCL 1.2, plus the later ones a newer runtime may return and
+// the ICD loader's "no platform".
+inline constexpr cl_int CL_SUCCESS = 0;
+inline constexpr cl_int CL_DEVICE_NOT_FOUND = -1;
+inline constexpr cl_int CL_DEVICE_NOT_AVAILABLE = -2;
+inline constexpr cl_int CL_COMPILER_NOT_AVAILABLE = -3;
+inline constexpr cl_int CL_MEM_OBJECT_ALLOCATION_FAILURE = -4;
+inline constexpr cl_int CL_OUT_OF_RESOURCES = -5;
+inline constexpr cl_int CL_OUT_OF_HOST_MEMORY = -6;
+inline constexpr cl_int CL_PROFILING_INFO_NOT_AVAILABLE = -7;
+inline constexpr cl_int CL_MEM_COPY_OVERLAP = -8;
+inline constexpr cl_int CL_IMAGE_FORMAT_MISMATCH = -9;
+inline constexpr cl_int CL_IMAGE_FORMAT_NOT_SUPPORTED = -10;
+inline constexpr cl_int CL_BUILD_PROGRAM_FAILURE = -11;
+inline constexpr cl_int CL_MAP_FAILURE = -12;
+inline constexpr cl_int CL_MISALIGNED_SUB_BUFFER_OFFSET = -13;
+inline constexpr cl_int CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST = -14;
+inline constexpr cl_int CL_COMPILE_PROGRAM_FAILURE = -15;
+inline constexpr cl_int CL_LINKER_NOT_AVAILABLE = -16;
+inline constexpr cl_int CL_LINK_PROGRAM_FAILURE = -17;
+inline constexpr cl_int CL_DEVICE_PARTITION_FAILED = -18;
+inline constexpr cl_int CL_KERNEL_ARG_INFO_NOT_AVAILABLE = -19;
+inline constexpr cl_int CL_INVALID_VALUE = -30;
+inline constexpr cl_int CL_INVALID_DEVICE_TYPE = -31;
+inline constexpr cl_int CL_INVALID_PLATFORM = -32;
+inline constexpr cl_int CL_INVALID_DEVICE = -33;
+inline constexpr cl_int CL_INVALID_CONTEXT = -34;
+inline constexpr cl_int CL_INVALID_QUEUE_PROPERTIES = -35;
+inline constexpr cl_int CL_INVALID_COMMAND_QUEUE = -36;
+inline constexpr cl_int CL_INVALID_HOST_PTR = -37;
+inline constexpr cl_int CL_INVALID_MEM_OBJECT = -38;
+inline constexpr cl_int CL_INVALID_IMAGE_FORMAT_DESCRIPTOR = -39;
+inline constexpr cl_int CL_INVALID_IMAGE_SIZE = -40;
+inline constexpr cl_int CL_INVALID_SAMPLER = -41;
+inline constexpr cl_int CL_INVALID_BINARY = -42;
+inline constexpr cl_int CL_INVALID_BUILD_OPTIONS = -43;
+inline constexpr cl_int CL_INVALID_PROGRAM = -44;
+inline constexpr cl_int CL_INVALID_PROGRAM_EXECUTABLE = -45;
+inline constexpr cl_int CL_INVALID_KERNEL_NAME = -46;
+inline constexpr cl_int CL_INVALID_KERNEL_DEFINITION = -47;
+inline constexpr cl_int CL_INVALID_KERNEL = -48;
+inline constexpr cl_int CL_INVALID_ARG_INDEX = -49;
+inline constexpr cl_int CL_INVALID_ARG_VALUE = -50;
+inline constexpr cl_int CL_INVALID_ARG_SIZE = -51;
+inline constexpr cl_int CL_INVALID_KERNEL_ARGS = -52;
+inline constexpr cl_int CL_INVALID_WORK_DIMENSION = -53;
+inline constexpr cl_int CL_INVALID_WORK_GROUP_SIZE = -54;
+inline constexpr cl_int CL_INVALID_WORK_ITEM_SIZE = -55;
+inline constexpr cl_int CL_INVALID_GLOBAL_OFFSET = -56;
+inline constexpr cl_int CL_INVALID_EVENT_WAIT_LIST = -57;
+inline constexpr cl_int CL_INVALID_EVENT = -58;
+inline constexpr cl_int CL_INVALID_OPERATION = -59;
+inline constexpr cl_int CL_INVALID_GL_OBJECT = -60;
+inline constexpr cl_int CL_INVALID_BUFFER_SIZE = -61;
+inline constexpr cl_int CL_INVALID_MIP_LEVEL = -62;
+inline constexpr cl_int CL_INVALID_GLOBAL_WORK_SIZE = -63;
+inline constexpr cl_int CL_INVALID_PROPERTY = -64;
+inline constexpr cl_int CL_INVALID_IMAGE_DESCRIPTOR = -65;
+inline constexpr cl_int CL_INVALID_COMPILER_OPTIONS = -66;
+inline constexpr cl_int CL_INVALID_LINKER_OPTIONS = -67;
+inline constexpr cl_int CL_INVALID_DEVICE_PARTITION_COUNT = -68;
+inline constexpr cl_int CL_INVALID_PIPE_SIZE = -69;                  // 2.0
+inline constexpr cl_int CL_INVALID_DEVICE_QUEUE = -70;               // 2.0
+inline constexpr cl_int CL_INVALID_SPEC_ID = -71;                    // 2.2
+inline constexpr cl_int CL_MAX_SIZE_RESTRICTION_EXCEEDED = -72;      // 2.2
+inline constexpr cl_int CL_PLATFORM_NOT_FOUND_KHR = -1001;           // cl_khr_icd
+
+// clGetPlatformInfo
+inline constexpr cl_platform_info CL_PLATFORM_PROFILE = 0x0900;
+inline constexpr cl_platform_info CL_PLATFORM_VERSION = 0x0901;
+inline constexpr cl_platform_info CL_PLATFORM_NAME = 0x0902;
+inline constexpr cl_platform_info CL_PLATFORM_VENDOR = 0x0903;
+inline constexpr cl_platform_info CL_PLATFORM_EXTENSIONS = 0x0904;
+
+// clGetDeviceIDs
+inline constexpr cl_device_type CL_DEVICE_TYPE_DEFAULT = 1 << 0;
+inline constexpr cl_device_type CL_DEVICE_TYPE_CPU = 1 << 1;
+inline constexpr cl_device_type CL_DEVICE_TYPE_GPU = 1 << 2;
+inline constexpr cl_device_type CL_DEVICE_TYPE_ACCELERATOR = 1 << 3;
+inline constexpr cl_device_type CL_DEVICE_TYPE_CUSTOM = 1 << 4;
+inline constexpr cl_device_type CL_DEVICE_TYPE_ALL = 0xFFFFFFFF;
+
+// clGetDeviceInfo
+inline constexpr cl_device_info CL_DEVICE_TYPE = 0x1000;
+inline constexpr cl_device_info CL_DEVICE_MAX_COMPUTE_UNITS = 0x1002;
+inline constexpr cl_device_info CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS = 0x1003;
+inline constexpr cl_device_info CL_DEVICE_MAX_WORK_GROUP_SIZE = 0x1004;
+inline constexpr cl_device_info CL_DEVICE_MAX_WORK_ITEM_SIZES = 0x1005;
+inline constexpr cl_device_info CL_DEVICE_MAX_CLOCK_FREQUENCY = 0x100C;
+inline constexpr cl_device_info CL_DEVICE_ADDRESS_BITS = 0x100D;
+inline constexpr cl_device_info CL_DEVICE_MAX_MEM_ALLOC_SIZE = 0x1010;
+inline constexpr cl_device_info CL_DEVICE_GLOBAL_MEM_SIZE = 0x101F;
+inline constexpr cl_device_info CL_DEVICE_LOCAL_MEM_SIZE = 0x1023;
+inline constexpr cl_device_info CL_DEVICE_AVAILABLE = 0x1027;
+inline constexpr cl_device_info CL_DEVICE_COMPILER_AVAILABLE = 0x1028;
+inline constexpr cl_device_info CL_DEVICE_NAME = 0x102B;
+inline constexpr cl_device_info CL_DEVICE_VENDOR = 0x102C;
+inline constexpr cl_device_info CL_DRIVER_VERSION = 0x102D;
+inline constexpr cl_device_info CL_DEVICE_PROFILE = 0x102E;
+inline constexpr cl_device_info CL_DEVICE_VERSION = 0x102F;
+inline constexpr cl_device_info CL_DEVICE_EXTENSIONS = 0x1030;
+inline constexpr cl_device_info CL_DEVICE_PLATFORM = 0x1031;
+inline constexpr cl_device_info CL_DEVICE_DOUBLE_FP_CONFIG = 0x1032;
+inline constexpr cl_device_info CL_DEVICE_OPENCL_C_VERSION = 0x103D;
+
+// clCreateContext properties
+inline constexpr cl_context_properties CL_CONTEXT_PLATFORM = 0x1084;
+
+// clCreateCommandQueue
+inline constexpr cl_command_queue_properties CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE = 1 << 0;
+inline constexpr cl_command_queue_properties CL_QUEUE_PROFILING_ENABLE = 1 << 1;
+
+// clCreateBuffer
+inline constexpr cl_mem_flags CL_MEM_READ_WRITE = 1 << 0;
+inline constexpr cl_mem_flags CL_MEM_WRITE_ONLY = 1 << 1;
+inline constexpr cl_mem_flags CL_MEM_READ_ONLY = 1 << 2;
+inline constexpr cl_mem_flags CL_MEM_USE_HOST_PTR = 1 << 3;
+inline constexpr cl_mem_flags CL_MEM_ALLOC_HOST_PTR = 1 << 4;
+inline constexpr cl_mem_flags CL_MEM_COPY_HOST_PTR = 1 << 5;
+
+// clGetProgramInfo
+inline constexpr cl_program_info CL_PROGRAM_NUM_DEVICES = 0x1162;
+inline constexpr cl_program_info CL_PROGRAM_DEVICES = 0x1163;
+inline constexpr cl_program_info CL_PROGRAM_BINARY_SIZES = 0x1165;
+inline constexpr cl_program_info CL_PROGRAM_BINARIES = 0x1166;
+inline constexpr cl_program_info CL_PROGRAM_NUM_KERNELS = 0x1167;
+inline constexpr cl_program_info CL_PROGRAM_KERNEL_NAMES = 0x1168;
+
+// clGetProgramBuildInfo
+inline constexpr cl_program_build_info CL_PROGRAM_BUILD_STATUS = 0x1181;
+inline constexpr cl_program_build_info CL_PROGRAM_BUILD_OPTIONS = 0x1182;
+inline constexpr cl_program_build_info CL_PROGRAM_BUILD_LOG = 0x1183;
+
+// "CL_BUILD_PROGRAM_FAILURE" for -11; "CL_UNKNOWN_ERROR" for codes the
+// specification does not define.
+const char* error_name(cl_int code);
+
+// A failed OpenCL call: the message names the call and the error, e.g.
+// "clCreateContext failed: CL_OUT_OF_HOST_MEMORY (-6)".
+class OpenCLError : public std::runtime_error {
+ public:
+  OpenCLError(std::string_view call, cl_int code);
+  cl_int code() const { return code_; }
+
+ private:
+  cl_int code_;
+};
+
+// Throws OpenCLError unless code is CL_SUCCESS.
+void check(cl_int code, std::string_view call);
+
+// The entry points simt uses, named as the OpenCL library exports them.
+struct OpenCLApi {
+  // The process-wide instance, loaded on first use (thread-safe). Returns
+  // nullptr when the library or one of these functions is missing, with the
+  // reason in why_not. Never unloaded: ICDs misbehave when unloaded while
+  // other static destructors may still release objects at exit.
+  static const OpenCLApi* get(std::string* why_not);
+
+  // Loads a fresh instance from the current environment, without caching:
+  // $SIMT_OPENCL_LIBRARY when set (and then only it), else libOpenCL.so.1,
+  // then libOpenCL.so.
+  static std::unique_ptr<OpenCLApi> load(std::string* why_not);
+
+  cl_int (*clGetPlatformIDs)(cl_uint num_entries, cl_platform_id* platforms,
+                             cl_uint* num_platforms) = nullptr;
+  cl_int (*clGetPlatformInfo)(cl_platform_id platform, cl_platform_info param_name,
+                              std::size_t value_size, void* value,
+                              std::size_t* value_size_ret) = nullptr;
+  cl_int (*clGetDeviceIDs)(cl_platform_id platform, cl_device_type device_type,
+                           cl_uint num_entries, cl_device_id* devices,
+                           cl_uint* num_devices) = nullptr;
+  cl_int (*clGetDeviceInfo)(cl_device_id device, cl_device_info param_name,
+                            std::size_t value_size, void* value,
+                            std::size_t* value_size_ret) = nullptr;
+  cl_context (*clCreateContext)(const cl_context_properties* properties, cl_uint num_devices,
+                                const cl_device_id* devices,
+                                void (*notify)(const char* error_info, const void* private_info,
+                                               std::size_t private_info_size, void* user_data),
+                                void* user_data, cl_int* errcode_ret) = nullptr;
+  cl_int (*clReleaseContext)(cl_context context) = nullptr;
+  // Deprecated in 2.0 but exported by every loader; 1.2 devices lack the
+  // replacement, clCreateCommandQueueWithProperties.
+  cl_command_queue (*clCreateCommandQueue)(cl_context context, cl_device_id device,
+                                           cl_command_queue_properties properties,
+                                           cl_int* errcode_ret) = nullptr;
+  cl_int (*clReleaseCommandQueue)(cl_command_queue queue) = nullptr;
+  cl_program (*clCreateProgramWithSource)(cl_context context, cl_uint count,
+                                          const char** strings, const std::size_t* lengths,
+                                          cl_int* errcode_ret) = nullptr;
+  cl_int (*clBuildProgram)(cl_program program, cl_uint num_devices, const cl_device_id* devices,
+                           const char* options, void (*notify)(cl_program program, void* user_data),
+                           void* user_data) = nullptr;
+  cl_int (*clGetProgramBuildInfo)(cl_program program, cl_device_id device,
+                                  cl_program_build_info param_name, std::size_t value_size,
+                                  void* value, std::size_t* value_size_ret) = nullptr;
+  cl_int (*clGetProgramInfo)(cl_program program, cl_program_info param_name,
+                             std::size_t value_size, void* value,
+                             std::size_t* value_size_ret) = nullptr;
+  cl_int (*clReleaseProgram)(cl_program program) = nullptr;
+  cl_kernel (*clCreateKernel)(cl_program program, const char* kernel_name,
+                              cl_int* errcode_ret) = nullptr;
+  cl_int (*clReleaseKernel)(cl_kernel kernel) = nullptr;
+  cl_int (*clSetKernelArg)(cl_kernel kernel, cl_uint arg_index, std::size_t arg_size,
+                           const void* arg_value) = nullptr;
+  cl_int (*clEnqueueNDRangeKernel)(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                                   const std::size_t* global_work_offset,
+                                   const std::size_t* global_work_size,
+                                   const std::size_t* local_work_size,
+                                   cl_uint num_events_in_wait_list,
+                                   const cl_event* event_wait_list, cl_event* event) = nullptr;
+  cl_mem (*clCreateBuffer)(cl_context context, cl_mem_flags flags, std::size_t size,
+                           void* host_ptr, cl_int* errcode_ret) = nullptr;
+  cl_int (*clReleaseMemObject)(cl_mem memobj) = nullptr;
+  cl_int (*clEnqueueReadBuffer)(cl_command_queue queue, cl_mem buffer, cl_bool blocking_read,
+                                std::size_t offset, std::size_t size, void* ptr,
+                                cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                                cl_event* event) = nullptr;
+  cl_int (*clEnqueueWriteBuffer)(cl_command_queue queue, cl_mem buffer, cl_bool blocking_write,
+                                 std::size_t offset, std::size_t size, const void* ptr,
+                                 cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                                 cl_event* event) = nullptr;
+  cl_int (*clFinish)(cl_command_queue queue) = nullptr;
+  cl_int (*clReleaseEvent)(cl_event event) = nullptr;
+  cl_int (*clWaitForEvents)(cl_uint num_events, const cl_event* event_list) = nullptr;
+
+  // The libOpenCL file in use.
+  const std::string& library_path() const { return library_.path(); }
+
+ private:
+  explicit OpenCLApi(runtime::SharedLibrary library) : library_(std::move(library)) {}
+  runtime::SharedLibrary library_;
+};
+
+// Owns one OpenCL object and releases it on destruction. Keeps the API it was
+// created through, so objects from a test's own load() release correctly.
+template <class Handle, cl_int (*OpenCLApi::*Release)(Handle)>
+class Owned {
+ public:
+  Owned() = default;
+  Owned(const OpenCLApi* api, Handle handle) : api_(api), handle_(handle) {}
+  Owned(Owned&& other) noexcept
+      : api_(other.api_), handle_(std::exchange(other.handle_, nullptr)) {}
+  Owned& operator=(Owned&& other) noexcept {
+    if (this != &other) {
+      reset();
+      api_ = other.api_;
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  ~Owned() { reset(); }
+
+  Handle get() const { return handle_; }
+  explicit operator bool() const { return handle_ != nullptr; }
+  const OpenCLApi* api() const { return api_; }
+
+  // Gives up ownership without releasing.
+  Handle release() { return std::exchange(handle_, nullptr); }
+
+  // A release error cannot be reported from a destructor and leaves nothing
+  // to undo, so it is ignored.
+  void reset() {
+    if (handle_ != nullptr) (api_->*Release)(std::exchange(handle_, nullptr));
+  }
+
+ private:
+  const OpenCLApi* api_ = nullptr;
+  Handle handle_ = nullptr;
+};
+
+using Context = Owned<cl_context, &OpenCLApi::clReleaseContext>;
+using CommandQueue = Owned<cl_command_queue, &OpenCLApi::clReleaseCommandQueue>;
+using Program = Owned<cl_program, &OpenCLApi::clReleaseProgram>;
+using Kernel = Owned<cl_kernel, &OpenCLApi::clReleaseKernel>;
+using MemObject = Owned<cl_mem, &OpenCLApi::clReleaseMemObject>;
+using Event = Owned<cl_event, &OpenCLApi::clReleaseEvent>;
+
+enum class DeviceType { cpu, gpu, accelerator, other };
+
+const char* device_type_name(DeviceType type);  // "cpu", "gpu", "accelerator", "other"
+
+struct DeviceInfo {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  std::string platform_name;
+  std::string name;
+  std::string vendor;
+  std::string version;            // "OpenCL 3.0 PoCL ..." (CL_DEVICE_VERSION)
+  std::string driver_version;     // CL_DRIVER_VERSION
+  std::string opencl_c_version;   // "OpenCL C 1.2 ..." (what build options may ask for)
+  DeviceType type = DeviceType::other;
+  cl_uint compute_units = 0;
+  cl_ulong global_mem_size = 0;
+  cl_ulong local_mem_size = 0;
+  cl_ulong max_mem_alloc_size = 0;
+  std::size_t max_work_group_size = 0;
+  std::vector<std::size_t> max_work_item_sizes;
+  std::string extensions;  // space separated, as the device reports them
+  bool fp64 = false;          // cl_khr_fp64, or a non-zero double FP config
+  bool fp16 = false;          // cl_khr_fp16
+  bool int64_atomics = false; // cl_khr_int64_base_atomics
+  bool subgroups = false;     // cl_khr_subgroups or cl_intel_subgroups
+
+  // Whole-word match in `extensions` (a substring test would confuse e.g.
+  // cl_khr_fp16 with a hypothetical cl_khr_fp16_ext).
+  bool has_extension(std::string_view extension) const;
+};
+
+// Every device of every platform, platforms in loader order. Returns an empty
+// list when OpenCL is unavailable or has no device, with the reason in
+// why_not. When some devices were found but a platform failed to enumerate,
+// why_not describes the skipped platform (it is cleared otherwise), since one
+// broken ICD must not hide the working ones.
+std::vector<DeviceInfo> list_devices(std::string* why_not);
+
+struct BuildResult {
+  bool ok = false;
+  std::string log;  // the compiler's output; on failure also the OpenCL error name
+};
+
+// Builds OpenCL C `source` for one device in a fresh context and returns the
+// build log. A program that does not compile gives ok=false (not an
+// exception); OpenCLError is thrown for failures outside the compiler (no
+// library, context creation).
+BuildResult build_program(const DeviceInfo& device, std::string_view source,
+                          std::string_view options);
+
+// The same on an existing context, keeping the program for kernel creation;
+// `program` is left empty when the build fails.
+BuildResult build_program(const Context& context, cl_device_id device, std::string_view source,
+                          std::string_view options, Program* program);
+
+// A context holding just `device` (of `platform`).
+Context create_context(const OpenCLApi& api, cl_platform_id platform, cl_device_id device);
+
+}  // namespace simt::opencl

@@ -1,0 +1,75 @@
+// What differs between the three C-family languages simt emits: data, read
+// by the one emitter (emitter.cpp). A dialect never holds control logic.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sema/types.h"
+
+namespace simt::codegen {
+
+enum class DialectId { Cuda, OpenCL, Cpp };
+
+// The device-API objects whose x/y/z components a dialect spells.
+enum class IndexObject { ThreadIdx, BlockIdx, BlockDim, GridDim };
+
+struct Dialect {
+  DialectId id;
+  std::string_view name;  // "cuda", "opencl", "cpp"
+
+  // C spelling of each sema::Scalar as a value in registers, and as stored
+  // in arrays (bool is a byte in memory; float16 is 16 bits in memory and
+  // a float in registers).
+  std::array<std::string_view, 14> value_types;
+  std::array<std::string_view, 14> storage_types;
+
+  std::string_view kernel_prefix;    // before `void name(...)` of the kernel
+  std::string_view function_prefix;  // before helper functions
+  std::string_view global_space;     // qualifier of pointers to kernel-argument memory
+  std::string_view printf_int64;     // printf conversion for 64-bit ints
+  std::string_view printf_uint64;
+  std::string_view int64_suffix;     // integer literal suffixes: 5LL / 5L
+  std::string_view uint64_suffix;
+
+  // The x, y, z components of each IndexObject.
+  std::array<std::array<std::string_view, 3>, 4> index_objects;
+
+  // Math: the C name for a function of `float`/`double`, from the float64
+  // spelling: CUDA and C++ add an `f` suffix for float, OpenCL overloads.
+  std::string_view math_prefix;  // "__builtin_" for the CPU (no headers)
+  bool float_suffix;             // sinf for float
+  std::string_view isnan_name;   // classification functions' names, prefix included
+  std::string_view isinf_name;
+  std::string_view isfinite_name;
+
+  // Saturating float to integer conversion: `%T` is the target type name,
+  // `%S` its OpenCL short name, `%x` the value. Empty: a plain C cast,
+  // which saturates on this target (CUDA's cvt.rzi; -fno-strict-float-cast-overflow).
+  std::string_view float_to_int;
+
+  // Bit casts between float/uint32 and double/uint64, for float16 and for
+  // infinities. `%x` is the value.
+  std::string_view float_as_uint;
+  std::string_view uint_as_float;
+  std::string_view double_as_ulong;
+  std::string_view ulong_as_double;
+
+  std::string_view prelude;  // declarations every kernel of this dialect needs
+
+  std::string_view value_type(sema::Scalar s) const { return value_types[static_cast<int>(s)]; }
+  std::string_view storage_type(sema::Scalar s) const {
+    return storage_types[static_cast<int>(s)];
+  }
+  // "threadIdx.x", "get_local_id(0)", ...
+  std::string_view index_expr(IndexObject object, int component) const;
+  // "sinf", "sin", "__builtin_sin": the math function for a float or double.
+  std::string math_name(std::string_view c_name, sema::Scalar real) const;
+};
+
+const Dialect& dialect(DialectId id);
+std::optional<DialectId> dialect_from_name(std::string_view name);
+
+}  // namespace simt::codegen

@@ -1,0 +1,42 @@
+// The one emitter: a typed kernel to CUDA C++, OpenCL C or C++ source, with
+// every difference between the three taken from the Dialect tables.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/dialect.h"
+#include "sema/infer.h"
+
+namespace simt::codegen {
+
+struct EmitOptions {
+  bool debug = false;  // emit assert checks (their reporting comes with the runtime)
+};
+
+// One C parameter of the generated kernel. Kernel arguments are flattened:
+// an n-dimensional array becomes its data pointer, n extents and n strides
+// (in elements), a tuple its items; the launcher packs them in this order.
+struct ParamSlot {
+  enum class Kind { Scalar, ArrayData, ArrayShape, ArrayStride };
+  Kind kind = Kind::Scalar;
+  int argument = 0;          // which Python argument it comes from
+  std::vector<int> path;     // item indices inside a tuple argument
+  int dim = 0;               // ArrayShape/ArrayStride: which dimension
+  sema::Scalar scalar = sema::Scalar::Int64;  // Scalar: its type; ArrayData: the dtype
+  std::string c_type;        // as declared in the generated code
+};
+
+struct EmittedKernel {
+  std::string source;
+  std::string entry;  // the symbol to launch
+  std::vector<ParamSlot> params;
+};
+
+// The generated kernel's symbol for a Python function name.
+std::string kernel_symbol(const std::string& python_name);
+
+EmittedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
+                          const EmitOptions& options = {});
+
+}  // namespace simt::codegen

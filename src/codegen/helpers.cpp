@@ -1,0 +1,399 @@
+#include "codegen/helpers.h"
+
+#include <map>
+
+namespace simt::codegen {
+
+namespace {
+
+using sema::Scalar;
+
+// Placeholders in the templates: $Q function prefix, $T value type, $U the
+// unsigned type integer arithmetic wraps in (at least 32 bits, so narrow
+// types never promote to a signed int that could overflow), $W bit width,
+// $R the real part type of a complex, $N the helper's own name, $fabs and
+// the like: the dialect's math function for $T (or $R).
+constexpr const char* kFloorDivSigned = R"($Q$T $N($T a, $T b) {
+  if (b == 0) return 0;
+  if (b == -1) return ($T)(0u - ($U)a);
+  $T q = ($T)(a / b);
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q = ($T)(q - 1);
+  return q;
+}
+)";
+
+constexpr const char* kFloorDivUnsigned = R"($Q$T $N($T a, $T b) {
+  return b == 0 ? ($T)0 : ($T)(a / b);
+}
+)";
+
+constexpr const char* kModSigned = R"($Q$T $N($T a, $T b) {
+  if (b == 0 || b == -1) return 0;
+  $T r = ($T)(a % b);
+  if (r != 0 && ((r < 0) != (b < 0))) r = ($T)(r + b);
+  return r;
+}
+)";
+
+constexpr const char* kModUnsigned = R"($Q$T $N($T a, $T b) {
+  return b == 0 ? ($T)0 : ($T)(a % b);
+}
+)";
+
+// NumPy's npy_divmod: the quotient is rounded so that a == q * b + r holds
+// as closely as floating point allows.
+constexpr const char* kFloorDivFloat = R"($Q$T $N($T a, $T b) {
+  if (b == 0) return a / b;
+  $T mod = $fmod(a, b);
+  $T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+  if (div == 0) return $copysign(($T)0, a / b);
+  $T floordiv = $floor(div);
+  if (div - floordiv > ($T)0.5) floordiv += 1;
+  return floordiv;
+}
+)";
+
+constexpr const char* kModFloat = R"($Q$T $N($T a, $T b) {
+  $T mod = $fmod(a, b);
+  if (b == 0) return mod;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) mod += b;
+  } else {
+    mod = $copysign(($T)0, b);
+  }
+  return mod;
+}
+)";
+
+constexpr const char* kIntPow = R"($Q$T $N($T base, $T exponent) {
+  if (exponent < 0) {
+    if (base == 1) return 1;
+    if (base == ($T)-1) return (exponent & 1) ? ($T)-1 : ($T)1;
+    return 0;
+  }
+  $U result = 1u, factor = ($U)base;
+  while (exponent != 0) {
+    if (exponent & 1) result *= factor;
+    factor *= factor;
+    exponent = ($T)(exponent >> 1);
+  }
+  return ($T)result;
+}
+)";
+
+constexpr const char* kShiftLeft = R"($Q$T $N($T a, $T b) {
+  if (b < 0 || b >= $W) return 0;
+  return ($T)(($U)a << b);
+}
+)";
+
+constexpr const char* kShiftRight = R"($Q$T $N($T a, $T b) {
+  if (b < 0 || b >= $W) return a < 0 ? ($T)-1 : ($T)0;
+  return ($T)(a >> b);
+}
+)";
+
+constexpr const char* kWrapIndex = R"($Qsimt_i64 $N(simt_i64 i, simt_i64 n) {
+  return i < 0 ? i + n : i;
+}
+)";
+
+constexpr const char* kRoundDigits = R"($Q$T $N($T x, simt_i64 ndigits) {
+  if (ndigits >= 0) {
+    $T scale = $pow(($T)10, ($T)ndigits);
+    return $rint(x * scale) / scale;
+  }
+  $T scale = $pow(($T)10, ($T)-ndigits);
+  return $rint(x / scale) * scale;
+}
+)";
+
+constexpr const char* kHalfToFloat = R"($Qfloat $N(unsigned short h) {
+  unsigned int sign = ((unsigned int)h & 0x8000u) << 16;
+  unsigned int exponent = ((unsigned int)h >> 10) & 0x1fu;
+  unsigned int mantissa = (unsigned int)h & 0x3ffu;
+  unsigned int bits;
+  if (exponent == 0x1fu) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {
+    exponent = 113u;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      exponent -= 1;
+    }
+    bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  return $uint_as_float(bits);
+}
+)";
+
+constexpr const char* kFloatToHalf = R"($Qunsigned short $N(float f) {
+  unsigned int x = $float_as_uint(f);
+  unsigned int sign = (x >> 16) & 0x8000u;
+  unsigned int magnitude = x & 0x7fffffffu;
+  if (magnitude >= 0x7f800000u)
+    return (unsigned short)(sign | 0x7c00u | (magnitude > 0x7f800000u ? 0x200u : 0u));
+  if (magnitude >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);
+  if (magnitude < 0x38800000u) {
+    if (magnitude <= 0x33000000u) return (unsigned short)sign;
+    unsigned int shift = 126u - (magnitude >> 23);
+    unsigned int mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+    unsigned int q = mantissa >> shift;
+    unsigned int rest = mantissa & ((1u << shift) - 1u);
+    unsigned int halfway = 1u << (shift - 1u);
+    if (rest > halfway || (rest == halfway && (q & 1u))) q += 1u;
+    return (unsigned short)(sign | q);
+  }
+  unsigned int r = magnitude - 0x38000000u;
+  r += 0xfffu + ((r >> 13) & 1u);
+  return (unsigned short)(sign | (r >> 13));
+}
+)";
+
+constexpr const char* kRoundHalf = R"($Qfloat $N(float x) {
+  return simt_h2f(simt_f2h(x));
+}
+)";
+
+constexpr const char* kComplexType = R"(typedef struct {
+  $R re;
+  $R im;
+} $T;
+)";
+
+constexpr const char* kComplexMake = R"($Q$T $N($R re, $R im) {
+  $T z;
+  z.re = re;
+  z.im = im;
+  return z;
+}
+)";
+
+constexpr const char* kComplexAdd = R"($Q$T $N($T a, $T b) {
+  a.re += b.re;
+  a.im += b.im;
+  return a;
+}
+)";
+
+constexpr const char* kComplexSub = R"($Q$T $N($T a, $T b) {
+  a.re -= b.re;
+  a.im -= b.im;
+  return a;
+}
+)";
+
+constexpr const char* kComplexMul = R"($Q$T $N($T a, $T b) {
+  $T z;
+  z.re = a.re * b.re - a.im * b.im;
+  z.im = a.re * b.im + a.im * b.re;
+  return z;
+}
+)";
+
+// Smith's algorithm, as NumPy divides complex numbers.
+constexpr const char* kComplexDiv = R"($Q$T $N($T a, $T b) {
+  $R abs_re = $fabs(b.re), abs_im = $fabs(b.im);
+  $T z;
+  if (abs_re >= abs_im) {
+    if (abs_re == 0 && abs_im == 0) {
+      z.re = a.re / abs_re;
+      z.im = a.im / abs_re;
+      return z;
+    }
+    $R ratio = b.im / b.re;
+    $R scale = ($R)1 / (b.re + b.im * ratio);
+    z.re = (a.re + a.im * ratio) * scale;
+    z.im = (a.im - a.re * ratio) * scale;
+  } else {
+    $R ratio = b.re / b.im;
+    $R scale = ($R)1 / (b.im + b.re * ratio);
+    z.re = (a.re * ratio + a.im) * scale;
+    z.im = (a.im * ratio - a.re) * scale;
+  }
+  return z;
+}
+)";
+
+constexpr const char* kComplexNeg = R"($Q$T $N($T a) {
+  a.re = -a.re;
+  a.im = -a.im;
+  return a;
+}
+)";
+
+constexpr const char* kComplexEq = R"($Qbool $N($T a, $T b) {
+  return a.re == b.re && a.im == b.im;
+}
+)";
+
+constexpr const char* kComplexAbs = R"($Q$R $N($T a) {
+  return $hypot(a.re, a.im);
+}
+)";
+
+constexpr const char* kComplexTruth = R"($Qbool $N($T a) {
+  return a.re != 0 || a.im != 0;
+}
+)";
+
+struct HelperInfo {
+  const char* prefix;  // helper names are simt_<prefix>_<type suffix>
+  bool per_type;       // false: one definition for all types
+};
+
+HelperInfo helper_info(Helper h) {
+  switch (h) {
+    case Helper::FloorDiv: return {"floordiv", true};
+    case Helper::Mod: return {"mod", true};
+    case Helper::IntPow: return {"ipow", true};
+    case Helper::ShiftLeft: return {"shl", true};
+    case Helper::ShiftRight: return {"shr", true};
+    case Helper::WrapIndex: return {"wrap_index", false};
+    case Helper::RoundDigits: return {"round_digits", true};
+    case Helper::HalfToFloat: return {"h2f", false};
+    case Helper::FloatToHalf: return {"f2h", false};
+    case Helper::RoundHalf: return {"round_f16", false};
+    case Helper::ComplexType: return {"", true};
+    case Helper::ComplexMake: return {"make", true};
+    case Helper::ComplexAdd: return {"cadd", true};
+    case Helper::ComplexSub: return {"csub", true};
+    case Helper::ComplexMul: return {"cmul", true};
+    case Helper::ComplexDiv: return {"cdiv", true};
+    case Helper::ComplexNeg: return {"cneg", true};
+    case Helper::ComplexEq: return {"ceq", true};
+    case Helper::ComplexAbs: return {"cabs", true};
+    case Helper::ComplexTruth: return {"ctruth", true};
+  }
+  return {"", false};
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
+    s.replace(pos, from.size(), to);
+}
+
+std::string apply_pattern(std::string_view pattern, const std::string& x) {
+  std::string s(pattern);
+  replace_all(s, "%x", x);
+  return s;
+}
+
+}  // namespace
+
+std::string scalar_suffix(Scalar s) {
+  switch (s) {
+    case Scalar::Bool: return "b";
+    case Scalar::Int8: return "i8";
+    case Scalar::Int16: return "i16";
+    case Scalar::Int32: return "i32";
+    case Scalar::Int64: return "i64";
+    case Scalar::UInt8: return "u8";
+    case Scalar::UInt16: return "u16";
+    case Scalar::UInt32: return "u32";
+    case Scalar::UInt64: return "u64";
+    case Scalar::Float16: return "f16";
+    case Scalar::Float32: return "f32";
+    case Scalar::Float64: return "f64";
+    case Scalar::Complex64: return "c64";
+    case Scalar::Complex128: return "c128";
+  }
+  return "?";
+}
+
+std::string HelperSet::use(Helper helper, Scalar type) {
+  // float16 computes in float: its helpers are float's.
+  if (type == Scalar::Float16 && helper != Helper::RoundHalf) type = Scalar::Float32;
+  HelperInfo info = helper_info(helper);
+  std::string name = helper == Helper::ComplexType ? std::string(dialect_.value_type(type))
+                     : info.per_type ? "simt_" + std::string(info.prefix) + "_" + scalar_suffix(type)
+                                     : "simt_" + std::string(info.prefix);
+  // define() requests its dependencies first, so they are emitted before it.
+  if (defined_.insert(name).second) code_.push_back(define(helper, type));
+  return name;
+}
+
+std::string HelperSet::define(Helper helper, Scalar type) {
+  const char* text = nullptr;
+  bool is_complex_helper = helper >= Helper::ComplexType;
+  switch (helper) {
+    case Helper::FloorDiv:
+      text = sema::is_float(type) ? kFloorDivFloat
+             : sema::is_signed(type) ? kFloorDivSigned : kFloorDivUnsigned;
+      break;
+    case Helper::Mod:
+      text = sema::is_float(type) ? kModFloat : sema::is_signed(type) ? kModSigned : kModUnsigned;
+      break;
+    case Helper::IntPow: text = kIntPow; break;
+    case Helper::ShiftLeft: text = kShiftLeft; break;
+    case Helper::ShiftRight: text = kShiftRight; break;
+    case Helper::WrapIndex: text = kWrapIndex; break;
+    case Helper::RoundDigits: text = kRoundDigits; break;
+    case Helper::HalfToFloat: text = kHalfToFloat; break;
+    case Helper::FloatToHalf: text = kFloatToHalf; break;
+    case Helper::RoundHalf:
+      use(Helper::HalfToFloat, Scalar::Float16);
+      use(Helper::FloatToHalf, Scalar::Float16);
+      text = kRoundHalf;
+      break;
+    case Helper::ComplexType: text = kComplexType; break;
+    case Helper::ComplexMake: text = kComplexMake; break;
+    case Helper::ComplexAdd: text = kComplexAdd; break;
+    case Helper::ComplexSub: text = kComplexSub; break;
+    case Helper::ComplexMul: text = kComplexMul; break;
+    case Helper::ComplexDiv: text = kComplexDiv; break;
+    case Helper::ComplexNeg: text = kComplexNeg; break;
+    case Helper::ComplexEq: text = kComplexEq; break;
+    case Helper::ComplexAbs: text = kComplexAbs; break;
+    case Helper::ComplexTruth: text = kComplexTruth; break;
+  }
+  if (is_complex_helper && helper != Helper::ComplexType) use(Helper::ComplexType, type);
+  std::string s = text;
+  Scalar real = sema::is_complex(type) ? sema::real_of(type) : type;
+  Scalar work = sema::bit_width(type) <= 32 && sema::is_integer(type) ? Scalar::UInt32
+                : sema::is_integer(type) ? Scalar::UInt64 : type;
+  HelperInfo info = helper_info(helper);
+  std::string name = info.per_type ? "simt_" + std::string(info.prefix) + "_" + scalar_suffix(type)
+                                   : "simt_" + std::string(info.prefix);
+  replace_all(s, "$Q", std::string(dialect_.function_prefix));
+  replace_all(s, "$N", name);
+  replace_all(s, "$T", std::string(dialect_.value_type(type)));
+  replace_all(s, "$U", std::string(dialect_.value_type(work)));
+  replace_all(s, "$R", std::string(dialect_.value_type(real)));
+  replace_all(s, "$W", std::to_string(sema::bit_width(type)));
+  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint", "pow", "hypot"})
+    replace_all(s, std::string("$") + fn, dialect_.math_name(fn, real));
+  replace_all(s, "$uint_as_float(bits)", apply_pattern(dialect_.uint_as_float, "bits"));
+  replace_all(s, "$float_as_uint(f)", apply_pattern(dialect_.float_as_uint, "f"));
+  return s;
+}
+
+std::string HelperSet::array_struct(const sema::Type& array) {
+  std::string space = array.space == sema::Space::Shared  ? "shared_"
+                      : array.space == sema::Space::Local ? "local_"
+                                                          : "";
+  std::string name = "simt_arr_" + space + scalar_suffix(array.scalar) + "_" +
+                     std::to_string(array.ndim);
+  if (!defined_.insert(name).second) return name;
+  if (sema::is_complex(array.scalar)) use(Helper::ComplexType, array.scalar);
+  std::string n = std::to_string(array.ndim);
+  std::string qualifier = array.space == sema::Space::Global ? std::string(dialect_.global_space)
+                                                             : "";
+  code_.push_back("typedef struct {\n  " + qualifier +
+                  std::string(dialect_.storage_type(array.scalar)) + "* data;\n  simt_i64 shape[" +
+                  n + "];\n  simt_i64 strides[" + n + "];\n} " + name + ";\n");
+  return name;
+}
+
+std::string HelperSet::definitions() const {
+  std::string out;
+  for (const auto& c : code_) out += c + "\n";
+  return out;
+}
+
+}  // namespace simt::codegen

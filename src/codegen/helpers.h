@@ -1,0 +1,56 @@
+// Small functions and types that generated kernels call where C's own
+// operators differ from Python's or NumPy's (floor division, shifts past the
+// width, float16, complex numbers) or where C has no such operator. Each is
+// written once as a template and instantiated per type and dialect, only
+// when a kernel uses it.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/dialect.h"
+#include "sema/types.h"
+
+namespace simt::codegen {
+
+enum class Helper {
+  FloorDiv,     // Python //, integers (0 for division by zero, as NumPy) and floats
+  Mod,          // Python %, integers and floats
+  IntPow,       // integer ** integer (negative exponents give 0 unless the base is +-1)
+  ShiftLeft,    // << with NumPy's result for counts outside [0, width)
+  ShiftRight,   // >> likewise
+  WrapIndex,    // a negative index counts from the end
+  RoundDigits,  // round(x, ndigits), as NumPy rounds
+  HalfToFloat,  // float16 bits -> float
+  FloatToHalf,  // float -> float16 bits, round to nearest even
+  RoundHalf,    // float -> nearest float16 value, as a float
+  ComplexType,  // the struct of a complex type
+  ComplexMake, ComplexAdd, ComplexSub, ComplexMul, ComplexDiv, ComplexNeg, ComplexEq,
+  ComplexAbs, ComplexTruth,
+};
+
+// The suffix that names a scalar in helper names: i32, u8, f64, c64.
+std::string scalar_suffix(sema::Scalar s);
+
+class HelperSet {
+ public:
+  explicit HelperSet(const Dialect& d) : dialect_(d) {}
+
+  // Requests the helper for `type` and returns the name to call.
+  std::string use(Helper helper, sema::Scalar type);
+  // The struct type name of an array type, defining it on first use.
+  std::string array_struct(const sema::Type& array);
+
+  // Every requested definition, dependencies first.
+  std::string definitions() const;
+
+ private:
+  std::string define(Helper helper, sema::Scalar type);
+
+  const Dialect& dialect_;
+  std::set<std::string> defined_;
+  std::vector<std::string> code_;
+};
+
+}  // namespace simt::codegen

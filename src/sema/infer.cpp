@@ -1,0 +1,1098 @@
+// Inference runs passes over the function until the type of every local
+// stops changing (each local has one type, the join of everything assigned
+// to it), then one final pass that reports errors and records the results.
+// Errors are held back until the final pass because a local's type may
+// still widen in a later pass.
+#include "sema/infer.h"
+
+#include <cmath>
+
+#include "lang/diagnostics.h"
+
+namespace simt::sema {
+
+namespace {
+
+using lang::Expr;
+using lang::ExprKind;
+using lang::Op;
+using lang::Span;
+using lang::Stmt;
+using lang::StmtKind;
+
+constexpr int kMaxPasses = 64;
+
+std::string quoted(const Type& t) { return "'" + t.str() + "'"; }
+
+bool is_arith(Op op) {
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod:
+    case Op::Pow: return true;
+    default: return false;
+  }
+}
+
+bool is_bitwise(Op op) { return op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor; }
+bool is_shift(Op op) { return op == Op::LShift || op == Op::RShift; }
+
+// Python's bool takes part in arithmetic as the int it is; as a weak int it
+// keeps NumPy's result types (int8 + True is int8).
+Type arith_view(const Type& t) {
+  if (t.is_scalar() && is_bool(t.scalar)) return Type::scalar_of(Scalar::Int64, true);
+  return t;
+}
+
+// ints and bool become float64 (weak stays weak); floats keep their type.
+Type float_view(const Type& t) {
+  if (t.is_scalar() && (is_integer(t.scalar) || is_bool(t.scalar)))
+    return Type::scalar_of(Scalar::Float64, t.weak);
+  return t;
+}
+
+Constant int_constant(int64_t v, Type t) {
+  Constant c;
+  c.type = std::move(t);
+  c.int_value = v;
+  c.real = static_cast<double>(v);
+  return c;
+}
+
+// Folds an operation on two Python int literals; Python ints do not
+// overflow, ours wrap at 64 bits like the int64 they become.
+std::optional<int64_t> fold_int(Op op, int64_t a, int64_t b) {
+  uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  switch (op) {
+    case Op::Add: return static_cast<int64_t>(ua + ub);
+    case Op::Sub: return static_cast<int64_t>(ua - ub);
+    case Op::Mul: return static_cast<int64_t>(ua * ub);
+    case Op::FloorDiv:
+    case Op::Mod: {
+      if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+      int64_t q = a / b, r = a % b;
+      if (r != 0 && ((r < 0) != (b < 0))) {
+        q -= 1;
+        r += b;
+      }
+      return op == Op::FloorDiv ? q : r;
+    }
+    case Op::BitAnd: return a & b;
+    case Op::BitOr: return a | b;
+    case Op::BitXor: return a ^ b;
+    case Op::LShift: return b >= 0 && b < 64 ? static_cast<int64_t>(ua << b) : std::optional<int64_t>();
+    case Op::RShift: return b >= 0 && b < 64 ? a >> b : std::optional<int64_t>();
+    default: return std::nullopt;
+  }
+}
+
+class Inferencer {
+ public:
+  Inferencer(const lang::ParsedFunction& fn, const lang::SourceText& src,
+             const std::vector<Type>& arg_types, const Globals& globals)
+      : fn_(fn), src_(src), globals_(globals), arg_types_(arg_types) {
+    out_.parsed = &fn;
+    out_.source = &src;
+  }
+
+  TypedFunction run() {
+    // Declarations are checked once, up front, and their errors are final.
+    final_ = true;
+    declare_locals(arg_types_);
+    declare_annotations(fn_.def.body);
+    final_ = false;
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      changed_ = false;
+      run_pass();
+      if (!changed_) break;
+    }
+    final_ = true;
+    run_pass();
+    for (size_t i = 0; i < out_.locals.size(); ++i) {
+      LocalVar& local = out_.locals[i];
+      if (local.type.contains_unknown())
+        error(local.first, "cannot determine the type of '" + local.name +
+                               "': it is only assigned values computed from itself");
+      local.type = local.type.strong();
+    }
+    for (size_t i = 0; i < fn_.def.params.size(); ++i)
+      out_.param_types.push_back(param_types_[i].strong());
+    return std::move(out_);
+  }
+
+ private:
+  // ---- locals --------------------------------------------------------------
+
+  void declare_locals(const std::vector<Type>& arg_types) {
+    const auto& params = fn_.def.params;
+    if (arg_types.size() != params.size())
+      error(fn_.def.span, "'" + fn_.def.name + "' takes " + std::to_string(params.size()) +
+                              " arguments but the signature has " +
+                              std::to_string(arg_types.size()));
+    for (const auto& name : fn_.local_names) {
+      local_index_.emplace(name.name, static_cast<int>(out_.locals.size()));
+      LocalVar v;
+      v.name = name.name;
+      v.first = name.span;
+      out_.locals.push_back(std::move(v));
+    }
+    nonneg_.assign(out_.locals.size(), true);
+    origin_.assign(out_.locals.size(), Span{});
+    for (size_t i = 0; i < params.size(); ++i) {
+      Type t = arg_types[i];
+      if (params[i].annotation) {
+        // `x: float32` converts a scalar argument at launch (Python floats
+        // would otherwise be float64).
+        Type declared = type_expression(*params[i].annotation);
+        if (declared.is_scalar() && t.is_scalar()) t = declared;
+        else if (declared.is_scalar())
+          error(params[i].span, "parameter '" + params[i].name + "' is annotated " +
+                                    declared.str() + " but receives " + t.str());
+      }
+      int index = local_index_.at(params[i].name);
+      LocalVar& v = out_.locals[index];
+      v.is_param = true;
+      v.type = t;
+      origin_[index] = params[i].span;
+      param_types_.push_back(t);
+      nonneg_[index] = t.is_scalar() && (is_unsigned(t.scalar) || is_bool(t.scalar));
+    }
+  }
+
+  // Declared types are fixed before inference so every assignment converts
+  // into them rather than widening them.
+  void declare_annotations(const std::vector<lang::StmtPtr>& body) {
+    for (const auto& s : body) {
+      if (s->kind == StmtKind::AnnAssign && s->targets[0]->kind == ExprKind::Name) {
+        int index = local_index_.at(s->targets[0]->name);
+        LocalVar& v = out_.locals[index];
+        Type declared = type_expression(*s->annotation);
+        if (!declared.is_scalar())
+          error(s->annotation->span, "a variable annotation must be a scalar type such as "
+                                     "float32 or int64, not " + declared.str());
+        if (v.annotated && v.type != declared)
+          error(s->annotation->span, "'" + v.name + "' was already declared " + v.type.str());
+        if (v.is_param)
+          error(s->annotation->span, "parameter '" + v.name + "' cannot be re-declared");
+        v.type = declared;
+        v.annotated = true;
+        origin_[index] = s->span;
+      }
+      declare_annotations(s->body);
+      declare_annotations(s->orelse);
+    }
+  }
+
+  void bind(int index, const Type& value, Span where, bool nonnegative) {
+    LocalVar& v = out_.locals[index];
+    if (!nonnegative) next_nonneg_[index] = false;
+    if (value.is_unknown()) return;
+    if (v.annotated) {
+      check_convertible(value, v.type, where, "'" + v.name + "'");
+      return;
+    }
+    auto joined = join(v.type, value);
+    if (!joined) {
+      error(where, "'" + v.name + "' is " + v.type.str() + " (line " +
+                       std::to_string(origin_[index].line) + ") but is assigned " +
+                       value.str() + " here; a variable has one type");
+      return;
+    }
+    if (*joined != v.type) {
+      if (v.type.is_unknown()) origin_[index] = where;
+      v.type = *joined;
+      changed_ = true;
+    }
+  }
+
+  // ---- errors --------------------------------------------------------------
+
+  // Reports in the final pass; earlier passes carry on with Unknown.
+  Type error(Span span, std::string message) {
+    if (final_) lang::fail(lang::DiagnosticKind::Typing, src_, span, std::move(message));
+    return Type::unknown();
+  }
+
+  void check_convertible(const Type& from, const Type& to, Span where, const std::string& what) {
+    if (from.is_unknown() || to.is_unknown()) return;
+    if (from.is_scalar() && to.is_scalar()) {
+      if (is_complex(from.scalar) && !is_complex(to.scalar))
+        error(where, "cannot store " + from.str() + " in " + what + " of type " + to.str() +
+                         ": it would drop the imaginary part (use .real)");
+      return;
+    }
+    if (!join(from, to) || from.kind != to.kind)
+      error(where, "cannot store " + from.str() + " in " + what + " of type " + to.str());
+  }
+
+  // ---- statements ----------------------------------------------------------
+
+  void run_pass() {
+    next_nonneg_ = nonneg_;
+    for (size_t i = 0; i < fn_.def.params.size(); ++i) {
+      int index = local_index_.at(fn_.def.params[i].name);
+      const Type& t = param_types_[i];
+      next_nonneg_[index] = t.is_scalar() && (is_unsigned(t.scalar) || is_bool(t.scalar));
+    }
+    block(fn_.def.body);
+    if (next_nonneg_ != nonneg_) {
+      nonneg_ = next_nonneg_;
+      changed_ = true;
+    }
+  }
+
+  void block(const std::vector<lang::StmtPtr>& body) {
+    for (const auto& s : body) stmt(*s);
+  }
+
+  void stmt(const Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::Assign: {
+        Type value = expr(*s.value);
+        bool nonneg = info(*s.value).nonnegative;
+        for (const auto& target : s.targets) assign(*target, value, nonneg);
+        break;
+      }
+      case StmtKind::AnnAssign:
+        if (s.targets[0]->kind != ExprKind::Name)
+          error(s.targets[0]->span, "only plain variables can be annotated");
+        type_expression(*s.annotation);
+        if (s.value) {
+          Type value = expr(*s.value);
+          assign(*s.targets[0], value, info(*s.value).nonnegative);
+        } else {
+          record_target_name(*s.targets[0]);
+        }
+        break;
+      case StmtKind::AugAssign: aug_assign(s); break;
+      case StmtKind::If:
+        truth(*s.test, "if");
+        block(s.body);
+        block(s.orelse);
+        break;
+      case StmtKind::While:
+        truth(*s.test, "while");
+        ++loop_depth_;
+        block(s.body);
+        --loop_depth_;
+        break;
+      case StmtKind::For: for_loop(s); break;
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        if (loop_depth_ == 0)
+          error(s.span, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") +
+                            "' outside loop");
+        break;
+      case StmtKind::Return:
+        if (s.value) {
+          Type t = expr(*s.value);
+          if (t.kind != TypeKind::None)
+            error(s.value->span, "a kernel cannot return a value (it returns " + t.str() +
+                                     "); write results into an array argument");
+        }
+        break;
+      case StmtKind::Pass: break;
+      case StmtKind::ExprStmt: expr(*s.value); break;
+      case StmtKind::Assert:
+        truth(*s.test, "assert");
+        if (s.value) {
+          Type m = expr(*s.value);
+          if (m.kind != TypeKind::String)
+            error(s.value->span, "an assert message must be a string literal, not " + m.str());
+        }
+        break;
+    }
+  }
+
+  void record_target_name(const Expr& target) {
+    int index = local_index_.at(target.name);
+    ExprInfo& i = out_.exprs[&target];
+    i = ExprInfo{};
+    i.type = out_.locals[index].type;
+    i.local = index;
+  }
+
+  void assign(const Expr& target, const Type& value, bool nonneg) {
+    switch (target.kind) {
+      case ExprKind::Name: {
+        int index = local_index_.at(target.name);
+        bind(index, value, target.span, nonneg);
+        record_target_name(target);
+        break;
+      }
+      case ExprKind::Tuple: {
+        if (value.is_unknown()) {
+          for (const auto& item : target.items) assign(*item, Type::unknown(), nonneg);
+          break;
+        }
+        if (!value.is_tuple()) {
+          error(target.span, "cannot unpack " + value.str() + " into " +
+                                 std::to_string(target.items.size()) + " variables");
+          break;
+        }
+        if (value.items.size() != target.items.size()) {
+          error(target.span, "cannot unpack a tuple of " + std::to_string(value.items.size()) +
+                                 " values into " + std::to_string(target.items.size()) +
+                                 " variables");
+          break;
+        }
+        out_.exprs[&target].type = value;
+        for (size_t i = 0; i < target.items.size(); ++i)
+          assign(*target.items[i], value.items[i], nonneg);
+        break;
+      }
+      case ExprKind::Subscript: {
+        Type base = expr(*target.items[0]);
+        Type element = expr(target);
+        if (base.is_tuple()) {
+          error(target.span, "a tuple cannot be assigned to: tuples are immutable");
+          break;
+        }
+        if (element.is_array()) {
+          error(target.span, "cannot assign to the array view " + element.str() +
+                                 "; index every dimension of " + base.str());
+          break;
+        }
+        if (base.is_array() && base.readonly)
+          error(target.span, "the array " + base.str() + " is read-only");
+        check_convertible(value, element, target.span, "an element of " + base.str());
+        break;
+      }
+      case ExprKind::Attribute:
+        error(target.span, "cannot assign to the attribute '" + target.name + "'");
+        break;
+      default: error(target.span, "cannot assign to this expression"); break;
+    }
+  }
+
+  void aug_assign(const Stmt& s) {
+    const Expr& target = *s.targets[0];
+    if (target.kind != ExprKind::Name && target.kind != ExprKind::Subscript) {
+      error(target.span, "augmented assignment needs a variable or an array element");
+      return;
+    }
+    Type current = expr(target);
+    Type value = expr(*s.value);
+    ExprInfo op_info = binary(s.op, current, value, info(target), info(*s.value), s.span);
+    out_.stmts[&s] = op_info;
+    if (target.kind == ExprKind::Name) {
+      int index = local_index_.at(target.name);
+      bind(index, op_info.type, target.span, op_info.nonnegative);
+    } else if (current.is_array()) {
+      error(target.span, "cannot assign to the array view " + current.str());
+    } else {
+      Type base = info(*target.items[0]).type;
+      if (base.is_tuple()) error(target.span, "a tuple cannot be assigned to: tuples are immutable");
+      else check_convertible(op_info.type, current, target.span, "an element of " + base.str());
+    }
+  }
+
+  void for_loop(const Stmt& s) {
+    const Expr& target = *s.targets[0];
+    Type iter = expr(*s.value);
+    if (iter.kind == TypeKind::Range) {
+      if (target.kind != ExprKind::Name) {
+        error(target.span, "a range loop binds one variable");
+      } else {
+        Type index = Type::scalar_of(iter.scalar, iter.weak);
+        bind(local_index_.at(target.name), index, target.span, range_nonnegative(*s.value));
+        record_target_name(target);
+      }
+    } else if (iter.is_tuple()) {
+      // Unrolled: the variable takes each item in turn, so it has their join.
+      for (const auto& item : iter.items) assign(target, item, false);
+      if (iter.items.empty()) assign(target, Type::unknown(), false);
+    } else if (!iter.is_unknown()) {
+      error(s.value->span, "a for loop iterates over range(...) or a tuple, not " + iter.str() +
+                               (iter.is_array() ? "; use range(len(a)) and index the array" : ""));
+    }
+    ++loop_depth_;
+    block(s.body);
+    --loop_depth_;
+  }
+
+  // range(stop) and range(start, stop[, step > 0]) with start >= 0 never
+  // yield a negative index.
+  bool range_nonnegative(const Expr& call) {
+    if (call.kind != ExprKind::Call) return false;
+    size_t n = call.items.size() - 1;
+    if (n == 1) return true;
+    if (!info(*call.items[1]).nonnegative) return false;
+    if (n == 3) {
+      auto step = const_int(*call.items[3]);
+      return step && *step > 0;
+    }
+    return true;
+  }
+
+  // ---- expressions ---------------------------------------------------------
+
+  const ExprInfo& info(const Expr& e) { return out_.exprs[&e]; }
+
+  std::optional<int64_t> const_int(const Expr& e) {
+    const ExprInfo& i = info(e);
+    if (!i.constant || !i.constant->type.is_scalar() || !i.constant->type.is_int_like())
+      return std::nullopt;
+    return i.constant->int_value;
+  }
+
+  Type expr(const Expr& e) {
+    ExprInfo result = compute(e);
+    if (result.type.is_scalar() && (is_unsigned(result.type.scalar) || is_bool(result.type.scalar)))
+      result.nonnegative = true;
+    Type t = result.type;
+    out_.exprs[&e] = std::move(result);
+    return t;
+  }
+
+  ExprInfo typed(Type t, bool nonneg = false) {
+    ExprInfo i;
+    i.type = std::move(t);
+    i.nonnegative = nonneg;
+    return i;
+  }
+
+  ExprInfo compute(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Name: return name(e);
+      case ExprKind::Int: {
+        bool big = e.int_value > static_cast<uint64_t>(INT64_MAX);
+        ExprInfo i = typed(Type::scalar_of(big ? Scalar::UInt64 : Scalar::Int64, true), true);
+        i.constant = int_constant(static_cast<int64_t>(e.int_value), i.type);
+        return i;
+      }
+      case ExprKind::Float: {
+        ExprInfo i = typed(Type::scalar_of(Scalar::Float64, true), e.float_value >= 0);
+        Constant c;
+        c.type = i.type;
+        c.real = e.float_value;
+        i.constant = c;
+        return i;
+      }
+      case ExprKind::Imaginary: {
+        ExprInfo i = typed(Type::scalar_of(Scalar::Complex128, true));
+        Constant c;
+        c.type = i.type;
+        c.imag = e.float_value;
+        i.constant = c;
+        return i;
+      }
+      case ExprKind::Bool: {
+        ExprInfo i = typed(Type::scalar_of(Scalar::Bool), true);
+        i.constant = int_constant(e.bool_value ? 1 : 0, i.type);
+        return i;
+      }
+      case ExprKind::None: return typed(Type::none());
+      case ExprKind::String: return typed(Type::string());
+      case ExprKind::Tuple: {
+        std::vector<Type> items;
+        bool all_nonneg = true, all_const = true;
+        Constant c;
+        for (const auto& item : e.items) {
+          items.push_back(expr(*item));
+          const ExprInfo& ii = info(*item);
+          all_nonneg = all_nonneg && ii.nonnegative;
+          if (ii.constant) c.items.push_back(*ii.constant);
+          else all_const = false;
+        }
+        ExprInfo i = typed(Type::tuple(std::move(items)), all_nonneg);
+        if (all_const) {
+          c.type = i.type;
+          i.constant = std::move(c);
+        }
+        return i;
+      }
+      case ExprKind::Unary: return unary(e);
+      case ExprKind::Binary: {
+        Type a = expr(*e.items[0]);
+        Type b = expr(*e.items[1]);
+        return binary(e.op, a, b, info(*e.items[0]), info(*e.items[1]), e.span);
+      }
+      case ExprKind::Compare: return compare(e);
+      case ExprKind::BoolOp: return bool_op(e);
+      case ExprKind::IfExp: {
+        Type body = expr(*e.items[0]);
+        truth(*e.items[1], "a conditional expression");
+        Type orelse = expr(*e.items[2]);
+        if (body.is_unknown() || orelse.is_unknown()) return typed(Type::unknown());
+        auto joined = join(body, orelse);
+        if (!joined || joined->kind == TypeKind::String)
+          return typed(error(e.span, "the branches of a conditional expression have different "
+                                     "types: " + body.str() + " and " + orelse.str()));
+        return typed(*joined, info(*e.items[0]).nonnegative && info(*e.items[2]).nonnegative);
+      }
+      case ExprKind::Call: return call(e);
+      case ExprKind::Attribute: return attribute(e);
+      case ExprKind::Subscript: return subscript(e);
+      case ExprKind::Slice:
+        return typed(error(e.span, "a slice can only appear inside [...]"));
+    }
+    return typed(Type::unknown());
+  }
+
+  ExprInfo name(const Expr& e) {
+    auto local = local_index_.find(e.name);
+    if (local != local_index_.end()) {
+      ExprInfo i = typed(out_.locals[local->second].type, nonneg_[local->second]);
+      i.local = local->second;
+      if (final_ && i.type.is_unknown())
+        error(e.span, "local variable '" + e.name + "' is used before it is assigned a value");
+      return i;
+    }
+    return global(e.name, e.span);
+  }
+
+  ExprInfo global(const std::string& id, Span span) {
+    auto g = globals_.find(id);
+    if (g == globals_.end()) {
+      if (find_intrinsic("builtins." + id)) return typed(Type::function("builtins." + id));
+      return typed(error(span, "name '" + id + "' is not defined"));
+    }
+    return global_value(g->second, id, span);
+  }
+
+  ExprInfo global_value(const GlobalValue& g, const std::string& id, Span span) {
+    switch (g.kind) {
+      case GlobalValue::Kind::Module: {
+        auto canonical = canonical_module(g.name);
+        if (!canonical)
+          return typed(error(span, "module '" + g.name + "' (global '" + id +
+                                       "') cannot be used in kernels"));
+        return typed(Type::module(std::string(*canonical)));
+      }
+      case GlobalValue::Kind::Function:
+        if (!find_intrinsic(g.name))
+          return typed(error(span, "'" + id + "' (" + g.name + ") is not supported in kernels"));
+        return typed(Type::function(g.name));
+      case GlobalValue::Kind::DType: return typed(Type::dtype(g.dtype));
+      case GlobalValue::Kind::Member: {
+        auto canonical = canonical_module(g.name);
+        if (!canonical) return typed(error(span, "'" + id + "' cannot be used in kernels"));
+        return module_member(std::string(*canonical), g.attribute, span);
+      }
+      case GlobalValue::Kind::Unsupported:
+        return typed(error(span, "'" + id + "' is " + g.name + ", which kernels cannot use"));
+      case GlobalValue::Kind::Constant: {
+        ExprInfo i = typed(g.constant.type, g.constant.real >= 0 && g.constant.int_value >= 0);
+        i.constant = g.constant;
+        return i;
+      }
+      case GlobalValue::Kind::Tuple: {
+        Constant c;
+        std::vector<Type> items;
+        for (const auto& item : g.items) {
+          ExprInfo ii = global_value(item, id, span);
+          if (!ii.constant) return typed(error(span, "the tuple '" + id + "' must hold numbers"));
+          items.push_back(ii.type);
+          c.items.push_back(*ii.constant);
+        }
+        ExprInfo i = typed(Type::tuple(std::move(items)));
+        c.type = i.type;
+        i.constant = std::move(c);
+        return i;
+      }
+    }
+    return typed(Type::unknown());
+  }
+
+  // The scalar type an annotation or dtype argument names.
+  Type type_expression(const Expr& e) {
+    Type t;
+    if (e.kind == ExprKind::Name && !local_index_.count(e.name) && !globals_.count(e.name)) {
+      if (auto m = find_member("builtins", e.name)) return Type::scalar_of(m->dtype);
+    }
+    t = expr(e);
+    if (t.kind == TypeKind::DType) return Type::scalar_of(t.scalar);
+    if (t.kind == TypeKind::Function) {
+      std::string_view name = t.name;
+      if (name.substr(0, 9) == "builtins.")
+        if (auto m = find_member("builtins", name.substr(9))) return Type::scalar_of(m->dtype);
+    }
+    if (t.is_unknown()) return t;
+    return error(e.span, "expected a type such as float32 or int64, not " + t.str());
+  }
+
+  ExprInfo unary(const Expr& e) {
+    Type a = expr(*e.items[0]);
+    const ExprInfo& ai = info(*e.items[0]);
+    if (a.is_unknown()) return typed(a);
+    if (e.op == Op::Not) {
+      truth(*e.items[0], "not");
+      ExprInfo i = typed(Type::scalar_of(Scalar::Bool));
+      i.operand = a;
+      return i;
+    }
+    if (!a.is_scalar())
+      return typed(error(e.span, std::string("bad operand type for unary ") + lang::op_text(e.op) +
+                                     ": " + quoted(a)));
+    Type t = a;
+    if (e.op == Op::Invert) {
+      if (is_float(a.scalar) || is_complex(a.scalar))
+        return typed(error(e.span, "bad operand type for unary ~: " + quoted(a)));
+    } else {
+      t = arith_view(a);
+    }
+    ExprInfo i = typed(t, e.op == Op::Add && ai.nonnegative);
+    i.operand = t;
+    if (ai.constant && t.is_scalar() && t.is_int_like() && e.op != Op::Invert) {
+      int64_t v = ai.constant->int_value;
+      i.constant = int_constant(e.op == Op::Sub ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v, t);
+    } else if (ai.constant && t.is_scalar() && (is_float(t.scalar) || is_complex(t.scalar))) {
+      Constant c = *ai.constant;
+      c.type = t;
+      if (e.op == Op::Sub) {
+        c.real = -c.real;
+        c.imag = -c.imag;
+      }
+      i.constant = c;
+    }
+    return i;
+  }
+
+  ExprInfo binary(Op op, const Type& a, const Type& b, const ExprInfo& ai, const ExprInfo& bi,
+                  Span span) {
+    if (a.is_unknown() || b.is_unknown()) return typed(Type::unknown());
+    std::string types = quoted(a) + " and " + quoted(b);
+    if (op == Op::MatMul) return typed(error(span, "the @ operator is not supported in kernels"));
+    if (!a.is_scalar() || !b.is_scalar()) {
+      std::string hint = a.is_array() || b.is_array()
+                             ? " (whole-array arithmetic is not supported inside kernels; "
+                               "index the array)"
+                             : "";
+      return typed(error(span, std::string("unsupported operand types for ") + lang::op_text(op) +
+                                   ": " + types + hint));
+    }
+    ExprInfo i;
+    if (is_arith(op)) {
+      Type t = promote(arith_view(a), arith_view(b));
+      if (op == Op::Pow && is_complex(t.scalar))
+        return typed(error(span, "complex powers are not supported in kernels yet"));
+      if ((op == Op::FloorDiv || op == Op::Mod) && is_complex(t.scalar))
+        return typed(error(span, std::string("unsupported operand types for ") +
+                                     lang::op_text(op) + ": " + types + " (complex numbers)"));
+      i.operand = t;
+      i.type = t;
+      if (op == Op::Div && !is_float(t.scalar) && !is_complex(t.scalar)) {
+        i.operand = Type::scalar_of(Scalar::Float64, t.weak);
+        i.type = i.operand;
+      }
+      bool nn = ai.nonnegative && bi.nonnegative;
+      i.nonnegative = (op == Op::Add || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod ||
+                       op == Op::Div) && nn;
+    } else if (is_bitwise(op) || is_shift(op)) {
+      if (is_bitwise(op) && is_bool(a.scalar) && is_bool(b.scalar)) {
+        i.operand = i.type = a;
+        i.nonnegative = true;
+      } else {
+        if (!a.is_int_like() || !b.is_int_like())
+          return typed(error(span, std::string("unsupported operand types for ") +
+                                       lang::op_text(op) + ": " + types +
+                                       " (bitwise operations need integers)"));
+        Type t = promote(arith_view(a), arith_view(b));
+        i.operand = i.type = t;
+        if (op == Op::BitAnd) i.nonnegative = ai.nonnegative || bi.nonnegative;
+        else if (op == Op::RShift) i.nonnegative = ai.nonnegative;
+        else if (op == Op::BitOr || op == Op::BitXor) i.nonnegative = ai.nonnegative && bi.nonnegative;
+      }
+    } else {
+      return typed(error(span, std::string("unsupported operator ") + lang::op_text(op)));
+    }
+    if (ai.constant && bi.constant && i.type.weak && is_integer(i.type.scalar) &&
+        a.is_int_like() && b.is_int_like()) {
+      if (auto v = fold_int(op, ai.constant->int_value, bi.constant->int_value))
+        i.constant = int_constant(*v, i.type);
+    }
+    return i;
+  }
+
+  ExprInfo compare(const Expr& e) {
+    std::vector<Type> types;
+    for (const auto& item : e.items) types.push_back(expr(*item));
+    ExprInfo i = typed(Type::scalar_of(Scalar::Bool), true);
+    for (size_t k = 0; k < e.ops.size(); ++k) {
+      const Type& a = types[k];
+      const Type& b = types[k + 1];
+      Op op = e.ops[k];
+      if (a.is_unknown() || b.is_unknown()) return typed(Type::unknown());
+      if (op == Op::Is || op == Op::IsNot) {
+        bool a_none = a.kind == TypeKind::None, b_none = b.kind == TypeKind::None;
+        if (!a_none && !b_none)
+          return typed(error(e.span, "'is' compares with None only; use == to compare values"));
+        if (e.ops.size() == 1) {
+          bool same = a_none && b_none;
+          i.constant = int_constant((op == Op::Is) == same ? 1 : 0, i.type);
+        }
+        i.pair_operands.push_back(Type::none());
+        continue;
+      }
+      if (op == Op::In || op == Op::NotIn)
+        return typed(error(e.span, "'in' is not supported in kernels"));
+      if (!a.is_scalar() || !b.is_scalar())
+        return typed(error(e.span, std::string("cannot compare ") + quoted(a) + " and " +
+                                       quoted(b) + " with " + lang::op_text(op)));
+      Type t = promote(a, b);
+      if (is_complex(t.scalar) && op != Op::Eq && op != Op::NotEq)
+        return typed(error(e.span, std::string("complex numbers have no order: ") +
+                                       lang::op_text(op) + " on " + quoted(a) + " and " +
+                                       quoted(b)));
+      i.pair_operands.push_back(t);
+    }
+    return i;
+  }
+
+  ExprInfo bool_op(const Expr& e) {
+    Type t;
+    bool all_bool = true, all_nonneg = true;
+    for (const auto& item : e.items) {
+      Type it = expr(*item);
+      truth(*item, e.op == Op::And ? "and" : "or");
+      if (it.is_unknown()) return typed(it);
+      all_nonneg = all_nonneg && info(*item).nonnegative;
+      if (!(it.is_scalar() && is_bool(it.scalar))) all_bool = false;
+      t = t.is_unknown() ? it : promote(t, it);
+    }
+    ExprInfo i = typed(all_bool ? Type::scalar_of(Scalar::Bool) : t, all_nonneg);
+    i.operand = i.type;
+    return i;
+  }
+
+  // Conditions: bool and numbers (non-zero is true), as in Python.
+  void truth(const Expr& e, const char* context) {
+    Type t = expr(e);
+    if (t.is_unknown() || t.is_scalar()) return;
+    if (t.is_array())
+      error(e.span, std::string("the truth value of an array is ambiguous (in ") + context + ")");
+    else
+      error(e.span, std::string("a condition (in ") + context + ") must be a number or bool, not " +
+                        t.str());
+  }
+
+  // ---- calls, attributes, subscripts ----------------------------------------
+
+  ExprInfo call(const Expr& e) {
+    Type callee = expr(*e.items[0]);
+    std::vector<Type> args;
+    for (size_t k = 1; k < e.items.size(); ++k) args.push_back(expr(*e.items[k]));
+    for (const auto& kw : e.keywords) expr(*kw.value);
+    if (callee.is_unknown()) return typed(callee);
+    for (const auto& a : args)
+      if (a.is_unknown()) return typed(a);
+    if (callee.kind == TypeKind::DType) {
+      if (!e.keywords.empty() || args.size() != 1)
+        return typed(error(e.span, std::string(scalar_name(callee.scalar)) +
+                                       "() takes exactly one positional argument"));
+      return cast(e, args[0], callee.scalar);
+    }
+    if (callee.kind != TypeKind::Function)
+      return typed(error(e.items[0]->span, quoted(callee) + " is not callable"));
+    const Intrinsic* fn = find_intrinsic(callee.name);
+    std::string shown = display_name(callee.name);
+    if (!e.keywords.empty())
+      return typed(error(e.keywords[0].span, shown + "() takes no keyword arguments in kernels"));
+    if (args.size() < fn->min_args || (fn->max_args != 255 && args.size() > fn->max_args)) {
+      std::string expected = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
+                             : fn->max_args == 255 ? "at least " + std::to_string(fn->min_args)
+                             : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
+      return typed(error(e.span, shown + "() takes " + expected + " arguments (" +
+                                     std::to_string(args.size()) + " given)"));
+    }
+    ExprInfo i = intrinsic_call(e, *fn, shown, args);
+    i.intrinsic = fn;
+    return i;
+  }
+
+  static std::string display_name(const std::string& qualified) {
+    if (qualified.rfind("builtins.", 0) == 0) return qualified.substr(9);
+    return qualified;
+  }
+
+  // Requires a real (non-complex) number at argument k.
+  bool real_arg(const Expr& e, size_t k, const Type& t, const std::string& fn) {
+    if (t.is_scalar() && !is_complex(t.scalar)) return true;
+    error(e.items[k + 1]->span, fn + "() needs a real number, not " + t.str());
+    return false;
+  }
+
+  ExprInfo intrinsic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,
+                          const std::vector<Type>& args) {
+    auto arg_nonneg = [&](size_t k) { return info(*e.items[k + 1]).nonnegative; };
+    switch (fn.rule) {
+      case Rule::FloatUnary:
+      case Rule::FloatRound: {
+        if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+        ExprInfo i = typed(float_view(args[0]));
+        i.operand = i.type;
+        return i;
+      }
+      case Rule::FloatBinary: {
+        if (!real_arg(e, 0, args[0], shown) || !real_arg(e, 1, args[1], shown))
+          return typed(Type::unknown());
+        ExprInfo i = typed(promote(float_view(args[0]), float_view(args[1])));
+        i.operand = i.type;
+        return i;
+      }
+      case Rule::FloatPredicate: {
+        if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+        ExprInfo i = typed(Type::scalar_of(Scalar::Bool));
+        i.operand = float_view(args[0]);
+        return i;
+      }
+      case Rule::FloatToInt: {
+        if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int64), arg_nonneg(0));
+        i.operand = float_view(args[0]);
+        return i;
+      }
+      case Rule::Abs: {
+        if (!args[0].is_scalar())
+          return typed(error(e.items[1]->span, "abs() needs a number, not " + args[0].str()));
+        Type t = arith_view(args[0]);
+        ExprInfo i = typed(is_complex(t.scalar) ? Type::scalar_of(real_of(t.scalar), t.weak) : t,
+                           !is_signed(t.scalar) || !t.weak);
+        i.operand = t;
+        return i;
+      }
+      case Rule::MinMax: {
+        Type t;
+        bool all_nn = true, any_nn = false;
+        for (size_t k = 0; k < args.size(); ++k) {
+          if (!real_arg(e, k, args[k], shown)) return typed(Type::unknown());
+          t = k == 0 ? args[k] : promote(t, args[k]);
+          all_nn = all_nn && arg_nonneg(k);
+          any_nn = any_nn || arg_nonneg(k);
+        }
+        ExprInfo i = typed(t, fn.c_name == "fmin" ? all_nn : any_nn);
+        i.operand = t;
+        return i;
+      }
+      case Rule::CastInt: return cast(e, args[0], Scalar::Int64);
+      case Rule::CastFloat: return cast(e, args[0], Scalar::Float64);
+      case Rule::CastBool: return cast(e, args[0], Scalar::Bool);
+      case Rule::CastComplex: {
+        for (size_t k = 0; k < args.size(); ++k)
+          if (!args[k].is_scalar())
+            return typed(error(e.items[k + 1]->span, "complex() needs numbers"));
+        if (args.size() == 2 && (is_complex(args[0].scalar) || is_complex(args[1].scalar)))
+          return typed(error(e.span, "complex(re, im) needs real numbers"));
+        ExprInfo i = typed(Type::scalar_of(Scalar::Complex128));
+        i.operand = Type::scalar_of(Scalar::Float64);
+        return i;
+      }
+      case Rule::Round: {
+        if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+        if (args.size() == 2) {
+          if (!args[1].is_int_like())
+            return typed(error(e.items[2]->span, "round() ndigits must be an integer"));
+          ExprInfo i = typed(args[0]);
+          i.operand = float_view(args[0]);
+          return i;
+        }
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int64), arg_nonneg(0));
+        i.operand = float_view(args[0]);
+        return i;
+      }
+      case Rule::Pow:
+        return binary(Op::Pow, args[0], args[1], info(*e.items[1]), info(*e.items[2]), e.span);
+      case Rule::Len: {
+        if (args[0].is_array()) return typed(Type::scalar_of(Scalar::Int64), true);
+        if (args[0].is_tuple()) {
+          ExprInfo i = typed(Type::scalar_of(Scalar::Int64, true), true);
+          i.constant = int_constant(static_cast<int64_t>(args[0].items.size()), i.type);
+          return i;
+        }
+        return typed(error(e.items[1]->span, "len() needs an array or a tuple, not " +
+                                                 args[0].str()));
+      }
+      case Rule::Range: {
+        Type t;
+        for (size_t k = 0; k < args.size(); ++k) {
+          if (!args[k].is_int_like() || is_bool(args[k].scalar))
+            return typed(error(e.items[k + 1]->span,
+                               "range() arguments must be integers, not " + args[k].str()));
+          t = k == 0 ? args[k] : promote(t, args[k]);
+        }
+        if (args.size() == 3) {
+          if (auto step = const_int(*e.items[3]); step && *step == 0)
+            return typed(error(e.items[3]->span, "range() step must not be zero"));
+        }
+        Type r = Type::range(t.scalar);
+        r.weak = t.weak;
+        ExprInfo i = typed(r);
+        i.operand = t;
+        return i;
+      }
+      case Rule::Print: {
+        for (size_t k = 0; k < args.size(); ++k) {
+          const Type& a = args[k];
+          if (!a.is_scalar() && a.kind != TypeKind::String && a.kind != TypeKind::None)
+            return typed(error(e.items[k + 1]->span,
+                               "print() in kernels prints numbers and string literals, not " +
+                                   a.str()));
+        }
+        return typed(Type::none());
+      }
+      case Rule::Grid:
+      case Rule::GridSize: {
+        auto n = const_int(*e.items[1]);
+        if (!n || *n < 1 || *n > 3)
+          return typed(error(e.items[1]->span, shown + "() takes a constant 1, 2 or 3"));
+        Type index = Type::scalar_of(Scalar::Int64);
+        return typed(*n == 1 ? index : Type::uniform_tuple(index, static_cast<int>(*n)), true);
+      }
+    }
+    return typed(Type::unknown());
+  }
+
+  ExprInfo cast(const Expr& e, const Type& from, Scalar to) {
+    if (!from.is_scalar())
+      return typed(error(e.span, std::string("cannot convert ") + from.str() + " to " +
+                                     scalar_name(to)));
+    if (is_complex(from.scalar) && !is_complex(to))
+      return typed(error(e.span, std::string("cannot convert ") + from.str() + " to " +
+                                     scalar_name(to) + " (use .real or abs())"));
+    ExprInfo i = typed(Type::scalar_of(to), info(*e.items[1]).nonnegative);
+    i.operand = from;
+    const ExprInfo& arg = info(*e.items[1]);
+    if (arg.constant && from.is_int_like() && (is_integer(to) || is_bool(to)) && !is_bool(to))
+      i.constant = int_constant(arg.constant->int_value, i.type);
+    return i;
+  }
+
+  // `module.attribute`: a sub-namespace, dtype, constant, index object or
+  // intrinsic function.
+  ExprInfo module_member(const std::string& module, const std::string& attr, Span span) {
+    if (auto m = find_member(module, attr)) {
+      switch (m->kind) {
+        case NamespaceMember::Kind::Module: return typed(Type::module(std::string(m->target)));
+        case NamespaceMember::Kind::DType: return typed(Type::dtype(m->dtype));
+        case NamespaceMember::Kind::Dim3: return typed(Type::dim3(std::string(m->target)));
+        case NamespaceMember::Kind::FloatConstant: {
+          ExprInfo i = typed(Type::scalar_of(Scalar::Float64, true), m->value >= 0);
+          Constant c;
+          c.type = i.type;
+          c.real = m->value;
+          i.constant = c;
+          return i;
+        }
+      }
+    }
+    std::string qualified = module + "." + attr;
+    if (find_intrinsic(qualified)) return typed(Type::function(qualified));
+    return typed(error(span, "'" + qualified + "' is not supported in kernels"));
+  }
+
+  ExprInfo attribute(const Expr& e) {
+    Type base = expr(*e.items[0]);
+    const std::string& attr = e.name;
+    if (base.is_unknown()) return typed(base);
+    switch (base.kind) {
+      case TypeKind::Module: return module_member(base.name, attr, e.span);
+      case TypeKind::Dim3:
+        if (attr == "x" || attr == "y" || attr == "z")
+          return typed(Type::scalar_of(Scalar::Int64), true);
+        return typed(error(e.span, base.name + " has the attributes x, y and z, not '" + attr + "'"));
+      case TypeKind::Array: {
+        Type index = Type::scalar_of(Scalar::Int64);
+        if (attr == "shape" || attr == "strides")
+          return typed(Type::uniform_tuple(index, base.ndim), attr == "shape");
+        if (attr == "size") return typed(index, true);
+        if (attr == "ndim" || attr == "itemsize") {
+          ExprInfo i = typed(Type::scalar_of(Scalar::Int64, true), true);
+          int64_t v = attr == "ndim" ? base.ndim : bit_width(base.scalar) / 8;
+          i.constant = int_constant(v, i.type);
+          return i;
+        }
+        return typed(error(e.span, "array attribute '" + attr +
+                                       "' is not supported in kernels (shape, size, ndim, "
+                                       "strides and itemsize are)"));
+      }
+      case TypeKind::Scalar:
+        if (is_complex(base.scalar) && (attr == "real" || attr == "imag"))
+          return typed(Type::scalar_of(real_of(base.scalar), base.weak));
+        return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "' in kernels"));
+      default: return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
+    }
+  }
+
+  ExprInfo subscript(const Expr& e) {
+    Type base = expr(*e.items[0]);
+    const Expr& index = *e.items[1];
+    if (base.is_tuple()) return tuple_item(e, base, index);
+    std::vector<const Expr*> indices;
+    if (index.kind == ExprKind::Tuple) {
+      out_.exprs[&index].type = Type::unknown();
+      for (const auto& item : index.items) indices.push_back(item.get());
+    } else {
+      indices.push_back(&index);
+    }
+    for (const Expr* i : indices) {
+      if (i->kind == ExprKind::Slice) {
+        error(i->span, "slicing arrays inside kernels is not supported yet; index single "
+                       "elements");
+        return typed(Type::unknown());
+      }
+      Type it = expr(*i);
+      if (it.is_unknown()) return typed(it);
+      if (!it.is_int_like() || is_bool(it.scalar))
+        return typed(error(i->span, "an array index must be an integer, not " + it.str()));
+    }
+    if (base.is_unknown()) return typed(base);
+    if (!base.is_array())
+      return typed(error(e.items[0]->span, quoted(base) + " is not subscriptable"));
+    if (indices.size() > base.ndim)
+      return typed(error(index.span, "too many indices: the array is " +
+                                         std::to_string(base.ndim) + "-dimensional, but " +
+                                         std::to_string(indices.size()) + " were indexed"));
+    if (indices.size() == base.ndim) return typed(Type::scalar_of(base.scalar));
+    int rest = base.ndim - static_cast<int>(indices.size());
+    Layout layout = base.layout == Layout::C ? Layout::C : Layout::Any;
+    Type view = Type::array(base.scalar, rest, layout, base.space);
+    view.readonly = base.readonly;
+    return typed(view);
+  }
+
+  ExprInfo tuple_item(const Expr& e, const Type& base, const Expr& index) {
+    Type it = expr(index);
+    if (it.is_unknown()) return typed(it);
+    if (index.kind == ExprKind::Slice || !it.is_int_like() || is_bool(it.scalar))
+      return typed(error(index.span, "a tuple index must be an integer"));
+    int64_t n = static_cast<int64_t>(base.items.size());
+    if (auto k = const_int(index)) {
+      int64_t at = *k < 0 ? *k + n : *k;
+      if (at < 0 || at >= n)
+        return typed(error(index.span, "tuple index " + std::to_string(*k) +
+                                           " out of range for a tuple of " + std::to_string(n)));
+      ExprInfo i = typed(base.items[at], info(*e.items[0]).nonnegative);
+      const ExprInfo& bi = info(*e.items[0]);
+      if (bi.constant && static_cast<size_t>(at) < bi.constant->items.size())
+        i.constant = bi.constant->items[at];
+      return i;
+    }
+    for (const auto& item : base.items)
+      if (item != base.items[0])
+        return typed(error(index.span, "a tuple of mixed types needs a constant index"));
+    if (n == 0) return typed(error(index.span, "index into an empty tuple"));
+    return typed(base.items[0], info(*e.items[0]).nonnegative);
+  }
+
+  const lang::ParsedFunction& fn_;
+  const lang::SourceText& src_;
+  const Globals& globals_;
+  const std::vector<Type>& arg_types_;
+  TypedFunction out_;
+  std::unordered_map<std::string, int> local_index_;
+  std::vector<Type> param_types_;
+  std::vector<Span> origin_;        // where each local got its current type
+  std::vector<bool> nonneg_;        // per local, from the previous pass
+  std::vector<bool> next_nonneg_;   // per local, being computed in this pass
+  bool final_ = false;
+  bool changed_ = false;
+  int loop_depth_ = 0;
+};
+
+}  // namespace
+
+TypedFunction infer_types(const lang::ParsedFunction& fn, const lang::SourceText& src,
+                          const std::vector<Type>& arg_types, const Globals& globals) {
+  return Inferencer(fn, src, arg_types, globals).run();
+}
+
+}  // namespace simt::sema

@@ -1,0 +1,159 @@
+#include "sema/intrinsics.h"
+
+#include <array>
+#include <string>
+
+namespace simt::sema {
+
+namespace {
+
+constexpr uint8_t kAny = 255;
+
+// Functions shared by Python's math module and NumPy (NumPy's spelling may
+// differ: arcsin for asin); both map to one C math name.
+#define SIMT_MATH_UNARY(py, c) {"math." py, Rule::FloatUnary, c, 1, 1}
+#define SIMT_NUMPY_UNARY(py, c) {"numpy." py, Rule::FloatUnary, c, 1, 1}
+
+constexpr Intrinsic kIntrinsics[] = {
+    // Python builtins.
+    {"builtins.range", Rule::Range, "", 1, 3},
+    {"builtins.len", Rule::Len, "", 1, 1},
+    {"builtins.abs", Rule::Abs, "fabs", 1, 1},
+    {"builtins.min", Rule::MinMax, "fmin", 2, kAny},
+    {"builtins.max", Rule::MinMax, "fmax", 2, kAny},
+    {"builtins.int", Rule::CastInt, "", 1, 1},
+    {"builtins.float", Rule::CastFloat, "", 1, 1},
+    {"builtins.bool", Rule::CastBool, "", 1, 1},
+    {"builtins.complex", Rule::CastComplex, "", 1, 2},
+    {"builtins.round", Rule::Round, "rint", 1, 2},
+    {"builtins.pow", Rule::Pow, "pow", 2, 2},
+    {"builtins.print", Rule::Print, "", 0, kAny, false},
+
+    // The simt device API (also reached as numba's cuda.grid).
+    {"simt.grid", Rule::Grid, "", 1, 1},
+    {"simt.gridsize", Rule::GridSize, "", 1, 1},
+
+    // math: one argument, float result.
+    SIMT_MATH_UNARY("sin", "sin"), SIMT_MATH_UNARY("cos", "cos"), SIMT_MATH_UNARY("tan", "tan"),
+    SIMT_MATH_UNARY("asin", "asin"), SIMT_MATH_UNARY("acos", "acos"),
+    SIMT_MATH_UNARY("atan", "atan"), SIMT_MATH_UNARY("sinh", "sinh"),
+    SIMT_MATH_UNARY("cosh", "cosh"), SIMT_MATH_UNARY("tanh", "tanh"),
+    SIMT_MATH_UNARY("asinh", "asinh"), SIMT_MATH_UNARY("acosh", "acosh"),
+    SIMT_MATH_UNARY("atanh", "atanh"), SIMT_MATH_UNARY("exp", "exp"),
+    SIMT_MATH_UNARY("exp2", "exp2"), SIMT_MATH_UNARY("expm1", "expm1"),
+    SIMT_MATH_UNARY("log", "log"), SIMT_MATH_UNARY("log2", "log2"),
+    SIMT_MATH_UNARY("log10", "log10"), SIMT_MATH_UNARY("log1p", "log1p"),
+    SIMT_MATH_UNARY("sqrt", "sqrt"), SIMT_MATH_UNARY("cbrt", "cbrt"),
+    SIMT_MATH_UNARY("erf", "erf"), SIMT_MATH_UNARY("erfc", "erfc"),
+    SIMT_MATH_UNARY("gamma", "tgamma"), SIMT_MATH_UNARY("lgamma", "lgamma"),
+    SIMT_MATH_UNARY("fabs", "fabs"),
+    {"math.degrees", Rule::FloatUnary, "simt_degrees", 1, 1},
+    {"math.radians", Rule::FloatUnary, "simt_radians", 1, 1},
+    // math: two arguments.
+    {"math.atan2", Rule::FloatBinary, "atan2", 2, 2},
+    {"math.hypot", Rule::FloatBinary, "hypot", 2, 2},
+    {"math.copysign", Rule::FloatBinary, "copysign", 2, 2},
+    {"math.fmod", Rule::FloatBinary, "fmod", 2, 2},
+    {"math.pow", Rule::FloatBinary, "pow", 2, 2},
+    // math: predicates and rounding to int.
+    {"math.isnan", Rule::FloatPredicate, "isnan", 1, 1},
+    {"math.isinf", Rule::FloatPredicate, "isinf", 1, 1},
+    {"math.isfinite", Rule::FloatPredicate, "isfinite", 1, 1},
+    {"math.floor", Rule::FloatToInt, "floor", 1, 1},
+    {"math.ceil", Rule::FloatToInt, "ceil", 1, 1},
+    {"math.trunc", Rule::FloatToInt, "trunc", 1, 1},
+
+    // NumPy's ufuncs on scalars.
+    SIMT_NUMPY_UNARY("sin", "sin"), SIMT_NUMPY_UNARY("cos", "cos"),
+    SIMT_NUMPY_UNARY("tan", "tan"), SIMT_NUMPY_UNARY("arcsin", "asin"),
+    SIMT_NUMPY_UNARY("arccos", "acos"), SIMT_NUMPY_UNARY("arctan", "atan"),
+    SIMT_NUMPY_UNARY("sinh", "sinh"), SIMT_NUMPY_UNARY("cosh", "cosh"),
+    SIMT_NUMPY_UNARY("tanh", "tanh"), SIMT_NUMPY_UNARY("arcsinh", "asinh"),
+    SIMT_NUMPY_UNARY("arccosh", "acosh"), SIMT_NUMPY_UNARY("arctanh", "atanh"),
+    SIMT_NUMPY_UNARY("exp", "exp"), SIMT_NUMPY_UNARY("exp2", "exp2"),
+    SIMT_NUMPY_UNARY("expm1", "expm1"), SIMT_NUMPY_UNARY("log", "log"),
+    SIMT_NUMPY_UNARY("log2", "log2"), SIMT_NUMPY_UNARY("log10", "log10"),
+    SIMT_NUMPY_UNARY("log1p", "log1p"), SIMT_NUMPY_UNARY("sqrt", "sqrt"),
+    SIMT_NUMPY_UNARY("cbrt", "cbrt"), SIMT_NUMPY_UNARY("fabs", "fabs"),
+    {"numpy.floor", Rule::FloatRound, "floor", 1, 1},
+    {"numpy.ceil", Rule::FloatRound, "ceil", 1, 1},
+    {"numpy.trunc", Rule::FloatRound, "trunc", 1, 1},
+    {"numpy.rint", Rule::FloatRound, "rint", 1, 1},
+    {"numpy.arctan2", Rule::FloatBinary, "atan2", 2, 2},
+    {"numpy.hypot", Rule::FloatBinary, "hypot", 2, 2},
+    {"numpy.copysign", Rule::FloatBinary, "copysign", 2, 2},
+    {"numpy.isnan", Rule::FloatPredicate, "isnan", 1, 1},
+    {"numpy.isinf", Rule::FloatPredicate, "isinf", 1, 1},
+    {"numpy.isfinite", Rule::FloatPredicate, "isfinite", 1, 1},
+    {"numpy.abs", Rule::Abs, "fabs", 1, 1},
+    {"numpy.absolute", Rule::Abs, "fabs", 1, 1},
+    {"numpy.minimum", Rule::MinMax, "fmin", 2, 2},
+    {"numpy.maximum", Rule::MinMax, "fmax", 2, 2},
+};
+
+#undef SIMT_MATH_UNARY
+#undef SIMT_NUMPY_UNARY
+
+struct Member {
+  std::string_view module;
+  std::string_view attribute;
+  NamespaceMember member;
+};
+
+const Member kMembers[] = {
+    {"math", "pi", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 3.141592653589793}},
+    {"math", "e", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 2.718281828459045}},
+    {"math", "tau", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 6.283185307179586}},
+    {"math", "inf", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_inf()}},
+    {"math", "nan", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_nan("")}},
+    {"numpy", "pi", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 3.141592653589793}},
+    {"numpy", "e", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 2.718281828459045}},
+    {"numpy", "inf", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_inf()}},
+    {"numpy", "nan", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_nan("")}},
+    {"simt", "cuda", {NamespaceMember::Kind::Module, "simt"}},
+    {"simt", "thread_idx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
+    {"simt", "threadIdx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
+    {"simt", "block_idx", {NamespaceMember::Kind::Dim3, "block_idx"}},
+    {"simt", "blockIdx", {NamespaceMember::Kind::Dim3, "block_idx"}},
+    {"simt", "block_dim", {NamespaceMember::Kind::Dim3, "block_dim"}},
+    {"simt", "blockDim", {NamespaceMember::Kind::Dim3, "block_dim"}},
+    {"simt", "grid_dim", {NamespaceMember::Kind::Dim3, "grid_dim"}},
+    {"simt", "gridDim", {NamespaceMember::Kind::Dim3, "grid_dim"}},
+};
+
+}  // namespace
+
+const Intrinsic* find_intrinsic(std::string_view qualified_name) {
+  for (const auto& entry : kIntrinsics)
+    if (entry.name == qualified_name) return &entry;
+  return nullptr;
+}
+
+std::optional<NamespaceMember> find_member(std::string_view module, std::string_view attribute) {
+  for (const auto& m : kMembers)
+    if (m.module == module && m.attribute == attribute) return m.member;
+  // Dtypes are members of numpy and simt under NumPy's names (np.float32,
+  // simt.int8) and of builtins under Python's (int, float, bool, complex).
+  bool dtype_namespace = module == "numpy" || module == "simt";
+  bool python_type = module == "builtins" &&
+                     (attribute == "int" || attribute == "float" || attribute == "bool" ||
+                      attribute == "complex");
+  if (dtype_namespace || python_type) {
+    if (auto s = scalar_from_name(attribute)) {
+      NamespaceMember m{NamespaceMember::Kind::DType, ""};
+      m.dtype = *s;
+      return m;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> canonical_module(std::string_view module_name) {
+  if (module_name == "math") return "math";
+  if (module_name == "numpy") return "numpy";
+  if (module_name == "simt" || module_name == "simt.cuda" || module_name == "numba.cuda")
+    return "simt";
+  return std::nullopt;
+}
+
+}  // namespace simt::sema

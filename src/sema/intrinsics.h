@@ -1,0 +1,66 @@
+// The table of everything a kernel can name that is not its own variable:
+// builtins, the `math` and `numpy` functions, the simt device API, modules,
+// dtypes and named constants. The inferencer types calls by each entry's
+// rule and the emitter spells them through the dialect's tables; a new
+// intrinsic is a new row here plus, where it needs one, a typing rule.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "sema/types.h"
+
+namespace simt::sema {
+
+// How a call's argument types determine its result; each rule is one case
+// in the inferencer.
+enum class Rule : uint8_t {
+  FloatUnary,      // math.sin: int/bool -> float64, floats keep their type
+  FloatBinary,     // math.atan2: both promote, ints become float64
+  FloatPredicate,  // math.isnan: -> bool
+  FloatToInt,      // math.floor: -> int64 (Python's math.floor returns int)
+  FloatRound,      // numpy.floor: floats keep their type, ints become float64
+  Abs,             // abs: same type; complex -> its real type
+  MinMax,          // min/max of two or more numbers: promoted type
+  CastInt,         // int(x)
+  CastFloat,       // float(x)
+  CastBool,        // bool(x)
+  CastComplex,     // complex(re, im=0)
+  Round,           // round(x) -> int64; round(x, n) -> x's float type
+  Pow,             // pow(a, b): as a ** b
+  Len,             // len(array) -> int64; len(tuple) -> constant
+  Range,           // range(stop) / range(start, stop[, step])
+  Print,           // print(*numbers_and_strings)
+  Grid,            // simt.grid(ndim) -> int64 or a tuple of ndim int64
+  GridSize,        // simt.gridsize(ndim)
+};
+
+struct Intrinsic {
+  std::string_view name;    // qualified: "math.sin", "builtins.range", "simt.grid"
+  Rule rule;
+  std::string_view c_name;  // the C math name (float64 spelling) where Rule is a math rule
+  uint8_t min_args;
+  uint8_t max_args;         // 255: any number
+  bool pure = true;         // false: has effects, may not be evaluated twice or dropped
+};
+
+// The intrinsic with this qualified name, or nullptr.
+const Intrinsic* find_intrinsic(std::string_view qualified_name);
+
+// What `module.attribute` (or a builtin name, as "builtins.name") denotes
+// other than an intrinsic: a sub-namespace, a dtype, a named constant or a
+// thread-index object.
+struct NamespaceMember {
+  enum class Kind { Module, DType, FloatConstant, Dim3 } kind;
+  std::string_view target;  // Module: its canonical name; Dim3: canonical object name
+  Scalar dtype = Scalar::Float64;
+  double value = 0;         // FloatConstant
+};
+std::optional<NamespaceMember> find_member(std::string_view module, std::string_view attribute);
+
+// The canonical name of a module the Python side reports by its import name
+// ("numpy" for np, "simt" for simt and simt.cuda); nullopt for modules that
+// kernels cannot use.
+std::optional<std::string_view> canonical_module(std::string_view module_name);
+
+}  // namespace simt::sema

@@ -1,0 +1,425 @@
+#include "sema/types.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace simt::sema {
+
+namespace {
+
+struct ScalarInfo {
+  Scalar scalar;
+  const char* name;
+  int bits;
+};
+
+constexpr ScalarInfo kScalars[] = {
+    {Scalar::Bool, "bool", 8},          {Scalar::Int8, "int8", 8},
+    {Scalar::Int16, "int16", 16},       {Scalar::Int32, "int32", 32},
+    {Scalar::Int64, "int64", 64},       {Scalar::UInt8, "uint8", 8},
+    {Scalar::UInt16, "uint16", 16},     {Scalar::UInt32, "uint32", 32},
+    {Scalar::UInt64, "uint64", 64},     {Scalar::Float16, "float16", 16},
+    {Scalar::Float32, "float32", 32},   {Scalar::Float64, "float64", 64},
+    {Scalar::Complex64, "complex64", 64}, {Scalar::Complex128, "complex128", 128},
+};
+
+struct Alias {
+  const char* name;
+  Scalar scalar;
+};
+
+// Python's and NumPy's other spellings. `int`, `float` and `complex` are the
+// Python types, which NumPy maps to its default int64, float64, complex128.
+constexpr Alias kAliases[] = {
+    {"bool_", Scalar::Bool},        {"b1", Scalar::Bool},
+    {"int", Scalar::Int64},         {"intp", Scalar::Int64},
+    {"int_", Scalar::Int64},        {"long", Scalar::Int64},
+    {"longlong", Scalar::Int64},    {"i1", Scalar::Int8},
+    {"i2", Scalar::Int16},          {"i4", Scalar::Int32},
+    {"i8", Scalar::Int64},          {"byte", Scalar::Int8},
+    {"short", Scalar::Int16},       {"intc", Scalar::Int32},
+    {"uintp", Scalar::UInt64},      {"uint", Scalar::UInt64},
+    {"ulonglong", Scalar::UInt64},  {"u1", Scalar::UInt8},
+    {"u2", Scalar::UInt16},         {"u4", Scalar::UInt32},
+    {"u8", Scalar::UInt64},         {"ubyte", Scalar::UInt8},
+    {"ushort", Scalar::UInt16},     {"uintc", Scalar::UInt32},
+    {"float", Scalar::Float64},     {"half", Scalar::Float16},
+    {"single", Scalar::Float32},    {"double", Scalar::Float64},
+    {"float_", Scalar::Float64},    {"f2", Scalar::Float16},
+    {"f4", Scalar::Float32},        {"f8", Scalar::Float64},
+    {"complex", Scalar::Complex128}, {"csingle", Scalar::Complex64},
+    {"cdouble", Scalar::Complex128}, {"complex_", Scalar::Complex128},
+    {"c8", Scalar::Complex64},      {"c16", Scalar::Complex128},
+};
+
+const ScalarInfo& info(Scalar s) { return kScalars[static_cast<int>(s)]; }
+
+Scalar signed_of_bits(int bits) {
+  switch (bits) {
+    case 8: return Scalar::Int8;
+    case 16: return Scalar::Int16;
+    case 32: return Scalar::Int32;
+    default: return Scalar::Int64;
+  }
+}
+
+// The smallest float (or complex) type that holds every value of an integer
+// type, as NumPy's can_cast(int, float, "safe") decides.
+Scalar float_holding(Scalar integer) {
+  int bits = bit_width(integer);
+  if (bits <= 8) return Scalar::Float16;
+  if (bits <= 16) return Scalar::Float32;
+  return Scalar::Float64;
+}
+
+Scalar wider(Scalar a, Scalar b) { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }
+
+Scalar promote_strong(Scalar a, Scalar b) {
+  if (a == b) return a;
+  if (is_bool(a)) return b;
+  if (is_bool(b)) return a;
+  if (is_integer(a) && is_integer(b)) {
+    if (is_signed(a) == is_signed(b)) return bit_width(a) >= bit_width(b) ? a : b;
+    Scalar s = is_signed(a) ? a : b;
+    Scalar u = is_signed(a) ? b : a;
+    if (bit_width(u) < bit_width(s)) return s;
+    if (bit_width(u) < 64) return signed_of_bits(bit_width(u) * 2);
+    return Scalar::Float64;
+  }
+  if (is_integer(a) || is_integer(b)) {
+    Scalar integer = is_integer(a) ? a : b;
+    Scalar other = is_integer(a) ? b : a;
+    Scalar holding = float_holding(integer);
+    if (is_float(other)) return wider(other, holding);
+    return complex_of(wider(real_of(other), holding));
+  }
+  if (is_complex(a) || is_complex(b)) {
+    Scalar ra = is_complex(a) ? real_of(a) : a;
+    Scalar rb = is_complex(b) ? real_of(b) : b;
+    return complex_of(wider(ra, rb));
+  }
+  return wider(a, b);
+}
+
+// A weak (literal) operand meeting a strong one, NEP 50: the literal's kind
+// is kept only when it is higher than the strong operand's kind.
+Scalar promote_weak(Scalar weak, Scalar strong) {
+  if (is_bool(weak)) return strong;
+  if (is_integer(weak)) {
+    if (is_bool(strong)) return weak == Scalar::UInt64 ? Scalar::UInt64 : Scalar::Int64;
+    return strong;
+  }
+  if (is_float(weak)) {
+    if (is_bool(strong) || is_integer(strong)) return Scalar::Float64;
+    return strong;
+  }
+  // complex literal
+  if (is_complex(strong)) return strong;
+  if (is_float(strong)) return complex_of(strong);
+  return Scalar::Complex128;
+}
+
+}  // namespace
+
+const char* scalar_name(Scalar s) { return info(s).name; }
+
+std::optional<Scalar> scalar_from_name(std::string_view name) {
+  for (const auto& s : kScalars)
+    if (name == s.name) return s.scalar;
+  for (const auto& a : kAliases)
+    if (name == a.name) return a.scalar;
+  return std::nullopt;
+}
+
+bool is_bool(Scalar s) { return s == Scalar::Bool; }
+bool is_integer(Scalar s) { return s >= Scalar::Int8 && s <= Scalar::UInt64; }
+bool is_signed(Scalar s) { return s >= Scalar::Int8 && s <= Scalar::Int64; }
+bool is_unsigned(Scalar s) { return s >= Scalar::UInt8 && s <= Scalar::UInt64; }
+bool is_float(Scalar s) { return s >= Scalar::Float16 && s <= Scalar::Float64; }
+bool is_complex(Scalar s) { return s == Scalar::Complex64 || s == Scalar::Complex128; }
+int bit_width(Scalar s) { return info(s).bits; }
+
+Scalar unsigned_of(Scalar integer) {
+  switch (integer) {
+    case Scalar::Int8: return Scalar::UInt8;
+    case Scalar::Int16: return Scalar::UInt16;
+    case Scalar::Int32: return Scalar::UInt32;
+    case Scalar::Int64: return Scalar::UInt64;
+    default: return integer;
+  }
+}
+
+Scalar complex_of(Scalar real) {
+  if (is_complex(real)) return real;
+  return real == Scalar::Float64 ? Scalar::Complex128 : Scalar::Complex64;
+}
+
+Scalar real_of(Scalar complex) {
+  if (complex == Scalar::Complex64) return Scalar::Float32;
+  if (complex == Scalar::Complex128) return Scalar::Float64;
+  return complex;
+}
+
+Type Type::none() {
+  Type t;
+  t.kind = TypeKind::None;
+  return t;
+}
+
+Type Type::scalar_of(Scalar s, bool weak) {
+  Type t;
+  t.kind = TypeKind::Scalar;
+  t.scalar = s;
+  t.weak = weak;
+  return t;
+}
+
+Type Type::array(Scalar dtype, int ndim, Layout layout, Space space) {
+  Type t;
+  t.kind = TypeKind::Array;
+  t.scalar = dtype;
+  t.ndim = static_cast<uint8_t>(ndim);
+  // One dimension has no order: C and F describe the same memory.
+  t.layout = ndim <= 1 && layout == Layout::F ? Layout::C : layout;
+  t.space = space;
+  return t;
+}
+
+Type Type::tuple(std::vector<Type> items) {
+  Type t;
+  t.kind = TypeKind::Tuple;
+  t.items = std::move(items);
+  return t;
+}
+
+Type Type::uniform_tuple(const Type& item, int count) {
+  return tuple(std::vector<Type>(static_cast<size_t>(count), item));
+}
+
+Type Type::string() {
+  Type t;
+  t.kind = TypeKind::String;
+  return t;
+}
+
+Type Type::module(std::string name) {
+  Type t;
+  t.kind = TypeKind::Module;
+  t.name = std::move(name);
+  return t;
+}
+
+Type Type::function(std::string qualified_name) {
+  Type t;
+  t.kind = TypeKind::Function;
+  t.name = std::move(qualified_name);
+  return t;
+}
+
+Type Type::dtype(Scalar s) {
+  Type t;
+  t.kind = TypeKind::DType;
+  t.scalar = s;
+  return t;
+}
+
+Type Type::dim3(std::string which) {
+  Type t;
+  t.kind = TypeKind::Dim3;
+  t.name = std::move(which);
+  return t;
+}
+
+Type Type::range(Scalar index) {
+  Type t;
+  t.kind = TypeKind::Range;
+  t.scalar = index;
+  return t;
+}
+
+bool Type::contains_unknown() const {
+  if (kind == TypeKind::Unknown) return true;
+  return std::any_of(items.begin(), items.end(), [](const Type& t) { return t.contains_unknown(); });
+}
+
+Type Type::strong() const {
+  Type t = *this;
+  if (t.kind == TypeKind::Scalar && t.weak) {
+    t.scalar = concrete(t);
+    t.weak = false;
+  }
+  return t;
+}
+
+bool Type::operator==(const Type& o) const {
+  if (kind != o.kind) return false;
+  switch (kind) {
+    case TypeKind::Scalar: return scalar == o.scalar && weak == o.weak;
+    case TypeKind::Array:
+      return scalar == o.scalar && ndim == o.ndim && layout == o.layout && space == o.space &&
+             readonly == o.readonly;
+    case TypeKind::Tuple: return items == o.items;
+    case TypeKind::DType:
+    case TypeKind::Range: return scalar == o.scalar;
+    case TypeKind::Module:
+    case TypeKind::Function:
+    case TypeKind::Dim3: return name == o.name;
+    default: return true;
+  }
+}
+
+std::string Type::str() const {
+  switch (kind) {
+    case TypeKind::Unknown: return "<unknown>";
+    case TypeKind::None: return "None";
+    case TypeKind::Scalar:
+      return weak ? std::string(is_integer(scalar) ? "int" : is_float(scalar) ? "float" : "complex") +
+                        " literal"
+                  : scalar_name(scalar);
+    case TypeKind::Array: {
+      std::string s = std::string(scalar_name(scalar)) + "[";
+      for (int d = 0; d < ndim; ++d) {
+        if (d) s += ", ";
+        bool unit = (layout == Layout::C && d == ndim - 1) || (layout == Layout::F && d == 0);
+        s += unit ? "::1" : ":";
+      }
+      s += "]";
+      if (space == Space::Shared) s = "shared " + s;
+      if (space == Space::Local) s = "local " + s;
+      return s;
+    }
+    case TypeKind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i].str();
+      if (items.size() == 1) s += ",";
+      return s + ")";
+    }
+    case TypeKind::String: return "str";
+    case TypeKind::Module: return "module " + name;
+    case TypeKind::Function: return "function " + name;
+    case TypeKind::DType: return std::string("dtype ") + scalar_name(scalar);
+    case TypeKind::Dim3: return name;
+    case TypeKind::Range: return "range";
+  }
+  return "?";
+}
+
+Type promote(const Type& a, const Type& b) {
+  if (a.weak && b.weak) return Type::scalar_of(promote_strong(a.scalar, b.scalar), true);
+  if (a.weak) return Type::scalar_of(promote_weak(a.scalar, b.scalar));
+  if (b.weak) return Type::scalar_of(promote_weak(b.scalar, a.scalar));
+  return Type::scalar_of(promote_strong(a.scalar, b.scalar));
+}
+
+Scalar concrete(const Type& t) {
+  if (!t.weak) return t.scalar;
+  if (is_integer(t.scalar)) return t.scalar == Scalar::UInt64 ? Scalar::UInt64 : Scalar::Int64;
+  if (is_float(t.scalar)) return Scalar::Float64;
+  if (is_complex(t.scalar)) return Scalar::Complex128;
+  return t.scalar;
+}
+
+std::optional<Type> join(const Type& a, const Type& b) {
+  if (a.is_unknown()) return b;
+  if (b.is_unknown()) return a;
+  if (a.kind != b.kind) return std::nullopt;
+  switch (a.kind) {
+    case TypeKind::Scalar: return promote(a, b);
+    case TypeKind::Array: {
+      if (a.scalar != b.scalar || a.ndim != b.ndim || a.space != b.space) return std::nullopt;
+      Type t = a;
+      if (a.layout != b.layout) t.layout = Layout::Any;
+      t.readonly = a.readonly || b.readonly;
+      return t;
+    }
+    case TypeKind::Tuple: {
+      if (a.items.size() != b.items.size()) return std::nullopt;
+      std::vector<Type> items;
+      for (size_t i = 0; i < a.items.size(); ++i) {
+        auto j = join(a.items[i], b.items[i]);
+        if (!j) return std::nullopt;
+        items.push_back(*j);
+      }
+      return Type::tuple(std::move(items));
+    }
+    default:
+      if (a == b) return a;
+      return std::nullopt;
+  }
+}
+
+namespace {
+
+// A tiny cursor over a signature string; whitespace is insignificant.
+struct TypeTextParser {
+  std::string_view text;
+  size_t pos = 0;
+
+  void skip_space() {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+  }
+  bool eat(std::string_view token) {
+    skip_space();
+    if (text.substr(pos, token.size()) != token) return false;
+    pos += token.size();
+    return true;
+  }
+  std::string_view word() {
+    skip_space();
+    size_t start = pos;
+    while (pos < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
+      ++pos;
+    return text.substr(start, pos - start);
+  }
+
+  std::optional<Type> parse() {
+    if (eat("(")) {
+      std::vector<Type> items;
+      if (eat(")")) return Type::tuple({});
+      while (true) {
+        auto item = parse();
+        if (!item) return std::nullopt;
+        items.push_back(*item);
+        if (eat(")")) break;
+        if (!eat(",")) return std::nullopt;
+        if (eat(")")) break;  // trailing comma: "(int32,)"
+      }
+      return Type::tuple(std::move(items));
+    }
+    auto scalar = scalar_from_name(word());
+    if (!scalar) return std::nullopt;
+    if (!eat("[")) return Type::scalar_of(*scalar);
+    int ndim = 0;
+    int unit_dim = -1;
+    while (true) {
+      if (eat("::1")) {
+        if (unit_dim >= 0) return std::nullopt;
+        unit_dim = ndim;
+      } else if (!eat(":")) {
+        return std::nullopt;
+      }
+      ++ndim;
+      if (eat("]")) break;
+      if (!eat(",")) return std::nullopt;
+    }
+    if (ndim > 32) return std::nullopt;
+    Layout layout = Layout::Any;
+    if (unit_dim == ndim - 1) layout = Layout::C;
+    else if (unit_dim == 0) layout = Layout::F;
+    else if (unit_dim >= 0) return std::nullopt;
+    return Type::array(*scalar, ndim, layout);
+  }
+};
+
+}  // namespace
+
+std::optional<Type> parse_type(std::string_view text) {
+  TypeTextParser p{text};
+  auto t = p.parse();
+  p.skip_space();
+  if (!t || p.pos != text.size()) return std::nullopt;
+  return t;
+}
+
+}  // namespace simt::sema

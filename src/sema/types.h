@@ -1,0 +1,123 @@
+// The types of the kernel language and NumPy's promotion rules over them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simt::sema {
+
+// Scalar kinds, in the order NumPy's type hierarchy ranks them within a kind.
+enum class Scalar : uint8_t {
+  Bool,
+  Int8, Int16, Int32, Int64,
+  UInt8, UInt16, UInt32, UInt64,
+  Float16, Float32, Float64,
+  Complex64, Complex128,
+};
+
+const char* scalar_name(Scalar s);  // NumPy's name: "float32"
+// Accepts NumPy's names and the usual aliases ("float32", "f4", "single",
+// "int", "float", "complex", "bool", "intp", ...); nullopt otherwise.
+std::optional<Scalar> scalar_from_name(std::string_view name);
+
+bool is_bool(Scalar s);
+bool is_integer(Scalar s);  // signed or unsigned, not bool
+bool is_signed(Scalar s);   // signed integers only
+bool is_unsigned(Scalar s);
+bool is_float(Scalar s);    // real floating point
+bool is_complex(Scalar s);
+int bit_width(Scalar s);    // 8 for bool
+Scalar unsigned_of(Scalar integer);
+Scalar complex_of(Scalar real);  // the complex type holding this real type's precision
+Scalar real_of(Scalar complex);
+
+enum class Layout : uint8_t { C, F, Any };
+
+// Where an array's data lives; kernel parameters are Global. Shared and Local
+// arrays come with the shared/local memory features.
+enum class Space : uint8_t { Global, Shared, Local };
+
+enum class TypeKind : uint8_t {
+  Unknown,   // not inferred yet (only during inference)
+  None,      // the value None, and the type of statements/print
+  Scalar,
+  Array,
+  Tuple,
+  String,    // string literals (print, assert messages)
+  Module,    // a namespace: name = "math", "simt", "numpy", "simt.atomic"
+  Function,  // an intrinsic or builtin: name = its qualified name ("math.sin")
+  DType,     // a scalar type used as a value: float32, np.int8, int (cast functions)
+  Dim3,      // thread_idx/block_idx/block_dim/grid_dim: name = which one
+  Range,     // the value of range(...), only iterated over
+};
+
+struct Type {
+  TypeKind kind = TypeKind::Unknown;
+  Scalar scalar = Scalar::Int64;  // Scalar; Array element type; DType value
+  // A Python literal or a value computed only from literals: it takes the type
+  // of the other operand in arithmetic (NEP 50). Scalar only.
+  bool weak = false;
+  uint8_t ndim = 0;               // Array
+  Layout layout = Layout::Any;    // Array
+  Space space = Space::Global;    // Array
+  bool readonly = false;          // Array
+  std::vector<Type> items;        // Tuple
+  std::string name;               // Module, Function, Dim3
+
+  static Type unknown() { return {}; }
+  static Type none();
+  static Type scalar_of(Scalar s, bool weak = false);
+  static Type array(Scalar dtype, int ndim, Layout layout = Layout::Any, Space space = Space::Global);
+  static Type tuple(std::vector<Type> items);
+  static Type uniform_tuple(const Type& item, int count);
+  static Type string();
+  static Type module(std::string name);
+  static Type function(std::string qualified_name);
+  static Type dtype(Scalar s);
+  static Type dim3(std::string which);
+  static Type range(Scalar index);
+
+  bool is_unknown() const { return kind == TypeKind::Unknown; }
+  bool is_scalar() const { return kind == TypeKind::Scalar; }
+  bool is_array() const { return kind == TypeKind::Array; }
+  bool is_tuple() const { return kind == TypeKind::Tuple; }
+  bool is_number() const { return is_scalar(); }  // bool counts, as in Python
+  bool is_int_like() const { return is_scalar() && (is_integer(scalar) || is_bool(scalar)); }
+  // Unknown anywhere inside (tuples).
+  bool contains_unknown() const;
+  // The same type, not weak.
+  Type strong() const;
+
+  bool operator==(const Type& o) const;
+  bool operator!=(const Type& o) const { return !(*this == o); }
+
+  // How users write it: "float32", "float32[:, ::1]", "(int64, float32)",
+  // "int64 (literal)" for weak scalars, "module math".
+  std::string str() const;
+};
+
+// NumPy's result type of two scalars with NEP 50 weak-literal rules: a weak
+// operand adopts the kind of the strong one when it fits that kind (int
+// literal with int8 -> int8; float literal with int32 -> float64). Two weak
+// operands give a weak result.
+Type promote(const Type& a, const Type& b);
+
+// The scalar type of a weak type when it must become concrete: int64,
+// float64, complex128 (bool stays bool).
+Scalar concrete(const Type& t);
+
+// Joins two types a variable is assigned: scalars promote, arrays of one
+// dtype and ndim meet in layout, tuples join item by item. nullopt when the
+// two cannot be one variable (array and scalar, different dtypes of arrays).
+std::optional<Type> join(const Type& a, const Type& b);
+
+// Parses a type written as users write signatures: "float32", "int64",
+// "float32[:]", "float64[:, :]", "float32[::1]" (C contiguous 1-D),
+// "float32[:, ::1]" (C), "float32[::1, :]" (F), "(int32, float64)".
+// nullopt when malformed.
+std::optional<Type> parse_type(std::string_view text);
+
+}  // namespace simt::sema
