@@ -178,6 +178,19 @@ Span Lexer::point_span(uint32_t width) const {
   return Span{line_number(), col, line_number(), col + width};
 }
 
+// Errors at the end of input point just past the last line's text (not at an
+// empty line after the final newline), as CPython does.
+Span Lexer::eof_span() const {
+  if (pos_ == 0 || text_[pos_ - 1] != '\n') return point_span();
+  size_t end = pos_ - 1;  // the final newline
+  size_t begin = end;
+  while (begin > 0 && text_[begin - 1] != '\n') --begin;
+  if (end > begin && text_[end - 1] == '\r') --end;
+  uint32_t line = line_number() - 1;
+  uint32_t col = uint32_t(end - begin + 1);
+  return Span{line, col, line, col + 1};
+}
+
 Span Lexer::span_from(uint32_t line, uint32_t col) const {
   return Span{line, col, line_number(), column()};
 }
@@ -328,7 +341,7 @@ Token Lexer::next() {
     if (finished_) {
       Token t;
       t.kind = TokenKind::End;
-      t.span = point_span();
+      t.span = eof_span();
       return t;
     }
     if (at_line_start_ && brackets_.empty()) {
@@ -348,7 +361,7 @@ Token Lexer::next() {
         line_has_tokens_ = false;
         return make(TokenKind::Newline, line_number(), column(), "");
       }
-      Span here = point_span();
+      Span here = eof_span();
       if (!indents_.empty()) dedent_to(indents_.front(), alt_indents_.front(), here);
       finished_ = true;
       continue;
@@ -476,7 +489,8 @@ Token Lexer::lex_number() {
       char c = peek_char();
       int d = digit_value(c);
       if (d < 0 || d >= base) {
-        if (is_ascii_digit(c)) fail_number(std::string("invalid digit '") + c + "' in " + kind + " literal");
+        if (is_ascii_digit(c))
+          error(point_span(), std::string("invalid digit '") + c + "' in " + kind + " literal");
         break;
       }
       if (value > (std::numeric_limits<uint64_t>::max() - uint64_t(d)) / uint64_t(base))
@@ -576,7 +590,7 @@ Token Lexer::lex_string(size_t prefix_len) {
     if (at_end() || (c == '\n' && !triple)) {
       std::string what = triple ? "unterminated triple-quoted string literal"
                                 : "unterminated string literal";
-      error(opening, what + " (detected at line " + std::to_string(line_number()) + ")");
+      error(opening, what + " (detected at line " + std::to_string(eof_span().line) + ")");
     }
     if (c == quote && (!triple || (peek_char(1) == quote && peek_char(2) == quote))) {
       for (size_t i = 0; i < quote_len; ++i) advance_char();

@@ -44,6 +44,7 @@ class Lexer {
   uint32_t line_number() const { return src_.first_line() + line_index_; }
   uint32_t column() const { return uint32_t(pos_ - line_start_ + 1); }
   Span point_span(uint32_t width = 1) const;
+  Span eof_span() const;
   Span span_from(uint32_t line, uint32_t col) const;
   [[noreturn]] void error(Span span, std::string message) const;
 

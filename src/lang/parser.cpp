@@ -108,11 +108,16 @@ class Parser {
   }
   bool starts_expression(const Token& t) const;
 
+  // As in CPython, a lexical error anywhere after a syntax error is reported
+  // instead: an unclosed bracket or an unterminated string further down is
+  // usually what confused the parser.
   [[noreturn]] void error(Span span, std::string message) {
+    while (lexer_.next().kind != TokenKind::End) {
+    }
     fail(DiagnosticKind::Syntax, src_, span, std::move(message));
   }
   [[noreturn]] void unsupported(Span span, const std::string& what) {
-    error(span, what + " not supported in kernels");
+    fail(DiagnosticKind::Syntax, src_, span, what + " not supported in kernels");
   }
   [[noreturn]] void unexpected(const Token& t);
   Token expect_colon();
@@ -650,7 +655,8 @@ ExprPtr Parser::parse_expression() {
   if (at_keyword("if")) {
     advance();
     ExprPtr test = parse_disjunction();
-    if (!at_keyword("else")) error(peek().span, "expected 'else' after 'if' expression");
+    if (!at_keyword("else"))
+      error(Span::cover(body->span, test->span), "expected 'else' after 'if' expression");
     advance();
     ExprPtr orelse = parse_expression();
     auto e = std::make_unique<Expr>(ExprKind::IfExp, Span::cover(body->span, orelse->span));

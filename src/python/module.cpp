@@ -6,6 +6,8 @@
 
 #include <memory>
 
+#include "backends/cuda/nvrtc.h"
+#include "backends/opencl/opencl_api.h"
 #include "codegen/emitter.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
@@ -162,6 +164,51 @@ class Function {
   lang::ParsedFunction parsed_;
 };
 
+// Compiles CUDA C++ with NVRTC for sm_<arch>: what the CUDA backend will
+// do before loading, usable without a GPU.
+nb::dict nvrtc_compile(const std::string& source, int arch) {
+  std::string why;
+  const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
+  nb::dict out;
+  out["available"] = nvrtc != nullptr;
+  if (!nvrtc) {
+    out["reason"] = why;
+    return out;
+  }
+  cuda::CompileResult r;
+  {
+    nb::gil_scoped_release release;
+    r = nvrtc->compile(source, "simt_kernel.cu", arch / 10, arch % 10, {}, true);
+  }
+  auto [major, minor] = nvrtc->version();
+  out["version"] = std::to_string(major) + "." + std::to_string(minor);
+  out["ok"] = r.ok;
+  out["log"] = r.log;
+  out["cubin_bytes"] = r.cubin.size();
+  return out;
+}
+
+// Builds OpenCL C for the first OpenCL device (PoCL in CI).
+nb::dict opencl_build(const std::string& source) {
+  std::string why;
+  std::vector<opencl::DeviceInfo> devices = opencl::list_devices(&why);
+  nb::dict out;
+  out["available"] = !devices.empty();
+  if (devices.empty()) {
+    out["reason"] = why;
+    return out;
+  }
+  opencl::BuildResult r;
+  {
+    nb::gil_scoped_release release;
+    r = opencl::build_program(devices[0], source, "");
+  }
+  out["device"] = devices[0].name;
+  out["ok"] = r.ok;
+  out["log"] = r.log;
+  return out;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -178,6 +225,11 @@ NB_MODULE(_core, m) {
       .def("generate", &Function::generate, nb::arg("arg_types"), nb::arg("globals"),
            nb::arg("dialect"), nb::arg("debug") = false);
 
+  m.def("nvrtc_compile", &nvrtc_compile, nb::arg("source"), nb::arg("arch") = 90,
+        "Compiles CUDA C++ with NVRTC to a cubin: {available, reason | version, ok, log, "
+        "cubin_bytes}.");
+  m.def("opencl_build", &opencl_build, nb::arg("source"),
+        "Builds OpenCL C on the first OpenCL device: {available, reason | device, ok, log}.");
   m.def(
       "normalize_type",
       [](const std::string& text) { return type_from_text(text).str(); },

@@ -227,8 +227,8 @@ TEST(Lexer, IntegerLiteralErrors) {
   EXPECT_EQ(lex_error("0x"), "1:1: invalid hexadecimal literal");
   EXPECT_EQ(lex_error("0x_"), "1:1: invalid hexadecimal literal");
   EXPECT_EQ(lex_error("0xfg"), "1:1: invalid hexadecimal literal");
-  EXPECT_EQ(lex_error("0b2"), "1:1: invalid digit '2' in binary literal");
-  EXPECT_EQ(lex_error("0o8"), "1:1: invalid digit '8' in octal literal");
+  EXPECT_EQ(lex_error("0b2"), "1:3: invalid digit '2' in binary literal");
+  EXPECT_EQ(lex_error("0o8"), "1:3: invalid digit '8' in octal literal");
   EXPECT_EQ(lex_error("0b"), "1:1: invalid binary literal");
 }
 
@@ -298,7 +298,7 @@ TEST(Lexer, StringLiteralErrors) {
             "1:5: unterminated string literal (detected at line 1)");
   EXPECT_EQ(lex_error("x = \"abc"), "1:5: unterminated string literal (detected at line 1)");
   EXPECT_EQ(lex_error("x = '''abc\n\ny = 1\n"),
-            "1:5: unterminated triple-quoted string literal (detected at line 4)");
+            "1:5: unterminated triple-quoted string literal (detected at line 3)");
   EXPECT_EQ(lex_error("x = '\\x4'"), "1:6: truncated \\xXX escape");
   EXPECT_EQ(lex_error("x = '\\u12'"), "1:6: truncated \\uXXXX escape");
   EXPECT_EQ(lex_error("x = '\\U00110000'"), "1:6: illegal Unicode character in string literal");

@@ -458,7 +458,7 @@ TEST(ParserSyntax, Messages) {
   EXPECT_EQ(body_error("for i in x:\n# c\nz = 1"),
             "4:5: expected an indented block after 'for' statement on line 2");
   EXPECT_EQ(error("def f():\nx = 1\n"), "2:1: expected an indented block after function definition on line 1");
-  EXPECT_EQ(error("def f():\n"), "2:1: expected an indented block after function definition on line 1");
+  EXPECT_EQ(error("def f():\n"), "1:9: expected an indented block after function definition on line 1");
   EXPECT_EQ(body_error("x = 1 2"), "2:11: invalid syntax");
   EXPECT_EQ(body_error("x = "), "2:9: invalid syntax");
   EXPECT_EQ(body_error("x = 1 +"), "2:12: invalid syntax");
@@ -466,8 +466,12 @@ TEST(ParserSyntax, Messages) {
   EXPECT_EQ(body_error("x = 'abc"), "2:9: unterminated string literal (detected at line 2)");
   EXPECT_EQ(body_error("x = f(a))"), "2:13: unmatched ')'");
   EXPECT_EQ(body_error("x = f(a,\ny = 2"), "2:10: '(' was never closed");
+  // A lexical error after a syntax error wins, as in CPython: the unclosed
+  // bracket is what makes line 3 invalid.
+  EXPECT_EQ(body_error("x = (1,\ny = 2\nz = 3"), "2:9: '(' was never closed");
+  EXPECT_EQ(body_error("x = 1 2\ny = 'abc"), "3:9: unterminated string literal (detected at line 3)");
   EXPECT_EQ(body_error("x = f(a b)"), "2:13: invalid syntax. Perhaps you forgot a comma?");
-  EXPECT_EQ(body_error("x = 1 if y"), "2:15: expected 'else' after 'if' expression");
+  EXPECT_EQ(body_error("x = 1 if y"), "2:9: expected 'else' after 'if' expression");
   EXPECT_EQ(body_error("for i range(3):\n    pass"), "2:11: expected 'in'");
   EXPECT_EQ(body_error("break"), "2:5: 'break' outside loop");
   EXPECT_EQ(body_error("continue"), "2:5: 'continue' not properly in loop");
@@ -492,14 +496,14 @@ TEST(ParserSyntax, Messages) {
 
 TEST(ParserSyntax, FunctionLevel) {
   EXPECT_EQ(error(""), "1:1: expected a function definition ('def')");
-  EXPECT_EQ(error("\n\n", 7), "9:1: expected a function definition ('def')");
+  EXPECT_EQ(error("\n\n", 7), "8:1: expected a function definition ('def')");
   EXPECT_EQ(error("x = 1\n"), "1:1: expected a function definition ('def')");
   EXPECT_EQ(error("def f():\n    pass\nx = 1\n"), "3:1: unexpected code after the function definition");
   EXPECT_EQ(error("def f():\n    pass\ndef g():\n    pass\n"),
             "3:1: unexpected code after the function definition");
   EXPECT_EQ(error("    def f():\n        pass\n    x = 1\n", 40),
             "42:5: unexpected code after the function definition");
-  EXPECT_EQ(error("@simt.kernel\n"), "2:1: expected a function definition ('def')");
+  EXPECT_EQ(error("@simt.kernel\n"), "1:13: expected a function definition ('def')");
 }
 
 TEST(ParserSyntax, NestingLimits) {
