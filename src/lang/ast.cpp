@@ -6,33 +6,60 @@ namespace simt::lang {
 
 const char* op_text(Op op) {
   switch (op) {
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::FloorDiv: return "//";
-    case Op::Mod: return "%";
-    case Op::Pow: return "**";
-    case Op::MatMul: return "@";
-    case Op::LShift: return "<<";
-    case Op::RShift: return ">>";
-    case Op::BitAnd: return "&";
-    case Op::BitOr: return "|";
-    case Op::BitXor: return "^";
-    case Op::Invert: return "~";
-    case Op::Not: return "not";
-    case Op::And: return "and";
-    case Op::Or: return "or";
-    case Op::Eq: return "==";
-    case Op::NotEq: return "!=";
-    case Op::Lt: return "<";
-    case Op::LtE: return "<=";
-    case Op::Gt: return ">";
-    case Op::GtE: return ">=";
-    case Op::Is: return "is";
-    case Op::IsNot: return "is not";
-    case Op::In: return "in";
-    case Op::NotIn: return "not in";
+    case Op::Add:
+      return "+";
+    case Op::Sub:
+      return "-";
+    case Op::Mul:
+      return "*";
+    case Op::Div:
+      return "/";
+    case Op::FloorDiv:
+      return "//";
+    case Op::Mod:
+      return "%";
+    case Op::Pow:
+      return "**";
+    case Op::MatMul:
+      return "@";
+    case Op::LShift:
+      return "<<";
+    case Op::RShift:
+      return ">>";
+    case Op::BitAnd:
+      return "&";
+    case Op::BitOr:
+      return "|";
+    case Op::BitXor:
+      return "^";
+    case Op::Invert:
+      return "~";
+    case Op::Not:
+      return "not";
+    case Op::And:
+      return "and";
+    case Op::Or:
+      return "or";
+    case Op::Eq:
+      return "==";
+    case Op::NotEq:
+      return "!=";
+    case Op::Lt:
+      return "<";
+    case Op::LtE:
+      return "<=";
+    case Op::Gt:
+      return ">";
+    case Op::GtE:
+      return ">=";
+    case Op::Is:
+      return "is";
+    case Op::IsNot:
+      return "is not";
+    case Op::In:
+      return "in";
+    case Op::NotIn:
+      return "not in";
   }
   return "?";
 }
@@ -79,18 +106,30 @@ std::string dump_block(const char* label, const std::vector<StmtPtr>& body) {
 
 const char* kind_name(StmtKind kind) {
   switch (kind) {
-    case StmtKind::Assign: return "Assign";
-    case StmtKind::AugAssign: return "AugAssign";
-    case StmtKind::AnnAssign: return "AnnAssign";
-    case StmtKind::If: return "If";
-    case StmtKind::While: return "While";
-    case StmtKind::For: return "For";
-    case StmtKind::Break: return "Break";
-    case StmtKind::Continue: return "Continue";
-    case StmtKind::Return: return "Return";
-    case StmtKind::Pass: return "Pass";
-    case StmtKind::ExprStmt: return "Expr";
-    case StmtKind::Assert: return "Assert";
+    case StmtKind::Assign:
+      return "Assign";
+    case StmtKind::AugAssign:
+      return "AugAssign";
+    case StmtKind::AnnAssign:
+      return "AnnAssign";
+    case StmtKind::If:
+      return "If";
+    case StmtKind::While:
+      return "While";
+    case StmtKind::For:
+      return "For";
+    case StmtKind::Break:
+      return "Break";
+    case StmtKind::Continue:
+      return "Continue";
+    case StmtKind::Return:
+      return "Return";
+    case StmtKind::Pass:
+      return "Pass";
+    case StmtKind::ExprStmt:
+      return "Expr";
+    case StmtKind::Assert:
+      return "Assert";
   }
   return "?";
 }
@@ -99,32 +138,47 @@ const char* kind_name(StmtKind kind) {
 
 std::string dump(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::Name: return "(Name " + e.name + ")";
-    case ExprKind::Int: return "(Int " + std::to_string(e.int_value) + ")";
-    case ExprKind::Float: return "(Float " + format_double(e.float_value) + ")";
-    case ExprKind::Imaginary: return "(Imag " + format_double(e.float_value) + ")";
-    case ExprKind::Bool: return e.bool_value ? "(Bool True)" : "(Bool False)";
-    case ExprKind::None: return "(None)";
-    case ExprKind::String: return "(Str " + quote(e.str_value) + ")";
-    case ExprKind::Tuple: return "(Tuple" + dump_items(e.items) + ")";
-    case ExprKind::Unary: return std::string("(Unary ") + op_text(e.op) + dump_items(e.items) + ")";
-    case ExprKind::Binary: return std::string("(Binary ") + op_text(e.op) + dump_items(e.items) + ")";
+    case ExprKind::Name:
+      return "(Name " + e.name + ")";
+    case ExprKind::Int:
+      return "(Int " + std::to_string(e.int_value) + ")";
+    case ExprKind::Float:
+      return "(Float " + format_double(e.float_value) + ")";
+    case ExprKind::Imaginary:
+      return "(Imag " + format_double(e.float_value) + ")";
+    case ExprKind::Bool:
+      return e.bool_value ? "(Bool True)" : "(Bool False)";
+    case ExprKind::None:
+      return "(None)";
+    case ExprKind::String:
+      return "(Str " + quote(e.str_value) + ")";
+    case ExprKind::Tuple:
+      return "(Tuple" + dump_items(e.items) + ")";
+    case ExprKind::Unary:
+      return std::string("(Unary ") + op_text(e.op) + dump_items(e.items) + ")";
+    case ExprKind::Binary:
+      return std::string("(Binary ") + op_text(e.op) + dump_items(e.items) + ")";
     case ExprKind::Compare: {
       std::string out = "(Compare " + dump_ptr(e.items.at(0));
       for (size_t i = 0; i < e.ops.size() && i + 1 < e.items.size(); ++i)
         out += std::string(" ") + op_text(e.ops[i]) + " " + dump_ptr(e.items[i + 1]);
       return out + ")";
     }
-    case ExprKind::BoolOp: return std::string("(BoolOp ") + op_text(e.op) + dump_items(e.items) + ")";
-    case ExprKind::IfExp: return "(IfExp" + dump_items(e.items) + ")";
+    case ExprKind::BoolOp:
+      return std::string("(BoolOp ") + op_text(e.op) + dump_items(e.items) + ")";
+    case ExprKind::IfExp:
+      return "(IfExp" + dump_items(e.items) + ")";
     case ExprKind::Call: {
       std::string out = "(Call" + dump_items(e.items);
       for (const Keyword& k : e.keywords) out += " (kw " + k.name + " " + dump_ptr(k.value) + ")";
       return out + ")";
     }
-    case ExprKind::Attribute: return "(Attr " + dump_ptr(e.items.at(0)) + " " + e.name + ")";
-    case ExprKind::Subscript: return "(Subscript" + dump_items(e.items) + ")";
-    case ExprKind::Slice: return "(Slice" + dump_items(e.items) + ")";
+    case ExprKind::Attribute:
+      return "(Attr " + dump_ptr(e.items.at(0)) + " " + e.name + ")";
+    case ExprKind::Subscript:
+      return "(Subscript" + dump_items(e.items) + ")";
+    case ExprKind::Slice:
+      return "(Slice" + dump_items(e.items) + ")";
   }
   return "(?)";
 }
@@ -136,7 +190,8 @@ std::string dump(const Stmt& s) {
       out += dump_items(s.targets) + " " + dump_ptr(s.value);
       break;
     case StmtKind::AugAssign:
-      out += std::string(" ") + op_text(s.op) + "=" + dump_items(s.targets) + " " + dump_ptr(s.value);
+      out +=
+          std::string(" ") + op_text(s.op) + "=" + dump_items(s.targets) + " " + dump_ptr(s.value);
       break;
     case StmtKind::AnnAssign:
       out += dump_items(s.targets) + " " + dump_ptr(s.annotation) + " " + dump_ptr(s.value);

@@ -72,7 +72,8 @@ struct Expr {
   std::vector<Op> ops;     // Compare
   std::vector<ExprPtr> items;     // operands, elements, callee+args; Slice parts may be null
   std::vector<Keyword> keywords;  // Call
-  bool parenthesized = false;     // written inside (...) (a Tuple `(a, b)` or a grouped expr)
+  bool parenthesized = false;     // written inside (...) (a Tuple `(a, b)` or a grouped expr);
+                                  // its span then includes the parentheses
 
   Expr(ExprKind k, Span s) : kind(k), span(s) {}
 };
@@ -128,7 +129,8 @@ struct FunctionDef {
 
 // A name the function reads but never binds (not a parameter, never assigned,
 // never a loop target): the caller resolves it in the function's globals,
-// closure or builtins. `span` is its first use.
+// closure or builtins. `span` is its first use. Parameter annotations and
+// defaults and the return annotation count as reads.
 struct FreeName {
   std::string name;
   Span span;

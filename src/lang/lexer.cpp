@@ -11,16 +11,16 @@ namespace simt::lang {
 namespace {
 
 constexpr std::array<std::string_view, 35> kKeywords = {
-    "False", "None",   "True",    "and",      "as",     "assert", "async", "await", "break",
-    "class", "continue", "def",   "del",      "elif",   "else",   "except", "finally", "for",
-    "from",  "global", "if",      "import",   "in",     "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",   "raise",   "return",   "try",    "while",  "with",  "yield"};
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 // Longest first, so the first match is the longest.
 constexpr std::array<std::string_view, 5> kOps3 = {"**=", "//=", ">>=", "<<=", "..."};
-constexpr std::array<std::string_view, 19> kOps2 = {"**", "//", ">>", "<<", "<=", ">=", "==",
-                                                    "!=", "->", "+=", "-=", "*=", "/=", "%=",
-                                                    "&=", "|=", "^=", "@=", ":="};
+constexpr std::array<std::string_view, 19> kOps2 = {
+    "**", "//", ">>", "<<", "<=", ">=", "==", "!=", "->", "+=",
+    "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", ":="};
 constexpr std::string_view kOps1 = "+-*/%@&|^~<>()[]{},:.;=";
 
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
@@ -108,7 +108,8 @@ double parse_double(const std::string& digits) {
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec == std::errc::result_out_of_range) {
     size_t e = digits.find_first_of("eE");
-    bool negative_exponent = e != std::string::npos && e + 1 < digits.size() && digits[e + 1] == '-';
+    bool negative_exponent =
+        e != std::string::npos && e + 1 < digits.size() && digits[e + 1] == '-';
     return negative_exponent ? 0.0 : std::numeric_limits<double>::infinity();
   }
   return value;
@@ -122,17 +123,28 @@ char matching_open(char close) { return close == ')' ? '(' : close == ']' ? '[' 
 
 const char* token_kind_name(TokenKind kind) {
   switch (kind) {
-    case TokenKind::End: return "End";
-    case TokenKind::Newline: return "Newline";
-    case TokenKind::Indent: return "Indent";
-    case TokenKind::Dedent: return "Dedent";
-    case TokenKind::Name: return "Name";
-    case TokenKind::Keyword: return "Keyword";
-    case TokenKind::Int: return "Int";
-    case TokenKind::Float: return "Float";
-    case TokenKind::Imaginary: return "Imaginary";
-    case TokenKind::String: return "String";
-    case TokenKind::Op: return "Op";
+    case TokenKind::End:
+      return "End";
+    case TokenKind::Newline:
+      return "Newline";
+    case TokenKind::Indent:
+      return "Indent";
+    case TokenKind::Dedent:
+      return "Dedent";
+    case TokenKind::Name:
+      return "Name";
+    case TokenKind::Keyword:
+      return "Keyword";
+    case TokenKind::Int:
+      return "Int";
+    case TokenKind::Float:
+      return "Float";
+    case TokenKind::Imaginary:
+      return "Imaginary";
+    case TokenKind::String:
+      return "String";
+    case TokenKind::Op:
+      return "Op";
   }
   return "?";
 }
@@ -248,7 +260,8 @@ void Lexer::skip_decorator() {
       advance_char();
     }
   }
-  if (!open.empty()) error(open.back().span, std::string("'") + open.back().open + "' was never closed");
+  if (!open.empty())
+    error(open.back().span, std::string("'") + open.back().open + "' was never closed");
 }
 
 void Lexer::skip_string_in_decorator() {
@@ -322,8 +335,7 @@ void Lexer::dedent_to(uint32_t col, uint32_t alt_col, Span span) {
     t.span = span;
     pending_.push_back(std::move(t));
   }
-  if (col != indents_.back())
-    error(span, "unindent does not match any outer indentation level");
+  if (col != indents_.back()) error(span, "unindent does not match any outer indentation level");
   if (alt_col != alt_indents_.back())
     error(span, "inconsistent use of tabs and spaces in indentation");
 }
@@ -356,7 +368,8 @@ Token Lexer::next() {
     }
     if (at_end()) {
       if (!brackets_.empty())
-        error(brackets_.back().span, std::string("'") + brackets_.back().open + "' was never closed");
+        error(brackets_.back().span,
+              std::string("'") + brackets_.back().open + "' was never closed");
       if (line_has_tokens_) {
         line_has_tokens_ = false;
         return make(TokenKind::Newline, line_number(), column(), "");
@@ -382,7 +395,9 @@ Token Lexer::next() {
     }
     if (c == '\\') {
       Span backslash = point_span();
-      size_t skip = peek_char(1) == '\n' ? 1 : (peek_char(1) == '\r' && peek_char(2) == '\n') ? 2 : 0;
+      size_t skip = peek_char(1) == '\n'                             ? 1
+                    : (peek_char(1) == '\r' && peek_char(2) == '\n') ? 2
+                                                                     : 0;
       if (skip == 0 && pos_ + 1 >= text_.size()) error(backslash, "unexpected EOF while parsing");
       if (skip == 0) error(backslash, "unexpected character after line continuation character");
       for (size_t i = 0; i <= skip; ++i) advance_char();
@@ -588,8 +603,8 @@ Token Lexer::lex_string(size_t prefix_len) {
   for (;;) {
     char c = peek_char();
     if (at_end() || (c == '\n' && !triple)) {
-      std::string what = triple ? "unterminated triple-quoted string literal"
-                                : "unterminated string literal";
+      std::string what =
+          triple ? "unterminated triple-quoted string literal" : "unterminated string literal";
       error(opening, what + " (detected at line " + std::to_string(eof_span().line) + ")");
     }
     if (c == quote && (!triple || (peek_char(1) == quote && peek_char(2) == quote))) {
@@ -633,27 +648,59 @@ void Lexer::decode_escape(std::string& out) {
     uint32_t cp = 0;
     for (int i = 0; i < count; ++i) {
       int d = digit_value(peek_char());
-      if (d < 0 || d >= 16) error(span_from(line, col), std::string("truncated ") + what + " escape");
+      if (d < 0 || d >= 16)
+        error(span_from(line, col), std::string("truncated ") + what + " escape");
       cp = cp * 16 + uint32_t(d);
       advance_char();
     }
     return cp;
   };
   switch (c) {
-    case '\n': advance_char(); return;
+    case '\n':
+      advance_char();
+      return;
     case '\r':
       advance_char();
       if (peek_char() == '\n') advance_char();
       return;
-    case '\\': case '\'': case '"': out += c; advance_char(); return;
-    case 'a': out += '\a'; advance_char(); return;
-    case 'b': out += '\b'; advance_char(); return;
-    case 'f': out += '\f'; advance_char(); return;
-    case 'n': out += '\n'; advance_char(); return;
-    case 'r': out += '\r'; advance_char(); return;
-    case 't': out += '\t'; advance_char(); return;
-    case 'v': out += '\v'; advance_char(); return;
-    case 'x': advance_char(); append_utf8(out, read_hex(2, "\\xXX")); return;
+    case '\\':
+    case '\'':
+    case '"':
+      out += c;
+      advance_char();
+      return;
+    case 'a':
+      out += '\a';
+      advance_char();
+      return;
+    case 'b':
+      out += '\b';
+      advance_char();
+      return;
+    case 'f':
+      out += '\f';
+      advance_char();
+      return;
+    case 'n':
+      out += '\n';
+      advance_char();
+      return;
+    case 'r':
+      out += '\r';
+      advance_char();
+      return;
+    case 't':
+      out += '\t';
+      advance_char();
+      return;
+    case 'v':
+      out += '\v';
+      advance_char();
+      return;
+    case 'x':
+      advance_char();
+      append_utf8(out, read_hex(2, "\\xXX"));
+      return;
     case 'u':
     case 'U': {
       advance_char();
@@ -663,8 +710,10 @@ void Lexer::decode_escape(std::string& out) {
       append_utf8(out, cp);
       return;
     }
-    case 'N': error(span_from(line, col), "\\N{...} escapes are not supported in kernels");
-    default: break;
+    case 'N':
+      error(span_from(line, col), "\\N{...} escapes are not supported in kernels");
+    default:
+      break;
   }
   if (c >= '0' && c <= '7') {
     uint32_t cp = 0;

@@ -35,14 +35,15 @@ const std::vector<std::vector<BinaryOp>> kBinaryLevels = {
 };
 
 const std::vector<BinaryOp> kAugmentedOps = {
-    {"+=", Op::Add},      {"-=", Op::Sub},      {"*=", Op::Mul},     {"/=", Op::Div},
-    {"//=", Op::FloorDiv}, {"%=", Op::Mod},     {"**=", Op::Pow},    {"@=", Op::MatMul},
-    {"<<=", Op::LShift},  {">>=", Op::RShift},  {"&=", Op::BitAnd},  {"|=", Op::BitOr},
+    {"+=", Op::Add},       {"-=", Op::Sub},     {"*=", Op::Mul},    {"/=", Op::Div},
+    {"//=", Op::FloorDiv}, {"%=", Op::Mod},     {"**=", Op::Pow},   {"@=", Op::MatMul},
+    {"<<=", Op::LShift},   {">>=", Op::RShift}, {"&=", Op::BitAnd}, {"|=", Op::BitOr},
     {"^=", Op::BitXor},
 };
 
 const std::vector<BinaryOp> kComparisonOps = {
-    {"==", Op::Eq}, {"!=", Op::NotEq}, {"<", Op::Lt}, {"<=", Op::LtE}, {">", Op::Gt}, {">=", Op::GtE},
+    {"==", Op::Eq},  {"!=", Op::NotEq}, {"<", Op::Lt},
+    {"<=", Op::LtE}, {">", Op::Gt},     {">=", Op::GtE},
 };
 
 bool is_open_bracket(const Token& t) { return t.is_op("(") || t.is_op("[") || t.is_op("{"); }
@@ -54,17 +55,28 @@ std::string describe(const Expr& e) {
     case ExprKind::Int:
     case ExprKind::Float:
     case ExprKind::Imaginary:
-    case ExprKind::String: return "literal";
-    case ExprKind::Bool: return e.bool_value ? "True" : "False";
-    case ExprKind::None: return "None";
-    case ExprKind::Call: return "function call";
-    case ExprKind::Compare: return "comparison";
-    case ExprKind::IfExp: return "conditional expression";
-    case ExprKind::Tuple: return "tuple";
-    case ExprKind::Attribute: return "attribute";
-    case ExprKind::Subscript: return "subscript";
-    case ExprKind::Name: return "name";
-    default: return "expression";
+    case ExprKind::String:
+      return "literal";
+    case ExprKind::Bool:
+      return e.bool_value ? "True" : "False";
+    case ExprKind::None:
+      return "None";
+    case ExprKind::Call:
+      return "function call";
+    case ExprKind::Compare:
+      return "comparison";
+    case ExprKind::IfExp:
+      return "conditional expression";
+    case ExprKind::Tuple:
+      return "tuple";
+    case ExprKind::Attribute:
+      return "attribute";
+    case ExprKind::Subscript:
+      return "subscript";
+    case ExprKind::Name:
+      return "name";
+    default:
+      return "expression";
   }
 }
 
@@ -158,6 +170,8 @@ class Parser {
   ExprPtr parse_comparison();
   bool at_comparison_op(Op& op, int& tokens);
   ExprPtr parse_binary(size_t level);
+  ExprPtr parse_binary_rest(ExprPtr left, size_t min_level);
+  bool at_binary_op(size_t& level, Op& op);
   ExprPtr parse_factor();
   ExprPtr parse_power();
   ExprPtr parse_primary();
@@ -188,14 +202,16 @@ bool Parser::starts_expression(const Token& t) const {
     case TokenKind::Int:
     case TokenKind::Float:
     case TokenKind::Imaginary:
-    case TokenKind::String: return true;
+    case TokenKind::String:
+      return true;
     case TokenKind::Keyword:
       return t.text == "not" || t.text == "lambda" || t.text == "await" || t.text == "None" ||
              t.text == "True" || t.text == "False" || t.text == "yield";
     case TokenKind::Op:
       return t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+" ||
              t.text == "~" || t.text == "*" || t.text == "...";
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -207,7 +223,8 @@ void Parser::unexpected(const Token& t) {
 
 Token Parser::expect_colon() {
   if (at_op(":")) return advance();
-  if (at_op("=")) error(peek().span, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+  if (at_op("="))
+    error(peek().span, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
   if (at_op(":=")) unexpected(peek());
   error(peek().span, "expected ':'");
 }
@@ -395,12 +412,12 @@ void Parser::reject_compound_statement(const Token& t) {
 // `match` and ends with `:` can only be a match statement.
 bool Parser::at_match_statement() {
   const Token& next = peek(1);
-  if (next.is_op("=") || next.is_op(":") || next.is_op(".") || next.is_op(",") ||
-      next.is_op(";"))
+  if (next.is_op("=") || next.is_op(":") || next.is_op(".") || next.is_op(",") || next.is_op(";"))
     return false;
   for (size_t i = 1;; ++i) {
     const Token& t = peek(i);
-    if (t.kind == TokenKind::Newline || t.kind == TokenKind::End) return i > 2 && peek(i - 1).is_op(":");
+    if (t.kind == TokenKind::Newline || t.kind == TokenKind::End)
+      return i > 2 && peek(i - 1).is_op(":");
   }
 }
 
@@ -428,7 +445,9 @@ StmtPtr Parser::parse_keyword_statement() {
   if (kw == "pass" || kw == "break" || kw == "continue") {
     if (kw == "break" && loop_depth_ == 0) error(t.span, "'break' outside loop");
     if (kw == "continue" && loop_depth_ == 0) error(t.span, "'continue' not properly in loop");
-    StmtKind kind = kw == "pass" ? StmtKind::Pass : kw == "break" ? StmtKind::Break : StmtKind::Continue;
+    StmtKind kind = kw == "pass"    ? StmtKind::Pass
+                    : kw == "break" ? StmtKind::Break
+                                    : StmtKind::Continue;
     return std::make_unique<Stmt>(kind, advance().span);
   }
   if (kw == "return") {
@@ -484,11 +503,16 @@ StmtPtr Parser::parse_assignment(ExprPtr first) {
 
 StmtPtr Parser::parse_annotated_assignment(ExprPtr target) {
   switch (target->kind) {
-    case ExprKind::Name: break;
-    case ExprKind::Tuple: error(target->span, "only single target (not tuple) can be annotated");
-    case ExprKind::Attribute: unsupported(target->span, "assignments to attributes are");
-    case ExprKind::Subscript: unsupported(target->span, "annotated subscript targets are");
-    default: error(target->span, "illegal target for annotation");
+    case ExprKind::Name:
+      break;
+    case ExprKind::Tuple:
+      error(target->span, "only single target (not tuple) can be annotated");
+    case ExprKind::Attribute:
+      unsupported(target->span, "assignments to attributes are");
+    case ExprKind::Subscript:
+      unsupported(target->span, "annotated subscript targets are");
+    default:
+      error(target->span, "illegal target for annotation");
   }
   advance();  // ':'
   auto stmt = std::make_unique<Stmt>(StmtKind::AnnAssign, target->span);
@@ -506,7 +530,8 @@ StmtPtr Parser::parse_augmented_assignment(ExprPtr target, Op op) {
   if (target->kind == ExprKind::Attribute)
     unsupported(target->span, "assignments to attributes are");
   if (target->kind != ExprKind::Name && target->kind != ExprKind::Subscript)
-    error(target->span, "'" + describe(*target) + "' is an illegal expression for augmented assignment");
+    error(target->span,
+          "'" + describe(*target) + "' is an illegal expression for augmented assignment");
   advance();  // the operator
   auto stmt = std::make_unique<Stmt>(StmtKind::AugAssign, target->span);
   stmt->op = op;
@@ -519,12 +544,15 @@ StmtPtr Parser::parse_augmented_assignment(ExprPtr target, Op op) {
 void Parser::check_target(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Name:
-    case ExprKind::Subscript: return;
+    case ExprKind::Subscript:
+      return;
     case ExprKind::Tuple:
       for (const ExprPtr& item : e.items) check_target(*item);
       return;
-    case ExprKind::Attribute: unsupported(e.span, "assignments to attributes are");
-    default: error(e.span, "cannot assign to " + describe(e));
+    case ExprKind::Attribute:
+      unsupported(e.span, "assignments to attributes are");
+    default:
+      error(e.span, "cannot assign to " + describe(e));
   }
 }
 
@@ -752,22 +780,41 @@ ExprPtr Parser::parse_comparison() {
   return finish(std::move(e));
 }
 
-ExprPtr Parser::parse_binary(size_t level) {
-  if (level == kBinaryLevels.size()) return parse_factor();
-  ExprPtr left = parse_binary(level + 1);
-  for (;;) {
-    const BinaryOp* match = nullptr;
-    for (const BinaryOp& candidate : kBinaryLevels[level])
-      if (at_op(candidate.text)) match = &candidate;
-    if (!match) return left;
+bool Parser::at_binary_op(size_t& level, Op& op) {
+  const Token& t = peek();
+  if (t.kind != TokenKind::Op) return false;
+  for (level = 0; level < kBinaryLevels.size(); ++level) {
+    for (const BinaryOp& candidate : kBinaryLevels[level]) {
+      if (t.text == candidate.text) {
+        op = candidate.op;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The binary operators from `|` to `*`, with operators of precedence level
+// `level` or tighter. Precedence climbing rather than one function per level:
+// it recurses only where precedence rises, which keeps the stack shallow for
+// deeply parenthesized input.
+ExprPtr Parser::parse_binary(size_t level) { return parse_binary_rest(parse_factor(), level); }
+
+ExprPtr Parser::parse_binary_rest(ExprPtr left, size_t min_level) {
+  size_t level, next_level;
+  Op op, next_op;
+  while (at_binary_op(level, op) && level >= min_level) {
     advance();
-    ExprPtr right = parse_binary(level + 1);
+    ExprPtr right = parse_factor();
+    while (at_binary_op(next_level, next_op) && next_level > level)
+      right = parse_binary_rest(std::move(right), level + 1);
     auto e = std::make_unique<Expr>(ExprKind::Binary, Span::cover(left->span, right->span));
-    e->op = match->op;
+    e->op = op;
     e->items.push_back(std::move(left));
     e->items.push_back(std::move(right));
     left = finish(std::move(e));
   }
+  return left;
 }
 
 ExprPtr Parser::parse_factor() {
@@ -841,8 +888,7 @@ ExprPtr Parser::parse_call(ExprPtr callee) {
       ExprPtr arg = parse_expression();
       if (at_keyword("for"))
         unsupported(Span::cover(arg->span, skip_to_matching_close()), "generator expressions are");
-      if (!call->keywords.empty())
-        error(arg->span, "positional argument follows keyword argument");
+      if (!call->keywords.empty()) error(arg->span, "positional argument follows keyword argument");
       call->items.push_back(std::move(arg));
     }
     if (!accept_op(",")) break;
@@ -930,7 +976,8 @@ ExprPtr Parser::parse_atom() {
       e->float_value = lit.float_value;
       return e;
     }
-    case TokenKind::String: return parse_strings();
+    case TokenKind::String:
+      return parse_strings();
     case TokenKind::Keyword: {
       if (t.text == "True" || t.text == "False") {
         Token lit = advance();
@@ -951,7 +998,8 @@ ExprPtr Parser::parse_atom() {
       if (t.text == "*") unsupported(t.span, "star-expressions ('*a') are");
       unexpected(t);
     }
-    default: unexpected(t);
+    default:
+      unexpected(t);
   }
 }
 

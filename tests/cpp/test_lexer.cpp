@@ -22,14 +22,29 @@ std::string render(const std::vector<Token>& tokens) {
   for (const Token& t : tokens) {
     if (!out.empty()) out += ' ';
     switch (t.kind) {
-      case TokenKind::End: out += "END"; break;
-      case TokenKind::Newline: out += "NL"; break;
-      case TokenKind::Indent: out += "IN"; break;
-      case TokenKind::Dedent: out += "DE"; break;
-      case TokenKind::Int: out += "Int:" + std::to_string(t.int_value); break;
-      case TokenKind::String: out += "Str:" + t.str_value; break;
-      case TokenKind::Keyword: out += "kw:" + t.text; break;
-      default: out += t.text;
+      case TokenKind::End:
+        out += "END";
+        break;
+      case TokenKind::Newline:
+        out += "NL";
+        break;
+      case TokenKind::Indent:
+        out += "IN";
+        break;
+      case TokenKind::Dedent:
+        out += "DE";
+        break;
+      case TokenKind::Int:
+        out += "Int:" + std::to_string(t.int_value);
+        break;
+      case TokenKind::String:
+        out += "Str:" + t.str_value;
+        break;
+      case TokenKind::Keyword:
+        out += "kw:" + t.text;
+        break;
+      default:
+        out += t.text;
     }
   }
   return out;
@@ -83,7 +98,8 @@ TEST(Lexer, IndentDedentNesting) {
   EXPECT_EQ(render("def f():\n  if a:\n    b\n  c\nd\n"),
             "kw:def f ( ) : NL IN kw:if a : NL IN b NL DE c NL DE d NL END");
   // Several levels closed at once and at end of input.
-  EXPECT_EQ(render("a:\n b:\n  c:\n   d\ne"), "a : NL IN b : NL IN c : NL IN d NL DE DE DE e NL END");
+  EXPECT_EQ(render("a:\n b:\n  c:\n   d\ne"),
+            "a : NL IN b : NL IN c : NL IN d NL DE DE DE e NL END");
   EXPECT_EQ(render("a:\n b:\n  c"), "a : NL IN b : NL IN c NL DE DE END");
 }
 
@@ -95,9 +111,9 @@ TEST(Lexer, BlankAndCommentLinesDoNotAffectIndentation) {
 TEST(Lexer, CommonIndentationUsesRealColumns) {
   std::vector<Token> t = lex("    def f(x):\n        return x\n", 10);
   EXPECT_EQ(render(t), "kw:def f ( x ) : NL IN kw:return x NL DE END");
-  EXPECT_EQ(pos(t[0]), "10:5-10:8");   // def
-  EXPECT_EQ(pos(t[1]), "10:9-10:10");  // f
-  EXPECT_EQ(pos(t[8]), "11:9-11:15");  // return
+  EXPECT_EQ(pos(t[0]), "10:5-10:8");    // def
+  EXPECT_EQ(pos(t[1]), "10:9-10:10");   // f
+  EXPECT_EQ(pos(t[8]), "11:9-11:15");   // return
   EXPECT_EQ(pos(t[9]), "11:16-11:17");  // x
 }
 
@@ -129,7 +145,8 @@ TEST(Lexer, ImplicitAndExplicitLineJoining) {
   EXPECT_EQ(render("x = f(1,\n      2)\ny = [\n\n  3 # c\n]\n"),
             "x = f ( Int:1 , Int:2 ) NL y = [ Int:3 ] NL END");
   EXPECT_EQ(render("x = 1 + \\\n    2\n"), "x = Int:1 + Int:2 NL END");
-  EXPECT_EQ(lex_error("x = 1 \\ 2\n"), "1:7: unexpected character after line continuation character");
+  EXPECT_EQ(lex_error("x = 1 \\ 2\n"),
+            "1:7: unexpected character after line continuation character");
   EXPECT_EQ(lex_error("x = 1 \\"), "1:7: unexpected EOF while parsing");
 }
 
@@ -237,9 +254,12 @@ TEST(Lexer, FloatLiterals) {
     const char* text;
     double value;
   } cases[] = {
-      {"1.", 1.0},          {".5", 0.5},         {"1e-3", 1e-3},   {"1_000.5", 1000.5},
-      {"1E+5", 1e5},        {"3.14", 3.14},      {"012.5", 12.5},  {"0e0", 0.0},
-      {"1.e2", 100.0},      {"1_0.0_1e1_0", 10.01e10}, {"00.", 0.0}, {"2.5e-3", 2.5e-3},
+      {"1.", 1.0},     {".5", 0.5},
+      {"1e-3", 1e-3},  {"1_000.5", 1000.5},
+      {"1E+5", 1e5},   {"3.14", 3.14},
+      {"012.5", 12.5}, {"0e0", 0.0},
+      {"1.e2", 100.0}, {"1_0.0_1e1_0", 10.01e10},
+      {"00.", 0.0},    {"2.5e-3", 2.5e-3},
   };
   for (const Case& c : cases) {
     Token t = single(c.text);
@@ -257,7 +277,8 @@ TEST(Lexer, ImaginaryLiterals) {
   struct Case {
     const char* text;
     double value;
-  } cases[] = {{"2j", 2.0}, {"1.5J", 1.5}, {"1e3j", 1000.0}, {".5j", 0.5}, {"0j", 0.0}, {"012j", 12.0}};
+  } cases[] = {{"2j", 2.0},  {"1.5J", 1.5}, {"1e3j", 1000.0},
+               {".5j", 0.5}, {"0j", 0.0},   {"012j", 12.0}};
   for (const Case& c : cases) {
     Token t = single(c.text);
     EXPECT_EQ(t.kind, TokenKind::Imaginary) << c.text;

@@ -105,8 +105,7 @@ TEST(ParserExpr, Precedence) {
   EXPECT_EQ(expr("a >> b << c"), "(Binary << (Binary >> (Name a) (Name b)) (Name c))");
   EXPECT_EQ(expr("-a.b ** c[0]"),
             "(Unary - (Binary ** (Attr (Name a) b) (Subscript (Name c) (Int 0))))");
-  EXPECT_EQ(expr("a if b or c else d"),
-            "(IfExp (Name a) (BoolOp or (Name b) (Name c)) (Name d))");
+  EXPECT_EQ(expr("a if b or c else d"), "(IfExp (Name a) (BoolOp or (Name b) (Name c)) (Name d))");
   EXPECT_EQ(expr("not a if b else c"), "(IfExp (Unary not (Name a)) (Name b) (Name c))");
   EXPECT_EQ(expr("(a + b) * c"), "(Binary * (Binary + (Name a) (Name b)) (Name c))");
 }
@@ -218,10 +217,8 @@ TEST(ParserExpr, Spans) {
 TEST(ParserStmt, Assignments) {
   EXPECT_EQ(stmts("x = 1"), "(Assign (Name x) (Int 1))");
   EXPECT_EQ(stmts("x = y = 1"), "(Assign (Name x) (Name y) (Int 1))");
-  EXPECT_EQ(stmts("a, b = b, a"),
-            "(Assign (Tuple (Name a) (Name b)) (Tuple (Name b) (Name a)))");
-  EXPECT_EQ(stmts("(a, b), c = x"),
-            "(Assign (Tuple (Tuple (Name a) (Name b)) (Name c)) (Name x))");
+  EXPECT_EQ(stmts("a, b = b, a"), "(Assign (Tuple (Name a) (Name b)) (Tuple (Name b) (Name a)))");
+  EXPECT_EQ(stmts("(a, b), c = x"), "(Assign (Tuple (Tuple (Name a) (Name b)) (Name c)) (Name x))");
   EXPECT_EQ(stmts("a[i] = x"), "(Assign (Subscript (Name a) (Name i)) (Name x))");
   EXPECT_EQ(stmts("a[i, j] = a[j, i] = 0"),
             "(Assign (Subscript (Name a) (Tuple (Name i) (Name j))) (Subscript (Name a) (Tuple "
@@ -316,7 +313,9 @@ TEST(ParserFunction, Header) {
 TEST(ParserFunction, Docstring) {
   ParsedFunction f = parse("def f(x):\n    \"\"\"Adds one.\n\n    More.\"\"\"\n    return x + 1\n");
   EXPECT_EQ(f.def.docstring, "Adds one.\n\n    More.");
-  EXPECT_EQ(dump(f.def), "(def f (params (x)) (doc \"Adds one.\\n\\n    More.\") (Return (Binary + (Name x) (Int 1))))");
+  EXPECT_EQ(dump(f.def),
+            "(def f (params (x)) (doc \"Adds one.\\n\\n    More.\") (Return (Binary + (Name x) "
+            "(Int 1))))");
   EXPECT_EQ(parse("def f():\n    'only a docstring'\n").def.body.size(), 0u);
   // Only the first statement is a docstring.
   ParsedFunction g = parse("def f():\n    x = 1\n    'not a docstring'\n");
@@ -354,7 +353,8 @@ TEST(ParserFunction, Trailing) {
 // its first token in the user's file.
 
 TEST(ParserUnsupported, Statements) {
-  EXPECT_EQ(body_error("class A:\n    pass"), "2:5: class definitions are not supported in kernels");
+  EXPECT_EQ(body_error("class A:\n    pass"),
+            "2:5: class definitions are not supported in kernels");
   EXPECT_EQ(body_error("try:\n    pass\nexcept:\n    pass"),
             "2:5: try statements are not supported in kernels");
   EXPECT_EQ(body_error("with a:\n    pass"), "2:5: with statements are not supported in kernels");
@@ -381,7 +381,8 @@ TEST(ParserUnsupported, Statements) {
             "2:5: match statements are not supported in kernels");
   EXPECT_EQ(body_error("x = yield"), "2:9: yield expressions are not supported in kernels");
   EXPECT_EQ(body_error("yield x"), "2:5: yield expressions are not supported in kernels");
-  EXPECT_EQ(error("async def f():\n    pass\n"), "1:1: async functions are not supported in kernels");
+  EXPECT_EQ(error("async def f():\n    pass\n"),
+            "1:1: async functions are not supported in kernels");
   EXPECT_EQ(error("class K:\n    pass\n"), "1:1: class definitions are not supported in kernels");
   EXPECT_EQ(body_error("async def g(): pass"), "2:5: async functions are not supported in kernels");
 }
@@ -390,7 +391,8 @@ TEST(ParserUnsupported, Expressions) {
   EXPECT_EQ(body_error("f = lambda x: x"), "2:9: lambda expressions are not supported in kernels");
   EXPECT_EQ(body_error("x = [i for i in range(3)]"),
             "2:9: list comprehensions are not supported in kernels");
-  EXPECT_EQ(body_error("x = {i for i in y}"), "2:9: set comprehensions are not supported in kernels");
+  EXPECT_EQ(body_error("x = {i for i in y}"),
+            "2:9: set comprehensions are not supported in kernels");
   EXPECT_EQ(body_error("x = {i: i for i in y}"),
             "2:9: dict comprehensions are not supported in kernels");
   EXPECT_EQ(body_error("x = (i for i in y)"),
@@ -452,13 +454,16 @@ TEST(ParserSyntax, Messages) {
             "2:10: invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
   EXPECT_EQ(error("def f()\n    pass\n"), "1:8: expected ':'");
   EXPECT_EQ(body_error("x = 1\n    y = 2"), "3:9: unexpected indent");
-  EXPECT_EQ(body_error("if x:\npass"), "3:5: expected an indented block after 'if' statement on line 2");
+  EXPECT_EQ(body_error("if x:\npass"),
+            "3:5: expected an indented block after 'if' statement on line 2");
   EXPECT_EQ(body_error("if x:\n    pass\nelif y:\nz = 1"),
             "5:5: expected an indented block after 'elif' statement on line 4");
   EXPECT_EQ(body_error("for i in x:\n# c\nz = 1"),
             "4:5: expected an indented block after 'for' statement on line 2");
-  EXPECT_EQ(error("def f():\nx = 1\n"), "2:1: expected an indented block after function definition on line 1");
-  EXPECT_EQ(error("def f():\n"), "1:9: expected an indented block after function definition on line 1");
+  EXPECT_EQ(error("def f():\nx = 1\n"),
+            "2:1: expected an indented block after function definition on line 1");
+  EXPECT_EQ(error("def f():\n"),
+            "1:9: expected an indented block after function definition on line 1");
   EXPECT_EQ(body_error("x = 1 2"), "2:11: invalid syntax");
   EXPECT_EQ(body_error("x = "), "2:9: invalid syntax");
   EXPECT_EQ(body_error("x = 1 +"), "2:12: invalid syntax");
@@ -469,7 +474,8 @@ TEST(ParserSyntax, Messages) {
   // A lexical error after a syntax error wins, as in CPython: the unclosed
   // bracket is what makes line 3 invalid.
   EXPECT_EQ(body_error("x = (1,\ny = 2\nz = 3"), "2:9: '(' was never closed");
-  EXPECT_EQ(body_error("x = 1 2\ny = 'abc"), "3:9: unterminated string literal (detected at line 3)");
+  EXPECT_EQ(body_error("x = 1 2\ny = 'abc"),
+            "3:9: unterminated string literal (detected at line 3)");
   EXPECT_EQ(body_error("x = f(a b)"), "2:13: invalid syntax. Perhaps you forgot a comma?");
   EXPECT_EQ(body_error("x = 1 if y"), "2:9: expected 'else' after 'if' expression");
   EXPECT_EQ(body_error("for i range(3):\n    pass"), "2:11: expected 'in'");
@@ -480,14 +486,16 @@ TEST(ParserSyntax, Messages) {
   EXPECT_EQ(body_error("a + b = x"), "2:5: cannot assign to expression");
   EXPECT_EQ(body_error("True = x"), "2:5: cannot assign to True");
   EXPECT_EQ(body_error("for f() in x: pass"), "2:9: cannot assign to function call");
-  EXPECT_EQ(body_error("a, b += 1"), "2:5: 'tuple' is an illegal expression for augmented assignment");
+  EXPECT_EQ(body_error("a, b += 1"),
+            "2:5: 'tuple' is an illegal expression for augmented assignment");
   EXPECT_EQ(body_error("a, b: int = 1"), "2:5: only single target (not tuple) can be annotated");
   EXPECT_EQ(body_error("x = a.1"), "2:10: invalid syntax");
   EXPECT_EQ(body_error("x = a."), "2:11: invalid syntax");
   EXPECT_EQ(body_error("f(a=1, b)"), "2:12: positional argument follows keyword argument");
   EXPECT_EQ(body_error("f(a=1, a=2)"), "2:12: keyword argument repeated: a");
   EXPECT_EQ(body_error("if x: for y in z: pass"), "2:11: invalid syntax");
-  EXPECT_EQ(error("def f(a, a):\n    pass\n"), "1:10: duplicate argument 'a' in function definition");
+  EXPECT_EQ(error("def f(a, a):\n    pass\n"),
+            "1:10: duplicate argument 'a' in function definition");
   EXPECT_EQ(error("def f(a=1, b):\n    pass\n"),
             "1:12: parameter without a default follows parameter with a default");
   EXPECT_EQ(error("def f:\n    pass\n"), "1:6: expected '('");
@@ -498,7 +506,8 @@ TEST(ParserSyntax, FunctionLevel) {
   EXPECT_EQ(error(""), "1:1: expected a function definition ('def')");
   EXPECT_EQ(error("\n\n", 7), "8:1: expected a function definition ('def')");
   EXPECT_EQ(error("x = 1\n"), "1:1: expected a function definition ('def')");
-  EXPECT_EQ(error("def f():\n    pass\nx = 1\n"), "3:1: unexpected code after the function definition");
+  EXPECT_EQ(error("def f():\n    pass\nx = 1\n"),
+            "3:1: unexpected code after the function definition");
   EXPECT_EQ(error("def f():\n    pass\ndef g():\n    pass\n"),
             "3:1: unexpected code after the function definition");
   EXPECT_EQ(error("    def f():\n        pass\n    x = 1\n", 40),
@@ -507,14 +516,15 @@ TEST(ParserSyntax, FunctionLevel) {
 }
 
 TEST(ParserSyntax, NestingLimits) {
-  std::string deep_parens = "def f():\n    x = " + std::string(150, '(') + "1" +
-                            std::string(150, ')') + "\n";
+  std::string deep_parens =
+      "def f():\n    x = " + std::string(150, '(') + "1" + std::string(150, ')') + "\n";
   EXPECT_EQ(dump(*parse(deep_parens).def.body[0]->value), "(Int 1)");
   EXPECT_EQ(body_error("x = " + std::string(5000, '-') + "1"),
             "2:208: expression nested too deeply");
   std::string nots;
   for (int i = 0; i < 1000; ++i) nots += "not ";
-  EXPECT_NE(body_error("x = " + nots + "a").find("expression nested too deeply"), std::string::npos);
+  EXPECT_NE(body_error("x = " + nots + "a").find("expression nested too deeply"),
+            std::string::npos);
   std::string ifs;
   for (int i = 0; i < 1000; ++i) ifs += "a if b else ";
   EXPECT_NE(body_error("x = " + ifs + "c").find("expression nested too deeply"), std::string::npos);
@@ -532,7 +542,8 @@ TEST(ParserSyntax, NestingLimits) {
   for (int i = 0; i < 5000; ++i) args += ", " + std::to_string(i);
   EXPECT_EQ(parse("def f():\n    " + args + ")\n").def.body.size(), 1u);
   std::string elifs = "def f(x):\n    if x == 0:\n        pass\n";
-  for (int i = 1; i < 3000; ++i) elifs += "    elif x == " + std::to_string(i) + ":\n        pass\n";
+  for (int i = 1; i < 3000; ++i)
+    elifs += "    elif x == " + std::to_string(i) + ":\n        pass\n";
   EXPECT_EQ(parse(elifs).def.body.size(), 1u);
 }
 
@@ -631,10 +642,10 @@ TEST(ParserRobustness, RandomMutations) {
   std::mt19937 rng(12345);
   const std::string alphabet =
       "abcdefxyz_019 \t\n\\'\"#()[]{}:;,.=+-*/%<>!&|^~@\r\f\x01\xff\xce\xb1";
-  const char* const fragments[] = {"def ", "if ", "else:", "elif ", "for ", " in ", "while ",
-                                   "(", ")", "[", "]", ":", "\n    ", "\n", "'''", "\"", "lambda",
-                                   "yield", "**", "0x", "1e", ".", "\\\n", "async ", "match ",
-                                   "not ", "is ", ":=", "...", "@", "->", "\t"};
+  const char* const fragments[] = {
+      "def ", "if ",    "else:",  "elif ", "for ", " in ",   "while ", "(",  ")",  "[",  "]",
+      ":",    "\n    ", "\n",     "'''",   "\"",   "lambda", "yield",  "**", "0x", "1e", ".",
+      "\\\n", "async ", "match ", "not ",  "is ",  ":=",     "...",    "@",  "->", "\t"};
   int errors = 0, successes = 0;
   auto attempt = [&](const std::string& text) {
     try {
@@ -665,10 +676,18 @@ TEST(ParserRobustness, RandomMutations) {
       for (int e = 0; e < edits && !text.empty(); ++e) {
         size_t at = rng() % text.size();
         switch (rng() % 4) {
-          case 0: text.erase(at, 1 + rng() % 3); break;
-          case 1: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-          case 2: text.insert(at, fragments[rng() % std::size(fragments)]); break;
-          default: text.insert(at, text.substr(at, rng() % 20)); break;
+          case 0:
+            text.erase(at, 1 + rng() % 3);
+            break;
+          case 1:
+            text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+            break;
+          case 2:
+            text.insert(at, fragments[rng() % std::size(fragments)]);
+            break;
+          default:
+            text.insert(at, text.substr(at, rng() % 20));
+            break;
         }
       }
       attempt(text);
