@@ -77,6 +77,8 @@ std::string comment_text(std::string_view line) {
   size_t begin = s.find_first_not_of(' ');
   s = begin == std::string::npos ? "" : s.substr(begin);
   while (!s.empty() && (s.back() == '\\' || s.back() == ' ')) s.pop_back();
+  // OpenCL C compilers still read trigraphs: `??/` would splice the next line.
+  for (size_t p = s.find("??"); p != std::string::npos; p = s.find("??", p + 2)) s.insert(p + 1, " ");
   return s;
 }
 

@@ -84,6 +84,24 @@ std::optional<int64_t> fold_int(Op op, int64_t a, int64_t b) {
   }
 }
 
+// Whether a Python int literal (stored as int64, or as the bits of a uint64
+// when `literal` is UInt64) is a value of `target`.
+bool fits(int64_t value, Scalar literal, Scalar target) {
+  if (literal == Scalar::UInt64 && value < 0) return target == Scalar::UInt64;
+  int bits = bit_width(target);
+  if (is_unsigned(target))
+    return value >= 0 && (bits == 64 || value < (int64_t{1} << bits));
+  if (bits == 64) return true;
+  int64_t bound = int64_t{1} << (bits - 1);
+  return value >= -bound && value < bound;
+}
+
+std::string literal_text(const ExprInfo& literal) {
+  if (literal.type.scalar == Scalar::UInt64 && literal.constant->int_value < 0)
+    return std::to_string(static_cast<uint64_t>(literal.constant->int_value));
+  return std::to_string(literal.constant->int_value);
+}
+
 class Inferencer {
  public:
   Inferencer(const lang::ParsedFunction& fn, const lang::SourceText& src,
@@ -125,8 +143,8 @@ class Inferencer {
     const auto& params = fn_.def.params;
     if (arg_types.size() != params.size())
       error(fn_.def.span, "'" + fn_.def.name + "' takes " + std::to_string(params.size()) +
-                              " arguments but the signature has " +
-                              std::to_string(arg_types.size()));
+                              (params.size() == 1 ? " argument" : " arguments") +
+                              " but the signature has " + std::to_string(arg_types.size()));
     for (const auto& name : fn_.local_names) {
       local_index_.emplace(name.name, static_cast<int>(out_.locals.size()));
       LocalVar v;
@@ -371,13 +389,16 @@ class Inferencer {
     }
     Type current = expr(target);
     Type value = expr(*s.value);
+    if (current.is_array() && target.kind == ExprKind::Subscript) {
+      error(target.span, "cannot assign to the array view " + current.str() +
+                             "; index every dimension");
+      return;
+    }
     ExprInfo op_info = binary(s.op, current, value, info(target), info(*s.value), s.span);
     out_.stmts[&s] = op_info;
     if (target.kind == ExprKind::Name) {
       int index = local_index_.at(target.name);
       bind(index, op_info.type, target.span, op_info.nonnegative);
-    } else if (current.is_array()) {
-      error(target.span, "cannot assign to the array view " + current.str());
     } else {
       Type base = info(*target.items[0]).type;
       if (base.is_tuple()) error(target.span, "a tuple cannot be assigned to: tuples are immutable");
@@ -661,6 +682,14 @@ class Inferencer {
                                    ": " + types + hint));
     }
     ExprInfo i;
+    for (const auto& [literal, other] : {std::pair{&ai, &b}, std::pair{&bi, &a}}) {
+      if (literal->constant && literal->type.weak && is_integer(literal->type.scalar) &&
+          !other->weak && is_integer(other->scalar) &&
+          !fits(literal->constant->int_value, literal->type.scalar, other->scalar))
+        return typed(error(span, "the literal " + literal_text(*literal) + " does not fit in " +
+                                     other->str() + " (NumPy raises OverflowError); convert one "
+                                     "operand, e.g. with np.int64(...)"));
+    }
     if (is_arith(op)) {
       Type t = promote(arith_view(a), arith_view(b));
       if (op == Op::Pow && is_complex(t.scalar))
@@ -728,7 +757,7 @@ class Inferencer {
       if (!a.is_scalar() || !b.is_scalar())
         return typed(error(e.span, std::string("cannot compare ") + quoted(a) + " and " +
                                        quoted(b) + " with " + lang::op_text(op)));
-      Type t = promote(a, b);
+      Type t = promote(exact_int(a), exact_int(b));
       if (is_complex(t.scalar) && op != Op::Eq && op != Op::NotEq)
         return typed(error(e.span, std::string("complex numbers have no order: ") +
                                        lang::op_text(op) + " on " + quoted(a) + " and " +
@@ -736,6 +765,14 @@ class Inferencer {
       i.pair_operands.push_back(t);
     }
     return i;
+  }
+
+  // A Python int compares exactly with any integer (NumPy 2 does too), so
+  // it is not narrowed to the other operand's type: `u > -1` holds for
+  // every uint32 u. Weak variables hold int64, so the same holds for them.
+  static Type exact_int(const Type& t) {
+    if (t.is_scalar() && t.weak && is_integer(t.scalar)) return Type::scalar_of(t.scalar);
+    return t;
   }
 
   ExprInfo bool_op(const Expr& e) {

@@ -95,7 +95,7 @@ struct Type {
   bool operator!=(const Type& o) const { return !(*this == o); }
 
   // How users write it: "float32", "float32[:, ::1]", "(int64, float32)",
-  // "int64 (literal)" for weak scalars, "module math".
+  // "int literal" / "float literal" for weak scalars, "module math".
   std::string str() const;
 };
 

@@ -5,7 +5,7 @@
 //
 // Snapshots live in tests/cpp/data/snapshots/<kernel>_<signature index>.<dialect>.
 // After an intended change to the generated code, regenerate them with
-//   SIMT_UPDATE_SNAPSHOTS=1 ./build/tests/cpp/simt_cpp_tests --gtest_filter='CodegenSnapshot*'
+//   SIMT_UPDATE_SNAPSHOTS=1 ./build/tests/cpp/simt_cpp_tests --gtest_filter='*CodegenSnapshot*'
 // and review the diff.
 
 #include <gtest/gtest.h>
@@ -107,6 +107,11 @@ struct Case {
 };
 
 std::string dialect_name(DialectId d) { return std::string(simt::codegen::dialect(d).name); }
+
+// How GoogleTest shows a case (in --gtest_list_tests and failures).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << "kernel " << c.kernel << " signature " << c.signature << " " << dialect_name(c.dialect);
+}
 
 std::string case_name(const Case& c) {
   return corpus().kernels[c.kernel].corpus.name + "_" + std::to_string(c.signature);
@@ -575,6 +580,55 @@ TEST(CodegenProperties, BackslashContinuationDoesNotEndAComment) {
     // The assignment itself is still emitted.
     EXPECT_NE(c.kernel.source.find("v_x = "), std::string::npos) << c.kernel.source;
   }
+}
+
+// A Python comment may end in a backslash without continuing the line.
+TEST(CodegenProperties, PythonCommentEndingInBackslashIsNotSpliced) {
+  for (DialectId d : kDialects) {
+    Compiled c = compile_text(
+        "def k(out, a):\n"
+        "    if a > 0:  # a path: C:\\\n"
+        "        out[0] = a\n",
+        "int64[::1], int64", d);
+    std::istringstream lines(c.kernel.source);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.find("//") == std::string::npos) continue;
+      EXPECT_NE(line.back(), '\\') << dialect_name(d) << ": " << line;
+    }
+  }
+}
+
+// OpenCL C compilers (Clang-based ones such as PoCL's) replace the trigraph
+// ??/ with a backslash, so a comment ending in it splices the next line.
+TEST(CodegenProperties, CommentEndingInTrigraphIsNotSpliced) {
+  for (DialectId d : kDialects) {
+    Compiled c = compile_text(
+        "def k(out, a):\n"
+        "    if a > 0:  # ?\?/\n"
+        "        out[0] = a\n",
+        "int64[::1], int64", d);
+    std::istringstream lines(c.kernel.source);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.find("//") == std::string::npos) continue;
+      std::string trimmed = line.substr(0, line.find_last_not_of(" \t") + 1);
+      EXPECT_FALSE(trimmed.size() >= 3 && trimmed.compare(trimmed.size() - 3, 3, "?\?/") == 0)
+          << dialect_name(d) << ": " << line;
+    }
+  }
+}
+
+// An integer literal outside the other operand's range must not wrap into
+// it before a comparison: Python (and NumPy 2) compare exactly.
+TEST(CodegenProperties, ComparisonWithOutOfRangeLiteralDoesNotWrap) {
+  Compiled c = compile_text(
+      "def k(out, x, u):\n"
+      "    out[0] = x < 3000000000\n"
+      "    out[1] = u > -1\n",
+      "bool[::1], int32, uint32");
+  EXPECT_EQ(c.kernel.source.find("4294967295"), std::string::npos) << c.kernel.source;
+  EXPECT_EQ(c.kernel.source.find("-1294967296"), std::string::npos) << c.kernel.source;
 }
 
 TEST(CodegenProperties, DialectsAreNamedAndFound) {
