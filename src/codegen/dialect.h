@@ -27,7 +27,13 @@ struct Dialect {
   std::array<std::string_view, 14> storage_types;
 
   std::string_view kernel_prefix;    // before `void name(...)` of the kernel
-  std::string_view function_prefix;  // before helper functions
+  std::string_view function_prefix;  // before helper functions and device functions
+  // What every device function takes before its own parameters, and what
+  // every call passes for them: the C++ dialect's index expressions read the
+  // block context and the thread index, which only the kernel body has in
+  // scope. Empty for CUDA and OpenCL, whose index expressions are builtins.
+  std::string_view function_hidden_params;
+  std::string_view function_hidden_args;
   std::string_view global_space;     // qualifier of pointers to kernel-argument memory
   std::string_view printf_int64;     // printf conversion for 64-bit ints
   std::string_view printf_uint64;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "codegen/helpers.h"
 #include "lang/diagnostics.h"
@@ -84,10 +85,69 @@ std::string comment_text(std::string_view line) {
 
 bool is_float_like(Scalar s) { return sema::is_float(s); }
 
+std::string join_list(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t k = 0; k < parts.size(); ++k) out += (k ? ", " : "") + parts[k];
+  return out;
+}
+
+// What the kernel and the device functions it calls share in one generated
+// source: helpers, array views, tuple-result structs and the functions.
+struct Module {
+  explicit Module(const Dialect& d) : helpers(d) {}
+  HelperSet helpers;
+  std::string view_code;
+  std::set<std::string> views;
+  std::set<std::string> tuple_structs;
+  std::string tuple_code;
+  std::string function_code;
+};
+
 class Emitter {
  public:
-  Emitter(const sema::TypedFunction& fn, const Dialect& d, const EmitOptions& options)
-      : fn_(fn), d_(d), options_(options), helpers_(d) {}
+  // `self` is the device function being emitted, null for the kernel.
+  Emitter(const sema::TypedFunction& fn, const Dialect& d, const EmitOptions& options, Module& m,
+          const sema::TypedDeviceFunction* self = nullptr)
+      : fn_(fn), d_(d), options_(options), self_(self), helpers_(m.helpers),
+        view_code_(m.view_code), views_(m.views), module_(m) {}
+
+  // A device function: `static inline R simt_func_<name>_<n>(params) { ... }`.
+  // Parameters are the callee's own C variables where their types agree:
+  // scalars by value, arrays as their struct, tuples one parameter per item.
+  void emit_function() {
+    const auto& def = fn_.parsed->def;
+    std::vector<std::string> params;
+    if (!d_.function_hidden_params.empty()) params.emplace_back(d_.function_hidden_params);
+    for (size_t p = 0; p < fn_.param_count(); ++p) {
+      std::vector<std::string> names, local_names;
+      std::vector<Type> types, local_types;
+      flatten(fn_.param_types[p], "simt_p_" + mangle(fn_.locals[p].name).substr(2), names, types);
+      flatten(fn_.locals[p].type, local_name(static_cast<int>(p)), local_names, local_types);
+      for (size_t k = 0; k < names.size(); ++k) {
+        bool same = types[k] == local_types[k] || (types[k].is_array() && local_types[k].is_array());
+        if (same) {
+          params.push_back(ctype(types[k]) + " " + local_names[k]);
+          continue;
+        }
+        // The variable is wider than the argument (it is assigned other values).
+        params.push_back(ctype(types[k]) + " " + names[k]);
+        prologue_ += "  " + ctype(local_types[k]) + " " + local_names[k] + " = " +
+                     convert(names[k], types[k], local_types[k]) + ";\n";
+      }
+    }
+    std::string result = result_ctype(fn_.return_type);
+    std::string body = function_body();
+    std::string signature;
+    for (size_t i = 0; i < self_->signature.size(); ++i)
+      signature += (i ? ", " : "") + self_->signature[i].str();
+    module_.function_code += "// Device function '" + self_->source->name + "' (" +
+                             fn_.source->filename() + ":" + std::to_string(def.span.line) +
+                             ") for (" + signature + ") -> " + fn_.return_type.str() + "\n" +
+                             std::string(d_.function_prefix) + result + " " +
+                             function_symbol(self_->source->name, self_->ordinal) + "(" +
+                             (params.empty() ? "void" : join_list(params)) + ") {\n" + body +
+                             "}\n\n";
+  }
 
   EmittedKernel run() {
     EmittedKernel out;
@@ -103,7 +163,8 @@ class Emitter {
       header += (i ? ", " : "") + fn_.param_types[i].str();
     header += ")\n";
 
-    std::string src = header + std::string(d_.prelude) + "\n" + helpers_.definitions() + view_code_;
+    std::string src = header + std::string(d_.prelude) + "\n" + helpers_.definitions() + view_code_ +
+                      module_.tuple_code + module_.function_code;
     if (d_.id == DialectId::Cpp) {
       // Threads of a block run as loops around the body; `return` in the
       // kernel returns from the body of one thread.
@@ -146,6 +207,31 @@ class Emitter {
   }
 
   std::string local_name(int index) const { return mangle(fn_.locals[index].name); }
+
+  // The C type a device function returns: void, a scalar, or the struct of
+  // a tuple's (flattened) items.
+  std::string result_ctype(const Type& t) {
+    if (t.kind == TypeKind::None) return "void";
+    if (t.is_tuple()) return tuple_struct(t);
+    return ctype(t);
+  }
+
+  // `simt_tuple_i64_f32`: fields v0, v1, ... one per flattened item. Tuples
+  // with the same flattened items share one struct.
+  std::string tuple_struct(const Type& t) {
+    std::vector<std::string> names;
+    std::vector<Type> types;
+    flatten(t, "", names, types);
+    std::string name = "simt_tuple";
+    std::string fields;
+    for (size_t k = 0; k < types.size(); ++k) {
+      name += "_" + scalar_suffix(sema::concrete(types[k]));
+      fields += "  " + ctype(types[k]) + " v" + std::to_string(k) + ";\n";
+    }
+    if (module_.tuple_structs.insert(name).second)
+      module_.tuple_code += "typedef struct {\n" + fields + "} " + name + ";\n\n";
+    return name;
+  }
 
   // The C variables holding a value of type `t` named `base`: one for a
   // scalar or array, one per (nested) item for a tuple.
@@ -276,18 +362,45 @@ class Emitter {
   void stmt(const Stmt& s) {
     if (s.kind != StmtKind::If || !in_elif_) source_comment(s);
     switch (s.kind) {
-      case StmtKind::Assign: assign(s); break;
-      case StmtKind::AnnAssign:
-        if (s.value) store(*s.targets[0], *s.value);
+      case StmtKind::Assign:
+        prepare(*s.value);
+        for (const auto& target : s.targets) prepare_target(*target);
+        assign(s);
         break;
-      case StmtKind::AugAssign: aug_assign(s); break;
-      case StmtKind::If: if_stmt(s); break;
+      case StmtKind::AnnAssign:
+        if (s.value) {
+          prepare(*s.value);
+          store(*s.targets[0], *s.value);
+        }
+        break;
+      case StmtKind::AugAssign:
+        prepare_target(*s.targets[0]);
+        prepare(*s.value);
+        aug_assign(s);
+        break;
+      case StmtKind::If:
+        prepare(*s.test);
+        if_stmt(s);
+        break;
       case StmtKind::While:
-        line("while (" + truth(*s.test) + ") {");
+        if (has_call(s.test.get())) {
+          // The test calls a device function: evaluate it at the top of
+          // every iteration (`continue` comes back here too).
+          line("while (1) {");
+          ++indent_;
+          prepare(*s.test);
+          line("if (!" + truth(*s.test) + ") break;");
+          --indent_;
+        } else {
+          line("while (" + truth(*s.test) + ") {");
+        }
         loop_body(s.body, false);
         line("}");
         break;
-      case StmtKind::For: for_stmt(s); break;
+      case StmtKind::For:
+        prepare(*s.value);
+        for_stmt(s);
+        break;
       case StmtKind::Break:
         if (loops_.back().unrolled) line("goto " + loops_.back().break_label + ";");
         else line("break;");
@@ -296,7 +409,7 @@ class Emitter {
         // An unrolled iteration is a do { } while (0): continue leaves it.
         line("continue;");
         break;
-      case StmtKind::Return: line("return;"); break;
+      case StmtKind::Return: return_stmt(s); break;
       case StmtKind::Pass: break;
       case StmtKind::ExprStmt: expr_stmt(*s.value); break;
       case StmtKind::Assert:
@@ -342,8 +455,9 @@ class Emitter {
     const Type& vt = info(value).type;
     if (target.kind == ExprKind::Tuple || vt.is_tuple()) {
       std::vector<std::string> parts = values(value);
-      // Unpacking reads every value before writing any (a, b = b, a).
-      if (parts.size() > 1) parts = temporaries(vt, parts);
+      // Unpacking reads every value before writing any (a, b = b, a); a
+      // device function's result is already a copy.
+      if (parts.size() > 1 && !hoisted_.count(&value)) parts = temporaries(vt, parts);
       store_parts(target, parts, vt);
       return;
     }
@@ -415,7 +529,8 @@ class Emitter {
     ++indent_;
     block(s.body);
     --indent_;
-    if (s.orelse.size() == 1 && s.orelse[0]->kind == StmtKind::If) {
+    if (s.orelse.size() == 1 && s.orelse[0]->kind == StmtKind::If &&
+        !has_call(s.orelse[0]->test.get())) {
       // The elif's own `} else if` line closes this block.
       in_elif_ = true;
       stmt(*s.orelse[0]);
@@ -504,6 +619,13 @@ class Emitter {
   void expr_stmt(const Expr& e) {
     if (e.kind == ExprKind::String || e.kind == ExprKind::None) return;
     const ExprInfo& i = info(e);
+    if (e.kind == ExprKind::Call && i.function) {
+      // A device function called for its effects: its result is dropped.
+      prepare_arguments(e);
+      line(call_code(e) + ";");
+      return;
+    }
+    prepare(e);
     if (e.kind == ExprKind::Call && i.intrinsic && i.intrinsic->rule == sema::Rule::Print) {
       print(e);
       return;
@@ -557,6 +679,247 @@ class Emitter {
     line("printf(\"" + format + "\\n\"" + args + ");");
   }
 
+  // ---- device functions: returns and calls ---------------------------------
+
+  void return_stmt(const Stmt& s) {
+    const Type& rt = fn_.return_type;
+    if (rt.kind == TypeKind::None) {
+      // `return None`, or a kernel's `return f(x)` of a function returning None.
+      if (s.value) prepare(*s.value);
+      line("return;");
+      return;
+    }
+    prepare(*s.value);
+    if (!rt.is_tuple()) {
+      line("return " + emit_as(*s.value, rt) + ";");
+      return;
+    }
+    std::vector<std::string> parts = values(*s.value);
+    std::vector<std::string> names;
+    std::vector<Type> from, to;
+    flatten(info(*s.value).type, "", names, from);
+    flatten(rt, "", names, to);
+    for (size_t k = 0; k < parts.size(); ++k) parts[k] = convert(parts[k], from[k], to[k]);
+    std::string tmp = "simt_ret" + std::to_string(temp_counter_++);
+    line(tuple_struct(rt) + " " + tmp + " = {" + join_list(parts) + "};");
+    line("return " + tmp + ";");
+  }
+
+  // Whether `e` contains a call of a device function (memoized).
+  bool has_call(const Expr* e) {
+    if (e == nullptr || fn_.callees.empty()) return false;
+    if (auto it = has_call_.find(e); it != has_call_.end()) return it->second;
+    auto i = fn_.exprs.find(e);
+    bool found = i != fn_.exprs.end() && i->second.function != nullptr;
+    for (const auto& item : e->items) found = has_call(item.get()) || found;
+    for (const auto& kw : e->keywords) found = has_call(kw.value.get()) || found;
+    has_call_[e] = found;
+    return found;
+  }
+
+  // Evaluates the device-function calls inside `e` into temporaries, in
+  // Python's order, before the statement that uses `e`: a call then runs
+  // exactly once however often its value appears in the C expression.
+  // Calls evaluated only under a condition (`and`/`or`, the branches of
+  // `a if c else b`, the rest of a chained comparison) become if-statements.
+  void prepare(const Expr& e) {
+    if (!has_call(&e)) return;
+    const ExprInfo& i = info(e);
+    switch (e.kind) {
+      case ExprKind::Call:
+        if (!i.function) break;
+        prepare_arguments(e);
+        hoist_call(e);
+        return;
+      case ExprKind::IfExp:
+        if (has_call(e.items[0].get()) || has_call(e.items[2].get())) {
+          lower_if_exp(e);
+        } else {
+          prepare(*e.items[1]);
+        }
+        return;
+      case ExprKind::BoolOp:
+        for (size_t k = 1; k < e.items.size(); ++k) {
+          if (!has_call(e.items[k].get())) continue;
+          lower_bool_op(e);
+          return;
+        }
+        prepare(*e.items[0]);
+        return;
+      case ExprKind::Compare:
+        for (size_t k = 2; k < e.items.size(); ++k) {
+          if (!has_call(e.items[k].get())) continue;
+          lower_compare(e);
+          return;
+        }
+        break;
+      default: break;
+    }
+    for (const auto& item : e.items)
+      if (item) prepare(*item);
+    for (const auto& kw : e.keywords) prepare(*kw.value);
+  }
+
+  void prepare_arguments(const Expr& call) {
+    for (size_t k = 1; k < call.items.size(); ++k) prepare(*call.items[k]);
+    for (const auto& kw : call.keywords) prepare(*kw.value);
+  }
+
+  // The parts of an assignment target that are evaluated: array and index.
+  void prepare_target(const Expr& target) {
+    if (target.kind == ExprKind::Subscript) {
+      prepare(*target.items[0]);
+      prepare(*target.items[1]);
+    } else if (target.kind == ExprKind::Tuple) {
+      for (const auto& item : target.items) prepare_target(*item);
+    }
+  }
+
+  void hoist_call(const Expr& e) {
+    const Type& rt = info(e).function->typed.return_type;
+    std::string code = call_code(e);
+    if (rt.kind == TypeKind::None) {
+      line(code + ";");
+      hoisted_[&e] = {};
+      return;
+    }
+    std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+    line(result_ctype(rt) + " " + tmp + " = " + code + ";");
+    if (!rt.is_tuple()) {
+      hoisted_[&e] = {tmp};
+      return;
+    }
+    std::vector<std::string> parts;
+    for (size_t k = 0; k < count_parts(rt); ++k) parts.push_back(tmp + ".v" + std::to_string(k));
+    hoisted_[&e] = parts;
+  }
+
+  // `simt_func_f_0(hidden..., args...)`: each argument converted to the
+  // callee's parameter type; a missing one is the parameter's default.
+  std::string call_code(const Expr& e) {
+    const ExprInfo& i = info(e);
+    const sema::TypedFunction& callee = i.function->typed;
+    std::vector<std::string> args;
+    if (!d_.function_hidden_args.empty()) args.emplace_back(d_.function_hidden_args);
+    for (size_t p = 0; p < i.arguments.size(); ++p) {
+      const sema::CallArgument& a = i.arguments[p];
+      const Type& pt = callee.param_types[p];
+      if (pt.is_tuple()) {
+        std::vector<std::string> parts, names;
+        std::vector<Type> from, to;
+        flatten(pt, "", names, to);
+        if (a.expr) {
+          parts = values(*a.expr);
+          flatten(info(*a.expr).type, "", names, from);
+        } else {
+          constant_parts(a.default_value, parts);
+          from = to;
+        }
+        for (size_t k = 0; k < parts.size(); ++k) args.push_back(convert(parts[k], from[k], to[k]));
+      } else if (!a.expr) {
+        args.push_back(literal(a.default_value, pt));
+      } else if (pt.is_array()) {
+        args.push_back(expr(*a.expr));
+      } else {
+        args.push_back(emit_as(*a.expr, pt));
+      }
+    }
+    return function_symbol(i.function->source->name, i.function->ordinal) + "(" +
+           join_list(args) + ")";
+  }
+
+  // A temporary for each flattened item of `t`, declared (zeroed) here.
+  std::vector<std::string> declare_temporaries(const Type& t) {
+    std::vector<std::string> names;
+    std::vector<Type> types;
+    flatten(t, "", names, types);
+    std::vector<std::string> temps;
+    for (const Type& item : types) {
+      std::string name = "simt_tmp" + std::to_string(temp_counter_++);
+      bool aggregate = sema::is_complex(sema::concrete(item));
+      line(ctype(item) + " " + name + (aggregate ? " = {0};" : " = 0;"));
+      temps.push_back(name);
+    }
+    return temps;
+  }
+
+  // Assigns the value of `e` (converted to `t`) to the temporaries.
+  void assign_temporaries(const std::vector<std::string>& temps, const Expr& e, const Type& t) {
+    std::vector<std::string> parts = values(e);
+    std::vector<std::string> names;
+    std::vector<Type> from, to;
+    flatten(info(e).type, "", names, from);
+    flatten(t, "", names, to);
+    for (size_t k = 0; k < parts.size(); ++k)
+      line(temps[k] + " = " + convert(parts[k], from[k], to[k]) + ";");
+  }
+
+  // `a if c else b` with a call in a branch: an if-statement.
+  void lower_if_exp(const Expr& e) {
+    const Type& t = info(e).type;
+    std::vector<std::string> temps = declare_temporaries(t);
+    prepare(*e.items[1]);
+    line("if (" + truth(*e.items[1]) + ") {");
+    for (int branch : {0, 2}) {
+      if (branch == 2) line("} else {");
+      ++indent_;
+      prepare(*e.items[branch]);
+      assign_temporaries(temps, *e.items[branch], t);
+      --indent_;
+    }
+    line("}");
+    hoisted_[&e] = temps;
+  }
+
+  // `a and f(x)`: Python's value semantics, each operand evaluated only
+  // when the ones before it did not decide the result.
+  void lower_bool_op(const Expr& e) {
+    const Type& t = info(e).type;
+    bool is_bool = sema::is_bool(sema::concrete(t));
+    std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+    Type bool_type = Type::scalar_of(Scalar::Bool);
+    int opened = 0;
+    for (size_t k = 0; k < e.items.size(); ++k) {
+      if (k > 0) {
+        std::string test = is_bool ? tmp : convert(tmp, t, bool_type);
+        line("if (" + (e.op == Op::And ? test : "!" + test) + ") {");
+        ++indent_;
+        ++opened;
+      }
+      prepare(*e.items[k]);
+      std::string value = is_bool ? truth(*e.items[k]) : emit_as(*e.items[k], t);
+      line((k == 0 ? ctype(t) + " " : std::string()) + tmp + " = " + value + ";");
+    }
+    for (; opened > 0; --opened) {
+      --indent_;
+      line("}");
+    }
+    hoisted_[&e] = {tmp};
+  }
+
+  // `lo < f(x) < g(y)`: each further comparison only when the ones before
+  // it held.
+  void lower_compare(const Expr& e) {
+    std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+    prepare(*e.items[0]);
+    int opened = 0;
+    for (size_t k = 0; k < e.ops.size(); ++k) {
+      if (k > 0) {
+        line("if (" + tmp + ") {");
+        ++indent_;
+        ++opened;
+      }
+      prepare(*e.items[k + 1]);
+      line((k == 0 ? ctype(Type::scalar_of(Scalar::Bool)) + " " : std::string()) + tmp + " = " +
+           compare_pair(e, k) + ";");
+    }
+    for (; opened > 0; --opened) {
+      --indent_;
+      line("}");
+    }
+    hoisted_[&e] = {tmp};
+  }
+
   // ---- expressions ---------------------------------------------------------
 
   // The C expressions of a value: one for a scalar or array, one per item
@@ -564,6 +927,7 @@ class Emitter {
   std::vector<std::string> values(const Expr& e) {
     const ExprInfo& i = info(e);
     if (!i.type.is_tuple()) return {expr(e)};
+    if (auto h = hoisted_.find(&e); h != hoisted_.end()) return h->second;
     if (i.constant) {
       std::vector<std::string> out;
       constant_parts(*i.constant, out);
@@ -657,6 +1021,7 @@ class Emitter {
   std::string expr(const Expr& e) {
     const ExprInfo& i = info(e);
     if (i.constant && i.type.is_scalar()) return literal(*i.constant, i.type.strong());
+    if (auto h = hoisted_.find(&e); h != hoisted_.end() && !h->second.empty()) return h->second[0];
     switch (e.kind) {
       case ExprKind::Name: return name(e);
       case ExprKind::Unary: return unary(e);
@@ -885,30 +1250,28 @@ class Emitter {
   }
 
   std::string compare(const Expr& e) {
-    const ExprInfo& i = info(e);
     std::string out;
-    for (size_t k = 0; k < e.ops.size(); ++k) {
-      const Type& t = i.pair_operands[k];
-      std::string part;
-      Op op = e.ops[k];
-      if (op == Op::Is || op == Op::IsNot) {
-        bool a_none = info(*e.items[k]).type.kind == TypeKind::None;
-        bool b_none = info(*e.items[k + 1]).type.kind == TypeKind::None;
-        part = ((op == Op::Is) == (a_none && b_none)) ? "true" : "false";
-      } else {
-        Scalar s = sema::concrete(t);
-        std::string a = emit_as(*e.items[k], Type::scalar_of(s));
-        std::string b = emit_as(*e.items[k + 1], Type::scalar_of(s));
-        if (sema::is_complex(s)) {
-          part = helpers_.use(Helper::ComplexEq, s) + "(" + a + ", " + b + ")";
-          if (op == Op::NotEq) part = "(!" + part + ")";
-        } else {
-          part = "(" + a + " " + lang::op_text(op) + " " + b + ")";
-        }
-      }
-      out += (k ? " && " : "") + part;
-    }
+    for (size_t k = 0; k < e.ops.size(); ++k) out += (k ? " && " : "") + compare_pair(e, k);
     return e.ops.size() > 1 ? "(" + out + ")" : out;
+  }
+
+  // The k-th comparison of a chain: items[k] ops[k] items[k + 1].
+  std::string compare_pair(const Expr& e, size_t k) {
+    const Type& t = info(e).pair_operands[k];
+    Op op = e.ops[k];
+    if (op == Op::Is || op == Op::IsNot) {
+      bool a_none = info(*e.items[k]).type.kind == TypeKind::None;
+      bool b_none = info(*e.items[k + 1]).type.kind == TypeKind::None;
+      return ((op == Op::Is) == (a_none && b_none)) ? "true" : "false";
+    }
+    Scalar s = sema::concrete(t);
+    std::string a = emit_as(*e.items[k], Type::scalar_of(s));
+    std::string b = emit_as(*e.items[k + 1], Type::scalar_of(s));
+    if (sema::is_complex(s)) {
+      std::string part = helpers_.use(Helper::ComplexEq, s) + "(" + a + ", " + b + ")";
+      return op == Op::NotEq ? "(!" + part + ")" : part;
+    }
+    return "(" + a + " " + lang::op_text(op) + " " + b + ")";
   }
 
   std::string bool_op(const Expr& e) {
@@ -944,6 +1307,7 @@ class Emitter {
     const ExprInfo& i = info(e);
     const Type& callee = info(*e.items[0]).type;
     if (callee.kind == TypeKind::DType) return convert(expr(*e.items[1]), info(*e.items[1]).type, i.type);
+    if (i.function) return call_code(e);
     const sema::Intrinsic& fn = *i.intrinsic;
     auto arg = [&](size_t k, const Type& as) { return emit_as(*e.items[k + 1], as); };
     Scalar s = sema::concrete(i.operand);
@@ -1166,11 +1530,17 @@ class Emitter {
   const sema::TypedFunction& fn_;
   const Dialect& d_;
   EmitOptions options_;
-  HelperSet helpers_;
+  const sema::TypedDeviceFunction* self_;
+  HelperSet& helpers_;
+  std::string& view_code_;
+  std::set<std::string>& views_;
+  Module& module_;
+  // Device-function calls (and the conditional expressions around them)
+  // already evaluated into temporaries by prepare(): their C parts.
+  std::unordered_map<const Expr*, std::vector<std::string>> hoisted_;
+  std::unordered_map<const Expr*, bool> has_call_;
   std::string prologue_;
   std::string body_;
-  std::string view_code_;
-  std::set<std::string> views_;
   int indent_ = 1;
   int temp_counter_ = 0;
   bool in_elif_ = false;
@@ -1187,9 +1557,16 @@ std::string kernel_symbol(const std::string& python_name) {
   return "simt_kernel_" + mangle(python_name).substr(2);
 }
 
+std::string function_symbol(const std::string& python_name, int ordinal) {
+  return "simt_func_" + mangle(python_name).substr(2) + "_" + std::to_string(ordinal);
+}
+
 EmittedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
                           const EmitOptions& options) {
-  Emitter emitter(fn, dialect, options);
+  Module module(dialect);
+  // Callees come first in `functions`, so each is defined before its use.
+  for (const auto& f : fn.functions) Emitter(f->typed, dialect, options, module, f.get()).emit_function();
+  Emitter emitter(fn, dialect, options, module);
   return emitter.run();
 }
 

@@ -36,6 +36,14 @@ struct EmittedKernel {
 // The generated kernel's symbol for a Python function name.
 std::string kernel_symbol(const std::string& python_name);
 
+// The generated symbol of a device function's specialization: the
+// `ordinal`-th specialization of the Python function `python_name` in one
+// kernel (sema::TypedDeviceFunction::ordinal), "simt_func_<name>_<n>".
+std::string function_symbol(const std::string& python_name, int ordinal);
+
+// The kernel, preceded by every device function it calls (one static inline
+// function per specialization, callees first, with the dialect's
+// function_prefix).
 EmittedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
                           const EmitOptions& options = {});
 

@@ -5,7 +5,10 @@
 // still widen in a later pass.
 #include "sema/infer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
+#include <set>
 
 #include "lang/diagnostics.h"
 
@@ -102,13 +105,106 @@ std::string literal_text(const ExprInfo& literal) {
   return std::to_string(literal.constant->int_value);
 }
 
+// The callee of a call to a device function is typed as a Function whose
+// name is this prefix and the global name it was resolved through.
+constexpr std::string_view kDeviceFunctionPrefix = "simt.func:";
+
+// The type a value has as a device-function argument or result: weak
+// literals become their concrete type (int64, float64), inside tuples too.
+Type concrete_type(const Type& t) {
+  if (!t.is_tuple()) return t.strong();
+  Type out = t;
+  for (auto& item : out.items) item = concrete_type(item);
+  return out;
+}
+
+// Numbers, arrays and tuples of those: what a device function can receive.
+bool is_data(const Type& t) {
+  if (t.is_scalar() || t.is_array()) return true;
+  if (!t.is_tuple()) return false;
+  return std::all_of(t.items.begin(), t.items.end(), is_data);
+}
+
+// Numbers and tuples of numbers: what a device function can return.
+bool is_returnable(const Type& t) {
+  if (t.is_scalar()) return true;
+  if (!t.is_tuple()) return false;
+  return std::all_of(t.items.begin(), t.items.end(), is_returnable);
+}
+
+bool contains_break(const std::vector<lang::StmtPtr>& body) {
+  for (const auto& s : body) {
+    if (s->kind == StmtKind::Break) return true;
+    if (s->kind == StmtKind::For || s->kind == StmtKind::While) continue;  // their own
+    if (contains_break(s->body) || contains_break(s->orelse)) return true;
+  }
+  return false;
+}
+
+// Whether running `body` always ends in a return (or never ends): a
+// return, an if/else whose branches both do, or `while True:` without break.
+bool always_returns(const std::vector<lang::StmtPtr>& body) {
+  for (const auto& s : body) {
+    switch (s->kind) {
+      case StmtKind::Return: return true;
+      case StmtKind::If:
+        if (always_returns(s->body) && !s->orelse.empty() && always_returns(s->orelse)) return true;
+        break;
+      case StmtKind::While: {
+        const Expr& t = *s->test;
+        bool forever = (t.kind == ExprKind::Bool && t.bool_value) ||
+                       (t.kind == ExprKind::Int && t.int_value != 0);
+        if (forever && !contains_break(s->body)) return true;
+        break;
+      }
+      default: break;
+    }
+  }
+  return false;
+}
+
+// One device function typed for one argument signature, or the error that
+// typing it raised (kept: a later pass or caller with the same signature
+// gets the same error).
+struct Specialization {
+  const DeviceFunctionSource* source = nullptr;
+  std::vector<Type> signature;
+  std::shared_ptr<TypedDeviceFunction> result;
+  std::exception_ptr error;
+};
+
+// Shared by the kernel and every device function it reaches, for one
+// infer_types call.
+struct Context {
+  std::vector<std::unique_ptr<Specialization>> specializations;
+  std::vector<const DeviceFunctionSource*> stack;  // device functions being typed, outermost first
+};
+
 class Inferencer {
  public:
+  // `self` is the device function being typed, null for a kernel.
   Inferencer(const lang::ParsedFunction& fn, const lang::SourceText& src,
-             const std::vector<Type>& arg_types, const Globals& globals)
-      : fn_(fn), src_(src), globals_(globals), arg_types_(arg_types) {
+             const std::vector<Type>& arg_types, const Globals& globals, Context& context,
+             const DeviceFunctionSource* self)
+      : fn_(fn), src_(src), globals_(globals), arg_types_(arg_types), context_(context),
+        self_(self) {
     out_.parsed = &fn;
     out_.source = &src;
+  }
+
+  // A parameter default of this (device) function: a constant expression
+  // over literals and the function's own globals, as Python evaluates
+  // defaults in the function's defining scope.
+  Constant default_value(const lang::Param& param) {
+    final_ = true;
+    const Expr& e = *param.default_value;
+    Type t = expr(e);
+    const ExprInfo& i = info(e);
+    if (!i.constant)
+      error(e.span, "the default of parameter '" + param.name + "' of '" + self_->name +
+                        "' must be a constant (a literal or a global number or tuple), not " +
+                        t.str());
+    return *i.constant;
   }
 
   TypedFunction run() {
@@ -124,6 +220,7 @@ class Inferencer {
     }
     final_ = true;
     run_pass();
+    if (self_) check_returns();
     for (size_t i = 0; i < out_.locals.size(); ++i) {
       LocalVar& local = out_.locals[i];
       if (local.type.contains_unknown())
@@ -137,6 +234,182 @@ class Inferencer {
   }
 
  private:
+  // ---- device functions: returns and calls --------------------------------
+
+  const std::string& self_name() const { return self_->name; }
+
+  void return_stmt(const Stmt& s) {
+    Type t = s.value ? expr(*s.value) : Type::none();
+    if (!self_) {
+      if (t.kind != TypeKind::None && !t.is_unknown())
+        error(s.value->span, "a kernel cannot return a value (it returns " + t.str() +
+                                 "); write results into an array argument");
+      return;
+    }
+    if (t.is_unknown()) return;
+    if (t.kind == TypeKind::None) {
+      if (!bare_return_.valid()) bare_return_ = s.span;
+      return;
+    }
+    if (t.is_array() || (t.is_tuple() && is_data(t) && !is_returnable(t))) {
+      error(s.value->span, "a device function cannot return an array (it returns " + t.str() +
+                               "); pass the array as an argument and write into it");
+      return;
+    }
+    if (!is_returnable(t)) {
+      error(s.value->span, "a device function returns numbers or tuples of numbers, not " +
+                               t.str());
+      return;
+    }
+    if (!value_return_.valid()) {
+      value_return_ = s.span;
+      return_type_ = t;
+      return;
+    }
+    auto joined = join(return_type_, t);
+    if (!joined || joined->kind != t.kind) {
+      error(s.value->span, "'" + self_name() + "' returns " + return_type_.str() + " (line " +
+                               std::to_string(value_return_.line) + ") but " + t.str() +
+                               " here; a function returns one type");
+      return;
+    }
+    return_type_ = *joined;
+  }
+
+  // After the final pass of a device function: it returns a value on every
+  // path or on none, and its result type is concrete.
+  void check_returns() {
+    if (value_return_.valid() && bare_return_.valid())
+      error(bare_return_, "'" + self_name() + "' returns a value (line " +
+                              std::to_string(value_return_.line) +
+                              ") and also returns without one here; return a value on every path");
+    if (value_return_.valid() && !always_returns(fn_.def.body))
+      error(fn_.def.span, "'" + self_name() + "' returns a value (line " +
+                              std::to_string(value_return_.line) +
+                              ") but can reach its end without one; end it with a return");
+    out_.return_type = value_return_.valid() ? concrete_type(return_type_) : Type::none();
+  }
+
+  ExprInfo device_call(const Expr& e, const Type& callee) {
+    std::string id = callee.name.substr(kDeviceFunctionPrefix.size());
+    auto g = globals_.find(id);
+    if (g == globals_.end() || g->second.kind != GlobalValue::Kind::DeviceFunction ||
+        !g->second.function || !g->second.function->parsed || !g->second.function->source)
+      return typed(error(e.items[0]->span, "'" + id + "' is not a device function"));
+    const std::shared_ptr<const DeviceFunctionSource>& source = g->second.function;
+    const lang::FunctionDef& def = source->parsed->def;
+    const std::string& shown = source->name;
+    const size_t n = def.params.size();
+    const size_t positional = e.items.size() - 1;
+
+    // Match the arguments to the parameters, as Python does.
+    std::vector<CallArgument> arguments(n);
+    if (positional > n)
+      return typed(error(e.items[n + 1]->span,
+                         shown + "() takes " + std::to_string(n) +
+                             (n == 1 ? " positional argument" : " positional arguments") +
+                             " but " + std::to_string(positional) + " were given"));
+    for (size_t k = 0; k < positional; ++k) arguments[k].expr = e.items[k + 1].get();
+    for (const auto& kw : e.keywords) {
+      size_t p = 0;
+      while (p < n && def.params[p].name != kw.name) ++p;
+      if (p == n)
+        return typed(error(kw.span, shown + "() got an unexpected keyword argument '" +
+                                        kw.name + "'"));
+      if (arguments[p].expr)
+        return typed(error(kw.span, shown + "() got multiple values for argument '" + kw.name +
+                                        "'"));
+      arguments[p].expr = kw.value.get();
+    }
+    std::vector<std::string> missing;
+    for (size_t p = 0; p < n; ++p) {
+      if (arguments[p].expr) continue;
+      if (!def.params[p].default_value) {
+        missing.push_back("'" + def.params[p].name + "'");
+        continue;
+      }
+      static const std::vector<Type> kNoArguments;
+      Inferencer defaults(*source->parsed, *source->source, kNoArguments, source->globals,
+                          context_, source.get());
+      arguments[p].default_value = defaults.default_value(def.params[p]);
+    }
+    if (!missing.empty()) {
+      std::string names;
+      for (size_t k = 0; k < missing.size(); ++k)
+        names += (k == 0 ? "" : k + 1 == missing.size() ? " and " : ", ") + missing[k];
+      return typed(error(e.span, shown + "() missing " + std::to_string(missing.size()) +
+                                     (missing.size() == 1 ? " required argument: "
+                                                          : " required arguments: ") +
+                                     names));
+    }
+
+    // The signature: argument types, weak literals made concrete.
+    std::vector<Type> signature;
+    for (size_t p = 0; p < n; ++p) {
+      const CallArgument& a = arguments[p];
+      Type t = a.expr ? info(*a.expr).type : a.default_value.type;
+      if (t.contains_unknown()) return typed(Type::unknown());
+      if (!is_data(t))
+        return typed(error(a.expr ? a.expr->span : e.span,
+                           "argument '" + def.params[p].name + "' of " + shown +
+                               "() must be a number, an array or a tuple of those, not " +
+                               t.str()));
+      signature.push_back(concrete_type(t));
+    }
+
+    const TypedDeviceFunction* function = specialize(source, signature, *e.items[0]);
+    if (!function) return typed(Type::unknown());
+    ExprInfo i = typed(function->typed.return_type);
+    i.function = function;
+    i.arguments = std::move(arguments);
+    if (final_ && std::find(out_.callees.begin(), out_.callees.end(), function) == out_.callees.end())
+      out_.callees.push_back(function);
+    return i;
+  }
+
+  // The specialization of `source` for `signature`, typed on first use.
+  // Null (with the error held back until the final pass) when typing it fails.
+  const TypedDeviceFunction* specialize(const std::shared_ptr<const DeviceFunctionSource>& source,
+                                        const std::vector<Type>& signature, const Expr& callee) {
+    auto& stack = context_.stack;
+    auto on_stack = std::find(stack.begin(), stack.end(), source.get());
+    if (on_stack != stack.end()) {
+      std::string chain;
+      for (auto it = on_stack; it != stack.end(); ++it) chain += (*it)->name + " -> ";
+      error(callee.span, "recursive device functions are not supported: " + chain + source->name);
+      return nullptr;
+    }
+    Specialization* spec = nullptr;
+    for (const auto& s : context_.specializations)
+      if (s->source == source.get() && s->signature == signature) spec = s.get();
+    if (!spec) {
+      context_.specializations.push_back(std::make_unique<Specialization>());
+      spec = context_.specializations.back().get();
+      spec->source = source.get();
+      spec->signature = signature;
+      stack.push_back(source.get());
+      try {
+        Inferencer callee_inferencer(*source->parsed, *source->source, signature, source->globals,
+                                     context_, source.get());
+        auto result = std::make_shared<TypedDeviceFunction>();
+        result->source = source;
+        result->signature = signature;
+        result->typed = callee_inferencer.run();
+        spec->result = std::move(result);
+      } catch (const lang::CompileError&) {
+        spec->error = std::current_exception();
+      }
+      stack.pop_back();
+    }
+    if (spec->error) {
+      // Errors inside the callee are its own (they point into its file);
+      // before the final pass the arguments may still widen.
+      if (final_) std::rethrow_exception(spec->error);
+      return nullptr;
+    }
+    return spec->result.get();
+  }
+
   // ---- locals --------------------------------------------------------------
 
   void declare_locals(const std::vector<Type>& arg_types) {
@@ -203,6 +476,16 @@ class Inferencer {
     LocalVar& v = out_.locals[index];
     if (!nonnegative) next_nonneg_[index] = false;
     if (value.is_unknown()) return;
+    if (value.kind == TypeKind::None) {
+      error(where, "'" + v.name + "' cannot be assigned None (a function without a return value "
+                                  "gives None); variables hold numbers, arrays and tuples");
+      return;
+    }
+    if (value.kind == TypeKind::Function && value.name.rfind(kDeviceFunctionPrefix, 0) == 0) {
+      error(where, "the device function '" + value.name.substr(kDeviceFunctionPrefix.size()) +
+                       "' can only be called, not assigned to '" + v.name + "'");
+      return;
+    }
     if (v.annotated) {
       check_convertible(value, v.type, where, "'" + v.name + "'");
       return;
@@ -244,6 +527,9 @@ class Inferencer {
   // ---- statements ----------------------------------------------------------
 
   void run_pass() {
+    return_type_ = Type::unknown();
+    value_return_ = Span{};
+    bare_return_ = Span{};
     next_nonneg_ = nonneg_;
     for (size_t i = 0; i < fn_.def.params.size(); ++i) {
       int index = local_index_.at(fn_.def.params[i].name);
@@ -299,14 +585,7 @@ class Inferencer {
           error(s.span, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") +
                             "' outside loop");
         break;
-      case StmtKind::Return:
-        if (s.value) {
-          Type t = expr(*s.value);
-          if (t.kind != TypeKind::None)
-            error(s.value->span, "a kernel cannot return a value (it returns " + t.str() +
-                                     "); write results into an array argument");
-        }
-        break;
+      case StmtKind::Return: return_stmt(s); break;
       case StmtKind::Pass: break;
       case StmtKind::ExprStmt: expr(*s.value); break;
       case StmtKind::Assert:
@@ -591,6 +870,8 @@ class Inferencer {
       }
       case GlobalValue::Kind::Unsupported:
         return typed(error(span, "'" + id + "' is " + g.name + ", which kernels cannot use"));
+      case GlobalValue::Kind::DeviceFunction:
+        return typed(Type::function(std::string(kDeviceFunctionPrefix) + id));
       case GlobalValue::Kind::Constant: {
         ExprInfo i = typed(g.constant.type, g.constant.real >= 0 && g.constant.int_value >= 0);
         i.constant = g.constant;
@@ -810,6 +1091,8 @@ class Inferencer {
     for (size_t k = 1; k < e.items.size(); ++k) args.push_back(expr(*e.items[k]));
     for (const auto& kw : e.keywords) expr(*kw.value);
     if (callee.is_unknown()) return typed(callee);
+    if (callee.kind == TypeKind::Function && callee.name.rfind(kDeviceFunctionPrefix, 0) == 0)
+      return device_call(e, callee);
     for (const auto& a : args)
       if (a.is_unknown()) return typed(a);
     if (callee.kind == TypeKind::DType) {
@@ -1114,7 +1397,12 @@ class Inferencer {
   const lang::SourceText& src_;
   const Globals& globals_;
   const std::vector<Type>& arg_types_;
+  Context& context_;
+  const DeviceFunctionSource* self_;
   TypedFunction out_;
+  Type return_type_;        // device functions: the join of this pass's returned values
+  Span value_return_;       // the first `return value` of this pass
+  Span bare_return_;        // the first `return` without a value of this pass
   std::unordered_map<std::string, int> local_index_;
   std::vector<Type> param_types_;
   std::vector<Span> origin_;        // where each local got its current type
@@ -1127,9 +1415,36 @@ class Inferencer {
 
 }  // namespace
 
+namespace {
+
+// Callees before callers, each once, in order of first call.
+void collect_functions(const TypedFunction& fn, std::set<const TypedDeviceFunction*>& seen,
+                       std::vector<const TypedDeviceFunction*>& order) {
+  for (const TypedDeviceFunction* callee : fn.callees) {
+    if (!seen.insert(callee).second) continue;
+    collect_functions(callee->typed, seen, order);
+    order.push_back(callee);
+  }
+}
+
+}  // namespace
+
 TypedFunction infer_types(const lang::ParsedFunction& fn, const lang::SourceText& src,
                           const std::vector<Type>& arg_types, const Globals& globals) {
-  return Inferencer(fn, src, arg_types, globals).run();
+  Context context;
+  TypedFunction kernel = Inferencer(fn, src, arg_types, globals, context, nullptr).run();
+  std::set<const TypedDeviceFunction*> seen;
+  std::vector<const TypedDeviceFunction*> order;
+  collect_functions(kernel, seen, order);
+  std::map<std::string, int> ordinals;
+  for (const TypedDeviceFunction* f : order) {
+    for (const auto& spec : context.specializations) {
+      if (spec->result.get() != f) continue;
+      spec->result->ordinal = ordinals[f->source->name]++;
+      kernel.functions.push_back(spec->result);
+    }
+  }
+  return kernel;
 }
 
 }  // namespace simt::sema

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -25,13 +26,15 @@ struct Constant {
   std::vector<Constant> items;  // a tuple of constants (type is then a Tuple)
 };
 
+struct DeviceFunctionSource;
+
 // What a free name resolved to on the Python side: the value of a global,
 // closure variable or builtin the kernel reads.
 struct GlobalValue {
   // Member: an attribute of a module bound to a name (`from simt import
   // threadIdx`). Unsupported: a value kernels cannot use; `name` says what
-  // it is, for the error at its use.
-  enum class Kind { Module, Function, DType, Constant, Tuple, Member, Unsupported };
+  // it is, for the error at its use. DeviceFunction: a `@simt.func`.
+  enum class Kind { Module, Function, DType, Constant, Tuple, Member, Unsupported, DeviceFunction };
   Kind kind = Kind::Constant;
   std::string name;            // Module: "math"/"numpy"/"simt"; Function: qualified name;
                                // Member: the module; Unsupported: a description
@@ -39,8 +42,28 @@ struct GlobalValue {
   Scalar dtype = Scalar::Int64;  // DType
   Constant constant;           // Constant
   std::vector<GlobalValue> items;  // Tuple (of constants)
+  std::shared_ptr<const DeviceFunctionSource> function;  // DeviceFunction
 };
 using Globals = std::map<std::string, GlobalValue, std::less<>>;
+
+// The parsed source of one `@simt.func` and its resolved globals. Shared:
+// every kernel (and device function) calling it points at the same one, and
+// typed results keep it alive.
+struct DeviceFunctionSource {
+  std::string name;  // the Python function's name
+  std::shared_ptr<const lang::SourceText> source;
+  std::shared_ptr<const lang::ParsedFunction> parsed;
+  Globals globals;  // its own free names, resolved
+};
+
+struct TypedDeviceFunction;
+
+// What one parameter of a called device function receives: the argument
+// written at the call (positional or keyword), or else its default value.
+struct CallArgument {
+  const lang::Expr* expr = nullptr;  // null: `default_value` is passed
+  Constant default_value;
+};
 
 struct ExprInfo {
   Type type;
@@ -51,6 +74,10 @@ struct ExprInfo {
   Type operand;
   std::vector<Type> pair_operands;    // Compare: one per comparison in the chain
   const Intrinsic* intrinsic = nullptr;  // Call of an intrinsic
+  // Call of a device function: the specialization called (owned by the
+  // kernel's TypedFunction::functions) and what each callee parameter gets.
+  const TypedDeviceFunction* function = nullptr;
+  std::vector<CallArgument> arguments;  // one per callee parameter, in order
   bool nonnegative = false;           // provably >= 0: indexing skips wraparound
 };
 
@@ -71,16 +98,38 @@ struct TypedFunction {
   // AugAssign statements: the operation `target op value` (operand and
   // result types), as an ExprInfo of the implied binary expression.
   std::unordered_map<const lang::Stmt*, ExprInfo> stmts;
+  // Device functions: the join of every `return value` (None when no
+  // return has a value). Always None for kernels.
+  Type return_type = Type::none();
+  // The device-function specializations this function calls, in order of
+  // first call.
+  std::vector<const TypedDeviceFunction*> callees;
+  // The kernel only: every specialization reachable from it, callees before
+  // their callers (the order to emit them in). Owns them.
+  std::vector<std::shared_ptr<const TypedDeviceFunction>> functions;
 
   size_t param_count() const { return parsed->def.params.size(); }
   const ExprInfo& at(const lang::Expr& e) const { return exprs.at(&e); }
   const ExprInfo& at(const lang::Stmt& s) const { return stmts.at(&s); }
 };
 
+// One device function typed for one signature.
+struct TypedDeviceFunction {
+  std::shared_ptr<const DeviceFunctionSource> source;  // keeps tree and text alive
+  std::vector<Type> signature;  // the argument types (concrete) it was made for
+  TypedFunction typed;          // typed.return_type is its result
+  // Which specialization of this Python name it is within the kernel (in
+  // emission order): the emitter names it simt_func_<name>_<ordinal>.
+  int ordinal = 0;
+};
+
 // Types `fn` for parameters of `arg_types` (one per parameter, after
 // defaults; a parameter annotated with a scalar type takes that type).
-// Throws lang::CompileError (DiagnosticKind::Typing) naming the expression
-// and the types involved.
+// Calls of device functions (GlobalValue::Kind::DeviceFunction) type their
+// callees once per distinct argument signature; the results land in
+// TypedFunction::functions. Throws lang::CompileError
+// (DiagnosticKind::Typing) naming the expression and the types involved,
+// located in the file of the function (kernel or callee) where it occurs.
 TypedFunction infer_types(const lang::ParsedFunction& fn, const lang::SourceText& src,
                           const std::vector<Type>& arg_types, const Globals& globals);
 

@@ -1,15 +1,22 @@
 // The kernels under tests/cpp/data/kernels: each file is one Python kernel
 // whose `# signature:` comment lines list the argument types to compile it for.
+// The device functions (@simt.func) they may call live one per file under
+// tests/cpp/data/kernels/functions/<name>.py; every corpus kernel sees all of
+// them as globals (corpus_globals()), and a function file's `# calls: a, b`
+// line names the other device functions it calls.
 #pragma once
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <stdexcept>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "lang/parser.h"
 #include "sema/infer.h"
 #include "sema/types.h"
 
@@ -73,8 +80,8 @@ inline std::vector<CorpusKernel> load_corpus(const std::string& dir) {
   return kernels;
 }
 
-// The globals the corpus kernels use, resolved as the Python side would.
-inline sema::Globals corpus_globals() {
+// The modules the corpus kernels use, resolved as the Python side would.
+inline sema::Globals corpus_module_globals() {
   sema::Globals g;
   auto module = [](const char* name) {
     sema::GlobalValue v;
@@ -86,6 +93,90 @@ inline sema::Globals corpus_globals() {
   g["np"] = module("numpy");
   g["simt"] = module("simt");
   g["cuda"] = module("simt");
+  return g;
+}
+
+// A device function from its source text, as the Python side builds one
+// for a @simt.func: parsed, named after its `def`, with `globals` as its
+// resolved free names. Throws lang::CompileError on a syntax error.
+inline std::shared_ptr<sema::DeviceFunctionSource> make_device_function(
+    const std::string& text, const sema::Globals& globals, const std::string& filename = "funcs.py",
+    uint32_t first_line = 1) {
+  auto f = std::make_shared<sema::DeviceFunctionSource>();
+  f->source = std::make_shared<lang::SourceText>(text, filename, first_line);
+  f->parsed = std::make_shared<lang::ParsedFunction>(lang::parse_function(*f->source));
+  f->name = f->parsed->def.name;
+  f->globals = globals;
+  return f;
+}
+
+// The global binding a name to a device function.
+inline sema::GlobalValue device_function_global(std::shared_ptr<const sema::DeviceFunctionSource> f) {
+  sema::GlobalValue v;
+  v.kind = sema::GlobalValue::Kind::DeviceFunction;
+  v.name = f->name;
+  v.function = std::move(f);
+  return v;
+}
+
+#ifdef SIMT_SOURCE_DIR
+// The corpus's device functions by name, loaded once (a `# calls:` cycle
+// is reported as an error: recursion is tested with functions built in code).
+inline const std::map<std::string, std::shared_ptr<const sema::DeviceFunctionSource>>&
+corpus_functions() {
+  static const auto* functions = [] {
+    auto* out = new std::map<std::string, std::shared_ptr<const sema::DeviceFunctionSource>>;
+    const std::string rel = "tests/cpp/data/kernels/functions";
+    std::filesystem::path dir = std::filesystem::path(SIMT_SOURCE_DIR) / rel;
+    std::map<std::string, std::string> texts;
+    if (std::filesystem::exists(dir))
+      for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".py") continue;
+        std::ifstream in(entry.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        texts[entry.path().stem().string()] = ss.str();
+      }
+    std::vector<std::string> loading;
+    auto load = [&](auto& self, const std::string& name) -> void {
+      if (out->count(name)) return;
+      if (!texts.count(name)) throw std::runtime_error("no corpus device function '" + name + "'");
+      if (std::find(loading.begin(), loading.end(), name) != loading.end())
+        throw std::runtime_error("corpus device functions call each other in a cycle: " + name);
+      loading.push_back(name);
+      sema::Globals globals = corpus_module_globals();
+      std::istringstream lines(texts[name]);
+      std::string line;
+      const std::string tag = "# calls:";
+      while (std::getline(lines, line)) {
+        if (line.rfind(tag, 0) != 0) continue;
+        for (std::string callee : split_signature(line.substr(tag.size()))) {
+          callee.erase(0, callee.find_first_not_of(' '));
+          callee.erase(callee.find_last_not_of(' ') + 1);
+          self(self, callee);
+          globals[callee] = device_function_global(out->at(callee));
+        }
+      }
+      loading.pop_back();
+      auto f = make_device_function(texts[name], globals, rel + "/" + name + ".py");
+      if (f->name != name)
+        throw std::runtime_error(rel + "/" + name + ".py must define '" + name + "'");
+      (*out)[name] = std::move(f);
+    };
+    for (const auto& [name, text] : texts) load(load, name);
+    return out;
+  }();
+  return *functions;
+}
+#endif
+
+// The globals the corpus kernels use, resolved as the Python side would:
+// the modules and every corpus device function.
+inline sema::Globals corpus_globals() {
+  sema::Globals g = corpus_module_globals();
+#ifdef SIMT_SOURCE_DIR
+  for (const auto& [name, f] : corpus_functions()) g[name] = device_function_global(f);
+#endif
   return g;
 }
 

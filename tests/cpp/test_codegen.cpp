@@ -22,10 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/nvrtc.h"
-#include "backends/opencl/opencl_api.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
+#include "compile_checks.h"
 #include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
@@ -45,12 +44,7 @@ constexpr DialectId kDialects[] = {DialectId::Cuda, DialectId::OpenCL, DialectId
 
 fs::path repo_path(const std::string& relative) { return fs::path(SIMT_SOURCE_DIR) / relative; }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& path) { return simt::testing::read_text_file(path); }
 
 bool update_snapshots() {
   const char* v = std::getenv("SIMT_UPDATE_SNAPSHOTS");
@@ -269,18 +263,12 @@ TEST(CodegenSnapshotFiles, HeaderNamesRelativePath) {
 class CodegenNvrtc : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CodegenNvrtc, CompilesForSm90) {
-  std::string why_not;
-  const simt::cuda::Nvrtc* nvrtc = simt::cuda::Nvrtc::get(&why_not);
-  if (nvrtc == nullptr) GTEST_SKIP() << "NVRTC unavailable: " << why_not;
   const Case& c = GetParam();
   const Emission& e = emit(c);
   ASSERT_TRUE(e.ok) << describe(c) << ": " << e.error;
-  simt::cuda::CompileResult r =
-      nvrtc->compile(e.kernel.source, case_name(c) + ".cu", 9, 0, {}, /*want_cubin=*/true);
+  simt::testing::CompileCheck r = simt::testing::check_cuda(e.kernel.source, case_name(c));
+  if (!r.ran) GTEST_SKIP() << r.log;
   EXPECT_TRUE(r.ok) << describe(c) << "\n" << r.log << "\n---- source ----\n" << e.kernel.source;
-  if (r.ok) {
-    EXPECT_FALSE(r.cubin.empty());
-  }
 }
 
 std::string signature_case_name(const ::testing::TestParamInfo<Case>& info) {
@@ -292,13 +280,6 @@ INSTANTIATE_TEST_SUITE_P(Corpus, CodegenNvrtc, ::testing::ValuesIn(all_cases(fal
 
 class CodegenOpenCL : public ::testing::TestWithParam<Case> {};
 
-const std::vector<simt::opencl::DeviceInfo>& opencl_devices(std::string* why_not) {
-  static std::string reason;
-  static const std::vector<simt::opencl::DeviceInfo> devices = simt::opencl::list_devices(&reason);
-  *why_not = reason;
-  return devices;
-}
-
 bool uses_scalar(const std::vector<simt::sema::Type>& sig, simt::sema::Scalar s) {
   for (const auto& t : sig) {
     if ((t.is_scalar() || t.is_array()) && t.scalar == s) return true;
@@ -308,71 +289,33 @@ bool uses_scalar(const std::vector<simt::sema::Type>& sig, simt::sema::Scalar s)
 }
 
 TEST_P(CodegenOpenCL, BuildsOnFirstDevice) {
-  std::string why_not;
-  const auto& devices = opencl_devices(&why_not);
-  if (devices.empty()) GTEST_SKIP() << "no OpenCL device: " << why_not;
-  const simt::opencl::DeviceInfo& device = devices.front();
   Case c = GetParam();
   c.dialect = DialectId::OpenCL;
   const auto& sig = corpus().kernels[c.kernel].corpus.signatures[c.signature];
-  if (!device.fp64 && (uses_scalar(sig, simt::sema::Scalar::Float64) ||
-                       uses_scalar(sig, simt::sema::Scalar::Complex128)))
-    GTEST_SKIP() << device.name << " has no fp64";
+  bool fp64 = uses_scalar(sig, simt::sema::Scalar::Float64) ||
+              uses_scalar(sig, simt::sema::Scalar::Complex128);
   const Emission& e = emit(c);
   ASSERT_TRUE(e.ok) << describe(c) << ": " << e.error;
-  simt::opencl::BuildResult r = simt::opencl::build_program(device, e.kernel.source, "");
-  EXPECT_TRUE(r.ok) << describe(c) << " on " << device.name << "\n"
-                    << r.log << "\n---- source ----\n" << e.kernel.source;
+  simt::testing::CompileCheck r = simt::testing::check_opencl(e.kernel.source, fp64);
+  if (!r.ran) GTEST_SKIP() << r.log;
+  EXPECT_TRUE(r.ok) << describe(c) << " " << r.log << "\n---- source ----\n" << e.kernel.source;
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CodegenOpenCL, ::testing::ValuesIn(all_cases(false)),
                          signature_case_name);
-
-// A fresh directory under the system's temporary directory, removed at exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "simt-codegen-XXXXXX").string();
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()) != nullptr) path_ = buf.data();
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // Until the embedded Clang exists, the system C++ compiler checks the C++
 // dialect (syntax and types only: nothing links).
 class CodegenCpp : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CodegenCpp, CompilesWithSystemCompiler) {
-  static const bool have_cxx = std::system("c++ --version >/dev/null 2>&1") == 0;
-  if (!have_cxx) GTEST_SKIP() << "no system C++ compiler (c++)";
   Case c = GetParam();
   c.dialect = DialectId::Cpp;
   const Emission& e = emit(c);
   ASSERT_TRUE(e.ok) << describe(c) << ": " << e.error;
-  TempDir dir;
-  ASSERT_FALSE(dir.path().empty()) << "mkdtemp failed";
-  fs::path file = dir.path() / (case_name(c) + ".cpp");
-  fs::path log = dir.path() / "log.txt";
-  {
-    std::ofstream out(file, std::ios::binary);
-    out << e.kernel.source;
-  }
-  std::string cmd = "c++ -std=c++20 -fsyntax-only -x c++ '" + file.string() + "' >'" +
-                    log.string() + "' 2>&1";
-  int rc = std::system(cmd.c_str());
-  EXPECT_EQ(rc, 0) << describe(c) << "\n" << read_file(log) << "\n---- source ----\n"
-                   << e.kernel.source;
+  simt::testing::CompileCheck r = simt::testing::check_cpp(e.kernel.source, case_name(c));
+  if (!r.ran) GTEST_SKIP() << r.log;
+  EXPECT_TRUE(r.ok) << describe(c) << "\n" << r.log << "\n---- source ----\n" << e.kernel.source;
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CodegenCpp, ::testing::ValuesIn(all_cases(false)),
