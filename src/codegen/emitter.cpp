@@ -584,25 +584,48 @@ class Emitter {
     std::optional<int64_t> step;
     if (n < 3) step = 1;
     else if (info(*call.items[3]).constant) step = info(*call.items[3]).constant->int_value;
-    std::string head;
-    if (step && *step == 1) {
-      head = "for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + "; " +
-             it + " < " + stop + "; ++" + it + ")";
-    } else {
-      std::string step_code = step ? literal_int(*step, strong.scalar) : emit_as(*call.items[3], strong);
-      std::string cond = step ? (*step > 0 ? it + " < " + stop : it + " > " + stop)
-                              : "(" + step_name + " > 0 ? " + it + " < " + stop + " : " + it + " > " +
-                                    stop + ")";
-      head = "for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + ", " +
-             step_name + " = " + step_code + "; " + cond + "; " + it + " = " +
-             wrap_arith("+", strong.scalar, it, step_name) + ")";
-    }
-    line(head + " {");
-    ++indent_;
     int local = info(target).local;
-    line(local_name(local) + " = " + convert(it, strong, fn_.locals[local].type) + ";");
+    std::string assign_local =
+        local_name(local) + " = " + convert(it, strong, fn_.locals[local].type) + ";";
+    if (step && *step == 1) {
+      // `it < stop` holds before every increment, so it can never overflow.
+      line("for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + "; " +
+           it + " < " + stop + "; ++" + it + ") {");
+      ++indent_;
+      line(assign_local);
+      --indent_;
+      loop_body(s.body, false);
+      line("}");
+      return;
+    }
+    // Other steps count iterations in the unsigned type, as Python's range
+    // computes its length: no value past `stop` is ever formed, so nothing
+    // wraps near the ends of the type.
+    std::string u(d_.value_type(sema::bit_width(strong.scalar) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
+    std::string start = "simt_start" + std::to_string(temp_counter_);
+    std::string count = "simt_count" + std::to_string(temp_counter_);
+    std::string k = "simt_k" + std::to_string(temp_counter_);
+    std::string step_code = step ? literal_int(*step, strong.scalar) : emit_as(*call.items[3], strong);
+    std::string up = "(" + start + " < " + stop + " ? ((" + u + ")" + stop + " - (" + u + ")" + start +
+                     " - 1u) / (" + u + ")" + step_name + " + 1u : 0u)";
+    std::string down = "(" + start + " > " + stop + " ? ((" + u + ")" + start + " - (" + u + ")" +
+                       stop + " - 1u) / (0u - (" + u + ")" + step_name + ") + 1u : 0u)";
+    std::string count_code = step ? (*step > 0 ? up : down)
+                                  : "(" + step_name + " > 0 ? " + up + " : " + down + ")";
+    line("{");
+    ++indent_;
+    line(ct + " " + start + " = " + start_code + ", " + stop + " = " + stop_code + ", " + step_name +
+         " = " + step_code + ";");
+    line(u + " " + count + " = " + count_code + ";");
+    line("for (" + u + " " + k + " = 0; " + k + " < " + count + "; ++" + k + ") {");
+    ++indent_;
+    line(ct + " " + it + " = (" + ct + ")((" + u + ")" + start + " + " + k + " * (" + u + ")" +
+         step_name + ");");
+    line(assign_local);
     --indent_;
     loop_body(s.body, false);
+    line("}");
+    --indent_;
     line("}");
   }
 

@@ -52,6 +52,14 @@ Type float_view(const Type& t) {
   return t;
 }
 
+// NumPy's ufuncs pick the smallest float that holds the integer type:
+// np.sqrt(int8) is float16, np.sqrt(int16) float32, wider ints float64.
+Type numpy_float_view(const Type& t) {
+  if (!t.is_scalar() || t.weak || !(is_integer(t.scalar) || is_bool(t.scalar))) return float_view(t);
+  int bits = is_bool(t.scalar) ? 8 : bit_width(t.scalar);
+  return Type::scalar_of(bits <= 8 ? Scalar::Float16 : bits <= 16 ? Scalar::Float32 : Scalar::Float64);
+}
+
 Constant int_constant(int64_t v, Type t) {
   Constant c;
   c.type = std::move(t);
@@ -1134,18 +1142,20 @@ class Inferencer {
   ExprInfo intrinsic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,
                           const std::vector<Type>& args) {
     auto arg_nonneg = [&](size_t k) { return info(*e.items[k + 1]).nonnegative; };
+    bool numpy = fn.name.substr(0, 6) == "numpy.";
     switch (fn.rule) {
       case Rule::FloatUnary:
       case Rule::FloatRound: {
         if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
-        ExprInfo i = typed(float_view(args[0]));
+        ExprInfo i = typed(numpy ? numpy_float_view(args[0]) : float_view(args[0]));
         i.operand = i.type;
         return i;
       }
       case Rule::FloatBinary: {
         if (!real_arg(e, 0, args[0], shown) || !real_arg(e, 1, args[1], shown))
           return typed(Type::unknown());
-        ExprInfo i = typed(promote(float_view(args[0]), float_view(args[1])));
+        ExprInfo i = numpy ? typed(promote(numpy_float_view(args[0]), numpy_float_view(args[1])))
+                           : typed(promote(float_view(args[0]), float_view(args[1])));
         i.operand = i.type;
         return i;
       }

@@ -67,10 +67,15 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
     v_acc = (v_acc + v_m.data[v_row + v_m.shape[0] * (simt_wrap_index(v_j, v_m.shape[1]))]);
   }
   // loops.py:12: for j in range(cols - 1, -1, -1):
-  for (long long simt_i3 = ((long long)((unsigned long long)v_cols - (unsigned long long)1LL)), simt_stop4 = (-1LL), simt_step4 = (-1LL); simt_i3 > simt_stop4; simt_i3 = ((long long)((unsigned long long)simt_i3 + (unsigned long long)simt_step4))) {
-    v_j = simt_i3;
-    // loops.py:13: acc -= m[row, j] * 0
-    v_acc = (v_acc - (v_m.data[v_row + v_m.shape[0] * (simt_wrap_index(v_j, v_m.shape[1]))] * 0.0));
+  {
+    long long simt_start4 = ((long long)((unsigned long long)v_cols - (unsigned long long)1LL)), simt_stop4 = (-1LL), simt_step4 = (-1LL);
+    unsigned long long simt_count4 = (simt_start4 > simt_stop4 ? ((unsigned long long)simt_start4 - (unsigned long long)simt_stop4 - 1u) / (0u - (unsigned long long)simt_step4) + 1u : 0u);
+    for (unsigned long long simt_k4 = 0; simt_k4 < simt_count4; ++simt_k4) {
+      long long simt_i3 = (long long)((unsigned long long)simt_start4 + simt_k4 * (unsigned long long)simt_step4);
+      v_j = simt_i3;
+      // loops.py:13: acc -= m[row, j] * 0
+      v_acc = (v_acc - (v_m.data[v_row + v_m.shape[0] * (simt_wrap_index(v_j, v_m.shape[1]))] * 0.0));
+    }
   }
   // loops.py:14: k = 0
   v_k = 0LL;

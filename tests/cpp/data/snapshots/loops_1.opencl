@@ -61,10 +61,15 @@ __kernel void simt_kernel_row_sums(__global double* simt_p_m_data, long simt_p_m
     v_acc = (v_acc + v_m.data[v_row + v_m.shape[0] * (simt_wrap_index(v_j, v_m.shape[1]))]);
   }
   // loops.py:12: for j in range(cols - 1, -1, -1):
-  for (long simt_i3 = ((long)((ulong)v_cols - (ulong)1L)), simt_stop4 = (-1L), simt_step4 = (-1L); simt_i3 > simt_stop4; simt_i3 = ((long)((ulong)simt_i3 + (ulong)simt_step4))) {
-    v_j = simt_i3;
-    // loops.py:13: acc -= m[row, j] * 0
-    v_acc = (v_acc - (v_m.data[v_row + v_m.shape[0] * (simt_wrap_index(v_j, v_m.shape[1]))] * 0.0));
+  {
+    long simt_start4 = ((long)((ulong)v_cols - (ulong)1L)), simt_stop4 = (-1L), simt_step4 = (-1L);
+    ulong simt_count4 = (simt_start4 > simt_stop4 ? ((ulong)simt_start4 - (ulong)simt_stop4 - 1u) / (0u - (ulong)simt_step4) + 1u : 0u);
+    for (ulong simt_k4 = 0; simt_k4 < simt_count4; ++simt_k4) {
+      long simt_i3 = (long)((ulong)simt_start4 + simt_k4 * (ulong)simt_step4);
+      v_j = simt_i3;
+      // loops.py:13: acc -= m[row, j] * 0
+      v_acc = (v_acc - (v_m.data[v_row + v_m.shape[0] * (simt_wrap_index(v_j, v_m.shape[1]))] * 0.0));
+    }
   }
   // loops.py:14: k = 0
   v_k = 0L;
