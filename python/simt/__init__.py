@@ -14,8 +14,12 @@ from ._core import version as _core_version
 from ._device_api import (  # noqa: F401
     blockDim, blockIdx, block_dim, block_idx, grid, grid_dim, gridDim, gridsize,
     threadIdx, thread_idx)
+from ._array import (  # noqa: F401
+    Array, empty, empty_like, full, to_device, zeros, zeros_like)
+from ._device import Device, current_device, devices, get_device, use_device  # noqa: F401
 from ._kernel import Kernel, kernel  # noqa: F401
 from ._types import typeof  # noqa: F401
-from .errors import CompileError, TypingError  # noqa: F401
+from .errors import (  # noqa: F401
+    BackendCompileError, CompileError, DeviceError, OutOfMemoryError, TypingError)
 
 __version__ = "0.1.0"

@@ -1,8 +1,11 @@
 """@simt.kernel: a Python function compiled for the device it runs on."""
 
+import functools
 import inspect
+import os
 
 from . import _core
+from ._device import get_device
 from ._resolve import resolve
 from ._types import typeof
 
@@ -23,16 +26,39 @@ def _source_of(function):
 class Kernel:
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
-    def __init__(self, function, *, debug=False):
+    def __init__(self, function, *, signatures=(), debug=None, fastmath=False):
         if not inspect.isfunction(function):
             raise TypeError(f"simt.kernel decorates a function, not {type(function).__name__}")
         self.py_func = function
+        if debug is None:
+            debug = os.environ.get("SIMT_DEBUG", "") not in ("", "0")
         self.debug = debug
+        self.fastmath = fastmath
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__doc__ = function.__doc__
         source, filename, first_line = _source_of(function)
         self._function = _core.Function(source, filename, first_line)
+        # The resolver must not refer to self: the dispatcher (a C++ object the
+        # garbage collector cannot traverse) would keep the kernel alive forever.
+        resolver = functools.partial(resolve, function, self._function.free_names)
+        self._dispatcher = _core.Dispatcher(self._function, resolver, debug, fastmath)
+        for signature in signatures:
+            self.compile(signature)
+
+    def compile(self, signature, device=None):
+        """Compiles for a signature now: "(float32[::1], float32)", "void(float32[:], int64)"
+        or a tuple of types and example values."""
+        types = _signature_types(signature)
+        self._dispatcher.compile(self._signature(types), get_device(device))
+
+    def __getitem__(self, config):
+        """kernel[grid, block](*args): grid and block are ints or tuples of up to 3 ints."""
+        return self._dispatcher.configure(config if isinstance(config, tuple) else (config,))
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"launch {self.__name__} with a configuration: "
+                        f"{self.__name__}[grid, block](*args)")
 
     def _globals(self):
         return resolve(self.py_func, self._function.free_names)
@@ -72,11 +98,47 @@ class Kernel:
         return f"<simt.kernel {self.__qualname__}>"
 
 
-def kernel(function=None, *, debug=False):
-    """Compiles a Python function as a kernel, lazily, once per argument-type signature.
+def _split_top_level(text):
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
 
-    Use as ``@simt.kernel`` or ``@simt.kernel(debug=True)``.
+
+def _signature_types(signature):
+    """The argument types of "void(float32[:], int64)", "(float32[:], int64)" or a tuple."""
+    if isinstance(signature, str):
+        text = signature.strip()
+        if text.startswith("void"):
+            text = text[4:].strip()
+        if not (text.startswith("(") and text.endswith(")")):
+            raise ValueError(f"a signature looks like '(float32[:], int64)', not {signature!r}")
+        return tuple(_split_top_level(text[1:-1]))
+    return tuple(signature)
+
+
+def kernel(function=None, *, signatures=None, debug=None, fastmath=False):
+    """Compiles a Python function as a kernel, once per argument-type signature.
+
+    Use as ``@simt.kernel``, ``@simt.kernel(debug=True, fastmath=True)``, or with
+    signatures to compile eagerly: ``@simt.kernel("void(float32[:], float32)")``
+    or ``@simt.kernel(signatures=[...])``. Debug mode is also on with SIMT_DEBUG=1.
     """
+    if isinstance(function, (str, tuple, list)):
+        signatures, function = function, None
+    if isinstance(signatures, (str, tuple)):
+        signatures = [signatures]
+    options = dict(signatures=signatures or (), debug=debug, fastmath=fastmath)
     if function is None:
-        return lambda f: Kernel(f, debug=debug)
-    return Kernel(function, debug=debug)
+        return lambda f: Kernel(f, **options)
+    return Kernel(function, **options)

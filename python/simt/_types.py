@@ -30,12 +30,14 @@ def typeof(value):
         return _scalar_name(np.dtype(value))
     for kind, name in _PYTHON_SCALARS.items():
         if type(value) is kind:
+            if kind is int and not -(2 ** 63) <= value < 2 ** 63:
+                raise TypeError(f"the int {value} does not fit in int64")
             return name
     if isinstance(value, np.generic):
         return _scalar_name(value.dtype)
     if isinstance(value, np.ndarray):
-        if value.ndim == 0:
-            raise TypeError("0-dimensional arrays cannot be kernel arguments; pass a scalar")
+        if value.ndim == 0:  # a 0-d array passes its value, as a NumPy scalar does
+            return _scalar_name(value.dtype)
         layout = "C" if value.flags.c_contiguous else "F" if value.flags.f_contiguous else "A"
         return array_type(_scalar_name(value.dtype), value.ndim, layout)
     if isinstance(value, tuple):

@@ -21,3 +21,15 @@ class CompileError(Exception):
 
 class TypingError(CompileError):
     """A kernel whose types do not work out: the expression and the types involved."""
+
+
+class DeviceError(RuntimeError):
+    """A device or driver failure, with the driver's own error name and the kernel's name."""
+
+
+class OutOfMemoryError(DeviceError, MemoryError):
+    """A device allocation failed: the message names the device and the size."""
+
+
+class BackendCompileError(DeviceError):
+    """The backend's compiler rejected generated code (a simt bug: please report it)."""

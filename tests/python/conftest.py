@@ -5,10 +5,13 @@ parametrized over each available device (``cpu``, ``opencl:N``, ``cuda:N``)
 through a ``device`` fixture defined here.
 """
 
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,6 +23,51 @@ def repo_root() -> Path:
 
 
 @pytest.fixture
-def rng() -> np.random.Generator:
-    """A fresh random generator per test (fresh inputs every run)."""
-    return np.random.default_rng()
+def seed(request) -> int:
+    """This test's random seed: fresh every run, or $SIMT_TEST_SEED to replay a failure.
+
+    The seed is shown in the report of a failing test.
+    """
+    value = int(os.environ.get("SIMT_TEST_SEED") or np.random.SeedSequence().entropy % 2**32)
+    request.node.user_properties.append(("seed", value))
+    return value
+
+
+@pytest.fixture
+def rng(seed) -> np.random.Generator:
+    """A fresh random generator per test (fresh inputs every run), seeded by ``seed``."""
+    return np.random.default_rng(seed)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    if report.failed:
+        for name, value in item.user_properties:
+            if name == "seed":
+                report.sections.append(
+                    ("random seed", f"replay with SIMT_TEST_SEED={value}"))
+
+
+def _device_ids():
+    try:
+        import simt
+    except ImportError:
+        return []
+    return [d.id for d in simt.devices()]
+
+
+def pytest_generate_tests(metafunc):
+    # Every test that takes `device` runs once per available device: cpu,
+    # opencl:N, cuda:N as the backends find them.
+    if "device" in metafunc.fixturenames:
+        ids = _device_ids()
+        metafunc.parametrize("device", ids, ids=ids, indirect=True)
+
+
+@pytest.fixture
+def device(request):
+    """A simt.Device; tests using it run once per available device."""
+    import simt
+
+    return simt.get_device(request.param)

@@ -1,0 +1,205 @@
+"""simt.Array: an n-dimensional array in a device's memory, NumPy-like."""
+
+import operator
+
+import numpy as np
+
+from . import _core
+from ._device import get_device
+
+
+def _dtype_name(dtype):
+    dt = np.dtype(dtype)
+    try:
+        return _core.normalize_type(dt.name)
+    except ValueError:
+        raise TypeError(f"dtype {dt} is not supported by simt") from None
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (operator.index(shape),)
+    try:
+        return tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}") from None
+
+
+class Array:
+    """An array in the memory of one device.
+
+    Create one with simt.to_device, simt.empty, simt.zeros, simt.full or
+    simt.empty_like; bring it back with .get(). Indexing with ints and
+    slices gives views sharing the memory. On the CPU, numpy.asarray(a)
+    views the same memory without copying.
+    """
+
+    __slots__ = ("_impl", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create arrays with simt.to_device, simt.empty, simt.zeros or simt.full")
+
+    @classmethod
+    def _wrap(cls, impl):
+        array = object.__new__(cls)
+        array._impl = impl
+        return array
+
+    shape = property(lambda self: tuple(self._impl.shape))
+    strides = property(lambda self: tuple(self._impl.strides), doc="In bytes, as NumPy's.")
+    dtype = property(lambda self: np.dtype(self._impl.dtype))
+    ndim = property(lambda self: len(self._impl.shape))
+    itemsize = property(lambda self: self._impl.itemsize)
+    device = property(lambda self: self._impl.device)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self._impl.shape:
+            n *= s
+        return n
+
+    @property
+    def nbytes(self):
+        return self.size * self.itemsize
+
+    def __len__(self):
+        if not self._impl.shape:
+            raise TypeError("len() of a 0-d array")
+        return self._impl.shape[0]
+
+    @property
+    def __array_interface__(self):
+        if not self._impl.device.host_accessible:
+            raise AttributeError(
+                f"an array on {self._impl.device.id} is not host memory; use .get() to copy it")
+        return {
+            "version": 3,
+            "shape": self.shape,
+            "strides": self.strides,
+            "typestr": self.dtype.str,
+            "data": (self._impl.data_ptr, False),
+        }
+
+    def _contiguous(self):
+        # The data covers exactly shape's elements in C order.
+        expected = self.itemsize
+        for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if extent != 1 and stride != expected:
+                return False
+            expected *= extent
+        return True
+
+    def get(self):
+        """A NumPy copy of the array (alias: copy_to_host)."""
+        if self._impl.device.host_accessible:
+            return np.array(np.asarray(self), copy=True)
+        if not self._contiguous():
+            raise ValueError("copying a non-contiguous view from this device is not supported yet; "
+                             "copy a contiguous array")
+        out = np.empty(self.shape, self.dtype)
+        self._impl.copy_to_host(out)
+        return out
+
+    copy_to_host = get
+
+    def copy(self):
+        """A new array on the same device with the same contents."""
+        return to_device(self.get(), device=self.device)
+
+    def __getitem__(self, key):
+        offset, shape, strides = _index_view(self, key)
+        if len(shape) == 0 and not _all_slices(key):
+            return self.get()[key] if not self._impl.device.host_accessible else np.asarray(self)[key]
+        return Array._wrap(self._impl.view(offset, list(shape), list(strides)))
+
+    def __setitem__(self, key, value):
+        if not self._impl.device.host_accessible:
+            raise NotImplementedError("assigning into arrays on this device is not supported yet")
+        np.asarray(self)[key] = np.asarray(value.get() if isinstance(value, Array) else value)
+
+    def __repr__(self):
+        return f"simt.Array({self.get()!r}, device={self.device.id!r})"
+
+
+def _all_slices(key):
+    key = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, slice) or k is Ellipsis for k in key)
+
+
+def _index_view(array, key):
+    """(offset in bytes, shape, strides) of array[key] for int, slice and Ellipsis keys."""
+    key = key if isinstance(key, tuple) else (key,)
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        fill = array.ndim - (len(key) - 1)
+        key = key[:at] + (slice(None),) * fill + key[at + 1:]
+    if len(key) > array.ndim:
+        raise IndexError(f"too many indices: the array is {array.ndim}-dimensional, "
+                         f"but {len(key)} were indexed")
+    offset = array._impl.offset
+    shape, strides = [], []
+    for dim, extent in enumerate(array.shape):
+        stride = array.strides[dim]
+        k = key[dim] if dim < len(key) else slice(None)
+        if isinstance(k, slice):
+            start, stop, step = k.indices(extent)
+            count = len(range(start, stop, step))
+            offset += start * stride
+            shape.append(count)
+            strides.append(stride * step)
+        else:
+            try:
+                i = operator.index(k)
+            except TypeError:
+                raise IndexError(f"only integers, slices and '...' index simt arrays, "
+                                 f"not {type(k).__name__}") from None
+            if not -extent <= i < extent:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {extent}")
+            offset += (i % extent) * stride
+    return offset, shape, strides
+
+
+def empty(shape, dtype=np.float64, device=None, order="C"):
+    """An uninitialized array on `device` (default: the current device)."""
+    impl = _core.empty(list(_shape_tuple(shape)), _dtype_name(dtype), get_device(device), order)
+    return Array._wrap(impl)
+
+
+def full(shape, fill_value, dtype=None, device=None, order="C"):
+    """An array filled with `fill_value` (dtype defaults to NumPy's for the value)."""
+    dtype = np.asarray(fill_value).dtype if dtype is None else np.dtype(dtype)
+    array = empty(shape, dtype, device, order)
+    array._impl.fill(np.asarray(fill_value, dtype=dtype).tobytes())
+    return array
+
+
+def zeros(shape, dtype=np.float64, device=None, order="C"):
+    return full(shape, 0, dtype, device, order)
+
+
+def empty_like(array, dtype=None, device=None):
+    """An uninitialized array with the shape (and by default dtype and device) of `array`."""
+    device = device if device is not None else getattr(array, "device", None)
+    return empty(np.shape(array), dtype if dtype is not None else array.dtype, device)
+
+
+def zeros_like(array, dtype=None, device=None):
+    device = device if device is not None else getattr(array, "device", None)
+    return zeros(np.shape(array), dtype if dtype is not None else array.dtype, device)
+
+
+def to_device(obj, device=None):
+    """Copies a NumPy array (or anything numpy.asarray accepts) to `device`."""
+    if isinstance(obj, Array):
+        obj = obj.get()
+    host = np.asarray(obj)
+    order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
+    array = empty(host.shape, host.dtype, device, order)
+    array._impl.copy_from_host(np.asarray(host, order=order).reshape(-1, order=order))
+    return array
+
+
+_core._register_array_type(Array)

@@ -1,0 +1,39 @@
+"""Devices: which exist, which is current, and choosing one."""
+
+import contextlib
+
+from . import _core
+
+Device = _core.Device
+
+
+def devices():
+    """Every available device: GPUs first, the CPU last."""
+    return _core.devices()
+
+
+def get_device(device=None):
+    """The device named by an id ("cpu", "cuda:0", "opencl:1"), or the current one for None."""
+    if device is None:
+        return _core.current_device()
+    if isinstance(device, Device):
+        return device
+    if isinstance(device, str):
+        return _core.get_device(device)
+    raise TypeError(f"a device is a simt.Device or an id such as 'cpu', not {type(device).__name__}")
+
+
+def current_device():
+    """The device kernels launch on in this thread: simt.use_device's, else the default
+    ($SIMT_DEVICE, else the first GPU, else the CPU)."""
+    return _core.current_device()
+
+
+@contextlib.contextmanager
+def use_device(device):
+    """Within the block, kernels launch on and arrays are created on `device`."""
+    previous = _core.set_current_device(get_device(device))
+    try:
+        yield get_device(device)
+    finally:
+        _core.set_current_device(previous)

@@ -1,0 +1,315 @@
+// Embedded Clang -> LLVM IR -> machine code -> ORC JIT, all in memory.
+//
+// Per compile: a fresh clang::CompilerInstance configured from -cc1 arguments
+// (no driver: the driver probes the filesystem for GCC installations and system
+// headers, which generated code never uses), EmitLLVMOnlyAction (which also runs
+// the -O3 IR pipeline), then machine code with a TargetMachine of our own, and
+// the object linked by LLJIT into a JITDylib of its own. Each compile owns its
+// LLVMContext and TargetMachine, so compiles on different threads share nothing
+// but the ExecutionSession, which is thread-safe.
+#include "backends/cpu/clang_jit.h"
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/Version.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/FrontendOptions.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/TaskDispatch.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+namespace simt::cpu {
+
+namespace {
+
+std::string error_text(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+// Where the ExecutionSession's error reporter writes on this thread: the compile
+// running here, if any. Linking runs on the thread that asked for the symbols
+// (LLJIT's in-place task dispatcher), so a thread-local sink gets exactly that
+// compile's link errors ("Symbols not found: [ foo ]"), which ORC would otherwise
+// print to stderr.
+thread_local std::string* t_session_errors = nullptr;
+
+void report_session_error(llvm::Error error) {
+  std::string text = error_text(std::move(error));
+  if (t_session_errors != nullptr) *t_session_errors += text + "\n";
+}
+
+llvm::CodeGenOptLevel codegen_level(int opt_level) {
+  switch (opt_level) {
+    case 0: return llvm::CodeGenOptLevel::None;
+    case 1: return llvm::CodeGenOptLevel::Less;
+    case 2: return llvm::CodeGenOptLevel::Default;
+    default: return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+}  // namespace
+
+struct ClangJit::Impl {
+  std::string triple;
+  std::vector<std::string> target_features;  // "+avx2", "-avx512f", ... sorted
+  // Copied per compile to make that compile's TargetMachine (a TargetMachine
+  // is not safe to use from two threads at once).
+  llvm::orc::JITTargetMachineBuilder jtmb;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::atomic<unsigned long long> dylib_counter{0};  // JITDylib names must be unique
+
+  explicit Impl(llvm::orc::JITTargetMachineBuilder builder) : jtmb(std::move(builder)) {}
+};
+
+// ---- JitModule ----------------------------------------------------------------
+
+JitModule::JitModule(llvm::orc::LLJIT& jit, llvm::orc::JITDylib& dylib, std::string name,
+                     std::string diagnostics, std::map<std::string, void*, std::less<>> symbols)
+    : jit_(jit),
+      dylib_(dylib),
+      name_(std::move(name)),
+      diagnostics_(std::move(diagnostics)),
+      symbols_(std::move(symbols)) {}
+
+JitModule::~JitModule() {
+  // Frees the code and data memory of everything linked into the dylib. A
+  // failure here cannot be reported from a destructor, and only leaks.
+  llvm::consumeError(jit_.getExecutionSession().removeJITDylib(dylib_));
+}
+
+void* JitModule::symbol(std::string_view name) const {
+  auto it = symbols_.find(name);
+  return it == symbols_.end() ? nullptr : it->second;
+}
+
+// ---- ClangJit -------------------------------------------------------------------
+
+ClangJit& ClangJit::instance() {
+  // Leaked on purpose: no destruction-order hazard with JitModules in statics, and
+  // no LLJIT teardown cost at exit.
+  static ClangJit* jit = new ClangJit();
+  return *jit;
+}
+
+ClangJit::~ClangJit() = default;
+
+ClangJit::ClangJit() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser();  // inline asm, should generated code ever use it
+
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) throw JitError("simt cpu jit: host target: " + error_text(jtmb.takeError()));
+  // JITLink (LLJIT's linker on x86-64/AArch64 ELF) handles PIC, small-code-model
+  // objects: calls to libm and libc go through stubs it builds.
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  jtmb->setCodeModel(llvm::CodeModel::Small);
+  impl_ = std::make_unique<Impl>(*jtmb);
+
+  impl_->triple = impl_->jtmb.getTargetTriple().str();
+  host_cpu_ = llvm::sys::getHostCPUName().str();
+  // The same features the Clang driver passes for -march=native.
+  for (const auto& feature : llvm::sys::getHostCPUFeatures())
+    impl_->target_features.push_back((feature.second ? "+" : "-") + feature.first().str());
+  // Deterministic order: the arguments are part of cache keys.
+  std::sort(impl_->target_features.begin(), impl_->target_features.end());
+
+  // In-place task dispatch: a compile links on its own thread (ORC's default here
+  // is a thread pool of its own, next to the caller's). The ExecutionSession is
+  // thread-safe, so compiles on several threads still run in parallel.
+  auto epc = llvm::orc::SelfExecutorProcessControl::Create(
+      nullptr, std::make_unique<llvm::orc::InPlaceTaskDispatcher>());
+  if (!epc) throw JitError("simt cpu jit: " + error_text(epc.takeError()));
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(impl_->jtmb)
+                 .setExecutorProcessControl(std::move(*epc))
+                 .setSupportConcurrentCompilation(true)
+                 .create();
+  if (!jit) throw JitError("simt cpu jit: cannot create LLJIT: " + error_text(jit.takeError()));
+  impl_->jit = std::move(*jit);
+  impl_->jit->getExecutionSession().setErrorReporter(report_session_error);
+
+#if defined(__linux__)
+  // Kernels call libm (what __builtin_sin lowers to). The process-symbols dylib only
+  // sees the global scope, which lacks libm when it came in as a dependency of a
+  // module loaded RTLD_LOCAL (as Python loads extensions) into a program that does
+  // not link it: search it explicitly. Failure is harmless (the global scope may
+  // still have it).
+  if (auto libm = llvm::orc::DynamicLibrarySearchGenerator::Load(
+          "libm.so.6", impl_->jit->getDataLayout().getGlobalPrefix())) {
+    impl_->jit->getProcessSymbolsJITDylib()->addGenerator(std::move(*libm));
+  } else {
+    llvm::consumeError(libm.takeError());
+  }
+#endif
+}
+
+std::string ClangJit::version() const { return "clang " CLANG_VERSION_STRING; }
+
+std::vector<std::string> ClangJit::cc1_args(const JitOptions& options) const {
+  const int level = std::clamp(options.opt_level, 0, 3);
+  // What `clang -c -O3 -march=native -std=c++17 -fwrapv -fno-strict-float-cast-overflow
+  // -ffp-contract=off -fno-exceptions -fno-rtti -nostdinc -nostdinc++ [-ffast-math]`
+  // passes to -cc1 (taken from Clang 19's driver), less what only matters for files,
+  // debug info and the driver's -fmath-errno: errno is never read by generated
+  // code, and without it sqrt becomes an instruction and math calls vectorize.
+  std::vector<std::string> args = {
+      "-triple", impl_->triple, "-target-cpu", host_cpu_,
+      // No header search at all: generated code includes nothing, and the compile
+      // must not depend on what the machine has installed.
+      "-nostdsysteminc", "-nobuiltininc", "-nostdinc++",
+      "-O" + std::to_string(level), "-std=c++17", "-fwrapv", "-fno-rtti",
+      "-fno-strict-float-cast-overflow", "-fno-rounding-math",
+      "-mrelocation-model", "pic", "-pic-level", "2", "-pic-is-pie",
+      "-mframe-pointer=none", "-mconstructor-aliases", "-funwind-tables=2",
+      // Cheaper compiles: the AST is dropped before code generation, values are not
+      // named, and Clang's own output is not re-verified.
+      "-clear-ast-before-backend", "-discard-value-names", "-disable-llvm-verifier",
+      "-ferror-limit", "20"};
+  if (level >= 2) {
+    args.insert(args.end(), {"-vectorize-loops", "-vectorize-slp"});
+  }
+  if (options.fastmath) {
+    args.insert(args.end(),
+                {"-menable-no-infs", "-menable-no-nans", "-fapprox-func",
+                 "-funsafe-math-optimizations", "-fno-signed-zeros", "-mreassociate",
+                 "-freciprocal-math", "-ffp-contract=fast", "-ffast-math", "-ffinite-math-only",
+                 "-complex-range=basic"});
+  } else {
+    // No fused multiply-add: results equal NumPy's bit for bit.
+    args.push_back("-ffp-contract=off");
+  }
+  for (const auto& feature : impl_->target_features) {
+    args.push_back("-target-feature");
+    args.push_back(feature);
+  }
+  return args;
+}
+
+std::unique_ptr<JitModule> ClangJit::compile(const std::string& source, const std::string& name,
+                                             const JitOptions& options) {
+  const std::string file_name = (name.empty() ? std::string("simt") : name) + ".cpp";
+
+  // Diagnostics go to a string (never stderr): they become the JitError's text.
+  // Declared before the CompilerInstance, which uses them until it is destroyed.
+  std::string diagnostics;
+  llvm::raw_string_ostream diag_stream(diagnostics);
+  auto diag_options = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  diag_options->ShowColors = false;
+
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module;
+  {
+    // The source from memory, under its diagnostic name. Declared before the
+    // CompilerInstance (and the null stream, where ExecuteAction would otherwise
+    // print "N errors generated." to stderr) so both outlive it.
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(source, file_name);
+    llvm::raw_null_ostream verbose;
+    clang::CompilerInstance ci;
+    ci.setVerboseOutputStream(verbose);
+    ci.createDiagnostics(new clang::TextDiagnosticPrinter(diag_stream, diag_options.get()),
+                         /*ShouldOwnClient=*/true);
+
+    // The input named here sets the language (-x c++) for option parsing; it is
+    // replaced by the in-memory buffer below.
+    std::vector<std::string> args = cc1_args(options);
+    args.insert(args.end(), {"-x", "c++", file_name});
+    std::vector<const char*> argv;
+    argv.reserve(args.size());
+    for (const auto& a : args) argv.push_back(a.c_str());
+    if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
+      throw JitError("simt cpu jit: bad compiler arguments: " + diagnostics);
+
+    // An empty file system under the buffer: nothing on disk is ever read.
+    auto& frontend = ci.getFrontendOpts();
+    frontend.Inputs.clear();
+    frontend.Inputs.emplace_back(buffer->getMemBufferRef(),
+                                 clang::InputKind(clang::Language::CXX));
+    ci.createFileManager(llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>());
+
+    clang::EmitLLVMOnlyAction action(context.get());
+    const bool ok = ci.ExecuteAction(action);
+    if (!ok || ci.getDiagnostics().hasErrorOccurred()) {
+      throw JitError(diagnostics.empty() ? "simt cpu jit: compiling " + file_name + " failed"
+                                         : diagnostics);
+    }
+    module = action.takeModule();
+    if (!module) throw JitError("simt cpu jit: no module for " + file_name + "\n" + diagnostics);
+  }
+
+  // Everything the source defines for outside use: resolved below, which makes
+  // the JIT link now (errors surface here, not at the first launch).
+  std::vector<std::string> exported;
+  for (const llvm::GlobalValue& gv : module->global_values()) {
+    if (!gv.isDeclaration() && !gv.hasLocalLinkage() && !gv.getName().empty())
+      exported.push_back(gv.getName().str());
+  }
+
+  // Machine code, on this thread, with a TargetMachine of this compile's own.
+  llvm::orc::JITTargetMachineBuilder jtmb = impl_->jtmb;
+  jtmb.setCodeGenOptLevel(codegen_level(options.opt_level));
+  auto tm = jtmb.createTargetMachine();
+  if (!tm) throw JitError("simt cpu jit: " + error_text(tm.takeError()));
+  llvm::orc::SimpleCompiler codegen(**tm);
+  auto object = codegen(*module);
+  if (!object) throw JitError("simt cpu jit: code generation: " + error_text(object.takeError()));
+  module.reset();
+  context.reset();
+
+  llvm::orc::LLJIT& jit = *impl_->jit;
+  auto dylib = jit.createJITDylib("simt." + name + "." + std::to_string(++impl_->dylib_counter));
+  if (!dylib) throw JitError("simt cpu jit: " + error_text(dylib.takeError()));
+  llvm::orc::JITDylib& jd = *dylib;
+  auto fail = [&](std::string message) -> JitError {
+    llvm::consumeError(jit.getExecutionSession().removeJITDylib(jd));
+    return JitError("simt cpu jit: " + file_name + ": " + message);
+  };
+
+  std::string session_errors;
+  t_session_errors = &session_errors;
+  struct ResetSink {
+    ~ResetSink() { t_session_errors = nullptr; }
+  } reset_sink;
+  auto link_error = [&](llvm::Error err) {
+    // The lookup's error only says which of our symbols failed; the reporter
+    // says why.
+    return fail(session_errors + error_text(std::move(err)));
+  };
+
+  if (auto err = jit.addObjectFile(jd, std::move(*object))) throw link_error(std::move(err));
+
+  llvm::orc::SymbolLookupSet lookup;
+  for (const auto& n : exported) lookup.add(jit.mangleAndIntern(n));
+  auto found = jit.getExecutionSession().lookup(
+      llvm::orc::makeJITDylibSearchOrder(&jd, llvm::orc::JITDylibLookupFlags::MatchAllSymbols),
+      std::move(lookup));
+  if (!found) throw link_error(found.takeError());
+
+  std::map<std::string, void*, std::less<>> symbols;
+  for (const auto& n : exported) {
+    auto it = found->find(jit.mangleAndIntern(n));
+    if (it != found->end()) symbols.emplace(n, it->second.getAddress().toPtr<void*>());
+  }
+  return std::unique_ptr<JitModule>(
+      new JitModule(jit, jd, name, std::move(diagnostics), std::move(symbols)));
+}
+
+}  // namespace simt::cpu

@@ -1,0 +1,31 @@
+// Which devices exist: every backend's devices, discovered once per process.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/device.h"
+
+namespace simt::backends {
+
+struct BackendStatus {
+  std::string name;    // "cpu", "cuda", "opencl"
+  bool available = false;
+  std::string detail;  // versions when available, the reason when not
+};
+
+// GPUs first (CUDA, then OpenCL), the CPU last.
+const std::vector<std::shared_ptr<runtime::Device>>& devices();
+const std::vector<BackendStatus>& backend_status();
+
+// The device with this id ("cpu", "cuda:0", "opencl:1"; "cuda" means
+// "cuda:0"); nullptr when there is none.
+std::shared_ptr<runtime::Device> find_device(std::string_view id);
+
+// $SIMT_DEVICE when set, else the first GPU, else the CPU. Throws
+// runtime::DeviceError naming the variable when $SIMT_DEVICE names no device.
+std::shared_ptr<runtime::Device> default_device();
+
+}  // namespace simt::backends

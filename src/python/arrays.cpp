@@ -1,0 +1,224 @@
+// Bindings of devices and device memory: simt.devices(), simt.Array's storage.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+#include "backends/registry.h"
+#include "python/bindings.h"
+
+namespace simt::python {
+
+namespace {
+
+thread_local std::shared_ptr<runtime::Device> t_current_device;
+
+PyDevice wrap(std::shared_ptr<runtime::Device> d) { return PyDevice{std::move(d)}; }
+
+std::string available_ids() {
+  std::string ids;
+  for (const auto& d : backends::devices()) ids += (ids.empty() ? "" : ", ") + d->info().id;
+  return ids.empty() ? "none" : ids;
+}
+
+PyDevice get_device(const std::string& id) {
+  auto d = backends::find_device(id);
+  if (!d)
+    throw nb::value_error(("no device '" + id + "'; available: " + available_ids() +
+                           " (python -m simt info says why others are missing)")
+                              .c_str());
+  return wrap(d);
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    if (s < 0) throw nb::value_error("negative dimensions are not allowed");
+    if (s != 0 && n > INT64_MAX / s) throw nb::value_error("array is too big");
+    n *= s;
+  }
+  return n;
+}
+
+DeviceArray empty(const std::vector<int64_t>& shape, const std::string& dtype,
+                  const PyDevice& device, const std::string& order) {
+  if (order != "C" && order != "F") throw nb::value_error("order must be 'C' or 'F'");
+  if (shape.size() > 32) throw nb::value_error("arrays have at most 32 dimensions");
+  DeviceArray a;
+  sema::Type t = type_from_text(dtype);
+  if (!t.is_scalar()) throw nb::value_error(("not a scalar dtype: " + dtype).c_str());
+  a.dtype = t.scalar;
+  a.shape = shape;
+  int64_t count = element_count(shape);
+  a.strides.assign(shape.size(), 0);
+  int64_t stride = a.itemsize();
+  if (order == "C") {
+    for (size_t k = shape.size(); k-- > 0;) {
+      a.strides[k] = stride;
+      stride *= std::max<int64_t>(shape[k], 1);
+    }
+  } else {
+    for (size_t k = 0; k < shape.size(); ++k) {
+      a.strides[k] = stride;
+      stride *= std::max<int64_t>(shape[k], 1);
+    }
+  }
+  size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(a.itemsize());
+  nb::gil_scoped_release release;
+  a.buffer = std::make_shared<runtime::Buffer>(device.device, bytes);
+  return a;
+}
+
+DeviceArray view(const DeviceArray& base, int64_t offset, const std::vector<int64_t>& shape,
+                 const std::vector<int64_t>& strides) {
+  if (shape.size() != strides.size()) throw nb::value_error("shape and strides differ in length");
+  DeviceArray v = base;
+  v.offset = offset;
+  v.shape = shape;
+  v.strides = strides;
+  return v;
+}
+
+// The span of bytes an array covers, for copies between contiguous arrays.
+size_t contiguous_bytes(const DeviceArray& a) {
+  return static_cast<size_t>(element_count(a.shape) * a.itemsize());
+}
+
+struct HostBuffer {
+  Py_buffer view{};
+  bool held = false;
+  ~HostBuffer() {
+    if (held) PyBuffer_Release(&view);
+  }
+};
+
+void acquire(HostBuffer& b, const nb::handle& obj, bool writable) {
+  int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+  if (PyObject_GetBuffer(obj.ptr(), &b.view, flags) != 0) throw nb::python_error();
+  b.held = true;
+}
+
+void copy_from_host(DeviceArray& a, const nb::handle& source) {
+  HostBuffer b;
+  acquire(b, source, false);
+  size_t bytes = contiguous_bytes(a);
+  if (static_cast<size_t>(b.view.len) != bytes)
+    throw nb::value_error(("copy of " + std::to_string(b.view.len) + " bytes into an array of " +
+                           std::to_string(bytes) + " bytes")
+                              .c_str());
+  nb::gil_scoped_release release;
+  a.buffer->device()->copy_from_host(a.data(), b.view.buf, bytes);
+}
+
+void copy_to_host(const DeviceArray& a, const nb::handle& destination) {
+  HostBuffer b;
+  acquire(b, destination, true);
+  size_t bytes = contiguous_bytes(a);
+  if (static_cast<size_t>(b.view.len) != bytes)
+    throw nb::value_error(("copy of an array of " + std::to_string(bytes) + " bytes into " +
+                           std::to_string(b.view.len) + " bytes")
+                              .c_str());
+  nb::gil_scoped_release release;
+  a.buffer->device()->copy_to_host(b.view.buf, a.data(), bytes);
+}
+
+void fill(DeviceArray& a, const nb::bytes& pattern) {
+  if (static_cast<int64_t>(pattern.size()) != a.itemsize())
+    throw nb::value_error("fill pattern size differs from the item size");
+  size_t count = static_cast<size_t>(element_count(a.shape));
+  nb::gil_scoped_release release;
+  a.buffer->device()->fill_bytes(a.data(), pattern.c_str(), pattern.size(), count);
+}
+
+// Maps the runtime's C++ exceptions to simt's Python ones.
+void translate_runtime_errors(const std::exception_ptr& p, void*) {
+  nb::object errors = nb::module_::import_("simt.errors");
+  try {
+    std::rethrow_exception(p);
+  } catch (const runtime::OutOfMemory& e) {
+    PyErr_SetString(errors.attr("OutOfMemoryError").ptr(), e.what());
+  } catch (const runtime::DeviceError& e) {
+    PyErr_SetString(errors.attr("DeviceError").ptr(), e.what());
+  } catch (const runtime::BackendCompileError& e) {
+    PyErr_SetString(errors.attr("BackendCompileError").ptr(), e.what());
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<runtime::Device> current_device() {
+  if (t_current_device) return t_current_device;
+  return backends::default_device();
+}
+
+void bind_arrays(nb::module_& m) {
+  nb::register_exception_translator(&translate_runtime_errors);
+
+  nb::class_<PyDevice>(m, "Device")
+      .def_prop_ro("id", [](const PyDevice& d) { return d.device->info().id; })
+      .def_prop_ro("name", [](const PyDevice& d) { return d.device->info().name; })
+      .def_prop_ro("backend",
+                   [](const PyDevice& d) { return runtime::backend_name(d.device->info().backend); })
+      .def_prop_ro("index", [](const PyDevice& d) { return d.device->info().index; })
+      .def_prop_ro("architecture", [](const PyDevice& d) { return d.device->info().architecture; })
+      .def_prop_ro("compute_units", [](const PyDevice& d) { return d.device->info().compute_units; })
+      .def_prop_ro("max_threads_per_block",
+                   [](const PyDevice& d) { return d.device->info().max_threads_per_block; })
+      .def_prop_ro("host_accessible", [](const PyDevice& d) { return d.device->host_accessible(); })
+      .def("synchronize",
+           [](const PyDevice& d) {
+             nb::gil_scoped_release release;
+             d.device->synchronize();
+           })
+      .def("__eq__", [](const PyDevice& a, const PyDevice& b) { return a.device == b.device; })
+      .def("__hash__", [](const PyDevice& d) { return std::hash<void*>()(d.device.get()); })
+      .def("__repr__", [](const PyDevice& d) {
+        return "<simt.Device " + d.device->info().id + ": " + d.device->info().name + ">";
+      });
+
+  m.def("devices", [] {
+    std::vector<PyDevice> out;
+    for (const auto& d : backends::devices()) out.push_back(wrap(d));
+    return out;
+  });
+  m.def("backend_status", [] {
+    nb::list out;
+    for (const auto& s : backends::backend_status())
+      out.append(nb::make_tuple(s.name, s.available, s.detail));
+    return out;
+  });
+  m.def("get_device", &get_device, nb::arg("id"));
+  m.def("default_device", [] { return wrap(backends::default_device()); });
+  m.def("current_device", [] { return wrap(current_device()); });
+  m.def(
+      "set_current_device",
+      [](std::optional<PyDevice> device) {
+        std::optional<PyDevice> previous;
+        if (t_current_device) previous = wrap(t_current_device);
+        t_current_device = device ? device->device : nullptr;
+        return previous;
+      },
+      nb::arg("device").none(), "Sets this thread's device; returns the previous one or None.");
+
+  nb::class_<DeviceArray>(m, "DeviceArray")
+      .def_prop_ro("shape", [](const DeviceArray& a) { return a.shape; })
+      .def_prop_ro("strides", [](const DeviceArray& a) { return a.strides; })
+      .def_prop_ro("dtype", [](const DeviceArray& a) { return std::string(sema::scalar_name(a.dtype)); })
+      .def_prop_ro("itemsize", &DeviceArray::itemsize)
+      .def_prop_ro("offset", [](const DeviceArray& a) { return a.offset; })
+      .def_prop_ro("device", [](const DeviceArray& a) { return wrap(a.buffer->device()); })
+      .def_prop_ro("data_ptr",
+                   [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })
+      .def_prop_ro("buffer_bytes", [](const DeviceArray& a) { return a.buffer->bytes(); })
+      .def("view", &view, nb::arg("offset"), nb::arg("shape"), nb::arg("strides"))
+      .def("copy_from_host", &copy_from_host, nb::arg("source"))
+      .def("copy_to_host", &copy_to_host, nb::arg("destination"))
+      .def("fill", &fill, nb::arg("pattern"));
+
+  m.def("empty", &empty, nb::arg("shape"), nb::arg("dtype"), nb::arg("device"),
+        nb::arg("order") = "C");
+}
+
+}  // namespace simt::python

@@ -1,0 +1,76 @@
+// Shared pieces of the simt._core bindings. Each bindings file registers one
+// area: the compiler (compiler.cpp), devices and arrays (arrays.cpp), kernel
+// dispatch and launch (dispatch.cpp).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lang/ast.h"
+#include "lang/diagnostics.h"
+#include "lang/source.h"
+#include "runtime/device.h"
+#include "sema/infer.h"
+
+namespace simt::python {
+
+namespace nb = nanobind;
+
+// Raises simt.CompileError or simt.TypingError from a compiler diagnostic.
+[[noreturn]] void raise_diagnostic(const lang::CompileError& error);
+
+sema::Type type_from_text(const std::string& text);
+
+// A resolved global, described by the Python side as a tuple (see
+// python/simt/_resolve.py), as the compiler's GlobalValue.
+sema::GlobalValue global_from_python(const nb::handle& value);
+sema::Globals globals_from_python(const nb::dict& globals);
+
+// One parsed kernel (or device) function; specializations compile from it.
+class Function {
+ public:
+  Function(std::string source, std::string filename, uint32_t first_line);
+
+  const std::string& name() const { return parsed_->def.name; }
+  std::vector<std::string> param_names() const;
+  std::vector<std::string> free_names() const;
+  const std::shared_ptr<const lang::SourceText>& source() const { return source_; }
+  const std::shared_ptr<const lang::ParsedFunction>& parsed() const { return parsed_; }
+
+  // Raises the Python exception of a diagnostic.
+  sema::TypedFunction infer(const std::vector<sema::Type>& arg_types,
+                            const sema::Globals& globals) const;
+
+ private:
+  std::shared_ptr<const lang::SourceText> source_;
+  std::shared_ptr<const lang::ParsedFunction> parsed_;
+};
+
+// A device as Python sees it: a handle on the runtime's shared device.
+struct PyDevice {
+  std::shared_ptr<runtime::Device> device;
+};
+
+// The storage and geometry of a simt.Array (the Python class wraps one).
+struct DeviceArray {
+  std::shared_ptr<runtime::Buffer> buffer;
+  int64_t offset = 0;             // bytes from the buffer's start
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;   // bytes, as NumPy's
+  sema::Scalar dtype = sema::Scalar::Float64;
+
+  void* data() const { return static_cast<char*>(buffer->data()) + offset; }
+  int64_t itemsize() const { return sema::bit_width(dtype) / 8; }
+};
+
+// The current device of this thread (simt.use_device), else the default.
+std::shared_ptr<runtime::Device> current_device();
+
+void bind_compiler(nb::module_& m);
+void bind_arrays(nb::module_& m);
+void bind_dispatch(nb::module_& m);
+
+}  // namespace simt::python

@@ -1,0 +1,237 @@
+// Bindings of the compiler: parse once, infer and emit per signature, and
+// check generated code with the vendor compilers (usable without a GPU).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "backends/cuda/nvrtc.h"
+#include "backends/opencl/opencl_api.h"
+#include "codegen/emitter.h"
+#include "lang/parser.h"
+#include "python/bindings.h"
+
+namespace simt::python {
+
+[[noreturn]] void raise_diagnostic(const lang::CompileError& error) {
+  const lang::Diagnostic& d = error.diagnostic();
+  nb::object errors = nb::module_::import_("simt.errors");
+  nb::object cls = errors.attr(d.kind == lang::DiagnosticKind::Typing ? "TypingError"
+                                                                      : "CompileError");
+  nb::object exc = cls(d.message, d.filename, d.span.line, d.span.col, d.source_line,
+                       error.what());
+  PyErr_SetObject(cls.ptr(), exc.ptr());
+  throw nb::python_error();
+}
+
+sema::Type type_from_text(const std::string& text) {
+  auto t = sema::parse_type(text);
+  if (!t) throw nb::value_error(("not a simt type: '" + text + "'").c_str());
+  return *t;
+}
+
+// A resolved global as the Python side describes it: a tuple whose first
+// item says the kind ("module", "function", "dtype", "int", "float",
+// "complex", "bool", "scalar", "tuple").
+sema::GlobalValue global_from_python(const nb::handle& value) {
+  nb::tuple t = nb::cast<nb::tuple>(value);
+  std::string kind = nb::cast<std::string>(t[0]);
+  sema::GlobalValue g;
+  auto weak_number = [&](sema::Scalar s) {
+    g.kind = sema::GlobalValue::Kind::Constant;
+    g.constant.type = sema::Type::scalar_of(s, s != sema::Scalar::Bool);
+  };
+  if (kind == "module") {
+    g.kind = sema::GlobalValue::Kind::Module;
+    g.name = nb::cast<std::string>(t[1]);
+  } else if (kind == "function") {
+    g.kind = sema::GlobalValue::Kind::Function;
+    g.name = nb::cast<std::string>(t[1]);
+  } else if (kind == "dtype") {
+    g.kind = sema::GlobalValue::Kind::DType;
+    g.dtype = type_from_text(nb::cast<std::string>(t[1])).scalar;
+  } else if (kind == "int" || kind == "bool") {
+    weak_number(kind == "int" ? sema::Scalar::Int64 : sema::Scalar::Bool);
+    g.constant.int_value = nb::cast<int64_t>(t[1]);
+    g.constant.real = static_cast<double>(g.constant.int_value);
+  } else if (kind == "float") {
+    weak_number(sema::Scalar::Float64);
+    g.constant.real = nb::cast<double>(t[1]);
+  } else if (kind == "complex") {
+    weak_number(sema::Scalar::Complex128);
+    g.constant.real = nb::cast<double>(t[1]);
+    g.constant.imag = nb::cast<double>(t[2]);
+  } else if (kind == "scalar") {
+    // A NumPy scalar: a constant of its own (strong) type.
+    g.kind = sema::GlobalValue::Kind::Constant;
+    g.constant.type = type_from_text(nb::cast<std::string>(t[1]));
+    g.constant.int_value = nb::cast<int64_t>(t[2]);
+    g.constant.real = nb::cast<double>(t[3]);
+    g.constant.imag = nb::cast<double>(t[4]);
+  } else if (kind == "attr") {
+    g.kind = sema::GlobalValue::Kind::Member;
+    g.name = nb::cast<std::string>(t[1]);
+    g.attribute = nb::cast<std::string>(t[2]);
+  } else if (kind == "unsupported") {
+    g.kind = sema::GlobalValue::Kind::Unsupported;
+    g.name = nb::cast<std::string>(t[1]);
+  } else if (kind == "tuple") {
+    g.kind = sema::GlobalValue::Kind::Tuple;
+    for (nb::handle item : nb::cast<nb::list>(t[1])) g.items.push_back(global_from_python(item));
+  } else {
+    throw nb::value_error(("unknown global kind '" + kind + "'").c_str());
+  }
+  return g;
+}
+
+Function::Function(std::string source, std::string filename, uint32_t first_line)
+    : source_(std::make_shared<lang::SourceText>(std::move(source), std::move(filename),
+                                                 first_line)) {
+  try {
+    parsed_ = std::make_shared<lang::ParsedFunction>(lang::parse_function(*source_));
+  } catch (const lang::CompileError& e) {
+    raise_diagnostic(e);
+  }
+}
+
+std::vector<std::string> Function::param_names() const {
+  std::vector<std::string> names;
+  for (const auto& p : parsed_->def.params) names.push_back(p.name);
+  return names;
+}
+
+std::vector<std::string> Function::free_names() const {
+  std::vector<std::string> names;
+  for (const auto& n : parsed_->free_names) names.push_back(n.name);
+  return names;
+}
+
+sema::TypedFunction Function::infer(const std::vector<sema::Type>& arg_types,
+                                    const sema::Globals& globals) const {
+  try {
+    return sema::infer_types(*parsed_, *source_, arg_types, globals);
+  } catch (const lang::CompileError& e) {
+    raise_diagnostic(e);
+  }
+}
+
+sema::Globals globals_from_python(const nb::dict& globals) {
+  sema::Globals resolved;
+  for (auto [key, value] : globals)
+    resolved.emplace(nb::cast<std::string>(key), global_from_python(value));
+  return resolved;
+}
+
+namespace {
+
+std::vector<sema::Type> types_from_text(const std::vector<std::string>& texts) {
+  std::vector<sema::Type> types;
+  for (const auto& text : texts) types.push_back(type_from_text(text));
+  return types;
+}
+
+// {local name: type} of one specialization, for tests and inspection.
+nb::dict local_types(const Function& fn, const std::vector<std::string>& arg_types,
+                     const nb::dict& globals) {
+  sema::TypedFunction typed = fn.infer(types_from_text(arg_types), globals_from_python(globals));
+  nb::dict out;
+  for (const auto& local : typed.locals) out[local.name.c_str()] = local.type.str();
+  return out;
+}
+
+nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
+                  const nb::dict& globals, const std::string& dialect_name, bool debug) {
+  auto dialect = codegen::dialect_from_name(dialect_name);
+  if (!dialect)
+    throw nb::value_error(("unknown dialect '" + dialect_name +
+                           "' (expected 'cuda', 'opencl' or 'cpp')").c_str());
+  sema::TypedFunction typed = fn.infer(types_from_text(arg_types), globals_from_python(globals));
+  codegen::EmitOptions options;
+  options.debug = debug;
+  codegen::EmittedKernel kernel = codegen::emit_kernel(typed, codegen::dialect(*dialect), options);
+  nb::dict out;
+  out["source"] = kernel.source;
+  out["entry"] = kernel.entry;
+  nb::list params;
+  for (const auto& p : kernel.params) params.append(p.c_type);
+  out["param_types"] = params;
+  return out;
+}
+
+// Compiles CUDA C++ with NVRTC for sm_<arch>: what the CUDA backend will
+// do before loading, usable without a GPU.
+nb::dict nvrtc_compile(const std::string& source, int arch) {
+  std::string why;
+  const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
+  nb::dict out;
+  out["available"] = nvrtc != nullptr;
+  if (!nvrtc) {
+    out["reason"] = why;
+    return out;
+  }
+  cuda::CompileResult r;
+  {
+    nb::gil_scoped_release release;
+    r = nvrtc->compile(source, "simt_kernel.cu", arch / 10, arch % 10, {}, true);
+  }
+  auto [major, minor] = nvrtc->version();
+  out["version"] = std::to_string(major) + "." + std::to_string(minor);
+  out["ok"] = r.ok;
+  out["log"] = r.log;
+  out["cubin_bytes"] = r.cubin.size();
+  return out;
+}
+
+// Builds OpenCL C for the first OpenCL device (PoCL in CI).
+nb::dict opencl_build(const std::string& source) {
+  std::string why;
+  std::vector<opencl::DeviceInfo> devices = opencl::list_devices(&why);
+  nb::dict out;
+  out["available"] = !devices.empty();
+  if (devices.empty()) {
+    out["reason"] = why;
+    return out;
+  }
+  opencl::BuildResult r;
+  {
+    nb::gil_scoped_release release;
+    r = opencl::build_program(devices[0], source, "");
+  }
+  out["device"] = devices[0].name;
+  out["ok"] = r.ok;
+  out["log"] = r.log;
+  return out;
+}
+
+}  // namespace
+
+void bind_compiler(nb::module_& m) {
+  nb::class_<Function>(m, "Function")
+      .def(nb::init<std::string, std::string, uint32_t>(), nb::arg("source"),
+           nb::arg("filename"), nb::arg("first_line") = 1)
+      .def_prop_ro("name", &Function::name)
+      .def_prop_ro("param_names", &Function::param_names)
+      .def_prop_ro("free_names", &Function::free_names)
+      .def("local_types", &local_types, nb::arg("arg_types"), nb::arg("globals"))
+      .def("generate", &generate, nb::arg("arg_types"), nb::arg("globals"), nb::arg("dialect"),
+           nb::arg("debug") = false);
+
+  m.def("nvrtc_compile", &nvrtc_compile, nb::arg("source"), nb::arg("arch") = 90,
+        "Compiles CUDA C++ with NVRTC to a cubin: {available, reason | version, ok, log, "
+        "cubin_bytes}.");
+  m.def("opencl_build", &opencl_build, nb::arg("source"),
+        "Builds OpenCL C on the first OpenCL device: {available, reason | device, ok, log}.");
+  m.def(
+      "normalize_type", [](const std::string& text) { return type_from_text(text).str(); },
+      "The canonical spelling of a type ('float32[:, ::1]').");
+  m.def(
+      "promote",
+      [](const std::string& a, bool a_weak, const std::string& b, bool b_weak) {
+        sema::Type ta = type_from_text(a), tb = type_from_text(b);
+        ta.weak = a_weak;
+        tb.weak = b_weak;
+        return sema::promote(ta, tb).strong().str();
+      },
+      nb::arg("a"), nb::arg("a_weak"), nb::arg("b"), nb::arg("b_weak"),
+      "NumPy's result type of two scalar types; a weak type is a Python literal (NEP 50).");
+}
+
+}  // namespace simt::python

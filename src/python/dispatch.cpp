@@ -1,0 +1,547 @@
+// The launch path: `kernel[grid, block](*args)`. A warm launch runs no
+// Python code per argument: each argument is classified here (NumPy arrays
+// and scalars through the buffer protocol, simt arrays directly), the
+// classification is looked up in the kernel's table of specializations,
+// and the values are packed in the order of the kernel's C parameters.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <cstring>
+#include <unordered_map>
+
+#include "codegen/emitter.h"
+#include "python/bindings.h"
+
+namespace simt::python {
+
+namespace {
+
+using sema::Scalar;
+
+PyTypeObject* g_array_type = nullptr;  // simt.Array, registered at import
+
+// One scalar or array argument (tuples are flattened into their items).
+struct Leaf {
+  bool is_array = false;
+  Scalar scalar = Scalar::Int64;
+  int64_t int_value = 0;  // bool and integer scalars (uint64 as its bits)
+  double real = 0, imag = 0;
+  void* data = nullptr;   // arrays
+  int ndim = 0;
+  size_t dims_at = 0;     // shape then strides (in elements) in Scratch::dims
+};
+
+// Reused between launches so a warm launch allocates nothing.
+struct Scratch {
+  std::string key;
+  std::vector<Leaf> leaves;
+  std::vector<int64_t> dims;
+  std::vector<Py_buffer> buffers;
+  std::vector<std::array<uint64_t, 2>> values;
+  std::vector<void*> pointers;
+  bool in_use = false;
+
+  void clear() {
+    key.clear();
+    leaves.clear();
+    dims.clear();
+  }
+  void release_buffers() {
+    for (auto& b : buffers) PyBuffer_Release(&b);
+    buffers.clear();
+  }
+};
+
+thread_local Scratch t_scratch;
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+struct Specialization {
+  std::shared_ptr<runtime::Device> device;
+  std::unique_ptr<runtime::CompiledKernel> kernel;
+  std::vector<codegen::ParamSlot> slots;
+};
+
+[[noreturn]] void argument_error(const std::string& name, const std::string& message) {
+  throw nb::type_error(("argument '" + name + "': " + message).c_str());
+}
+
+std::optional<Scalar> scalar_from_format(const char* format, Py_ssize_t itemsize) {
+  std::string_view f(format ? format : "B");
+  if (!f.empty() && (f[0] == '>' || f[0] == '!')) return std::nullopt;
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f.remove_prefix(1);
+  if (f == "?") return Scalar::Bool;
+  if (f == "e") return Scalar::Float16;
+  if (f == "f") return Scalar::Float32;
+  if (f == "d") return Scalar::Float64;
+  if (f == "Zf") return Scalar::Complex64;
+  if (f == "Zd") return Scalar::Complex128;
+  if (f.size() != 1) return std::nullopt;
+  bool is_unsigned = std::isupper(static_cast<unsigned char>(f[0])) != 0;
+  switch (std::tolower(static_cast<unsigned char>(f[0]))) {
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
+      switch (itemsize) {
+        case 1: return is_unsigned ? Scalar::UInt8 : Scalar::Int8;
+        case 2: return is_unsigned ? Scalar::UInt16 : Scalar::Int16;
+        case 4: return is_unsigned ? Scalar::UInt32 : Scalar::Int32;
+        case 8: return is_unsigned ? Scalar::UInt64 : Scalar::Int64;
+        default: return std::nullopt;
+      }
+    default: return std::nullopt;
+  }
+}
+
+// C, F or any order, as NumPy's flags decide (extents of 1 take any stride).
+sema::Layout layout_of(int ndim, const int64_t* shape, const int64_t* strides, int64_t itemsize) {
+  for (int64_t k = 0; k < ndim; ++k)
+    if (shape[k] == 0) return sema::Layout::C;
+  bool c = true, f = true;
+  int64_t expected = itemsize;
+  for (int k = ndim - 1; k >= 0; --k) {
+    if (shape[k] != 1 && strides[k] != expected) c = false;
+    expected *= shape[k];
+  }
+  expected = itemsize;
+  for (int k = 0; k < ndim; ++k) {
+    if (shape[k] != 1 && strides[k] != expected) f = false;
+    expected *= shape[k];
+  }
+  return c ? sema::Layout::C : f ? sema::Layout::F : sema::Layout::Any;
+}
+
+class Dispatcher {
+ public:
+  Dispatcher(nb::object function, nb::object resolve_globals, bool debug, bool fastmath)
+      : function_object_(std::move(function)),
+        function_(nb::cast<Function*>(function_object_)),
+        resolve_globals_(std::move(resolve_globals)),
+        param_names_(function_->param_names()) {
+    options_.debug = debug;
+    options_.fastmath = fastmath;
+  }
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  runtime::LaunchDims configure(const nb::handle& config) const;
+  void launch(const runtime::LaunchDims& dims, const nb::args& args);
+  // Compiles for these argument types now (explicit signatures).
+  void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
+  size_t specialization_count() const { return cache_.size(); }
+
+ private:
+  void classify(const nb::handle& obj, const std::string& name, Scratch& s,
+                const runtime::Device& device, std::vector<sema::Type>* types);
+  void classify_array(const DeviceArray& a, const std::string& name, Scratch& s,
+                      const runtime::Device& device, std::vector<sema::Type>* types);
+  void append_array_leaf(Scratch& s, void* data, int ndim, const int64_t* shape,
+                         const int64_t* byte_strides, int64_t itemsize, Scalar dtype,
+                         bool readonly, const std::string& name, std::vector<sema::Type>* types);
+  Specialization& specialize(const std::vector<sema::Type>& types,
+                             const std::shared_ptr<runtime::Device>& device,
+                             const std::string& key);
+  void pack(const Specialization& spec, Scratch& s);
+
+  nb::object function_object_;
+  Function* function_;
+  nb::object resolve_globals_;
+  std::vector<std::string> param_names_;
+  runtime::CompileOptions options_;
+  std::unordered_map<std::string, std::unique_ptr<Specialization>, StringHash, std::equal_to<>>
+      cache_;
+};
+
+void Dispatcher::append_array_leaf(Scratch& s, void* data, int ndim, const int64_t* shape,
+                                   const int64_t* byte_strides, int64_t itemsize, Scalar dtype,
+                                   bool readonly, const std::string& name,
+                                   std::vector<sema::Type>* types) {
+  if (ndim == 0) argument_error(name, "0-dimensional arrays are not kernel arguments; pass a scalar");
+  Leaf leaf;
+  leaf.is_array = true;
+  leaf.scalar = dtype;
+  leaf.data = data;
+  leaf.ndim = ndim;
+  leaf.dims_at = s.dims.size();
+  for (int k = 0; k < ndim; ++k) s.dims.push_back(shape[k]);
+  for (int k = 0; k < ndim; ++k) {
+    if (byte_strides[k] % itemsize != 0)
+      argument_error(name, "strides that are not a multiple of the item size are not supported");
+    s.dims.push_back(byte_strides[k] / itemsize);
+  }
+  sema::Layout layout = layout_of(ndim, shape, byte_strides, itemsize);
+  s.key += 'A';
+  s.key += static_cast<char>(dtype);
+  s.key += static_cast<char>(ndim);
+  s.key += static_cast<char>(static_cast<int>(layout) + (readonly ? 8 : 0));
+  s.leaves.push_back(leaf);
+  if (types) {
+    sema::Type t = sema::Type::array(dtype, ndim, layout);
+    t.readonly = readonly;
+    types->push_back(t);
+  }
+}
+
+void Dispatcher::classify_array(const DeviceArray& a, const std::string& name, Scratch& s,
+                                const runtime::Device& device, std::vector<sema::Type>* types) {
+  if (a.buffer->device().get() != &device)
+    argument_error(name, "the array is on " + a.buffer->device()->info().id +
+                             " but the kernel runs on " + device.info().id +
+                             "; copy it with simt.to_device(..., device=...)");
+  append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(),
+                    a.strides.data(), a.itemsize(), a.dtype, false, name, types);
+}
+
+void Dispatcher::classify(const nb::handle& obj, const std::string& name, Scratch& s,
+                          const runtime::Device& device, std::vector<sema::Type>* types) {
+  PyObject* o = obj.ptr();
+  if (Py_TYPE(o) == g_array_type) {
+    nb::object impl = nb::steal(PyObject_GetAttrString(o, "_impl"));
+    if (!impl.is_valid()) throw nb::python_error();
+    classify_array(*nb::inst_ptr<DeviceArray>(impl), name, s, device, types);
+    return;
+  }
+  Leaf leaf;
+  if (PyBool_Check(o)) {
+    leaf.scalar = Scalar::Bool;
+    leaf.int_value = o == Py_True;
+  } else if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    leaf.int_value = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) argument_error(name, "the int " + nb::cast<std::string>(nb::str(obj)) +
+                                           " does not fit in int64");
+    leaf.scalar = Scalar::Int64;
+  } else if (PyFloat_CheckExact(o)) {
+    leaf.scalar = Scalar::Float64;
+    leaf.real = PyFloat_AS_DOUBLE(o);
+  } else if (PyComplex_CheckExact(o)) {
+    leaf.scalar = Scalar::Complex128;
+    leaf.real = PyComplex_RealAsDouble(o);
+    leaf.imag = PyComplex_ImagAsDouble(o);
+  } else if (PyTuple_Check(o)) {
+    s.key += '(';
+    std::vector<sema::Type> items;
+    Py_ssize_t n = PyTuple_GET_SIZE(o);
+    for (Py_ssize_t k = 0; k < n; ++k)
+      classify(PyTuple_GET_ITEM(o, k), name + "[" + std::to_string(k) + "]", s, device,
+               types ? &items : nullptr);
+    s.key += ')';
+    if (types) types->push_back(sema::Type::tuple(std::move(items)));
+    return;
+  } else if (PyObject_CheckBuffer(o)) {
+    // NumPy arrays and NumPy scalars.
+    Py_buffer view;
+    if (PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) != 0) {
+      PyErr_Clear();
+      argument_error(name, "its buffer cannot be read as a strided array");
+    }
+    s.buffers.push_back(view);
+    auto scalar = scalar_from_format(view.format, view.itemsize);
+    if (!scalar)
+      argument_error(name, std::string("unsupported element format '") +
+                               (view.format ? view.format : "?") + "'");
+    if (view.ndim == 0) {
+      leaf.scalar = *scalar;
+      if (sema::is_complex(*scalar)) {
+        if (*scalar == Scalar::Complex64) {
+          float parts[2];
+          std::memcpy(parts, view.buf, sizeof parts);
+          leaf.real = parts[0];
+          leaf.imag = parts[1];
+        } else {
+          double parts[2];
+          std::memcpy(parts, view.buf, sizeof parts);
+          leaf.real = parts[0];
+          leaf.imag = parts[1];
+        }
+      } else if (sema::is_float(*scalar)) {
+        if (*scalar == Scalar::Float16) {
+          _Float16 h;
+          std::memcpy(&h, view.buf, 2);
+          leaf.real = static_cast<double>(h);
+        } else if (*scalar == Scalar::Float32) {
+          float f;
+          std::memcpy(&f, view.buf, 4);
+          leaf.real = f;
+        } else {
+          std::memcpy(&leaf.real, view.buf, 8);
+        }
+      } else {
+        int64_t v = 0;
+        std::memcpy(&v, view.buf, static_cast<size_t>(view.itemsize));
+        int bits = static_cast<int>(view.itemsize) * 8;
+        if (bits < 64 && sema::is_signed(*scalar)) v = (v << (64 - bits)) >> (64 - bits);
+        leaf.int_value = v;
+      }
+    } else {
+      if (!device.host_accessible())
+        argument_error(name, "a NumPy array cannot be used on " + device.info().id +
+                                 "; copy it with simt.to_device(...)");
+      static_assert(sizeof(Py_ssize_t) == sizeof(int64_t));
+      append_array_leaf(s, view.buf, view.ndim, reinterpret_cast<const int64_t*>(view.shape),
+                        reinterpret_cast<const int64_t*>(view.strides), view.itemsize, *scalar,
+                        view.readonly != 0, name, types);
+      return;
+    }
+  } else {
+    argument_error(name, std::string("simt kernels do not accept ") + Py_TYPE(o)->tp_name +
+                             " values (arrays, numbers and tuples of them are accepted)");
+  }
+  s.key += 'S';
+  s.key += static_cast<char>(leaf.scalar);
+  s.leaves.push_back(leaf);
+  if (types) types->push_back(sema::Type::scalar_of(leaf.scalar));
+}
+
+// Stores a scalar argument in the C parameter's storage form.
+void store_scalar(const Leaf& leaf, Scalar target, void* out) {
+  bool from_float = sema::is_float(leaf.scalar) || sema::is_complex(leaf.scalar);
+  double real = from_float ? leaf.real : static_cast<double>(leaf.int_value);
+  if (leaf.scalar == Scalar::UInt64 && leaf.int_value < 0)
+    real = static_cast<double>(static_cast<uint64_t>(leaf.int_value));
+  auto as_int = [&]() -> int64_t {
+    if (!from_float) return leaf.int_value;
+    if (std::isnan(real)) return 0;
+    if (real >= 9.2233720368547758e18) return INT64_MAX;
+    if (real <= -9.2233720368547758e18) return INT64_MIN;
+    return static_cast<int64_t>(real);
+  };
+  switch (target) {
+    case Scalar::Bool: {
+      uint8_t b = from_float ? (real != 0 || leaf.imag != 0) : leaf.int_value != 0;
+      std::memcpy(out, &b, 1);
+      return;
+    }
+    case Scalar::Float16: {
+      _Float16 h = static_cast<_Float16>(real);
+      std::memcpy(out, &h, 2);
+      return;
+    }
+    case Scalar::Float32: {
+      float f = static_cast<float>(real);
+      std::memcpy(out, &f, 4);
+      return;
+    }
+    case Scalar::Float64: std::memcpy(out, &real, 8); return;
+    case Scalar::Complex64: {
+      float parts[2] = {static_cast<float>(real), static_cast<float>(leaf.imag)};
+      std::memcpy(out, parts, sizeof parts);
+      return;
+    }
+    case Scalar::Complex128: {
+      double parts[2] = {real, leaf.imag};
+      std::memcpy(out, parts, sizeof parts);
+      return;
+    }
+    default: {
+      // Integers: the low bytes of the two's complement value (little-endian).
+      int64_t v = as_int();
+      std::memcpy(out, &v, static_cast<size_t>(sema::bit_width(target) / 8));
+      return;
+    }
+  }
+}
+
+void Dispatcher::pack(const Specialization& spec, Scratch& s) {
+  size_t n = spec.slots.size();
+  s.values.resize(n);
+  s.pointers.resize(n);
+  size_t slot = 0;
+  for (const Leaf& leaf : s.leaves) {
+    if (leaf.is_array) {
+      std::memcpy(s.values[slot].data(), &leaf.data, sizeof(void*));
+      ++slot;
+      for (int k = 0; k < 2 * leaf.ndim; ++k, ++slot)
+        std::memcpy(s.values[slot].data(), &s.dims[leaf.dims_at + k], 8);
+    } else {
+      store_scalar(leaf, spec.slots[slot].scalar, s.values[slot].data());
+      ++slot;
+    }
+  }
+  for (size_t k = 0; k < n; ++k) s.pointers[k] = s.values[k].data();
+}
+
+Specialization& Dispatcher::specialize(const std::vector<sema::Type>& types,
+                                       const std::shared_ptr<runtime::Device>& device,
+                                       const std::string& key) {
+  nb::dict globals = nb::cast<nb::dict>(resolve_globals_());
+  sema::TypedFunction typed = function_->infer(types, globals_from_python(globals));
+  codegen::EmitOptions emit_options;
+  emit_options.debug = options_.debug;
+  codegen::EmittedKernel emitted =
+      codegen::emit_kernel(typed, codegen::dialect(device->dialect()), emit_options);
+  auto spec = std::make_unique<Specialization>();
+  spec->device = device;
+  spec->slots = emitted.params;
+  {
+    nb::gil_scoped_release release;
+    spec->kernel = device->compile(emitted, options_);
+  }
+  // Another thread may have compiled the same signature meanwhile: keep one.
+  auto [it, inserted] = cache_.try_emplace(key, std::move(spec));
+  return *it->second;
+}
+
+void Dispatcher::launch(const runtime::LaunchDims& dims, const nb::args& args) {
+  if (args.size() != param_names_.size())
+    throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
+                          " arguments but " + std::to_string(args.size()) + " were given")
+                             .c_str());
+  std::shared_ptr<runtime::Device> device = current_device();
+  runtime::validate_launch(device->info(), dims);
+  // A launch from inside a launch (a callback resolving globals) gets its own scratch.
+  Scratch local;
+  Scratch& s = t_scratch.in_use ? local : t_scratch;
+  s.in_use = true;
+  struct Release {
+    Scratch& s;
+    ~Release() {
+      s.release_buffers();
+      s.in_use = false;
+    }
+  } release{s};
+  s.clear();
+  s.key.append(reinterpret_cast<const char*>(&device), sizeof(void*));
+  for (size_t k = 0; k < args.size(); ++k) classify(args[k], param_names_[k], s, *device, nullptr);
+  auto found = cache_.find(std::string_view(s.key));
+  Specialization* spec;
+  if (found != cache_.end()) {
+    spec = found->second.get();
+  } else {
+    std::vector<sema::Type> types;
+    std::string key = s.key;
+    s.clear();
+    s.release_buffers();
+    s.key = key;
+    for (size_t k = 0; k < args.size(); ++k) classify(args[k], param_names_[k], s, *device, &types);
+    spec = &specialize(types, device, key);
+  }
+  pack(*spec, s);
+  nb::gil_scoped_release unlocked;
+  device->launch(*spec->kernel, dims, s.pointers.data());
+}
+
+void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevice& device) {
+  std::vector<sema::Type> types;
+  for (const auto& t : arg_types) types.push_back(type_from_text(t));
+  if (types.size() != param_names_.size())
+    throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
+                          " arguments but the signature has " + std::to_string(types.size()))
+                             .c_str());
+  // The key a launch with these argument types builds.
+  std::string key(reinterpret_cast<const char*>(&device.device), sizeof(void*));
+  std::function<void(const sema::Type&)> add = [&](const sema::Type& t) {
+    if (t.is_tuple()) {
+      key += '(';
+      for (const auto& item : t.items) add(item);
+      key += ')';
+    } else if (t.is_array()) {
+      key += 'A';
+      key += static_cast<char>(t.scalar);
+      key += static_cast<char>(t.ndim);
+      key += static_cast<char>(static_cast<int>(t.layout) + (t.readonly ? 8 : 0));
+    } else {
+      key += 'S';
+      key += static_cast<char>(t.scalar);
+    }
+  };
+  for (const auto& t : types) add(t);
+  if (!cache_.count(key)) specialize(types, device.device, key);
+}
+
+// kernel[grid, block], kernel[grid, block, stream], kernel[grid, block, stream, shared_bytes]
+int64_t positive_extent(const nb::handle& v, const char* what) {
+  if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr()))
+    throw nb::type_error((std::string(what) + " must be an int or a tuple of up to 3 ints, not " +
+                          Py_TYPE(v.ptr())->tp_name)
+                             .c_str());
+  int overflow = 0;
+  long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow || n < 1)
+    throw nb::value_error((std::string(what) + " must be positive, not " +
+                           nb::cast<std::string>(nb::str(v)))
+                              .c_str());
+  return n;
+}
+
+std::array<int64_t, 3> extents(const nb::handle& v, const char* what) {
+  std::array<int64_t, 3> out{1, 1, 1};
+  if (PyTuple_Check(v.ptr())) {
+    Py_ssize_t n = PyTuple_GET_SIZE(v.ptr());
+    if (n < 1 || n > 3)
+      throw nb::value_error((std::string(what) + " must have 1 to 3 dimensions, not " +
+                             std::to_string(n))
+                                .c_str());
+    for (Py_ssize_t k = 0; k < n; ++k) out[k] = positive_extent(PyTuple_GET_ITEM(v.ptr(), k), what);
+    return out;
+  }
+  out[0] = positive_extent(v, what);
+  return out;
+}
+
+runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
+  if (!PyTuple_Check(config.ptr()) || PyTuple_GET_SIZE(config.ptr()) < 2 ||
+      PyTuple_GET_SIZE(config.ptr()) > 4)
+    throw nb::type_error(("launch configuration of " + function_->name() +
+                          " must be [grid, block], [grid, block, stream] or "
+                          "[grid, block, stream, shared_bytes]")
+                             .c_str());
+  runtime::LaunchDims dims;
+  dims.grid = extents(PyTuple_GET_ITEM(config.ptr(), 0), "grid");
+  dims.block = extents(PyTuple_GET_ITEM(config.ptr(), 1), "block");
+  Py_ssize_t n = PyTuple_GET_SIZE(config.ptr());
+  if (n >= 3) {
+    nb::handle stream = PyTuple_GET_ITEM(config.ptr(), 2);
+    bool default_stream = stream.is_none() || (PyLong_Check(stream.ptr()) &&
+                                                PyLong_AsLongLong(stream.ptr()) == 0);
+    if (!default_stream)
+      throw nb::value_error("only the default stream (None or 0) exists in this version");
+  }
+  if (n == 4) {
+    nb::handle shared = PyTuple_GET_ITEM(config.ptr(), 3);
+    if (!PyLong_Check(shared.ptr()) || PyLong_AsLongLong(shared.ptr()) < 0)
+      throw nb::value_error("shared_bytes must be a non-negative int");
+    if (PyLong_AsLongLong(shared.ptr()) != 0)
+      throw nb::value_error("dynamic shared memory is not supported in this version");
+  }
+  return dims;
+}
+
+struct ConfiguredLaunch {
+  nb::object dispatcher;  // keeps the kernel alive
+  runtime::LaunchDims dims;
+};
+
+}  // namespace
+
+void bind_dispatch(nb::module_& m) {
+  nb::class_<Dispatcher>(m, "Dispatcher")
+      .def(nb::init<nb::object, nb::object, bool, bool>(), nb::arg("function"),
+           nb::arg("resolve_globals"), nb::arg("debug") = false, nb::arg("fastmath") = false)
+      .def("configure",
+           [](nb::handle self, const nb::handle& config) {
+             Dispatcher& d = nb::cast<Dispatcher&>(self);
+             return ConfiguredLaunch{nb::borrow(self), d.configure(config)};
+           })
+      .def("compile", &Dispatcher::compile, nb::arg("arg_types"), nb::arg("device"))
+      .def_prop_ro("specialization_count", &Dispatcher::specialization_count);
+
+  nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch")
+      .def("__call__", [](ConfiguredLaunch& c, nb::args args) {
+        nb::cast<Dispatcher&>(c.dispatcher).launch(c.dims, args);
+      });
+
+  m.def("_register_array_type", [](nb::handle type) {
+    if (!PyType_Check(type.ptr())) throw nb::type_error("expected a type");
+    g_array_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+    Py_INCREF(type.ptr());
+  });
+}
+
+}  // namespace simt::python

@@ -1,0 +1,120 @@
+// The device-neutral runtime interface every backend implements: memory,
+// copies, compiling generated code and launching it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "codegen/dialect.h"
+#include "codegen/emitter.h"
+
+namespace simt::runtime {
+
+// A driver or runtime failure: becomes simt.DeviceError in Python.
+class DeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Allocation failure after the device gave back what it could: becomes
+// simt.OutOfMemoryError (a MemoryError) in Python.
+class OutOfMemory : public DeviceError {
+ public:
+  using DeviceError::DeviceError;
+};
+
+// Code the backend's compiler rejected (a simt bug, or a raw kernel's error):
+// carries the compiler's log.
+class BackendCompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class BackendKind { Cpu, Cuda, OpenCL };
+const char* backend_name(BackendKind kind);
+
+struct DeviceInfo {
+  std::string id;    // "cpu", "cuda:0", "opencl:1": what get_device() accepts
+  std::string name;  // the hardware's own name
+  BackendKind backend = BackendKind::Cpu;
+  int index = 0;     // within its backend
+  std::string architecture;  // "sm_90", "znver3": part of cache keys
+  uint64_t total_memory = 0;
+  int compute_units = 0;
+  int max_threads_per_block = 1024;
+  std::array<int64_t, 3> max_block_dim{1024, 1024, 64};
+  std::array<int64_t, 3> max_grid_dim{2147483647, 65535, 65535};
+};
+
+struct CompileOptions {
+  bool fastmath = false;
+  bool debug = false;
+};
+
+// A kernel loaded on a device, ready to launch.
+class CompiledKernel {
+ public:
+  virtual ~CompiledKernel() = default;
+};
+
+struct LaunchDims {
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  size_t shared_bytes = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  const DeviceInfo& info() const { return info_; }
+  virtual codegen::DialectId dialect() const = 0;
+  // Whether device memory is ordinary host memory (NumPy can view it).
+  virtual bool host_accessible() const = 0;
+
+  virtual void* allocate(size_t bytes) = 0;  // throws OutOfMemory
+  virtual void deallocate(void* pointer, size_t bytes) noexcept = 0;
+  virtual void copy_from_host(void* device_dst, const void* host_src, size_t bytes) = 0;
+  virtual void copy_to_host(void* host_dst, const void* device_src, size_t bytes) = 0;
+  virtual void copy_on_device(void* dst, const void* src, size_t bytes) = 0;
+  virtual void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) = 0;
+
+  virtual std::unique_ptr<CompiledKernel> compile(const codegen::EmittedKernel& kernel,
+                                                  const CompileOptions& options) = 0;
+  // `args[k]` points to the value of the kernel's k-th C parameter.
+  virtual void launch(const CompiledKernel& kernel, const LaunchDims& dims,
+                      void* const* args) = 0;
+  virtual void synchronize() = 0;
+
+ protected:
+  explicit Device(DeviceInfo info) : info_(std::move(info)) {}
+  DeviceInfo info_;
+};
+
+// Device memory with an owner: released when the last array viewing it goes.
+class Buffer {
+ public:
+  Buffer(std::shared_ptr<Device> device, size_t bytes);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+  const std::shared_ptr<Device>& device() const { return device_; }
+
+ private:
+  std::shared_ptr<Device> device_;
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Checks a launch configuration against the device's limits; throws
+// std::invalid_argument with a message naming the dimension at fault.
+void validate_launch(const DeviceInfo& device, const LaunchDims& dims);
+
+}  // namespace simt::runtime

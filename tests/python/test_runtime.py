@@ -1,0 +1,319 @@
+"""Devices, arrays and kernel launches, on every available device, against NumPy."""
+
+import math
+import threading
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+POISON = {np.dtype(np.float32): np.float32(np.nan), np.dtype(np.float64): np.nan}
+
+
+def poisoned(shape, dtype, device):
+    dtype = np.dtype(dtype)
+    value = POISON.get(dtype, np.iinfo(dtype).min if dtype.kind in "iu" else 0)
+    return simt.full(shape, value, dtype, device=device)
+
+
+@simt.kernel
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@simt.kernel
+def add2d(a, b, out):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = a[i, j] + b[i, j]
+
+
+@simt.kernel
+def index_objects(out):
+    i = simt.grid(1)
+    if i < out.shape[0]:
+        out[i, 0] = cuda.threadIdx.x
+        out[i, 1] = cuda.blockIdx.x
+        out[i, 2] = cuda.blockDim.x
+        out[i, 3] = cuda.gridDim.x
+        out[i, 4] = simt.gridsize(1)
+
+
+@simt.kernel
+def scale_annotated(x: np.float32, out):
+    i = cuda.grid(1)
+    if i < len(out):
+        out[i] = out[i] * x
+
+
+# ---- devices ----------------------------------------------------------------
+
+def test_devices_list_has_cpu_last():
+    ids = [d.id for d in simt.devices()]
+    assert ids[-1] == "cpu"
+    assert simt.get_device("cpu").backend == "cpu"
+
+
+def test_unknown_device_is_a_clear_error():
+    with pytest.raises(ValueError, match="no device 'cuda:7'"):
+        simt.get_device("cuda:7")
+    with pytest.raises(TypeError):
+        simt.get_device(3.5)
+
+
+def test_use_device_nests_and_restores():
+    cpu = simt.get_device("cpu")
+    before = simt.current_device()
+    with simt.use_device("cpu") as d:
+        assert d == cpu and simt.current_device() == cpu
+        with simt.use_device(cpu):
+            assert simt.current_device() == cpu
+    assert simt.current_device() == before
+
+
+def test_info_lists_backends(capsys):
+    from simt.__main__ import main
+
+    assert main(["simt", "info"]) == 0
+    text = capsys.readouterr().out
+    for backend in ("cpu", "cuda", "opencl"):
+        assert backend in text
+    assert "cache folder" in text
+
+
+# ---- arrays -----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint16, np.int64,
+                                   np.complex64, np.bool_])
+def test_to_device_round_trip(device, rng, dtype):
+    host = (rng.random((7, 5)) * 100).astype(dtype)
+    array = simt.to_device(host, device=device)
+    assert array.shape == (7, 5) and array.dtype == np.dtype(dtype) and array.device == device
+    assert array.size == 35 and array.ndim == 2 and array.nbytes == host.nbytes
+    np.testing.assert_array_equal(array.get(), host)
+    np.testing.assert_array_equal(array.copy_to_host(), host)
+
+
+def test_fortran_order_is_kept(device, rng):
+    host = np.asfortranarray(rng.random((4, 6)))
+    array = simt.to_device(host, device=device)
+    assert array.strides == host.strides
+    np.testing.assert_array_equal(array.get(), host)
+
+
+def test_creation_functions(device):
+    np.testing.assert_array_equal(simt.zeros((3, 2), np.int32, device=device).get(),
+                                  np.zeros((3, 2), np.int32))
+    np.testing.assert_array_equal(simt.full(4, 2.5, device=device).get(), np.full(4, 2.5))
+    like = simt.empty_like(np.zeros((2, 3), np.float32), device=device)
+    assert like.shape == (2, 3) and like.dtype == np.float32
+    assert simt.empty(5, device=device).dtype == np.float64
+    assert simt.empty(0, device=device).size == 0
+
+
+def test_bad_shapes_and_dtypes(device):
+    with pytest.raises(ValueError, match="negative"):
+        simt.empty((-1, 3), device=device)
+    with pytest.raises(TypeError, match="not supported"):
+        simt.empty(3, dtype=np.dtype("U3"), device=device)
+    with pytest.raises(TypeError):
+        simt.empty("ten", device=device)
+
+
+def test_slicing_views_share_memory(device, rng):
+    host = rng.random((6, 8))
+    array = simt.to_device(host, device=device)
+    np.testing.assert_array_equal(array[1:5, ::2].get(), host[1:5, ::2])
+    np.testing.assert_array_equal(array[-1].get(), host[-1])
+    np.testing.assert_array_equal(array[..., 3].get(), host[..., 3])
+    assert array[2, 3] == host[2, 3]
+    with pytest.raises(IndexError):
+        array[6]
+    with pytest.raises(IndexError):
+        array[1, 2, 3]
+
+
+def test_numpy_asarray_on_cpu_is_a_view():
+    array = simt.zeros(4, device="cpu")
+    view = np.asarray(array)
+    view[2] = 7.0
+    assert array.get()[2] == 7.0
+
+
+# ---- launches ---------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_saxpy_device_arrays(device, rng, dtype):
+    n = 1000 + int(rng.integers(0, 1000))
+    x, y = rng.random(n).astype(dtype), rng.random(n).astype(dtype)
+    a = dtype(rng.random())
+    out = poisoned(n, dtype, device)
+    with simt.use_device(device):
+        saxpy[(n + 127) // 128, 128](a, simt.to_device(x), simt.to_device(y), out)
+    np.testing.assert_allclose(out.get(), a * x + y, rtol=1e-6)
+
+
+def test_saxpy_numpy_arguments_on_host_devices(device, rng):
+    if not device.host_accessible:
+        pytest.skip("NumPy arrays are kernel arguments only on host-memory devices")
+    n = 513
+    x, y = rng.random(n), rng.random(n)
+    out = np.full(n, np.nan)
+    with simt.use_device(device):
+        saxpy[5, 128](2.0, x, y, out)
+    np.testing.assert_allclose(out, 2.0 * x + y)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "strided"])
+def test_2d_layouts(device, rng, order):
+    a, b = rng.random((37, 45)), rng.random((37, 45))
+    if order == "F":
+        a, b = np.asfortranarray(a), np.asfortranarray(b)
+    da, db = simt.to_device(a, device=device), simt.to_device(b, device=device)
+    if order == "strided":
+        big = simt.to_device(rng.random((74, 90)), device=device)
+        da, a = big[::2, ::2], big.get()[::2, ::2]
+    out = poisoned((37, 45), np.float64, device)
+    with simt.use_device(device):
+        add2d[(3, 3), (16, 16)](da, db, out)
+    np.testing.assert_array_equal(out.get(), a + b)
+
+
+def test_index_objects(device):
+    out = poisoned((100, 5), np.int64, device)
+    with simt.use_device(device):
+        index_objects[4, 32](out)
+    i = np.arange(100)
+    expected = np.stack([i % 32, i // 32, np.full(100, 32), np.full(100, 4), np.full(100, 128)], 1)
+    np.testing.assert_array_equal(out.get(), expected)
+
+
+def test_annotated_scalar_parameter_is_converted(device, rng):
+    host = rng.random(64).astype(np.float32)
+    out = simt.to_device(host, device=device)
+    with simt.use_device(device):
+        scale_annotated[1, 64](0.5, out)  # a Python float passed as float32
+    np.testing.assert_array_equal(out.get(), host * np.float32(0.5))
+
+
+def test_specializations_are_cached(device):
+    @simt.kernel
+    def fill(out, v):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = v
+
+    a32 = simt.empty(10, np.float32, device=device)
+    with simt.use_device(device):
+        fill[1, 32](a32, 1.5)
+        fill[1, 32](a32, 2.5)
+        assert fill._dispatcher.specialization_count == 1
+        fill[1, 32](simt.empty(10, np.int32, device=device), 3)
+        assert fill._dispatcher.specialization_count == 2
+    np.testing.assert_array_equal(a32.get(), np.full(10, 2.5, np.float32))
+
+
+def test_explicit_signature_compiles_eagerly():
+    @simt.kernel("void(float32[::1], float32)")
+    def fill(out, v):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = v
+
+    assert fill._dispatcher.specialization_count == 1
+
+
+def test_explicit_signature_with_a_type_error_fails_at_decoration():
+    with pytest.raises(simt.TypingError):
+        @simt.kernel("(float32[::1],)")
+        def bad(out):
+            out[0] = out
+
+
+def test_launch_from_several_threads(device):
+    out = [simt.zeros(256, np.float64, device=device) for _ in range(4)]
+
+    def work(k):
+        with simt.use_device(device):
+            for _ in range(20):
+                saxpy[2, 128](float(k), out[k], out[k], out[k])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        np.testing.assert_array_equal(out[k].get(), np.zeros(256))
+
+
+# ---- launch errors ------------------------------------------------------------
+
+def test_launch_needs_a_configuration():
+    with pytest.raises(TypeError, match=r"saxpy\[grid, block\]"):
+        saxpy(1.0, None, None, None)
+
+
+@pytest.mark.parametrize("config, error, message", [
+    ((0, 32), ValueError, "grid must be positive"),
+    ((1, 0), ValueError, "block must be positive"),
+    ((1, 2048), ValueError, "block dimension x is 2048, more than cpu allows"),
+    ((1, (64, 64)), ValueError, "a block of 4096 threads is more than cpu allows"),
+    ((1, (1, 1, 1, 1)), ValueError, "1 to 3 dimensions"),
+    ((1.5, 32), TypeError, "grid must be an int"),
+    ((1,), TypeError, "launch configuration"),
+    ((1, 32, None, 64), ValueError, "dynamic shared memory"),
+])
+def test_bad_configurations(config, error, message):
+    x = np.zeros(4)
+    with pytest.raises(error, match=message):
+        with simt.use_device("cpu"):
+            saxpy[config](1.0, x, x, x)
+
+
+def test_argument_errors_name_the_argument():
+    x = np.zeros(4)
+    with simt.use_device("cpu"):
+        with pytest.raises(TypeError, match="takes 4 arguments but 3"):
+            saxpy[1, 4](1.0, x, x)
+        with pytest.raises(TypeError, match="argument 'y'.*list"):
+            saxpy[1, 4](1.0, x, [1, 2], x)
+        with pytest.raises(TypeError, match="argument 'a'.*does not fit in int64"):
+            saxpy[1, 4](2 ** 70, x, x, x)
+        with pytest.raises(simt.TypingError, match="'float64' is not subscriptable"):
+            saxpy[1, 4](1.0, np.array(1.0), x, x)  # a 0-d array is a scalar argument
+
+
+def test_typing_error_at_launch_points_into_this_file():
+    @simt.kernel
+    def bad(out):
+        out[0] = out & 1
+
+    with simt.use_device("cpu"), pytest.raises(simt.TypingError) as info:
+        bad[1, 1](np.zeros(3))
+    assert info.value.filename == __file__
+
+
+def test_read_only_arrays_cannot_be_written():
+    x = np.zeros(8)
+    x.flags.writeable = False
+    with simt.use_device("cpu"), pytest.raises(simt.TypingError, match="read-only"):
+        saxpy[1, 8](1.0, x, x, x)
+
+
+def test_kernel_math_matches_numpy(device, rng):
+    @simt.kernel
+    def f(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = math.sin(x[i]) * math.exp(-x[i]) + math.sqrt(x[i])
+
+    x = rng.random(300)
+    out = poisoned(300, np.float64, device)
+    with simt.use_device(device):
+        f[3, 128](simt.to_device(x), out)
+    np.testing.assert_allclose(out.get(), np.sin(x) * np.exp(-x) + np.sqrt(x), rtol=1e-14)
