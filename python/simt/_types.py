@@ -35,6 +35,11 @@ def typeof(value):
             return name
     if isinstance(value, np.generic):
         return _scalar_name(value.dtype)
+    from ._array import Array  # noqa: PLC0415  (the array module imports this one)
+
+    if isinstance(value, Array):
+        return array_type(value.dtype, value.ndim, _layout(value.shape, value.strides,
+                                                           value.itemsize))
     if isinstance(value, np.ndarray):
         if value.ndim == 0:  # a 0-d array passes its value, as a NumPy scalar does
             return _scalar_name(value.dtype)
@@ -44,6 +49,23 @@ def typeof(value):
         items = [typeof(item) for item in value]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     raise TypeError(f"simt kernels do not accept {type(value).__name__} values")
+
+
+def _layout(shape, strides, itemsize):
+    """'C', 'F' or 'A', as NumPy's flags decide (extents of 1 take any stride)."""
+    if 0 in shape:
+        return "C"
+
+    def contiguous(order):
+        expected = itemsize
+        for extent, stride in order:
+            if extent != 1 and stride != expected:
+                return False
+            expected *= extent
+        return True
+
+    dims = list(zip(shape, strides))
+    return "C" if contiguous(reversed(dims)) else "F" if contiguous(dims) else "A"
 
 
 def _scalar_name(dtype):

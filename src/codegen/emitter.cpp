@@ -174,15 +174,23 @@ class Emitter {
              (params.empty() ? "" : ", " + params) + ") {\n" + body + "}\n\n";
       src += std::string(d_.kernel_prefix) + "void " + out.entry +
              "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n";
+      // Arguments and the launch geometry are read once into locals: the
+      // thread loops then have loop-invariant pointers and bounds, which is
+      // what lets the loop over threadIdx.x vectorize.
       std::string args;
-      for (size_t k = 0; k < out.params.size(); ++k)
-        args += ", *(" + out.params[k].c_type + "*)simt_args[" + std::to_string(k) + "]";
+      for (size_t k = 0; k < out.params.size(); ++k) {
+        std::string arg = "simt_arg" + std::to_string(k);
+        src += "  " + out.params[k].c_type + " " + arg + " = *(" + out.params[k].c_type +
+               "*)simt_args[" + std::to_string(k) + "];\n";
+        args += ", " + arg;
+      }
       if (out.params.empty()) src += "  (void)simt_args;\n";
-      src += "  simt_thread simt_tid;\n"
-             "  for (simt_tid.z = 0; simt_tid.z < simt_ctx->block_dim[2]; ++simt_tid.z)\n"
-             "    for (simt_tid.y = 0; simt_tid.y < simt_ctx->block_dim[1]; ++simt_tid.y)\n"
-             "      for (simt_tid.x = 0; simt_tid.x < simt_ctx->block_dim[0]; ++simt_tid.x)\n"
-             "        " + body_name + "(simt_ctx, simt_tid" + args + ");\n}\n";
+      src += "  const simt_block_ctx simt_block = *simt_ctx;\n"
+             "  simt_thread simt_tid;\n"
+             "  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)\n"
+             "    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)\n"
+             "      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)\n"
+             "        " + body_name + "(&simt_block, simt_tid" + args + ");\n}\n";
     } else {
       src += std::string(d_.kernel_prefix) + "void " + out.entry + "(" + params + ") {\n" + body +
              "}\n";

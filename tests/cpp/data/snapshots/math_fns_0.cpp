@@ -44,9 +44,16 @@ static inline void simt_body_math_fns(const simt_block_ctx* simt_ctx, simt_threa
 }
 
 extern "C" void simt_kernel_math_fns(const simt_block_ctx* simt_ctx, void* const* simt_args) {
+  float* simt_arg0 = *(float**)simt_args[0];
+  long long simt_arg1 = *(long long*)simt_args[1];
+  long long simt_arg2 = *(long long*)simt_args[2];
+  float* simt_arg3 = *(float**)simt_args[3];
+  long long simt_arg4 = *(long long*)simt_args[4];
+  long long simt_arg5 = *(long long*)simt_args[5];
+  const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
-  for (simt_tid.z = 0; simt_tid.z < simt_ctx->block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_ctx->block_dim[1]; ++simt_tid.y)
-      for (simt_tid.x = 0; simt_tid.x < simt_ctx->block_dim[0]; ++simt_tid.x)
-        simt_body_math_fns(simt_ctx, simt_tid, *(float**)simt_args[0], *(long long*)simt_args[1], *(long long*)simt_args[2], *(float**)simt_args[3], *(long long*)simt_args[4], *(long long*)simt_args[5]);
+  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
+      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+        simt_body_math_fns(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5);
 }

@@ -53,9 +53,21 @@ static inline void simt_body_heat_step(const simt_block_ctx* simt_ctx, simt_thre
 }
 
 extern "C" void simt_kernel_heat_step(const simt_block_ctx* simt_ctx, void* const* simt_args) {
+  double* simt_arg0 = *(double**)simt_args[0];
+  long long simt_arg1 = *(long long*)simt_args[1];
+  long long simt_arg2 = *(long long*)simt_args[2];
+  long long simt_arg3 = *(long long*)simt_args[3];
+  long long simt_arg4 = *(long long*)simt_args[4];
+  double* simt_arg5 = *(double**)simt_args[5];
+  long long simt_arg6 = *(long long*)simt_args[6];
+  long long simt_arg7 = *(long long*)simt_args[7];
+  long long simt_arg8 = *(long long*)simt_args[8];
+  long long simt_arg9 = *(long long*)simt_args[9];
+  double simt_arg10 = *(double*)simt_args[10];
+  const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
-  for (simt_tid.z = 0; simt_tid.z < simt_ctx->block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_ctx->block_dim[1]; ++simt_tid.y)
-      for (simt_tid.x = 0; simt_tid.x < simt_ctx->block_dim[0]; ++simt_tid.x)
-        simt_body_heat_step(simt_ctx, simt_tid, *(double**)simt_args[0], *(long long*)simt_args[1], *(long long*)simt_args[2], *(long long*)simt_args[3], *(long long*)simt_args[4], *(double**)simt_args[5], *(long long*)simt_args[6], *(long long*)simt_args[7], *(long long*)simt_args[8], *(long long*)simt_args[9], *(double*)simt_args[10]);
+  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
+      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+        simt_body_heat_step(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10);
 }
