@@ -46,7 +46,7 @@ def check(dialect, source):
             return "not checked: " + result["reason"].splitlines()[0]
         what = f"built on {result['device']}"
     else:
-        return "compiled by the CPU backend once it lands"
+        return "compiled and run by the CPU backend (examples/demo.py)"
     return what if result["ok"] else "FAILED:\n" + result["log"]
 
 

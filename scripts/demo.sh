@@ -8,4 +8,5 @@ cd "$ROOT"
 bash scripts/setup.sh
 CMAKE_BUILD_PARALLEL_LEVEL="${SIMT_JOBS:-$(nproc 2>/dev/null || echo 2)}" \
   python3 -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build/python .
-python3 examples/codegen_demo.py "$@"
+python3 examples/demo.py "$@"
+python3 examples/codegen_demo.py --short

@@ -17,7 +17,7 @@ from ._device_api import (  # noqa: F401
 from ._array import (  # noqa: F401
     Array, empty, empty_like, full, to_device, zeros, zeros_like)
 from ._device import Device, current_device, devices, get_device, use_device  # noqa: F401
-from ._kernel import Kernel, kernel  # noqa: F401
+from ._kernel import Func, Kernel, func, kernel  # noqa: F401
 from ._types import typeof  # noqa: F401
 from .errors import (  # noqa: F401
     BackendCompileError, CompileError, DeviceError, OutOfMemoryError, TypingError)

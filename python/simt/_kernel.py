@@ -23,6 +23,37 @@ def _source_of(function):
     return "".join(lines), filename, first_line
 
 
+class Func:
+    """A device function: callable from kernels and other device functions; see ``simt.func``."""
+
+    def __init__(self, function):
+        if not inspect.isfunction(function):
+            raise TypeError(f"simt.func decorates a function, not {type(function).__name__}")
+        self.py_func = function
+        self.__name__ = function.__name__
+        self.__qualname__ = function.__qualname__
+        self.__doc__ = function.__doc__
+        source, filename, first_line = _source_of(function)
+        self._function = _core.Function(source, filename, first_line)
+
+    def _resolve_globals(self):
+        # Called by the compiler each time a kernel using this function compiles.
+        return resolve(self.py_func, self._function.free_names)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.__name__} is a simt device function: call it from a kernel")
+
+    def __repr__(self):
+        return f"<simt.func {self.__qualname__}>"
+
+
+def func(function):
+    """Compiles a Python function as a device function, callable from kernels
+    (Numba's ``cuda.jit(device=True)``). It is compiled once per argument-type
+    signature it is called with, and may return numbers or tuples of numbers."""
+    return Func(function)
+
+
 class Kernel:
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
@@ -43,6 +74,7 @@ class Kernel:
         # garbage collector cannot traverse) would keep the kernel alive forever.
         resolver = functools.partial(resolve, function, self._function.free_names)
         self._dispatcher = _core.Dispatcher(self._function, resolver, debug, fastmath)
+        self._configured = {}
         for signature in signatures:
             self.compile(signature)
 
@@ -54,7 +86,16 @@ class Kernel:
 
     def __getitem__(self, config):
         """kernel[grid, block](*args): grid and block are ints or tuples of up to 3 ints."""
-        return self._dispatcher.configure(config if isinstance(config, tuple) else (config,))
+        # Launch loops repeat one configuration: reuse its validated form.
+        try:
+            launch = self._configured.get(config)
+        except TypeError:  # unhashable: configure() says what is wrong with it
+            launch = None
+        if launch is None:
+            launch = self._dispatcher.configure(config if isinstance(config, tuple) else (config,))
+            if len(self._configured) < 64:
+                self._configured[config] = launch
+        return launch
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"launch {self.__name__} with a configuration: "

@@ -25,6 +25,10 @@ def _module_name(module):
 
 def describe(value):
     """A description of a Python value the compiler understands, as a tuple."""
+    from ._kernel import Func  # noqa: PLC0415  (the kernel module imports this one)
+
+    if isinstance(value, Func):
+        return ("func", value)
     member = getattr(value, "_simt_member", None)
     if member is not None:
         return ("attr", member[0], member[1])

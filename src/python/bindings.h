@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "lang/ast.h"
@@ -24,10 +25,24 @@ namespace nb = nanobind;
 
 sema::Type type_from_text(const std::string& text);
 
-// A resolved global, described by the Python side as a tuple (see
-// python/simt/_resolve.py), as the compiler's GlobalValue.
-sema::GlobalValue global_from_python(const nb::handle& value);
-sema::Globals globals_from_python(const nb::dict& globals);
+// Reads resolved globals, described by the Python side as tuples (see
+// python/simt/_resolve.py), as the compiler's Globals, following each
+// @simt.func's own globals. A function that reaches itself (recursion, which
+// inference rejects) is read once; destroying the reader breaks the
+// reference cycles that creates, so keep it alive until code is emitted.
+class GlobalsReader {
+ public:
+  GlobalsReader() = default;
+  GlobalsReader(const GlobalsReader&) = delete;
+  GlobalsReader& operator=(const GlobalsReader&) = delete;
+  ~GlobalsReader();
+
+  sema::Globals read(const nb::dict& globals);
+
+ private:
+  sema::GlobalValue value(const nb::handle& description);
+  std::unordered_map<PyObject*, std::shared_ptr<sema::DeviceFunctionSource>> functions_;
+};
 
 // One parsed kernel (or device) function; specializations compile from it.
 class Function {

@@ -31,7 +31,7 @@ sema::Type type_from_text(const std::string& text) {
 // A resolved global as the Python side describes it: a tuple whose first
 // item says the kind ("module", "function", "dtype", "int", "float",
 // "complex", "bool", "scalar", "tuple").
-sema::GlobalValue global_from_python(const nb::handle& value) {
+sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
   nb::tuple t = nb::cast<nb::tuple>(value);
   std::string kind = nb::cast<std::string>(t[0]);
   sema::GlobalValue g;
@@ -73,9 +73,27 @@ sema::GlobalValue global_from_python(const nb::handle& value) {
   } else if (kind == "unsupported") {
     g.kind = sema::GlobalValue::Kind::Unsupported;
     g.name = nb::cast<std::string>(t[1]);
+  } else if (kind == "func") {
+    // ("func", simt.func object): its source is parsed already; its globals
+    // are resolved now, through the object's own resolver.
+    nb::handle func = t[1];
+    g.kind = sema::GlobalValue::Kind::DeviceFunction;
+    auto found = functions_.find(func.ptr());
+    if (found != functions_.end()) {
+      g.function = found->second;
+      return g;
+    }
+    const Function& fn = nb::cast<const Function&>(func.attr("_function"));
+    auto source = std::make_shared<sema::DeviceFunctionSource>();
+    source->name = fn.name();
+    source->source = fn.source();
+    source->parsed = fn.parsed();
+    functions_.emplace(func.ptr(), source);
+    source->globals = read(nb::cast<nb::dict>(func.attr("_resolve_globals")()));
+    g.function = source;
   } else if (kind == "tuple") {
     g.kind = sema::GlobalValue::Kind::Tuple;
-    for (nb::handle item : nb::cast<nb::list>(t[1])) g.items.push_back(global_from_python(item));
+    for (nb::handle item : nb::cast<nb::list>(t[1])) g.items.push_back(this->value(item));
   } else {
     throw nb::value_error(("unknown global kind '" + kind + "'").c_str());
   }
@@ -113,11 +131,14 @@ sema::TypedFunction Function::infer(const std::vector<sema::Type>& arg_types,
   }
 }
 
-sema::Globals globals_from_python(const nb::dict& globals) {
+sema::Globals GlobalsReader::read(const nb::dict& globals) {
   sema::Globals resolved;
-  for (auto [key, value] : globals)
-    resolved.emplace(nb::cast<std::string>(key), global_from_python(value));
+  for (auto [key, value] : globals) resolved.emplace(nb::cast<std::string>(key), this->value(value));
   return resolved;
+}
+
+GlobalsReader::~GlobalsReader() {
+  for (auto& [object, source] : functions_) source->globals.clear();
 }
 
 namespace {
@@ -131,7 +152,8 @@ std::vector<sema::Type> types_from_text(const std::vector<std::string>& texts) {
 // {local name: type} of one specialization, for tests and inspection.
 nb::dict local_types(const Function& fn, const std::vector<std::string>& arg_types,
                      const nb::dict& globals) {
-  sema::TypedFunction typed = fn.infer(types_from_text(arg_types), globals_from_python(globals));
+  GlobalsReader reader;
+  sema::TypedFunction typed = fn.infer(types_from_text(arg_types), reader.read(globals));
   nb::dict out;
   for (const auto& local : typed.locals) out[local.name.c_str()] = local.type.str();
   return out;
@@ -143,7 +165,8 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
   if (!dialect)
     throw nb::value_error(("unknown dialect '" + dialect_name +
                            "' (expected 'cuda', 'opencl' or 'cpp')").c_str());
-  sema::TypedFunction typed = fn.infer(types_from_text(arg_types), globals_from_python(globals));
+  GlobalsReader reader;
+  sema::TypedFunction typed = fn.infer(types_from_text(arg_types), reader.read(globals));
   codegen::EmitOptions options;
   options.debug = debug;
   codegen::EmittedKernel kernel = codegen::emit_kernel(typed, codegen::dialect(*dialect), options);

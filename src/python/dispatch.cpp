@@ -371,7 +371,8 @@ Specialization& Dispatcher::specialize(const std::vector<sema::Type>& types,
                                        const std::shared_ptr<runtime::Device>& device,
                                        const std::string& key) {
   nb::dict globals = nb::cast<nb::dict>(resolve_globals_());
-  sema::TypedFunction typed = function_->infer(types, globals_from_python(globals));
+  GlobalsReader reader;
+  sema::TypedFunction typed = function_->infer(types, reader.read(globals));
   codegen::EmitOptions emit_options;
   emit_options.debug = options_.debug;
   codegen::EmittedKernel emitted =
