@@ -10,7 +10,8 @@ from simt import cuda
 
 @simt.kernel
 def heat_step(u, out, alpha):
-    i, j = cuda.grid(2)
+    # x runs along a row, so neighbouring threads touch neighbouring memory.
+    j, i = cuda.grid(2)
     n, m = u.shape
     if 0 < i < n - 1 and 0 < j < m - 1:
         lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j]

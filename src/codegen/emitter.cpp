@@ -174,9 +174,12 @@ class Emitter {
              (params.empty() ? "" : ", " + params) + ") {\n" + body + "}\n\n";
       src += std::string(d_.kernel_prefix) + "void " + out.entry +
              "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n";
-      // Arguments and the launch geometry are read once into locals: the
-      // thread loops then have loop-invariant pointers and bounds, which is
-      // what lets the loop over threadIdx.x vectorize.
+      // Arguments and the launch geometry are read once into locals, so the
+      // thread loops see loop-invariant pointers and bounds. The loop over
+      // threadIdx.x is not vectorized: kernel bodies are guarded (`if i < n`),
+      // and the AVX2 masked loads and stores that guard becomes ran about 8x
+      // slower than scalar code on the machines measured (docs/performance.md).
+      // Loops inside the kernel body still vectorize.
       std::string args;
       for (size_t k = 0; k < out.params.size(); ++k) {
         std::string arg = "simt_arg" + std::to_string(k);
@@ -189,6 +192,7 @@ class Emitter {
              "  simt_thread simt_tid;\n"
              "  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)\n"
              "    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)\n"
+             "      _Pragma(\"clang loop vectorize(disable)\")\n"
              "      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)\n"
              "        " + body_name + "(&simt_block, simt_tid" + args + ");\n}\n";
     } else {

@@ -123,6 +123,7 @@ extern "C" void simt_kernel_indexing(const simt_block_ctx* simt_ctx, void* const
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
     for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
+      _Pragma("clang loop vectorize(disable)")
       for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
         simt_body_indexing(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
 }

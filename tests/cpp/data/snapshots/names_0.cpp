@@ -78,6 +78,7 @@ extern "C" void simt_kernel_kernel(const simt_block_ctx* simt_ctx, void* const* 
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
     for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
+      _Pragma("clang loop vectorize(disable)")
       for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
         simt_body_kernel(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3);
 }
