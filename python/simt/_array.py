@@ -81,6 +81,20 @@ class Array:
             "data": (self._impl.data_ptr, False),
         }
 
+    @property
+    def __cuda_array_interface__(self):
+        if self._impl.device.backend != "cuda":
+            raise AttributeError(f"an array on {self._impl.device.id} is not CUDA memory")
+        return {
+            "version": 3,
+            "shape": self.shape,
+            "strides": None if self._contiguous() else self.strides,
+            "typestr": self.dtype.str,
+            "data": (self._impl.data_ptr, False),
+            # Work is queued on the legacy default stream.
+            "stream": 1,
+        }
+
     def _contiguous(self):
         # The data covers exactly shape's elements in C order.
         expected = self.itemsize

@@ -9,6 +9,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <cstring>
@@ -139,6 +140,8 @@ class Dispatcher {
  private:
   void classify(const nb::handle& obj, const std::string& name, Scratch& s,
                 const runtime::Device& device, std::vector<sema::Type>* types);
+  void classify_cuda_array(const nb::handle& obj, const std::string& name, Scratch& s,
+                           const runtime::Device& device, std::vector<sema::Type>* types);
   void classify_array(const DeviceArray& a, const std::string& name, Scratch& s,
                       const runtime::Device& device, std::vector<sema::Type>* types);
   void append_array_leaf(Scratch& s, void* data, int ndim, const int64_t* shape,
@@ -198,6 +201,61 @@ void Dispatcher::classify_array(const DeviceArray& a, const std::string& name, S
                     a.strides.data(), a.itemsize(), a.dtype, false, name, types);
 }
 
+// A typestr of the array interfaces ("<f4", "|b1") as a scalar type.
+std::optional<Scalar> scalar_from_typestr(const std::string& typestr) {
+  if (typestr.size() < 3 || typestr[0] == '>') return std::nullopt;
+  char kind = typestr[1];
+  int bytes = std::atoi(typestr.c_str() + 2);
+  switch (kind) {
+    case 'b': return bytes == 1 ? std::optional(Scalar::Bool) : std::nullopt;
+    case 'i':
+      return bytes == 1 ? Scalar::Int8 : bytes == 2 ? Scalar::Int16 : bytes == 4 ? Scalar::Int32
+             : bytes == 8 ? std::optional(Scalar::Int64) : std::nullopt;
+    case 'u':
+      return bytes == 1 ? Scalar::UInt8 : bytes == 2 ? Scalar::UInt16 : bytes == 4 ? Scalar::UInt32
+             : bytes == 8 ? std::optional(Scalar::UInt64) : std::nullopt;
+    case 'f':
+      return bytes == 2 ? Scalar::Float16 : bytes == 4 ? Scalar::Float32
+             : bytes == 8 ? std::optional(Scalar::Float64) : std::nullopt;
+    case 'c':
+      return bytes == 8 ? Scalar::Complex64 : bytes == 16 ? std::optional(Scalar::Complex128)
+                                                          : std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+void Dispatcher::classify_cuda_array(const nb::handle& obj, const std::string& name, Scratch& s,
+                                     const runtime::Device& device,
+                                     std::vector<sema::Type>* types) {
+  nb::dict cai = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
+  std::string typestr = nb::cast<std::string>(cai["typestr"]);
+  auto scalar = scalar_from_typestr(typestr);
+  if (!scalar) argument_error(name, "unsupported __cuda_array_interface__ typestr '" + typestr + "'");
+  nb::tuple shape_tuple = nb::cast<nb::tuple>(cai["shape"]);
+  nb::tuple data = nb::cast<nb::tuple>(cai["data"]);
+  auto pointer = reinterpret_cast<void*>(nb::cast<uintptr_t>(data[0]));
+  bool readonly = nb::cast<bool>(data[1]);
+  size_t ndim = shape_tuple.size();
+  if (ndim == 0) argument_error(name, "0-dimensional GPU arrays are not kernel arguments");
+  int64_t itemsize = sema::bit_width(*scalar) / 8;
+  std::vector<int64_t> shape(ndim), strides(ndim);
+  for (size_t k = 0; k < ndim; ++k) shape[k] = nb::cast<int64_t>(shape_tuple[k]);
+  nb::object given = cai.contains("strides") ? nb::object(cai["strides"]) : nb::none();
+  if (given.is_none()) {
+    int64_t stride = itemsize;
+    for (size_t k = ndim; k-- > 0;) {
+      strides[k] = stride;
+      stride *= shape[k];
+    }
+  } else {
+    nb::tuple st = nb::cast<nb::tuple>(given);
+    for (size_t k = 0; k < ndim; ++k) strides[k] = nb::cast<int64_t>(st[k]);
+  }
+  (void)device;  // the pointer's device is the producer's: launching elsewhere is its error
+  append_array_leaf(s, pointer, static_cast<int>(ndim), shape.data(), strides.data(), itemsize,
+                    *scalar, readonly, name, types);
+}
+
 void Dispatcher::classify(const nb::handle& obj, const std::string& name, Scratch& s,
                           const runtime::Device& device, std::vector<sema::Type>* types) {
   PyObject* o = obj.ptr();
@@ -233,6 +291,10 @@ void Dispatcher::classify(const nb::handle& obj, const std::string& name, Scratc
                types ? &items : nullptr);
     s.key += ')';
     if (types) types->push_back(sema::Type::tuple(std::move(items)));
+    return;
+  } else if (!device.host_accessible() && PyObject_HasAttrString(o, "__cuda_array_interface__")) {
+    // CuPy, PyTorch and Numba arrays on the GPU: used in place, no copy.
+    classify_cuda_array(obj, name, s, device, types);
     return;
   } else if (PyObject_CheckBuffer(o)) {
     // NumPy arrays and NumPy scalars.
