@@ -7,31 +7,18 @@ first OpenCL device (PoCL on a machine without a GPU) when they are present,
 so the demo shows that the generated code is accepted by the real compilers.
 """
 
+import os
 import sys
 import time
 
 import numpy as np
 
 import simt
-from simt import cuda
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-@simt.kernel
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a * x[i] + y[i]
-
-
-@simt.kernel
-def heat_step(u, out, alpha):
-    i, j = cuda.grid(2)
-    n, m = u.shape
-    if 0 < i < n - 1 and 0 < j < m - 1:
-        lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j]
-        out[i, j] = u[i, j] + alpha * lap
-    elif i < n and j < m:
-        out[i, j] = u[i, j]
+from heat import heat_step  # noqa: E402
+from saxpy import saxpy  # noqa: E402
 
 
 def check(dialect, source):

@@ -23,18 +23,25 @@ def _source_of(function):
     return "".join(lines), filename, first_line
 
 
-class Func:
-    """A device function: callable from kernels and other device functions; see ``simt.func``."""
+class _Compiled:
+    """What kernels and device functions share: the Python function and its parsed source."""
 
-    def __init__(self, function):
+    def __init__(self, function, decorator):
         if not inspect.isfunction(function):
-            raise TypeError(f"simt.func decorates a function, not {type(function).__name__}")
+            raise TypeError(f"{decorator} decorates a function, not {type(function).__name__}")
         self.py_func = function
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__doc__ = function.__doc__
         source, filename, first_line = _source_of(function)
         self._function = _core.Function(source, filename, first_line)
+
+
+class Func(_Compiled):
+    """A device function: callable from kernels and other device functions; see ``simt.func``."""
+
+    def __init__(self, function):
+        super().__init__(function, "simt.func")
 
     def _resolve_globals(self):
         # Called by the compiler each time a kernel using this function compiles.
@@ -54,22 +61,15 @@ def func(function):
     return Func(function)
 
 
-class Kernel:
+class Kernel(_Compiled):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
     def __init__(self, function, *, signatures=(), debug=None, fastmath=False):
-        if not inspect.isfunction(function):
-            raise TypeError(f"simt.kernel decorates a function, not {type(function).__name__}")
-        self.py_func = function
+        super().__init__(function, "simt.kernel")
         if debug is None:
             debug = os.environ.get("SIMT_DEBUG", "") not in ("", "0")
         self.debug = debug
         self.fastmath = fastmath
-        self.__name__ = function.__name__
-        self.__qualname__ = function.__qualname__
-        self.__doc__ = function.__doc__
-        source, filename, first_line = _source_of(function)
-        self._function = _core.Function(source, filename, first_line)
         # The resolver must not refer to self: the dispatcher (a C++ object the
         # garbage collector cannot traverse) would keep the kernel alive forever.
         resolver = functools.partial(resolve, function, self._function.free_names)

@@ -71,6 +71,20 @@ struct Specialization {
   std::vector<codegen::ParamSlot> slots;
 };
 
+// The bytes a specialization key holds for one argument: the same for a
+// launch's classification and for an explicit signature.
+void append_array_key(std::string& key, Scalar dtype, int ndim, sema::Layout layout, bool readonly) {
+  key += 'A';
+  key += static_cast<char>(dtype);
+  key += static_cast<char>(ndim);
+  key += static_cast<char>(static_cast<int>(layout) + (readonly ? 8 : 0));
+}
+
+void append_scalar_key(std::string& key, Scalar scalar) {
+  key += 'S';
+  key += static_cast<char>(scalar);
+}
+
 [[noreturn]] void argument_error(const std::string& name, const std::string& message) {
   throw nb::type_error(("argument '" + name + "': " + message).c_str());
 }
@@ -179,10 +193,7 @@ void Dispatcher::append_array_leaf(Scratch& s, void* data, int ndim, const int64
     s.dims.push_back(byte_strides[k] / itemsize);
   }
   sema::Layout layout = layout_of(ndim, shape, byte_strides, itemsize);
-  s.key += 'A';
-  s.key += static_cast<char>(dtype);
-  s.key += static_cast<char>(ndim);
-  s.key += static_cast<char>(static_cast<int>(layout) + (readonly ? 8 : 0));
+  append_array_key(s.key, dtype, ndim, layout, readonly);
   s.leaves.push_back(leaf);
   if (types) {
     sema::Type t = sema::Type::array(dtype, ndim, layout);
@@ -355,8 +366,7 @@ void Dispatcher::classify(const nb::handle& obj, const std::string& name, Scratc
     argument_error(name, std::string("simt kernels do not accept ") + Py_TYPE(o)->tp_name +
                              " values (arrays, numbers and tuples of them are accepted)");
   }
-  s.key += 'S';
-  s.key += static_cast<char>(leaf.scalar);
+  append_scalar_key(s.key, leaf.scalar);
   s.leaves.push_back(leaf);
   if (types) types->push_back(sema::Type::scalar_of(leaf.scalar));
 }
@@ -505,13 +515,9 @@ void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevi
       for (const auto& item : t.items) add(item);
       key += ')';
     } else if (t.is_array()) {
-      key += 'A';
-      key += static_cast<char>(t.scalar);
-      key += static_cast<char>(t.ndim);
-      key += static_cast<char>(static_cast<int>(t.layout) + (t.readonly ? 8 : 0));
+      append_array_key(key, t.scalar, t.ndim, t.layout, t.readonly);
     } else {
-      key += 'S';
-      key += static_cast<char>(t.scalar);
+      append_scalar_key(key, t.scalar);
     }
   };
   for (const auto& t : types) add(t);
