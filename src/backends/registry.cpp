@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_driver.h"
 #include "backends/cuda/nvrtc.h"
 #include "backends/opencl/opencl_api.h"
 #ifdef SIMT_HAVE_CPU_BACKEND
@@ -19,21 +21,65 @@ struct Registry {
   std::vector<BackendStatus> status;
 };
 
-// The GPU backends' launch paths arrive in later releases; until then their
-// status says what was found, so `python -m simt info` shows what will work.
-BackendStatus cuda_status() {
+// CUDA: every device the driver reports, as cuda:0..N-1. The backend is
+// available when the driver initialises, at least one device opens and NVRTC
+// (needed to compile anything) is found; otherwise no CUDA device is listed and
+// the status says why, so that default_device() falls back cleanly.
+void discover_cuda(Registry& r) {
   BackendStatus s{"cuda", false, ""};
   std::string why;
-  const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
-  s.detail = "kernel launches on CUDA devices are not implemented in this version; NVRTC: ";
-  if (nvrtc) {
-    auto [major, minor] = nvrtc->version();
-    s.detail += std::to_string(major) + "." + std::to_string(minor) + " (" +
-                nvrtc->library_path() + "), used to check generated CUDA";
-  } else {
-    s.detail += "not found: " + why;
+  const cuda::Driver* driver = cuda::Driver::get(&why);
+  if (driver == nullptr) {
+    s.detail = "CUDA driver unavailable: " + why;
+    r.status.push_back(std::move(s));
+    return;
   }
-  return s;
+  s.detail = "driver " + cuda::driver_version_string(driver->version()) + " (" +
+             driver->library_path() + ")";
+
+  std::string nvrtc_why;
+  const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&nvrtc_why);
+  if (nvrtc != nullptr) {
+    auto [major, minor] = nvrtc->version();
+    s.detail += ", NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " (" +
+                nvrtc->library_path() + ")";
+  } else {
+    s.detail += "; NVRTC not found, so no kernel can be compiled: " + nvrtc_why;
+  }
+
+  int count = 0;
+  cuda::CUresult status = driver->fn().cuDeviceGetCount(&count);
+  if (status != cuda::CUDA_SUCCESS) {
+    s.detail += "; " + driver->describe("cuDeviceGetCount", "", status);
+    r.status.push_back(std::move(s));
+    return;
+  }
+  if (count == 0) {
+    s.detail += "; no CUDA device found";
+    r.status.push_back(std::move(s));
+    return;
+  }
+
+  std::vector<std::shared_ptr<runtime::Device>> found;
+  std::string listed, failures;
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    try {
+      auto device = std::make_shared<cuda::CudaDevice>(*driver, ordinal);
+      const runtime::DeviceInfo& info = device->info();
+      listed += " [" + info.id + ": " + info.name + ", " + info.architecture + ", " +
+                std::to_string(info.total_memory >> 20) + " MiB]";
+      found.push_back(std::move(device));
+    } catch (const std::exception& e) {
+      failures += "; cuda:" + std::to_string(ordinal) + " unusable: " + e.what();
+    }
+  }
+  if (!found.empty()) s.detail += "; devices:" + listed;
+  s.detail += failures;
+  if (nvrtc != nullptr && !found.empty()) {
+    s.available = true;
+    for (auto& device : found) r.devices.push_back(std::move(device));
+  }
+  r.status.push_back(std::move(s));
 }
 
 BackendStatus opencl_status() {
@@ -52,7 +98,12 @@ BackendStatus opencl_status() {
 
 Registry discover() {
   Registry r;
-  r.status.push_back(cuda_status());
+  // Driver errors must not stop discovery of the other backends.
+  try {
+    discover_cuda(r);
+  } catch (const std::exception& e) {
+    r.status.push_back({"cuda", false, std::string("CUDA discovery failed: ") + e.what()});
+  }
   r.status.push_back(opencl_status());
 #ifdef SIMT_HAVE_CPU_BACKEND
   try {

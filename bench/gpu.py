@@ -1,0 +1,219 @@
+"""simt's CUDA backend against nvcc-compiled CUDA C, CuPy and numba-cuda, in one run.
+
+Run on a machine with an NVIDIA GPU, from the repository root:
+    nvcc -O3 -arch=sm_90 -cubin -o bench/cuda/kernels.cubin bench/cuda/kernels.cu
+    nvcc -O2 -o /tmp/raw_launch bench/cuda/raw_launch.cpp -lcuda
+    python3 bench/gpu.py bench/cuda/kernels.cubin /tmp/raw_launch
+Kernel times are medians of CUDA-event-timed launches after a warm-up;
+launch costs are medians of rounds of many warm launches.
+"""
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import simt
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+
+import heat  # noqa: E402
+import mandelbrot as mandel  # noqa: E402
+import saxpy as sx  # noqa: E402
+
+
+def host_cost(fn, rounds=15, inner=5000):
+    for _ in range(inner):
+        fn()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        samples.append((time.perf_counter() - start) / inner)
+    return statistics.median(samples) * 1e6
+
+
+def event_ms(cp, fn, repeats=20):
+    fn()
+    cp.cuda.Device().synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    samples = []
+    for _ in range(repeats):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        samples.append(cp.cuda.get_elapsed_time(start, stop))
+    return statistics.median(samples)
+
+
+@simt.kernel
+def empty0():
+    pass
+
+
+@simt.kernel
+def empty4(a, b, c, d):
+    pass
+
+
+FIRST_CALL = {
+    "simt": """
+import time, numpy as np, simt
+from simt import cuda
+@simt.kernel
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+x = simt.zeros(1024, np.float32)
+t = time.perf_counter(); saxpy[4, 256](np.float32(2), x, x, x); simt.current_device().synchronize()
+print((time.perf_counter() - t) * 1e3)
+""",
+    "cupy RawModule": """
+import time, cupy as cp
+src = r'''extern "C" __global__ void saxpy(float a, const float* x, const float* y, float* o, long long n)
+{ long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = a * x[i] + y[i]; }'''
+x = cp.zeros(1024, cp.float32)
+t = time.perf_counter()
+k = cp.RawModule(code=src).get_function("saxpy")
+k((4,), (256,), (cp.float32(2), x, x, x, cp.int64(1024))); cp.cuda.Device().synchronize()
+print((time.perf_counter() - t) * 1e3)
+""",
+    "numba-cuda": """
+import time, numpy as np
+np.row_stack = np.vstack
+from numba import cuda
+x = cuda.to_device(np.zeros(1024, np.float32))
+t = time.perf_counter()
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+saxpy[4, 256](np.float32(2), x, x, x); cuda.synchronize()
+print((time.perf_counter() - t) * 1e3)
+""",
+}
+
+
+def first_call_ms(name, code):
+    env = dict(os.environ, CUPY_CACHE_DIR=tempfile.mkdtemp(), NUMBA_CACHE_DIR=tempfile.mkdtemp(),
+               SIMT_CACHE_DIR=tempfile.mkdtemp())
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=300)
+        return float(out.stdout.strip().splitlines()[-1])
+    except Exception as error:  # a missing peer is a row, not a crash
+        print(f"  ({name}: {error})")
+        return float("nan")
+
+
+def main():
+    import cupy as cp
+
+    cubin = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cuda", "kernels.cubin")
+    raw_launch = sys.argv[2] if len(sys.argv) > 2 else None
+    device = simt.get_device("cuda:0")
+    print(f"device: {device.name} ({device.architecture})")
+    nvcc = cp.RawModule(path=cubin)
+
+    # ---- launch overhead --------------------------------------------------------
+    rows = []
+    if raw_launch:
+        out = subprocess.run([raw_launch, cubin], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            key, value = line.split()
+            rows.append((key.replace("_", " "), float(value)))
+    x = simt.zeros(16, np.float32, device=device)
+    with simt.use_device(device):
+        l0, l4 = empty0[1, 1], empty4[1, 1]
+        rows.append(("simt 0 args", host_cost(lambda: l0())))
+        rows.append(("simt 4 args", host_cost(lambda: l4(x, x, 1.0, 2))))
+        rows.append(("simt 4 args incl. kernel[1, 1]", host_cost(lambda: empty4[1, 1](x, x, 1.0, 2))))
+    c0, c4 = nvcc.get_function("empty0"), nvcc.get_function("empty4")
+    cx = cp.zeros(16, cp.float32)
+    rows.append(("cupy RawKernel 0 args", host_cost(lambda: c0((1,), (1,), ()))))
+    rows.append(("cupy RawKernel 4 args",
+                 host_cost(lambda: c4((1,), (1,), (cx, cx, cp.float32(1), cp.int64(2))))))
+    try:
+        np.row_stack = np.vstack
+        from numba import cuda as ncuda
+
+        @ncuda.jit
+        def n0():
+            pass
+
+        @ncuda.jit
+        def n4(a, b, c, d):
+            pass
+
+        nx = ncuda.to_device(np.zeros(16, np.float32))
+        rows.append(("numba-cuda 0 args", host_cost(lambda: n0[1, 1](), inner=1000)))
+        rows.append(("numba-cuda 4 args", host_cost(lambda: n4[1, 1](nx, nx, 1.0, 2), inner=1000)))
+    except Exception as error:
+        print(f"  (numba-cuda: {error})")
+    cp.cuda.Device().synchronize()
+    print(f"\n{'warm launch, host cost':<40} {'us':>8}")
+    for name, us in rows:
+        print(f"{name:<40} {us:8.2f}")
+
+    # ---- kernels ------------------------------------------------------------------
+    results = []
+    n = 1 << 28
+    a = np.float32(2.5)
+    xs = cp.random.random(n, dtype=cp.float32)
+    ys = cp.random.random(n, dtype=cp.float32)
+    os_ = cp.empty_like(xs)
+    copy_ms = event_ms(cp, lambda: os_.__setitem__(slice(None), xs))
+    copy_gbs = 2 * n * 4 / copy_ms / 1e6
+    g = (n + 255) // 256
+    simt_ms = event_ms(cp, lambda: sx.saxpy[g, 256](a, xs, ys, os_))
+    ok = bool(cp.allclose(os_, a * xs + ys))
+    f = nvcc.get_function("saxpy")
+    nvcc_ms = event_ms(cp, lambda: f((g,), (256,), (a, xs, ys, os_, cp.int64(n))))
+    results.append(("saxpy 2^28 float32", simt_ms, nvcc_ms, ok,
+                    f"{3 * n * 4 / simt_ms / 1e6:.0f} GB/s; copy ceiling {copy_gbs:.0f} GB/s"))
+
+    m = 8192
+    u = cp.random.random((m, m))
+    v = cp.empty_like(u)
+    g2 = ((m + 31) // 32, (m + 7) // 8)
+    simt_ms = event_ms(cp, lambda: heat.heat_step[g2, (32, 8)](u, v, 0.2))
+    expected = cp.asarray(heat.numpy_step(cp.asnumpy(u), 0.2))
+    ok = bool(cp.array_equal(v, expected) or cp.allclose(v, expected, rtol=1e-15))
+    f = nvcc.get_function("heat_step")
+    nvcc_ms = event_ms(cp, lambda: f(g2, (32, 8), (u, v, cp.float64(0.2), cp.int64(m), cp.int64(m))))
+    results.append(("heat step 8192^2 float64", simt_ms, nvcc_ms, ok,
+                    f"{2 * m * m * 8 / simt_ms / 1e6:.0f} GB/s (one read, one write)"))
+
+    w, h, it = 4096, 4096, 256
+    args = (-2.2, -1.6, 3.2 / w, 3.2 / h)
+    image = cp.empty((h, w), cp.int32)
+    g3 = ((w + 15) // 16, (h + 15) // 16)
+    simt_ms = event_ms(cp, lambda: mandel.mandelbrot[g3, (16, 16)](image, *args, it), repeats=5)
+    simt_image = image.copy()
+    f = nvcc.get_function("mandelbrot")
+    nvcc_ms = event_ms(cp, lambda: f(g3, (16, 16), (image, *map(cp.float64, args), cp.int32(it),
+                                                      cp.int64(h), cp.int64(w))), repeats=5)
+    mismatch = float(cp.mean(simt_image != image))
+    results.append(("mandelbrot 4096^2, 256 it", simt_ms, nvcc_ms, mismatch < 1e-3,
+                    f"{mismatch:.4%} pixels differ from nvcc's"))
+
+    print(f"\n{'kernel':<28} {'simt ms':>9} {'nvcc ms':>9} {'nvcc/simt':>10}  check  detail")
+    for name, ts, tn, ok, detail in results:
+        print(f"{name:<28} {ts:9.3f} {tn:9.3f} {tn / ts:10.3f}  {'ok' if ok else 'FAIL':<5}  {detail}")
+
+    print(f"\n{'first call, fresh process':<28} {'ms':>9}")
+    for name, code in FIRST_CALL.items():
+        print(f"{name:<28} {first_call_ms(name, code):9.1f}")
+
+
+if __name__ == "__main__":
+    main()

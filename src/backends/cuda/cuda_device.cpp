@@ -1,0 +1,428 @@
+#include "backends/cuda/cuda_device.h"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "backends/cuda/nvrtc.h"
+
+namespace simt::cuda {
+
+namespace {
+
+CUdeviceptr to_device(const void* pointer) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(pointer));
+}
+
+void* from_device(CUdeviceptr pointer) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(pointer));
+}
+
+std::string device_label(int ordinal) { return "cuda:" + std::to_string(ordinal); }
+
+std::string human_bytes(std::size_t bytes) {
+  static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  if (unit == 0) return std::to_string(bytes) + " bytes";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
+  return text;
+}
+
+std::string dims_text(const std::array<int64_t, 3>& d) {
+  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         ")";
+}
+
+// Host-side staging for fill_bytes patterns that cuMemsetD8 cannot write.
+constexpr std::size_t kFillChunkBytes = std::size_t{1} << 20;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Pure helpers
+// ---------------------------------------------------------------------------
+
+std::string architecture_name(int major, int minor) {
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+
+CompileTarget choose_compile_target(int device_arch, const std::vector<int>& supported) {
+  CompileTarget target;
+  target.arch = device_arch;
+  if (supported.empty() ||
+      std::find(supported.begin(), supported.end(), device_arch) != supported.end()) {
+    return target;  // a cubin for the device itself
+  }
+  // The newest architecture NVRTC knows at or below the device's: its PTX is
+  // forward compatible, and the driver compiles it for the device.
+  int best = 0;
+  for (int arch : supported)
+    if (arch <= device_arch) best = std::max(best, arch);
+  if (best == 0) {
+    target.error = "this NVRTC cannot compile for sm_" + std::to_string(device_arch) +
+                   ": it supports sm_" + std::to_string(supported.front()) + " to sm_" +
+                   std::to_string(supported.back()) +
+                   " (an older CUDA toolkit's NVRTC, chosen with SIMT_NVRTC_PATH, may support it)";
+    return target;
+  }
+  target.arch = best;
+  target.cubin = false;
+  return target;
+}
+
+// ---------------------------------------------------------------------------
+// PrimaryContext
+// ---------------------------------------------------------------------------
+
+PrimaryContext::PrimaryContext(const Driver& driver, CUdevice device, std::string label)
+    : driver_(driver), device_(device), label_(std::move(label)) {
+  CUresult status = driver_.fn().cuDevicePrimaryCtxRetain(&context_, device_);
+  if (status != CUDA_SUCCESS) {
+    throw runtime::DeviceError(driver_.describe("cuDevicePrimaryCtxRetain", label_, status));
+  }
+}
+
+PrimaryContext::~PrimaryContext() {
+  // Errors are ignored: at process exit the driver may already be shutting
+  // down (CUDA_ERROR_DEINITIALIZED), which releases the context anyway.
+  driver_.fn().cuDevicePrimaryCtxRelease_v2(device_);
+}
+
+void PrimaryContext::make_current() const {
+  CUresult status = driver_.fn().cuCtxSetCurrent(context_);
+  if (status != CUDA_SUCCESS) {
+    throw runtime::DeviceError(driver_.describe("cuCtxSetCurrent", label_, status));
+  }
+}
+
+void PrimaryContext::make_current_noexcept() const noexcept {
+  driver_.fn().cuCtxSetCurrent(context_);
+}
+
+// ---------------------------------------------------------------------------
+// CudaKernel
+// ---------------------------------------------------------------------------
+
+CudaKernel::CudaKernel(std::shared_ptr<const PrimaryContext> context, CUmodule module,
+                       CUfunction function, std::string entry, std::string target, std::string ptx)
+    : context_(std::move(context)),
+      module_(module),
+      function_(function),
+      entry_(std::move(entry)),
+      target_(std::move(target)),
+      ptx_(std::move(ptx)) {}
+
+CudaKernel::~CudaKernel() {
+  context_->make_current_noexcept();
+  context_->driver().fn().cuModuleUnload(module_);
+}
+
+// ---------------------------------------------------------------------------
+// CudaDevice
+// ---------------------------------------------------------------------------
+
+struct CudaDevice::Probe {
+  runtime::DeviceInfo info;
+  CUdevice device = 0;
+  std::pair<int, int> capability{0, 0};
+};
+
+CudaDevice::Probe CudaDevice::probe(const Driver& driver, int ordinal) {
+  const DriverFunctions& fn = driver.fn();
+  const std::string label = device_label(ordinal);
+  auto check = [&](CUresult status, const char* call) {
+    if (status != CUDA_SUCCESS) throw runtime::DeviceError(driver.describe(call, label, status));
+  };
+
+  Probe probe;
+  check(fn.cuDeviceGet(&probe.device, ordinal), "cuDeviceGet");
+  auto attribute = [&](CUdevice_attribute which) {
+    int value = 0;
+    check(fn.cuDeviceGetAttribute(&value, which, probe.device), "cuDeviceGetAttribute");
+    return value;
+  };
+
+  char name[256] = {};
+  check(fn.cuDeviceGetName(name, static_cast<int>(sizeof name - 1), probe.device),
+        "cuDeviceGetName");
+  std::size_t total = 0;
+  check(fn.cuDeviceTotalMem_v2(&total, probe.device), "cuDeviceTotalMem");
+
+  probe.capability = {attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+  runtime::DeviceInfo& info = probe.info;
+  info.id = label;
+  info.name = name;
+  info.backend = runtime::BackendKind::Cuda;
+  info.index = ordinal;
+  info.architecture = architecture_name(probe.capability.first, probe.capability.second);
+  info.total_memory = total;
+  info.compute_units = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info.max_threads_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info.max_block_dim = {attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                        attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+                        attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)};
+  info.max_grid_dim = {attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+                       attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+                       attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
+  return probe;
+}
+
+CudaDevice::CudaDevice(const Driver& driver, int ordinal)
+    : CudaDevice(driver, ordinal, probe(driver, ordinal)) {}
+
+CudaDevice::CudaDevice(const Driver& driver, int ordinal, Probe probe)
+    : Device(std::move(probe.info)),
+      driver_(driver),
+      ordinal_(ordinal),
+      capability_(probe.capability),
+      context_(std::make_shared<const PrimaryContext>(driver, probe.device, info_.id)) {}
+
+void CudaDevice::check(CUresult status, const char* call, std::string_view detail) const {
+  if (status != CUDA_SUCCESS)
+    throw runtime::DeviceError(driver_.describe(call, info_.id, status, detail));
+}
+
+void* CudaDevice::allocate(size_t bytes) {
+  context_->make_current();
+  // cuMemAlloc refuses 0 bytes; a zero-byte array still gets a valid pointer.
+  const size_t request = std::max<size_t>(bytes, 1);
+  CUdeviceptr pointer = 0;
+  CUresult status = driver_.fn().cuMemAlloc_v2(&pointer, request);
+  if (status == CUDA_ERROR_OUT_OF_MEMORY) {
+    std::string message = "out of memory on " + info_.id + ": could not allocate " +
+                          std::to_string(bytes) + " bytes (" + human_bytes(bytes) + ")";
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (driver_.fn().cuMemGetInfo_v2(&free_bytes, &total_bytes) == CUDA_SUCCESS) {
+      message += "; " + human_bytes(free_bytes) + " free of " + human_bytes(total_bytes);
+    }
+    message += "; " + driver_.describe("cuMemAlloc", info_.id, status);
+    throw runtime::OutOfMemory(message);
+  }
+  check(status, "cuMemAlloc",
+        " allocating " + std::to_string(bytes) + " bytes (" + human_bytes(bytes) + ")");
+  return from_device(pointer);
+}
+
+void CudaDevice::deallocate(void* pointer, size_t) noexcept {
+  if (pointer == nullptr) return;
+  context_->make_current_noexcept();
+  // Errors are ignored: a sticky error or driver shutdown frees it anyway.
+  driver_.fn().cuMemFree_v2(to_device(pointer));
+}
+
+void CudaDevice::copy_from_host(void* device_dst, const void* host_src, size_t bytes) {
+  if (bytes == 0) return;
+  context_->make_current();
+  check(driver_.fn().cuMemcpyHtoD_v2(to_device(device_dst), host_src, bytes), "cuMemcpyHtoD",
+        " copying " + std::to_string(bytes) + " bytes to the device");
+}
+
+void CudaDevice::copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
+  if (bytes == 0) return;
+  context_->make_current();
+  check(driver_.fn().cuMemcpyDtoH_v2(host_dst, to_device(device_src), bytes), "cuMemcpyDtoH",
+        " copying " + std::to_string(bytes) + " bytes from the device");
+}
+
+void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  context_->make_current();
+  const CUdeviceptr d = to_device(dst), s = to_device(src);
+  const std::string detail = " copying " + std::to_string(bytes) + " bytes on the device";
+  const bool overlap = d < s + bytes && s < d + bytes;
+  if (!overlap) {
+    check(driver_.fn().cuMemcpyDtoD_v2(d, s, bytes), "cuMemcpyDtoD", detail);
+    return;
+  }
+  // cuMemcpyDtoD leaves overlapping ranges undefined; memmove semantics go
+  // through a temporary copy.
+  struct Temporary {
+    CudaDevice* device;
+    void* pointer;
+    size_t bytes;
+    ~Temporary() { device->deallocate(pointer, bytes); }
+  } temporary{this, allocate(bytes), bytes};
+  const CUdeviceptr t = to_device(temporary.pointer);
+  check(driver_.fn().cuMemcpyDtoD_v2(t, s, bytes), "cuMemcpyDtoD", detail);
+  check(driver_.fn().cuMemcpyDtoD_v2(d, t, bytes), "cuMemcpyDtoD", detail);
+}
+
+void CudaDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {
+  if (pattern_bytes == 0 || count == 0) return;
+  if (count > SIZE_MAX / pattern_bytes)
+    throw std::invalid_argument("fill_bytes: " + std::to_string(count) + " items of " +
+                                std::to_string(pattern_bytes) + " bytes overflow size_t");
+  const size_t total = pattern_bytes * count;
+  const auto* bytes = static_cast<const unsigned char*>(pattern);
+  const CUdeviceptr base = to_device(dst);
+  const std::string detail = " filling " + std::to_string(total) + " bytes";
+  context_->make_current();
+
+  if (std::all_of(bytes, bytes + pattern_bytes, [&](unsigned char b) { return b == bytes[0]; })) {
+    check(driver_.fn().cuMemsetD8_v2(base, bytes[0], total), "cuMemsetD8", detail);
+    return;
+  }
+  // Write at most kFillChunkBytes of repeated pattern from the host, then
+  // double the filled prefix with device-to-device copies (each copy's source
+  // is the start, so every copy starts on a pattern boundary; none overlaps).
+  const size_t chunk_items = std::clamp<size_t>(kFillChunkBytes / pattern_bytes, 1, count);
+  const size_t chunk = chunk_items * pattern_bytes;
+  std::vector<unsigned char> host(chunk);
+  for (size_t i = 0; i < chunk_items; ++i)
+    std::memcpy(host.data() + i * pattern_bytes, bytes, pattern_bytes);
+  check(driver_.fn().cuMemcpyHtoD_v2(base, host.data(), chunk), "cuMemcpyHtoD", detail);
+  size_t filled = chunk;
+  while (filled < total) {
+    const size_t n = std::min(filled, total - filled);
+    check(driver_.fn().cuMemcpyDtoD_v2(base + filled, base, n), "cuMemcpyDtoD", detail);
+    filled += n;
+  }
+}
+
+std::vector<std::string> CudaDevice::nvrtc_options(const runtime::CompileOptions& options) {
+  std::vector<std::string> out;
+  // Without fastmath, no contraction of a*b+c into an FMA: results then equal
+  // NumPy's and the CPU backend's (-ffp-contract=off) bit for bit. NVRTC's
+  // other defaults are already IEEE (-prec-div, -prec-sqrt, no -ftz).
+  out.emplace_back(options.fastmath ? "--use_fast_math" : "--fmad=false");
+  // Line tables only: they cost no speed, and let a profiler or
+  // compute-sanitizer point into the generated source (-G would deoptimize).
+  if (options.debug) out.emplace_back("-lineinfo");
+  return out;
+}
+
+std::unique_ptr<runtime::CompiledKernel> CudaDevice::compile(
+    const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
+  std::string why;
+  const Nvrtc* nvrtc = Nvrtc::get(&why);
+  if (nvrtc == nullptr) {
+    throw runtime::DeviceError("cannot compile " + kernel.entry + " for " + info_.id +
+                               ": NVRTC is unavailable: " + why);
+  }
+  const int device_arch = capability_.first * 10 + capability_.second;
+  return compile_for(kernel, options, choose_compile_target(device_arch, nvrtc->supported_archs()));
+}
+
+std::unique_ptr<CudaKernel> CudaDevice::compile_for(const codegen::EmittedKernel& kernel,
+                                                    const runtime::CompileOptions& options,
+                                                    const CompileTarget& target) {
+  std::string why;
+  const Nvrtc* nvrtc = Nvrtc::get(&why);
+  if (nvrtc == nullptr) {
+    throw runtime::DeviceError("cannot compile " + kernel.entry + " for " + info_.id +
+                               ": NVRTC is unavailable: " + why);
+  }
+  const auto [nvrtc_major, nvrtc_minor] = nvrtc->version();
+  const std::string nvrtc_version = std::to_string(nvrtc_major) + "." + std::to_string(nvrtc_minor);
+  if (!target.error.empty()) {
+    throw runtime::DeviceError("cannot compile " + kernel.entry + " for " + info_.id + " (" +
+                               info_.name + "): NVRTC " + nvrtc_version + " (" +
+                               nvrtc->library_path() + "): " + target.error);
+  }
+  const std::string target_name = (target.cubin ? "sm_" : "compute_") + std::to_string(target.arch);
+
+  CompileResult result = nvrtc->compile(kernel.source, kernel.entry + ".cu", target.arch / 10,
+                                        target.arch % 10, nvrtc_options(options), target.cubin);
+  if (!result.ok) {
+    throw runtime::BackendCompileError("NVRTC " + nvrtc_version + " rejected the CUDA code of " +
+                                       kernel.entry + " for " + target_name + ":\n" + result.log);
+  }
+  const std::string& image = target.cubin ? result.cubin : result.ptx;
+
+  context_->make_current();
+  // The driver's own log, for PTX it fails to compile (and rare cubin faults).
+  char jit_log[8192] = {};
+  CUjit_option jit_options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* jit_values[] = {jit_log,
+                        reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof jit_log - 1))};
+  CUmodule module = nullptr;
+  CUresult status =
+      driver_.fn().cuModuleLoadDataEx(&module, image.c_str(), 2, jit_options, jit_values);
+  if (status != CUDA_SUCCESS) {
+    std::string detail = " loading " + kernel.entry + " (" + target_name + ", from NVRTC " +
+                         nvrtc_version + ", driver " + driver_version_string(driver_.version()) +
+                         ")";
+    const int nvrtc_as_driver = nvrtc_major * 1000 + nvrtc_minor * 10;
+    if (driver_.version() < nvrtc_as_driver) {
+      detail +=
+          "; this driver is older than NVRTC and may not load its output: update the "
+          "driver, or point SIMT_NVRTC_PATH at the NVRTC of a CUDA toolkit no newer than "
+          "the driver";
+    }
+    jit_log[sizeof jit_log - 1] = '\0';
+    if (jit_log[0] != '\0') detail += "\n" + std::string(jit_log);
+    check(status, "cuModuleLoadDataEx", detail);
+  }
+
+  CUfunction function = nullptr;
+  status = driver_.fn().cuModuleGetFunction(&function, module, kernel.entry.c_str());
+  if (status != CUDA_SUCCESS) {
+    driver_.fn().cuModuleUnload(module);
+    check(status, "cuModuleGetFunction", " looking up kernel " + kernel.entry);
+  }
+  return std::make_unique<CudaKernel>(context_, module, function, kernel.entry, target_name,
+                                      std::move(result.ptx));
+}
+
+void CudaDevice::launch(const runtime::CompiledKernel& compiled, const runtime::LaunchDims& dims,
+                        void* const* args) {
+  const auto& kernel = static_cast<const CudaKernel&>(compiled);
+  unsigned int grid[3], block[3];
+  for (int d = 0; d < 3; ++d) {
+    if (dims.grid[d] < 1 || dims.grid[d] > UINT_MAX || dims.block[d] < 1 ||
+        dims.block[d] > UINT_MAX) {
+      throw std::invalid_argument("launch of " + kernel.entry() + " on " + info_.id + ": grid " +
+                                  dims_text(dims.grid) + " and block " + dims_text(dims.block) +
+                                  " must be between 1 and " + std::to_string(UINT_MAX));
+    }
+    grid[d] = static_cast<unsigned int>(dims.grid[d]);
+    block[d] = static_cast<unsigned int>(dims.block[d]);
+  }
+  if (dims.shared_bytes > UINT_MAX) {
+    throw std::invalid_argument("launch of " + kernel.entry() + " on " + info_.id + ": " +
+                                std::to_string(dims.shared_bytes) +
+                                " bytes of shared memory is too many");
+  }
+  context_->make_current();
+  {
+    std::lock_guard<std::mutex> lock(last_launch_mutex_);
+    last_launch_ = kernel.entry();
+  }
+  CUresult status = driver_.fn().cuLaunchKernel(
+      kernel.function(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+      static_cast<unsigned int>(dims.shared_bytes), nullptr, const_cast<void**>(args), nullptr);
+  if (status != CUDA_SUCCESS) {
+    check(status, "cuLaunchKernel",
+          " launching " + kernel.entry() + " with grid " + dims_text(dims.grid) + ", block " +
+              dims_text(dims.block) + " and " + std::to_string(dims.shared_bytes) +
+              " bytes of dynamic shared memory");
+  }
+}
+
+void CudaDevice::synchronize() {
+  context_->make_current();
+  CUresult status = driver_.fn().cuCtxSynchronize();
+  if (status != CUDA_SUCCESS) {
+    std::string last;
+    {
+      std::lock_guard<std::mutex> lock(last_launch_mutex_);
+      last = last_launch_;
+    }
+    check(status, "cuCtxSynchronize",
+          last.empty() ? std::string()
+                       : " (the most recent kernel launched on " + info_.id + " was " + last + ")");
+  }
+}
+
+}  // namespace simt::cuda

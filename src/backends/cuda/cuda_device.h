@@ -1,0 +1,150 @@
+// The CUDA device: one GPU through the driver API (cuda_driver.h), kernels
+// compiled by NVRTC (nvrtc.h) to a cubin for the device's exact architecture.
+//
+// Every operation makes the device's primary context current on the calling
+// thread first, so a device can be used from any thread, next to other
+// libraries (PyTorch, CuPy) that share the same primary context. All work
+// goes to the legacy default stream (stream 0); copies are synchronous.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/cuda/cuda_driver.h"
+#include "runtime/device.h"
+
+namespace simt::cuda {
+
+class Nvrtc;
+
+// What NVRTC should produce for a device: a cubin for sm_XY itself when this
+// NVRTC knows the architecture, else PTX for the newest compute_XY it knows
+// below the device (the driver JIT-compiles it; PTX runs on later GPUs).
+struct CompileTarget {
+  int arch = 0;       // 90 for sm_90 / compute_90
+  bool cubin = true;  // false: PTX for compute_<arch>
+  std::string error;  // non-empty: no usable target (device older than NVRTC supports)
+};
+
+// `device_arch` as major*10+minor (90, 100, 120); `supported` the sm_XY list of
+// Nvrtc::supported_archs(), sorted; empty means unknown (then the exact
+// architecture is tried as a cubin).
+CompileTarget choose_compile_target(int device_arch, const std::vector<int>& supported);
+
+// "sm_90" for (9, 0), "sm_100" for (10, 0).
+std::string architecture_name(int major, int minor);
+
+// The device's primary context, retained for as long as this object lives.
+// Shared by the device and the kernels loaded on it, so a module can always be
+// unloaded in the context it was loaded in.
+class PrimaryContext {
+ public:
+  PrimaryContext(const Driver& driver, CUdevice device, std::string label);
+  ~PrimaryContext();
+  PrimaryContext(const PrimaryContext&) = delete;
+  PrimaryContext& operator=(const PrimaryContext&) = delete;
+
+  // cuCtxSetCurrent on the calling thread; throws runtime::DeviceError.
+  void make_current() const;
+  // The same, errors ignored (for destructors).
+  void make_current_noexcept() const noexcept;
+
+  const Driver& driver() const { return driver_; }
+  CUcontext context() const { return context_; }
+  CUdevice device() const { return device_; }
+  const std::string& label() const { return label_; }  // "cuda:0"
+
+ private:
+  const Driver& driver_;
+  CUdevice device_;
+  CUcontext context_ = nullptr;
+  std::string label_;
+};
+
+// A module loaded on one device, with the kernel's function in it. Unloads the
+// module when destroyed.
+class CudaKernel : public runtime::CompiledKernel {
+ public:
+  CudaKernel(std::shared_ptr<const PrimaryContext> context, CUmodule module, CUfunction function,
+             std::string entry, std::string target, std::string ptx);
+  ~CudaKernel() override;
+  CudaKernel(const CudaKernel&) = delete;
+  CudaKernel& operator=(const CudaKernel&) = delete;
+
+  CUfunction function() const { return function_; }
+  const std::string& entry() const { return entry_; }
+  // "sm_90" (a cubin) or "compute_90" (PTX the driver compiled).
+  const std::string& target() const { return target_; }
+  // NVRTC's PTX for the kernel, when it handed it out (for display).
+  const std::string& ptx() const { return ptx_; }
+
+ private:
+  std::shared_ptr<const PrimaryContext> context_;
+  CUmodule module_;
+  CUfunction function_;
+  std::string entry_;
+  std::string target_;
+  std::string ptx_;
+};
+
+class CudaDevice : public runtime::Device {
+ public:
+  // Opens device `ordinal` of an initialised driver and retains its primary
+  // context. Throws runtime::DeviceError.
+  CudaDevice(const Driver& driver, int ordinal);
+
+  codegen::DialectId dialect() const override { return codegen::DialectId::Cuda; }
+  bool host_accessible() const override { return false; }
+
+  void* allocate(size_t bytes) override;
+  void deallocate(void* pointer, size_t bytes) noexcept override;
+  void copy_from_host(void* device_dst, const void* host_src, size_t bytes) override;
+  void copy_to_host(void* host_dst, const void* device_src, size_t bytes) override;
+  void copy_on_device(void* dst, const void* src, size_t bytes) override;
+  void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) override;
+
+  std::unique_ptr<runtime::CompiledKernel> compile(const codegen::EmittedKernel& kernel,
+                                                   const runtime::CompileOptions& options) override;
+  void launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
+              void* const* args) override;
+  void synchronize() override;
+
+  // compile() for an explicit target instead of choose_compile_target's:
+  // e.g. {90, false} loads compute_90 PTX that the driver compiles.
+  std::unique_ptr<CudaKernel> compile_for(const codegen::EmittedKernel& kernel,
+                                          const runtime::CompileOptions& options,
+                                          const CompileTarget& target);
+
+  int ordinal() const { return ordinal_; }
+  std::pair<int, int> compute_capability() const { return capability_; }
+  const Driver& driver() const { return driver_; }
+
+  // The NVRTC options compile() passes for `options` (the architecture and
+  // -std are added by Nvrtc::compile): --fmad=false, or --use_fast_math with
+  // fastmath; -lineinfo with debug.
+  static std::vector<std::string> nvrtc_options(const runtime::CompileOptions& options);
+
+ private:
+  struct Probe;
+  static Probe probe(const Driver& driver, int ordinal);
+  CudaDevice(const Driver& driver, int ordinal, Probe probe);
+
+  // Throws runtime::DeviceError with the formatted message when `status` is
+  // not CUDA_SUCCESS.
+  void check(CUresult status, const char* call, std::string_view detail = {}) const;
+
+  const Driver& driver_;
+  int ordinal_;
+  std::pair<int, int> capability_{0, 0};
+  std::shared_ptr<const PrimaryContext> context_;
+
+  // The entry of the most recent launch, named when synchronize() reports a
+  // kernel's fault (the driver reports faults at the next synchronizing call).
+  mutable std::mutex last_launch_mutex_;
+  std::string last_launch_;
+};
+
+}  // namespace simt::cuda

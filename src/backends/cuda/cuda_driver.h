@@ -1,0 +1,189 @@
+// The CUDA driver API (libcuda), loaded with dlopen (see design.md, "No vendor
+// SDK at build time").
+//
+// The declarations below are simt's own, written from the driver API's public
+// documentation: only the types, constants and functions simt calls, with the
+// C ABI libcuda exports. Where the API has versioned entry points (`_v2`), the
+// exported symbol simt binds is named explicitly: the unversioned names are
+// old ABIs kept for binaries built against CUDA 3.x (32-bit sizes). No CUDA
+// header is included anywhere in simt.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "runtime/shared_library.h"
+
+namespace simt::cuda {
+
+// Status codes (values are part of the driver's ABI). Only those simt names;
+// any other value is still reported by the driver's cuGetErrorName.
+enum CUresult : int {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
+  CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_DEINITIALIZED = 4,
+  CUDA_ERROR_STUB_LIBRARY = 34,
+  CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER = 36,
+  CUDA_ERROR_DEVICE_UNAVAILABLE = 46,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_INVALID_IMAGE = 200,
+  CUDA_ERROR_INVALID_CONTEXT = 201,
+  CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+  CUDA_ERROR_INVALID_PTX = 218,
+  CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
+  CUDA_ERROR_INVALID_HANDLE = 400,
+  CUDA_ERROR_NOT_FOUND = 500,
+  CUDA_ERROR_NOT_READY = 600,
+  CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  CUDA_ERROR_LAUNCH_TIMEOUT = 702,
+  CUDA_ERROR_ASSERT = 710,
+  CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
+  CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
+  CUDA_ERROR_MISALIGNED_ADDRESS = 716,
+  CUDA_ERROR_INVALID_ADDRESS_SPACE = 717,
+  CUDA_ERROR_INVALID_PC = 718,
+  CUDA_ERROR_LAUNCH_FAILED = 719,
+  CUDA_ERROR_NOT_PERMITTED = 800,
+  CUDA_ERROR_NOT_SUPPORTED = 801,
+  CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
+  CUDA_ERROR_UNKNOWN = 999,
+};
+
+// Device attributes simt queries (CUdevice_attribute values).
+enum CUdevice_attribute : int {
+  CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3,
+  CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z = 4,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
+  CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+// Options of cuModuleLoadDataEx (CUjit_option values) simt passes.
+enum CUjit_option : int {
+  CU_JIT_ERROR_LOG_BUFFER = 5,             // value: char* the driver writes into
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,  // value: the size, cast to void*; updated
+};
+
+using CUdevice = int;
+// Device addresses are 64-bit on every platform simt supports.
+using CUdeviceptr = unsigned long long;
+// Opaque handles; the driver never exposes the pointees.
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+using CUcontext = CUctx_st*;
+using CUmodule = CUmod_st*;
+using CUfunction = CUfunc_st*;
+using CUstream = CUstream_st*;
+
+// The entry points simt uses. Each member is named after the symbol libcuda
+// exports (hence the _v2 suffixes); all are required.
+struct DriverFunctions {
+  CUresult (*cuInit)(unsigned int flags) = nullptr;
+  CUresult (*cuDriverGetVersion)(int* version) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult error, const char** name) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult error, const char** text) = nullptr;
+
+  CUresult (*cuDeviceGetCount)(int* count) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice* device, int ordinal) = nullptr;
+  CUresult (*cuDeviceGetName)(char* name, int length, CUdevice device) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int* value, CUdevice_attribute attribute,
+                                   CUdevice device) = nullptr;
+  CUresult (*cuDeviceTotalMem_v2)(std::size_t* bytes, CUdevice device) = nullptr;
+
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* context, CUdevice device) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRelease_v2)(CUdevice device) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+
+  CUresult (*cuMemAlloc_v2)(CUdeviceptr* pointer, std::size_t bytes) = nullptr;
+  CUresult (*cuMemFree_v2)(CUdeviceptr pointer) = nullptr;
+  CUresult (*cuMemGetInfo_v2)(std::size_t* free_bytes, std::size_t* total_bytes) = nullptr;
+  CUresult (*cuMemcpyHtoD_v2)(CUdeviceptr dst, const void* src, std::size_t bytes) = nullptr;
+  CUresult (*cuMemcpyDtoH_v2)(void* dst, CUdeviceptr src, std::size_t bytes) = nullptr;
+  CUresult (*cuMemcpyDtoD_v2)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) = nullptr;
+  CUresult (*cuMemsetD8_v2)(CUdeviceptr dst, unsigned char value, std::size_t count) = nullptr;
+
+  CUresult (*cuModuleLoadDataEx)(CUmodule* module, const void* image, unsigned int option_count,
+                                 CUjit_option* options, void** option_values) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module,
+                                  const char* name) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned int grid_x, unsigned int grid_y,
+                             unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                             unsigned int block_z, unsigned int shared_bytes, CUstream stream,
+                             void** kernel_params, void** extra) = nullptr;
+};
+
+// "<call> failed on <device>: <name> (<text>)<detail>", the form of every
+// driver error simt reports; `device` may be empty ("<call> failed: ..."), an
+// empty name or text is replaced by what simt knows of the code, and `detail`
+// (e.g. " launching simt_kernel_saxpy ...") follows as given. Errors that leave
+// the context unusable (is_sticky_error) end with a sentence saying so.
+std::string format_driver_error(std::string_view call, std::string_view device, int code,
+                                std::string_view name, std::string_view text,
+                                std::string_view detail = {});
+
+// simt's own name for a status code ("CUDA_ERROR_ILLEGAL_ADDRESS"), used when
+// the driver cannot say (stub libraries, a driver too broken to answer);
+// "CUDA_ERROR_<code>" for codes simt does not declare.
+std::string known_error_name(int code);
+
+// Errors after which the context cannot be used again (an exception in a
+// kernel): every later call on it fails the same way, until the process ends.
+bool is_sticky_error(int code);
+
+// The driver's version number as "major.minor": 13000 -> "13.0", 12040 -> "12.4".
+std::string driver_version_string(int version);
+
+class Driver {
+ public:
+  // The process-wide instance, loaded and initialised (cuInit) on first use
+  // (thread-safe). Returns nullptr when no usable driver is found or cuInit
+  // fails (e.g. no GPU), with the reason in why_not. Never unloaded: devices
+  // in static objects may still release contexts at exit.
+  static const Driver* get(std::string* why_not);
+
+  // Loads and initialises a fresh instance from the current environment,
+  // without caching; get() uses it once, tests use it to try other settings.
+  //
+  // The library is $SIMT_CUDA_DRIVER_PATH when set (a file; nothing else is
+  // tried then), else libcuda.so.1 through the dynamic loader's search (the
+  // driver installs it on the loader's path; simt never loads the toolkit's
+  // stubs/libcuda.so, which only answers CUDA_ERROR_STUB_LIBRARY).
+  static std::unique_ptr<Driver> load(std::string* why_not);
+
+  // The version cuDriverGetVersion reports, e.g. 13000 for 13.0.
+  int version() const { return version_; }
+  const std::string& library_path() const { return library_.path(); }
+  const DriverFunctions& fn() const { return fn_; }
+
+  // The driver's name and description of a status code; simt's own when the
+  // driver has none.
+  std::string error_name(CUresult code) const;
+  std::string error_text(CUresult code) const;
+  // format_driver_error with the driver's name and text for `code`.
+  std::string describe(std::string_view call, std::string_view device, CUresult code,
+                       std::string_view detail = {}) const;
+
+ private:
+  Driver(runtime::SharedLibrary library, const DriverFunctions& functions, int version);
+
+  runtime::SharedLibrary library_;
+  DriverFunctions fn_;
+  int version_ = 0;
+};
+
+}  // namespace simt::cuda
