@@ -108,12 +108,19 @@ class Array:
         """A NumPy copy of the array (alias: copy_to_host)."""
         if self._impl.device.host_accessible:
             return np.array(np.asarray(self), copy=True)
-        if not self._contiguous():
-            raise ValueError("copying a non-contiguous view from this device is not supported yet; "
-                             "copy a contiguous array")
-        out = np.empty(self.shape, self.dtype)
-        self._impl.copy_to_host(out)
-        return out
+        if self._contiguous():
+            out = np.empty(self.shape, self.dtype)
+            self._impl.copy_to_host(out)
+            return out
+        if self.size == 0:
+            return np.empty(self.shape, self.dtype)
+        # A strided view: copy the bytes it spans, then view them as NumPy would.
+        low = sum(min(0, (n - 1) * s) for n, s in zip(self.shape, self.strides))
+        high = sum(max(0, (n - 1) * s) for n, s in zip(self.shape, self.strides)) + self.itemsize
+        raw = np.empty(high - low, np.uint8)
+        self._impl.copy_buffer_bytes_to_host(self._impl.offset + low, raw)
+        view = np.ndarray(self.shape, self.dtype, buffer=raw, offset=-low, strides=self.strides)
+        return view.copy()
 
     copy_to_host = get
 

@@ -124,6 +124,18 @@ void copy_to_host(const DeviceArray& a, const nb::handle& destination) {
   a.buffer->device()->copy_to_host(b.view.buf, a.data(), bytes);
 }
 
+// Bytes [start, start + destination's length) of the array's buffer, for
+// copying views that are not contiguous.
+void copy_buffer_bytes_to_host(const DeviceArray& a, int64_t start, const nb::handle& destination) {
+  HostBuffer b;
+  acquire(b, destination, true);
+  if (start < 0 || static_cast<size_t>(start + b.view.len) > a.buffer->bytes())
+    throw nb::value_error("byte range outside the array's buffer");
+  nb::gil_scoped_release release;
+  a.buffer->device()->copy_to_host(b.view.buf, static_cast<char*>(a.buffer->data()) + start,
+                                   static_cast<size_t>(b.view.len));
+}
+
 void fill(DeviceArray& a, const nb::bytes& pattern) {
   if (static_cast<int64_t>(pattern.size()) != a.itemsize())
     throw nb::value_error("fill pattern size differs from the item size");
@@ -215,6 +227,8 @@ void bind_arrays(nb::module_& m) {
       .def("view", &view, nb::arg("offset"), nb::arg("shape"), nb::arg("strides"))
       .def("copy_from_host", &copy_from_host, nb::arg("source"))
       .def("copy_to_host", &copy_to_host, nb::arg("destination"))
+      .def("copy_buffer_bytes_to_host", &copy_buffer_bytes_to_host, nb::arg("start"),
+           nb::arg("destination"))
       .def("fill", &fill, nb::arg("pattern"));
 
   m.def("empty", &empty, nb::arg("shape"), nb::arg("dtype"), nb::arg("device"),
