@@ -80,6 +80,13 @@ void append_array_key(std::string& key, Scalar dtype, int ndim, sema::Layout lay
   key += static_cast<char>(static_cast<int>(layout) + (readonly ? 8 : 0));
 }
 
+// Specializations are per device: the key starts with the device's address
+// (devices live as long as the process).
+void append_device_key(std::string& key, const runtime::Device& device) {
+  const runtime::Device* address = &device;
+  key.append(reinterpret_cast<const char*>(&address), sizeof address);
+}
+
 void append_scalar_key(std::string& key, Scalar scalar) {
   key += 'S';
   key += static_cast<char>(scalar);
@@ -480,7 +487,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const nb::args& args) {
     }
   } release{s};
   s.clear();
-  s.key.append(reinterpret_cast<const char*>(&device), sizeof(void*));
+  append_device_key(s.key, *device);
   for (size_t k = 0; k < args.size(); ++k) classify(args[k], param_names_[k], s, *device, nullptr);
   auto found = cache_.find(std::string_view(s.key));
   Specialization* spec;
@@ -508,7 +515,8 @@ void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevi
                           " arguments but the signature has " + std::to_string(types.size()))
                              .c_str());
   // The key a launch with these argument types builds.
-  std::string key(reinterpret_cast<const char*>(&device.device), sizeof(void*));
+  std::string key;
+  append_device_key(key, *device.device);
   std::function<void(const sema::Type&)> add = [&](const sema::Type& t) {
     if (t.is_tuple()) {
       key += '(';

@@ -329,3 +329,19 @@ def test_kernel_math_matches_numpy(device, rng):
     with simt.use_device(device):
         f[3, 128](simt.to_device(x), out)
     np.testing.assert_allclose(out.get(), np.sin(x) * np.exp(-x) + np.sqrt(x), rtol=1e-14)
+
+
+def test_explicit_signature_serves_later_launches(device):
+    @simt.kernel
+    def fill(out, v):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = v
+
+    fill.compile("(float32[::1], float64)", device=device)
+    assert fill._dispatcher.specialization_count == 1
+    out = simt.zeros(8, np.float32, device=device)
+    with simt.use_device(device):
+        fill[1, 8](out, 2.5)
+    assert fill._dispatcher.specialization_count == 1
+    np.testing.assert_array_equal(out.get(), np.full(8, 2.5, np.float32))
