@@ -25,6 +25,10 @@ namespace {
 using sema::Scalar;
 
 PyTypeObject* g_array_type = nullptr;  // simt.Array, registered at import
+// Called with (function, argument types, globals) at every new
+// specialization; the test suite uses it to compile each kernel for the
+// other dialects too (NVRTC in CI, where no GPU runs the CUDA code).
+nb::object g_compile_observer;
 
 // One scalar or array argument (tuples are flattened into their items).
 struct Leaf {
@@ -450,6 +454,11 @@ Specialization& Dispatcher::specialize(const std::vector<sema::Type>& types,
                                        const std::shared_ptr<runtime::Device>& device,
                                        const std::string& key) {
   nb::dict globals = nb::cast<nb::dict>(resolve_globals_());
+  if (g_compile_observer.is_valid() && !g_compile_observer.is_none()) {
+    nb::list type_names;
+    for (const auto& t : types) type_names.append(t.str());
+    g_compile_observer(function_object_, type_names, globals);
+  }
   GlobalsReader reader;
   sema::TypedFunction typed = function_->infer(types, reader.read(globals));
   codegen::EmitOptions emit_options;
@@ -614,6 +623,16 @@ void bind_dispatch(nb::module_& m) {
         nb::cast<Dispatcher&>(c.dispatcher).launch(c.dims, args);
       });
 
+  m.def(
+      "set_compile_observer",
+      [](nb::object observer) {
+        nb::object previous = g_compile_observer.is_valid() ? g_compile_observer : nb::none();
+        g_compile_observer = std::move(observer);
+        return previous;
+      },
+      nb::arg("observer").none(),
+      "Calls observer(function, arg_types, globals) at each new specialization; returns the "
+      "previous observer.");
   m.def("_register_array_type", [](nb::handle type) {
     if (!PyType_Check(type.ptr())) throw nb::type_error("expected a type");
     g_array_type = reinterpret_cast<PyTypeObject*>(type.ptr());

@@ -71,3 +71,28 @@ def device(request):
     import simt
 
     return simt.get_device(request.param)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compile_every_kernel_for_cuda():
+    """Every kernel specialization a test compiles is also emitted as CUDA C++ and
+    compiled by NVRTC for sm_90 where NVRTC is present (as in CI, which has no GPU),
+    so a CUDA codegen break fails the suite on any machine."""
+    import simt
+
+    if not simt._core.nvrtc_compile("extern \"C\" __global__ void k() {}")["available"]:
+        yield
+        return
+    failures = []
+
+    def observe(function, arg_types, globals_):
+        generated = function.generate(list(arg_types), globals_, "cuda", False)
+        result = simt._core.nvrtc_compile(generated["source"], 90)
+        if not result["ok"]:
+            failures.append(f"{function.name}{tuple(arg_types)}:\n{result['log']}\n"
+                            f"{generated['source']}")
+
+    previous = simt._core.set_compile_observer(observe)
+    yield
+    simt._core.set_compile_observer(previous)
+    assert not failures, "generated CUDA that NVRTC rejects:\n" + "\n".join(failures)
