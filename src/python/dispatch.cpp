@@ -28,7 +28,9 @@ PyTypeObject* g_array_type = nullptr;  // simt.Array, registered at import
 // Called with (function, argument types, globals) at every new
 // specialization; the test suite uses it to compile each kernel for the
 // other dialects too (NVRTC in CI, where no GPU runs the CUDA code).
-nb::object g_compile_observer;
+// A raw reference, never released: a static nb::object would be released
+// after the interpreter has finalized.
+PyObject* g_compile_observer = nullptr;
 
 // One scalar or array argument (tuples are flattened into their items).
 struct Leaf {
@@ -454,10 +456,11 @@ Specialization& Dispatcher::specialize(const std::vector<sema::Type>& types,
                                        const std::shared_ptr<runtime::Device>& device,
                                        const std::string& key) {
   nb::dict globals = nb::cast<nb::dict>(resolve_globals_());
-  if (g_compile_observer.is_valid() && !g_compile_observer.is_none()) {
+  if (g_compile_observer) {
     nb::list type_names;
     for (const auto& t : types) type_names.append(t.str());
-    g_compile_observer(function_object_, type_names, globals);
+    nb::handle observer(g_compile_observer);
+    observer(function_object_, type_names, globals);
   }
   GlobalsReader reader;
   sema::TypedFunction typed = function_->infer(types, reader.read(globals));
@@ -626,8 +629,9 @@ void bind_dispatch(nb::module_& m) {
   m.def(
       "set_compile_observer",
       [](nb::object observer) {
-        nb::object previous = g_compile_observer.is_valid() ? g_compile_observer : nb::none();
-        g_compile_observer = std::move(observer);
+        nb::object previous =
+            g_compile_observer ? nb::steal(g_compile_observer) : nb::object(nb::none());
+        g_compile_observer = observer.is_none() ? nullptr : observer.release().ptr();
         return previous;
       },
       nb::arg("observer").none(),
