@@ -108,7 +108,8 @@ Registry discover() {
 #ifdef SIMT_HAVE_CPU_BACKEND
   try {
     auto cpu = std::make_shared<cpu::CpuDevice>();
-    r.status.push_back({"cpu", true, cpu->info().name + ", " + cpu::ClangJit::instance().version()});
+    r.status.push_back(
+        {"cpu", true, cpu->info().name + ", " + cpu::ClangJit::instance().version()});
     r.devices.push_back(std::move(cpu));
   } catch (const std::exception& e) {
     r.status.push_back({"cpu", false, e.what()});
@@ -140,8 +141,9 @@ std::shared_ptr<runtime::Device> find_device(std::string_view id) {
 std::shared_ptr<runtime::Device> default_device() {
   if (const char* env = std::getenv("SIMT_DEVICE"); env && *env) {
     auto d = find_device(env);
-    if (!d) throw runtime::DeviceError(std::string("SIMT_DEVICE='") + env +
-                                       "' names no available device");
+    if (!d)
+      throw runtime::DeviceError(std::string("SIMT_DEVICE='") + env +
+                                 "' names no available device");
     return d;
   }
   for (const auto& d : devices())

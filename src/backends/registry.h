@@ -11,7 +11,7 @@
 namespace simt::backends {
 
 struct BackendStatus {
-  std::string name;    // "cpu", "cuda", "opencl"
+  std::string name;  // "cpu", "cuda", "opencl"
   bool available = false;
   std::string detail;  // versions when available, the reason when not
 };

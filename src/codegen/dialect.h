@@ -34,10 +34,10 @@ struct Dialect {
   // scope. Empty for CUDA and OpenCL, whose index expressions are builtins.
   std::string_view function_hidden_params;
   std::string_view function_hidden_args;
-  std::string_view global_space;     // qualifier of pointers to kernel-argument memory
-  std::string_view printf_int64;     // printf conversion for 64-bit ints
+  std::string_view global_space;  // qualifier of pointers to kernel-argument memory
+  std::string_view printf_int64;  // printf conversion for 64-bit ints
   std::string_view printf_uint64;
-  std::string_view int64_suffix;     // integer literal suffixes: 5LL / 5L
+  std::string_view int64_suffix;  // integer literal suffixes: 5LL / 5L
   std::string_view uint64_suffix;
 
   // The x, y, z components of each IndexObject.
@@ -66,9 +66,7 @@ struct Dialect {
   std::string_view prelude;  // declarations every kernel of this dialect needs
 
   std::string_view value_type(sema::Scalar s) const { return value_types[static_cast<int>(s)]; }
-  std::string_view storage_type(sema::Scalar s) const {
-    return storage_types[static_cast<int>(s)];
-  }
+  std::string_view storage_type(sema::Scalar s) const { return storage_types[static_cast<int>(s)]; }
   // "threadIdx.x", "get_local_id(0)", ...
   std::string_view index_expr(IndexObject object, int component) const;
   // "sinf", "sin", "__builtin_sin": the math function for a float or double.

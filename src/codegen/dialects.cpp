@@ -36,9 +36,9 @@ const Dialect kCuda{
     "cuda",
     {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short",
      "unsigned int", "unsigned long long", "float", "float", "double", "simt_c64", "simt_c128"},
-    {"unsigned char", "signed char", "short", "int", "long long", "unsigned char",
-     "unsigned short", "unsigned int", "unsigned long long", "unsigned short", "float", "double",
-     "simt_c64", "simt_c128"},
+    {"unsigned char", "signed char", "short", "int", "long long", "unsigned char", "unsigned short",
+     "unsigned int", "unsigned long long", "unsigned short", "float", "double", "simt_c64",
+     "simt_c128"},
     "extern \"C\" __global__ ",
     "static __device__ __forceinline__ ",
     "",
@@ -70,8 +70,8 @@ const Dialect kOpenCL{
     "opencl",
     {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "float",
      "double", "simt_c64", "simt_c128"},
-    {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort",
-     "float", "double", "simt_c64", "simt_c128"},
+    {"uchar", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "ushort", "float",
+     "double", "simt_c64", "simt_c128"},
     "__kernel ",
     "static inline ",
     "",
@@ -103,9 +103,9 @@ const Dialect kCpp{
     "cpp",
     {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short",
      "unsigned int", "unsigned long long", "float", "float", "double", "simt_c64", "simt_c128"},
-    {"unsigned char", "signed char", "short", "int", "long long", "unsigned char",
-     "unsigned short", "unsigned int", "unsigned long long", "unsigned short", "float", "double",
-     "simt_c64", "simt_c128"},
+    {"unsigned char", "signed char", "short", "int", "long long", "unsigned char", "unsigned short",
+     "unsigned int", "unsigned long long", "unsigned short", "float", "double", "simt_c64",
+     "simt_c128"},
     "extern \"C\" ",
     "static inline ",
     "const simt_block_ctx* simt_ctx, simt_thread simt_tid",
@@ -146,9 +146,12 @@ std::string Dialect::math_name(std::string_view c_name, sema::Scalar real) const
 
 const Dialect& dialect(DialectId id) {
   switch (id) {
-    case DialectId::Cuda: return kCuda;
-    case DialectId::OpenCL: return kOpenCL;
-    case DialectId::Cpp: return kCpp;
+    case DialectId::Cuda:
+      return kCuda;
+    case DialectId::OpenCL:
+      return kOpenCL;
+    case DialectId::Cpp:
+      return kCpp;
   }
   return kCuda;
 }

@@ -20,11 +20,11 @@ struct EmitOptions {
 struct ParamSlot {
   enum class Kind { Scalar, ArrayData, ArrayShape, ArrayStride };
   Kind kind = Kind::Scalar;
-  int argument = 0;          // which Python argument it comes from
-  std::vector<int> path;     // item indices inside a tuple argument
-  int dim = 0;               // ArrayShape/ArrayStride: which dimension
+  int argument = 0;                           // which Python argument it comes from
+  std::vector<int> path;                      // item indices inside a tuple argument
+  int dim = 0;                                // ArrayShape/ArrayStride: which dimension
   sema::Scalar scalar = sema::Scalar::Int64;  // Scalar: its type; ArrayData: the dtype
-  std::string c_type;        // as declared in the generated code
+  std::string c_type;                         // as declared in the generated code
 };
 
 struct EmittedKernel {

@@ -249,26 +249,46 @@ struct HelperInfo {
 
 HelperInfo helper_info(Helper h) {
   switch (h) {
-    case Helper::FloorDiv: return {"floordiv", true};
-    case Helper::Mod: return {"mod", true};
-    case Helper::IntPow: return {"ipow", true};
-    case Helper::ShiftLeft: return {"shl", true};
-    case Helper::ShiftRight: return {"shr", true};
-    case Helper::WrapIndex: return {"wrap_index", false};
-    case Helper::RoundDigits: return {"round_digits", true};
-    case Helper::HalfToFloat: return {"h2f", false};
-    case Helper::FloatToHalf: return {"f2h", false};
-    case Helper::RoundHalf: return {"round_f16", false};
-    case Helper::ComplexType: return {"", true};
-    case Helper::ComplexMake: return {"make", true};
-    case Helper::ComplexAdd: return {"cadd", true};
-    case Helper::ComplexSub: return {"csub", true};
-    case Helper::ComplexMul: return {"cmul", true};
-    case Helper::ComplexDiv: return {"cdiv", true};
-    case Helper::ComplexNeg: return {"cneg", true};
-    case Helper::ComplexEq: return {"ceq", true};
-    case Helper::ComplexAbs: return {"cabs", true};
-    case Helper::ComplexTruth: return {"ctruth", true};
+    case Helper::FloorDiv:
+      return {"floordiv", true};
+    case Helper::Mod:
+      return {"mod", true};
+    case Helper::IntPow:
+      return {"ipow", true};
+    case Helper::ShiftLeft:
+      return {"shl", true};
+    case Helper::ShiftRight:
+      return {"shr", true};
+    case Helper::WrapIndex:
+      return {"wrap_index", false};
+    case Helper::RoundDigits:
+      return {"round_digits", true};
+    case Helper::HalfToFloat:
+      return {"h2f", false};
+    case Helper::FloatToHalf:
+      return {"f2h", false};
+    case Helper::RoundHalf:
+      return {"round_f16", false};
+    case Helper::ComplexType:
+      return {"", true};
+    case Helper::ComplexMake:
+      return {"make", true};
+    case Helper::ComplexAdd:
+      return {"cadd", true};
+    case Helper::ComplexSub:
+      return {"csub", true};
+    case Helper::ComplexMul:
+      return {"cmul", true};
+    case Helper::ComplexDiv:
+      return {"cdiv", true};
+    case Helper::ComplexNeg:
+      return {"cneg", true};
+    case Helper::ComplexEq:
+      return {"ceq", true};
+    case Helper::ComplexAbs:
+      return {"cabs", true};
+    case Helper::ComplexTruth:
+      return {"ctruth", true};
   }
   return {"", false};
 }
@@ -288,20 +308,34 @@ std::string apply_pattern(std::string_view pattern, const std::string& x) {
 
 std::string scalar_suffix(Scalar s) {
   switch (s) {
-    case Scalar::Bool: return "b";
-    case Scalar::Int8: return "i8";
-    case Scalar::Int16: return "i16";
-    case Scalar::Int32: return "i32";
-    case Scalar::Int64: return "i64";
-    case Scalar::UInt8: return "u8";
-    case Scalar::UInt16: return "u16";
-    case Scalar::UInt32: return "u32";
-    case Scalar::UInt64: return "u64";
-    case Scalar::Float16: return "f16";
-    case Scalar::Float32: return "f32";
-    case Scalar::Float64: return "f64";
-    case Scalar::Complex64: return "c64";
-    case Scalar::Complex128: return "c128";
+    case Scalar::Bool:
+      return "b";
+    case Scalar::Int8:
+      return "i8";
+    case Scalar::Int16:
+      return "i16";
+    case Scalar::Int32:
+      return "i32";
+    case Scalar::Int64:
+      return "i64";
+    case Scalar::UInt8:
+      return "u8";
+    case Scalar::UInt16:
+      return "u16";
+    case Scalar::UInt32:
+      return "u32";
+    case Scalar::UInt64:
+      return "u64";
+    case Scalar::Float16:
+      return "f16";
+    case Scalar::Float32:
+      return "f32";
+    case Scalar::Float64:
+      return "f64";
+    case Scalar::Complex64:
+      return "c64";
+    case Scalar::Complex128:
+      return "c128";
   }
   return "?";
 }
@@ -311,8 +345,9 @@ std::string HelperSet::use(Helper helper, Scalar type) {
   if (type == Scalar::Float16 && helper != Helper::RoundHalf) type = Scalar::Float32;
   HelperInfo info = helper_info(helper);
   std::string name = helper == Helper::ComplexType ? std::string(dialect_.value_type(type))
-                     : info.per_type ? "simt_" + std::string(info.prefix) + "_" + scalar_suffix(type)
-                                     : "simt_" + std::string(info.prefix);
+                     : info.per_type
+                         ? "simt_" + std::string(info.prefix) + "_" + scalar_suffix(type)
+                         : "simt_" + std::string(info.prefix);
   // define() requests its dependencies first, so they are emitted before it.
   if (defined_.insert(name).second) code_.push_back(define(helper, type));
   return name;
@@ -323,40 +358,76 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   bool is_complex_helper = helper >= Helper::ComplexType;
   switch (helper) {
     case Helper::FloorDiv:
-      text = sema::is_float(type) ? kFloorDivFloat
-             : sema::is_signed(type) ? kFloorDivSigned : kFloorDivUnsigned;
+      text = sema::is_float(type)    ? kFloorDivFloat
+             : sema::is_signed(type) ? kFloorDivSigned
+                                     : kFloorDivUnsigned;
       break;
     case Helper::Mod:
       text = sema::is_float(type) ? kModFloat : sema::is_signed(type) ? kModSigned : kModUnsigned;
       break;
-    case Helper::IntPow: text = kIntPow; break;
-    case Helper::ShiftLeft: text = kShiftLeft; break;
-    case Helper::ShiftRight: text = kShiftRight; break;
-    case Helper::WrapIndex: text = kWrapIndex; break;
-    case Helper::RoundDigits: text = kRoundDigits; break;
-    case Helper::HalfToFloat: text = kHalfToFloat; break;
-    case Helper::FloatToHalf: text = kFloatToHalf; break;
+    case Helper::IntPow:
+      text = kIntPow;
+      break;
+    case Helper::ShiftLeft:
+      text = kShiftLeft;
+      break;
+    case Helper::ShiftRight:
+      text = kShiftRight;
+      break;
+    case Helper::WrapIndex:
+      text = kWrapIndex;
+      break;
+    case Helper::RoundDigits:
+      text = kRoundDigits;
+      break;
+    case Helper::HalfToFloat:
+      text = kHalfToFloat;
+      break;
+    case Helper::FloatToHalf:
+      text = kFloatToHalf;
+      break;
     case Helper::RoundHalf:
       use(Helper::HalfToFloat, Scalar::Float16);
       use(Helper::FloatToHalf, Scalar::Float16);
       text = kRoundHalf;
       break;
-    case Helper::ComplexType: text = kComplexType; break;
-    case Helper::ComplexMake: text = kComplexMake; break;
-    case Helper::ComplexAdd: text = kComplexAdd; break;
-    case Helper::ComplexSub: text = kComplexSub; break;
-    case Helper::ComplexMul: text = kComplexMul; break;
-    case Helper::ComplexDiv: text = kComplexDiv; break;
-    case Helper::ComplexNeg: text = kComplexNeg; break;
-    case Helper::ComplexEq: text = kComplexEq; break;
-    case Helper::ComplexAbs: text = kComplexAbs; break;
-    case Helper::ComplexTruth: text = kComplexTruth; break;
+    case Helper::ComplexType:
+      text = kComplexType;
+      break;
+    case Helper::ComplexMake:
+      text = kComplexMake;
+      break;
+    case Helper::ComplexAdd:
+      text = kComplexAdd;
+      break;
+    case Helper::ComplexSub:
+      text = kComplexSub;
+      break;
+    case Helper::ComplexMul:
+      text = kComplexMul;
+      break;
+    case Helper::ComplexDiv:
+      text = kComplexDiv;
+      break;
+    case Helper::ComplexNeg:
+      text = kComplexNeg;
+      break;
+    case Helper::ComplexEq:
+      text = kComplexEq;
+      break;
+    case Helper::ComplexAbs:
+      text = kComplexAbs;
+      break;
+    case Helper::ComplexTruth:
+      text = kComplexTruth;
+      break;
   }
   if (is_complex_helper && helper != Helper::ComplexType) use(Helper::ComplexType, type);
   std::string s = text;
   Scalar real = sema::is_complex(type) ? sema::real_of(type) : type;
   Scalar work = sema::bit_width(type) <= 32 && sema::is_integer(type) ? Scalar::UInt32
-                : sema::is_integer(type) ? Scalar::UInt64 : type;
+                : sema::is_integer(type)                              ? Scalar::UInt64
+                                                                      : type;
   HelperInfo info = helper_info(helper);
   std::string name = info.per_type ? "simt_" + std::string(info.prefix) + "_" + scalar_suffix(type)
                                    : "simt_" + std::string(info.prefix);
@@ -377,13 +448,13 @@ std::string HelperSet::array_struct(const sema::Type& array) {
   std::string space = array.space == sema::Space::Shared  ? "shared_"
                       : array.space == sema::Space::Local ? "local_"
                                                           : "";
-  std::string name = "simt_arr_" + space + scalar_suffix(array.scalar) + "_" +
-                     std::to_string(array.ndim);
+  std::string name =
+      "simt_arr_" + space + scalar_suffix(array.scalar) + "_" + std::to_string(array.ndim);
   if (!defined_.insert(name).second) return name;
   if (sema::is_complex(array.scalar)) use(Helper::ComplexType, array.scalar);
   std::string n = std::to_string(array.ndim);
-  std::string qualifier = array.space == sema::Space::Global ? std::string(dialect_.global_space)
-                                                             : "";
+  std::string qualifier =
+      array.space == sema::Space::Global ? std::string(dialect_.global_space) : "";
   code_.push_back("typedef struct {\n  " + qualifier +
                   std::string(dialect_.storage_type(array.scalar)) + "* data;\n  simt_i64 shape[" +
                   n + "];\n  simt_i64 strides[" + n + "];\n} " + name + ";\n");

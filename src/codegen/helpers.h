@@ -26,8 +26,15 @@ enum class Helper {
   FloatToHalf,  // float -> float16 bits, round to nearest even
   RoundHalf,    // float -> nearest float16 value, as a float
   ComplexType,  // the struct of a complex type
-  ComplexMake, ComplexAdd, ComplexSub, ComplexMul, ComplexDiv, ComplexNeg, ComplexEq,
-  ComplexAbs, ComplexTruth,
+  ComplexMake,
+  ComplexAdd,
+  ComplexSub,
+  ComplexMul,
+  ComplexDiv,
+  ComplexNeg,
+  ComplexEq,
+  ComplexAbs,
+  ComplexTruth,
 };
 
 // The suffix that names a scalar in helper names: i32, u8, f64, c64.

@@ -38,13 +38,36 @@ enum class ExprKind {
 
 enum class Op {
   // arithmetic (Binary; Add/Sub also Unary for +x/-x)
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  MatMul,
   // bitwise (Binary; Invert is Unary ~x)
-  LShift, RShift, BitAnd, BitOr, BitXor, Invert,
+  LShift,
+  RShift,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Invert,
   // boolean (Not is Unary, And/Or are BoolOp)
-  Not, And, Or,
+  Not,
+  And,
+  Or,
   // comparisons (Compare ops)
-  Eq, NotEq, Lt, LtE, Gt, GtE, Is, IsNot, In, NotIn,
+  Eq,
+  NotEq,
+  Lt,
+  LtE,
+  Gt,
+  GtE,
+  Is,
+  IsNot,
+  In,
+  NotIn,
 };
 
 // The Python spelling of an operator ("+", "//", "not in", ...).
@@ -63,13 +86,13 @@ struct Expr {
   ExprKind kind;
   Span span;
 
-  std::string name;        // Name: the identifier; Attribute: the attribute
-  uint64_t int_value = 0;  // Int (literals above 2**64-1 are a syntax error)
-  double float_value = 0;  // Float, Imaginary
-  bool bool_value = false; // Bool
-  std::string str_value;   // String (escapes already decoded)
-  Op op = Op::Add;         // Unary, Binary, BoolOp
-  std::vector<Op> ops;     // Compare
+  std::string name;               // Name: the identifier; Attribute: the attribute
+  uint64_t int_value = 0;         // Int (literals above 2**64-1 are a syntax error)
+  double float_value = 0;         // Float, Imaginary
+  bool bool_value = false;        // Bool
+  std::string str_value;          // String (escapes already decoded)
+  Op op = Op::Add;                // Unary, Binary, BoolOp
+  std::vector<Op> ops;            // Compare
   std::vector<ExprPtr> items;     // operands, elements, callee+args; Slice parts may be null
   std::vector<Keyword> keywords;  // Call
   bool parenthesized = false;     // written inside (...) (a Tuple `(a, b)` or a grouped expr);
@@ -87,10 +110,10 @@ enum class StmtKind {
   For,        // for targets[0] in value: body   (else: orelse is a compile error)
   Break,
   Continue,
-  Return,     // value may be null
+  Return,  // value may be null
   Pass,
-  ExprStmt,   // value (a docstring is dropped by the parser, not kept here)
-  Assert,     // assert test, value (message may be null)
+  ExprStmt,  // value (a docstring is dropped by the parser, not kept here)
+  Assert,    // assert test, value (message may be null)
 };
 
 struct Stmt;

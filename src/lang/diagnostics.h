@@ -37,7 +37,6 @@ class CompileError : public std::runtime_error {
 };
 
 // Builds a diagnostic at `span` of `src` and throws it.
-[[noreturn]] void fail(DiagnosticKind kind, const SourceText& src, Span span,
-                       std::string message);
+[[noreturn]] void fail(DiagnosticKind kind, const SourceText& src, Span span, std::string message);
 
 }  // namespace simt::lang

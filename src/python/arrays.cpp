@@ -171,11 +171,13 @@ void bind_arrays(nb::module_& m) {
   nb::class_<PyDevice>(m, "Device")
       .def_prop_ro("id", [](const PyDevice& d) { return d.device->info().id; })
       .def_prop_ro("name", [](const PyDevice& d) { return d.device->info().name; })
-      .def_prop_ro("backend",
-                   [](const PyDevice& d) { return runtime::backend_name(d.device->info().backend); })
+      .def_prop_ro(
+          "backend",
+          [](const PyDevice& d) { return runtime::backend_name(d.device->info().backend); })
       .def_prop_ro("index", [](const PyDevice& d) { return d.device->info().index; })
       .def_prop_ro("architecture", [](const PyDevice& d) { return d.device->info().architecture; })
-      .def_prop_ro("compute_units", [](const PyDevice& d) { return d.device->info().compute_units; })
+      .def_prop_ro("compute_units",
+                   [](const PyDevice& d) { return d.device->info().compute_units; })
       .def_prop_ro("max_threads_per_block",
                    [](const PyDevice& d) { return d.device->info().max_threads_per_block; })
       .def_prop_ro("host_accessible", [](const PyDevice& d) { return d.device->host_accessible(); })
@@ -217,7 +219,8 @@ void bind_arrays(nb::module_& m) {
   nb::class_<DeviceArray>(m, "DeviceArray")
       .def_prop_ro("shape", [](const DeviceArray& a) { return a.shape; })
       .def_prop_ro("strides", [](const DeviceArray& a) { return a.strides; })
-      .def_prop_ro("dtype", [](const DeviceArray& a) { return std::string(sema::scalar_name(a.dtype)); })
+      .def_prop_ro("dtype",
+                   [](const DeviceArray& a) { return std::string(sema::scalar_name(a.dtype)); })
       .def_prop_ro("itemsize", &DeviceArray::itemsize)
       .def_prop_ro("offset", [](const DeviceArray& a) { return a.offset; })
       .def_prop_ro("device", [](const DeviceArray& a) { return wrap(a.buffer->device()); })

@@ -72,9 +72,9 @@ struct PyDevice {
 // The storage and geometry of a simt.Array (the Python class wraps one).
 struct DeviceArray {
   std::shared_ptr<runtime::Buffer> buffer;
-  int64_t offset = 0;             // bytes from the buffer's start
+  int64_t offset = 0;  // bytes from the buffer's start
   std::vector<int64_t> shape;
-  std::vector<int64_t> strides;   // bytes, as NumPy's
+  std::vector<int64_t> strides;  // bytes, as NumPy's
   sema::Scalar dtype = sema::Scalar::Float64;
 
   void* data() const { return static_cast<char*>(buffer->data()) + offset; }

@@ -14,10 +14,9 @@ namespace simt::python {
 [[noreturn]] void raise_diagnostic(const lang::CompileError& error) {
   const lang::Diagnostic& d = error.diagnostic();
   nb::object errors = nb::module_::import_("simt.errors");
-  nb::object cls = errors.attr(d.kind == lang::DiagnosticKind::Typing ? "TypingError"
-                                                                      : "CompileError");
-  nb::object exc = cls(d.message, d.filename, d.span.line, d.span.col, d.source_line,
-                       error.what());
+  nb::object cls =
+      errors.attr(d.kind == lang::DiagnosticKind::Typing ? "TypingError" : "CompileError");
+  nb::object exc = cls(d.message, d.filename, d.span.line, d.span.col, d.source_line, error.what());
   PyErr_SetObject(cls.ptr(), exc.ptr());
   throw nb::python_error();
 }
@@ -101,8 +100,8 @@ sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
 }
 
 Function::Function(std::string source, std::string filename, uint32_t first_line)
-    : source_(std::make_shared<lang::SourceText>(std::move(source), std::move(filename),
-                                                 first_line)) {
+    : source_(
+          std::make_shared<lang::SourceText>(std::move(source), std::move(filename), first_line)) {
   try {
     parsed_ = std::make_shared<lang::ParsedFunction>(lang::parse_function(*source_));
   } catch (const lang::CompileError& e) {
@@ -133,7 +132,8 @@ sema::TypedFunction Function::infer(const std::vector<sema::Type>& arg_types,
 
 sema::Globals GlobalsReader::read(const nb::dict& globals) {
   sema::Globals resolved;
-  for (auto [key, value] : globals) resolved.emplace(nb::cast<std::string>(key), this->value(value));
+  for (auto [key, value] : globals)
+    resolved.emplace(nb::cast<std::string>(key), this->value(value));
   return resolved;
 }
 
@@ -163,8 +163,8 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
                   const nb::dict& globals, const std::string& dialect_name, bool debug) {
   auto dialect = codegen::dialect_from_name(dialect_name);
   if (!dialect)
-    throw nb::value_error(("unknown dialect '" + dialect_name +
-                           "' (expected 'cuda', 'opencl' or 'cpp')").c_str());
+    throw nb::value_error(
+        ("unknown dialect '" + dialect_name + "' (expected 'cuda', 'opencl' or 'cpp')").c_str());
   GlobalsReader reader;
   sema::TypedFunction typed = fn.infer(types_from_text(arg_types), reader.read(globals));
   codegen::EmitOptions options;
@@ -228,8 +228,8 @@ nb::dict opencl_build(const std::string& source) {
 
 void bind_compiler(nb::module_& m) {
   nb::class_<Function>(m, "Function")
-      .def(nb::init<std::string, std::string, uint32_t>(), nb::arg("source"),
-           nb::arg("filename"), nb::arg("first_line") = 1)
+      .def(nb::init<std::string, std::string, uint32_t>(), nb::arg("source"), nb::arg("filename"),
+           nb::arg("first_line") = 1)
       .def_prop_ro("name", &Function::name)
       .def_prop_ro("param_names", &Function::param_names)
       .def_prop_ro("free_names", &Function::free_names)

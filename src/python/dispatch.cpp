@@ -10,9 +10,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <optional>
-#include <cstring>
 #include <unordered_map>
 
 #include "codegen/emitter.h"
@@ -38,9 +38,9 @@ struct Leaf {
   Scalar scalar = Scalar::Int64;
   int64_t int_value = 0;  // bool and integer scalars (uint64 as its bits)
   double real = 0, imag = 0;
-  void* data = nullptr;   // arrays
+  void* data = nullptr;  // arrays
   int ndim = 0;
-  size_t dims_at = 0;     // shape then strides (in elements) in Scratch::dims
+  size_t dims_at = 0;  // shape then strides (in elements) in Scratch::dims
 };
 
 // Reused between launches so a warm launch allocates nothing.
@@ -79,7 +79,8 @@ struct Specialization {
 
 // The bytes a specialization key holds for one argument: the same for a
 // launch's classification and for an explicit signature.
-void append_array_key(std::string& key, Scalar dtype, int ndim, sema::Layout layout, bool readonly) {
+void append_array_key(std::string& key, Scalar dtype, int ndim, sema::Layout layout,
+                      bool readonly) {
   key += 'A';
   key += static_cast<char>(dtype);
   key += static_cast<char>(ndim);
@@ -115,15 +116,26 @@ std::optional<Scalar> scalar_from_format(const char* format, Py_ssize_t itemsize
   if (f.size() != 1) return std::nullopt;
   bool is_unsigned = std::isupper(static_cast<unsigned char>(f[0])) != 0;
   switch (std::tolower(static_cast<unsigned char>(f[0]))) {
-    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n':
       switch (itemsize) {
-        case 1: return is_unsigned ? Scalar::UInt8 : Scalar::Int8;
-        case 2: return is_unsigned ? Scalar::UInt16 : Scalar::Int16;
-        case 4: return is_unsigned ? Scalar::UInt32 : Scalar::Int32;
-        case 8: return is_unsigned ? Scalar::UInt64 : Scalar::Int64;
-        default: return std::nullopt;
+        case 1:
+          return is_unsigned ? Scalar::UInt8 : Scalar::Int8;
+        case 2:
+          return is_unsigned ? Scalar::UInt16 : Scalar::Int16;
+        case 4:
+          return is_unsigned ? Scalar::UInt32 : Scalar::Int32;
+        case 8:
+          return is_unsigned ? Scalar::UInt64 : Scalar::Int64;
+        default:
+          return std::nullopt;
       }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -172,8 +184,8 @@ class Dispatcher {
   void classify_array(const DeviceArray& a, const std::string& name, Scratch& s,
                       const runtime::Device& device, std::vector<sema::Type>* types);
   void append_array_leaf(Scratch& s, void* data, int ndim, const int64_t* shape,
-                         const int64_t* byte_strides, int64_t itemsize, Scalar dtype,
-                         bool readonly, const std::string& name, std::vector<sema::Type>* types);
+                         const int64_t* byte_strides, int64_t itemsize, Scalar dtype, bool readonly,
+                         const std::string& name, std::vector<sema::Type>* types);
   Specialization& specialize(const std::vector<sema::Type>& types,
                              const std::shared_ptr<runtime::Device>& device,
                              const std::string& key);
@@ -192,7 +204,8 @@ void Dispatcher::append_array_leaf(Scratch& s, void* data, int ndim, const int64
                                    const int64_t* byte_strides, int64_t itemsize, Scalar dtype,
                                    bool readonly, const std::string& name,
                                    std::vector<sema::Type>* types) {
-  if (ndim == 0) argument_error(name, "0-dimensional arrays are not kernel arguments; pass a scalar");
+  if (ndim == 0)
+    argument_error(name, "0-dimensional arrays are not kernel arguments; pass a scalar");
   Leaf leaf;
   leaf.is_array = true;
   leaf.scalar = dtype;
@@ -221,8 +234,8 @@ void Dispatcher::classify_array(const DeviceArray& a, const std::string& name, S
     argument_error(name, "the array is on " + a.buffer->device()->info().id +
                              " but the kernel runs on " + device.info().id +
                              "; copy it with simt.to_device(..., device=...)");
-  append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(),
-                    a.strides.data(), a.itemsize(), a.dtype, false, name, types);
+  append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(), a.strides.data(),
+                    a.itemsize(), a.dtype, false, name, types);
 }
 
 // A typestr of the array interfaces ("<f4", "|b1") as a scalar type.
@@ -231,20 +244,31 @@ std::optional<Scalar> scalar_from_typestr(const std::string& typestr) {
   char kind = typestr[1];
   int bytes = std::atoi(typestr.c_str() + 2);
   switch (kind) {
-    case 'b': return bytes == 1 ? std::optional(Scalar::Bool) : std::nullopt;
+    case 'b':
+      return bytes == 1 ? std::optional(Scalar::Bool) : std::nullopt;
     case 'i':
-      return bytes == 1 ? Scalar::Int8 : bytes == 2 ? Scalar::Int16 : bytes == 4 ? Scalar::Int32
-             : bytes == 8 ? std::optional(Scalar::Int64) : std::nullopt;
+      return bytes == 1   ? Scalar::Int8
+             : bytes == 2 ? Scalar::Int16
+             : bytes == 4 ? Scalar::Int32
+             : bytes == 8 ? std::optional(Scalar::Int64)
+                          : std::nullopt;
     case 'u':
-      return bytes == 1 ? Scalar::UInt8 : bytes == 2 ? Scalar::UInt16 : bytes == 4 ? Scalar::UInt32
-             : bytes == 8 ? std::optional(Scalar::UInt64) : std::nullopt;
+      return bytes == 1   ? Scalar::UInt8
+             : bytes == 2 ? Scalar::UInt16
+             : bytes == 4 ? Scalar::UInt32
+             : bytes == 8 ? std::optional(Scalar::UInt64)
+                          : std::nullopt;
     case 'f':
-      return bytes == 2 ? Scalar::Float16 : bytes == 4 ? Scalar::Float32
-             : bytes == 8 ? std::optional(Scalar::Float64) : std::nullopt;
+      return bytes == 2   ? Scalar::Float16
+             : bytes == 4 ? Scalar::Float32
+             : bytes == 8 ? std::optional(Scalar::Float64)
+                          : std::nullopt;
     case 'c':
-      return bytes == 8 ? Scalar::Complex64 : bytes == 16 ? std::optional(Scalar::Complex128)
-                                                          : std::nullopt;
-    default: return std::nullopt;
+      return bytes == 8    ? Scalar::Complex64
+             : bytes == 16 ? std::optional(Scalar::Complex128)
+                           : std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -254,7 +278,8 @@ void Dispatcher::classify_cuda_array(const nb::handle& obj, const std::string& n
   nb::dict cai = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
   std::string typestr = nb::cast<std::string>(cai["typestr"]);
   auto scalar = scalar_from_typestr(typestr);
-  if (!scalar) argument_error(name, "unsupported __cuda_array_interface__ typestr '" + typestr + "'");
+  if (!scalar)
+    argument_error(name, "unsupported __cuda_array_interface__ typestr '" + typestr + "'");
   nb::tuple shape_tuple = nb::cast<nb::tuple>(cai["shape"]);
   nb::tuple data = nb::cast<nb::tuple>(cai["data"]);
   auto pointer = reinterpret_cast<void*>(nb::cast<uintptr_t>(data[0]));
@@ -296,8 +321,9 @@ void Dispatcher::classify(const nb::handle& obj, const std::string& name, Scratc
   } else if (PyLong_CheckExact(o)) {
     int overflow = 0;
     leaf.int_value = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) argument_error(name, "the int " + nb::cast<std::string>(nb::str(obj)) +
-                                           " does not fit in int64");
+    if (overflow)
+      argument_error(name,
+                     "the int " + nb::cast<std::string>(nb::str(obj)) + " does not fit in int64");
     leaf.scalar = Scalar::Int64;
   } else if (PyFloat_CheckExact(o)) {
     leaf.scalar = Scalar::Float64;
@@ -413,7 +439,9 @@ void store_scalar(const Leaf& leaf, Scalar target, void* out) {
       std::memcpy(out, &f, 4);
       return;
     }
-    case Scalar::Float64: std::memcpy(out, &real, 8); return;
+    case Scalar::Float64:
+      std::memcpy(out, &real, 8);
+      return;
     case Scalar::Complex64: {
       float parts[2] = {static_cast<float>(real), static_cast<float>(leaf.imag)};
       std::memcpy(out, parts, sizeof parts);
@@ -553,9 +581,9 @@ int64_t positive_extent(const nb::handle& v, const char* what) {
   int overflow = 0;
   long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
   if (overflow || n < 1)
-    throw nb::value_error((std::string(what) + " must be positive, not " +
-                           nb::cast<std::string>(nb::str(v)))
-                              .c_str());
+    throw nb::value_error(
+        (std::string(what) + " must be positive, not " + nb::cast<std::string>(nb::str(v)))
+            .c_str());
   return n;
 }
 
@@ -564,9 +592,8 @@ std::array<int64_t, 3> extents(const nb::handle& v, const char* what) {
   if (PyTuple_Check(v.ptr())) {
     Py_ssize_t n = PyTuple_GET_SIZE(v.ptr());
     if (n < 1 || n > 3)
-      throw nb::value_error((std::string(what) + " must have 1 to 3 dimensions, not " +
-                             std::to_string(n))
-                                .c_str());
+      throw nb::value_error(
+          (std::string(what) + " must have 1 to 3 dimensions, not " + std::to_string(n)).c_str());
     for (Py_ssize_t k = 0; k < n; ++k) out[k] = positive_extent(PyTuple_GET_ITEM(v.ptr(), k), what);
     return out;
   }
@@ -587,8 +614,8 @@ runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
   Py_ssize_t n = PyTuple_GET_SIZE(config.ptr());
   if (n >= 3) {
     nb::handle stream = PyTuple_GET_ITEM(config.ptr(), 2);
-    bool default_stream = stream.is_none() || (PyLong_Check(stream.ptr()) &&
-                                                PyLong_AsLongLong(stream.ptr()) == 0);
+    bool default_stream =
+        stream.is_none() || (PyLong_Check(stream.ptr()) && PyLong_AsLongLong(stream.ptr()) == 0);
     if (!default_stream)
       throw nb::value_error("only the default stream (None or 0) exists in this version");
   }

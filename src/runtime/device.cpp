@@ -4,9 +4,12 @@ namespace simt::runtime {
 
 const char* backend_name(BackendKind kind) {
   switch (kind) {
-    case BackendKind::Cpu: return "cpu";
-    case BackendKind::Cuda: return "cuda";
-    case BackendKind::OpenCL: return "opencl";
+    case BackendKind::Cpu:
+      return "cpu";
+    case BackendKind::Cuda:
+      return "cuda";
+    case BackendKind::OpenCL:
+      return "opencl";
   }
   return "?";
 }
@@ -40,8 +43,8 @@ void validate_launch(const DeviceInfo& device, const LaunchDims& dims) {
     threads *= dims.block[d];
   }
   if (threads > device.max_threads_per_block)
-    throw std::invalid_argument("a block of " + std::to_string(threads) +
-                                " threads is more than " + device.id + " allows (" +
+    throw std::invalid_argument("a block of " + std::to_string(threads) + " threads is more than " +
+                                device.id + " allows (" +
                                 std::to_string(device.max_threads_per_block) + ")");
 }
 

@@ -42,7 +42,7 @@ struct DeviceInfo {
   std::string id;    // "cpu", "cuda:0", "opencl:1": what get_device() accepts
   std::string name;  // the hardware's own name
   BackendKind backend = BackendKind::Cpu;
-  int index = 0;     // within its backend
+  int index = 0;             // within its backend
   std::string architecture;  // "sm_90", "znver3": part of cache keys
   uint64_t total_memory = 0;
   int compute_units = 0;
@@ -86,8 +86,7 @@ class Device {
   virtual std::unique_ptr<CompiledKernel> compile(const codegen::EmittedKernel& kernel,
                                                   const CompileOptions& options) = 0;
   // `args[k]` points to the value of the kernel's k-th C parameter.
-  virtual void launch(const CompiledKernel& kernel, const LaunchDims& dims,
-                      void* const* args) = 0;
+  virtual void launch(const CompiledKernel& kernel, const LaunchDims& dims, void* const* args) = 0;
   virtual void synchronize() = 0;
 
  protected:

@@ -29,9 +29,16 @@ std::string quoted(const Type& t) { return "'" + t.str() + "'"; }
 
 bool is_arith(Op op) {
   switch (op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod:
-    case Op::Pow: return true;
-    default: return false;
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::FloorDiv:
+    case Op::Mod:
+    case Op::Pow:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -55,9 +62,12 @@ Type float_view(const Type& t) {
 // NumPy's ufuncs pick the smallest float that holds the integer type:
 // np.sqrt(int8) is float16, np.sqrt(int16) float32, wider ints float64.
 Type numpy_float_view(const Type& t) {
-  if (!t.is_scalar() || t.weak || !(is_integer(t.scalar) || is_bool(t.scalar))) return float_view(t);
+  if (!t.is_scalar() || t.weak || !(is_integer(t.scalar) || is_bool(t.scalar)))
+    return float_view(t);
   int bits = is_bool(t.scalar) ? 8 : bit_width(t.scalar);
-  return Type::scalar_of(bits <= 8 ? Scalar::Float16 : bits <= 16 ? Scalar::Float32 : Scalar::Float64);
+  return Type::scalar_of(bits <= 8    ? Scalar::Float16
+                         : bits <= 16 ? Scalar::Float32
+                                      : Scalar::Float64);
 }
 
 Constant int_constant(int64_t v, Type t) {
@@ -73,9 +83,12 @@ Constant int_constant(int64_t v, Type t) {
 std::optional<int64_t> fold_int(Op op, int64_t a, int64_t b) {
   uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   switch (op) {
-    case Op::Add: return static_cast<int64_t>(ua + ub);
-    case Op::Sub: return static_cast<int64_t>(ua - ub);
-    case Op::Mul: return static_cast<int64_t>(ua * ub);
+    case Op::Add:
+      return static_cast<int64_t>(ua + ub);
+    case Op::Sub:
+      return static_cast<int64_t>(ua - ub);
+    case Op::Mul:
+      return static_cast<int64_t>(ua * ub);
     case Op::FloorDiv:
     case Op::Mod: {
       if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
@@ -86,12 +99,18 @@ std::optional<int64_t> fold_int(Op op, int64_t a, int64_t b) {
       }
       return op == Op::FloorDiv ? q : r;
     }
-    case Op::BitAnd: return a & b;
-    case Op::BitOr: return a | b;
-    case Op::BitXor: return a ^ b;
-    case Op::LShift: return b >= 0 && b < 64 ? static_cast<int64_t>(ua << b) : std::optional<int64_t>();
-    case Op::RShift: return b >= 0 && b < 64 ? a >> b : std::optional<int64_t>();
-    default: return std::nullopt;
+    case Op::BitAnd:
+      return a & b;
+    case Op::BitOr:
+      return a | b;
+    case Op::BitXor:
+      return a ^ b;
+    case Op::LShift:
+      return b >= 0 && b < 64 ? static_cast<int64_t>(ua << b) : std::optional<int64_t>();
+    case Op::RShift:
+      return b >= 0 && b < 64 ? a >> b : std::optional<int64_t>();
+    default:
+      return std::nullopt;
   }
 }
 
@@ -100,8 +119,7 @@ std::optional<int64_t> fold_int(Op op, int64_t a, int64_t b) {
 bool fits(int64_t value, Scalar literal, Scalar target) {
   if (literal == Scalar::UInt64 && value < 0) return target == Scalar::UInt64;
   int bits = bit_width(target);
-  if (is_unsigned(target))
-    return value >= 0 && (bits == 64 || value < (int64_t{1} << bits));
+  if (is_unsigned(target)) return value >= 0 && (bits == 64 || value < (int64_t{1} << bits));
   if (bits == 64) return true;
   int64_t bound = int64_t{1} << (bits - 1);
   return value >= -bound && value < bound;
@@ -154,7 +172,8 @@ bool contains_break(const std::vector<lang::StmtPtr>& body) {
 bool always_returns(const std::vector<lang::StmtPtr>& body) {
   for (const auto& s : body) {
     switch (s->kind) {
-      case StmtKind::Return: return true;
+      case StmtKind::Return:
+        return true;
       case StmtKind::If:
         if (always_returns(s->body) && !s->orelse.empty() && always_returns(s->orelse)) return true;
         break;
@@ -165,7 +184,8 @@ bool always_returns(const std::vector<lang::StmtPtr>& body) {
         if (forever && !contains_break(s->body)) return true;
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return false;
@@ -194,7 +214,11 @@ class Inferencer {
   Inferencer(const lang::ParsedFunction& fn, const lang::SourceText& src,
              const std::vector<Type>& arg_types, const Globals& globals, Context& context,
              const DeviceFunctionSource* self)
-      : fn_(fn), src_(src), globals_(globals), arg_types_(arg_types), context_(context),
+      : fn_(fn),
+        src_(src),
+        globals_(globals),
+        arg_types_(arg_types),
+        context_(context),
         self_(self) {
     out_.parsed = &fn;
     out_.source = &src;
@@ -265,8 +289,8 @@ class Inferencer {
       return;
     }
     if (!is_returnable(t)) {
-      error(s.value->span, "a device function returns numbers or tuples of numbers, not " +
-                               t.str());
+      error(s.value->span,
+            "a device function returns numbers or tuples of numbers, not " + t.str());
       return;
     }
     if (!value_return_.valid()) {
@@ -315,18 +339,18 @@ class Inferencer {
     if (positional > n)
       return typed(error(e.items[n + 1]->span,
                          shown + "() takes " + std::to_string(n) +
-                             (n == 1 ? " positional argument" : " positional arguments") +
-                             " but " + std::to_string(positional) + " were given"));
+                             (n == 1 ? " positional argument" : " positional arguments") + " but " +
+                             std::to_string(positional) + " were given"));
     for (size_t k = 0; k < positional; ++k) arguments[k].expr = e.items[k + 1].get();
     for (const auto& kw : e.keywords) {
       size_t p = 0;
       while (p < n && def.params[p].name != kw.name) ++p;
       if (p == n)
-        return typed(error(kw.span, shown + "() got an unexpected keyword argument '" +
-                                        kw.name + "'"));
+        return typed(
+            error(kw.span, shown + "() got an unexpected keyword argument '" + kw.name + "'"));
       if (arguments[p].expr)
-        return typed(error(kw.span, shown + "() got multiple values for argument '" + kw.name +
-                                        "'"));
+        return typed(
+            error(kw.span, shown + "() got multiple values for argument '" + kw.name + "'"));
       arguments[p].expr = kw.value.get();
     }
     std::vector<std::string> missing;
@@ -337,18 +361,18 @@ class Inferencer {
         continue;
       }
       static const std::vector<Type> kNoArguments;
-      Inferencer defaults(*source->parsed, *source->source, kNoArguments, source->globals,
-                          context_, source.get());
+      Inferencer defaults(*source->parsed, *source->source, kNoArguments, source->globals, context_,
+                          source.get());
       arguments[p].default_value = defaults.default_value(def.params[p]);
     }
     if (!missing.empty()) {
       std::string names;
       for (size_t k = 0; k < missing.size(); ++k)
         names += (k == 0 ? "" : k + 1 == missing.size() ? " and " : ", ") + missing[k];
-      return typed(error(e.span, shown + "() missing " + std::to_string(missing.size()) +
-                                     (missing.size() == 1 ? " required argument: "
-                                                          : " required arguments: ") +
-                                     names));
+      return typed(error(
+          e.span, shown + "() missing " + std::to_string(missing.size()) +
+                      (missing.size() == 1 ? " required argument: " : " required arguments: ") +
+                      names));
     }
 
     // The signature: argument types, weak literals made concrete.
@@ -370,7 +394,8 @@ class Inferencer {
     ExprInfo i = typed(function->typed.return_type);
     i.function = function;
     i.arguments = std::move(arguments);
-    if (final_ && std::find(out_.callees.begin(), out_.callees.end(), function) == out_.callees.end())
+    if (final_ &&
+        std::find(out_.callees.begin(), out_.callees.end(), function) == out_.callees.end())
       out_.callees.push_back(function);
     return i;
   }
@@ -441,7 +466,8 @@ class Inferencer {
         // `x: float32` converts a scalar argument at launch (Python floats
         // would otherwise be float64).
         Type declared = type_expression(*params[i].annotation);
-        if (declared.is_scalar() && t.is_scalar()) t = declared;
+        if (declared.is_scalar() && t.is_scalar())
+          t = declared;
         else if (declared.is_scalar())
           error(params[i].span, "parameter '" + params[i].name + "' is annotated " +
                                     declared.str() + " but receives " + t.str());
@@ -465,8 +491,10 @@ class Inferencer {
         LocalVar& v = out_.locals[index];
         Type declared = type_expression(*s->annotation);
         if (!declared.is_scalar())
-          error(s->annotation->span, "a variable annotation must be a scalar type such as "
-                                     "float32 or int64, not " + declared.str());
+          error(s->annotation->span,
+                "a variable annotation must be a scalar type such as "
+                "float32 or int64, not " +
+                    declared.str());
         if (v.annotated && v.type != declared)
           error(s->annotation->span, "'" + v.name + "' was already declared " + v.type.str());
         if (v.is_param)
@@ -485,8 +513,9 @@ class Inferencer {
     if (!nonnegative) next_nonneg_[index] = false;
     if (value.is_unknown()) return;
     if (value.kind == TypeKind::None) {
-      error(where, "'" + v.name + "' cannot be assigned None (a function without a return value "
-                                  "gives None); variables hold numbers, arrays and tuples");
+      error(where, "'" + v.name +
+                       "' cannot be assigned None (a function without a return value "
+                       "gives None); variables hold numbers, arrays and tuples");
       return;
     }
     if (value.kind == TypeKind::Function && value.name.rfind(kDeviceFunctionPrefix, 0) == 0) {
@@ -501,8 +530,8 @@ class Inferencer {
     auto joined = join(v.type, value);
     if (!joined) {
       error(where, "'" + v.name + "' is " + v.type.str() + " (line " +
-                       std::to_string(origin_[index].line) + ") but is assigned " +
-                       value.str() + " here; a variable has one type");
+                       std::to_string(origin_[index].line) + ") but is assigned " + value.str() +
+                       " here; a variable has one type");
       return;
     }
     if (*joined != v.type) {
@@ -574,7 +603,9 @@ class Inferencer {
           record_target_name(*s.targets[0]);
         }
         break;
-      case StmtKind::AugAssign: aug_assign(s); break;
+      case StmtKind::AugAssign:
+        aug_assign(s);
+        break;
       case StmtKind::If:
         truth(*s.test, "if");
         block(s.body);
@@ -586,16 +617,23 @@ class Inferencer {
         block(s.body);
         --loop_depth_;
         break;
-      case StmtKind::For: for_loop(s); break;
+      case StmtKind::For:
+        for_loop(s);
+        break;
       case StmtKind::Break:
       case StmtKind::Continue:
         if (loop_depth_ == 0)
           error(s.span, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") +
                             "' outside loop");
         break;
-      case StmtKind::Return: return_stmt(s); break;
-      case StmtKind::Pass: break;
-      case StmtKind::ExprStmt: expr(*s.value); break;
+      case StmtKind::Return:
+        return_stmt(s);
+        break;
+      case StmtKind::Pass:
+        break;
+      case StmtKind::ExprStmt:
+        expr(*s.value);
+        break;
       case StmtKind::Assert:
         truth(*s.test, "assert");
         if (s.value) {
@@ -664,7 +702,9 @@ class Inferencer {
       case ExprKind::Attribute:
         error(target.span, "cannot assign to the attribute '" + target.name + "'");
         break;
-      default: error(target.span, "cannot assign to this expression"); break;
+      default:
+        error(target.span, "cannot assign to this expression");
+        break;
     }
   }
 
@@ -677,8 +717,8 @@ class Inferencer {
     Type current = expr(target);
     Type value = expr(*s.value);
     if (current.is_array() && target.kind == ExprKind::Subscript) {
-      error(target.span, "cannot assign to the array view " + current.str() +
-                             "; index every dimension");
+      error(target.span,
+            "cannot assign to the array view " + current.str() + "; index every dimension");
       return;
     }
     ExprInfo op_info = binary(s.op, current, value, info(target), info(*s.value), s.span);
@@ -688,8 +728,10 @@ class Inferencer {
       bind(index, op_info.type, target.span, op_info.nonnegative);
     } else {
       Type base = info(*target.items[0]).type;
-      if (base.is_tuple()) error(target.span, "a tuple cannot be assigned to: tuples are immutable");
-      else check_convertible(op_info.type, current, target.span, "an element of " + base.str());
+      if (base.is_tuple())
+        error(target.span, "a tuple cannot be assigned to: tuples are immutable");
+      else
+        check_convertible(op_info.type, current, target.span, "an element of " + base.str());
     }
   }
 
@@ -760,7 +802,8 @@ class Inferencer {
 
   ExprInfo compute(const Expr& e) {
     switch (e.kind) {
-      case ExprKind::Name: return name(e);
+      case ExprKind::Name:
+        return name(e);
       case ExprKind::Int: {
         bool big = e.int_value > static_cast<uint64_t>(INT64_MAX);
         ExprInfo i = typed(Type::scalar_of(big ? Scalar::UInt64 : Scalar::Int64, true), true);
@@ -788,8 +831,10 @@ class Inferencer {
         i.constant = int_constant(e.bool_value ? 1 : 0, i.type);
         return i;
       }
-      case ExprKind::None: return typed(Type::none());
-      case ExprKind::String: return typed(Type::string());
+      case ExprKind::None:
+        return typed(Type::none());
+      case ExprKind::String:
+        return typed(Type::string());
       case ExprKind::Tuple: {
         std::vector<Type> items;
         bool all_nonneg = true, all_const = true;
@@ -798,8 +843,10 @@ class Inferencer {
           items.push_back(expr(*item));
           const ExprInfo& ii = info(*item);
           all_nonneg = all_nonneg && ii.nonnegative;
-          if (ii.constant) c.items.push_back(*ii.constant);
-          else all_const = false;
+          if (ii.constant)
+            c.items.push_back(*ii.constant);
+          else
+            all_const = false;
         }
         ExprInfo i = typed(Type::tuple(std::move(items)), all_nonneg);
         if (all_const) {
@@ -808,14 +855,17 @@ class Inferencer {
         }
         return i;
       }
-      case ExprKind::Unary: return unary(e);
+      case ExprKind::Unary:
+        return unary(e);
       case ExprKind::Binary: {
         Type a = expr(*e.items[0]);
         Type b = expr(*e.items[1]);
         return binary(e.op, a, b, info(*e.items[0]), info(*e.items[1]), e.span);
       }
-      case ExprKind::Compare: return compare(e);
-      case ExprKind::BoolOp: return bool_op(e);
+      case ExprKind::Compare:
+        return compare(e);
+      case ExprKind::BoolOp:
+        return bool_op(e);
       case ExprKind::IfExp: {
         Type body = expr(*e.items[0]);
         truth(*e.items[1], "a conditional expression");
@@ -823,13 +873,18 @@ class Inferencer {
         if (body.is_unknown() || orelse.is_unknown()) return typed(Type::unknown());
         auto joined = join(body, orelse);
         if (!joined || joined->kind == TypeKind::String)
-          return typed(error(e.span, "the branches of a conditional expression have different "
-                                     "types: " + body.str() + " and " + orelse.str()));
+          return typed(error(e.span,
+                             "the branches of a conditional expression have different "
+                             "types: " +
+                                 body.str() + " and " + orelse.str()));
         return typed(*joined, info(*e.items[0]).nonnegative && info(*e.items[2]).nonnegative);
       }
-      case ExprKind::Call: return call(e);
-      case ExprKind::Attribute: return attribute(e);
-      case ExprKind::Subscript: return subscript(e);
+      case ExprKind::Call:
+        return call(e);
+      case ExprKind::Attribute:
+        return attribute(e);
+      case ExprKind::Subscript:
+        return subscript(e);
       case ExprKind::Slice:
         return typed(error(e.span, "a slice can only appear inside [...]"));
     }
@@ -862,15 +917,16 @@ class Inferencer {
       case GlobalValue::Kind::Module: {
         auto canonical = canonical_module(g.name);
         if (!canonical)
-          return typed(error(span, "module '" + g.name + "' (global '" + id +
-                                       "') cannot be used in kernels"));
+          return typed(error(
+              span, "module '" + g.name + "' (global '" + id + "') cannot be used in kernels"));
         return typed(Type::module(std::string(*canonical)));
       }
       case GlobalValue::Kind::Function:
         if (!find_intrinsic(g.name))
           return typed(error(span, "'" + id + "' (" + g.name + ") is not supported in kernels"));
         return typed(Type::function(g.name));
-      case GlobalValue::Kind::DType: return typed(Type::dtype(g.dtype));
+      case GlobalValue::Kind::DType:
+        return typed(Type::dtype(g.dtype));
       case GlobalValue::Kind::Member: {
         auto canonical = canonical_module(g.name);
         if (!canonical) return typed(error(span, "'" + id + "' cannot be used in kernels"));
@@ -944,7 +1000,8 @@ class Inferencer {
     i.operand = t;
     if (ai.constant && t.is_scalar() && t.is_int_like() && e.op != Op::Invert) {
       int64_t v = ai.constant->int_value;
-      i.constant = int_constant(e.op == Op::Sub ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v, t);
+      i.constant =
+          int_constant(e.op == Op::Sub ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v, t);
     } else if (ai.constant && t.is_scalar() && (is_float(t.scalar) || is_complex(t.scalar))) {
       Constant c = *ai.constant;
       c.type = t;
@@ -976,7 +1033,8 @@ class Inferencer {
           !other->weak && is_integer(other->scalar) &&
           !fits(literal->constant->int_value, literal->type.scalar, other->scalar))
         return typed(error(span, "the literal " + literal_text(*literal) + " does not fit in " +
-                                     other->str() + " (NumPy raises OverflowError); convert one "
+                                     other->str() +
+                                     " (NumPy raises OverflowError); convert one "
                                      "operand, e.g. with np.int64(...)"));
     }
     if (is_arith(op)) {
@@ -984,8 +1042,8 @@ class Inferencer {
       if (op == Op::Pow && is_complex(t.scalar))
         return typed(error(span, "complex powers are not supported in kernels yet"));
       if ((op == Op::FloorDiv || op == Op::Mod) && is_complex(t.scalar))
-        return typed(error(span, std::string("unsupported operand types for ") +
-                                     lang::op_text(op) + ": " + types + " (complex numbers)"));
+        return typed(error(span, std::string("unsupported operand types for ") + lang::op_text(op) +
+                                     ": " + types + " (complex numbers)"));
       i.operand = t;
       i.type = t;
       if (op == Op::Div && !is_float(t.scalar) && !is_complex(t.scalar)) {
@@ -994,7 +1052,8 @@ class Inferencer {
       }
       bool nn = ai.nonnegative && bi.nonnegative;
       i.nonnegative = (op == Op::Add || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod ||
-                       op == Op::Div) && nn;
+                       op == Op::Div) &&
+                      nn;
     } else if (is_bitwise(op) || is_shift(op)) {
       if (is_bitwise(op) && is_bool(a.scalar) && is_bool(b.scalar)) {
         i.operand = i.type = a;
@@ -1006,15 +1065,18 @@ class Inferencer {
                                        " (bitwise operations need integers)"));
         Type t = promote(arith_view(a), arith_view(b));
         i.operand = i.type = t;
-        if (op == Op::BitAnd) i.nonnegative = ai.nonnegative || bi.nonnegative;
-        else if (op == Op::RShift) i.nonnegative = ai.nonnegative;
-        else if (op == Op::BitOr || op == Op::BitXor) i.nonnegative = ai.nonnegative && bi.nonnegative;
+        if (op == Op::BitAnd)
+          i.nonnegative = ai.nonnegative || bi.nonnegative;
+        else if (op == Op::RShift)
+          i.nonnegative = ai.nonnegative;
+        else if (op == Op::BitOr || op == Op::BitXor)
+          i.nonnegative = ai.nonnegative && bi.nonnegative;
       }
     } else {
       return typed(error(span, std::string("unsupported operator ") + lang::op_text(op)));
     }
-    if (ai.constant && bi.constant && i.type.weak && is_integer(i.type.scalar) &&
-        a.is_int_like() && b.is_int_like()) {
+    if (ai.constant && bi.constant && i.type.weak && is_integer(i.type.scalar) && a.is_int_like() &&
+        b.is_int_like()) {
       if (auto v = fold_int(op, ai.constant->int_value, bi.constant->int_value))
         i.constant = int_constant(*v, i.type);
     }
@@ -1118,7 +1180,8 @@ class Inferencer {
     if (args.size() < fn->min_args || (fn->max_args != 255 && args.size() > fn->max_args)) {
       std::string expected = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
                              : fn->max_args == 255 ? "at least " + std::to_string(fn->min_args)
-                             : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
+                                                   : std::to_string(fn->min_args) + " to " +
+                                                         std::to_string(fn->max_args);
       return typed(error(e.span, shown + "() takes " + expected + " arguments (" +
                                      std::to_string(args.size()) + " given)"));
     }
@@ -1193,9 +1256,12 @@ class Inferencer {
         i.operand = t;
         return i;
       }
-      case Rule::CastInt: return cast(e, args[0], Scalar::Int64);
-      case Rule::CastFloat: return cast(e, args[0], Scalar::Float64);
-      case Rule::CastBool: return cast(e, args[0], Scalar::Bool);
+      case Rule::CastInt:
+        return cast(e, args[0], Scalar::Int64);
+      case Rule::CastFloat:
+        return cast(e, args[0], Scalar::Float64);
+      case Rule::CastBool:
+        return cast(e, args[0], Scalar::Bool);
       case Rule::CastComplex: {
         for (size_t k = 0; k < args.size(); ++k)
           if (!args[k].is_scalar())
@@ -1228,8 +1294,8 @@ class Inferencer {
           i.constant = int_constant(static_cast<int64_t>(args[0].items.size()), i.type);
           return i;
         }
-        return typed(error(e.items[1]->span, "len() needs an array or a tuple, not " +
-                                                 args[0].str()));
+        return typed(
+            error(e.items[1]->span, "len() needs an array or a tuple, not " + args[0].str()));
       }
       case Rule::Range: {
         Type t;
@@ -1253,9 +1319,9 @@ class Inferencer {
         for (size_t k = 0; k < args.size(); ++k) {
           const Type& a = args[k];
           if (!a.is_scalar() && a.kind != TypeKind::String && a.kind != TypeKind::None)
-            return typed(error(e.items[k + 1]->span,
-                               "print() in kernels prints numbers and string literals, not " +
-                                   a.str()));
+            return typed(
+                error(e.items[k + 1]->span,
+                      "print() in kernels prints numbers and string literals, not " + a.str()));
         }
         return typed(Type::none());
       }
@@ -1273,8 +1339,8 @@ class Inferencer {
 
   ExprInfo cast(const Expr& e, const Type& from, Scalar to) {
     if (!from.is_scalar())
-      return typed(error(e.span, std::string("cannot convert ") + from.str() + " to " +
-                                     scalar_name(to)));
+      return typed(
+          error(e.span, std::string("cannot convert ") + from.str() + " to " + scalar_name(to)));
     if (is_complex(from.scalar) && !is_complex(to))
       return typed(error(e.span, std::string("cannot convert ") + from.str() + " to " +
                                      scalar_name(to) + " (use .real or abs())"));
@@ -1291,9 +1357,12 @@ class Inferencer {
   ExprInfo module_member(const std::string& module, const std::string& attr, Span span) {
     if (auto m = find_member(module, attr)) {
       switch (m->kind) {
-        case NamespaceMember::Kind::Module: return typed(Type::module(std::string(m->target)));
-        case NamespaceMember::Kind::DType: return typed(Type::dtype(m->dtype));
-        case NamespaceMember::Kind::Dim3: return typed(Type::dim3(std::string(m->target)));
+        case NamespaceMember::Kind::Module:
+          return typed(Type::module(std::string(m->target)));
+        case NamespaceMember::Kind::DType:
+          return typed(Type::dtype(m->dtype));
+        case NamespaceMember::Kind::Dim3:
+          return typed(Type::dim3(std::string(m->target)));
         case NamespaceMember::Kind::FloatConstant: {
           ExprInfo i = typed(Type::scalar_of(Scalar::Float64, true), m->value >= 0);
           Constant c;
@@ -1314,11 +1383,13 @@ class Inferencer {
     const std::string& attr = e.name;
     if (base.is_unknown()) return typed(base);
     switch (base.kind) {
-      case TypeKind::Module: return module_member(base.name, attr, e.span);
+      case TypeKind::Module:
+        return module_member(base.name, attr, e.span);
       case TypeKind::Dim3:
         if (attr == "x" || attr == "y" || attr == "z")
           return typed(Type::scalar_of(Scalar::Int64), true);
-        return typed(error(e.span, base.name + " has the attributes x, y and z, not '" + attr + "'"));
+        return typed(
+            error(e.span, base.name + " has the attributes x, y and z, not '" + attr + "'"));
       case TypeKind::Array: {
         Type index = Type::scalar_of(Scalar::Int64);
         if (attr == "shape" || attr == "strides")
@@ -1338,7 +1409,8 @@ class Inferencer {
         if (is_complex(base.scalar) && (attr == "real" || attr == "imag"))
           return typed(Type::scalar_of(real_of(base.scalar), base.weak));
         return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "' in kernels"));
-      default: return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
+      default:
+        return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
     }
   }
 
@@ -1355,8 +1427,9 @@ class Inferencer {
     }
     for (const Expr* i : indices) {
       if (i->kind == ExprKind::Slice) {
-        error(i->span, "slicing arrays inside kernels is not supported yet; index single "
-                       "elements");
+        error(i->span,
+              "slicing arrays inside kernels is not supported yet; index single "
+              "elements");
         return typed(Type::unknown());
       }
       Type it = expr(*i);
@@ -1368,9 +1441,9 @@ class Inferencer {
     if (!base.is_array())
       return typed(error(e.items[0]->span, quoted(base) + " is not subscriptable"));
     if (indices.size() > base.ndim)
-      return typed(error(index.span, "too many indices: the array is " +
-                                         std::to_string(base.ndim) + "-dimensional, but " +
-                                         std::to_string(indices.size()) + " were indexed"));
+      return typed(error(index.span, "too many indices: the array is " + std::to_string(base.ndim) +
+                                         "-dimensional, but " + std::to_string(indices.size()) +
+                                         " were indexed"));
     if (indices.size() == base.ndim) return typed(Type::scalar_of(base.scalar));
     int rest = base.ndim - static_cast<int>(indices.size());
     Layout layout = base.layout == Layout::C ? Layout::C : Layout::Any;
@@ -1410,14 +1483,14 @@ class Inferencer {
   Context& context_;
   const DeviceFunctionSource* self_;
   TypedFunction out_;
-  Type return_type_;        // device functions: the join of this pass's returned values
-  Span value_return_;       // the first `return value` of this pass
-  Span bare_return_;        // the first `return` without a value of this pass
+  Type return_type_;   // device functions: the join of this pass's returned values
+  Span value_return_;  // the first `return value` of this pass
+  Span bare_return_;   // the first `return` without a value of this pass
   std::unordered_map<std::string, int> local_index_;
   std::vector<Type> param_types_;
-  std::vector<Span> origin_;        // where each local got its current type
-  std::vector<bool> nonneg_;        // per local, from the previous pass
-  std::vector<bool> next_nonneg_;   // per local, being computed in this pass
+  std::vector<Span> origin_;       // where each local got its current type
+  std::vector<bool> nonneg_;       // per local, from the previous pass
+  std::vector<bool> next_nonneg_;  // per local, being computed in this pass
   bool final_ = false;
   bool changed_ = false;
   int loop_depth_ = 0;

@@ -19,10 +19,10 @@ namespace simt::sema {
 // A compile-time value: a literal, a resolved global constant, or an
 // integer expression folded from those.
 struct Constant {
-  Type type;               // a Scalar type (weak for Python numbers)
-  int64_t int_value = 0;   // integers and bool (uint64 values above 2**63 wrap)
-  double real = 0;         // floats; complex real part
-  double imag = 0;         // complex imaginary part
+  Type type;                    // a Scalar type (weak for Python numbers)
+  int64_t int_value = 0;        // integers and bool (uint64 values above 2**63 wrap)
+  double real = 0;              // floats; complex real part
+  double imag = 0;              // complex imaginary part
   std::vector<Constant> items;  // a tuple of constants (type is then a Tuple)
 };
 
@@ -36,11 +36,11 @@ struct GlobalValue {
   // it is, for the error at its use. DeviceFunction: a `@simt.func`.
   enum class Kind { Module, Function, DType, Constant, Tuple, Member, Unsupported, DeviceFunction };
   Kind kind = Kind::Constant;
-  std::string name;            // Module: "math"/"numpy"/"simt"; Function: qualified name;
-                               // Member: the module; Unsupported: a description
-  std::string attribute;       // Member
-  Scalar dtype = Scalar::Int64;  // DType
-  Constant constant;           // Constant
+  std::string name;                // Module: "math"/"numpy"/"simt"; Function: qualified name;
+                                   // Member: the module; Unsupported: a description
+  std::string attribute;           // Member
+  Scalar dtype = Scalar::Int64;    // DType
+  Constant constant;               // Constant
   std::vector<GlobalValue> items;  // Tuple (of constants)
   std::shared_ptr<const DeviceFunctionSource> function;  // DeviceFunction
 };
@@ -67,24 +67,24 @@ struct CallArgument {
 
 struct ExprInfo {
   Type type;
-  int local = -1;                     // Name: index into TypedFunction::locals
-  std::optional<Constant> constant;   // known at compile time
+  int local = -1;                    // Name: index into TypedFunction::locals
+  std::optional<Constant> constant;  // known at compile time
   // Unary/Binary: the type operands are converted to before the operation
   // (int / int computes in float64; comparisons in the promoted type).
   Type operand;
-  std::vector<Type> pair_operands;    // Compare: one per comparison in the chain
+  std::vector<Type> pair_operands;       // Compare: one per comparison in the chain
   const Intrinsic* intrinsic = nullptr;  // Call of an intrinsic
   // Call of a device function: the specialization called (owned by the
   // kernel's TypedFunction::functions) and what each callee parameter gets.
   const TypedDeviceFunction* function = nullptr;
   std::vector<CallArgument> arguments;  // one per callee parameter, in order
-  bool nonnegative = false;           // provably >= 0: indexing skips wraparound
+  bool nonnegative = false;             // provably >= 0: indexing skips wraparound
 };
 
 struct LocalVar {
   std::string name;
-  Type type;             // concrete (never weak) once inference ends
-  lang::Span first;      // first binding (the parameter for parameters)
+  Type type;         // concrete (never weak) once inference ends
+  lang::Span first;  // first binding (the parameter for parameters)
   bool is_param = false;
   bool annotated = false;  // its type was declared (`x: float32`), not inferred
 };
@@ -92,7 +92,7 @@ struct LocalVar {
 struct TypedFunction {
   const lang::ParsedFunction* parsed = nullptr;
   const lang::SourceText* source = nullptr;
-  std::vector<LocalVar> locals;  // parameters first, in order
+  std::vector<LocalVar> locals;   // parameters first, in order
   std::vector<Type> param_types;  // the C parameters' types, one per parameter
   std::unordered_map<const lang::Expr*, ExprInfo> exprs;
   // AugAssign statements: the operation `target op value` (operand and

@@ -11,8 +11,10 @@ constexpr uint8_t kAny = 255;
 
 // Functions shared by Python's math module and NumPy (NumPy's spelling may
 // differ: arcsin for asin); both map to one C math name.
-#define SIMT_MATH_UNARY(py, c) {"math." py, Rule::FloatUnary, c, 1, 1}
-#define SIMT_NUMPY_UNARY(py, c) {"numpy." py, Rule::FloatUnary, c, 1, 1}
+#define SIMT_MATH_UNARY(py, c) \
+  { "math." py, Rule::FloatUnary, c, 1, 1 }
+#define SIMT_NUMPY_UNARY(py, c) \
+  { "numpy." py, Rule::FloatUnary, c, 1, 1 }
 
 constexpr Intrinsic kIntrinsics[] = {
     // Python builtins.
@@ -34,18 +36,31 @@ constexpr Intrinsic kIntrinsics[] = {
     {"simt.gridsize", Rule::GridSize, "", 1, 1},
 
     // math: one argument, float result.
-    SIMT_MATH_UNARY("sin", "sin"), SIMT_MATH_UNARY("cos", "cos"), SIMT_MATH_UNARY("tan", "tan"),
-    SIMT_MATH_UNARY("asin", "asin"), SIMT_MATH_UNARY("acos", "acos"),
-    SIMT_MATH_UNARY("atan", "atan"), SIMT_MATH_UNARY("sinh", "sinh"),
-    SIMT_MATH_UNARY("cosh", "cosh"), SIMT_MATH_UNARY("tanh", "tanh"),
-    SIMT_MATH_UNARY("asinh", "asinh"), SIMT_MATH_UNARY("acosh", "acosh"),
-    SIMT_MATH_UNARY("atanh", "atanh"), SIMT_MATH_UNARY("exp", "exp"),
-    SIMT_MATH_UNARY("exp2", "exp2"), SIMT_MATH_UNARY("expm1", "expm1"),
-    SIMT_MATH_UNARY("log", "log"), SIMT_MATH_UNARY("log2", "log2"),
-    SIMT_MATH_UNARY("log10", "log10"), SIMT_MATH_UNARY("log1p", "log1p"),
-    SIMT_MATH_UNARY("sqrt", "sqrt"), SIMT_MATH_UNARY("cbrt", "cbrt"),
-    SIMT_MATH_UNARY("erf", "erf"), SIMT_MATH_UNARY("erfc", "erfc"),
-    SIMT_MATH_UNARY("gamma", "tgamma"), SIMT_MATH_UNARY("lgamma", "lgamma"),
+    SIMT_MATH_UNARY("sin", "sin"),
+    SIMT_MATH_UNARY("cos", "cos"),
+    SIMT_MATH_UNARY("tan", "tan"),
+    SIMT_MATH_UNARY("asin", "asin"),
+    SIMT_MATH_UNARY("acos", "acos"),
+    SIMT_MATH_UNARY("atan", "atan"),
+    SIMT_MATH_UNARY("sinh", "sinh"),
+    SIMT_MATH_UNARY("cosh", "cosh"),
+    SIMT_MATH_UNARY("tanh", "tanh"),
+    SIMT_MATH_UNARY("asinh", "asinh"),
+    SIMT_MATH_UNARY("acosh", "acosh"),
+    SIMT_MATH_UNARY("atanh", "atanh"),
+    SIMT_MATH_UNARY("exp", "exp"),
+    SIMT_MATH_UNARY("exp2", "exp2"),
+    SIMT_MATH_UNARY("expm1", "expm1"),
+    SIMT_MATH_UNARY("log", "log"),
+    SIMT_MATH_UNARY("log2", "log2"),
+    SIMT_MATH_UNARY("log10", "log10"),
+    SIMT_MATH_UNARY("log1p", "log1p"),
+    SIMT_MATH_UNARY("sqrt", "sqrt"),
+    SIMT_MATH_UNARY("cbrt", "cbrt"),
+    SIMT_MATH_UNARY("erf", "erf"),
+    SIMT_MATH_UNARY("erfc", "erfc"),
+    SIMT_MATH_UNARY("gamma", "tgamma"),
+    SIMT_MATH_UNARY("lgamma", "lgamma"),
     SIMT_MATH_UNARY("fabs", "fabs"),
     {"math.degrees", Rule::FloatUnary, "simt_degrees", 1, 1},
     {"math.radians", Rule::FloatUnary, "simt_radians", 1, 1},
@@ -64,17 +79,28 @@ constexpr Intrinsic kIntrinsics[] = {
     {"math.trunc", Rule::FloatToInt, "trunc", 1, 1},
 
     // NumPy's ufuncs on scalars.
-    SIMT_NUMPY_UNARY("sin", "sin"), SIMT_NUMPY_UNARY("cos", "cos"),
-    SIMT_NUMPY_UNARY("tan", "tan"), SIMT_NUMPY_UNARY("arcsin", "asin"),
-    SIMT_NUMPY_UNARY("arccos", "acos"), SIMT_NUMPY_UNARY("arctan", "atan"),
-    SIMT_NUMPY_UNARY("sinh", "sinh"), SIMT_NUMPY_UNARY("cosh", "cosh"),
-    SIMT_NUMPY_UNARY("tanh", "tanh"), SIMT_NUMPY_UNARY("arcsinh", "asinh"),
-    SIMT_NUMPY_UNARY("arccosh", "acosh"), SIMT_NUMPY_UNARY("arctanh", "atanh"),
-    SIMT_NUMPY_UNARY("exp", "exp"), SIMT_NUMPY_UNARY("exp2", "exp2"),
-    SIMT_NUMPY_UNARY("expm1", "expm1"), SIMT_NUMPY_UNARY("log", "log"),
-    SIMT_NUMPY_UNARY("log2", "log2"), SIMT_NUMPY_UNARY("log10", "log10"),
-    SIMT_NUMPY_UNARY("log1p", "log1p"), SIMT_NUMPY_UNARY("sqrt", "sqrt"),
-    SIMT_NUMPY_UNARY("cbrt", "cbrt"), SIMT_NUMPY_UNARY("fabs", "fabs"),
+    SIMT_NUMPY_UNARY("sin", "sin"),
+    SIMT_NUMPY_UNARY("cos", "cos"),
+    SIMT_NUMPY_UNARY("tan", "tan"),
+    SIMT_NUMPY_UNARY("arcsin", "asin"),
+    SIMT_NUMPY_UNARY("arccos", "acos"),
+    SIMT_NUMPY_UNARY("arctan", "atan"),
+    SIMT_NUMPY_UNARY("sinh", "sinh"),
+    SIMT_NUMPY_UNARY("cosh", "cosh"),
+    SIMT_NUMPY_UNARY("tanh", "tanh"),
+    SIMT_NUMPY_UNARY("arcsinh", "asinh"),
+    SIMT_NUMPY_UNARY("arccosh", "acosh"),
+    SIMT_NUMPY_UNARY("arctanh", "atanh"),
+    SIMT_NUMPY_UNARY("exp", "exp"),
+    SIMT_NUMPY_UNARY("exp2", "exp2"),
+    SIMT_NUMPY_UNARY("expm1", "expm1"),
+    SIMT_NUMPY_UNARY("log", "log"),
+    SIMT_NUMPY_UNARY("log2", "log2"),
+    SIMT_NUMPY_UNARY("log10", "log10"),
+    SIMT_NUMPY_UNARY("log1p", "log1p"),
+    SIMT_NUMPY_UNARY("sqrt", "sqrt"),
+    SIMT_NUMPY_UNARY("cbrt", "cbrt"),
+    SIMT_NUMPY_UNARY("fabs", "fabs"),
     {"numpy.floor", Rule::FloatRound, "floor", 1, 1},
     {"numpy.ceil", Rule::FloatRound, "ceil", 1, 1},
     {"numpy.trunc", Rule::FloatRound, "trunc", 1, 1},
@@ -109,7 +135,9 @@ const Member kMembers[] = {
     {"numpy", "pi", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 3.141592653589793}},
     {"numpy", "e", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 2.718281828459045}},
     {"numpy", "inf", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_inf()}},
-    {"numpy", "nan", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_nan("")}},
+    {"numpy",
+     "nan",
+     {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_nan("")}},
     {"simt", "cuda", {NamespaceMember::Kind::Module, "simt"}},
     {"simt", "thread_idx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
     {"simt", "threadIdx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
@@ -135,9 +163,8 @@ std::optional<NamespaceMember> find_member(std::string_view module, std::string_
   // Dtypes are members of numpy and simt under NumPy's names (np.float32,
   // simt.int8) and of builtins under Python's (int, float, bool, complex).
   bool dtype_namespace = module == "numpy" || module == "simt";
-  bool python_type = module == "builtins" &&
-                     (attribute == "int" || attribute == "float" || attribute == "bool" ||
-                      attribute == "complex");
+  bool python_type = module == "builtins" && (attribute == "int" || attribute == "float" ||
+                                              attribute == "bool" || attribute == "complex");
   if (dtype_namespace || python_type) {
     if (auto s = scalar_from_name(attribute)) {
       NamespaceMember m{NamespaceMember::Kind::DType, ""};

@@ -36,12 +36,12 @@ enum class Rule : uint8_t {
 };
 
 struct Intrinsic {
-  std::string_view name;    // qualified: "math.sin", "builtins.range", "simt.grid"
+  std::string_view name;  // qualified: "math.sin", "builtins.range", "simt.grid"
   Rule rule;
   std::string_view c_name;  // the C math name (float64 spelling) where Rule is a math rule
   uint8_t min_args;
-  uint8_t max_args;         // 255: any number
-  bool pure = true;         // false: has effects, may not be evaluated twice or dropped
+  uint8_t max_args;  // 255: any number
+  bool pure = true;  // false: has effects, may not be evaluated twice or dropped
 };
 
 // The intrinsic with this qualified name, or nullptr.
@@ -54,7 +54,7 @@ struct NamespaceMember {
   enum class Kind { Module, DType, FloatConstant, Dim3 } kind;
   std::string_view target;  // Module: its canonical name; Dim3: canonical object name
   Scalar dtype = Scalar::Float64;
-  double value = 0;         // FloatConstant
+  double value = 0;  // FloatConstant
 };
 std::optional<NamespaceMember> find_member(std::string_view module, std::string_view attribute);
 

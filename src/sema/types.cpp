@@ -14,13 +14,20 @@ struct ScalarInfo {
 };
 
 constexpr ScalarInfo kScalars[] = {
-    {Scalar::Bool, "bool", 8},          {Scalar::Int8, "int8", 8},
-    {Scalar::Int16, "int16", 16},       {Scalar::Int32, "int32", 32},
-    {Scalar::Int64, "int64", 64},       {Scalar::UInt8, "uint8", 8},
-    {Scalar::UInt16, "uint16", 16},     {Scalar::UInt32, "uint32", 32},
-    {Scalar::UInt64, "uint64", 64},     {Scalar::Float16, "float16", 16},
-    {Scalar::Float32, "float32", 32},   {Scalar::Float64, "float64", 64},
-    {Scalar::Complex64, "complex64", 64}, {Scalar::Complex128, "complex128", 128},
+    {Scalar::Bool, "bool", 8},
+    {Scalar::Int8, "int8", 8},
+    {Scalar::Int16, "int16", 16},
+    {Scalar::Int32, "int32", 32},
+    {Scalar::Int64, "int64", 64},
+    {Scalar::UInt8, "uint8", 8},
+    {Scalar::UInt16, "uint16", 16},
+    {Scalar::UInt32, "uint32", 32},
+    {Scalar::UInt64, "uint64", 64},
+    {Scalar::Float16, "float16", 16},
+    {Scalar::Float32, "float32", 32},
+    {Scalar::Float64, "float64", 64},
+    {Scalar::Complex64, "complex64", 64},
+    {Scalar::Complex128, "complex128", 128},
 };
 
 struct Alias {
@@ -31,35 +38,39 @@ struct Alias {
 // Python's and NumPy's other spellings. `int`, `float` and `complex` are the
 // Python types, which NumPy maps to its default int64, float64, complex128.
 constexpr Alias kAliases[] = {
-    {"bool_", Scalar::Bool},        {"b1", Scalar::Bool},
-    {"int", Scalar::Int64},         {"intp", Scalar::Int64},
-    {"int_", Scalar::Int64},        {"long", Scalar::Int64},
-    {"longlong", Scalar::Int64},    {"i1", Scalar::Int8},
-    {"i2", Scalar::Int16},          {"i4", Scalar::Int32},
-    {"i8", Scalar::Int64},          {"byte", Scalar::Int8},
-    {"short", Scalar::Int16},       {"intc", Scalar::Int32},
-    {"uintp", Scalar::UInt64},      {"uint", Scalar::UInt64},
-    {"ulonglong", Scalar::UInt64},  {"u1", Scalar::UInt8},
-    {"u2", Scalar::UInt16},         {"u4", Scalar::UInt32},
-    {"u8", Scalar::UInt64},         {"ubyte", Scalar::UInt8},
-    {"ushort", Scalar::UInt16},     {"uintc", Scalar::UInt32},
-    {"float", Scalar::Float64},     {"half", Scalar::Float16},
-    {"single", Scalar::Float32},    {"double", Scalar::Float64},
-    {"float_", Scalar::Float64},    {"f2", Scalar::Float16},
-    {"f4", Scalar::Float32},        {"f8", Scalar::Float64},
+    {"bool_", Scalar::Bool},         {"b1", Scalar::Bool},
+    {"int", Scalar::Int64},          {"intp", Scalar::Int64},
+    {"int_", Scalar::Int64},         {"long", Scalar::Int64},
+    {"longlong", Scalar::Int64},     {"i1", Scalar::Int8},
+    {"i2", Scalar::Int16},           {"i4", Scalar::Int32},
+    {"i8", Scalar::Int64},           {"byte", Scalar::Int8},
+    {"short", Scalar::Int16},        {"intc", Scalar::Int32},
+    {"uintp", Scalar::UInt64},       {"uint", Scalar::UInt64},
+    {"ulonglong", Scalar::UInt64},   {"u1", Scalar::UInt8},
+    {"u2", Scalar::UInt16},          {"u4", Scalar::UInt32},
+    {"u8", Scalar::UInt64},          {"ubyte", Scalar::UInt8},
+    {"ushort", Scalar::UInt16},      {"uintc", Scalar::UInt32},
+    {"float", Scalar::Float64},      {"half", Scalar::Float16},
+    {"single", Scalar::Float32},     {"double", Scalar::Float64},
+    {"float_", Scalar::Float64},     {"f2", Scalar::Float16},
+    {"f4", Scalar::Float32},         {"f8", Scalar::Float64},
     {"complex", Scalar::Complex128}, {"csingle", Scalar::Complex64},
     {"cdouble", Scalar::Complex128}, {"complex_", Scalar::Complex128},
-    {"c8", Scalar::Complex64},      {"c16", Scalar::Complex128},
+    {"c8", Scalar::Complex64},       {"c16", Scalar::Complex128},
 };
 
 const ScalarInfo& info(Scalar s) { return kScalars[static_cast<int>(s)]; }
 
 Scalar signed_of_bits(int bits) {
   switch (bits) {
-    case 8: return Scalar::Int8;
-    case 16: return Scalar::Int16;
-    case 32: return Scalar::Int32;
-    default: return Scalar::Int64;
+    case 8:
+      return Scalar::Int8;
+    case 16:
+      return Scalar::Int16;
+    case 32:
+      return Scalar::Int32;
+    default:
+      return Scalar::Int64;
   }
 }
 
@@ -141,11 +152,16 @@ int bit_width(Scalar s) { return info(s).bits; }
 
 Scalar unsigned_of(Scalar integer) {
   switch (integer) {
-    case Scalar::Int8: return Scalar::UInt8;
-    case Scalar::Int16: return Scalar::UInt16;
-    case Scalar::Int32: return Scalar::UInt32;
-    case Scalar::Int64: return Scalar::UInt64;
-    default: return integer;
+    case Scalar::Int8:
+      return Scalar::UInt8;
+    case Scalar::Int16:
+      return Scalar::UInt16;
+    case Scalar::Int32:
+      return Scalar::UInt32;
+    case Scalar::Int64:
+      return Scalar::UInt64;
+    default:
+      return integer;
   }
 }
 
@@ -239,7 +255,8 @@ Type Type::range(Scalar index) {
 
 bool Type::contains_unknown() const {
   if (kind == TypeKind::Unknown) return true;
-  return std::any_of(items.begin(), items.end(), [](const Type& t) { return t.contains_unknown(); });
+  return std::any_of(items.begin(), items.end(),
+                     [](const Type& t) { return t.contains_unknown(); });
 }
 
 Type Type::strong() const {
@@ -254,26 +271,35 @@ Type Type::strong() const {
 bool Type::operator==(const Type& o) const {
   if (kind != o.kind) return false;
   switch (kind) {
-    case TypeKind::Scalar: return scalar == o.scalar && weak == o.weak;
+    case TypeKind::Scalar:
+      return scalar == o.scalar && weak == o.weak;
     case TypeKind::Array:
       return scalar == o.scalar && ndim == o.ndim && layout == o.layout && space == o.space &&
              readonly == o.readonly;
-    case TypeKind::Tuple: return items == o.items;
+    case TypeKind::Tuple:
+      return items == o.items;
     case TypeKind::DType:
-    case TypeKind::Range: return scalar == o.scalar;
+    case TypeKind::Range:
+      return scalar == o.scalar;
     case TypeKind::Module:
     case TypeKind::Function:
-    case TypeKind::Dim3: return name == o.name;
-    default: return true;
+    case TypeKind::Dim3:
+      return name == o.name;
+    default:
+      return true;
   }
 }
 
 std::string Type::str() const {
   switch (kind) {
-    case TypeKind::Unknown: return "<unknown>";
-    case TypeKind::None: return "None";
+    case TypeKind::Unknown:
+      return "<unknown>";
+    case TypeKind::None:
+      return "None";
     case TypeKind::Scalar:
-      return weak ? std::string(is_integer(scalar) ? "int" : is_float(scalar) ? "float" : "complex") +
+      return weak ? std::string(is_integer(scalar) ? "int"
+                                : is_float(scalar) ? "float"
+                                                   : "complex") +
                         " literal"
                   : scalar_name(scalar);
     case TypeKind::Array: {
@@ -294,12 +320,18 @@ std::string Type::str() const {
       if (items.size() == 1) s += ",";
       return s + ")";
     }
-    case TypeKind::String: return "str";
-    case TypeKind::Module: return "module " + name;
-    case TypeKind::Function: return "function " + name;
-    case TypeKind::DType: return std::string("dtype ") + scalar_name(scalar);
-    case TypeKind::Dim3: return name;
-    case TypeKind::Range: return "range";
+    case TypeKind::String:
+      return "str";
+    case TypeKind::Module:
+      return "module " + name;
+    case TypeKind::Function:
+      return "function " + name;
+    case TypeKind::DType:
+      return std::string("dtype ") + scalar_name(scalar);
+    case TypeKind::Dim3:
+      return name;
+    case TypeKind::Range:
+      return "range";
   }
   return "?";
 }
@@ -324,7 +356,8 @@ std::optional<Type> join(const Type& a, const Type& b) {
   if (b.is_unknown()) return a;
   if (a.kind != b.kind) return std::nullopt;
   switch (a.kind) {
-    case TypeKind::Scalar: return promote(a, b);
+    case TypeKind::Scalar:
+      return promote(a, b);
     case TypeKind::Array: {
       if (a.scalar != b.scalar || a.ndim != b.ndim || a.space != b.space) return std::nullopt;
       Type t = a;
@@ -405,9 +438,12 @@ struct TypeTextParser {
     }
     if (ndim > 32) return std::nullopt;
     Layout layout = Layout::Any;
-    if (unit_dim == ndim - 1) layout = Layout::C;
-    else if (unit_dim == 0) layout = Layout::F;
-    else if (unit_dim >= 0) return std::nullopt;
+    if (unit_dim == ndim - 1)
+      layout = Layout::C;
+    else if (unit_dim == 0)
+      layout = Layout::F;
+    else if (unit_dim >= 0)
+      return std::nullopt;
     return Type::array(*scalar, ndim, layout);
   }
 };

@@ -12,10 +12,19 @@ namespace simt::sema {
 // Scalar kinds, in the order NumPy's type hierarchy ranks them within a kind.
 enum class Scalar : uint8_t {
   Bool,
-  Int8, Int16, Int32, Int64,
-  UInt8, UInt16, UInt32, UInt64,
-  Float16, Float32, Float64,
-  Complex64, Complex128,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  Float16,
+  Float32,
+  Float64,
+  Complex64,
+  Complex128,
 };
 
 const char* scalar_name(Scalar s);  // NumPy's name: "float32"
@@ -27,9 +36,9 @@ bool is_bool(Scalar s);
 bool is_integer(Scalar s);  // signed or unsigned, not bool
 bool is_signed(Scalar s);   // signed integers only
 bool is_unsigned(Scalar s);
-bool is_float(Scalar s);    // real floating point
+bool is_float(Scalar s);  // real floating point
 bool is_complex(Scalar s);
-int bit_width(Scalar s);    // 8 for bool
+int bit_width(Scalar s);  // 8 for bool
 Scalar unsigned_of(Scalar integer);
 Scalar complex_of(Scalar real);  // the complex type holding this real type's precision
 Scalar real_of(Scalar complex);
@@ -41,8 +50,8 @@ enum class Layout : uint8_t { C, F, Any };
 enum class Space : uint8_t { Global, Shared, Local };
 
 enum class TypeKind : uint8_t {
-  Unknown,   // not inferred yet (only during inference)
-  None,      // the value None, and the type of statements/print
+  Unknown,  // not inferred yet (only during inference)
+  None,     // the value None, and the type of statements/print
   Scalar,
   Array,
   Tuple,
@@ -60,17 +69,18 @@ struct Type {
   // A Python literal or a value computed only from literals: it takes the type
   // of the other operand in arithmetic (NEP 50). Scalar only.
   bool weak = false;
-  uint8_t ndim = 0;               // Array
-  Layout layout = Layout::Any;    // Array
-  Space space = Space::Global;    // Array
-  bool readonly = false;          // Array
-  std::vector<Type> items;        // Tuple
-  std::string name;               // Module, Function, Dim3
+  uint8_t ndim = 0;             // Array
+  Layout layout = Layout::Any;  // Array
+  Space space = Space::Global;  // Array
+  bool readonly = false;        // Array
+  std::vector<Type> items;      // Tuple
+  std::string name;             // Module, Function, Dim3
 
   static Type unknown() { return {}; }
   static Type none();
   static Type scalar_of(Scalar s, bool weak = false);
-  static Type array(Scalar dtype, int ndim, Layout layout = Layout::Any, Space space = Space::Global);
+  static Type array(Scalar dtype, int ndim, Layout layout = Layout::Any,
+                    Space space = Space::Global);
   static Type tuple(std::vector<Type> items);
   static Type uniform_tuple(const Type& item, int count);
   static Type string();

@@ -19,7 +19,7 @@
 namespace simt::testing {
 
 struct CompileCheck {
-  bool ran = false;        // false: the compiler is unavailable; `log` says why
+  bool ran = false;  // false: the compiler is unavailable; `log` says why
   bool ok = false;
   std::string log;
 };
@@ -116,8 +116,8 @@ inline CompileCheck check_cpp(const std::string& source, const std::string& name
     std::ofstream out(file, std::ios::binary);
     out << source;
   }
-  std::string cmd = "c++ -std=c++20 -fsyntax-only -x c++ '" + file.string() + "' >'" +
-                    log.string() + "' 2>&1";
+  std::string cmd =
+      "c++ -std=c++20 -fsyntax-only -x c++ '" + file.string() + "' >'" + log.string() + "' 2>&1";
   c.ok = std::system(cmd.c_str()) == 0;
   c.log = read_text_file(log);
   return c;

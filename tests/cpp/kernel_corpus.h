@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
-#include <stdexcept>
-#include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -111,7 +111,8 @@ inline std::shared_ptr<sema::DeviceFunctionSource> make_device_function(
 }
 
 // The global binding a name to a device function.
-inline sema::GlobalValue device_function_global(std::shared_ptr<const sema::DeviceFunctionSource> f) {
+inline sema::GlobalValue device_function_global(
+    std::shared_ptr<const sema::DeviceFunctionSource> f) {
   sema::GlobalValue v;
   v.kind = sema::GlobalValue::Kind::DeviceFunction;
   v.name = f->name;

@@ -180,8 +180,9 @@ std::string first_difference(const std::string& expected, const std::string& act
     bool gb = static_cast<bool>(std::getline(b, lb));
     if (!ga && !gb) return "texts differ only in the final newline";
     if (!ga || !gb || la != lb)
-      return "first difference at line " + std::to_string(line) + ":\n  snapshot: " +
-             (ga ? la : "<end of file>") + "\n  emitted:  " + (gb ? lb : "<end of file>");
+      return "first difference at line " + std::to_string(line) +
+             ":\n  snapshot: " + (ga ? la : "<end of file>") +
+             "\n  emitted:  " + (gb ? lb : "<end of file>");
   }
 }
 
@@ -229,7 +230,8 @@ INSTANTIATE_TEST_SUITE_P(Corpus, CodegenSnapshot, ::testing::ValuesIn(all_cases(
 // signature leaves no stale file behind (update mode deletes them).
 TEST(CodegenSnapshotFiles, NoStaleSnapshots) {
   std::set<std::string> expected;
-  for (const Case& c : all_cases(true)) expected.insert(case_name(c) + "." + dialect_name(c.dialect));
+  for (const Case& c : all_cases(true))
+    expected.insert(case_name(c) + "." + dialect_name(c.dialect));
   fs::path dir = repo_path(kSnapshotDir);
   if (!fs::exists(dir)) {
     if (!update_snapshots()) FAIL() << dir << " does not exist";
@@ -252,7 +254,8 @@ TEST(CodegenSnapshotFiles, HeaderNamesRelativePath) {
     const Emission& e = emit(c);
     if (!e.ok) continue;  // reported by the snapshot test
     std::string header = e.kernel.source.substr(0, e.kernel.source.find('\n'));
-    std::string rel = std::string(kKernelDir) + "/" + corpus().kernels[c.kernel].corpus.name + ".py";
+    std::string rel =
+        std::string(kKernelDir) + "/" + corpus().kernels[c.kernel].corpus.name + ".py";
     EXPECT_NE(header.find(rel), std::string::npos) << describe(c) << ": " << header;
     EXPECT_EQ(e.kernel.source.find(SIMT_SOURCE_DIR), std::string::npos) << describe(c);
   }
@@ -426,8 +429,7 @@ TEST(CodegenProperties, EntryIsKernelSymbolAndDefined) {
     if (!e.ok) continue;
     const std::string& py_name = corpus().kernels[c.kernel].parsed->def.name;
     EXPECT_EQ(e.kernel.entry, simt::codegen::kernel_symbol(py_name)) << describe(c);
-    EXPECT_NE(e.kernel.source.find(" " + e.kernel.entry + "("), std::string::npos)
-        << describe(c);
+    EXPECT_NE(e.kernel.source.find(" " + e.kernel.entry + "("), std::string::npos) << describe(c);
   }
 }
 

@@ -106,8 +106,7 @@ TEST(ClangJit, SyntaxErrorThrowsWithClangDiagnostics) {
     FAIL() << "expected JitError";
   } catch (const JitError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("broken.cpp:2:13: error: expected expression"), std::string::npos)
-        << what;
+    EXPECT_NE(what.find("broken.cpp:2:13: error: expected expression"), std::string::npos) << what;
     EXPECT_NE(what.find("return x +;"), std::string::npos) << what;  // the source line
   }
 }
@@ -275,9 +274,10 @@ TEST(ClangJit, EveryCorpusKernelCompiles) {
     EXPECT_NE(module->symbol(k.kernel.entry), nullptr) << k.kernel.entry;
   }
   std::sort(times.rbegin(), times.rend());
-  std::printf("[ jit      ] %zu corpus kernels (%d with warnings): mean %.1f ms per compile; "
-              "slowest:",
-              kernels.size(), with_warnings, total_ms / static_cast<double>(kernels.size()));
+  std::printf(
+      "[ jit      ] %zu corpus kernels (%d with warnings): mean %.1f ms per compile; "
+      "slowest:",
+      kernels.size(), with_warnings, total_ms / static_cast<double>(kernels.size()));
   for (size_t i = 0; i < std::min<size_t>(3, times.size()); ++i)
     std::printf(" %s %.1f ms", times[i].second.c_str(), times[i].first);
   std::printf("\n");
@@ -331,8 +331,7 @@ TEST(ClangJit, ConcurrentCompiles) {
           auto m = ClangJit::instance().compile(saxpy.kernel.source, "t" + std::to_string(t), {});
           auto add = ClangJit::instance().compile(kAdd, "add" + std::to_string(t), {});
           auto f = reinterpret_cast<int (*)(int, int)>(add->symbol("simt_test_add"));
-          if (m->symbol(saxpy.kernel.entry) != nullptr && f != nullptr && f(t, i) == t + i)
-            ++ok[t];
+          if (m->symbol(saxpy.kernel.entry) != nullptr && f != nullptr && f(t, i) == t + i) ++ok[t];
         }
       } catch (const std::exception& e) {
         errors[t] = e.what();

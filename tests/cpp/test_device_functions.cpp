@@ -108,8 +108,7 @@ class Program {
     std::vector<std::string> out;
     for (const auto& f : typed_.functions) {
       std::string s = f->source->name + "#" + std::to_string(f->ordinal) + "(";
-      for (size_t i = 0; i < f->signature.size(); ++i)
-        s += (i ? ", " : "") + f->signature[i].str();
+      for (size_t i = 0; i < f->signature.size(); ++i) s += (i ? ", " : "") + f->signature[i].str();
       out.push_back(s + ") -> " + f->typed.return_type.str());
     }
     return out;
@@ -139,7 +138,8 @@ simt::lang::Diagnostic kernel_error(Program& p, const std::string& text, const s
 
 size_t count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;
-  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1)) ++n;
+  for (size_t p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + 1))
+    ++n;
   return n;
 }
 
@@ -160,8 +160,8 @@ TEST(DeviceFunctionInfer, ReturnTypeIsTheJoinOfReturns) {
   // int32 with a float literal is float64; float32 stays float32 (NEP 50).
   EXPECT_EQ(p.local("r"), "float64");
   EXPECT_EQ(p.local("s"), "float32");
-  EXPECT_EQ(p.summary(), (std::vector<std::string>{"pick#0(int32) -> float64",
-                                                   "pick#1(float32) -> float32"}));
+  EXPECT_EQ(p.summary(),
+            (std::vector<std::string>{"pick#0(int32) -> float64", "pick#1(float32) -> float32"}));
 }
 
 TEST(DeviceFunctionInfer, LiteralReturnIsConcrete) {
@@ -179,8 +179,7 @@ TEST(DeviceFunctionInfer, NoValueReturnsNone) {
       "        return\n"
       "    a[i] = v\n");
   p.kernel("def k(out):\n    store(out, 0, 1.5)\n", "float32[::1]");
-  EXPECT_EQ(p.summary(),
-            std::vector<std::string>{"store#0(float32[::1], int64, float64) -> None"});
+  EXPECT_EQ(p.summary(), std::vector<std::string>{"store#0(float32[::1], int64, float64) -> None"});
 }
 
 TEST(DeviceFunctionInfer, WeakLiteralArgumentsShareOneSpecialization) {
@@ -193,8 +192,8 @@ TEST(DeviceFunctionInfer, WeakLiteralArgumentsShareOneSpecialization) {
       "    out[2] = twice(n)\n"
       "    out[3] = twice(2.5)\n",
       "float64[::1], int64");
-  EXPECT_EQ(p.summary(), (std::vector<std::string>{"twice#0(int64) -> int64",
-                                                   "twice#1(float64) -> float64"}));
+  EXPECT_EQ(p.summary(),
+            (std::vector<std::string>{"twice#0(int64) -> int64", "twice#1(float64) -> float64"}));
 }
 
 TEST(DeviceFunctionInfer, KeywordArgumentsAndDefaults) {
@@ -243,10 +242,10 @@ TEST(DeviceFunctionInfer, NestedCallsComeCalleesFirst) {
       "def k(out, a):\n"
       "    out[0] = dist2(a, 0, 1) + sq(3)\n",
       "float32[::1], float32[:, ::1]");
-  EXPECT_EQ(p.summary(), (std::vector<std::string>{
-                             "sq#0(float32) -> float32", "norm2#0(float32, float32) -> float32",
-                             "dist2#0(float32[:, ::1], int64, int64) -> float32",
-                             "sq#1(int64) -> int64"}));
+  EXPECT_EQ(p.summary(),
+            (std::vector<std::string>{
+                "sq#0(float32) -> float32", "norm2#0(float32, float32) -> float32",
+                "dist2#0(float32[:, ::1], int64, int64) -> float32", "sq#1(int64) -> int64"}));
 }
 
 TEST(DeviceFunctionInfer, TupleReturnsAndUnpacking) {
@@ -262,8 +261,9 @@ TEST(DeviceFunctionInfer, TupleReturnsAndUnpacking) {
       "    t = divmod_floor(x, 2)\n"
       "    out[0] = q + r + t[1]\n",
       "int32[::1], int32, int32");
-  EXPECT_EQ(p.summary(), (std::vector<std::string>{"divmod_floor#0(int32, int32) -> (int32, int32)",
-                                                   "divmod_floor#1(int32, int64) -> (int64, int64)"}));
+  EXPECT_EQ(p.summary(),
+            (std::vector<std::string>{"divmod_floor#0(int32, int32) -> (int32, int32)",
+                                      "divmod_floor#1(int32, int64) -> (int64, int64)"}));
   EXPECT_EQ(p.local("q"), "int32");
   EXPECT_EQ(p.local("t"), "(int64, int64)");
 }
@@ -271,9 +271,10 @@ TEST(DeviceFunctionInfer, TupleReturnsAndUnpacking) {
 TEST(DeviceFunctionInfer, TupleArguments) {
   Program p;
   p.func("def dot(u, v):\n    return u[0] * v[0] + u[1] * v[1]\n");
-  p.kernel("def k(out, t, x):\n    out[0] = dot(t, (x, 2.0))\n", "float64[::1], (int32, int32), float32");
-  EXPECT_EQ(p.summary(), std::vector<std::string>{
-                             "dot#0((int32, int32), (float32, float64)) -> float64"});
+  p.kernel("def k(out, t, x):\n    out[0] = dot(t, (x, 2.0))\n",
+           "float64[::1], (int32, int32), float32");
+  EXPECT_EQ(p.summary(),
+            std::vector<std::string>{"dot#0((int32, int32), (float32, float64)) -> float64"});
 }
 
 TEST(DeviceFunctionInfer, TwoSignaturesTwoSpecializations) {
@@ -334,19 +335,20 @@ TEST_P(DeviceFunctionCallErrors, NameFunctionAndParameter) {
 
 INSTANTIATE_TEST_SUITE_P(
     Arity, DeviceFunctionCallErrors,
-    ::testing::Values(
-        CallErrorCase{"f(x)", "f() missing 1 required argument: 'b'"},
-        CallErrorCase{"f()", "f() missing 2 required arguments: 'a' and 'b'"},
-        CallErrorCase{"f(x, x, x, x)", "f() takes 3 positional arguments but 4 were given"},
-        CallErrorCase{"f(x, x, d=1)", "f() got an unexpected keyword argument 'd'"},
-        CallErrorCase{"f(x, x, a=1)", "f() got multiple values for argument 'a'"}));
+    ::testing::Values(CallErrorCase{"f(x)", "f() missing 1 required argument: 'b'"},
+                      CallErrorCase{"f()", "f() missing 2 required arguments: 'a' and 'b'"},
+                      CallErrorCase{"f(x, x, x, x)",
+                                    "f() takes 3 positional arguments but 4 were given"},
+                      CallErrorCase{"f(x, x, d=1)", "f() got an unexpected keyword argument 'd'"},
+                      CallErrorCase{"f(x, x, a=1)", "f() got multiple values for argument 'a'"}));
 
 TEST(DeviceFunctionErrors, ArgumentMustBeData) {
   Program p;
   p.func("def f(a):\n    return 1\n");
   auto d = kernel_error(p, "def k(out):\n    out[0] = f(math)\n", "int64[::1]");
-  EXPECT_EQ(d.message, "argument 'a' of f() must be a number, an array or a tuple of those, not "
-                       "module math");
+  EXPECT_EQ(d.message,
+            "argument 'a' of f() must be a number, an array or a tuple of those, not "
+            "module math");
 }
 
 TEST(DeviceFunctionErrors, ErrorInsideCalleePointsIntoItsFile) {
@@ -401,8 +403,9 @@ TEST(DeviceFunctionErrors, MixedReturns) {
   Program p;
   p.func("def f(x):\n    if x > 0:\n        return\n    return x\n");
   auto d = kernel_error(p, "def k(out):\n    out[0] = f(1)\n", "int64[::1]");
-  EXPECT_EQ(d.message, "'f' returns a value (line 4) and also returns without one here; "
-                       "return a value on every path");
+  EXPECT_EQ(d.message,
+            "'f' returns a value (line 4) and also returns without one here; "
+            "return a value on every path");
   EXPECT_EQ(d.span.line, 3u);
 }
 
@@ -410,8 +413,9 @@ TEST(DeviceFunctionErrors, FallingOffTheEnd) {
   Program p;
   p.func("def f(x):\n    if x > 0:\n        return x\n");
   auto d = kernel_error(p, "def k(out):\n    out[0] = f(1)\n", "int64[::1]");
-  EXPECT_EQ(d.message, "'f' returns a value (line 3) but can reach its end without one; end it "
-                       "with a return");
+  EXPECT_EQ(d.message,
+            "'f' returns a value (line 3) but can reach its end without one; end it "
+            "with a return");
   EXPECT_EQ(d.span.line, 1u);
 }
 
@@ -440,8 +444,9 @@ TEST(DeviceFunctionErrors, ReturnTypesMustJoin) {
   Program p;
   p.func("def f(x):\n    if x > 0:\n        return x, x\n    return x\n");
   auto d = kernel_error(p, "def k(out):\n    out[0] = f(1)\n", "int64[::1]");
-  EXPECT_EQ(d.message, "'f' returns (int64, int64) (line 3) but int64 here; a function returns "
-                       "one type");
+  EXPECT_EQ(d.message,
+            "'f' returns (int64, int64) (line 3) but int64 here; a function returns "
+            "one type");
 }
 
 TEST(DeviceFunctionErrors, DefaultMustBeConstant) {
@@ -449,8 +454,9 @@ TEST(DeviceFunctionErrors, DefaultMustBeConstant) {
   p.func("def f(x, k=math.sin):\n    return x\n");
   auto d = kernel_error(p, "def k(out):\n    out[0] = f(1)\n", "int64[::1]");
   EXPECT_EQ(d.filename, "funcs.py");
-  EXPECT_EQ(d.message, "the default of parameter 'k' of 'f' must be a constant (a literal or a "
-                       "global number or tuple), not function math.sin");
+  EXPECT_EQ(d.message,
+            "the default of parameter 'k' of 'f' must be a constant (a literal or a "
+            "global number or tuple), not function math.sin");
 }
 
 TEST(DeviceFunctionErrors, UnusedBadDefaultIsNotEvaluated) {

@@ -81,7 +81,7 @@ Typed infer(const std::string& text, const std::string& sig, uint32_t first_line
 struct PromotionCase {
   const char* signature;  // of (a, b)
   const char* expression;
-  const char* expected;   // type of r
+  const char* expected;  // type of r
 };
 
 class InferPromotion : public ::testing::TestWithParam<PromotionCase> {};
@@ -195,62 +195,55 @@ TEST_P(InferLocal, HasType) {
 }
 
 const LocalCase kLocalCases[] = {
-    {"literal then float32 joins to float32", "float32",
-     "def k(x):\n    y = 0\n    y = x\n", "y", "float32"},
-    {"float literal then float32", "float32",
-     "def k(x):\n    acc = 0.0\n    acc += x\n", "acc", "float32"},
-    {"only literals: int64", "float32",
-     "def k(x):\n    n = 0\n    n += 1\n", "n", "int64"},
-    {"only float literals: float64", "int32",
-     "def k(x):\n    f = 0.5\n", "f", "float64"},
-    {"int32 then int64 widens", "int32, int64",
-     "def k(x, y):\n    v = x\n    v = y\n", "v", "int64"},
+    {"literal then float32 joins to float32", "float32", "def k(x):\n    y = 0\n    y = x\n", "y",
+     "float32"},
+    {"float literal then float32", "float32", "def k(x):\n    acc = 0.0\n    acc += x\n", "acc",
+     "float32"},
+    {"only literals: int64", "float32", "def k(x):\n    n = 0\n    n += 1\n", "n", "int64"},
+    {"only float literals: float64", "int32", "def k(x):\n    f = 0.5\n", "f", "float64"},
+    {"int32 then int64 widens", "int32, int64", "def k(x, y):\n    v = x\n    v = y\n", "v",
+     "int64"},
     {"int32 then float32 widens to float64", "int32, float32",
      "def k(x, y):\n    v = x\n    v = y\n", "v", "float64"},
-    {"annotated local keeps its type", "float64",
-     "def k(x):\n    y: float32 = 0\n    y = x\n", "y", "float32"},
-    {"annotated int keeps its type", "float64",
-     "def k(x):\n    y: int8 = 0\n    y += 1\n", "y", "int8"},
-    {"annotation without value", "float64",
-     "def k(x):\n    y: float32\n    y = x\n", "y", "float32"},
-    {"annotated with np dtype", "int32",
-     "def k(x):\n    y: np.float16 = x\n", "y", "float16"},
-    {"range(literal) gives int64", "int32",
-     "def k(n):\n    for i in range(10):\n        pass\n", "i", "int64"},
-    {"range(int32) gives int32", "int32",
-     "def k(n):\n    for i in range(n):\n        pass\n", "i", "int32"},
+    {"annotated local keeps its type", "float64", "def k(x):\n    y: float32 = 0\n    y = x\n", "y",
+     "float32"},
+    {"annotated int keeps its type", "float64", "def k(x):\n    y: int8 = 0\n    y += 1\n", "y",
+     "int8"},
+    {"annotation without value", "float64", "def k(x):\n    y: float32\n    y = x\n", "y",
+     "float32"},
+    {"annotated with np dtype", "int32", "def k(x):\n    y: np.float16 = x\n", "y", "float16"},
+    {"range(literal) gives int64", "int32", "def k(n):\n    for i in range(10):\n        pass\n",
+     "i", "int64"},
+    {"range(int32) gives int32", "int32", "def k(n):\n    for i in range(n):\n        pass\n", "i",
+     "int32"},
     {"range(int8, uint8) gives int16", "int8, uint8",
      "def k(a, b):\n    for i in range(a, b):\n        pass\n", "i", "int16"},
-    {"range(uint64) gives uint64", "uint64",
-     "def k(n):\n    for i in range(n):\n        pass\n", "i", "uint64"},
+    {"range(uint64) gives uint64", "uint64", "def k(n):\n    for i in range(n):\n        pass\n",
+     "i", "uint64"},
     {"range(1, n, 2) with int16", "int16",
      "def k(n):\n    for i in range(1, n, 2):\n        pass\n", "i", "int16"},
     {"loop over a literal tuple joins its items", "int32",
      "def k(n):\n    for w in (1, 2.5, 3):\n        pass\n", "w", "float64"},
-    {"cuda.grid(2) unpacks into int64", "float32[:, ::1]",
-     "def k(a):\n    i, j = cuda.grid(2)\n", "j", "int64"},
-    {"cuda.grid(1) is int64", "float32[:, ::1]",
-     "def k(a):\n    i = cuda.grid(1)\n", "i", "int64"},
-    {"cuda.grid(3) as a tuple", "float32[:, ::1]",
-     "def k(a):\n    t = cuda.grid(3)\n", "t", "(int64, int64, int64)"},
-    {"a.shape unpacks into int64", "float32[:, :, ::1]",
-     "def k(a):\n    n, m, p = a.shape\n", "p", "int64"},
-    {"a.shape is a tuple", "float32[:, ::1]",
-     "def k(a):\n    s = a.shape\n", "s", "(int64, int64)"},
-    {"tuple argument unpacks", "(int32, float64)",
-     "def k(t):\n    x, y = t\n", "y", "float64"},
-    {"swap keeps types", "int32, float32",
-     "def k(a, b):\n    x, y = a, b\n    x, y = y, x\n", "x", "float64"},
-    {"threadIdx.x is int64", "int32",
-     "def k(n):\n    t = cuda.threadIdx.x\n", "t", "int64"},
-    {"row of a C array is a C view", "float32[:, ::1]",
-     "def k(a):\n    r = a[0]\n", "r", "float32[::1]"},
-    {"row of an F array is an any-layout view", "float32[::1, :]",
-     "def k(a):\n    r = a[0]\n", "r", "float32[:]"},
+    {"cuda.grid(2) unpacks into int64", "float32[:, ::1]", "def k(a):\n    i, j = cuda.grid(2)\n",
+     "j", "int64"},
+    {"cuda.grid(1) is int64", "float32[:, ::1]", "def k(a):\n    i = cuda.grid(1)\n", "i", "int64"},
+    {"cuda.grid(3) as a tuple", "float32[:, ::1]", "def k(a):\n    t = cuda.grid(3)\n", "t",
+     "(int64, int64, int64)"},
+    {"a.shape unpacks into int64", "float32[:, :, ::1]", "def k(a):\n    n, m, p = a.shape\n", "p",
+     "int64"},
+    {"a.shape is a tuple", "float32[:, ::1]", "def k(a):\n    s = a.shape\n", "s",
+     "(int64, int64)"},
+    {"tuple argument unpacks", "(int32, float64)", "def k(t):\n    x, y = t\n", "y", "float64"},
+    {"swap keeps types", "int32, float32", "def k(a, b):\n    x, y = a, b\n    x, y = y, x\n", "x",
+     "float64"},
+    {"threadIdx.x is int64", "int32", "def k(n):\n    t = cuda.threadIdx.x\n", "t", "int64"},
+    {"row of a C array is a C view", "float32[:, ::1]", "def k(a):\n    r = a[0]\n", "r",
+     "float32[::1]"},
+    {"row of an F array is an any-layout view", "float32[::1, :]", "def k(a):\n    r = a[0]\n", "r",
+     "float32[:]"},
     {"complex constructor is Python's complex", "float32, float32",
      "def k(x, y):\n    z = complex(x, y)\n", "z", "complex128"},
-    {"parameter annotation converts", "float64",
-     "def k(x: float32):\n    y = x\n", "y", "float32"},
+    {"parameter annotation converts", "float64", "def k(x: float32):\n    y = x\n", "y", "float32"},
 };
 
 std::string local_case_name(const ::testing::TestParamInfo<LocalCase>& info) {
@@ -327,8 +320,8 @@ const ErrorCase kErrorCases[] = {
      "'y' is float32[::1] (line 2) but is assigned float32 here; a variable has one type", 3, 5},
     {"scalar then array", "float32[::1], float32", "def k(a, x):\n    y = x\n    y = a\n",
      "'y' is float32 (line 2) but is assigned float32[::1] here; a variable has one type", 3, 5},
-    {"unknown name", "float32[::1]", "def k(a):\n    a[0] = foo\n",
-     "name 'foo' is not defined", 2, 12},
+    {"unknown name", "float32[::1]", "def k(a):\n    a[0] = foo\n", "name 'foo' is not defined", 2,
+     12},
     {"unsupported array attribute", "float32[::1]", "def k(a):\n    a[0] = a.foo\n",
      "array attribute 'foo' is not supported in kernels (shape, size, ndim, strides and "
      "itemsize are)",
@@ -367,8 +360,7 @@ const ErrorCase kErrorCases[] = {
      "the literal 300 does not fit in uint8 (NumPy raises OverflowError); convert one operand, "
      "e.g. with np.int64(...)",
      2, 12},
-    {"range with float args", "float32[::1]",
-     "def k(a):\n    for i in range(1.5):\n        pass\n",
+    {"range with float args", "float32[::1]", "def k(a):\n    for i in range(1.5):\n        pass\n",
      "range() arguments must be integers, not float literal", 2, 20},
     {"range with a float32 stop", "float32[::1], float32",
      "def k(a, x):\n    for i in range(0, x):\n        pass\n",
@@ -376,8 +368,8 @@ const ErrorCase kErrorCases[] = {
     {"tuple item assignment", "float32[::1], (int64, int64)", "def k(a, t):\n    t[0] = 1\n",
      "a tuple cannot be assigned to: tuples are immutable", 2, 5},
     {"assigning to an array view", "float32[:, ::1]", "def k(a):\n    a[0] = 1\n",
-     "cannot assign to the array view float32[::1]; index every dimension of float32[:, ::1]",
-     2, 5},
+     "cannot assign to the array view float32[::1]; index every dimension of float32[:, ::1]", 2,
+     5},
     {"augmented assignment to an array view", "float32[:, ::1]", "def k(a):\n    a[0] += 1\n",
      "cannot assign to the array view float32[::1]; index every dimension", 2, 5},
     {"math function on complex", "complex64[::1]", "def k(a):\n    a[0] = math.sin(a[0])\n",
@@ -494,8 +486,7 @@ TEST(SemaPromote, WeakLiterals) {
   EXPECT_EQ(simt::sema::promote(W(Scalar::Float64), S(Scalar::Int32)), S(Scalar::Float64));
   EXPECT_EQ(simt::sema::promote(W(Scalar::Float64), S(Scalar::Float32)), S(Scalar::Float32));
   EXPECT_EQ(simt::sema::promote(W(Scalar::Float64), S(Scalar::Float16)), S(Scalar::Float16));
-  EXPECT_EQ(simt::sema::promote(W(Scalar::Complex128), S(Scalar::Float32)),
-            S(Scalar::Complex64));
+  EXPECT_EQ(simt::sema::promote(W(Scalar::Complex128), S(Scalar::Float32)), S(Scalar::Complex64));
   EXPECT_EQ(simt::sema::promote(W(Scalar::Int64), S(Scalar::Float32)), S(Scalar::Float32));
   // Two weak operands stay weak.
   Type both = simt::sema::promote(W(Scalar::Int64), W(Scalar::Float64));
@@ -508,9 +499,9 @@ TEST(SemaPromote, WeakLiterals) {
 }
 
 TEST(SemaPromote, IsSymmetric) {
-  const Scalar all[] = {Scalar::Bool,    Scalar::Int8,    Scalar::Int16,     Scalar::Int32,
-                        Scalar::Int64,   Scalar::UInt8,   Scalar::UInt16,    Scalar::UInt32,
-                        Scalar::UInt64,  Scalar::Float16, Scalar::Float32,   Scalar::Float64,
+  const Scalar all[] = {Scalar::Bool,      Scalar::Int8,      Scalar::Int16,   Scalar::Int32,
+                        Scalar::Int64,     Scalar::UInt8,     Scalar::UInt16,  Scalar::UInt32,
+                        Scalar::UInt64,    Scalar::Float16,   Scalar::Float32, Scalar::Float64,
                         Scalar::Complex64, Scalar::Complex128};
   for (Scalar a : all)
     for (Scalar b : all) {
@@ -535,12 +526,32 @@ TEST(SemaJoin, VariablesMeet) {
 }
 
 TEST(SemaParseType, RoundTrips) {
-  for (const char* text :
-       {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float16", "float32", "float64", "complex64", "complex128", "float32[:]",
-        "float64[:, :]", "float32[::1]", "float32[:, ::1]", "float32[::1, :]",
-        "complex128[:, :, ::1]", "uint8[::1]", "int64[:, :, :]", "(int32, float64)",
-        "((int8, uint16), float16)", "(int32,)", "(float32[::1], int64)"}) {
+  for (const char* text : {"bool",
+                           "int8",
+                           "int16",
+                           "int32",
+                           "int64",
+                           "uint8",
+                           "uint16",
+                           "uint32",
+                           "uint64",
+                           "float16",
+                           "float32",
+                           "float64",
+                           "complex64",
+                           "complex128",
+                           "float32[:]",
+                           "float64[:, :]",
+                           "float32[::1]",
+                           "float32[:, ::1]",
+                           "float32[::1, :]",
+                           "complex128[:, :, ::1]",
+                           "uint8[::1]",
+                           "int64[:, :, :]",
+                           "(int32, float64)",
+                           "((int8, uint16), float16)",
+                           "(int32,)",
+                           "(float32[::1], int64)"}) {
     auto t = simt::sema::parse_type(text);
     ASSERT_TRUE(t.has_value()) << text;
     EXPECT_EQ(t->str(), text);
@@ -575,9 +586,25 @@ TEST(SemaParseType, Structure) {
 
 TEST(SemaParseType, RejectsMalformed) {
   for (const char* text :
-       {"", " ", "float33", "xyz", "float32[", "float32[:,", "float32[::2]", "float32[]",
-        "float32[1:]", "float32[:]]", "float32[::1, ::1]", "float32[:, ::1, :]",
-        "float32[::1][:]", "(int32", "int32)", "(,)", "(int32,,)", "int32 int32", "xyz[:]",
+       {"",
+        " ",
+        "float33",
+        "xyz",
+        "float32[",
+        "float32[:,",
+        "float32[::2]",
+        "float32[]",
+        "float32[1:]",
+        "float32[:]]",
+        "float32[::1, ::1]",
+        "float32[:, ::1, :]",
+        "float32[::1][:]",
+        "(int32",
+        "int32)",
+        "(,)",
+        "(int32,,)",
+        "int32 int32",
+        "xyz[:]",
         "float32[:, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, :, "
         ":, :, :, :, :, :]"}) {
     EXPECT_FALSE(simt::sema::parse_type(text).has_value()) << "'" << text << "'";

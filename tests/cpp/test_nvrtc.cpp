@@ -48,9 +48,9 @@ class ScopedEnv {
 
 const Nvrtc* nvrtc_or_skip_reason(std::string* reason) { return Nvrtc::get(reason); }
 
-#define REQUIRE_NVRTC(var)                                      \
-  std::string nvrtc_reason;                                     \
-  const Nvrtc* var = nvrtc_or_skip_reason(&nvrtc_reason);       \
+#define REQUIRE_NVRTC(var)                                \
+  std::string nvrtc_reason;                               \
+  const Nvrtc* var = nvrtc_or_skip_reason(&nvrtc_reason); \
   if (var == nullptr) GTEST_SKIP() << "NVRTC unavailable: " << nvrtc_reason
 
 constexpr const char* kSaxpy = R"(extern "C" __global__ void saxpy(float a, const float* x,
@@ -174,8 +174,7 @@ TEST(Nvrtc, SupportedArchsIncludeHopper) {
 
 TEST(Nvrtc, ErrorStringNamesTheCode) {
   REQUIRE_NVRTC(nvrtc);
-  EXPECT_STREQ(nvrtc->error_string(simt::cuda::NVRTC_ERROR_COMPILATION),
-               "NVRTC_ERROR_COMPILATION");
+  EXPECT_STREQ(nvrtc->error_string(simt::cuda::NVRTC_ERROR_COMPILATION), "NVRTC_ERROR_COMPILATION");
 }
 
 // ---- NVRTC compiling ----
@@ -185,7 +184,9 @@ TEST(Nvrtc, CompilesKernelToCubinForSm90) {
   CompileResult result = nvrtc->compile(kSaxpy, "saxpy.cu", 9, 0, {}, /*want_cubin=*/true);
   ASSERT_TRUE(result.ok) << result.log;
   ASSERT_GE(result.cubin.size(), 4u);
-  EXPECT_EQ(result.cubin.substr(0, 4), std::string("\x7f" "ELF", 4));
+  EXPECT_EQ(result.cubin.substr(0, 4), std::string("\x7f"
+                                                   "ELF",
+                                                   4));
   // extern "C" keeps the symbol name unmangled, as the driver will look it up.
   EXPECT_NE(result.cubin.find("saxpy"), std::string::npos);
   // NVRTC 12+/13 also hand out the PTX of an sm_XY compile.

@@ -36,8 +36,8 @@ class ScopedEnv {
   std::optional<std::string> previous_;
 };
 
-#define REQUIRE_OPENCL_DEVICES(var)                               \
-  std::string opencl_reason;                                      \
+#define REQUIRE_OPENCL_DEVICES(var)                                   \
+  std::string opencl_reason;                                          \
   std::vector<cl::DeviceInfo> var = cl::list_devices(&opencl_reason); \
   if (var.empty()) GTEST_SKIP() << "no OpenCL device: " << opencl_reason
 
@@ -137,8 +137,7 @@ TEST(OpenCLApi, InvalidKernelGivesLogNotException) {
 
 TEST(OpenCLApi, InvalidOptionsGiveAFailedBuild) {
   REQUIRE_OPENCL_DEVICES(devices);
-  cl::BuildResult result =
-      cl::build_program(devices.front(), kValidKernel, "-simt-not-an-option");
+  cl::BuildResult result = cl::build_program(devices.front(), kValidKernel, "-simt-not-an-option");
   EXPECT_FALSE(result.ok);
   EXPECT_FALSE(result.log.empty());
 }
@@ -164,8 +163,8 @@ TEST(OpenCLApi, RunsAKernelThroughTheRaiiWrappers) {
 
   std::vector<float> values = {1, 2, 3, 4, 5, 6, 7};
   const std::size_t bytes = values.size() * sizeof(float);
-  cl::MemObject buffer(&api, api.clCreateBuffer(context.get(), cl::CL_MEM_READ_WRITE, bytes,
-                                                nullptr, &status));
+  cl::MemObject buffer(
+      &api, api.clCreateBuffer(context.get(), cl::CL_MEM_READ_WRITE, bytes, nullptr, &status));
   cl::check(status, "clCreateBuffer");
   cl::check(api.clEnqueueWriteBuffer(queue.get(), buffer.get(), cl::CL_TRUE, 0, bytes,
                                      values.data(), 0, nullptr, nullptr),
@@ -181,15 +180,15 @@ TEST(OpenCLApi, RunsAKernelThroughTheRaiiWrappers) {
 
   const std::size_t global_size = 8;  // one more than the data: the kernel's bound check
   cl::cl_event raw_event = nullptr;
-  cl::check(api.clEnqueueNDRangeKernel(queue.get(), kernel.get(), 1, nullptr, &global_size,
-                                       nullptr, 0, nullptr, &raw_event),
+  cl::check(api.clEnqueueNDRangeKernel(queue.get(), kernel.get(), 1, nullptr, &global_size, nullptr,
+                                       0, nullptr, &raw_event),
             "clEnqueueNDRangeKernel");
   cl::Event event(&api, raw_event);
   cl::check(api.clWaitForEvents(1, &raw_event), "clWaitForEvents");
 
   std::vector<float> result(values.size());
-  cl::check(api.clEnqueueReadBuffer(queue.get(), buffer.get(), cl::CL_TRUE, 0, bytes,
-                                    result.data(), 0, nullptr, nullptr),
+  cl::check(api.clEnqueueReadBuffer(queue.get(), buffer.get(), cl::CL_TRUE, 0, bytes, result.data(),
+                                    0, nullptr, nullptr),
             "clEnqueueReadBuffer");
   cl::check(api.clFinish(queue.get()), "clFinish");
   for (std::size_t i = 0; i < values.size(); ++i) EXPECT_FLOAT_EQ(result[i], 3.0f * values[i]);

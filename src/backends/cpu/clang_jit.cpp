@@ -9,10 +9,6 @@
 // but the ExecutionSession, which is thread-safe.
 #include "backends/cpu/clang_jit.h"
 
-#include <algorithm>
-#include <atomic>
-#include <utility>
-
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/Version.h>
@@ -38,6 +34,10 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
 namespace simt::cpu {
 
 namespace {
@@ -58,10 +58,14 @@ void report_session_error(llvm::Error error) {
 
 llvm::CodeGenOptLevel codegen_level(int opt_level) {
   switch (opt_level) {
-    case 0: return llvm::CodeGenOptLevel::None;
-    case 1: return llvm::CodeGenOptLevel::Less;
-    case 2: return llvm::CodeGenOptLevel::Default;
-    default: return llvm::CodeGenOptLevel::Aggressive;
+    case 0:
+      return llvm::CodeGenOptLevel::None;
+    case 1:
+      return llvm::CodeGenOptLevel::Less;
+    case 2:
+      return llvm::CodeGenOptLevel::Default;
+    default:
+      return llvm::CodeGenOptLevel::Aggressive;
   }
 }
 
@@ -175,11 +179,10 @@ std::vector<std::string> ClangJit::cc1_args(const JitOptions& options) const {
       "-triple", impl_->triple, "-target-cpu", host_cpu_,
       // No header search at all: generated code includes nothing, and the compile
       // must not depend on what the machine has installed.
-      "-nostdsysteminc", "-nobuiltininc", "-nostdinc++",
-      "-O" + std::to_string(level), "-std=c++17", "-fwrapv", "-fno-rtti",
-      "-fno-strict-float-cast-overflow", "-fno-rounding-math",
-      "-mrelocation-model", "pic", "-pic-level", "2", "-pic-is-pie",
-      "-mframe-pointer=none", "-mconstructor-aliases", "-funwind-tables=2",
+      "-nostdsysteminc", "-nobuiltininc", "-nostdinc++", "-O" + std::to_string(level), "-std=c++17",
+      "-fwrapv", "-fno-rtti", "-fno-strict-float-cast-overflow", "-fno-rounding-math",
+      "-mrelocation-model", "pic", "-pic-level", "2", "-pic-is-pie", "-mframe-pointer=none",
+      "-mconstructor-aliases", "-funwind-tables=2",
       // Cheaper compiles: the AST is dropped before code generation, values are not
       // named, and Clang's own output is not re-verified.
       "-clear-ast-before-backend", "-discard-value-names", "-disable-llvm-verifier",
@@ -188,11 +191,10 @@ std::vector<std::string> ClangJit::cc1_args(const JitOptions& options) const {
     args.insert(args.end(), {"-vectorize-loops", "-vectorize-slp"});
   }
   if (options.fastmath) {
-    args.insert(args.end(),
-                {"-menable-no-infs", "-menable-no-nans", "-fapprox-func",
-                 "-funsafe-math-optimizations", "-fno-signed-zeros", "-mreassociate",
-                 "-freciprocal-math", "-ffp-contract=fast", "-ffast-math", "-ffinite-math-only",
-                 "-complex-range=basic"});
+    args.insert(args.end(), {"-menable-no-infs", "-menable-no-nans", "-fapprox-func",
+                             "-funsafe-math-optimizations", "-fno-signed-zeros", "-mreassociate",
+                             "-freciprocal-math", "-ffp-contract=fast", "-ffast-math",
+                             "-ffinite-math-only", "-complex-range=basic"});
   } else {
     // No fused multiply-add: results equal NumPy's bit for bit.
     args.push_back("-ffp-contract=off");
@@ -241,8 +243,7 @@ std::unique_ptr<JitModule> ClangJit::compile(const std::string& source, const st
     // An empty file system under the buffer: nothing on disk is ever read.
     auto& frontend = ci.getFrontendOpts();
     frontend.Inputs.clear();
-    frontend.Inputs.emplace_back(buffer->getMemBufferRef(),
-                                 clang::InputKind(clang::Language::CXX));
+    frontend.Inputs.emplace_back(buffer->getMemBufferRef(), clang::InputKind(clang::Language::CXX));
     ci.createFileManager(llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>());
 
     clang::EmitLLVMOnlyAction action(context.get());

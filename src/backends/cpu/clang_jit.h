@@ -81,7 +81,7 @@ class ClangJit {
                                      const JitOptions& options = {});
 
   std::string host_cpu() const { return host_cpu_; }  // e.g. "znver3"
-  std::string version() const;                         // "clang 19.1.7"
+  std::string version() const;                        // "clang 19.1.7"
 
   // The Clang -cc1 arguments compile() uses for `options` (for cache keys and logs).
   std::vector<std::string> cc1_args(const JitOptions& options) const;

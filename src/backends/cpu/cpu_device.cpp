@@ -60,8 +60,8 @@ void* CpuDevice::allocate(size_t bytes) {
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (!p)
-    throw runtime::OutOfMemory("out of memory on cpu: could not allocate " +
-                               std::to_string(bytes) + " bytes");
+    throw runtime::OutOfMemory("out of memory on cpu: could not allocate " + std::to_string(bytes) +
+                               " bytes");
   return p;
 }
 
@@ -93,7 +93,8 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::compile(
     module = ClangJit::instance().compile(kernel.source, kernel.entry, jit_options);
   } catch (const JitError& e) {
     throw runtime::BackendCompileError(std::string("the CPU backend's compiler rejected the "
-                                                   "generated code:\n") + e.what());
+                                                   "generated code:\n") +
+                                       e.what());
   }
   auto entry = reinterpret_cast<KernelEntry>(module->symbol(kernel.entry));
   if (!entry) throw runtime::DeviceError("compiled kernel has no symbol " + kernel.entry);

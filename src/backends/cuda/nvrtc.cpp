@@ -140,9 +140,10 @@ std::unique_ptr<Nvrtc> Nvrtc::load(std::string* why_not) {
 
     library = runtime::SharedLibrary::open_first(candidates, &reason);
     if (!library) {
-      reason = "NVRTC not found (set SIMT_NVRTC_PATH, CUDA_HOME, or install the "
-               "nvidia-cuda-nvrtc pip package); " +
-               reason;
+      reason =
+          "NVRTC not found (set SIMT_NVRTC_PATH, CUDA_HOME, or install the "
+          "nvidia-cuda-nvrtc pip package); " +
+          reason;
       if (!directories_without_nvrtc.empty()) {
         reason += "\n  no libnvrtc.so* in: " + directories_without_nvrtc;
       }
@@ -263,20 +264,20 @@ CompileResult Nvrtc::compile(std::string_view source, std::string_view program_n
 
   // NVRTC wants NUL-terminated strings; string_views need not be.
   std::string source_text(source);
-  std::string name_text = program_name.empty() ? std::string("simt_kernel.cu")
-                                               : std::string(program_name);
+  std::string name_text =
+      program_name.empty() ? std::string("simt_kernel.cu") : std::string(program_name);
 
   nvrtcProgram program = nullptr;
-  nvrtcResult status = fn_.nvrtcCreateProgram(&program, source_text.c_str(), name_text.c_str(), 0,
-                                              nullptr, nullptr);
+  nvrtcResult status =
+      fn_.nvrtcCreateProgram(&program, source_text.c_str(), name_text.c_str(), 0, nullptr, nullptr);
   if (status != NVRTC_SUCCESS) return fail("nvrtcCreateProgram", status);
   ProgramGuard guard(fn_, program);
 
   nvrtcResult compile_status = fn_.nvrtcCompileProgram(
       program, static_cast<int>(option_pointers.size()), option_pointers.data());
   // The log is wanted on success too: it carries warnings.
-  status = read_output(program, fn_.nvrtcGetProgramLogSize, fn_.nvrtcGetProgramLog, true,
-                       &result.log);
+  status =
+      read_output(program, fn_.nvrtcGetProgramLogSize, fn_.nvrtcGetProgramLog, true, &result.log);
   if (status != NVRTC_SUCCESS) return fail("nvrtcGetProgramLog", status);
   if (compile_status != NVRTC_SUCCESS) return fail("nvrtcCompileProgram", compile_status);
 

@@ -90,8 +90,7 @@ std::string query_string(Query query, std::string_view call) {
   return value;
 }
 
-std::string platform_string(const OpenCLApi& api, cl_platform_id platform,
-                            cl_platform_info what) {
+std::string platform_string(const OpenCLApi& api, cl_platform_id platform, cl_platform_info what) {
   return query_string(
       [&](std::size_t size, void* value, std::size_t* size_ret) {
         return api.clGetPlatformInfo(platform, what, size, value, size_ret);
@@ -146,25 +145,25 @@ DeviceInfo describe_device(const OpenCLApi& api, cl_platform_id platform,
   auto dimensions = device_value<cl_uint>(api, device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
   info.max_work_item_sizes.resize(dimensions);
   if (dimensions > 0) {
-    check(api.clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES,
-                              dimensions * sizeof(std::size_t), info.max_work_item_sizes.data(),
-                              nullptr),
-          "clGetDeviceInfo");
+    check(
+        api.clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, dimensions * sizeof(std::size_t),
+                            info.max_work_item_sizes.data(), nullptr),
+        "clGetDeviceInfo");
   }
 
   // In OpenCL 1.2 doubles are an optional core feature: a device may support
   // them without listing cl_khr_fp64, which the double FP config reveals.
   // Older devices reject that query, so its failure just means "no".
   cl_device_fp_config double_config = 0;
-  if (api.clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(double_config),
-                          &double_config, nullptr) != CL_SUCCESS) {
+  if (api.clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(double_config), &double_config,
+                          nullptr) != CL_SUCCESS) {
     double_config = 0;
   }
   info.fp64 = info.has_extension("cl_khr_fp64") || double_config != 0;
   info.fp16 = info.has_extension("cl_khr_fp16");
   info.int64_atomics = info.has_extension("cl_khr_int64_base_atomics");
-  info.subgroups = info.has_extension("cl_khr_subgroups") ||
-                   info.has_extension("cl_intel_subgroups");
+  info.subgroups =
+      info.has_extension("cl_khr_subgroups") || info.has_extension("cl_intel_subgroups");
   return info;
 }
 
@@ -208,9 +207,10 @@ std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
       runtime::SharedLibrary::open_first(candidates, &reason);
   if (!library) {
     if (why_not != nullptr) {
-      *why_not = "OpenCL library not found (install an ICD loader such as ocl-icd-libopencl1, "
-                 "or set SIMT_OPENCL_LIBRARY); " +
-                 reason;
+      *why_not =
+          "OpenCL library not found (install an ICD loader such as ocl-icd-libopencl1, "
+          "or set SIMT_OPENCL_LIBRARY); " +
+          reason;
     }
     return nullptr;
   }
@@ -364,8 +364,8 @@ std::vector<DeviceInfo> list_devices(std::string* why_not) {
 Context create_context(const OpenCLApi& api, cl_platform_id platform, cl_device_id device) {
   // Naming the platform matters with several ICDs: without it the loader
   // must guess which vendor's runtime owns the device.
-  const cl_context_properties properties[] = {
-      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+  const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
+                                              reinterpret_cast<cl_context_properties>(platform), 0};
   cl_int status = CL_SUCCESS;
   cl_context context = api.clCreateContext(properties, 1, &device, nullptr, nullptr, &status);
   check(status, "clCreateContext");
@@ -381,22 +381,22 @@ BuildResult build_program(const Context& context, cl_device_id device, std::stri
   const std::size_t source_length = source.size();
   cl_int status = CL_SUCCESS;
   Program built(&api, api.clCreateProgramWithSource(context.get(), 1, &source_pointer,
-                                                     &source_length, &status));
+                                                    &source_length, &status));
   check(status, "clCreateProgramWithSource");
 
   std::string options_text(options);  // NUL-terminated copy
-  cl_int build_status = api.clBuildProgram(built.get(), 1, &device, options_text.c_str(),
-                                           nullptr, nullptr);
+  cl_int build_status =
+      api.clBuildProgram(built.get(), 1, &device, options_text.c_str(), nullptr, nullptr);
 
   // The log explains both successes (warnings) and failures. A runtime that
   // cannot produce it should not hide the build status, hence no check().
   std::size_t log_size = 0;
-  if (api.clGetProgramBuildInfo(built.get(), device, CL_PROGRAM_BUILD_LOG, 0, nullptr,
-                                &log_size) == CL_SUCCESS &&
+  if (api.clGetProgramBuildInfo(built.get(), device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &log_size) ==
+          CL_SUCCESS &&
       log_size > 0) {
     std::string log(log_size, '\0');
-    if (api.clGetProgramBuildInfo(built.get(), device, CL_PROGRAM_BUILD_LOG, log_size,
-                                  log.data(), nullptr) == CL_SUCCESS) {
+    if (api.clGetProgramBuildInfo(built.get(), device, CL_PROGRAM_BUILD_LOG, log_size, log.data(),
+                                  nullptr) == CL_SUCCESS) {
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
       result.log = std::move(log);
     }

@@ -120,11 +120,11 @@ inline constexpr cl_int CL_INVALID_IMAGE_DESCRIPTOR = -65;
 inline constexpr cl_int CL_INVALID_COMPILER_OPTIONS = -66;
 inline constexpr cl_int CL_INVALID_LINKER_OPTIONS = -67;
 inline constexpr cl_int CL_INVALID_DEVICE_PARTITION_COUNT = -68;
-inline constexpr cl_int CL_INVALID_PIPE_SIZE = -69;                  // 2.0
-inline constexpr cl_int CL_INVALID_DEVICE_QUEUE = -70;               // 2.0
-inline constexpr cl_int CL_INVALID_SPEC_ID = -71;                    // 2.2
-inline constexpr cl_int CL_MAX_SIZE_RESTRICTION_EXCEEDED = -72;      // 2.2
-inline constexpr cl_int CL_PLATFORM_NOT_FOUND_KHR = -1001;           // cl_khr_icd
+inline constexpr cl_int CL_INVALID_PIPE_SIZE = -69;              // 2.0
+inline constexpr cl_int CL_INVALID_DEVICE_QUEUE = -70;           // 2.0
+inline constexpr cl_int CL_INVALID_SPEC_ID = -71;                // 2.2
+inline constexpr cl_int CL_MAX_SIZE_RESTRICTION_EXCEEDED = -72;  // 2.2
+inline constexpr cl_int CL_PLATFORM_NOT_FOUND_KHR = -1001;       // cl_khr_icd
 
 // clGetPlatformInfo
 inline constexpr cl_platform_info CL_PLATFORM_PROFILE = 0x0900;
@@ -228,12 +228,10 @@ struct OpenCLApi {
   cl_int (*clGetPlatformInfo)(cl_platform_id platform, cl_platform_info param_name,
                               std::size_t value_size, void* value,
                               std::size_t* value_size_ret) = nullptr;
-  cl_int (*clGetDeviceIDs)(cl_platform_id platform, cl_device_type device_type,
-                           cl_uint num_entries, cl_device_id* devices,
-                           cl_uint* num_devices) = nullptr;
-  cl_int (*clGetDeviceInfo)(cl_device_id device, cl_device_info param_name,
-                            std::size_t value_size, void* value,
-                            std::size_t* value_size_ret) = nullptr;
+  cl_int (*clGetDeviceIDs)(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries,
+                           cl_device_id* devices, cl_uint* num_devices) = nullptr;
+  cl_int (*clGetDeviceInfo)(cl_device_id device, cl_device_info param_name, std::size_t value_size,
+                            void* value, std::size_t* value_size_ret) = nullptr;
   cl_context (*clCreateContext)(const cl_context_properties* properties, cl_uint num_devices,
                                 const cl_device_id* devices,
                                 void (*notify)(const char* error_info, const void* private_info,
@@ -246,8 +244,8 @@ struct OpenCLApi {
                                            cl_command_queue_properties properties,
                                            cl_int* errcode_ret) = nullptr;
   cl_int (*clReleaseCommandQueue)(cl_command_queue queue) = nullptr;
-  cl_program (*clCreateProgramWithSource)(cl_context context, cl_uint count,
-                                          const char** strings, const std::size_t* lengths,
+  cl_program (*clCreateProgramWithSource)(cl_context context, cl_uint count, const char** strings,
+                                          const std::size_t* lengths,
                                           cl_int* errcode_ret) = nullptr;
   cl_int (*clBuildProgram)(cl_program program, cl_uint num_devices, const cl_device_id* devices,
                            const char* options, void (*notify)(cl_program program, void* user_data),
@@ -255,9 +253,8 @@ struct OpenCLApi {
   cl_int (*clGetProgramBuildInfo)(cl_program program, cl_device_id device,
                                   cl_program_build_info param_name, std::size_t value_size,
                                   void* value, std::size_t* value_size_ret) = nullptr;
-  cl_int (*clGetProgramInfo)(cl_program program, cl_program_info param_name,
-                             std::size_t value_size, void* value,
-                             std::size_t* value_size_ret) = nullptr;
+  cl_int (*clGetProgramInfo)(cl_program program, cl_program_info param_name, std::size_t value_size,
+                             void* value, std::size_t* value_size_ret) = nullptr;
   cl_int (*clReleaseProgram)(cl_program program) = nullptr;
   cl_kernel (*clCreateKernel)(cl_program program, const char* kernel_name,
                               cl_int* errcode_ret) = nullptr;
@@ -268,10 +265,10 @@ struct OpenCLApi {
                                    const std::size_t* global_work_offset,
                                    const std::size_t* global_work_size,
                                    const std::size_t* local_work_size,
-                                   cl_uint num_events_in_wait_list,
-                                   const cl_event* event_wait_list, cl_event* event) = nullptr;
-  cl_mem (*clCreateBuffer)(cl_context context, cl_mem_flags flags, std::size_t size,
-                           void* host_ptr, cl_int* errcode_ret) = nullptr;
+                                   cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                                   cl_event* event) = nullptr;
+  cl_mem (*clCreateBuffer)(cl_context context, cl_mem_flags flags, std::size_t size, void* host_ptr,
+                           cl_int* errcode_ret) = nullptr;
   cl_int (*clReleaseMemObject)(cl_mem memobj) = nullptr;
   cl_int (*clEnqueueReadBuffer)(cl_command_queue queue, cl_mem buffer, cl_bool blocking_read,
                                 std::size_t offset, std::size_t size, void* ptr,
@@ -349,9 +346,9 @@ struct DeviceInfo {
   std::string platform_name;
   std::string name;
   std::string vendor;
-  std::string version;            // "OpenCL 3.0 PoCL ..." (CL_DEVICE_VERSION)
-  std::string driver_version;     // CL_DRIVER_VERSION
-  std::string opencl_c_version;   // "OpenCL C 1.2 ..." (what build options may ask for)
+  std::string version;           // "OpenCL 3.0 PoCL ..." (CL_DEVICE_VERSION)
+  std::string driver_version;    // CL_DRIVER_VERSION
+  std::string opencl_c_version;  // "OpenCL C 1.2 ..." (what build options may ask for)
   DeviceType type = DeviceType::other;
   cl_uint compute_units = 0;
   cl_ulong global_mem_size = 0;
@@ -359,11 +356,11 @@ struct DeviceInfo {
   cl_ulong max_mem_alloc_size = 0;
   std::size_t max_work_group_size = 0;
   std::vector<std::size_t> max_work_item_sizes;
-  std::string extensions;  // space separated, as the device reports them
-  bool fp64 = false;          // cl_khr_fp64, or a non-zero double FP config
-  bool fp16 = false;          // cl_khr_fp16
-  bool int64_atomics = false; // cl_khr_int64_base_atomics
-  bool subgroups = false;     // cl_khr_subgroups or cl_intel_subgroups
+  std::string extensions;      // space separated, as the device reports them
+  bool fp64 = false;           // cl_khr_fp64, or a non-zero double FP config
+  bool fp16 = false;           // cl_khr_fp16
+  bool int64_atomics = false;  // cl_khr_int64_base_atomics
+  bool subgroups = false;      // cl_khr_subgroups or cl_intel_subgroups
 
   // Whole-word match in `extensions` (a substring test would confuse e.g.
   // cl_khr_fp16 with a hypothetical cl_khr_fp16_ext).
