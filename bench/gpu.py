@@ -106,9 +106,13 @@ print((time.perf_counter() - t) * 1e3)
 def first_call_ms(name, code):
     env = dict(os.environ, CUPY_CACHE_DIR=tempfile.mkdtemp(), NUMBA_CACHE_DIR=tempfile.mkdtemp(),
                SIMT_CACHE_DIR=tempfile.mkdtemp())
+    # A file, not `python -c`: simt reads kernels' source code from their file.
+    path = os.path.join(tempfile.mkdtemp(), "first_call.py")
+    with open(path, "w") as f:
+        f.write(code)
     try:
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, timeout=300)
+        out = subprocess.run([sys.executable, path], capture_output=True, text=True, env=env,
+                             timeout=300)
         return float(out.stdout.strip().splitlines()[-1])
     except Exception as error:  # a missing peer is a row, not a crash
         print(f"  ({name}: {error})")

@@ -51,9 +51,10 @@ struct Dialect {
   std::string_view isinf_name;
   std::string_view isfinite_name;
 
-  // Saturating float to integer conversion: `%T` is the target type name,
-  // `%S` its OpenCL short name, `%x` the value. Empty: a plain C cast,
-  // which saturates on this target (CUDA's cvt.rzi; -fno-strict-float-cast-overflow).
+  // Saturating float to integer conversion, NaN to 0: `%T` is the target
+  // type name, `%x` the value. Empty: a plain C cast, which does that on
+  // this target (the CPU's -fno-strict-float-cast-overflow). CUDA's cvt
+  // saturates but turns NaN into the most negative integer, hence a test.
   std::string_view float_to_int;
 
   // Bit casts between float/uint32 and double/uint64, for float16 and for

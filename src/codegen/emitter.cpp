@@ -1244,6 +1244,24 @@ class Emitter {
     return code;
   }
 
+  // x ** c for the constants NumPy computes without pow (its fast paths for
+  // array ** scalar): exact, where a device's pow may be off by an ulp.
+  std::string float_power(Scalar s, const std::string& a, const std::string& b,
+                          const ExprInfo& exponent) {
+    if (exponent.constant && exponent.constant->type.is_scalar() &&
+        !sema::is_complex(exponent.constant->type.scalar)) {
+      const Constant& c = *exponent.constant;
+      double e = sema::is_float(c.type.scalar) ? c.real : static_cast<double>(c.int_value);
+      std::string one = float_literal(1.0, s == Scalar::Float16 ? Scalar::Float32 : s);
+      if (e == 2.0) return "(" + a + " * " + a + ")";
+      if (e == 1.0) return a;
+      if (e == 0.0) return one;
+      if (e == -1.0) return "(" + one + " / " + a + ")";
+      if (e == 0.5) return d_.math_name("sqrt", s == Scalar::Float16 ? Scalar::Float32 : s) + "(" + a + ")";
+    }
+    return d_.math_name("pow", s == Scalar::Float16 ? Scalar::Float32 : s) + "(" + a + ", " + b + ")";
+  }
+
   std::string binary_code(Op op, const Type& operand, const std::string& a, const ExprInfo& ai,
                           const Expr& rhs) {
     Scalar s = sema::concrete(operand);
@@ -1281,7 +1299,7 @@ class Emitter {
         case Op::Mod:
           return round_half_if(s, helpers_.use(Helper::Mod, s) + "(" + a + ", " + b + ")");
         case Op::Pow:
-          return round_half_if(s, d_.math_name("pow", s) + "(" + a + ", " + b + ")");
+          return round_half_if(s, float_power(s, a, b, bi));
         default:
           throw std::logic_error("float operator");
       }

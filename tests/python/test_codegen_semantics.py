@@ -895,7 +895,9 @@ def test_array_attributes_loop_variable_after_loop_and_or_values():
     a[0, 1] = 4
     out = poisoned(12, np.int64)
     launch(k_attributes_ok, 1, a, out)
-    assert_same(out, np.array([4, a.size, 2, a.strides[0], a.strides[1], 2, 4, 3, 5, 4, 7, 12]))
+    # Devices without host memory get a contiguous copy of the view.
+    strides = a.strides if simt.current_device().host_accessible else (a.shape[1] * 2, 2)
+    assert_same(out, np.array([4, a.size, 2, strides[0], strides[1], 2, 4, 3, 5, 4, 7, 12]))
 
 
 @simt.kernel

@@ -52,7 +52,7 @@ __kernel void simt_kernel_float_ops(__global double* simt_p_a_data, long simt_p_
     // float_ops.py:9: r = x + y - x * y / (y + 3)
     v_r = ((v_x + v_y) - ((v_x * v_y) / (v_y + 3.0)));
     // float_ops.py:10: r += x // y + x % y + x ** 2
-    v_r = (v_r + ((simt_floordiv_f64(v_x, v_y) + simt_mod_f64(v_x, v_y)) + pow(v_x, 2.0)));
+    v_r = (v_r + ((simt_floordiv_f64(v_x, v_y) + simt_mod_f64(v_x, v_y)) + (v_x * v_x)));
     // float_ops.py:11: r = -r if r < 0 else r
     v_r = ((v_r < 0.0) ? (-v_r) : v_r);
     // float_ops.py:12: out[i] = r

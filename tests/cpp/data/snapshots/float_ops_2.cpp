@@ -106,7 +106,7 @@ static inline void simt_body_float_ops(const simt_block_ctx* simt_ctx, simt_thre
     // float_ops.py:9: r = x + y - x * y / (y + 3)
     v_r = simt_round_f16((simt_round_f16((v_x + v_y)) - simt_round_f16((simt_round_f16((v_x * v_y)) / simt_round_f16((v_y + simt_round_f16(3.0f)))))));
     // float_ops.py:10: r += x // y + x % y + x ** 2
-    v_r = simt_round_f16((v_r + simt_round_f16((simt_round_f16((simt_round_f16(simt_floordiv_f32(v_x, v_y)) + simt_round_f16(simt_mod_f32(v_x, v_y)))) + simt_round_f16(__builtin_powf(v_x, simt_round_f16(2.0f)))))));
+    v_r = simt_round_f16((v_r + simt_round_f16((simt_round_f16((simt_round_f16(simt_floordiv_f32(v_x, v_y)) + simt_round_f16(simt_mod_f32(v_x, v_y)))) + simt_round_f16((v_x * v_x))))));
     // float_ops.py:11: r = -r if r < 0 else r
     v_r = ((((double)(v_r)) < 0.0) ? (-v_r) : v_r);
     // float_ops.py:12: out[i] = r
