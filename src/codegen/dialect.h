@@ -53,8 +53,9 @@ struct Dialect {
 
   // Saturating float to integer conversion, NaN to 0: `%T` is the target
   // type name, `%x` the value. Empty: a plain C cast, which does that on
-  // this target (the CPU's -fno-strict-float-cast-overflow). CUDA's cvt
-  // saturates but turns NaN into the most negative integer, hence a test.
+  // this target (the CPU's -fno-strict-float-cast-overflow). "helper": the
+  // generated simt_f2int_* helper (CUDA's casts turn NaN into the most
+  // negative integer and do not saturate narrow types).
   std::string_view float_to_int;
 
   // Bit casts between float/uint32 and double/uint64, for float16 and for

@@ -57,7 +57,7 @@ const Dialect kCuda{
     "isnan",
     "isinf",
     "isfinite",
-    "((%x) != (%x) ? (%T)0 : (%T)(%x))",
+    "helper",
     "__float_as_uint(%x)",
     "__uint_as_float(%x)",
     "__double_as_longlong(%x)",

@@ -1216,6 +1216,8 @@ class Emitter {
     }
     if (to == Scalar::Float16)
       return helpers_.use(Helper::RoundHalf, to) + "((float)(" + code + "))";
+    if (sema::is_integer(to) && is_float_like(from) && d_.float_to_int == "helper")
+      return helpers_.use(Helper::FloatToInt, to) + "((double)(" + code + "))";
     if (sema::is_integer(to) && is_float_like(from) && !d_.float_to_int.empty())
       return apply(d_.float_to_int, to_name, code);
     // float16 is a float in registers: widening it is exact and free.
@@ -1257,9 +1259,11 @@ class Emitter {
       if (e == 1.0) return a;
       if (e == 0.0) return one;
       if (e == -1.0) return "(" + one + " / " + a + ")";
-      if (e == 0.5) return d_.math_name("sqrt", s == Scalar::Float16 ? Scalar::Float32 : s) + "(" + a + ")";
+      if (e == 0.5)
+        return d_.math_name("sqrt", s == Scalar::Float16 ? Scalar::Float32 : s) + "(" + a + ")";
     }
-    return d_.math_name("pow", s == Scalar::Float16 ? Scalar::Float32 : s) + "(" + a + ", " + b + ")";
+    return d_.math_name("pow", s == Scalar::Float16 ? Scalar::Float32 : s) + "(" + a + ", " + b +
+           ")";
   }
 
   std::string binary_code(Op op, const Type& operand, const std::string& a, const ExprInfo& ai,

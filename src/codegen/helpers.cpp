@@ -109,6 +109,14 @@ constexpr const char* kRoundDigits = R"($Q$T $N($T x, simt_i64 ndigits) {
 }
 )";
 
+constexpr const char* kFloatToInt = R"($Q$T $N(double x) {
+  if (x != x) return 0;
+  if (x <= (double)$MIN) return $MIN;
+  if (x >= (double)$MAX) return $MAX;
+  return ($T)x;
+}
+)";
+
 constexpr const char* kHalfToFloat = R"($Qfloat $N(unsigned short h) {
   unsigned int sign = ((unsigned int)h & 0x8000u) << 16;
   unsigned int exponent = ((unsigned int)h >> 10) & 0x1fu;
@@ -263,6 +271,8 @@ HelperInfo helper_info(Helper h) {
       return {"wrap_index", false};
     case Helper::RoundDigits:
       return {"round_digits", true};
+    case Helper::FloatToInt:
+      return {"f2int", true};
     case Helper::HalfToFloat:
       return {"h2f", false};
     case Helper::FloatToHalf:
@@ -380,6 +390,9 @@ std::string HelperSet::define(Helper helper, Scalar type) {
     case Helper::RoundDigits:
       text = kRoundDigits;
       break;
+    case Helper::FloatToInt:
+      text = kFloatToInt;
+      break;
     case Helper::HalfToFloat:
       text = kHalfToFloat;
       break;
@@ -437,6 +450,24 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   replace_all(s, "$U", std::string(dialect_.value_type(work)));
   replace_all(s, "$R", std::string(dialect_.value_type(real)));
   replace_all(s, "$W", std::to_string(sema::bit_width(type)));
+  if (helper == Helper::FloatToInt) {
+    // The target's range as C literals (the most negative one as an expression).
+    int bits = sema::bit_width(type);
+    std::string t(dialect_.value_type(type));
+    std::string min, max;
+    if (sema::is_unsigned(type)) {
+      min = "(" + t + ")0";
+      max = bits == 64 ? "18446744073709551615" + std::string(dialect_.uint64_suffix)
+                       : "(" + t + ")" + std::to_string((uint64_t{1} << bits) - 1) + "u";
+    } else {
+      std::string suffix = bits == 64 ? std::string(dialect_.int64_suffix) : "";
+      uint64_t top = (uint64_t{1} << (bits - 1)) - 1;
+      max = "(" + t + ")" + std::to_string(top) + suffix;
+      min = "(" + t + ")(-" + std::to_string(top) + suffix + " - 1)";
+    }
+    replace_all(s, "$MIN", min);
+    replace_all(s, "$MAX", max);
+  }
   for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint", "pow", "hypot"})
     replace_all(s, std::string("$") + fn, dialect_.math_name(fn, real));
   replace_all(s, "$uint_as_float(bits)", apply_pattern(dialect_.uint_as_float, "bits"));

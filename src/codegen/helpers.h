@@ -22,6 +22,7 @@ enum class Helper {
   ShiftRight,   // >> likewise
   WrapIndex,    // a negative index counts from the end
   RoundDigits,  // round(x, ndigits), as NumPy rounds
+  FloatToInt,   // double -> integer type: saturating, NaN to 0
   HalfToFloat,  // float16 bits -> float
   FloatToHalf,  // float -> float16 bits, round to nearest even
   RoundHalf,    // float -> nearest float16 value, as a float
