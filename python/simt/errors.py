@@ -1,5 +1,7 @@
 """Exceptions simt raises for kernels it cannot compile."""
 
+import re
+
 
 class CompileError(Exception):
     """A kernel the front end rejects: a syntax error or an unsupported construct.
@@ -31,5 +33,19 @@ class OutOfMemoryError(DeviceError, MemoryError):
     """A device allocation failed: the message names the device and the size."""
 
 
-class BackendCompileError(DeviceError):
-    """The backend's compiler rejected generated code (a simt bug: please report it)."""
+class BackendCompileError(CompileError, DeviceError):
+    """A backend's compiler (NVRTC, the OpenCL driver's, Clang) rejected generated code.
+
+    For a Python kernel that is a simt bug: please report it. The message is
+    the compiler's log, each line that cites generated code followed by
+    ``(generated from file.py:LINE: statement)``; ``filename``, ``line`` and
+    ``source_line`` name the first such statement (None when none is cited).
+    """
+
+    def __init__(self, message, filename=None, line=None, column=None, source_line=None):
+        if filename is None:
+            cited = re.search(r"^  \(generated from (.+?):(\d+): (.*)\)$", message, re.MULTILINE)
+            if cited:
+                filename, line, source_line = cited[1], int(cited[2]), cited[3]
+                column = 1
+        super().__init__(message, filename, line, column, source_line, formatted=message)

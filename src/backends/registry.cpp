@@ -1,5 +1,6 @@
 #include "backends/registry.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -7,6 +8,7 @@
 #include "backends/cuda/cuda_driver.h"
 #include "backends/cuda/nvrtc.h"
 #include "backends/opencl/opencl_api.h"
+#include "backends/opencl/opencl_device.h"
 #ifdef SIMT_HAVE_CPU_BACKEND
 #include "backends/cpu/clang_jit.h"
 #include "backends/cpu/cpu_device.h"
@@ -82,18 +84,42 @@ void discover_cuda(Registry& r) {
   r.status.push_back(std::move(s));
 }
 
-BackendStatus opencl_status() {
+// OpenCL: every device of every platform the ICD loader lists, as
+// opencl:0..N-1 in loader order. A device whose context cannot be created
+// is reported in the status and skipped.
+void discover_opencl(Registry& r) {
   BackendStatus s{"opencl", false, ""};
   std::string why;
-  auto found = opencl::list_devices(&why);
-  s.detail = "kernel launches on OpenCL devices are not implemented in this version; ";
-  if (found.empty()) {
-    s.detail += "no OpenCL device: " + why;
-  } else {
-    s.detail += "found:";
-    for (const auto& d : found) s.detail += " [" + d.name + ", " + d.version + "]";
+  std::vector<opencl::DeviceInfo> found = opencl::list_devices(&why);
+  std::string load_reason;
+  const opencl::OpenCLApi* api = opencl::OpenCLApi::get(&load_reason);
+  if (found.empty() || api == nullptr) {
+    s.detail = "no OpenCL device: " + (why.empty() ? load_reason : why);
+    r.status.push_back(std::move(s));
+    return;
   }
-  return s;
+  s.detail = api->library_path() + "; devices:";
+  for (const opencl::DeviceInfo& cl_device : found) {
+    const int index =
+        static_cast<int>(std::count_if(r.devices.begin(), r.devices.end(), [](const auto& d) {
+          return d->info().backend == runtime::BackendKind::OpenCL;
+        }));
+    try {
+      auto device = std::make_shared<opencl::OpenCLDevice>(*api, cl_device, index);
+      s.detail += " [" + device->info().id + ": " + cl_device.name + ", " + cl_device.version +
+                  ", " + opencl::device_type_name(cl_device.type) +
+                  (cl_device.fp64 ? ", fp64" : ", no fp64") + "]";
+      // Never destroyed: OpenCL drivers may already be torn down when static
+      // destructors run at exit, and releasing a queue then can crash.
+      new std::shared_ptr<runtime::Device>(device);
+      r.devices.push_back(std::move(device));
+      s.available = true;
+    } catch (const std::exception& e) {
+      s.detail += " [" + cl_device.name + ": unusable: " + e.what() + "]";
+    }
+  }
+  if (!why.empty()) s.detail += "; " + why;
+  r.status.push_back(std::move(s));
 }
 
 Registry discover() {
@@ -104,7 +130,11 @@ Registry discover() {
   } catch (const std::exception& e) {
     r.status.push_back({"cuda", false, std::string("CUDA discovery failed: ") + e.what()});
   }
-  r.status.push_back(opencl_status());
+  try {
+    discover_opencl(r);
+  } catch (const std::exception& e) {
+    r.status.push_back({"opencl", false, std::string("OpenCL discovery failed: ") + e.what()});
+  }
 #ifdef SIMT_HAVE_CPU_BACKEND
   try {
     auto cpu = std::make_shared<cpu::CpuDevice>();
@@ -146,10 +176,14 @@ std::shared_ptr<runtime::Device> default_device() {
                                  "' names no available device");
     return d;
   }
+  // A GPU first; else the native CPU backend, which runs kernels faster than
+  // an OpenCL CPU driver; else whatever there is.
   for (const auto& d : devices())
-    if (d->info().backend != runtime::BackendKind::Cpu) return d;
+    if (d->info().gpu) return d;
+  for (const auto& d : devices())
+    if (d->info().backend == runtime::BackendKind::Cpu) return d;
   if (devices().empty()) throw runtime::DeviceError("no device is available");
-  return devices().back();
+  return devices().front();
 }
 
 }  // namespace simt::backends

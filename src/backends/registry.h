@@ -16,7 +16,7 @@ struct BackendStatus {
   std::string detail;  // versions when available, the reason when not
 };
 
-// GPUs first (CUDA, then OpenCL), the CPU last.
+// CUDA devices, then OpenCL devices (GPUs or not), the native CPU last.
 const std::vector<std::shared_ptr<runtime::Device>>& devices();
 const std::vector<BackendStatus>& backend_status();
 
@@ -24,7 +24,7 @@ const std::vector<BackendStatus>& backend_status();
 // "cuda:0"); nullptr when there is none.
 std::shared_ptr<runtime::Device> find_device(std::string_view id);
 
-// $SIMT_DEVICE when set, else the first GPU, else the CPU. Throws
+// $SIMT_DEVICE when set, else the first GPU, else the native CPU. Throws
 // runtime::DeviceError naming the variable when $SIMT_DEVICE names no device.
 std::shared_ptr<runtime::Device> default_device();
 

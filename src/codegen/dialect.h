@@ -35,6 +35,10 @@ struct Dialect {
   std::string_view function_hidden_params;
   std::string_view function_hidden_args;
   std::string_view global_space;  // qualifier of pointers to kernel-argument memory
+  // Non-empty: an array argument arrives as two C parameters, its buffer and
+  // a byte offset of this type into it. OpenCL buffers are handles, not
+  // addresses, so a view into one (a slice) cannot be a plain pointer.
+  std::string_view array_offset_type;
   std::string_view printf_int64;  // printf conversion for 64-bit ints
   std::string_view printf_uint64;
   std::string_view int64_suffix;  // integer literal suffixes: 5LL / 5L
@@ -54,8 +58,9 @@ struct Dialect {
   // Saturating float to integer conversion, NaN to 0: `%T` is the target
   // type name, `%x` the value. Empty: a plain C cast, which does that on
   // this target (the CPU's -fno-strict-float-cast-overflow). "helper": the
-  // generated simt_f2int_* helper (CUDA's casts turn NaN into the most
-  // negative integer and do not saturate narrow types).
+  // generated simt_f2int_* helpers (CUDA's casts turn NaN into the most
+  // negative integer and do not saturate narrow types; NVIDIA's OpenCL
+  // convert_long_sat_rtz turns NaN into the most negative long).
   std::string_view float_to_int;
 
   // Bit casts between float/uint32 and double/uint64, for float16 and for

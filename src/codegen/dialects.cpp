@@ -11,9 +11,13 @@ namespace {
 constexpr std::string_view kCudaPrelude = R"(typedef long long simt_i64;
 )";
 
+// FP_CONTRACT is on by default in OpenCL C: off, a*b+c rounds twice as in
+// NumPy and on the other backends (the CUDA and CPU rows get that from
+// compiler options).
 constexpr std::string_view kOpenCLPrelude = R"(#if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 )";
 
@@ -41,6 +45,7 @@ const Dialect kCuda{
      "simt_c128"},
     "extern \"C\" __global__ ",
     "static __device__ __forceinline__ ",
+    "",
     "",
     "",
     "",
@@ -77,6 +82,7 @@ const Dialect kOpenCL{
     "",
     "",
     "__global ",
+    "ulong",
     "%ld",
     "%lu",
     "L",
@@ -90,7 +96,7 @@ const Dialect kOpenCL{
     "isnan",
     "isinf",
     "isfinite",
-    "convert_%T_sat_rtz(%x)",
+    "helper",
     "as_uint(%x)",
     "as_float(%x)",
     "as_long(%x)",
@@ -110,6 +116,7 @@ const Dialect kCpp{
     "static inline ",
     "const simt_block_ctx* simt_ctx, simt_thread simt_tid",
     "simt_ctx, simt_tid",
+    "",
     "",
     "%lld",
     "%llu",

@@ -65,8 +65,10 @@ std::string format_float(float v) {
 
 std::string apply(std::string_view pattern, const std::string& type, const std::string& x) {
   std::string s(pattern);
-  for (size_t p = s.find("%T"); p != std::string::npos; p = s.find("%T")) s.replace(p, 2, type);
-  for (size_t p = s.find("%x"); p != std::string::npos; p = s.find("%x")) s.replace(p, 2, x);
+  for (size_t p = s.find("%T"); p != std::string::npos; p = s.find("%T", p + type.size()))
+    s.replace(p, 2, type);
+  for (size_t p = s.find("%x"); p != std::string::npos; p = s.find("%x", p + x.size()))
+    s.replace(p, 2, x);
   return s;
 }
 
@@ -295,6 +297,12 @@ class Emitter {
               std::string(d_.global_space) + std::string(d_.storage_type(item.scalar)) + "*";
           if (sema::is_complex(item.scalar)) helpers_.use(Helper::ComplexType, item.scalar);
           add(slot.c_type + " " + names[k] + "_data");
+          std::string data = names[k] + "_data";
+          if (!d_.array_offset_type.empty()) {
+            add(std::string(d_.array_offset_type) + " " + names[k] + "_offset");
+            data = "(" + slot.c_type + ")((" + std::string(d_.global_space) + "char*)" + data +
+                   " + " + names[k] + "_offset)";
+          }
           slots.push_back(slot);
           for (int part = 0; part < 2; ++part) {
             for (int dim = 0; dim < item.ndim; ++dim) {
@@ -308,8 +316,8 @@ class Emitter {
               slots.push_back(s);
             }
           }
-          std::string init = helpers_.array_struct(local_types[k]) + " " + local_names[k] + " = {" +
-                             names[k] + "_data, {";
+          std::string init =
+              helpers_.array_struct(local_types[k]) + " " + local_names[k] + " = {" + data + ", {";
           for (int dim = 0; dim < item.ndim; ++dim)
             init += (dim ? ", " : "") + names[k] + "_shape" + std::to_string(dim);
           init += "}, {";
@@ -1216,8 +1224,10 @@ class Emitter {
     }
     if (to == Scalar::Float16)
       return helpers_.use(Helper::RoundHalf, to) + "((float)(" + code + "))";
-    if (sema::is_integer(to) && is_float_like(from) && d_.float_to_int == "helper")
-      return helpers_.use(Helper::FloatToInt, to) + "((double)(" + code + "))";
+    if (sema::is_integer(to) && is_float_like(from) && d_.float_to_int == "helper") {
+      if (from == Scalar::Float64) return helpers_.use(Helper::FloatToInt, to) + "(" + code + ")";
+      return helpers_.use(Helper::Float32ToInt, to) + "((float)(" + code + "))";
+    }
     if (sema::is_integer(to) && is_float_like(from) && !d_.float_to_int.empty())
       return apply(d_.float_to_int, to_name, code);
     // float16 is a float in registers: widening it is exact and free.
@@ -1697,6 +1707,27 @@ std::string function_symbol(const std::string& python_name, int ordinal) {
   return "simt_func_" + mangle(python_name).substr(2) + "_" + std::to_string(ordinal);
 }
 
+namespace {
+
+// The earliest line of `fn` with a (non-literal) float64 or complex128
+// expression.
+std::optional<PythonLine> first_float64_use(const sema::TypedFunction& fn) {
+  uint32_t first = 0;
+  for (const auto& [expr, info] : fn.exprs) {
+    const Type& t = info.type;
+    if (!t.is_scalar() || t.weak) continue;
+    Scalar s = sema::concrete(t);
+    if (s != Scalar::Float64 && s != Scalar::Complex128) continue;
+    if (first == 0 || expr->span.line < first) first = expr->span.line;
+  }
+  if (first == 0) return std::nullopt;
+  const std::string& file = fn.source->filename();
+  return PythonLine{file.substr(file.find_last_of('/') + 1), static_cast<int>(first),
+                    comment_text(fn.source->line_text(first))};
+}
+
+}  // namespace
+
 EmittedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
                           const EmitOptions& options) {
   Module module(dialect);
@@ -1704,7 +1735,13 @@ EmittedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
   for (const auto& f : fn.functions)
     Emitter(f->typed, dialect, options, module, f.get()).emit_function();
   Emitter emitter(fn, dialect, options, module);
-  return emitter.run();
+  EmittedKernel kernel = emitter.run();
+  kernel.float64_use = first_float64_use(fn);
+  for (const auto& f : fn.functions) {
+    if (kernel.float64_use) break;
+    kernel.float64_use = first_float64_use(f->typed);
+  }
+  return kernel;
 }
 
 }  // namespace simt::codegen

@@ -2,10 +2,12 @@
 // every difference between the three taken from the Dialect tables.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/dialect.h"
+#include "codegen/source_map.h"
 #include "sema/infer.h"
 
 namespace simt::codegen {
@@ -17,6 +19,9 @@ struct EmitOptions {
 // One C parameter of the generated kernel. Kernel arguments are flattened:
 // an n-dimensional array becomes its data pointer, n extents and n strides
 // (in elements), a tuple its items; the launcher packs them in this order.
+// Launchers pass one value per slot; in a dialect with an array_offset_type
+// (OpenCL) an ArrayData slot is two C parameters, the buffer and the byte
+// offset into it, which that backend derives from the one data pointer.
 struct ParamSlot {
   enum class Kind { Scalar, ArrayData, ArrayShape, ArrayStride };
   Kind kind = Kind::Scalar;
@@ -31,6 +36,10 @@ struct EmittedKernel {
   std::string source;
   std::string entry;  // the symbol to launch
   std::vector<ParamSlot> params;
+  // The first Python statement that computes in float64 or complex128 (the
+  // kernel's own, else a device function's), for errors on devices without
+  // double precision; nullopt when none does (parameters may still be).
+  std::optional<PythonLine> float64_use;
 };
 
 // The generated kernel's symbol for a Python function name.

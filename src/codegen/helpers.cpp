@@ -117,6 +117,16 @@ constexpr const char* kFloatToInt = R"($Q$T $N(double x) {
 }
 )";
 
+// Exact for float too: every integer type's minimum is a power of two, and a
+// maximum that rounds up to one is still compared with >=.
+constexpr const char* kFloat32ToInt = R"($Q$T $N(float x) {
+  if (x != x) return 0;
+  if (x <= (float)$MIN) return $MIN;
+  if (x >= (float)$MAX) return $MAX;
+  return ($T)x;
+}
+)";
+
 constexpr const char* kHalfToFloat = R"($Qfloat $N(unsigned short h) {
   unsigned int sign = ((unsigned int)h & 0x8000u) << 16;
   unsigned int exponent = ((unsigned int)h >> 10) & 0x1fu;
@@ -273,6 +283,8 @@ HelperInfo helper_info(Helper h) {
       return {"round_digits", true};
     case Helper::FloatToInt:
       return {"f2int", true};
+    case Helper::Float32ToInt:
+      return {"f32_to_int", true};
     case Helper::HalfToFloat:
       return {"h2f", false};
     case Helper::FloatToHalf:
@@ -393,6 +405,9 @@ std::string HelperSet::define(Helper helper, Scalar type) {
     case Helper::FloatToInt:
       text = kFloatToInt;
       break;
+    case Helper::Float32ToInt:
+      text = kFloat32ToInt;
+      break;
     case Helper::HalfToFloat:
       text = kHalfToFloat;
       break;
@@ -450,7 +465,7 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   replace_all(s, "$U", std::string(dialect_.value_type(work)));
   replace_all(s, "$R", std::string(dialect_.value_type(real)));
   replace_all(s, "$W", std::to_string(sema::bit_width(type)));
-  if (helper == Helper::FloatToInt) {
+  if (helper == Helper::FloatToInt || helper == Helper::Float32ToInt) {
     // The target's range as C literals (the most negative one as an expression).
     int bits = sema::bit_width(type);
     std::string t(dialect_.value_type(type));

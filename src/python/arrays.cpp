@@ -155,6 +155,9 @@ void translate_runtime_errors(const std::exception_ptr& p, void*) {
     PyErr_SetString(errors.attr("DeviceError").ptr(), e.what());
   } catch (const runtime::BackendCompileError& e) {
     PyErr_SetString(errors.attr("BackendCompileError").ptr(), e.what());
+  } catch (const lang::CompileError& e) {
+    // A backend's own compile-time check (a feature its device lacks).
+    set_diagnostic_error(e);
   }
 }
 
@@ -180,6 +183,18 @@ void bind_arrays(nb::module_& m) {
                    [](const PyDevice& d) { return d.device->info().compute_units; })
       .def_prop_ro("max_threads_per_block",
                    [](const PyDevice& d) { return d.device->info().max_threads_per_block; })
+      .def_prop_ro("max_block_dim",
+                   [](const PyDevice& d) {
+                     const auto& m = d.device->info().max_block_dim;
+                     return nb::make_tuple(m[0], m[1], m[2]);
+                   })
+      .def_prop_ro("max_grid_dim",
+                   [](const PyDevice& d) {
+                     const auto& m = d.device->info().max_grid_dim;
+                     return nb::make_tuple(m[0], m[1], m[2]);
+                   })
+      .def_prop_ro("total_memory", [](const PyDevice& d) { return d.device->info().total_memory; })
+      .def_prop_ro("is_gpu", [](const PyDevice& d) { return d.device->info().gpu; })
       .def_prop_ro("host_accessible", [](const PyDevice& d) { return d.device->host_accessible(); })
       .def("synchronize",
            [](const PyDevice& d) {

@@ -22,6 +22,8 @@ namespace nb = nanobind;
 
 // Raises simt.CompileError or simt.TypingError from a compiler diagnostic.
 [[noreturn]] void raise_diagnostic(const lang::CompileError& error);
+// Sets that exception as the Python error indicator (for exception translators).
+void set_diagnostic_error(const lang::CompileError& error);
 
 sema::Type type_from_text(const std::string& text);
 

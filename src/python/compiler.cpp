@@ -11,13 +11,17 @@
 
 namespace simt::python {
 
-[[noreturn]] void raise_diagnostic(const lang::CompileError& error) {
+void set_diagnostic_error(const lang::CompileError& error) {
   const lang::Diagnostic& d = error.diagnostic();
   nb::object errors = nb::module_::import_("simt.errors");
   nb::object cls =
       errors.attr(d.kind == lang::DiagnosticKind::Typing ? "TypingError" : "CompileError");
   nb::object exc = cls(d.message, d.filename, d.span.line, d.span.col, d.source_line, error.what());
   PyErr_SetObject(cls.ptr(), exc.ptr());
+}
+
+[[noreturn]] void raise_diagnostic(const lang::CompileError& error) {
+  set_diagnostic_error(error);
   throw nb::python_error();
 }
 

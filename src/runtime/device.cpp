@@ -1,5 +1,10 @@
 #include "runtime/device.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
 namespace simt::runtime {
 
 const char* backend_name(BackendKind kind) {
@@ -21,6 +26,61 @@ Buffer::Buffer(std::shared_ptr<Device> device, size_t bytes)
 }
 
 Buffer::~Buffer() { device_->deallocate(data_, bytes_ == 0 ? 1 : bytes_); }
+
+std::string human_bytes(size_t bytes) {
+  static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  if (unit == 0) return std::to_string(bytes) + " bytes";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
+  return text;
+}
+
+void copy_overlapping(Device& device, void* dst, const void* src, size_t bytes,
+                      const DisjointCopy& copy) {
+  if (bytes == 0 || dst == src) return;
+  const auto d = reinterpret_cast<std::uintptr_t>(dst), s = reinterpret_cast<std::uintptr_t>(src);
+  if (d + bytes <= s || s + bytes <= d) {
+    copy(dst, src, bytes);
+    return;
+  }
+  struct Temporary {
+    Device& device;
+    size_t bytes;
+    void* pointer = device.allocate(bytes);
+    ~Temporary() { device.deallocate(pointer, bytes); }
+  } temporary{device, bytes};
+  copy(temporary.pointer, src, bytes);
+  copy(dst, temporary.pointer, bytes);
+}
+
+void fill_by_doubling(Device& device, void* dst, const void* pattern, size_t pattern_bytes,
+                      size_t count, const DisjointCopy& copy) {
+  constexpr size_t kChunkBytes = size_t{1} << 20;
+  if (pattern_bytes == 0 || count == 0) return;
+  if (count > SIZE_MAX / pattern_bytes)
+    throw std::invalid_argument("fill: " + std::to_string(count) + " items of " +
+                                std::to_string(pattern_bytes) + " bytes overflow size_t");
+  const size_t total = pattern_bytes * count;
+  const size_t chunk_items = std::clamp<size_t>(kChunkBytes / pattern_bytes, 1, count);
+  const size_t chunk = chunk_items * pattern_bytes;
+  std::vector<unsigned char> host(chunk);
+  for (size_t i = 0; i < chunk_items; ++i)
+    std::memcpy(host.data() + i * pattern_bytes, pattern, pattern_bytes);
+  device.copy_from_host(dst, host.data(), chunk);
+  auto* base = static_cast<char*>(dst);
+  size_t filled = chunk;
+  while (filled < total) {
+    const size_t n = std::min(filled, total - filled);
+    copy(base + filled, base, n);
+    filled += n;
+  }
+}
 
 void validate_launch(const DeviceInfo& device, const LaunchDims& dims) {
   static constexpr const char* kAxis = "xyz";

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -43,6 +44,7 @@ struct DeviceInfo {
   std::string name;  // the hardware's own name
   BackendKind backend = BackendKind::Cpu;
   int index = 0;             // within its backend
+  bool gpu = false;          // a GPU (default_device() prefers one)
   std::string architecture;  // "sm_90", "znver3": part of cache keys
   uint64_t total_memory = 0;
   int compute_units = 0;
@@ -111,6 +113,24 @@ class Buffer {
   void* data_ = nullptr;
   size_t bytes_ = 0;
 };
+
+// "1.5 GiB", "512 bytes": sizes in error messages.
+std::string human_bytes(size_t bytes);
+
+// Copies between two ranges of one device that must not overlap.
+using DisjointCopy = std::function<void(void* dst, const void* src, size_t bytes)>;
+
+// memmove on a device whose copy engine requires disjoint ranges:
+// overlapping ranges go through a temporary allocation on `device`.
+void copy_overlapping(Device& device, void* dst, const void* src, size_t bytes,
+                      const DisjointCopy& copy);
+
+// Fills `count` repetitions of a `pattern_bytes`-byte pattern at `dst` for
+// devices that cannot fill arbitrary patterns: writes up to 1 MiB of
+// repeated pattern from the host, then doubles the filled prefix with device
+// copies (each starts on a pattern boundary; none overlaps).
+void fill_by_doubling(Device& device, void* dst, const void* pattern, size_t pattern_bytes,
+                      size_t count, const DisjointCopy& copy);
 
 // Checks a launch configuration against the device's limits; throws
 // std::invalid_argument with a message naming the dimension at fault.

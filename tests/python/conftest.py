@@ -1,8 +1,9 @@
 """Shared pytest fixtures for simt's Python tests.
 
-Placeholder: device parametrization comes later. Every kernel test will be
-parametrized over each available device (``cpu``, ``opencl:N``, ``cuda:N``)
-through a ``device`` fixture defined here.
+Every test that takes the ``device`` fixture runs once per available device
+(``cuda:N``, ``opencl:N``, ``cpu``), so each backend gets the same tests.
+``SIMT_TEST_DEVICES`` (comma-separated ids or backend names, e.g.
+``opencl`` or ``cuda:0,cpu``) restricts the run to some of them.
 """
 
 import os
@@ -54,7 +55,15 @@ def _device_ids():
         import simt
     except ImportError:
         return []
-    return [d.id for d in simt.devices()]
+    wanted = [w.strip() for w in os.environ.get("SIMT_TEST_DEVICES", "").split(",") if w.strip()]
+    found = simt.devices()
+    if wanted:
+        found = [d for d in found if d.id in wanted or d.backend in wanted]
+        if not found:
+            raise pytest.UsageError(
+                f"SIMT_TEST_DEVICES={os.environ['SIMT_TEST_DEVICES']!r} matches none of "
+                f"{[d.id for d in simt.devices()]}")
+    return [d.id for d in found]
 
 
 def pytest_generate_tests(metafunc):

@@ -437,3 +437,17 @@ def test_errors_are_raised_again_for_each_signature():
         with pytest.raises(simt.TypingError) as info:
             kernel.inspect_types(types)
         assert info.value.line == line_of("typ:whole-array")
+
+
+def test_backend_compile_error_names_the_cited_python_line():
+    log = ("the OpenCL compiler of opencl:0 rejected the OpenCL C code of simt_kernel_k:\n"
+           "<source>:14:3: error: use of undeclared identifier 'q'\n"
+           "  (generated from k.py:7: out[i] = q)\n"
+           "<source>:15:3: error: another\n"
+           "  (generated from k.py:8: out[i] = r)")
+    error = simt.errors.BackendCompileError(log)
+    assert isinstance(error, simt.CompileError) and isinstance(error, simt.DeviceError)
+    assert (error.filename, error.line, error.source_line) == ("k.py", 7, "out[i] = q")
+    assert str(error) == log
+    uncited = simt.errors.BackendCompileError("NVRTC rejected it:\nerror: something")
+    assert uncited.filename is None and uncited.line is None

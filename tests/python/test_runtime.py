@@ -64,6 +64,29 @@ def test_devices_list_has_cpu_last():
     assert simt.get_device("cpu").backend == "cpu"
 
 
+def test_devices_are_ordered_and_numbered():
+    ids = [d.id for d in simt.devices()]
+    backends = [d.backend for d in simt.devices()]
+    order = {"cuda": 0, "opencl": 1, "cpu": 2}
+    assert backends == sorted(backends, key=order.get)
+    for backend in ("cuda", "opencl"):
+        numbered = [i for i in ids if i.startswith(backend + ":")]
+        assert numbered == [f"{backend}:{k}" for k in range(len(numbered))]
+        if numbered:
+            assert simt.get_device(backend) == simt.get_device(numbered[0])
+
+
+def test_default_device_is_a_gpu_else_the_native_cpu(monkeypatch):
+    monkeypatch.delenv("SIMT_DEVICE", raising=False)
+    found = simt.devices()
+    gpus = [d for d in found if d.is_gpu]
+    native = [d for d in found if d.backend == "cpu"]
+    expected = (gpus or native or found)[0]
+    assert simt._core.default_device() == expected
+    monkeypatch.setenv("SIMT_DEVICE", found[-1].id)
+    assert simt._core.default_device() == found[-1]
+
+
 def test_unknown_device_is_a_clear_error():
     with pytest.raises(ValueError, match="no device 'cuda:7'"):
         simt.get_device("cuda:7")
@@ -142,6 +165,28 @@ def test_slicing_views_share_memory(device, rng):
         array[6]
     with pytest.raises(IndexError):
         array[1, 2, 3]
+
+
+def test_kernels_read_and_write_views_at_offsets(device, rng):
+    # Views that start inside their buffers, at offsets that are not multiples
+    # of anything an allocator aligns to (OpenCL passes them as buffer + offset).
+    x = simt.to_device(rng.random(101).astype(np.float32), device=device)
+    y = simt.to_device(rng.random(101).astype(np.float32), device=device)
+    out = simt.full(101, -1.0, dtype=np.float32, device=device)
+    with simt.use_device(device):
+        saxpy[4, 32](np.float32(3), x[7:90], y[11:94], out[5:88])
+    expected = np.full(101, -1.0, np.float32)
+    expected[5:88] = np.float32(3) * x.get()[7:90] + y.get()[11:94]
+    np.testing.assert_array_equal(out.get(), expected)
+
+    a = simt.to_device(rng.random((9, 12)), device=device)
+    b = simt.to_device(rng.random((9, 12)), device=device)
+    c = simt.zeros((9, 12), device=device)
+    with simt.use_device(device):
+        add2d[(1, 1), (8, 8)](a[1:, 3:], b[:-1, 1:10], c[2:8, 1:10:2])
+    expected = np.zeros((9, 12))
+    expected[2:8, 1:10:2] = a.get()[1:, 3:][:6, :5] + b.get()[:-1, 1:10][:6, :5]
+    np.testing.assert_array_equal(c.get(), expected)
 
 
 def test_numpy_asarray_on_cpu_is_a_view():
@@ -269,8 +314,8 @@ def test_launch_needs_a_configuration():
 @pytest.mark.parametrize("config, error, message", [
     ((0, 32), ValueError, "grid must be positive"),
     ((1, 0), ValueError, "block must be positive"),
-    ((1, 2048), ValueError, "block dimension x is 2048, more than cpu allows"),
-    ((1, (64, 64)), ValueError, "a block of 4096 threads is more than cpu allows"),
+    ("too wide", ValueError, "block dimension x is {wide}, more than {id} allows"),
+    ("too many", ValueError, "a block of {many} threads is more than {id} allows"),
     ((1, (1, 1, 1, 1)), ValueError, "1 to 3 dimensions"),
     ((1.5, 32), TypeError, "grid must be an int"),
     ((1,), TypeError, "launch configuration"),
@@ -278,12 +323,26 @@ def test_launch_needs_a_configuration():
 ])
 def test_bad_configurations(device, config, error, message):
     x = simt.zeros(4, device=device)
-    message = message.replace("cpu", device.id)
-    if device.backend != "cpu" and "allows" in message:
-        message = message.split(",")[0]  # each device has its own limits
+    # Limits are the device's own (PoCL allows 4096 threads per block).
+    wide = device.max_block_dim[0] * 2
+    side = int(device.max_threads_per_block ** 0.5) + 1
+    many = side * side
+    config = {"too wide": (1, wide), "too many": (1, (side, side))}.get(config, config)
+    message = message.format(wide=wide, many=many, id=device.id)
     with pytest.raises(error, match=message):
         with simt.use_device(device):
             saxpy[config](1.0, x, x, x)
+
+
+def test_device_limits_are_reported(device):
+    assert device.max_threads_per_block >= 1
+    assert len(device.max_block_dim) == 3 and len(device.max_grid_dim) == 3
+    assert all(d >= 1 for d in device.max_block_dim + device.max_grid_dim)
+    if device.backend == "cuda":
+        assert device.is_gpu
+    if device.backend == "cpu":
+        assert not device.is_gpu
+    assert device.total_memory > 0 or device.backend == "cpu"
 
 
 def test_argument_errors_name_the_argument(device):

@@ -24,27 +24,10 @@ void* from_device(CUdeviceptr pointer) {
 
 std::string device_label(int ordinal) { return "cuda:" + std::to_string(ordinal); }
 
-std::string human_bytes(std::size_t bytes) {
-  static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 4) {
-    value /= 1024.0;
-    ++unit;
-  }
-  if (unit == 0) return std::to_string(bytes) + " bytes";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
-  return text;
-}
-
 std::string dims_text(const std::array<int64_t, 3>& d) {
   return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
          ")";
 }
-
-// Host-side staging for fill_bytes patterns that cuMemsetD8 cannot write.
-constexpr std::size_t kFillChunkBytes = std::size_t{1} << 20;
 
 }  // namespace
 
@@ -165,6 +148,7 @@ CudaDevice::Probe CudaDevice::probe(const Driver& driver, int ordinal) {
   info.name = name;
   info.backend = runtime::BackendKind::Cuda;
   info.index = ordinal;
+  info.gpu = true;
   info.architecture = architecture_name(probe.capability.first, probe.capability.second);
   info.total_memory = total;
   info.compute_units = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
@@ -201,16 +185,17 @@ void* CudaDevice::allocate(size_t bytes) {
   CUresult status = driver_.fn().cuMemAlloc_v2(&pointer, request);
   if (status == CUDA_ERROR_OUT_OF_MEMORY) {
     std::string message = "out of memory on " + info_.id + ": could not allocate " +
-                          std::to_string(bytes) + " bytes (" + human_bytes(bytes) + ")";
+                          std::to_string(bytes) + " bytes (" + runtime::human_bytes(bytes) + ")";
     std::size_t free_bytes = 0, total_bytes = 0;
     if (driver_.fn().cuMemGetInfo_v2(&free_bytes, &total_bytes) == CUDA_SUCCESS) {
-      message += "; " + human_bytes(free_bytes) + " free of " + human_bytes(total_bytes);
+      message +=
+          "; " + runtime::human_bytes(free_bytes) + " free of " + runtime::human_bytes(total_bytes);
     }
     message += "; " + driver_.describe("cuMemAlloc", info_.id, status);
     throw runtime::OutOfMemory(message);
   }
   check(status, "cuMemAlloc",
-        " allocating " + std::to_string(bytes) + " bytes (" + human_bytes(bytes) + ")");
+        " allocating " + std::to_string(bytes) + " bytes (" + runtime::human_bytes(bytes) + ")");
   return from_device(pointer);
 }
 
@@ -238,56 +223,28 @@ void CudaDevice::copy_to_host(void* host_dst, const void* device_src, size_t byt
 void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes) {
   if (bytes == 0 || dst == src) return;
   context_->make_current();
-  const CUdeviceptr d = to_device(dst), s = to_device(src);
   const std::string detail = " copying " + std::to_string(bytes) + " bytes on the device";
-  const bool overlap = d < s + bytes && s < d + bytes;
-  if (!overlap) {
-    check(driver_.fn().cuMemcpyDtoD_v2(d, s, bytes), "cuMemcpyDtoD", detail);
-    return;
-  }
-  // cuMemcpyDtoD leaves overlapping ranges undefined; memmove semantics go
-  // through a temporary copy.
-  struct Temporary {
-    CudaDevice* device;
-    void* pointer;
-    size_t bytes;
-    ~Temporary() { device->deallocate(pointer, bytes); }
-  } temporary{this, allocate(bytes), bytes};
-  const CUdeviceptr t = to_device(temporary.pointer);
-  check(driver_.fn().cuMemcpyDtoD_v2(t, s, bytes), "cuMemcpyDtoD", detail);
-  check(driver_.fn().cuMemcpyDtoD_v2(d, t, bytes), "cuMemcpyDtoD", detail);
+  // cuMemcpyDtoD leaves overlapping ranges undefined.
+  runtime::copy_overlapping(*this, dst, src, bytes, [&](void* d, const void* s, size_t n) {
+    check(driver_.fn().cuMemcpyDtoD_v2(to_device(d), to_device(s), n), "cuMemcpyDtoD", detail);
+  });
 }
 
 void CudaDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {
   if (pattern_bytes == 0 || count == 0) return;
-  if (count > SIZE_MAX / pattern_bytes)
-    throw std::invalid_argument("fill_bytes: " + std::to_string(count) + " items of " +
-                                std::to_string(pattern_bytes) + " bytes overflow size_t");
-  const size_t total = pattern_bytes * count;
   const auto* bytes = static_cast<const unsigned char*>(pattern);
-  const CUdeviceptr base = to_device(dst);
-  const std::string detail = " filling " + std::to_string(total) + " bytes";
   context_->make_current();
-
-  if (std::all_of(bytes, bytes + pattern_bytes, [&](unsigned char b) { return b == bytes[0]; })) {
-    check(driver_.fn().cuMemsetD8_v2(base, bytes[0], total), "cuMemsetD8", detail);
+  if (std::all_of(bytes, bytes + pattern_bytes, [&](unsigned char b) { return b == bytes[0]; }) &&
+      count <= SIZE_MAX / pattern_bytes) {
+    check(driver_.fn().cuMemsetD8_v2(to_device(dst), bytes[0], pattern_bytes * count), "cuMemsetD8",
+          " filling " + std::to_string(pattern_bytes * count) + " bytes");
     return;
   }
-  // Write at most kFillChunkBytes of repeated pattern from the host, then
-  // double the filled prefix with device-to-device copies (each copy's source
-  // is the start, so every copy starts on a pattern boundary; none overlaps).
-  const size_t chunk_items = std::clamp<size_t>(kFillChunkBytes / pattern_bytes, 1, count);
-  const size_t chunk = chunk_items * pattern_bytes;
-  std::vector<unsigned char> host(chunk);
-  for (size_t i = 0; i < chunk_items; ++i)
-    std::memcpy(host.data() + i * pattern_bytes, bytes, pattern_bytes);
-  check(driver_.fn().cuMemcpyHtoD_v2(base, host.data(), chunk), "cuMemcpyHtoD", detail);
-  size_t filled = chunk;
-  while (filled < total) {
-    const size_t n = std::min(filled, total - filled);
-    check(driver_.fn().cuMemcpyDtoD_v2(base + filled, base, n), "cuMemcpyDtoD", detail);
-    filled += n;
-  }
+  runtime::fill_by_doubling(*this, dst, pattern, pattern_bytes, count,
+                            [&](void* d, const void* s, size_t n) {
+                              check(driver_.fn().cuMemcpyDtoD_v2(to_device(d), to_device(s), n),
+                                    "cuMemcpyDtoD", " filling " + std::to_string(n) + " bytes");
+                            });
 }
 
 std::vector<std::string> CudaDevice::nvrtc_options(const runtime::CompileOptions& options) {

@@ -164,6 +164,13 @@ DeviceInfo describe_device(const OpenCLApi& api, cl_platform_id platform,
   info.int64_atomics = info.has_extension("cl_khr_int64_base_atomics");
   info.subgroups =
       info.has_extension("cl_khr_subgroups") || info.has_extension("cl_intel_subgroups");
+  cl_device_fp_config single_config = 0;
+  if (api.clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(single_config), &single_config,
+                          nullptr) != CL_SUCCESS) {
+    single_config = 0;
+  }
+  info.fp32_correctly_rounded_divide_sqrt =
+      (single_config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   return info;
 }
 
@@ -239,6 +246,10 @@ std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
     SIMT_OPENCL_REQUIRE(clReleaseMemObject);
     SIMT_OPENCL_REQUIRE(clEnqueueReadBuffer);
     SIMT_OPENCL_REQUIRE(clEnqueueWriteBuffer);
+    SIMT_OPENCL_REQUIRE(clEnqueueCopyBuffer);
+    SIMT_OPENCL_REQUIRE(clEnqueueFillBuffer);
+    SIMT_OPENCL_REQUIRE(clGetKernelWorkGroupInfo);
+    SIMT_OPENCL_REQUIRE(clFlush);
     SIMT_OPENCL_REQUIRE(clFinish);
     SIMT_OPENCL_REQUIRE(clReleaseEvent);
     SIMT_OPENCL_REQUIRE(clWaitForEvents);

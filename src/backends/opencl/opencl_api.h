@@ -35,6 +35,7 @@ using cl_device_info = cl_uint;
 using cl_program_info = cl_uint;
 using cl_program_build_info = cl_uint;
 using cl_build_status = cl_int;
+using cl_kernel_work_group_info = cl_uint;
 using cl_context_properties = std::intptr_t;
 
 // ---- Opaque handles; the pointees are the implementation's business ----
@@ -149,6 +150,7 @@ inline constexpr cl_device_info CL_DEVICE_MAX_WORK_GROUP_SIZE = 0x1004;
 inline constexpr cl_device_info CL_DEVICE_MAX_WORK_ITEM_SIZES = 0x1005;
 inline constexpr cl_device_info CL_DEVICE_MAX_CLOCK_FREQUENCY = 0x100C;
 inline constexpr cl_device_info CL_DEVICE_ADDRESS_BITS = 0x100D;
+inline constexpr cl_device_info CL_DEVICE_SINGLE_FP_CONFIG = 0x101B;
 inline constexpr cl_device_info CL_DEVICE_MAX_MEM_ALLOC_SIZE = 0x1010;
 inline constexpr cl_device_info CL_DEVICE_GLOBAL_MEM_SIZE = 0x101F;
 inline constexpr cl_device_info CL_DEVICE_LOCAL_MEM_SIZE = 0x1023;
@@ -163,6 +165,13 @@ inline constexpr cl_device_info CL_DEVICE_EXTENSIONS = 0x1030;
 inline constexpr cl_device_info CL_DEVICE_PLATFORM = 0x1031;
 inline constexpr cl_device_info CL_DEVICE_DOUBLE_FP_CONFIG = 0x1032;
 inline constexpr cl_device_info CL_DEVICE_OPENCL_C_VERSION = 0x103D;
+
+// cl_device_fp_config bits
+inline constexpr cl_device_fp_config CL_FP_DENORM = 1 << 0;
+inline constexpr cl_device_fp_config CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1 << 7;
+
+// clGetKernelWorkGroupInfo
+inline constexpr cl_kernel_work_group_info CL_KERNEL_WORK_GROUP_SIZE = 0x11B0;
 
 // clCreateContext properties
 inline constexpr cl_context_properties CL_CONTEXT_PLATFORM = 0x1084;
@@ -278,6 +287,19 @@ struct OpenCLApi {
                                  std::size_t offset, std::size_t size, const void* ptr,
                                  cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
                                  cl_event* event) = nullptr;
+  cl_int (*clEnqueueCopyBuffer)(cl_command_queue queue, cl_mem src, cl_mem dst,
+                                std::size_t src_offset, std::size_t dst_offset, std::size_t size,
+                                cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                                cl_event* event) = nullptr;
+  // OpenCL 1.2: patterns of 1, 2, 4, ..., 128 bytes.
+  cl_int (*clEnqueueFillBuffer)(cl_command_queue queue, cl_mem buffer, const void* pattern,
+                                std::size_t pattern_size, std::size_t offset, std::size_t size,
+                                cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                                cl_event* event) = nullptr;
+  cl_int (*clGetKernelWorkGroupInfo)(cl_kernel kernel, cl_device_id device,
+                                     cl_kernel_work_group_info param_name, std::size_t value_size,
+                                     void* value, std::size_t* value_size_ret) = nullptr;
+  cl_int (*clFlush)(cl_command_queue queue) = nullptr;
   cl_int (*clFinish)(cl_command_queue queue) = nullptr;
   cl_int (*clReleaseEvent)(cl_event event) = nullptr;
   cl_int (*clWaitForEvents)(cl_uint num_events, const cl_event* event_list) = nullptr;
@@ -361,6 +383,9 @@ struct DeviceInfo {
   bool fp16 = false;           // cl_khr_fp16
   bool int64_atomics = false;  // cl_khr_int64_base_atomics
   bool subgroups = false;      // cl_khr_subgroups or cl_intel_subgroups
+  // float32 division and sqrt can be made correctly rounded (the
+  // -cl-fp32-correctly-rounded-divide-sqrt build option is honoured).
+  bool fp32_correctly_rounded_divide_sqrt = false;
 
   // Whole-word match in `extensions` (a substring test would confuse e.g.
   // cl_khr_fp16 with a hypothetical cl_khr_fp16_ext).

@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -19,10 +20,10 @@ static inline uchar simt_mod_u8(uchar a, uchar b) {
   return b == 0 ? (uchar)0 : (uchar)(a % b);
 }
 
-__kernel void simt_kernel_arith(__global uchar* simt_p_a_data, long simt_p_a_shape0, long simt_p_a_stride0, __global uchar* simt_p_b_data, long simt_p_b_shape0, long simt_p_b_stride0, __global uchar* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_stride0) {
-  simt_arr_u8_1 v_a = {simt_p_a_data, {simt_p_a_shape0}, {simt_p_a_stride0}};
-  simt_arr_u8_1 v_b = {simt_p_b_data, {simt_p_b_shape0}, {simt_p_b_stride0}};
-  simt_arr_u8_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+__kernel void simt_kernel_arith(__global uchar* simt_p_a_data, ulong simt_p_a_offset, long simt_p_a_shape0, long simt_p_a_stride0, __global uchar* simt_p_b_data, ulong simt_p_b_offset, long simt_p_b_shape0, long simt_p_b_stride0, __global uchar* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_stride0) {
+  simt_arr_u8_1 v_a = {(__global uchar*)((__global char*)simt_p_a_data + simt_p_a_offset), {simt_p_a_shape0}, {simt_p_a_stride0}};
+  simt_arr_u8_1 v_b = {(__global uchar*)((__global char*)simt_p_b_data + simt_p_b_offset), {simt_p_b_shape0}, {simt_p_b_stride0}};
+  simt_arr_u8_1 v_out = {(__global uchar*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0}, {simt_p_out_stride0}};
   long v_i = 0;
   uchar v_x = 0;
   uchar v_y = 0;

@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -84,10 +85,10 @@ static inline bool simt_ceq_c64(simt_c64 a, simt_c64 b) {
   return a.re == b.re && a.im == b.im;
 }
 
-__kernel void simt_kernel_complex_ops(__global simt_c64* simt_p_a_data, long simt_p_a_shape0, long simt_p_a_stride0, __global simt_c64* simt_p_b_data, long simt_p_b_shape0, long simt_p_b_stride0, __global float* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_stride0) {
-  simt_arr_c64_1 v_a = {simt_p_a_data, {simt_p_a_shape0}, {simt_p_a_stride0}};
-  simt_arr_c64_1 v_b = {simt_p_b_data, {simt_p_b_shape0}, {simt_p_b_stride0}};
-  simt_arr_f32_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+__kernel void simt_kernel_complex_ops(__global simt_c64* simt_p_a_data, ulong simt_p_a_offset, long simt_p_a_shape0, long simt_p_a_stride0, __global simt_c64* simt_p_b_data, ulong simt_p_b_offset, long simt_p_b_shape0, long simt_p_b_stride0, __global float* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_stride0) {
+  simt_arr_c64_1 v_a = {(__global simt_c64*)((__global char*)simt_p_a_data + simt_p_a_offset), {simt_p_a_shape0}, {simt_p_a_stride0}};
+  simt_arr_c64_1 v_b = {(__global simt_c64*)((__global char*)simt_p_b_data + simt_p_b_offset), {simt_p_b_shape0}, {simt_p_b_stride0}};
+  simt_arr_f32_1 v_out = {(__global float*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0}, {simt_p_out_stride0}};
   long v_i = 0;
   simt_c64 v_z = {0};
   // complex_ops.py:4: i = cuda.grid(1)

@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 static inline long simt_floordiv_i64(long a, long b) {
@@ -74,9 +75,9 @@ static inline void simt_func_scatter_0(simt_arr_f64_1 v_a, double v_v) {
   }
 }
 
-__kernel void simt_kernel_device_calls(__global double* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_stride0, __global long* simt_p_bins_data, long simt_p_bins_shape0, long simt_p_bins_stride0, double simt_p_lo, double simt_p_hi) {
-  simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
-  simt_arr_i64_1 v_bins = {simt_p_bins_data, {simt_p_bins_shape0}, {simt_p_bins_stride0}};
+__kernel void simt_kernel_device_calls(__global double* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_stride0, __global long* simt_p_bins_data, ulong simt_p_bins_offset, long simt_p_bins_shape0, long simt_p_bins_stride0, double simt_p_lo, double simt_p_hi) {
+  simt_arr_f64_1 v_out = {(__global double*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0}, {simt_p_out_stride0}};
+  simt_arr_i64_1 v_bins = {(__global long*)((__global char*)simt_p_bins_data + simt_p_bins_offset), {simt_p_bins_shape0}, {simt_p_bins_stride0}};
   double v_lo = simt_p_lo;
   double v_hi = simt_p_hi;
   long v_i = 0;

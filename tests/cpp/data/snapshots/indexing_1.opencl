@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -43,6 +44,13 @@ static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
   return i < 0 ? i + n : i;
 }
 
+static inline long simt_f2int_i64(double x) {
+  if (x != x) return 0;
+  if (x <= (double)(long)(-9223372036854775807L - 1)) return (long)(-9223372036854775807L - 1);
+  if (x >= (double)(long)9223372036854775807L) return (long)9223372036854775807L;
+  return (long)x;
+}
+
 static inline long simt_mod_i64(long a, long b) {
   if (b == 0 || b == -1) return 0;
   long r = (long)(a % b);
@@ -50,9 +58,16 @@ static inline long simt_mod_i64(long a, long b) {
   return r;
 }
 
-__kernel void simt_kernel_indexing(__global double* simt_p_m_data, long simt_p_m_shape0, long simt_p_m_shape1, long simt_p_m_stride0, long simt_p_m_stride1, __global long* simt_p_idx_data, long simt_p_idx_shape0, long simt_p_idx_stride0, uint simt_p_mask, ushort simt_p_h) {
-  simt_arr_f64_2 v_m = {simt_p_m_data, {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
-  simt_arr_i64_1 v_idx = {simt_p_idx_data, {simt_p_idx_shape0}, {simt_p_idx_stride0}};
+static inline long simt_f32_to_int_i64(float x) {
+  if (x != x) return 0;
+  if (x <= (float)(long)(-9223372036854775807L - 1)) return (long)(-9223372036854775807L - 1);
+  if (x >= (float)(long)9223372036854775807L) return (long)9223372036854775807L;
+  return (long)x;
+}
+
+__kernel void simt_kernel_indexing(__global double* simt_p_m_data, ulong simt_p_m_offset, long simt_p_m_shape0, long simt_p_m_shape1, long simt_p_m_stride0, long simt_p_m_stride1, __global long* simt_p_idx_data, ulong simt_p_idx_offset, long simt_p_idx_shape0, long simt_p_idx_stride0, uint simt_p_mask, ushort simt_p_h) {
+  simt_arr_f64_2 v_m = {(__global double*)((__global char*)simt_p_m_data + simt_p_m_offset), {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
+  simt_arr_i64_1 v_idx = {(__global long*)((__global char*)simt_p_idx_data + simt_p_idx_offset), {simt_p_idx_shape0}, {simt_p_idx_stride0}};
   uint v_mask = simt_p_mask;
   float v_h = simt_h2f(simt_p_h);
   long v_i = 0;
@@ -87,7 +102,7 @@ __kernel void simt_kernel_indexing(__global double* simt_p_m_data, long simt_p_m
   // indexing.py:15: if 0 <= i < len(idx) and not (bits == 0):
   if ((((0L <= v_i) && (v_i < v_idx.shape[0])) && (!(((long)(v_bits)) == 0L)))) {
     // indexing.py:16: idx[i] = int(total) + (idx[-1] if i > 0 else -idx[0]) + bits % 7
-    v_idx.data[v_i * v_idx.strides[0]] = ((long)((ulong)((long)((ulong)convert_long_sat_rtz(v_total) + (ulong)((v_i > 0L) ? v_idx.data[simt_wrap_index((-1L), v_idx.shape[0]) * v_idx.strides[0]] : ((long)((ulong)0 - (ulong)v_idx.data[0L * v_idx.strides[0]]))))) + (ulong)((long)((v_bits % 7u)))));
+    v_idx.data[v_i * v_idx.strides[0]] = ((long)((ulong)((long)((ulong)simt_f2int_i64(v_total) + (ulong)((v_i > 0L) ? v_idx.data[simt_wrap_index((-1L), v_idx.shape[0]) * v_idx.strides[0]] : ((long)((ulong)0 - (ulong)v_idx.data[0L * v_idx.strides[0]]))))) + (ulong)((long)((v_bits % 7u)))));
   }
   // indexing.py:17: k = cols - 1
   v_k = ((long)((ulong)v_cols - (ulong)1L));
@@ -99,5 +114,5 @@ __kernel void simt_kernel_indexing(__global double* simt_p_m_data, long simt_p_m
     v_k = ((long)((ulong)v_k - (ulong)1L));
   }
   // indexing.py:21: idx[i % len(idx)] += round(acc) + (True + True)
-  v_idx.data[simt_mod_i64(v_i, v_idx.shape[0]) * v_idx.strides[0]] = ((long)((ulong)v_idx.data[simt_mod_i64(v_i, v_idx.shape[0]) * v_idx.strides[0]] + (ulong)((long)((ulong)convert_long_sat_rtz(rint(v_acc)) + (ulong)2L))));
+  v_idx.data[simt_mod_i64(v_i, v_idx.shape[0]) * v_idx.strides[0]] = ((long)((ulong)v_idx.data[simt_mod_i64(v_i, v_idx.shape[0]) * v_idx.strides[0]] + (ulong)((long)((ulong)simt_f32_to_int_i64((float)(rint(v_acc))) + (ulong)2L))));
 }

@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -29,9 +30,9 @@ static inline simt_arr_f32_1 simt_view_f32_2_1(simt_arr_f32_2 a, simt_i64 offset
   return v;
 }
 
-__kernel void simt_kernel_row_sums(__global float* simt_p_m_data, long simt_p_m_shape0, long simt_p_m_shape1, long simt_p_m_stride0, long simt_p_m_stride1, __global float* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_stride0) {
-  simt_arr_f32_2 v_m = {simt_p_m_data, {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
-  simt_arr_f32_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+__kernel void simt_kernel_row_sums(__global float* simt_p_m_data, ulong simt_p_m_offset, long simt_p_m_shape0, long simt_p_m_shape1, long simt_p_m_stride0, long simt_p_m_stride1, __global float* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_stride0) {
+  simt_arr_f32_2 v_m = {(__global float*)((__global char*)simt_p_m_data + simt_p_m_offset), {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
+  simt_arr_f32_1 v_out = {(__global float*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0}, {simt_p_out_stride0}};
   long v_row = 0;
   long v_rows = 0;
   long v_cols = 0;

@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -29,9 +30,9 @@ static inline simt_arr_f64_1 simt_view_f64_2_1(simt_arr_f64_2 a, simt_i64 offset
   return v;
 }
 
-__kernel void simt_kernel_row_sums(__global double* simt_p_m_data, long simt_p_m_shape0, long simt_p_m_shape1, long simt_p_m_stride0, long simt_p_m_stride1, __global double* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_stride0) {
-  simt_arr_f64_2 v_m = {simt_p_m_data, {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
-  simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+__kernel void simt_kernel_row_sums(__global double* simt_p_m_data, ulong simt_p_m_offset, long simt_p_m_shape0, long simt_p_m_shape1, long simt_p_m_stride0, long simt_p_m_stride1, __global double* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_stride0) {
+  simt_arr_f64_2 v_m = {(__global double*)((__global char*)simt_p_m_data + simt_p_m_offset), {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
+  simt_arr_f64_1 v_out = {(__global double*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0}, {simt_p_out_stride0}};
   long v_row = 0;
   long v_rows = 0;
   long v_cols = 0;

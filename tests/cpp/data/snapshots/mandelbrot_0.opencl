@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -40,8 +41,8 @@ static inline simt_c128 simt_cadd_c128(simt_c128 a, simt_c128 b) {
   return a;
 }
 
-__kernel void simt_kernel_mandelbrot(__global uchar* simt_p_image_data, long simt_p_image_shape0, long simt_p_image_shape1, long simt_p_image_stride0, long simt_p_image_stride1, double simt_p_x0, double simt_p_y0, double simt_p_dx, double simt_p_dy, int simt_p_max_iter) {
-  simt_arr_u8_2 v_image = {simt_p_image_data, {simt_p_image_shape0, simt_p_image_shape1}, {simt_p_image_stride0, simt_p_image_stride1}};
+__kernel void simt_kernel_mandelbrot(__global uchar* simt_p_image_data, ulong simt_p_image_offset, long simt_p_image_shape0, long simt_p_image_shape1, long simt_p_image_stride0, long simt_p_image_stride1, double simt_p_x0, double simt_p_y0, double simt_p_dx, double simt_p_dy, int simt_p_max_iter) {
+  simt_arr_u8_2 v_image = {(__global uchar*)((__global char*)simt_p_image_data + simt_p_image_offset), {simt_p_image_shape0, simt_p_image_shape1}, {simt_p_image_stride0, simt_p_image_stride1}};
   double v_x0 = simt_p_x0;
   double v_y0 = simt_p_y0;
   double v_dx = simt_p_dx;

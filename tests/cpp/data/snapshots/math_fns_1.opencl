@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -11,9 +12,16 @@ typedef struct {
   simt_i64 strides[1];
 } simt_arr_f64_1;
 
-__kernel void simt_kernel_math_fns(__global double* simt_p_x_data, long simt_p_x_shape0, long simt_p_x_stride0, __global double* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_stride0) {
-  simt_arr_f64_1 v_x = {simt_p_x_data, {simt_p_x_shape0}, {simt_p_x_stride0}};
-  simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+static inline long simt_f2int_i64(double x) {
+  if (x != x) return 0;
+  if (x <= (double)(long)(-9223372036854775807L - 1)) return (long)(-9223372036854775807L - 1);
+  if (x >= (double)(long)9223372036854775807L) return (long)9223372036854775807L;
+  return (long)x;
+}
+
+__kernel void simt_kernel_math_fns(__global double* simt_p_x_data, ulong simt_p_x_offset, long simt_p_x_shape0, long simt_p_x_stride0, __global double* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_stride0) {
+  simt_arr_f64_1 v_x = {(__global double*)((__global char*)simt_p_x_data + simt_p_x_offset), {simt_p_x_shape0}, {simt_p_x_stride0}};
+  simt_arr_f64_1 v_out = {(__global double*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0}, {simt_p_out_stride0}};
   long v_i = 0;
   double v_v = 0;
   double v_s = 0;
@@ -26,13 +34,13 @@ __kernel void simt_kernel_math_fns(__global double* simt_p_x_data, long simt_p_x
     // math_fns.py:8: s = math.sin(v) + math.cos(v) * math.exp(-abs(v)) + math.sqrt(abs(v)) + math.atan2(v, 1.0)
     v_s = (((sin(v_v) + (cos(v_v) * exp((-fabs(v_v))))) + sqrt(fabs(v_v))) + atan2(v_v, 1.0));
     // math_fns.py:9: s += math.floor(v) + math.ceil(v) + round(v) + min(v, 2) + max(v, -2, 0.5)
-    v_s = (v_s + ((((double)(((long)((ulong)((long)((ulong)convert_long_sat_rtz(floor(v_v)) + (ulong)convert_long_sat_rtz(ceil(v_v)))) + (ulong)convert_long_sat_rtz(rint(v_v)))))) + (2.0 < v_v ? 2.0 : v_v)) + (0.5 > ((-2.0) > v_v ? (-2.0) : v_v) ? 0.5 : ((-2.0) > v_v ? (-2.0) : v_v))));
+    v_s = (v_s + ((((double)(((long)((ulong)((long)((ulong)simt_f2int_i64(floor(v_v)) + (ulong)simt_f2int_i64(ceil(v_v)))) + (ulong)simt_f2int_i64(rint(v_v)))))) + (2.0 < v_v ? 2.0 : v_v)) + (0.5 > ((-2.0) > v_v ? (-2.0) : v_v) ? 0.5 : ((-2.0) > v_v ? (-2.0) : v_v))));
     // math_fns.py:10: if math.isnan(s) or math.isinf(s):
     if (((isnan(v_s) != 0) || (isinf(v_s) != 0))) {
       // math_fns.py:11: s = 0.0
       v_s = 0.0;
     }
     // math_fns.py:12: out[i] = s + math.pi - math.pi + float(int(v)) - int(v) + math.log1p(abs(v)) * 0
-    v_out.data[v_i] = (((((v_s + 3.141592653589793) - 3.141592653589793) + ((double)(convert_long_sat_rtz(v_v)))) - ((double)(convert_long_sat_rtz(v_v)))) + (log1p(fabs(v_v)) * 0.0));
+    v_out.data[v_i] = (((((v_s + 3.141592653589793) - 3.141592653589793) + ((double)(simt_f2int_i64(v_v)))) - ((double)(simt_f2int_i64(v_v)))) + (log1p(fabs(v_v)) * 0.0));
   }
 }

@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -17,9 +18,9 @@ typedef struct {
   simt_i64 strides[1];
 } simt_arr_f64_1;
 
-__kernel void simt_kernel_math_fns(__global int* simt_p_x_data, long simt_p_x_shape0, long simt_p_x_stride0, __global double* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_stride0) {
-  simt_arr_i32_1 v_x = {simt_p_x_data, {simt_p_x_shape0}, {simt_p_x_stride0}};
-  simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+__kernel void simt_kernel_math_fns(__global int* simt_p_x_data, ulong simt_p_x_offset, long simt_p_x_shape0, long simt_p_x_stride0, __global double* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_stride0) {
+  simt_arr_i32_1 v_x = {(__global int*)((__global char*)simt_p_x_data + simt_p_x_offset), {simt_p_x_shape0}, {simt_p_x_stride0}};
+  simt_arr_f64_1 v_out = {(__global double*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0}, {simt_p_out_stride0}};
   long v_i = 0;
   int v_v = 0;
   double v_s = 0;

@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -39,8 +40,8 @@ static inline long simt_floordiv_i64(long a, long b) {
   return q;
 }
 
-__kernel void simt_kernel_kernel(__global long* simt_p_sin_data, long simt_p_sin_shape0, long simt_p_sin_stride0, int simt_p_int) {
-  simt_arr_i64_1 v_sin = {simt_p_sin_data, {simt_p_sin_shape0}, {simt_p_sin_stride0}};
+__kernel void simt_kernel_kernel(__global long* simt_p_sin_data, ulong simt_p_sin_offset, long simt_p_sin_shape0, long simt_p_sin_stride0, int simt_p_int) {
+  simt_arr_i64_1 v_sin = {(__global long*)((__global char*)simt_p_sin_data + simt_p_sin_offset), {simt_p_sin_shape0}, {simt_p_sin_stride0}};
   int v_int = simt_p_int;
   long v_float4 = 0;
   int v_j1 = 0;

@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -56,10 +57,10 @@ static inline simt_tuple_f32_f32_f32 simt_func_pair_force_0(simt_arr_f32_2 v_pos
   return simt_ret1;
 }
 
-__kernel void simt_kernel_nbody(__global float* simt_p_pos_data, long simt_p_pos_shape0, long simt_p_pos_shape1, long simt_p_pos_stride0, long simt_p_pos_stride1, __global float* simt_p_mass_data, long simt_p_mass_shape0, long simt_p_mass_stride0, __global float* simt_p_acc_data, long simt_p_acc_shape0, long simt_p_acc_shape1, long simt_p_acc_stride0, long simt_p_acc_stride1, float simt_p_eps2) {
-  simt_arr_f32_2 v_pos = {simt_p_pos_data, {simt_p_pos_shape0, simt_p_pos_shape1}, {simt_p_pos_stride0, simt_p_pos_stride1}};
-  simt_arr_f32_1 v_mass = {simt_p_mass_data, {simt_p_mass_shape0}, {simt_p_mass_stride0}};
-  simt_arr_f32_2 v_acc = {simt_p_acc_data, {simt_p_acc_shape0, simt_p_acc_shape1}, {simt_p_acc_stride0, simt_p_acc_stride1}};
+__kernel void simt_kernel_nbody(__global float* simt_p_pos_data, ulong simt_p_pos_offset, long simt_p_pos_shape0, long simt_p_pos_shape1, long simt_p_pos_stride0, long simt_p_pos_stride1, __global float* simt_p_mass_data, ulong simt_p_mass_offset, long simt_p_mass_shape0, long simt_p_mass_stride0, __global float* simt_p_acc_data, ulong simt_p_acc_offset, long simt_p_acc_shape0, long simt_p_acc_shape1, long simt_p_acc_stride0, long simt_p_acc_stride1, float simt_p_eps2) {
+  simt_arr_f32_2 v_pos = {(__global float*)((__global char*)simt_p_pos_data + simt_p_pos_offset), {simt_p_pos_shape0, simt_p_pos_shape1}, {simt_p_pos_stride0, simt_p_pos_stride1}};
+  simt_arr_f32_1 v_mass = {(__global float*)((__global char*)simt_p_mass_data + simt_p_mass_offset), {simt_p_mass_shape0}, {simt_p_mass_stride0}};
+  simt_arr_f32_2 v_acc = {(__global float*)((__global char*)simt_p_acc_data + simt_p_acc_offset), {simt_p_acc_shape0, simt_p_acc_shape1}, {simt_p_acc_stride0, simt_p_acc_stride1}};
   float v_eps2 = simt_p_eps2;
   long v_i = 0;
   float v_ax = 0;

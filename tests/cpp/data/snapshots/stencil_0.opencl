@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -15,9 +16,9 @@ static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
   return i < 0 ? i + n : i;
 }
 
-__kernel void simt_kernel_heat_step(__global float* simt_p_u_data, long simt_p_u_shape0, long simt_p_u_shape1, long simt_p_u_stride0, long simt_p_u_stride1, __global float* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_shape1, long simt_p_out_stride0, long simt_p_out_stride1, float simt_p_alpha) {
-  simt_arr_f32_2 v_u = {simt_p_u_data, {simt_p_u_shape0, simt_p_u_shape1}, {simt_p_u_stride0, simt_p_u_stride1}};
-  simt_arr_f32_2 v_out = {simt_p_out_data, {simt_p_out_shape0, simt_p_out_shape1}, {simt_p_out_stride0, simt_p_out_stride1}};
+__kernel void simt_kernel_heat_step(__global float* simt_p_u_data, ulong simt_p_u_offset, long simt_p_u_shape0, long simt_p_u_shape1, long simt_p_u_stride0, long simt_p_u_stride1, __global float* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_shape1, long simt_p_out_stride0, long simt_p_out_stride1, float simt_p_alpha) {
+  simt_arr_f32_2 v_u = {(__global float*)((__global char*)simt_p_u_data + simt_p_u_offset), {simt_p_u_shape0, simt_p_u_shape1}, {simt_p_u_stride0, simt_p_u_stride1}};
+  simt_arr_f32_2 v_out = {(__global float*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0, simt_p_out_shape1}, {simt_p_out_stride0, simt_p_out_stride1}};
   float v_alpha = simt_p_alpha;
   long v_i = 0;
   long v_j = 0;

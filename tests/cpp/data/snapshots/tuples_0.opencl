@@ -3,6 +3,7 @@
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 
 typedef struct {
@@ -15,8 +16,8 @@ static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
   return i < 0 ? i + n : i;
 }
 
-__kernel void simt_kernel_tuples(__global long* simt_p_out_data, long simt_p_out_shape0, long simt_p_out_shape1, long simt_p_out_shape2, long simt_p_out_stride0, long simt_p_out_stride1, long simt_p_out_stride2, long simt_t0_simt_p_offset, long simt_t1_simt_p_offset) {
-  simt_arr_i64_3 v_out = {simt_p_out_data, {simt_p_out_shape0, simt_p_out_shape1, simt_p_out_shape2}, {simt_p_out_stride0, simt_p_out_stride1, simt_p_out_stride2}};
+__kernel void simt_kernel_tuples(__global long* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_shape1, long simt_p_out_shape2, long simt_p_out_stride0, long simt_p_out_stride1, long simt_p_out_stride2, long simt_t0_simt_p_offset, long simt_t1_simt_p_offset) {
+  simt_arr_i64_3 v_out = {(__global long*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0, simt_p_out_shape1, simt_p_out_shape2}, {simt_p_out_stride0, simt_p_out_stride1, simt_p_out_stride2}};
   long simt_t0_v_offset = simt_t0_simt_p_offset;
   long simt_t1_v_offset = simt_t1_simt_p_offset;
   long v_x = 0;

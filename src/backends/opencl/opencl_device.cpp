@@ -1,0 +1,332 @@
+#include "backends/opencl/opencl_device.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+
+#include "codegen/source_map.h"
+#include "lang/diagnostics.h"
+
+namespace simt::opencl {
+
+namespace {
+
+// The private address space's first address and the gap between two
+// buffers' ranges: far from zero so that no address is null, and gapped so
+// that a one-past-the-end address never names the next buffer.
+constexpr std::uintptr_t kFirstAddress = std::uintptr_t{1} << 44;
+constexpr std::uintptr_t kRangeAlignment = 4096;
+
+std::string dims_text(const std::array<std::size_t, 3>& d) {
+  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         ")";
+}
+
+runtime::DeviceInfo runtime_info(const DeviceInfo& device, int index) {
+  runtime::DeviceInfo info;
+  info.id = "opencl:" + std::to_string(index);
+  info.name = device.name;
+  info.backend = runtime::BackendKind::OpenCL;
+  info.index = index;
+  info.gpu = device.type == DeviceType::gpu;
+  // What a compiled program depends on: the device and its driver.
+  info.architecture = device.name + " (" + device.vendor + ", " + device.driver_version + ")";
+  info.total_memory = device.global_mem_size;
+  info.compute_units = static_cast<int>(device.compute_units);
+  info.max_threads_per_block =
+      static_cast<int>(std::min<std::size_t>(device.max_work_group_size, INT_MAX));
+  for (int d = 0; d < 3; ++d) {
+    info.max_block_dim[d] =
+        d < static_cast<int>(device.max_work_item_sizes.size())
+            ? static_cast<int64_t>(std::min<std::size_t>(device.max_work_item_sizes[d], INT_MAX))
+            : 1;
+    // The global size (grid * block) is a size_t: any grid a launch can
+    // describe fits; the driver reports what it cannot run.
+    info.max_grid_dim[d] = INT_MAX;
+  }
+  return info;
+}
+
+std::size_t value_bytes(sema::Scalar scalar) {
+  return static_cast<std::size_t>(sema::bit_width(scalar) / 8);
+}
+
+// Throws the CompileError of a kernel whose code uses double on a device
+// without float64, at the first Python statement computing in float64 (else,
+// when only parameters are float64, without a line).
+void require_fp64(const codegen::EmittedKernel& kernel, const runtime::DeviceInfo& info,
+                  const DeviceInfo& device) {
+  if (device.fp64 || codegen::find_identifier(kernel.source, "double") == 0) return;
+  lang::Diagnostic d;
+  d.kind = lang::DiagnosticKind::Typing;
+  d.message = "this kernel computes in float64, which " + info.id + " (" + device.name +
+              ") does not support: the device lacks cl_khr_fp64; use float32 values (e.g. "
+              "np.float32 arrays and constants) on it";
+  d.filename = kernel.entry;
+  if (const auto& where = kernel.float64_use) {
+    d.filename = where->file;
+    d.span.line = static_cast<uint32_t>(where->line);
+    d.span.col = 1;
+    d.span.end_line = d.span.line;
+    d.span.end_col = static_cast<uint32_t>(where->text.size() + 1);
+    d.source_line = where->text;
+  }
+  throw lang::CompileError(std::move(d));
+}
+
+}  // namespace
+
+OpenCLDevice::OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index)
+    : Device(runtime_info(device, index)),
+      api_(api),
+      device_(std::move(device)),
+      next_address_(kFirstAddress) {
+  try {
+    context_ = create_context(api_, device_.platform, device_.device);
+    cl_int status = CL_SUCCESS;
+    queue_ =
+        CommandQueue(&api_, api_.clCreateCommandQueue(context_.get(), device_.device, 0, &status));
+    check(status, "clCreateCommandQueue");
+  } catch (const OpenCLError& error) {
+    throw runtime::DeviceError(info_.id + " (" + device_.name + "): " + error.what());
+  }
+}
+
+OpenCLDevice::~OpenCLDevice() {
+  // Work still queued may use buffers released below.
+  if (queue_) api_.clFinish(queue_.get());
+}
+
+void OpenCLDevice::check(cl_int status, const char* call, const std::string& detail) const {
+  if (status != CL_SUCCESS)
+    throw runtime::DeviceError(std::string(OpenCLError(call, status).what()) + " on " + info_.id +
+                               " (" + device_.name + ")" + detail);
+}
+
+void* OpenCLDevice::allocate(size_t bytes) {
+  const size_t request = std::max<size_t>(bytes, 1);
+  auto out_of_memory = [&](const std::string& why) {
+    return runtime::OutOfMemory("out of memory on " + info_.id + " (" + device_.name +
+                                "): could not allocate " + std::to_string(bytes) + " bytes (" +
+                                runtime::human_bytes(bytes) + "); " + why);
+  };
+  if (request > device_.max_mem_alloc_size) {
+    throw out_of_memory("the largest single allocation the device allows is " +
+                        runtime::human_bytes(device_.max_mem_alloc_size));
+  }
+  cl_int status = CL_SUCCESS;
+  MemObject memory(
+      &api_, api_.clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, request, nullptr, &status));
+  if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES ||
+      status == CL_OUT_OF_HOST_MEMORY || status == CL_INVALID_BUFFER_SIZE) {
+    throw out_of_memory(OpenCLError("clCreateBuffer", status).what());
+  }
+  check(status, "clCreateBuffer", " allocating " + std::to_string(bytes) + " bytes");
+
+  std::lock_guard<std::mutex> lock(allocations_mutex_);
+  const std::uintptr_t base = next_address_;
+  const std::uintptr_t span = (request + kRangeAlignment - 1) / kRangeAlignment * kRangeAlignment;
+  next_address_ += span + kRangeAlignment;
+  allocations_.emplace(base, Allocation{std::move(memory), request});
+  return reinterpret_cast<void*>(base);
+}
+
+void OpenCLDevice::deallocate(void* pointer, size_t) noexcept {
+  if (pointer == nullptr) return;
+  MemObject released;
+  {
+    std::lock_guard<std::mutex> lock(allocations_mutex_);
+    auto found = allocations_.find(reinterpret_cast<std::uintptr_t>(pointer));
+    if (found == allocations_.end()) return;
+    released = std::move(found->second.memory);
+    allocations_.erase(found);
+  }
+  // OpenCL defers the release until queued commands using it have finished.
+}
+
+std::pair<cl_mem, std::size_t> OpenCLDevice::resolve(const void* address, std::size_t bytes) const {
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  std::lock_guard<std::mutex> lock(allocations_mutex_);
+  auto next = allocations_.upper_bound(at);
+  if (next != allocations_.begin()) {
+    const auto& [base, allocation] = *std::prev(next);
+    const std::size_t offset = at - base;
+    if (offset <= allocation.bytes && bytes <= allocation.bytes - offset)
+      return {allocation.memory.get(), offset};
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(at));
+  throw runtime::DeviceError("address " + std::string(text) + " (" + std::to_string(bytes) +
+                             " bytes) is not memory of " + info_.id + " (" + device_.name + ")");
+}
+
+void OpenCLDevice::copy_from_host(void* device_dst, const void* host_src, size_t bytes) {
+  if (bytes == 0) return;
+  auto [memory, offset] = resolve(device_dst, bytes);
+  check(api_.clEnqueueWriteBuffer(queue_.get(), memory, CL_TRUE, offset, bytes, host_src, 0,
+                                  nullptr, nullptr),
+        "clEnqueueWriteBuffer", " copying " + std::to_string(bytes) + " bytes to the device");
+}
+
+void OpenCLDevice::copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
+  if (bytes == 0) return;
+  auto [memory, offset] = resolve(device_src, bytes);
+  check(api_.clEnqueueReadBuffer(queue_.get(), memory, CL_TRUE, offset, bytes, host_dst, 0, nullptr,
+                                 nullptr),
+        "clEnqueueReadBuffer", " copying " + std::to_string(bytes) + " bytes from the device");
+}
+
+void OpenCLDevice::copy_on_device(void* dst, const void* src, size_t bytes) {
+  // clEnqueueCopyBuffer rejects overlapping ranges of one buffer.
+  runtime::copy_overlapping(*this, dst, src, bytes, [&](void* d, const void* s, size_t n) {
+    auto [to, to_offset] = resolve(d, n);
+    auto [from, from_offset] = resolve(s, n);
+    check(api_.clEnqueueCopyBuffer(queue_.get(), from, to, from_offset, to_offset, n, 0, nullptr,
+                                   nullptr),
+          "clEnqueueCopyBuffer", " copying " + std::to_string(n) + " bytes on the device");
+  });
+}
+
+void OpenCLDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {
+  if (pattern_bytes == 0 || count == 0) return;
+  if (count > SIZE_MAX / pattern_bytes)
+    throw std::invalid_argument("fill_bytes: " + std::to_string(count) + " items of " +
+                                std::to_string(pattern_bytes) + " bytes overflow size_t");
+  const size_t total = pattern_bytes * count;
+  auto [memory, offset] = resolve(dst, total);
+  // clEnqueueFillBuffer takes patterns of 1, 2, 4, ..., 128 bytes at offsets
+  // that are multiples of the pattern's size.
+  const bool power_of_two = (pattern_bytes & (pattern_bytes - 1)) == 0;
+  if (power_of_two && pattern_bytes <= 128 && offset % pattern_bytes == 0) {
+    check(api_.clEnqueueFillBuffer(queue_.get(), memory, pattern, pattern_bytes, offset, total, 0,
+                                   nullptr, nullptr),
+          "clEnqueueFillBuffer", " filling " + std::to_string(total) + " bytes");
+    return;
+  }
+  runtime::fill_by_doubling(*this, dst, pattern, pattern_bytes, count,
+                            [&](void* d, const void* s, size_t n) { copy_on_device(d, s, n); });
+}
+
+std::string OpenCLDevice::build_options(const runtime::CompileOptions& options) const {
+  // Without fastmath, float32 division and sqrt are correctly rounded as in
+  // NumPy (OpenCL otherwise allows 2.5 and 3 ulp) where the device can.
+  if (options.fastmath) return "-cl-fast-relaxed-math";
+  if (device_.fp32_correctly_rounded_divide_sqrt) return "-cl-fp32-correctly-rounded-divide-sqrt";
+  return "";
+}
+
+std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
+    const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
+  require_fp64(kernel, info_, device_);
+
+  Program program;
+  BuildResult built;
+  try {
+    built =
+        build_program(context_, device_.device, kernel.source, build_options(options), &program);
+  } catch (const OpenCLError& error) {
+    throw runtime::DeviceError("building " + kernel.entry + " for " + info_.id + " (" +
+                               device_.name + "): " + error.what());
+  }
+  if (!built.ok) {
+    throw runtime::BackendCompileError("the OpenCL compiler of " + info_.id + " (" + device_.name +
+                                       ", " + device_.version + ") rejected the OpenCL C code of " +
+                                       kernel.entry + ":\n" +
+                                       codegen::annotate_compiler_log(built.log, kernel.source));
+  }
+
+  cl_int status = CL_SUCCESS;
+  Kernel cl_kernel_object(&api_, api_.clCreateKernel(program.get(), kernel.entry.c_str(), &status));
+  check(status, "clCreateKernel", " for " + kernel.entry);
+
+  std::size_t max_group = 0;
+  check(api_.clGetKernelWorkGroupInfo(cl_kernel_object.get(), device_.device,
+                                      CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group, &max_group,
+                                      nullptr),
+        "clGetKernelWorkGroupInfo", " for " + kernel.entry);
+
+  std::vector<OpenCLKernel::Argument> arguments;
+  cl_uint index = 0;
+  for (const codegen::ParamSlot& slot : kernel.params) {
+    OpenCLKernel::Argument argument;
+    argument.index = index;
+    if (slot.kind == codegen::ParamSlot::Kind::ArrayData) {
+      argument.buffer = true;
+      index += 2;
+    } else {
+      argument.bytes = slot.kind == codegen::ParamSlot::Kind::Scalar ? value_bytes(slot.scalar) : 8;
+      index += 1;
+    }
+    arguments.push_back(argument);
+  }
+  return std::make_unique<OpenCLKernel>(std::move(program), std::move(cl_kernel_object),
+                                        kernel.entry, std::move(arguments), max_group);
+}
+
+void OpenCLDevice::launch(const runtime::CompiledKernel& compiled, const runtime::LaunchDims& dims,
+                          void* const* args) {
+  const auto& kernel = static_cast<const OpenCLKernel&>(compiled);
+  std::array<std::size_t, 3> global{}, local{};
+  std::size_t group = 1;
+  for (int d = 0; d < 3; ++d) {
+    local[d] = static_cast<std::size_t>(dims.block[d]);
+    global[d] = static_cast<std::size_t>(dims.grid[d]) * local[d];
+    group *= local[d];
+  }
+  if (dims.shared_bytes != 0) {
+    throw std::invalid_argument("launch of " + kernel.entry() + " on " + info_.id +
+                                ": dynamic shared memory is not supported yet");
+  }
+  if (group > kernel.max_work_group_size()) {
+    throw std::invalid_argument(
+        "launch of " + kernel.entry() + " on " + info_.id + ": a block of " +
+        std::to_string(group) + " threads is more than this kernel can run on " + device_.name +
+        " (" + std::to_string(kernel.max_work_group_size()) + ", CL_KERNEL_WORK_GROUP_SIZE)");
+  }
+
+  std::lock_guard<std::mutex> lock(kernel.launch_mutex());
+  const auto& arguments = kernel.arguments();
+  for (std::size_t k = 0; k < arguments.size(); ++k) {
+    const OpenCLKernel::Argument& argument = arguments[k];
+    if (argument.buffer) {
+      auto [memory, offset] = resolve(*static_cast<void* const*>(args[k]), 0);
+      cl_ulong byte_offset = offset;
+      check(api_.clSetKernelArg(kernel.kernel(), argument.index, sizeof memory, &memory),
+            "clSetKernelArg", " (array data of " + kernel.entry() + ")");
+      check(api_.clSetKernelArg(kernel.kernel(), argument.index + 1, sizeof byte_offset,
+                                &byte_offset),
+            "clSetKernelArg", " (array offset of " + kernel.entry() + ")");
+    } else {
+      check(api_.clSetKernelArg(kernel.kernel(), argument.index, argument.bytes, args[k]),
+            "clSetKernelArg", " (argument " + std::to_string(k) + " of " + kernel.entry() + ")");
+    }
+  }
+  {
+    std::lock_guard<std::mutex> last(last_launch_mutex_);
+    last_launch_ = kernel.entry();
+  }
+  cl_int status = api_.clEnqueueNDRangeKernel(queue_.get(), kernel.kernel(), 3, nullptr,
+                                              global.data(), local.data(), 0, nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    check(status, "clEnqueueNDRangeKernel",
+          " launching " + kernel.entry() + " with global size " + dims_text(global) +
+              " and work-group size " + dims_text(local));
+  }
+}
+
+void OpenCLDevice::synchronize() {
+  cl_int status = api_.clFinish(queue_.get());
+  if (status != CL_SUCCESS) {
+    std::string last;
+    {
+      std::lock_guard<std::mutex> lock(last_launch_mutex_);
+      last = last_launch_;
+    }
+    check(status, "clFinish",
+          last.empty() ? std::string()
+                       : " (the most recent kernel launched on " + info_.id + " was " + last + ")");
+  }
+}
+
+}  // namespace simt::opencl

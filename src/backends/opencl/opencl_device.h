@@ -1,0 +1,120 @@
+// An OpenCL device (opencl_api.h) as a runtime::Device: one context and one
+// in-order command queue per device, generated OpenCL C built with
+// clBuildProgram, launches with clEnqueueNDRangeKernel.
+//
+// OpenCL memory is a handle (cl_mem), not an address, but the runtime and
+// arrays work with addresses (views are base + offset). Each buffer is
+// therefore given a range of a private address space that no real memory
+// uses; an address inside a range names that buffer and a byte offset into
+// it. Kernels take an array as (buffer, offset) (the dialect's
+// array_offset_type), so slices work without sub-buffers, whose origins
+// must be aligned to the device's base alignment.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/opencl/opencl_api.h"
+#include "runtime/device.h"
+
+namespace simt::opencl {
+
+// One program built for one device, with its kernel and how each launch
+// argument slot becomes clSetKernelArg calls.
+class OpenCLKernel : public runtime::CompiledKernel {
+ public:
+  struct Argument {
+    bool buffer = false;  // an address: set as cl_mem at `index`, offset at index + 1
+    cl_uint index = 0;
+    std::size_t bytes = 0;  // a value's size
+  };
+
+  OpenCLKernel(Program program, Kernel kernel, std::string entry, std::vector<Argument> arguments,
+               std::size_t max_work_group_size)
+      : program_(std::move(program)),
+        kernel_(std::move(kernel)),
+        entry_(std::move(entry)),
+        arguments_(std::move(arguments)),
+        max_work_group_size_(max_work_group_size) {}
+
+  const std::string& entry() const { return entry_; }
+  cl_kernel kernel() const { return kernel_.get(); }
+  const std::vector<Argument>& arguments() const { return arguments_; }
+  // The most work-items a group of this kernel may have on its device
+  // (CL_KERNEL_WORK_GROUP_SIZE: may be below the device's maximum).
+  std::size_t max_work_group_size() const { return max_work_group_size_; }
+  // A cl_kernel's arguments are state shared by every thread using it:
+  // setting them and enqueueing happen under this lock.
+  std::mutex& launch_mutex() const { return launch_mutex_; }
+
+ private:
+  Program program_;
+  Kernel kernel_;
+  std::string entry_;
+  std::vector<Argument> arguments_;
+  std::size_t max_work_group_size_;
+  mutable std::mutex launch_mutex_;
+};
+
+class OpenCLDevice : public runtime::Device {
+ public:
+  // Opens `device` (as list_devices describes it) as opencl:<index>: creates
+  // its context and command queue. Throws runtime::DeviceError.
+  OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index);
+  ~OpenCLDevice() override;
+
+  codegen::DialectId dialect() const override { return codegen::DialectId::OpenCL; }
+  bool host_accessible() const override { return false; }
+
+  void* allocate(size_t bytes) override;
+  void deallocate(void* pointer, size_t bytes) noexcept override;
+  void copy_from_host(void* device_dst, const void* host_src, size_t bytes) override;
+  void copy_to_host(void* host_dst, const void* device_src, size_t bytes) override;
+  void copy_on_device(void* dst, const void* src, size_t bytes) override;
+  void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) override;
+
+  // Throws lang::CompileError when the kernel needs a feature the device
+  // lacks (float64 without cl_khr_fp64), runtime::BackendCompileError with
+  // the build log when the OpenCL compiler rejects the code.
+  std::unique_ptr<runtime::CompiledKernel> compile(const codegen::EmittedKernel& kernel,
+                                                   const runtime::CompileOptions& options) override;
+  void launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
+              void* const* args) override;
+  void synchronize() override;
+
+  const DeviceInfo& opencl_info() const { return device_; }
+
+  // clBuildProgram options for `options` on this device.
+  std::string build_options(const runtime::CompileOptions& options) const;
+
+  // The buffer and byte offset of `bytes` bytes at `address`, an address
+  // this device handed out. Throws runtime::DeviceError for any other.
+  std::pair<cl_mem, std::size_t> resolve(const void* address, std::size_t bytes) const;
+
+ private:
+  struct Allocation {
+    MemObject memory;
+    std::size_t bytes = 0;
+  };
+
+  void check(cl_int status, const char* call, const std::string& detail = {}) const;
+
+  const OpenCLApi& api_;
+  DeviceInfo device_;
+  Context context_;
+  CommandQueue queue_;
+
+  mutable std::mutex allocations_mutex_;
+  std::map<std::uintptr_t, Allocation> allocations_;  // by base address
+  std::uintptr_t next_address_;
+
+  mutable std::mutex last_launch_mutex_;
+  std::string last_launch_;
+};
+
+}  // namespace simt::opencl
