@@ -306,20 +306,26 @@ def compare_kernels(sides, sizes, repeats, per_sample=1, buffer_sets=1, bandwidt
     rows = []
     for name, build, check, nbytes in workloads(sizes):
         runs, results = {}, {}
-        for side in sides:
-            built = [build(side) for _ in range(buffer_sets if nbytes else 1)]
-            run, get = built[0]
-            run()  # the checked run (and the compilation) on poisoned outputs
-            side.finish()
-            results[side.label] = get()
-            if len(built) > 1:
-                turn = itertools.cycle([r for r, _ in built])
-                run = lambda turn=turn: next(turn)()  # noqa: E731
-            runs[side.label] = (run, side.finish)
-        verdict = check(results)
-        del results
-        times = kernel_times(runs, repeats if nbytes else max(3, repeats // 3), per_sample,
-                             warmup=buffer_sets + 1)
+        try:
+            for side in sides:
+                built = [build(side) for _ in range(buffer_sets if nbytes else 1)]
+                run, get = built[0]
+                run()  # the checked run (and the compilation) on poisoned outputs
+                side.finish()
+                results[side.label] = get()
+                if len(built) > 1:
+                    turn = itertools.cycle([r for r, _ in built])
+                    run = lambda turn=turn: next(turn)()  # noqa: E731
+                runs[side.label] = (run, side.finish)
+            verdict = check(results)
+            del results
+            times = kernel_times(runs, repeats if nbytes else max(3, repeats // 3), per_sample,
+                                 warmup=buffer_sets + 1)
+        except Exception as error:
+            # A failing kernel is a row, not the end of the run: on a lent GPU the
+            # other rows are worth having.
+            rows.append((name, {}, f"ERROR ({type(error).__name__}: {error})", ""))
+            continue
         detail = ""
         if bandwidth and nbytes:
             detail = ", ".join(f"{nbytes / (t[0] * 1e-3) / 1e9:.0f} GB/s" for t in times.values())
@@ -523,19 +529,21 @@ def section_opencl_vs_cuda(args):
     x_ocl = simt.zeros(16, np.float32, device=gpu)
     x_cuda = simt.zeros(16, np.float32, device=cuda)
     b, c, d = np.float32(1.0), 2, 3.0
-    timed = {}
-    for device, x in ((gpu, x_ocl), (cuda, x_cuda)):
-        with simt.use_device(device):
-            l0, l4 = empty0[1, 1], empty4[1, 1]
-            timed[device.id] = launch_costs(
-                {"0": (lambda: l0(), device.synchronize),
-                 "4": (lambda: l4(x, b, c, d), device.synchronize)},
-                args.batches, args.launches)
     print(f"\nwarm launch, host cost: µs per launch (launcher reused), median of {args.batches} "
           f"batches of {args.launches} + one synchronize")
     print(f"{'device':<12} {'0 args':>8} {'4 args':>8}   {'enqueue loop only: 0':>20} {'4':>6}")
-    for name, t in timed.items():
-        print(f"{name:<12} {t['0'][0]:8.2f} {t['4'][0]:8.2f}   {t['0'][1]:20.2f} {t['4'][1]:6.2f}")
+    for device, x in ((gpu, x_ocl), (cuda, x_cuda)):
+        try:
+            with simt.use_device(device):
+                l0, l4 = empty0[1, 1], empty4[1, 1]
+                t = launch_costs({"0": (lambda: l0(), device.synchronize),
+                                  "4": (lambda: l4(x, b, c, d), device.synchronize)},
+                                 args.batches, args.launches)
+        except Exception as error:  # reported; the kernels below still run
+            print(f"{device.id:<12} ERROR ({type(error).__name__}: {error})")
+            continue
+        print(f"{device.id:<12} {t['0'][0]:8.2f} {t['4'][0]:8.2f}   {t['0'][1]:20.2f} "
+              f"{t['4'][1]:6.2f}")
 
     # Kernels: 10 back-to-back launches per sample, so the host's launch cost
     # overlaps the previous kernel instead of being counted as kernel time.

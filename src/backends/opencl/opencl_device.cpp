@@ -287,19 +287,22 @@ void OpenCLDevice::launch(const runtime::CompiledKernel& compiled, const runtime
 
   std::lock_guard<std::mutex> lock(kernel.launch_mutex());
   const auto& arguments = kernel.arguments();
+  // Error texts are built only on failure: this loop runs on every launch.
+  auto set = [&](cl_uint index, std::size_t bytes, const void* value, std::size_t slot) {
+    cl_int status = api_.clSetKernelArg(kernel.kernel(), index, bytes, value);
+    if (status != CL_SUCCESS)
+      check(status, "clSetKernelArg",
+            " (argument slot " + std::to_string(slot) + " of " + kernel.entry() + ")");
+  };
   for (std::size_t k = 0; k < arguments.size(); ++k) {
     const OpenCLKernel::Argument& argument = arguments[k];
     if (argument.buffer) {
       auto [memory, offset] = resolve(*static_cast<void* const*>(args[k]), 0);
       cl_ulong byte_offset = offset;
-      check(api_.clSetKernelArg(kernel.kernel(), argument.index, sizeof memory, &memory),
-            "clSetKernelArg", " (array data of " + kernel.entry() + ")");
-      check(api_.clSetKernelArg(kernel.kernel(), argument.index + 1, sizeof byte_offset,
-                                &byte_offset),
-            "clSetKernelArg", " (array offset of " + kernel.entry() + ")");
+      set(argument.index, sizeof memory, &memory, k);
+      set(argument.index + 1, sizeof byte_offset, &byte_offset, k);
     } else {
-      check(api_.clSetKernelArg(kernel.kernel(), argument.index, argument.bytes, args[k]),
-            "clSetKernelArg", " (argument " + std::to_string(k) + " of " + kernel.entry() + ")");
+      set(argument.index, argument.bytes, args[k], k);
     }
   }
   {
