@@ -72,6 +72,35 @@ struct Dialect {
 
   std::string_view prelude;  // declarations every kernel of this dialect needs
 
+  // ---- shared memory, barriers, atomics, warps ----------------------------
+  // Qualifier of pointers into shared (block) memory, and of its declarations.
+  std::string_view shared_space;
+  std::string_view shared_decl;
+  // `syncthreads()` as a statement; empty: the CPU's regions (emitter.cpp).
+  std::string_view barrier;
+  // syncthreads_count/and/or with `%x` the int predicate; empty: lowered on
+  // a shared counter (OpenCL 1.2 has no work-group reductions) or regions.
+  std::array<std::string_view, 3> barrier_reduce;
+  std::array<std::string_view, 3> fences;  // threadfence, _block, _system
+  // Compare-and-swap on 32/64-bit unsigned words, returning the old word:
+  // `%S` the pointer's space qualifier, `%p` the pointer, `%e` expected, `%d`
+  // desired.
+  std::string_view atomic_cas32;
+  std::string_view atomic_cas64;
+  // Native atomics on 32- and 64-bit integers, by AtomicOp; `%p` the
+  // element's pointer, `%v` the value, `%T` the element's C type. Empty: a
+  // compare-and-swap loop.
+  std::array<std::string_view, 8> atomic_int32;
+  std::array<std::string_view, 8> atomic_int64;
+  std::array<std::string_view, 2> atomic_float_add;  // float32, float64
+  // Warp operations; empty where the dialect has none (OpenCL 1.2): a
+  // compile error, or the CPU's emulation in regions. `%m` mask, `%x`
+  // value, `%l` lane / delta / lane mask.
+  std::array<std::string_view, 4> shuffles;  // idx, up, down, xor
+  std::array<std::string_view, 3> votes;     // ballot, all, any
+  std::string_view activemask;
+  std::string_view warpsize;
+
   std::string_view value_type(sema::Scalar s) const { return value_types[static_cast<int>(s)]; }
   std::string_view storage_type(sema::Scalar s) const { return storage_types[static_cast<int>(s)]; }
   // "threadIdx.x", "get_local_id(0)", ...
@@ -79,6 +108,9 @@ struct Dialect {
   // "sinf", "sin", "__builtin_sin": the math function for a float or double.
   std::string math_name(std::string_view c_name, sema::Scalar real) const;
 };
+
+// The order of Dialect::atomic_int32/atomic_int64 entries.
+enum class AtomicOp { Add, Sub, Min, Max, And, Or, Xor, Exch };
 
 const Dialect& dialect(DialectId id);
 std::optional<DialectId> dialect_from_name(std::string_view name);

@@ -17,6 +17,12 @@ constexpr std::string_view kCudaPrelude = R"(typedef long long simt_i64;
 constexpr std::string_view kOpenCLPrelude = R"(#if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+#if defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+#if defined(cl_khr_int64_extended_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#endif
 #pragma OPENCL FP_CONTRACT OFF
 typedef long simt_i64;
 )";
@@ -29,7 +35,17 @@ struct simt_block_ctx {
   simt_i64 grid_dim[3];
   simt_i64 block_dim[3];
   simt_i64 block_idx[3];
+  void* dynamic_shared;
 };
+static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
+  __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return e;
+}
+static inline unsigned long long simt_cas64(unsigned long long* p, unsigned long long e,
+                                            unsigned long long d) {
+  __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return e;
+}
 struct simt_thread {
   simt_i64 x, y, z;
 };
@@ -68,6 +84,28 @@ const Dialect kCuda{
     "__double_as_longlong(%x)",
     "__longlong_as_double(%x)",
     kCudaPrelude,
+    "",
+    "__shared__ ",
+    "__syncthreads();",
+    {"__syncthreads_count(%x)", "__syncthreads_and(%x)", "__syncthreads_or(%x)"},
+    {"__threadfence()", "__threadfence_block()", "__threadfence_system()"},
+    "atomicCAS((unsigned int*)(%p), %e, %d)",
+    "atomicCAS((unsigned long long*)(%p), %e, %d)",
+    {"atomicAdd(%p, %v)", "atomicSub(%p, %v)", "atomicMin(%p, %v)", "atomicMax(%p, %v)",
+     "atomicAnd(%p, %v)", "atomicOr(%p, %v)", "atomicXor(%p, %v)", "atomicExch(%p, %v)"},
+    {"(%T)atomicAdd((unsigned long long*)(%p), (unsigned long long)(%v))",
+     "(%T)atomicAdd((unsigned long long*)(%p), 0ULL - (unsigned long long)(%v))",
+     "atomicMin(%p, %v)", "atomicMax(%p, %v)",
+     "(%T)atomicAnd((unsigned long long*)(%p), (unsigned long long)(%v))",
+     "(%T)atomicOr((unsigned long long*)(%p), (unsigned long long)(%v))",
+     "(%T)atomicXor((unsigned long long*)(%p), (unsigned long long)(%v))",
+     "(%T)atomicExch((unsigned long long*)(%p), (unsigned long long)(%v))"},
+    {"atomicAdd(%p, %v)", "atomicAdd(%p, %v)"},
+    {"__shfl_sync(%m, %x, %l)", "__shfl_up_sync(%m, %x, %l)", "__shfl_down_sync(%m, %x, %l)",
+     "__shfl_xor_sync(%m, %x, %l)"},
+    {"__ballot_sync(%m, %x)", "__all_sync(%m, %x)", "__any_sync(%m, %x)"},
+    "__activemask()",
+    "warpSize",
 };
 
 const Dialect kOpenCL{
@@ -102,6 +140,23 @@ const Dialect kOpenCL{
     "as_long(%x)",
     "as_double(%x)",
     kOpenCLPrelude,
+    "__local ",
+    "__local ",
+    "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+    {"", "", ""},
+    {"mem_fence(CLK_GLOBAL_MEM_FENCE)", "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
+     "mem_fence(CLK_GLOBAL_MEM_FENCE)"},
+    "atomic_cmpxchg((volatile %Suint*)(%p), %e, %d)",
+    "atom_cmpxchg((volatile %Sulong*)(%p), %e, %d)",
+    {"atomic_add(%p, %v)", "atomic_sub(%p, %v)", "atomic_min(%p, %v)", "atomic_max(%p, %v)",
+     "atomic_and(%p, %v)", "atomic_or(%p, %v)", "atomic_xor(%p, %v)", "atomic_xchg(%p, %v)"},
+    {"atom_add(%p, %v)", "atom_sub(%p, %v)", "atom_min(%p, %v)", "atom_max(%p, %v)",
+     "atom_and(%p, %v)", "atom_or(%p, %v)", "atom_xor(%p, %v)", "atom_xchg(%p, %v)"},
+    {"", ""},
+    {"", "", "", ""},
+    {"", "", ""},
+    "",
+    "",
 };
 
 const Dialect kCpp{
@@ -137,6 +192,29 @@ const Dialect kCpp{
     "__builtin_bit_cast(long long, %x)",
     "__builtin_bit_cast(double, %x)",
     kCppPrelude,
+    "",
+    "",
+    "",
+    {"", "", ""},
+    {"__atomic_thread_fence(__ATOMIC_SEQ_CST)", "__atomic_thread_fence(__ATOMIC_SEQ_CST)",
+     "__atomic_thread_fence(__ATOMIC_SEQ_CST)"},
+    "simt_cas32((unsigned int*)(%p), %e, %d)",
+    "simt_cas64((unsigned long long*)(%p), %e, %d)",
+    {"__atomic_fetch_add(%p, %v, __ATOMIC_RELAXED)", "__atomic_fetch_sub(%p, %v, __ATOMIC_RELAXED)",
+     "__atomic_fetch_min(%p, %v, __ATOMIC_RELAXED)", "__atomic_fetch_max(%p, %v, __ATOMIC_RELAXED)",
+     "__atomic_fetch_and(%p, %v, __ATOMIC_RELAXED)", "__atomic_fetch_or(%p, %v, __ATOMIC_RELAXED)",
+     "__atomic_fetch_xor(%p, %v, __ATOMIC_RELAXED)",
+     "__atomic_exchange_n(%p, %v, __ATOMIC_RELAXED)"},
+    {"__atomic_fetch_add(%p, %v, __ATOMIC_RELAXED)", "__atomic_fetch_sub(%p, %v, __ATOMIC_RELAXED)",
+     "__atomic_fetch_min(%p, %v, __ATOMIC_RELAXED)", "__atomic_fetch_max(%p, %v, __ATOMIC_RELAXED)",
+     "__atomic_fetch_and(%p, %v, __ATOMIC_RELAXED)", "__atomic_fetch_or(%p, %v, __ATOMIC_RELAXED)",
+     "__atomic_fetch_xor(%p, %v, __ATOMIC_RELAXED)",
+     "__atomic_exchange_n(%p, %v, __ATOMIC_RELAXED)"},
+    {"", ""},
+    {"", "", "", ""},
+    {"", "", ""},
+    "",
+    "32",
 };
 
 }  // namespace

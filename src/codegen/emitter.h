@@ -23,7 +23,10 @@ struct EmitOptions {
 // (OpenCL) an ArrayData slot is two C parameters, the buffer and the byte
 // offset into it, which that backend derives from the one data pointer.
 struct ParamSlot {
-  enum class Kind { Scalar, ArrayData, ArrayShape, ArrayStride };
+  // SharedBytes: the launch's dynamic shared memory size in bytes (int64),
+  // the last parameter of kernels that use `shared.array(0, dtype)`; on
+  // OpenCL it is two C parameters, the `__local` buffer and the size.
+  enum class Kind { Scalar, ArrayData, ArrayShape, ArrayStride, SharedBytes };
   Kind kind = Kind::Scalar;
   int argument = 0;                           // which Python argument it comes from
   std::vector<int> path;                      // item indices inside a tuple argument
@@ -40,6 +43,10 @@ struct EmittedKernel {
   // kernel's own, else a device function's), for errors on devices without
   // double precision; nullopt when none does (parameters may still be).
   std::optional<PythonLine> float64_use;
+  // The first statement using a warp operation, and one using a 64-bit
+  // atomic: features an OpenCL device may lack.
+  std::optional<PythonLine> warp_use;
+  std::optional<PythonLine> int64_atomic_use;
 };
 
 // The generated kernel's symbol for a Python function name.

@@ -499,12 +499,17 @@ std::string HelperSet::array_struct(const sema::Type& array) {
   if (!defined_.insert(name).second) return name;
   if (sema::is_complex(array.scalar)) use(Helper::ComplexType, array.scalar);
   std::string n = std::to_string(array.ndim);
-  std::string qualifier =
-      array.space == sema::Space::Global ? std::string(dialect_.global_space) : "";
+  std::string qualifier = array.space == sema::Space::Global   ? std::string(dialect_.global_space)
+                          : array.space == sema::Space::Shared ? std::string(dialect_.shared_space)
+                                                               : "";
   code_.push_back("typedef struct {\n  " + qualifier +
                   std::string(dialect_.storage_type(array.scalar)) + "* data;\n  simt_i64 shape[" +
                   n + "];\n  simt_i64 strides[" + n + "];\n} " + name + ";\n");
   return name;
+}
+
+void HelperSet::define_once(const std::string& name, const std::string& code) {
+  if (defined_.insert(name).second) code_.push_back(code);
 }
 
 std::string HelperSet::definitions() const {

@@ -51,6 +51,10 @@ class HelperSet {
   // The struct type name of an array type, defining it on first use.
   std::string array_struct(const sema::Type& array);
 
+  // Defines `name` with `code` on its first request (helpers the emitter
+  // composes itself, such as atomics per operation, type and space).
+  void define_once(const std::string& name, const std::string& code);
+
   // Every requested definition, dependencies first.
   std::string definitions() const;
 

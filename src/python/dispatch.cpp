@@ -189,7 +189,7 @@ class Dispatcher {
   Specialization& specialize(const std::vector<sema::Type>& types,
                              const std::shared_ptr<runtime::Device>& device,
                              const std::string& key);
-  void pack(const Specialization& spec, Scratch& s);
+  void pack(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s);
 
   nb::object function_object_;
   Function* function_;
@@ -461,7 +461,7 @@ void store_scalar(const Leaf& leaf, Scalar target, void* out) {
   }
 }
 
-void Dispatcher::pack(const Specialization& spec, Scratch& s) {
+void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s) {
   size_t n = spec.slots.size();
   s.values.resize(n);
   s.pointers.resize(n);
@@ -476,6 +476,11 @@ void Dispatcher::pack(const Specialization& spec, Scratch& s) {
       store_scalar(leaf, spec.slots[slot].scalar, s.values[slot].data());
       ++slot;
     }
+  }
+  // Slots after the arguments' (a kernel using dynamic shared memory).
+  for (; slot < n; ++slot) {
+    int64_t bytes = static_cast<int64_t>(dims.shared_bytes);
+    std::memcpy(s.values[slot].data(), &bytes, 8);
   }
   for (size_t k = 0; k < n; ++k) s.pointers[k] = s.values[k].data();
 }
@@ -542,7 +547,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const nb::args& args) {
     for (size_t k = 0; k < args.size(); ++k) classify(args[k], param_names_[k], s, *device, &types);
     spec = &specialize(types, device, key);
   }
-  pack(*spec, s);
+  pack(*spec, dims, s);
   nb::gil_scoped_release unlocked;
   device->launch(*spec->kernel, dims, s.pointers.data());
 }
@@ -621,10 +626,16 @@ runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
   }
   if (n == 4) {
     nb::handle shared = PyTuple_GET_ITEM(config.ptr(), 3);
-    if (!PyLong_Check(shared.ptr()) || PyLong_AsLongLong(shared.ptr()) < 0)
-      throw nb::value_error("shared_bytes must be a non-negative int");
-    if (PyLong_AsLongLong(shared.ptr()) != 0)
-      throw nb::value_error("dynamic shared memory is not supported in this version");
+    long long bytes = PyLong_Check(shared.ptr()) ? PyLong_AsLongLong(shared.ptr()) : -1;
+    if (bytes == -1 && PyErr_Occurred()) PyErr_Clear();
+    // The CPU backend allocates it per block: a bound keeps a typo from
+    // asking for terabytes.
+    constexpr long long kMaxSharedBytes = 1ll << 30;
+    if (bytes < 0 || bytes > kMaxSharedBytes)
+      throw nb::value_error(
+          "dynamic shared memory (the 4th launch item) must be an int number of bytes from 0 "
+          "to 2**30");
+    dims.shared_bytes = static_cast<size_t>(bytes);
   }
   return dims;
 }

@@ -1175,8 +1175,18 @@ class Inferencer {
       return typed(error(e.items[0]->span, quoted(callee) + " is not callable"));
     const Intrinsic* fn = find_intrinsic(callee.name);
     std::string shown = display_name(callee.name);
-    if (!e.keywords.empty())
+    if (fn->rule == Rule::LaneId || fn->rule == Rule::WarpSize)
+      return typed(error(e.span, shown + " is a value, not a function: write " + shown));
+    std::vector<const Expr*> ordered;
+    if (!fn->keywords.empty()) {
+      auto bound = bind_keywords(e, *fn, shown);
+      if (!bound) return typed(Type::unknown());
+      ordered = std::move(*bound);
+      args.clear();
+      for (const Expr* a : ordered) args.push_back(info(*a).type);
+    } else if (!e.keywords.empty()) {
       return typed(error(e.keywords[0].span, shown + "() takes no keyword arguments in kernels"));
+    }
     if (args.size() < fn->min_args || (fn->max_args != 255 && args.size() > fn->max_args)) {
       std::string expected = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
                              : fn->max_args == 255 ? "at least " + std::to_string(fn->min_args)
@@ -1185,8 +1195,116 @@ class Inferencer {
       return typed(error(e.span, shown + "() takes " + expected + " arguments (" +
                                      std::to_string(args.size()) + " given)"));
     }
-    ExprInfo i = intrinsic_call(e, *fn, shown, args);
+    ExprInfo i =
+        ordered.empty() ? intrinsic_call(e, *fn, shown, args) : array_alloc(e, *fn, shown, ordered);
     i.intrinsic = fn;
+    i.ordered_args = std::move(ordered);
+    return i;
+  }
+
+  // The arguments of an intrinsic with named parameters, in parameter
+  // order, from positional and keyword arguments; nullopt after an error.
+  std::optional<std::vector<const Expr*>> bind_keywords(const Expr& e, const Intrinsic& fn,
+                                                        const std::string& shown) {
+    std::vector<std::string> names;
+    for (size_t start = 0; start <= fn.keywords.size();) {
+      size_t comma = fn.keywords.find(',', start);
+      if (comma == std::string_view::npos) comma = fn.keywords.size();
+      names.emplace_back(fn.keywords.substr(start, comma - start));
+      start = comma + 1;
+    }
+    std::vector<const Expr*> bound(names.size(), nullptr);
+    if (e.items.size() - 1 > names.size()) {
+      error(e.span, shown + "() takes " + std::to_string(names.size()) + " arguments (" +
+                        std::to_string(e.items.size() - 1) + " given)");
+      return std::nullopt;
+    }
+    for (size_t k = 1; k < e.items.size(); ++k) bound[k - 1] = e.items[k].get();
+    for (const auto& kw : e.keywords) {
+      auto at = std::find(names.begin(), names.end(), kw.name);
+      if (at == names.end()) {
+        error(kw.span, shown + "() has no parameter '" + kw.name + "'");
+        return std::nullopt;
+      }
+      size_t k = static_cast<size_t>(at - names.begin());
+      if (bound[k] != nullptr) {
+        error(kw.span, shown + "() got two values for '" + kw.name + "'");
+        return std::nullopt;
+      }
+      bound[k] = kw.value.get();
+    }
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (bound[k] == nullptr) {
+        error(e.span, shown + "() is missing its argument '" + names[k] + "'");
+        return std::nullopt;
+      }
+    }
+    return bound;
+  }
+
+  // The compile-time extents of `shape` (an int or a tuple of ints).
+  std::optional<std::vector<int64_t>> const_shape(const Expr& shape) {
+    std::vector<int64_t> extents;
+    if (auto n = const_int(shape)) {
+      extents.push_back(*n);
+      return extents;
+    }
+    if (shape.kind == ExprKind::Tuple) {
+      for (const auto& item : shape.items) {
+        auto n = const_int(*item);
+        if (!n) return std::nullopt;
+        extents.push_back(*n);
+      }
+      return extents;
+    }
+    const ExprInfo& i = info(shape);
+    if (i.type.is_tuple() && i.constant && !i.constant->items.empty()) {
+      for (const auto& c : i.constant->items) {
+        if (!c.type.is_int_like()) return std::nullopt;
+        extents.push_back(c.int_value);
+      }
+      return extents;
+    }
+    return std::nullopt;
+  }
+
+  // simt.shared.array / simt.local.array(shape, dtype): a C-ordered array in
+  // that space, its extents known at compile time.
+  ExprInfo array_alloc(const Expr& e, const Intrinsic& fn, const std::string& shown,
+                       const std::vector<const Expr*>& args) {
+    bool shared = fn.c_name == "shared";
+    const Type& dtype = info(*args[1]).type;
+    if (dtype.kind != TypeKind::DType)
+      return typed(error(args[1]->span, shown +
+                                            "() needs a dtype (np.float32, simt.int32, ...), "
+                                            "not " +
+                                            dtype.str()));
+    auto extents = const_shape(*args[0]);
+    if (!extents)
+      return typed(error(args[0]->span,
+                         shown + "() needs a shape known at compile time: an int or a tuple of "
+                                 "ints (literals or global constants)"));
+    if (extents->empty() || extents->size() > 3)
+      return typed(error(args[0]->span, shown + "() takes 1 to 3 dimensions"));
+    int64_t total = 1;
+    for (int64_t n : *extents) {
+      bool dynamic = shared && n == 0 && extents->size() == 1;
+      if (n < 1 && !dynamic)
+        return typed(
+            error(args[0]->span, shown + "() extents must be positive" +
+                                     (shared ? " (0 alone means dynamic shared memory)" : "")));
+      if (n > 0 && total > (int64_t{1} << 31) / n)
+        return typed(error(args[0]->span, shown + "() of that shape is too large"));
+      total *= std::max<int64_t>(n, 1);
+    }
+    if (self_ != nullptr && shared)
+      return typed(error(e.span, shown +
+                                     "() in a device function: allocate the shared array in the "
+                                     "kernel and pass it as an argument (OpenCL declares local "
+                                     "memory only in kernels)"));
+    ExprInfo i = typed(Type::array(dtype.scalar, static_cast<int>(extents->size()), Layout::C,
+                                   shared ? Space::Shared : Space::Local));
+    i.shape = std::move(*extents);
     return i;
   }
 
@@ -1333,8 +1451,111 @@ class Inferencer {
         Type index = Type::scalar_of(Scalar::Int64);
         return typed(*n == 1 ? index : Type::uniform_tuple(index, static_cast<int>(*n)), true);
       }
+      case Rule::ArrayAlloc:  // always has keywords: array_alloc()
+      case Rule::LaneId:
+      case Rule::WarpSize:
+        break;
+      case Rule::Barrier:
+      case Rule::Fence:
+        return typed(Type::none());
+      case Rule::BarrierReduce: {
+        if (!args[0].is_scalar() || is_complex(args[0].scalar))
+          return typed(
+              error(e.items[1]->span, shown + "() needs a number or bool, not " + args[0].str()));
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int32), true);
+        i.operand = Type::scalar_of(Scalar::Bool);
+        return i;
+      }
+      case Rule::ActiveMask:
+        return typed(Type::scalar_of(Scalar::UInt32), true);
+      case Rule::Shuffle: {
+        if (!mask_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+        const Type& v = args[1];
+        if (!v.is_scalar() || is_complex(v.scalar) || v.scalar == Scalar::Float16 ||
+            is_bool(v.scalar))
+          return typed(error(e.items[2]->span,
+                             shown +
+                                 "() shuffles 32- and 64-bit integers and float32/float64, "
+                                 "not " +
+                                 v.str()));
+        if (!args[2].is_int_like())
+          return typed(error(e.items[3]->span, shown + "() lane argument must be an integer"));
+        // Python literals shuffle as the types NumPy gives them.
+        Type value = v.strong();
+        if (bit_width(value.scalar) < 32)
+          value = Type::scalar_of(is_signed(value.scalar) ? Scalar::Int32 : Scalar::UInt32);
+        ExprInfo i = typed(value);
+        i.operand = value;
+        return i;
+      }
+      case Rule::Vote: {
+        if (!mask_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+        if (!args[1].is_scalar() || is_complex(args[1].scalar))
+          return typed(error(e.items[2]->span, shown + "() needs a number or bool predicate"));
+        ExprInfo i =
+            typed(Type::scalar_of(fn.c_name == "ballot" ? Scalar::UInt32 : Scalar::Bool), true);
+        i.operand = Type::scalar_of(Scalar::Bool);
+        return i;
+      }
+      case Rule::Atomic:
+      case Rule::AtomicCas:
+        return atomic_call(e, fn, shown, args);
     }
     return typed(Type::unknown());
+  }
+
+  bool mask_arg(const Expr& e, size_t k, const Type& t, const std::string& shown) {
+    if (t.is_int_like() && !is_bool(t.scalar)) return true;
+    error(e.items[k + 1]->span, shown + "() mask must be an integer (0xffffffff: the whole warp)");
+    return false;
+  }
+
+  // simt.atomic.<op>(array, index, value) and cas(array, index, old, value):
+  // the array's element type, on the types CUDA and OpenCL have atomics for.
+  ExprInfo atomic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,
+                       const std::vector<Type>& args) {
+    const Type& a = args[0];
+    if (!a.is_array())
+      return typed(error(e.items[1]->span, shown + "() needs an array, not " + a.str()));
+    if (a.space == Space::Local)
+      return typed(error(e.items[1]->span, shown + "() works on global and shared arrays, not "
+                                                   "on a local array (each thread has its own)"));
+    if (a.readonly)
+      return typed(error(e.items[1]->span, shown + "() cannot write a read-only array"));
+    Scalar s = a.scalar;
+    bool supported = s == Scalar::Int32 || s == Scalar::UInt32 || s == Scalar::Int64 ||
+                     s == Scalar::UInt64 || s == Scalar::Float32 || s == Scalar::Float64;
+    if (!supported)
+      return typed(error(e.items[1]->span,
+                         shown +
+                             "() works on int32, uint32, int64, uint64, float32 and float64 "
+                             "arrays, not " +
+                             a.str()));
+    std::string_view op = fn.c_name;
+    bool bitwise = op == "and" || op == "or" || op == "xor";
+    if ((bitwise || op == "inc" || op == "dec" || op == "cas") && is_float(s))
+      return typed(error(e.items[1]->span, shown + "() needs an integer array, not " + a.str()));
+    // The index: an integer, or a tuple of one integer per dimension.
+    const Type& index = args[1];
+    size_t count = index.is_tuple() ? index.items.size() : 1;
+    bool ints = index.is_tuple() ? std::all_of(index.items.begin(), index.items.end(),
+                                               [](const Type& t) { return t.is_int_like(); })
+                                 : index.is_int_like();
+    if (!ints || static_cast<int>(count) != a.ndim)
+      return typed(
+          error(e.items[2]->span,
+                shown + "() on a " + std::to_string(a.ndim) + "-d array needs " +
+                    (a.ndim == 1 ? std::string("an integer index")
+                                 : "a tuple of " + std::to_string(a.ndim) + " integer indices") +
+                    ", not " + index.str()));
+    for (size_t k = 2; k < args.size(); ++k) {
+      if (!args[k].is_scalar() || (is_complex(args[k].scalar) && !is_complex(s)))
+        return typed(error(e.items[k + 1]->span,
+                           shown + "() value must be a real number, not " + args[k].str()));
+    }
+    ExprInfo i = typed(Type::scalar_of(s), is_unsigned(s));
+    i.operand = Type::scalar_of(s);
+    return i;
   }
 
   ExprInfo cast(const Expr& e, const Type& from, Scalar to) {
@@ -1374,7 +1595,14 @@ class Inferencer {
       }
     }
     std::string qualified = module + "." + attr;
-    if (find_intrinsic(qualified)) return typed(Type::function(qualified));
+    if (const Intrinsic* fn = find_intrinsic(qualified)) {
+      if (fn->rule == Rule::LaneId || fn->rule == Rule::WarpSize) {
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int32), true);
+        i.intrinsic = fn;
+        return i;
+      }
+      return typed(Type::function(qualified));
+    }
     return typed(error(span, "'" + qualified + "' is not supported in kernels"));
   }
 

@@ -79,6 +79,12 @@ struct ExprInfo {
   const TypedDeviceFunction* function = nullptr;
   std::vector<CallArgument> arguments;  // one per callee parameter, in order
   bool nonnegative = false;             // provably >= 0: indexing skips wraparound
+  // Call of simt.shared.array / simt.local.array: the extents (a dynamic
+  // shared array, `shared.array(0, dtype)`, has the one extent 0).
+  std::vector<int64_t> shape;
+  // Call of an intrinsic taking keyword arguments: the argument of each
+  // parameter in order (positional or keyword).
+  std::vector<const lang::Expr*> ordered_args;
 };
 
 struct LocalVar {

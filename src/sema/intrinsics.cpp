@@ -34,6 +34,36 @@ constexpr Intrinsic kIntrinsics[] = {
     // The simt device API (also reached as numba's cuda.grid).
     {"simt.grid", Rule::Grid, "", 1, 1},
     {"simt.gridsize", Rule::GridSize, "", 1, 1},
+    {"simt.shared.array", Rule::ArrayAlloc, "shared", 2, 2, true, "shape,dtype"},
+    {"simt.local.array", Rule::ArrayAlloc, "local", 2, 2, true, "shape,dtype"},
+    {"simt.syncthreads", Rule::Barrier, "", 0, 0, false},
+    {"simt.syncthreads_count", Rule::BarrierReduce, "count", 1, 1, false},
+    {"simt.syncthreads_and", Rule::BarrierReduce, "and", 1, 1, false},
+    {"simt.syncthreads_or", Rule::BarrierReduce, "or", 1, 1, false},
+    {"simt.threadfence", Rule::Fence, "device", 0, 0, false},
+    {"simt.threadfence_block", Rule::Fence, "block", 0, 0, false},
+    {"simt.threadfence_system", Rule::Fence, "system", 0, 0, false},
+    {"simt.atomic.add", Rule::Atomic, "add", 3, 3, false},
+    {"simt.atomic.sub", Rule::Atomic, "sub", 3, 3, false},
+    {"simt.atomic.min", Rule::Atomic, "min", 3, 3, false},
+    {"simt.atomic.max", Rule::Atomic, "max", 3, 3, false},
+    {"simt.atomic.and_", Rule::Atomic, "and", 3, 3, false},
+    {"simt.atomic.or_", Rule::Atomic, "or", 3, 3, false},
+    {"simt.atomic.xor", Rule::Atomic, "xor", 3, 3, false},
+    {"simt.atomic.exch", Rule::Atomic, "exch", 3, 3, false},
+    {"simt.atomic.inc", Rule::Atomic, "inc", 3, 3, false},
+    {"simt.atomic.dec", Rule::Atomic, "dec", 3, 3, false},
+    {"simt.atomic.cas", Rule::AtomicCas, "cas", 4, 4, false},
+    {"simt.laneid", Rule::LaneId, "", 0, 0},
+    {"simt.warpsize", Rule::WarpSize, "", 0, 0},
+    {"simt.activemask", Rule::ActiveMask, "", 0, 0, false},
+    {"simt.shfl_sync", Rule::Shuffle, "idx", 3, 3, false},
+    {"simt.shfl_up_sync", Rule::Shuffle, "up", 3, 3, false},
+    {"simt.shfl_down_sync", Rule::Shuffle, "down", 3, 3, false},
+    {"simt.shfl_xor_sync", Rule::Shuffle, "xor", 3, 3, false},
+    {"simt.ballot_sync", Rule::Vote, "ballot", 2, 2, false},
+    {"simt.all_sync", Rule::Vote, "all", 2, 2, false},
+    {"simt.any_sync", Rule::Vote, "any", 2, 2, false},
 
     // math: one argument, float result.
     SIMT_MATH_UNARY("sin", "sin"),
@@ -139,6 +169,9 @@ const Member kMembers[] = {
      "nan",
      {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_nan("")}},
     {"simt", "cuda", {NamespaceMember::Kind::Module, "simt"}},
+    {"simt", "shared", {NamespaceMember::Kind::Module, "simt.shared"}},
+    {"simt", "local", {NamespaceMember::Kind::Module, "simt.local"}},
+    {"simt", "atomic", {NamespaceMember::Kind::Module, "simt.atomic"}},
     {"simt", "thread_idx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
     {"simt", "threadIdx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
     {"simt", "block_idx", {NamespaceMember::Kind::Dim3, "block_idx"}},
@@ -150,6 +183,18 @@ const Member kMembers[] = {
 };
 
 }  // namespace
+
+bool is_collective(Rule rule) {
+  switch (rule) {
+    case Rule::Barrier:
+    case Rule::BarrierReduce:
+    case Rule::Shuffle:
+    case Rule::Vote:
+      return true;
+    default:
+      return false;
+  }
+}
 
 const Intrinsic* find_intrinsic(std::string_view qualified_name) {
   for (const auto& entry : kIntrinsics)

@@ -33,7 +33,22 @@ enum class Rule : uint8_t {
   Print,           // print(*numbers_and_strings)
   Grid,            // simt.grid(ndim) -> int64 or a tuple of ndim int64
   GridSize,        // simt.gridsize(ndim)
+  ArrayAlloc,      // simt.shared.array / simt.local.array(shape, dtype): c_name the space
+  Barrier,         // simt.syncthreads()
+  BarrierReduce,   // simt.syncthreads_count/and/or(pred) -> int32: c_name "count"/"and"/"or"
+  Fence,           // simt.threadfence*(): c_name "device", "block", "system"
+  Atomic,          // simt.atomic.<op>(array, index, value) -> old value: c_name the op
+  AtomicCas,       // simt.atomic.cas(array, index, old, value) -> old value
+  LaneId,          // simt.laneid (an attribute) -> int32
+  WarpSize,        // simt.warpsize (an attribute) -> int32
+  ActiveMask,      // simt.activemask() -> uint32
+  Shuffle,         // simt.shfl_*_sync(mask, value, lane): c_name "idx"/"up"/"down"/"xor"
+  Vote,            // simt.ballot/all/any_sync(mask, pred): c_name "ballot"/"all"/"any"
 };
+
+// Whether a rule makes the threads of a block (or a warp) wait for each
+// other: such calls split CPU kernels into regions (see emitter.cpp).
+bool is_collective(Rule rule);
 
 struct Intrinsic {
   std::string_view name;  // qualified: "math.sin", "builtins.range", "simt.grid"
@@ -42,6 +57,9 @@ struct Intrinsic {
   uint8_t min_args;
   uint8_t max_args;  // 255: any number
   bool pure = true;  // false: has effects, may not be evaluated twice or dropped
+  // The parameter names, comma separated, where keyword arguments are
+  // accepted (`shared.array(shape=..., dtype=...)`); empty: positional only.
+  std::string_view keywords = "";
 };
 
 // The intrinsic with this qualified name, or nullptr.

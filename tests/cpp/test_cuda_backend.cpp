@@ -519,6 +519,9 @@ PackedArgs pack_saxpy(const simt::codegen::EmittedKernel& kernel, const void* sc
       case Kind::ArrayStride:
         args.add(arrays.at(slot.argument - 1).stride);
         break;
+      case Kind::SharedBytes:
+        args.add(int64_t{0});
+        break;
     }
   }
   return args;

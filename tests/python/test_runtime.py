@@ -319,7 +319,8 @@ def test_launch_needs_a_configuration():
     ((1, (1, 1, 1, 1)), ValueError, "1 to 3 dimensions"),
     ((1.5, 32), TypeError, "grid must be an int"),
     ((1,), TypeError, "launch configuration"),
-    ((1, 32, None, 64), ValueError, "dynamic shared memory"),
+    ((1, 32, None, -1), ValueError, "dynamic shared memory"),
+    ((1, 32, None, 2 ** 40), ValueError, "dynamic shared memory"),
 ])
 def test_bad_configurations(device, config, error, message):
     x = simt.zeros(4, device=device)

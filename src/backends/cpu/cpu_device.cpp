@@ -3,9 +3,11 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "backends/cpu/clang_jit.h"
 
@@ -19,6 +21,7 @@ struct BlockContext {
   int64_t grid_dim[3];
   int64_t block_dim[3];
   int64_t block_idx[3];
+  void* dynamic_shared;  // the launch's dynamic shared memory, one buffer per running block
 };
 
 using KernelEntry = void (*)(const BlockContext*, void* const*);
@@ -112,6 +115,11 @@ void CpuDevice::launch(const runtime::CompiledKernel& compiled, const runtime::L
       ctx.grid_dim[d] = dims.grid[d];
       ctx.block_dim[d] = dims.block[d];
     }
+    // Blocks of one task run one after another and may share it; zeroed,
+    // so a kernel never reads indeterminate bytes.
+    std::vector<std::max_align_t> shared((dims.shared_bytes + sizeof(std::max_align_t) - 1) /
+                                         sizeof(std::max_align_t));
+    ctx.dynamic_shared = shared.data();
     for (int64_t b = begin; b < end; ++b) {
       ctx.block_idx[0] = b % gx;
       ctx.block_idx[1] = (b / gx) % gy;

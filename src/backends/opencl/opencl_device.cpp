@@ -52,19 +52,14 @@ std::size_t value_bytes(sema::Scalar scalar) {
   return static_cast<std::size_t>(sema::bit_width(scalar) / 8);
 }
 
-// Throws the CompileError of a kernel whose code uses double on a device
-// without float64, at the first Python statement computing in float64 (else,
-// when only parameters are float64, without a line).
-void require_fp64(const codegen::EmittedKernel& kernel, const runtime::DeviceInfo& info,
-                  const DeviceInfo& device) {
-  if (device.fp64 || codegen::find_identifier(kernel.source, "double") == 0) return;
+[[noreturn]] void unsupported(const codegen::EmittedKernel& kernel,
+                              const std::optional<codegen::PythonLine>& where,
+                              std::string message) {
   lang::Diagnostic d;
   d.kind = lang::DiagnosticKind::Typing;
-  d.message = "this kernel computes in float64, which " + info.id + " (" + device.name +
-              ") does not support: the device lacks cl_khr_fp64; use float32 values (e.g. "
-              "np.float32 arrays and constants) on it";
+  d.message = std::move(message);
   d.filename = kernel.entry;
-  if (const auto& where = kernel.float64_use) {
+  if (where) {
     d.filename = where->file;
     d.span.line = static_cast<uint32_t>(where->line);
     d.span.col = 1;
@@ -73,6 +68,41 @@ void require_fp64(const codegen::EmittedKernel& kernel, const runtime::DeviceInf
     d.source_line = where->text;
   }
   throw lang::CompileError(std::move(d));
+}
+
+// Warp operations need sub-group shuffles and votes, which OpenCL 1.2 and
+// the devices simt is tested on lack; 64-bit atomics need
+// cl_khr_int64_base/extended_atomics.
+void require_features(const codegen::EmittedKernel& kernel, const runtime::DeviceInfo& info,
+                      const DeviceInfo& device) {
+  if (kernel.warp_use) {
+    unsupported(kernel, kernel.warp_use,
+                "warp operations (laneid, warpsize, shuffles, votes, activemask) are not "
+                "supported on " +
+                    info.id + " (" + device.name +
+                    "): OpenCL devices offer them only through sub-group extensions "
+                    "(cl_khr_subgroup_shuffle, cl_khr_subgroup_ballot), which simt does not use "
+                    "yet; use shared memory and syncthreads() instead");
+  }
+  if (kernel.int64_atomic_use &&
+      !(device.int64_atomics && device.has_extension("cl_khr_int64_extended_atomics"))) {
+    unsupported(kernel, kernel.int64_atomic_use,
+                "64-bit atomics (on int64, uint64 or float64 arrays) need "
+                "cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which " +
+                    info.id + " (" + device.name + ") lacks; use 32-bit arrays there");
+  }
+}
+
+// Throws the CompileError of a kernel whose code uses double on a device
+// without float64, at the first Python statement computing in float64 (else,
+// when only parameters are float64, without a line).
+void require_fp64(const codegen::EmittedKernel& kernel, const runtime::DeviceInfo& info,
+                  const DeviceInfo& device) {
+  if (device.fp64 || codegen::find_identifier(kernel.source, "double") == 0) return;
+  unsupported(kernel, kernel.float64_use,
+              "this kernel computes in float64, which " + info.id + " (" + device.name +
+                  ") does not support: the device lacks cl_khr_fp64; use float32 values (e.g. "
+                  "np.float32 arrays and constants) on it");
 }
 
 }  // namespace
@@ -219,6 +249,7 @@ std::string OpenCLDevice::build_options(const runtime::CompileOptions& options) 
 std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
     const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
   require_fp64(kernel, info_, device_);
+  require_features(kernel, info_, device_);
 
   Program program;
   BuildResult built;
@@ -252,7 +283,11 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
     OpenCLKernel::Argument argument;
     argument.index = index;
     if (slot.kind == codegen::ParamSlot::Kind::ArrayData) {
-      argument.buffer = true;
+      argument.kind = OpenCLKernel::Argument::Kind::Buffer;
+      index += 2;
+    } else if (slot.kind == codegen::ParamSlot::Kind::SharedBytes) {
+      argument.kind = OpenCLKernel::Argument::Kind::LocalMemory;
+      argument.bytes = 8;
       index += 2;
     } else {
       argument.bytes = slot.kind == codegen::ParamSlot::Kind::Scalar ? value_bytes(slot.scalar) : 8;
@@ -274,10 +309,6 @@ void OpenCLDevice::launch(const runtime::CompiledKernel& compiled, const runtime
     global[d] = static_cast<std::size_t>(dims.grid[d]) * local[d];
     group *= local[d];
   }
-  if (dims.shared_bytes != 0) {
-    throw std::invalid_argument("launch of " + kernel.entry() + " on " + info_.id +
-                                ": dynamic shared memory is not supported yet");
-  }
   if (group > kernel.max_work_group_size()) {
     throw std::invalid_argument(
         "launch of " + kernel.entry() + " on " + info_.id + ": a block of " +
@@ -296,11 +327,16 @@ void OpenCLDevice::launch(const runtime::CompiledKernel& compiled, const runtime
   };
   for (std::size_t k = 0; k < arguments.size(); ++k) {
     const OpenCLKernel::Argument& argument = arguments[k];
-    if (argument.buffer) {
+    if (argument.kind == OpenCLKernel::Argument::Kind::Buffer) {
       auto [memory, offset] = resolve(*static_cast<void* const*>(args[k]), 0);
       cl_ulong byte_offset = offset;
       set(argument.index, sizeof memory, &memory, k);
       set(argument.index + 1, sizeof byte_offset, &byte_offset, k);
+    } else if (argument.kind == OpenCLKernel::Argument::Kind::LocalMemory) {
+      // A __local buffer is sized by the launch: no value, just its size
+      // (OpenCL refuses 0 bytes).
+      set(argument.index, std::max<std::size_t>(dims.shared_bytes, 1), nullptr, k);
+      set(argument.index + 1, argument.bytes, args[k], k);
     } else {
       set(argument.index, argument.bytes, args[k], k);
     }

@@ -29,7 +29,11 @@ namespace simt::opencl {
 class OpenCLKernel : public runtime::CompiledKernel {
  public:
   struct Argument {
-    bool buffer = false;  // an address: set as cl_mem at `index`, offset at index + 1
+    // Value: `bytes` at `index`. Buffer: an address, set as its cl_mem at
+    // `index` and byte offset at index + 1. LocalMemory: the launch's dynamic
+    // shared memory, a __local buffer at `index` and its size at index + 1.
+    enum class Kind { Value, Buffer, LocalMemory };
+    Kind kind = Kind::Value;
     cl_uint index = 0;
     std::size_t bytes = 0;  // a value's size
   };

@@ -6,7 +6,17 @@ struct simt_block_ctx {
   simt_i64 grid_dim[3];
   simt_i64 block_dim[3];
   simt_i64 block_idx[3];
+  void* dynamic_shared;
 };
+static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
+  __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return e;
+}
+static inline unsigned long long simt_cas64(unsigned long long* p, unsigned long long e,
+                                            unsigned long long d) {
+  __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return e;
+}
 struct simt_thread {
   simt_i64 x, y, z;
 };

@@ -1,0 +1,55 @@
+// Which values and statements are the same for every thread of a block: what
+// the CPU backend needs to run a kernel with barriers as a sequence of loops
+// over the block's threads (emitter.cpp, "regions").
+//
+// A barrier (syncthreads, a warp shuffle or vote) ends one loop over the
+// block's threads and starts the next; so every barrier must be reached by
+// all threads together. Control flow around a barrier is allowed when its
+// conditions are block-uniform: built from constants, parameters,
+// blockIdx/blockDim/gridDim, array shapes, and variables every thread
+// assigns the same value at the same point. Array elements, threadIdx,
+// grid() and device-function results are taken as varying (a conservative
+// rule: an element all threads read alike is still treated as varying).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/ast.h"
+#include "sema/infer.h"
+
+namespace simt::codegen {
+
+class Uniformity {
+ public:
+  // Analyzes a kernel; uniform_local(i) then tells whether every thread of a
+  // block holds the same value in local i wherever it is read.
+  explicit Uniformity(const sema::TypedFunction& fn);
+
+  bool uniform_local(int index) const { return uniform_[index]; }
+  bool uniform_expr(const lang::Expr& e) const;
+
+  // Whether `s` is or contains a collective call (sema::is_collective).
+  bool has_collective(const lang::Stmt& s) const;
+  bool has_collective(const lang::Expr& e) const;
+
+  // The collective call `s` is made of, when `s` is `x = c(...)`, `x op=
+  // c(...)`, `x: T = c(...)` or the expression statement `c(...)`: the forms
+  // the CPU lowering splits. nullptr otherwise.
+  const lang::Expr* statement_collective(const lang::Stmt& s) const;
+
+  // Whether `s` assigns a uniform local (a plain `x = uniform value` the CPU
+  // runs once per block rather than once per thread).
+  bool uniform_assignment(const lang::Stmt& s) const;
+
+ private:
+  bool assigns_varying(const lang::Stmt& s, bool uniform_context);
+  void mark_targets(const lang::Expr& target, bool uniform);
+
+  const sema::TypedFunction& fn_;
+  std::vector<bool> uniform_;
+  bool changed_ = false;
+};
+
+}  // namespace simt::codegen
