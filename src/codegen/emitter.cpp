@@ -270,6 +270,14 @@ class Emitter {
 
   bool per_thread(int index) const { return regions_ && !uniformity_->uniform_local(index); }
 
+  // An assignment to local `index`: at the uniform level a per-thread local
+  // (the counter of a loop with barriers, reused in varying code) takes the
+  // value in every thread.
+  std::string for_every_thread(int index, const std::string& assignment) const {
+    if (!per_thread(index) || !uniform_level_) return assignment;
+    return "for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) " + assignment;
+  }
+
   // The C type a device function returns: void, a scalar, or the struct of
   // a tuple's (flattened) items.
   std::string result_ctype(const Type& t) {
@@ -919,7 +927,7 @@ class Emitter {
         // A single part converted by emit_as already has the local's type.
         std::string value =
             parts.size() == 1 && !vt.is_tuple() ? parts[k] : convert(parts[k], vtypes[k], types[k]);
-        line(names[k] + " = " + value + ";");
+        line(for_every_thread(index, names[k] + " = " + value + ";"));
       }
       return;
     }
@@ -1007,8 +1015,8 @@ class Emitter {
     else if (info(*call.items[3]).constant)
       step = info(*call.items[3]).constant->int_value;
     int local = info(target).local;
-    std::string assign_local =
-        local_name(local) + " = " + convert(it, strong, fn_.locals[local].type) + ";";
+    std::string assign_local = for_every_thread(
+        local, local_name(local) + " = " + convert(it, strong, fn_.locals[local].type) + ";");
     if (step && *step == 1) {
       // `it < stop` holds before every increment, so it can never overflow.
       line("for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + "; " +
@@ -2087,11 +2095,17 @@ class Emitter {
     std::string space = at.space == sema::Space::Shared ? std::string(d_.shared_space)
                                                         : std::string(d_.global_space);
     if (op == "cas") {
+      // Floats compare and swap their bits, as CUDA programs do through
+      // __float_as_int.
       std::string expected = emit_as(*e.items[3], st), desired = emit_as(*e.items[4], st);
       std::string bits(d_.value_type(wide ? Scalar::UInt64 : Scalar::UInt32));
-      std::string cas =
-          apply_cas(wide ? d_.atomic_cas64 : d_.atomic_cas32, space, pointer,
-                    "(" + bits + ")(" + expected + ")", "(" + bits + ")(" + desired + ")");
+      auto to_bits = [&](const std::string& x) {
+        if (!sema::is_float(s)) return "(" + bits + ")(" + x + ")";
+        return "(" + bits + ")" + apply(wide ? d_.double_as_ulong : d_.float_as_uint, "", x);
+      };
+      std::string cas = apply_cas(wide ? d_.atomic_cas64 : d_.atomic_cas32, space, pointer,
+                                  to_bits(expected), to_bits(desired));
+      if (sema::is_float(s)) return apply(wide ? d_.ulong_as_double : d_.uint_as_float, "", cas);
       return "((" + T + ")" + cas + ")";
     }
     std::string value = emit_as(*e.items[3], st);

@@ -1533,7 +1533,7 @@ class Inferencer {
                              a.str()));
     std::string_view op = fn.c_name;
     bool bitwise = op == "and" || op == "or" || op == "xor";
-    if ((bitwise || op == "inc" || op == "dec" || op == "cas") && is_float(s))
+    if ((bitwise || op == "inc" || op == "dec") && is_float(s))
       return typed(error(e.items[1]->span, shown + "() needs an integer array, not " + a.str()));
     // The index: an integer, or a tuple of one integer per dimension.
     const Type& index = args[1];
