@@ -1881,6 +1881,8 @@ class Emitter {
         return math_call(fn.c_name, s, arg(0, ot));
       case sema::Rule::FloatBinary:
         return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot));
+      case sema::Rule::Ldexp:
+        return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, Type::scalar_of(Scalar::Int32)));
       case sema::Rule::FloatPredicate: {
         std::string_view name = fn.c_name == "isnan"   ? d_.isnan_name
                                 : fn.c_name == "isinf" ? d_.isinf_name

@@ -1340,6 +1340,14 @@ class Inferencer {
         i.operand = i.type;
         return i;
       }
+      case Rule::Ldexp: {
+        if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+        if (!args[1].is_int_like())
+          return typed(error(e.items[2]->span, shown + "() exponent must be an integer"));
+        ExprInfo i = typed(float_view(args[0]));
+        i.operand = i.type;
+        return i;
+      }
       case Rule::FloatPredicate: {
         if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
         ExprInfo i = typed(Type::scalar_of(Scalar::Bool));

@@ -100,6 +100,8 @@ constexpr Intrinsic kIntrinsics[] = {
     {"math.copysign", Rule::FloatBinary, "copysign", 2, 2},
     {"math.fmod", Rule::FloatBinary, "fmod", 2, 2},
     {"math.pow", Rule::FloatBinary, "pow", 2, 2},
+    {"math.remainder", Rule::FloatBinary, "remainder", 2, 2},
+    {"math.ldexp", Rule::Ldexp, "ldexp", 2, 2},
     // math: predicates and rounding to int.
     {"math.isnan", Rule::FloatPredicate, "isnan", 1, 1},
     {"math.isinf", Rule::FloatPredicate, "isinf", 1, 1},

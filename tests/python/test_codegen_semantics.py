@@ -379,6 +379,24 @@ def test_shift_by_literal_keeps_dtype(rng):
 
 # --------------------------------------------------------------------------- math functions
 
+
+@simt.kernel
+def k_ldexp_remainder(a, b, n, ld, rem):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        ld[i] = math.ldexp(a[i], n[i])
+        rem[i] = math.remainder(a[i], b[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ldexp_and_remainder_are_exact(rng, dtype):
+    """math.ldexp and math.remainder (IEEE remainder, ties to even) are exact operations."""
+    a = (rng.standard_normal(300) * 50).astype(dtype)
+    b = (rng.random(300) * 7 + 0.25).astype(dtype)
+    n = rng.integers(-20, 20, 300).astype(np.int32)
+    expected_rem = np.array([math.remainder(float(x), float(y)) for x, y in zip(a, b)], dtype)
+    check(k_ldexp_remainder, (a, b, n), [np.ldexp(a, n).astype(dtype), expected_rem])
+
 @simt.kernel
 def k_math(a, b, s, c, e, lg, sq, at, hy):
     i = cuda.grid(1)
