@@ -40,3 +40,50 @@ thread_idx = threadIdx = _IndexObject("thread_idx")
 block_idx = blockIdx = _IndexObject("block_idx")
 block_dim = blockDim = _IndexObject("block_dim")
 grid_dim = gridDim = _IndexObject("grid_dim")
+
+
+class _Namespace:
+    """simt.shared, simt.local, simt.atomic: groups of device functions."""
+
+    def __init__(self, name, functions):
+        self._simt_member = ("simt", name)
+        for function in functions:
+            setattr(self, function, _DeviceFunction(f"simt.{name}.{function}"))
+
+    def __repr__(self):
+        return f"<simt device namespace simt.{self._simt_member[1]}>"
+
+
+class _DeviceValue:
+    """laneid, warpsize: values read inside kernels."""
+
+    def __init__(self, name):
+        self._simt_member = ("simt", name)
+
+    def __repr__(self):
+        return f"<simt device value {self._simt_member[1]}>"
+
+
+shared = _Namespace("shared", ["array"])
+local = _Namespace("local", ["array"])
+atomic = _Namespace("atomic", ["add", "sub", "min", "max", "and_", "or_", "xor", "exch", "inc",
+                               "dec", "cas"])
+
+syncthreads = _DeviceFunction("simt.syncthreads")
+syncthreads_count = _DeviceFunction("simt.syncthreads_count")
+syncthreads_and = _DeviceFunction("simt.syncthreads_and")
+syncthreads_or = _DeviceFunction("simt.syncthreads_or")
+threadfence = _DeviceFunction("simt.threadfence")
+threadfence_block = _DeviceFunction("simt.threadfence_block")
+threadfence_system = _DeviceFunction("simt.threadfence_system")
+
+laneid = _DeviceValue("laneid")
+warpsize = _DeviceValue("warpsize")
+activemask = _DeviceFunction("simt.activemask")
+shfl_sync = _DeviceFunction("simt.shfl_sync")
+shfl_up_sync = _DeviceFunction("simt.shfl_up_sync")
+shfl_down_sync = _DeviceFunction("simt.shfl_down_sync")
+shfl_xor_sync = _DeviceFunction("simt.shfl_xor_sync")
+ballot_sync = _DeviceFunction("simt.ballot_sync")
+all_sync = _DeviceFunction("simt.all_sync")
+any_sync = _DeviceFunction("simt.any_sync")

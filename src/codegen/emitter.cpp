@@ -675,8 +675,12 @@ class Emitter {
     const Expr& header = s.kind == StmtKind::For ? *s.value : *s.test;
     if (!uniformity_->uniform_expr(header)) {
       const Expr* call = first_collective(s);
-      std::string what =
-          call ? collective_name(*call) : std::string("a statement every thread must run together");
+      // Otherwise a break/continue of a loop with a barrier, or an
+      // assignment of a variable every thread must agree on.
+      std::string what = call ? collective_name(*call)
+                              : std::string(
+                                    "leaving or continuing a loop that contains a barrier "
+                                    "(syncthreads() or a warp operation)");
       fail_at(header.span,
               "on the CPU, " + what + " must be reached by all threads of a block together, but " +
                   "this condition may differ between threads (it reads threadIdx, grid(), an "
@@ -1651,6 +1655,8 @@ class Emitter {
       }
       return helpers_.use(Helper::ComplexMake, to) + "((" + rn + ")(" + code + "), (" + rn + ")0)";
     }
+    if (to == Scalar::Float16 && from == Scalar::Float64)
+      return helpers_.use(Helper::RoundHalfFromDouble, Scalar::Float64) + "(" + code + ")";
     if (to == Scalar::Float16)
       return helpers_.use(Helper::RoundHalf, to) + "((float)(" + code + "))";
     if (sema::is_integer(to) && is_float_like(from) && d_.float_to_int == "helper") {
@@ -2008,7 +2014,7 @@ class Emitter {
     std::string storage;
     switch (d_.id) {
       case DialectId::OpenCL:
-        decl = "__local uchar* simt_dynamic_shared, " + decl;
+        decl = "__local uint4* simt_dynamic_shared, " + decl;  // uint4: 16-byte alignment
         break;
       case DialectId::Cuda:
         storage = "  extern __shared__ __align__(16) unsigned char simt_dynamic_shared[];\n";

@@ -178,6 +178,21 @@ constexpr const char* kRoundHalf = R"($Qfloat $N(float x) {
 }
 )";
 
+// double -> float16 in one rounding: first to float rounding to odd (the
+// truncation, with its last bit set when inexact), which float's 24 bits make
+// exact for a second rounding to float16's 11 (24 >= 2 * 11 + 2).
+constexpr const char* kRoundHalfFromDouble = R"($Qfloat $N(double x) {
+  float f = (float)x;
+  if ((double)f != x && x == x) {
+    unsigned int bits = $float_as_uint(f);
+    if ($fabs((double)f) > $fabs(x)) bits -= 1u;
+    bits |= 1u;
+    f = $uint_as_float(bits);
+  }
+  return simt_round_f16(f);
+}
+)";
+
 constexpr const char* kComplexType = R"(typedef struct {
   $R re;
   $R im;
@@ -291,6 +306,8 @@ HelperInfo helper_info(Helper h) {
       return {"f2h", false};
     case Helper::RoundHalf:
       return {"round_f16", false};
+    case Helper::RoundHalfFromDouble:
+      return {"round_f16_from_f64", false};
     case Helper::ComplexType:
       return {"", true};
     case Helper::ComplexMake:
@@ -418,6 +435,10 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       use(Helper::HalfToFloat, Scalar::Float16);
       use(Helper::FloatToHalf, Scalar::Float16);
       text = kRoundHalf;
+      break;
+    case Helper::RoundHalfFromDouble:
+      use(Helper::RoundHalf, Scalar::Float16);
+      text = kRoundHalfFromDouble;
       break;
     case Helper::ComplexType:
       text = kComplexType;

@@ -15,19 +15,20 @@
 namespace simt::codegen {
 
 enum class Helper {
-  FloorDiv,      // Python //, integers (0 for division by zero, as NumPy) and floats
-  Mod,           // Python %, integers and floats
-  IntPow,        // integer ** integer (negative exponents give 0 unless the base is +-1)
-  ShiftLeft,     // << with NumPy's result for counts outside [0, width)
-  ShiftRight,    // >> likewise
-  WrapIndex,     // a negative index counts from the end
-  RoundDigits,   // round(x, ndigits), as NumPy rounds
-  FloatToInt,    // double -> integer type: saturating, NaN to 0
-  Float32ToInt,  // the same from float (no double: OpenCL devices may lack fp64)
-  HalfToFloat,   // float16 bits -> float
-  FloatToHalf,   // float -> float16 bits, round to nearest even
-  RoundHalf,     // float -> nearest float16 value, as a float
-  ComplexType,   // the struct of a complex type
+  FloorDiv,             // Python //, integers (0 for division by zero, as NumPy) and floats
+  Mod,                  // Python %, integers and floats
+  IntPow,               // integer ** integer (negative exponents give 0 unless the base is +-1)
+  ShiftLeft,            // << with NumPy's result for counts outside [0, width)
+  ShiftRight,           // >> likewise
+  WrapIndex,            // a negative index counts from the end
+  RoundDigits,          // round(x, ndigits), as NumPy rounds
+  FloatToInt,           // double -> integer type: saturating, NaN to 0
+  Float32ToInt,         // the same from float (no double: OpenCL devices may lack fp64)
+  HalfToFloat,          // float16 bits -> float
+  FloatToHalf,          // float -> float16 bits, round to nearest even
+  RoundHalf,            // float -> nearest float16 value, as a float
+  RoundHalfFromDouble,  // double -> nearest float16 value, as a float (one rounding)
+  ComplexType,          // the struct of a complex type
   ComplexMake,
   ComplexAdd,
   ComplexSub,

@@ -377,6 +377,25 @@ def test_shift_by_literal_keeps_dtype(rng):
     check(k_int8_shift_literal, (a,), [a << 3, a >> 1])
 
 
+@simt.kernel
+def k_f64_to_f16(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = np.float16(x[i])
+
+
+def test_float64_to_float16_rounds_once(rng):
+    """float64 -> float16 rounds once, as NumPy does: through float32 it would round twice
+    (1 + 2**-11 + 2**-30 would become 1.0 instead of 1 + 2**-10)."""
+    tricky = np.array([1 + 2.0**-11 + 2.0**-30, -(1 + 2.0**-11 + 2.0**-30), 1 + 2.0**-11,
+                       65519.99, 65520.0, 2.0**-25 + 2.0**-40, 2.0**-25, np.inf, -0.0, 1e300])
+    x = np.concatenate([tricky, rng.standard_normal(500) * 100,
+                        1 + (rng.integers(0, 2**20, 200) * 2.0**-31)])
+    with np.errstate(over="ignore"):  # 1e300 becomes inf, as intended
+        expected = x.astype(np.float16)
+    check(k_f64_to_f16, (x,), [expected])
+
+
 # --------------------------------------------------------------------------- math functions
 
 
