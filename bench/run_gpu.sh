@@ -34,3 +34,10 @@ export OCL_ICD_VENDORS="$OCL_VENDORS"
 # PyOpenCL is not installed there: the script skips its section and measures
 # simt's OpenCL backend against its CUDA backend on the GPU.
 python3 bench/opencl.py 2>&1 | tee "$OUT/bench_opencl.txt"
+
+# Shared memory, barriers, atomics and warp shuffles: bench/algorithms.py's GPU
+# part (SGEMM, transpose, histograms, reductions) against the same kernels in
+# CUDA C compiled by nvcc, numba-cuda and CuPy's library calls.
+# (--dump-source FILE adds simt's generated CUDA; $OUT brings back 8 files.)
+nvcc -O3 -arch=sm_90 -cubin -o /tmp/algorithms.cubin bench/cuda/algorithms.cu \
+  && python3 bench/algorithms.py --gpu /tmp/algorithms.cubin 2>&1 | tee "$OUT/bench_algorithms.txt"

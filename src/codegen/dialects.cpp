@@ -31,6 +31,8 @@ typedef long simt_i64;
 // threads of the block run as loops inside it.
 constexpr std::string_view kCppPrelude = R"(typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
+extern "C" void* calloc(unsigned long, unsigned long);
+extern "C" void free(void*);
 struct simt_block_ctx {
   simt_i64 grid_dim[3];
   simt_i64 block_dim[3];

@@ -204,7 +204,7 @@ class Emitter {
       src +=
           "  const simt_i64 simt_nthreads = simt_ctx->block_dim[0] * simt_ctx->block_dim[1] * "
           "simt_ctx->block_dim[2];\n" +
-          body + "}\n";
+          scratch_setup() + body + "  free(simt_scratch);\n}\n";
     } else if (d_.id == DialectId::Cpp) {
       // Threads of a block run as loops around the body; `return` in the
       // kernel returns from the body of one thread.
@@ -411,14 +411,37 @@ class Emitter {
     return false;
   }
 
+  // Per-thread state of a kernel run as regions: `count` zeroed values of
+  // `type` in the block's scratch buffer, which the kernel allocates on the
+  // heap once per block (a block of 1024 threads with a local array can need
+  // megabytes, more than a worker thread's stack has).
+  std::string scratch(const std::string& type, const std::string& count) {
+    scratch_sizes_.push_back("(simt_i64)sizeof(" + type + ") * " + count);
+    return "(" + type + "*)(simt_scratch + simt_scratch_at" +
+           std::to_string(scratch_sizes_.size() - 1) + ")";
+  }
+
+  // The scratch buffer's layout and allocation, for the top of the kernel.
+  std::string scratch_setup() const {
+    std::string out = "  simt_i64 simt_scratch_bytes = 0;\n";
+    for (size_t k = 0; k < scratch_sizes_.size(); ++k) {
+      std::string at = "simt_scratch_at" + std::to_string(k);
+      out += "  const simt_i64 " + at + " = simt_scratch_bytes;\n";
+      out += "  simt_scratch_bytes += (" + scratch_sizes_[k] + " + 63) & ~(simt_i64)63;\n";
+    }
+    out +=
+        "  unsigned char* simt_scratch = (unsigned char*)calloc(1, (unsigned long)"
+        "simt_scratch_bytes + 1);\n"
+        "  if (!simt_scratch) __builtin_trap();\n";
+    return out;
+  }
+
   // The body of a kernel run as regions: uniform locals are plain variables,
   // varying ones per-thread arrays (parameters copied into theirs).
   std::string region_function_body() {
     std::string decls, fills;
     auto alloc = [&](const std::string& type, const std::string& name) {
-      decls += "  " + type + "* " + name + " = (" + type + "*)__builtin_alloca(sizeof(" + type +
-               ") * simt_nthreads);\n  __builtin_memset((void*)" + name + ", 0, sizeof(" + type +
-               ") * simt_nthreads);\n";
+      decls += "  " + type + "* " + name + " = " + scratch(type, "simt_nthreads") + ";\n";
     };
     bare_names_ = true;
     for (size_t i = 0; i < fn_.locals.size(); ++i) {
@@ -699,8 +722,7 @@ class Emitter {
     const sema::Intrinsic& fn = *i.intrinsic;
     std::string n = std::to_string(temp_counter_++);
     auto per_thread_array = [&](const std::string& type, const std::string& name) {
-      prologue_ += "  " + type + "* " + name + " = (" + type + "*)__builtin_alloca(sizeof(" + type +
-                   ") * simt_nthreads);\n";
+      prologue_ += "  " + type + "* " + name + " = " + scratch(type, "simt_nthreads") + ";\n";
     };
     if (fn.rule == sema::Rule::Barrier) {
       line("// barrier: the region above ends here for every thread");
@@ -1025,6 +1047,26 @@ class Emitter {
       // `it < stop` holds before every increment, so it can never overflow.
       line("for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + "; " +
            it + " < " + stop + "; ++" + it + ") {");
+      ++indent_;
+      line(assign_local);
+      --indent_;
+      loop_body(s.body, false);
+      line("}");
+      return;
+    }
+    if ((step && *step > 1) || (!step && info(*call.items[3]).nonnegative)) {
+      // A positive step (grid-stride loops: `range(grid(1), n, gridsize(1))`):
+      // the next value is formed only while it stays below `stop`, so it never
+      // overflows; a zero step runs no iteration (Python raises there). No
+      // trip-count division: that costs GPU registers in every such loop.
+      std::string u(
+          d_.value_type(sema::bit_width(strong.scalar) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
+      std::string step_code =
+          step ? literal_int(*step, strong.scalar) : emit_as(*call.items[3], strong);
+      line("for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + ", " +
+           step_name + " = " + step_code + "; " + it + " < " + stop + " && " + step_name +
+           " > 0; " + it + " = (" + u + ")" + stop + " - (" + u + ")" + it + " > (" + u + ")" +
+           step_name + " ? (" + ct + ")(" + it + " + " + step_name + ") : " + stop + ") {");
       ++indent_;
       line(assign_local);
       --indent_;
@@ -2058,10 +2100,8 @@ class Emitter {
     std::string init = "{" + extents + "}, {" + strides + "}}";
     if (!shared && regions_) {
       // One array per thread of the block, side by side.
-      prologue_ += "  " + element + "* " + name + " = (" + element + "*)__builtin_alloca(sizeof(" +
-                   element + ") * " + std::to_string(total) + " * simt_nthreads);\n";
-      prologue_ += "  __builtin_memset(" + name + ", 0, sizeof(" + element + ") * " +
-                   std::to_string(total) + " * simt_nthreads);\n";
+      prologue_ += "  " + element + "* " + name + " = " +
+                   scratch(element, std::to_string(total) + " * simt_nthreads") + ";\n";
       return view_type + "{" + name + " + simt_t * " + std::to_string(total) + ", " + init;
     }
     if (shared) {
@@ -2464,7 +2504,8 @@ class Emitter {
   bool bare_names_ = false;     // local_name() without the per-thread index
   bool has_exits_ = false;      // a thread may return before others: simt_exited[]
   bool suppress_comment_ = false;
-  std::string thread_exit_label_;  // inside a region: where a returning thread goes
+  std::string thread_exit_label_;           // inside a region: where a returning thread goes
+  std::vector<std::string> scratch_sizes_;  // regions: per-thread arrays, in bytes
   int indent_ = 1;
   int temp_counter_ = 0;
   bool in_elif_ = false;

@@ -759,7 +759,7 @@ class Inferencer {
     --loop_depth_;
   }
 
-  // range(stop) and range(start, stop[, step > 0]) with start >= 0 never
+  // range(stop) and range(start, stop[, step >= 0]) with start >= 0 never
   // yield a negative index.
   bool range_nonnegative(const Expr& call) {
     if (call.kind != ExprKind::Call) return false;
@@ -767,8 +767,9 @@ class Inferencer {
     if (n == 1) return true;
     if (!info(*call.items[1]).nonnegative) return false;
     if (n == 3) {
-      auto step = const_int(*call.items[3]);
-      return step && *step > 0;
+      // A step known >= 0 (gridsize(1)) keeps every value >= start.
+      if (auto step = const_int(*call.items[3])) return *step > 0;
+      return info(*call.items[3]).nonnegative;
     }
     return true;
   }

@@ -1,0 +1,468 @@
+"""Warp operations (lane id, shuffles, votes) on every available device, against NumPy.
+
+Warps are 32 threads on CUDA and on the CPU backend. On OpenCL they are subgroups: a
+device without subgroup support rejects warp operations with a CompileError naming the
+device, and the tests skip there. Expectations are computed from the warp size a kernel
+reports, with blocks whose size is a multiple of it and full masks.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+FULL = 0xFFFFFFFF
+BLOCK = 128
+SHUFFLE_TYPES = [np.int32, np.uint32, np.int64, np.float32, np.float64]
+
+THIS_FILE = Path(__file__).resolve()
+LINES = THIS_FILE.read_text().splitlines()
+
+
+def line_of(marker):
+    """The 1-based line of this file holding the comment `# <marker>`."""
+    found = [n for n, text in enumerate(LINES, 1) if text.rstrip().endswith("# " + marker)]
+    assert len(found) == 1, marker
+    return found[0]
+
+
+def no_warps_error(device, error):
+    """Whether `error` is an OpenCL device saying it has no warp (subgroup) support."""
+    if device.backend != "opencl" or isinstance(error, simt.BackendCompileError):
+        return False
+    text = str(error)
+    return device.id in text or device.name in text or "subgroup" in text.lower()
+
+
+def launch(device, kernel, grid, block, *args):
+    """kernel[grid, block](*args), skipping on an OpenCL device without subgroups."""
+    try:
+        kernel[grid, block](*args)
+    except simt.CompileError as error:
+        if no_warps_error(device, error):
+            pytest.skip(f"{device.id} has no warp operations: {error.reason}")
+        raise
+
+
+def lanes_of(n, ws):
+    """(lane, index of lane 0 of the same warp) for threads 0..n-1 of 1-D blocks."""
+    t = np.arange(n)
+    lane = t % ws
+    return lane, t - lane
+
+
+# ------------------------------------------------------------------ lane id and warp size
+
+@simt.kernel
+def k_lane_info(lane, ws):
+    t = cuda.threadIdx.x + cuda.blockDim.x * (
+        cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    g = cuda.blockIdx.x * (cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z) + t
+    lane[g] = cuda.laneid
+    ws[g] = cuda.warpsize
+
+
+def warp_size(device):
+    with simt.use_device(device):
+        lane = simt.full(32, -1, dtype=np.int32, device=device)
+        ws = simt.full(32, -1, dtype=np.int32, device=device)
+        launch(device, k_lane_info, 1, 32, lane, ws)
+    return int(ws.get()[0])
+
+
+@pytest.mark.parametrize("block", [(BLOCK,), (16, 8), (8, 4, 2), (256,)], ids=str)
+def test_laneid_and_warpsize(device, block):
+    """laneid is the linear thread index in the block modulo the warp size; 32 on CUDA and
+    the CPU."""
+    nb = 3
+    per_block = int(np.prod(block))
+    n = nb * per_block
+    with simt.use_device(device):
+        lane = simt.full(n, -1, dtype=np.int32, device=device)
+        ws = simt.full(n, -1, dtype=np.int32, device=device)
+        launch(device, k_lane_info, nb, block, lane, ws)
+    ws = ws.get()
+    size = int(ws[0])
+    assert (ws == size).all(), f"warpsize differs between threads: {np.unique(ws)}"
+    if device.backend in ("cuda", "cpu"):
+        assert size == 32
+    np.testing.assert_array_equal(lane.get(), np.arange(n) % per_block % size,
+                                  err_msg=f"laneid with block {block}")
+
+
+@simt.kernel
+def k_activemask(out):
+    m = cuda.activemask()
+    out[cuda.grid(1)] = m
+
+
+def test_activemask_outside_divergence_is_full(device):
+    nb = 2
+    with simt.use_device(device):
+        out = simt.zeros(nb * BLOCK, dtype=np.uint32, device=device)
+        launch(device, k_activemask, nb, BLOCK, out)
+    ws = warp_size(device)
+    np.testing.assert_array_equal(out.get(), np.full(nb * BLOCK, (1 << ws) - 1, np.uint32))
+
+
+# ------------------------------------------------------------------------------ shuffles
+
+@simt.kernel
+def k_shfl(x, src, bsrc, bcast, gather):
+    i = cuda.grid(1)
+    v = x[i]
+    bcast[i] = cuda.shfl_sync(FULL, v, bsrc[i // cuda.warpsize])
+    gather[i] = cuda.shfl_sync(FULL, v, src[i])
+
+
+def random_of(rng, dtype, n):
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(n).astype(dtype) * 1000
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+
+
+@pytest.mark.parametrize("dtype", SHUFFLE_TYPES)
+def test_shfl_sync_broadcast_and_gather(device, rng, dtype):
+    """shfl_sync from one lane per warp (broadcast) and from a random lane per thread."""
+    ws = warp_size(device)
+    nb = 3
+    n = nb * BLOCK
+    x = random_of(rng, dtype, n)
+    src = rng.integers(0, ws, n).astype(np.int32)
+    bsrc = rng.integers(0, ws, n // ws).astype(np.int32)
+    with simt.use_device(device):
+        bcast = simt.zeros(n, dtype=dtype, device=device)
+        gather = simt.zeros(n, dtype=dtype, device=device)
+        launch(device, k_shfl, nb, BLOCK, *(simt.to_device(v, device=device) for v in
+                                            (x, src, bsrc)), bcast, gather)
+    lane, base = lanes_of(n, ws)
+    np.testing.assert_array_equal(bcast.get(), x[base + bsrc[np.arange(n) // ws]],
+                                  err_msg="shfl_sync broadcast")
+    np.testing.assert_array_equal(gather.get(), x[base + src], err_msg="shfl_sync gather")
+
+
+@simt.kernel
+def k_shfl_directions(x, delta, up, down, xor_, up1, down16):
+    i = cuda.grid(1)
+    v = x[i]
+    up[i] = cuda.shfl_up_sync(FULL, v, delta)
+    down[i] = cuda.shfl_down_sync(FULL, v, delta)
+    xor_[i] = cuda.shfl_xor_sync(FULL, v, delta)
+    up1[i] = cuda.shfl_up_sync(FULL, v, 1)
+    down16[i] = cuda.shfl_down_sync(FULL, v, 16)
+
+
+@pytest.mark.parametrize("dtype", SHUFFLE_TYPES)
+def test_shfl_up_down_xor(device, rng, dtype):
+    """Lanes whose source falls outside the warp keep their own value (up: lane < delta;
+    down: lane + delta >= warpsize); xor exchanges lane ^ mask. Deltas at run time and as
+    constants."""
+    ws = warp_size(device)
+    nb = 2
+    n = nb * BLOCK
+    x = random_of(rng, dtype, n)
+    lane, base = lanes_of(n, ws)
+    i = np.arange(n)
+
+    def up_of(d):
+        return np.where(lane >= d, x[np.maximum(i - d, 0)], x)
+
+    def down_of(d):
+        return np.where(lane + d < ws, x[np.minimum(i + d, n - 1)], x)
+
+    for d in sorted({0, 1, ws // 2, ws - 1, int(rng.integers(1, ws))}):
+        with simt.use_device(device):
+            outs = [simt.zeros(n, dtype=dtype, device=device) for _ in range(5)]
+            launch(device, k_shfl_directions, nb, BLOCK, simt.to_device(x, device=device), d,
+                   *outs)
+        up, down, xor_, up1, down16 = (o.get() for o in outs)
+        np.testing.assert_array_equal(up, up_of(d), err_msg=f"shfl_up_sync by {d}")
+        np.testing.assert_array_equal(down, down_of(d), err_msg=f"shfl_down_sync by {d}")
+        np.testing.assert_array_equal(xor_, x[base + (lane ^ d)], err_msg=f"shfl_xor_sync {d}")
+        np.testing.assert_array_equal(up1, up_of(1), err_msg="shfl_up_sync by constant 1")
+        if ws == 32:
+            np.testing.assert_array_equal(down16, down_of(16),
+                                          err_msg="shfl_down_sync by constant 16")
+
+
+# ---------------------------------------------------------------------- warp reductions
+
+@simt.kernel
+def k_warp_sum(x, out):
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else 0
+    offset = cuda.warpsize // 2
+    while offset > 0:
+        v += cuda.shfl_down_sync(FULL, v, offset)
+        offset //= 2
+    if cuda.laneid == 0:
+        out[i // cuda.warpsize] = v
+
+
+@simt.kernel
+def k_warp_allreduce(x, out):
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else np.float32(0)
+    mask = 1
+    while mask < cuda.warpsize:
+        v += cuda.shfl_xor_sync(FULL, v, mask)
+        mask *= 2
+    if i < x.size:
+        out[i] = v
+
+
+@simt.func
+def warp_max(v):
+    offset = cuda.warpsize // 2
+    while offset > 0:
+        v = max(v, cuda.shfl_xor_sync(FULL, v, offset))
+        offset //= 2
+    return v
+
+
+@simt.kernel
+def k_warp_max_via_func(x, out):
+    i = cuda.grid(1)
+    m = warp_max(x[i] if i < x.size else x[0])
+    if i < x.size:
+        out[i] = m
+
+
+def test_warp_shuffle_reduction(device, rng):
+    """Per-warp sums with shfl_down_sync in a loop over the warp size; the last block is
+    partial (its idle threads take part with 0)."""
+    ws = warp_size(device)
+    n = 1000
+    x = rng.integers(-10**6, 10**6, n).astype(np.int32)
+    nb = -(-n // BLOCK)
+    n_warps = nb * BLOCK // ws
+    with simt.use_device(device):
+        out = simt.full(n_warps, -1, dtype=np.int32, device=device)
+        launch(device, k_warp_sum, nb, BLOCK, simt.to_device(x, device=device), out)
+    padded = np.zeros(n_warps * ws, np.int64)
+    padded[:n] = x
+    np.testing.assert_array_equal(out.get(), padded.reshape(-1, ws).sum(axis=1),
+                                  err_msg="per-warp sums")
+
+
+def test_warp_butterfly_allreduce(device, rng):
+    """shfl_xor_sync butterfly: every lane ends with its warp's sum (the same bits)."""
+    ws = warp_size(device)
+    n = 1000
+    x = rng.standard_normal(n).astype(np.float32)
+    nb = -(-n // BLOCK)
+    with simt.use_device(device):
+        out = simt.full(n, np.nan, dtype=np.float32, device=device)
+        launch(device, k_warp_allreduce, nb, BLOCK, simt.to_device(x, device=device), out)
+    got = out.get()
+    padded = np.zeros(nb * BLOCK, np.float64)
+    padded[:n] = x
+    sums = padded.reshape(-1, ws).sum(axis=1)
+    expected = np.repeat(sums, ws)[:n]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4, err_msg="butterfly sums")
+    per_warp = np.full(len(sums) * ws, np.nan, np.float32)
+    per_warp[:n] = got
+    per_warp = per_warp.reshape(-1, ws)
+    for w, row in enumerate(per_warp):
+        row = row[~np.isnan(row)]
+        assert (row == row[0]).all(), f"lanes of warp {w} disagree: {np.unique(row)}"
+
+
+def test_warp_reduction_in_a_device_function(device, rng):
+    """Shuffles inside a @simt.func. The CPU backend may refuse warp operations in device
+    functions (a CompileError saying so)."""
+    ws = warp_size(device)
+    n = 900
+    x = rng.standard_normal(n)
+    nb = -(-n // BLOCK)
+    with simt.use_device(device):
+        out = simt.full(n, np.nan, dtype=np.float64, device=device)
+        try:
+            launch(device, k_warp_max_via_func, nb, BLOCK, simt.to_device(x, device=device), out)
+        except simt.CompileError as error:
+            if (device.backend == "cpu" and not isinstance(error, simt.BackendCompileError)
+                    and "device function" in str(error)):
+                pytest.xfail(f"the CPU backend refuses warp operations in device functions: "
+                             f"{error}")
+            raise
+    padded = np.full(nb * BLOCK, x[0])
+    padded[:n] = x
+    expected = np.repeat(padded.reshape(-1, ws).max(axis=1), ws)[:n]
+    np.testing.assert_array_equal(out.get(), expected)
+
+
+# -------------------------------------------------------------------------------- votes
+
+@simt.kernel
+def k_votes(p, x, ballot, ballot_cmp, all_, any_):
+    i = cuda.grid(1)
+    ballot[i] = cuda.ballot_sync(FULL, p[i])
+    ballot_cmp[i] = cuda.ballot_sync(FULL, x[i] > 0.0)
+    all_[i] = cuda.all_sync(FULL, p[i])
+    any_[i] = cuda.any_sync(FULL, p[i])
+
+
+def test_ballot_all_any(device, rng):
+    """ballot_sync: bit `lane` set where the predicate holds (any non-zero value); all_sync
+    and any_sync: non-zero where every / some lane's predicate holds."""
+    ws = warp_size(device)
+    nb = 4
+    n = nb * BLOCK
+    n_warps = n // ws
+    p = rng.integers(0, 2, (n_warps, ws)).astype(np.int32)
+    p[0] = 1
+    p[1] = 0
+    p[2] = 0
+    p[2, rng.integers(ws)] = 1
+    p[3] = 1
+    p[3, rng.integers(ws)] = 0
+    p[4, 0] = 1
+    p[4, 1:] = 0
+    p[5, -1] = 1
+    p[5, :-1] = 0
+    p[6] *= rng.integers(-3, 4, ws).astype(np.int32)  # non-zero values are true
+    x = rng.standard_normal(n)
+    with simt.use_device(device):
+        outs = [simt.zeros(n, dtype=np.uint32, device=device) for _ in range(2)] + [
+            simt.full(n, -1, dtype=np.int32, device=device) for _ in range(2)]
+        launch(device, k_votes, nb, BLOCK, simt.to_device(p.ravel(), device=device),
+               simt.to_device(x, device=device), *outs)
+    ballot, ballot_cmp, all_, any_ = (o.get().reshape(n_warps, ws) for o in outs)
+    weights = np.left_shift(np.uint64(1), np.arange(ws, dtype=np.uint64))
+
+    def bits(truth):
+        return np.repeat((truth * weights).sum(axis=1, dtype=np.uint64).astype(np.uint32)
+                         [:, None], ws, axis=1)
+
+    truth = p != 0
+    for w in range(n_warps):
+        assert (ballot[w] == bits(truth)[w]).all(), (
+            f"ballot_sync in warp {w}: got {[hex(v) for v in np.unique(ballot[w])]}, "
+            f"expected {hex(bits(truth)[w, 0])}")
+    np.testing.assert_array_equal(ballot_cmp, bits((x > 0).reshape(n_warps, ws)),
+                                  err_msg="ballot_sync of a comparison")
+    np.testing.assert_array_equal(all_ != 0, np.repeat(truth.all(1, keepdims=True), ws, 1),
+                                  err_msg="all_sync")
+    np.testing.assert_array_equal(any_ != 0, np.repeat(truth.any(1, keepdims=True), ws, 1),
+                                  err_msg="any_sync")
+
+
+@simt.kernel
+def k_operand_side_effects(counter, out):
+    i = cuda.grid(1)
+    v = cuda.shfl_sync(FULL, cuda.atomic.add(counter, 0, 1), 0)
+    out[i] = v
+
+
+def test_warp_operation_operands_are_evaluated_once(device):
+    """An operand with a side effect (an atomic ticket) runs once per thread; every lane
+    gets lane 0's ticket."""
+    ws = warp_size(device)
+    nb = 2
+    n = nb * BLOCK
+    with simt.use_device(device):
+        counter = simt.zeros(1, dtype=np.int32, device=device)
+        out = simt.full(n, -1, dtype=np.int32, device=device)
+        launch(device, k_operand_side_effects, nb, BLOCK, counter, out)
+    assert counter.get()[0] == n, f"{counter.get()[0]} tickets taken by {n} threads"
+    per_warp = out.get().reshape(-1, ws)
+    assert (per_warp == per_warp[:, :1]).all(), "lanes of a warp got different values"
+    tickets = per_warp[:, 0]
+    assert len(np.unique(tickets)) == len(tickets) and ((0 <= tickets) & (tickets < n)).all(), (
+        f"lane-0 tickets {tickets}")
+
+
+@simt.kernel
+def k_simt_names(x, lane, nxt, bits):
+    i = simt.grid(1)
+    lane[i] = simt.laneid + simt.warpsize * 0
+    nxt[i] = simt.shfl_down_sync(FULL, x[i], 1)
+    bits[i] = simt.ballot_sync(FULL, x[i] > 0)
+
+
+def test_warp_api_under_simt_names(device, rng):
+    ws = warp_size(device)
+    n = BLOCK
+    x = rng.integers(-100, 100, n).astype(np.int32)
+    with simt.use_device(device):
+        lane = simt.full(n, -1, dtype=np.int64, device=device)
+        nxt = simt.zeros(n, dtype=np.int32, device=device)
+        bits = simt.zeros(n, dtype=np.uint32, device=device)
+        launch(device, k_simt_names, 1, BLOCK, simt.to_device(x, device=device), lane, nxt, bits)
+    lanes, _ = lanes_of(n, ws)
+    np.testing.assert_array_equal(lane.get(), lanes)
+    np.testing.assert_array_equal(nxt.get(), np.where(lanes + 1 < ws, np.roll(x, -1), x))
+    w = ((x > 0).reshape(-1, ws) * (1 << np.arange(ws, dtype=np.uint64))).sum(axis=1)
+    np.testing.assert_array_equal(bits.get(), np.repeat(w.astype(np.uint32), ws))
+
+
+@simt.kernel
+def k_warp_types(x, out):
+    i = cuda.grid(1)
+    lane = cuda.laneid
+    size = cuda.warpsize
+    mask = cuda.activemask()
+    b = cuda.ballot_sync(FULL, x[i] > 0)
+    a = cuda.all_sync(FULL, x[i] > 0)
+    y = cuda.any_sync(FULL, x[i] > 0)
+    v = cuda.shfl_sync(FULL, x[i], 0)
+    out[i] = lane + size + mask + b + a + y + v
+
+
+def test_warp_operation_result_types(device):
+    x = np.zeros(32, np.float32)
+    types = k_warp_types.inspect_types(x, x)
+    expected = {"lane": "int32", "size": "int32", "mask": "uint32", "b": "uint32",
+                "a": "bool", "y": "bool", "v": "float32"}
+    assert {k: types[k] for k in expected} == expected, types
+
+
+# ---------------------------------------------------------------------------- errors
+
+def test_warp_ops_without_subgroups_name_the_device(device):
+    """On an OpenCL device without subgroups, warp operations are a CompileError that
+    names the device."""
+    if device.backend != "opencl":
+        pytest.skip("only OpenCL devices may lack warp operations")
+    with simt.use_device(device):
+        out = simt.zeros(BLOCK, dtype=np.uint32, device=device)
+        try:
+            k_activemask[1, BLOCK](out)
+        except simt.CompileError as error:
+            assert not isinstance(error, simt.BackendCompileError), str(error)
+            assert device.id in str(error) or device.name in str(error), str(error)
+        else:
+            pytest.skip(f"{device.id} supports warp operations")
+
+
+def e_shfl_under_lane_if(x):
+    v = x[cuda.threadIdx.x]
+    if cuda.laneid < 16:  # cond:shfl-if
+        v = cuda.shfl_sync(FULL, v, 0)  # err:shfl-if
+    x[cuda.threadIdx.x] = v
+
+
+def e_ballot_in_thread_loop(x):
+    for j in range(cuda.threadIdx.x % 3):  # cond:ballot-for
+        x[cuda.threadIdx.x] = cuda.ballot_sync(FULL, j > 0)  # err:ballot-for
+
+
+@pytest.mark.parametrize("function,marker", [(e_shfl_under_lane_if, "shfl-if"),
+                                             (e_ballot_in_thread_loop, "ballot-for")],
+                         ids=["shfl-under-if", "ballot-in-loop"])
+def test_divergent_warp_op_is_a_compile_error_on_cpu(device, function, marker):
+    if device.backend != "cpu":
+        pytest.skip("divergent warp operations are only rejected by the CPU backend")
+    kernel = simt.kernel(function)
+    with simt.use_device(device):
+        x = simt.zeros(64, dtype=np.int64, device=device)
+        with pytest.raises(simt.CompileError) as info:
+            kernel[1, 64](x)
+    error = info.value
+    assert not isinstance(error, simt.BackendCompileError), str(error)
+    assert error.line in (line_of(f"err:{marker}"), line_of(f"cond:{marker}")), str(error)
+    assert Path(error.filename).resolve() == THIS_FILE, str(error)
