@@ -1056,21 +1056,31 @@ class Emitter {
     }
     if ((step && *step > 1) || (!step && info(*call.items[3]).nonnegative)) {
       // A positive step (grid-stride loops: `range(grid(1), n, gridsize(1))`):
-      // the next value is formed only while it stays below `stop`, so it never
-      // overflows; a zero step runs no iteration (Python raises there). No
-      // trip-count division: that costs GPU registers in every such loop.
+      // the trip count, computed once, lets the C compiler unroll the loop and
+      // keep several loads in flight (a select in the increment measured 0.6x
+      // nvcc's grid-stride sum on the H200). The counter advances in the
+      // unsigned type, so the value past the last is never an overflow; a zero
+      // step runs no iteration (Python raises there).
       std::string u(
           d_.value_type(sema::bit_width(strong.scalar) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
       std::string step_code =
           step ? literal_int(*step, strong.scalar) : emit_as(*call.items[3], strong);
-      line("for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + ", " +
-           step_name + " = " + step_code + "; " + it + " < " + stop + " && " + step_name +
-           " > 0; " + it + " = (" + u + ")" + stop + " - (" + u + ")" + it + " > (" + u + ")" +
-           step_name + " ? (" + ct + ")(" + it + " + " + step_name + ") : " + stop + ") {");
+      std::string count = "simt_count" + std::to_string(temp_counter_);
+      line("{");
+      ++indent_;
+      line(ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + ", " +
+           step_name + " = " + step_code + ";");
+      line(u + " " + count + " = " + it + " < " + stop + " && " + step_name + " > 0 ? ((" + u +
+           ")" + stop + " - (" + u + ")" + it + " - 1u) / (" + u + ")" + step_name +
+           " + 1u : 0u;");
+      line("for (; " + count + " != 0; --" + count + ", " + it + " = (" + ct + ")((" + u + ")" +
+           it + " + (" + u + ")" + step_name + ")) {");
       ++indent_;
       line(assign_local);
       --indent_;
       loop_body(s.body, false);
+      line("}");
+      --indent_;
       line("}");
       return;
     }

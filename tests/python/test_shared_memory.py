@@ -748,7 +748,14 @@ def test_block_of_1024_threads_with_barriers(device, rng):
     x = rng.integers(-8, 8, nb * block).astype(np.float64)
     with simt.use_device(device):
         out = simt.full(nb * block, POISON_F, dtype=np.float64, device=device)
-        k_block_1024[nb, block](simt.to_device(x, device=device), out)
+        try:
+            k_block_1024[nb, block](simt.to_device(x, device=device), out)
+        except ValueError as error:
+            # An OpenCL driver may allow fewer threads for this kernel than for the device
+            # (NVIDIA's: 256 here, for its registers); the launch says so.
+            if "more than this kernel can run" not in str(error):
+                raise
+            pytest.skip(str(error))
     sums = np.repeat(x.reshape(nb, block).sum(axis=1), block)
     np.testing.assert_array_equal(out.get(), sums + x * 2 * 1000 + (x - 1) * 1000000)
 
