@@ -11,9 +11,10 @@
 namespace simt::codegen {
 
 struct PythonLine {
-  std::string file;  // as the comment names it (the file's base name)
+  std::string file;  // the file's base name from a comment; the full path from the emitter
   int line = 0;      // 1-based, in the user's file
   std::string text;  // the statement's source line
+  int column = 0;    // 1-based where known (0: the whole line)
 };
 
 // The statement that generated line `generated_line` (1-based) of `source`

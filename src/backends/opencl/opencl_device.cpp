@@ -62,7 +62,11 @@ std::size_t value_bytes(sema::Scalar scalar) {
   if (where) {
     d.filename = where->file;
     d.span.line = static_cast<uint32_t>(where->line);
-    d.span.col = 1;
+    // The column where known, else the line from its first non-blank.
+    size_t first = where->text.find_first_not_of(" \t");
+    d.span.col = where->column > 0
+                     ? static_cast<uint32_t>(where->column)
+                     : static_cast<uint32_t>(first == std::string::npos ? 1 : first + 1);
     d.span.end_line = d.span.line;
     d.span.end_col = static_cast<uint32_t>(where->text.size() + 1);
     d.source_line = where->text;
@@ -77,9 +81,8 @@ void require_features(const codegen::EmittedKernel& kernel, const runtime::Devic
                       const DeviceInfo& device) {
   if (kernel.warp_use) {
     unsupported(kernel, kernel.warp_use,
-                "warp operations (laneid, warpsize, shuffles, votes, activemask) are not "
-                "supported on " +
-                    info.id + " (" + device.name +
+                "warp operations (shuffles, votes, activemask) are not supported on " + info.id +
+                    " (" + device.name +
                     "): OpenCL devices offer them only through sub-group extensions "
                     "(cl_khr_subgroup_shuffle, cl_khr_subgroup_ballot), which simt does not use "
                     "yet; use shared memory and syncthreads() instead");
