@@ -66,6 +66,7 @@ class _DeviceValue:
 
 shared = _Namespace("shared", ["array"])
 local = _Namespace("local", ["array"])
+const = _Namespace("const", ["array_like"])
 atomic = _Namespace("atomic", ["add", "sub", "min", "max", "and_", "or_", "xor", "exch", "inc",
                                "dec", "cas"])
 

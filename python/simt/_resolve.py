@@ -61,6 +61,17 @@ def describe(value):
         return ("dtype", value.name)
     if isinstance(value, tuple):
         return ("tuple", [describe(item) for item in value])
+    if isinstance(value, np.ndarray):
+        # A global array is a constant of the kernel (as in Numba): its values
+        # are copied into the generated code when the kernel compiles.
+        if value.dtype.kind not in "biufc" or value.ndim == 0 or value.ndim > 3:
+            return ("unsupported", f"a {value.ndim}-d {value.dtype} ndarray (constant arrays "
+                                   "are 1- to 3-d arrays of numbers)")
+        if value.nbytes > 65536:
+            return ("unsupported", f"an ndarray of {value.nbytes} bytes (constant arrays hold at "
+                                   "most 64 KiB, the size of GPU constant memory)")
+        return ("ndarray", value.dtype.name, list(value.shape),
+                np.ascontiguousarray(value).tobytes())
     if isinstance(value, np.ufunc):
         return ("function", "numpy." + value.__name__)
     name = getattr(value, "__name__", None)

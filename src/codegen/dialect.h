@@ -101,6 +101,16 @@ struct Dialect {
   std::string_view activemask;
   std::string_view warpsize;
 
+  // Constant arrays (global NumPy arrays): the qualifier of their program-
+  // scope definition and of pointers to them, and infinity and NaN as
+  // constant expressions for their initializers (float, double). Empty:
+  // float arrays are defined as their bits (unsigned integers) and read
+  // through a float pointer (safe: nothing ever writes them).
+  std::string_view constant_decl;
+  std::string_view constant_space;
+  std::array<std::string_view, 2> infinity;
+  std::array<std::string_view, 2> nan;
+
   std::string_view value_type(sema::Scalar s) const { return value_types[static_cast<int>(s)]; }
   std::string_view storage_type(sema::Scalar s) const { return storage_types[static_cast<int>(s)]; }
   // "threadIdx.x", "get_local_id(0)", ...

@@ -108,6 +108,10 @@ const Dialect kCuda{
     {"__ballot_sync(%m, %x)", "__all_sync(%m, %x)", "__any_sync(%m, %x)"},
     "__activemask()",
     "warpSize",
+    "static __constant__ ",
+    "",
+    {"", ""},  // NVRTC has no constant spelling of them: floats are stored as bits
+    {"", ""},
 };
 
 const Dialect kOpenCL{
@@ -159,6 +163,10 @@ const Dialect kOpenCL{
     {"", "", ""},
     "",
     "",
+    "__constant ",
+    "__constant ",
+    {"INFINITY", "(double)INFINITY"},
+    {"__builtin_nanf(\"\")", "(double)__builtin_nanf(\"\")"},  // PoCL's NAN is not constant
 };
 
 const Dialect kCpp{
@@ -217,6 +225,10 @@ const Dialect kCpp{
     {"", "", ""},
     "",
     "32",
+    "static const ",
+    "const ",
+    {"__builtin_huge_valf()", "__builtin_huge_val()"},
+    {"__builtin_nanf(\"\")", "__builtin_nan(\"\")"},
 };
 
 }  // namespace

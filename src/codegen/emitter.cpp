@@ -107,6 +107,9 @@ struct Module {
   std::set<std::string> tuple_structs;
   std::string tuple_code;
   std::string function_code;
+  // Constant arrays (global NumPy arrays), defined at program scope once.
+  std::set<std::string> constants;
+  std::string constant_code;
   // Features a device must have, from the kernel or any device function.
   std::optional<PythonLine> warp_use;
   std::optional<PythonLine> int64_atomic_use;
@@ -189,7 +192,8 @@ class Emitter {
     header += ")\n";
 
     std::string src = header + std::string(d_.prelude) + "\n" + helpers_.definitions() +
-                      view_code_ + module_.tuple_code + module_.function_code;
+                      module_.constant_code + view_code_ + module_.tuple_code +
+                      module_.function_code;
     if (regions_) {
       // One call per block; the body loops over the threads itself.
       src += std::string(d_.kernel_prefix) + "void " + out.entry +
@@ -1615,6 +1619,7 @@ class Emitter {
 
   std::string name(const Expr& e) {
     const ExprInfo& i = info(e);
+    if (i.const_array) return constant_array(i);
     if (i.local >= 0) {
       // A weak-typed use of a local reads the variable in its own C type.
       return local_name(i.local);
@@ -2013,6 +2018,8 @@ class Emitter {
         throw std::logic_error("range() and print() are statements here");
       case sema::Rule::ArrayAlloc:
         return array_alloc(e);
+      case sema::Rule::ConstArrayLike:
+        return constant_array(i);
       case sema::Rule::Atomic:
       case sema::Rule::AtomicCas:
         return atomic_code(e);
@@ -2051,6 +2058,112 @@ class Emitter {
         throw std::logic_error("syncthreads() and threadfence() are statements");
     }
     throw std::logic_error("unknown intrinsic");
+  }
+
+  // ---- constant arrays --------------------------------------------------------
+
+  // A global NumPy array: its values as a program-scope constant array
+  // (CUDA __constant__, OpenCL __constant, static const on the CPU), and a
+  // view of it in this function.
+  std::string constant_array(const ExprInfo& i) {
+    const std::string& bytes = *i.const_array;
+    Scalar dtype = i.type.scalar;
+    std::string data = "simt_const_" + mangle(i.const_array_name).substr(2);
+    std::string view = data + "_view";
+    std::string element(d_.storage_type(dtype));
+    if (module_.constants.insert(data).second) {
+      // Floats as bits where the dialect cannot spell infinity and NaN.
+      bool as_bits = d_.infinity[0].empty() && (sema::is_float(dtype) || sema::is_complex(dtype)) &&
+                     dtype != Scalar::Float16;
+      Scalar stored = dtype;
+      if (as_bits)
+        stored = dtype == Scalar::Float32 || dtype == Scalar::Complex64 ? Scalar::UInt32
+                                                                        : Scalar::UInt64;
+      size_t item = static_cast<size_t>(sema::bit_width(stored) / 8);
+      size_t count = item == 0 ? 0 : bytes.size() / item;
+      std::string values;
+      for (size_t k = 0; k < count; ++k)
+        values += (k ? ", " : "") + constant_element(stored, bytes.data() + k * item);
+      if (count == 0) values = "0";
+      module_.constant_code +=
+          std::string(d_.constant_decl) + std::string(d_.storage_type(stored)) + " " + data + "[" +
+          std::to_string(std::max<size_t>(count, 1)) + "] = {" + values + "};\n\n";
+    }
+    if (constant_views_.insert(view).second) {
+      std::string extents, strides;
+      for (size_t k = 0; k < i.shape.size(); ++k) {
+        int64_t stride = 1;
+        for (size_t j = k + 1; j < i.shape.size(); ++j) stride *= i.shape[j];
+        extents += (k ? ", " : "") + std::to_string(i.shape[k]);
+        strides += (k ? ", " : "") + std::to_string(stride);
+      }
+      prologue_ += "  " + helpers_.array_struct(i.type) + " " + view + " = {(" +
+                   std::string(d_.constant_space) + element + "*)" + data + ", {" + extents +
+                   "}, {" + strides + "}};\n";
+    }
+    return view;
+  }
+
+  // One element of a constant array from its bytes, as a constant expression.
+  std::string constant_element(Scalar s, const char* bytes) {
+    auto real = [&](double v, Scalar r) -> std::string {
+      int k = r == Scalar::Float64 ? 1 : 0;
+      if (std::isnan(v)) return std::string(d_.nan[k]);
+      if (std::isinf(v)) return (v < 0 ? "-" : "") + std::string(d_.infinity[k]);
+      return float_literal(v, r);
+    };
+    switch (s) {
+      case Scalar::Bool:
+        return bytes[0] ? "1" : "0";
+      case Scalar::Float16: {
+        uint16_t bits;
+        std::memcpy(&bits, bytes, 2);
+        return std::to_string(bits);
+      }
+      case Scalar::Float32: {
+        float f;
+        std::memcpy(&f, bytes, 4);
+        return real(f, Scalar::Float32);
+      }
+      case Scalar::Float64: {
+        double d;
+        std::memcpy(&d, bytes, 8);
+        return real(d, Scalar::Float64);
+      }
+      case Scalar::Complex64: {
+        float parts[2];
+        std::memcpy(parts, bytes, 8);
+        return "{" + real(parts[0], Scalar::Float32) + ", " + real(parts[1], Scalar::Float32) + "}";
+      }
+      case Scalar::Complex128: {
+        double parts[2];
+        std::memcpy(parts, bytes, 16);
+        return "{" + real(parts[0], Scalar::Float64) + ", " + real(parts[1], Scalar::Float64) + "}";
+      }
+      default: {
+        int64_t v = 0;
+        int width = sema::bit_width(s) / 8;
+        if (sema::is_signed(s)) {
+          if (width == 1) v = static_cast<int8_t>(bytes[0]);
+          if (width == 2) {
+            int16_t x;
+            std::memcpy(&x, bytes, 2);
+            v = x;
+          }
+          if (width == 4) {
+            int32_t x;
+            std::memcpy(&x, bytes, 4);
+            v = x;
+          }
+          if (width == 8) std::memcpy(&v, bytes, 8);
+        } else {
+          uint64_t u = 0;
+          std::memcpy(&u, bytes, static_cast<size_t>(width));
+          v = static_cast<int64_t>(u);
+        }
+        return literal_int(v, s);
+      }
+    }
   }
 
   // ---- shared and local arrays ---------------------------------------------
@@ -2531,6 +2644,7 @@ class Emitter {
   bool suppress_comment_ = false;
   std::string thread_exit_label_;           // inside a region: where a returning thread goes
   std::vector<std::string> scratch_sizes_;  // regions: per-thread arrays, in bytes
+  std::set<std::string> constant_views_;    // constant arrays viewed in this function
   int indent_ = 1;
   int temp_counter_ = 0;
   bool in_elif_ = false;

@@ -512,9 +512,10 @@ std::string HelperSet::define(Helper helper, Scalar type) {
 }
 
 std::string HelperSet::array_struct(const sema::Type& array) {
-  std::string space = array.space == sema::Space::Shared  ? "shared_"
-                      : array.space == sema::Space::Local ? "local_"
-                                                          : "";
+  std::string space = array.space == sema::Space::Shared     ? "shared_"
+                      : array.space == sema::Space::Local    ? "local_"
+                      : array.space == sema::Space::Constant ? "const_"
+                                                             : "";
   std::string name =
       "simt_arr_" + space + scalar_suffix(array.scalar) + "_" + std::to_string(array.ndim);
   if (!defined_.insert(name).second) return name;
@@ -522,7 +523,9 @@ std::string HelperSet::array_struct(const sema::Type& array) {
   std::string n = std::to_string(array.ndim);
   std::string qualifier = array.space == sema::Space::Global   ? std::string(dialect_.global_space)
                           : array.space == sema::Space::Shared ? std::string(dialect_.shared_space)
-                                                               : "";
+                          : array.space == sema::Space::Constant
+                              ? std::string(dialect_.constant_space)
+                              : "";
   code_.push_back("typedef struct {\n  " + qualifier +
                   std::string(dialect_.storage_type(array.scalar)) + "* data;\n  simt_i64 shape[" +
                   n + "];\n  simt_i64 strides[" + n + "];\n} " + name + ";\n");

@@ -94,6 +94,12 @@ sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
     functions_.emplace(func.ptr(), source);
     source->globals = read(nb::cast<nb::dict>(func.attr("_resolve_globals")()));
     g.function = source;
+  } else if (kind == "ndarray") {
+    g.kind = sema::GlobalValue::Kind::ConstArray;
+    g.dtype = type_from_text(nb::cast<std::string>(t[1])).scalar;
+    for (nb::handle extent : nb::cast<nb::list>(t[2])) g.shape.push_back(nb::cast<int64_t>(extent));
+    g.bytes = std::make_shared<const std::string>(nb::cast<nb::bytes>(t[3]).c_str(),
+                                                  nb::cast<nb::bytes>(t[3]).size());
   } else if (kind == "tuple") {
     g.kind = sema::GlobalValue::Kind::Tuple;
     for (nb::handle item : nb::cast<nb::list>(t[1])) g.items.push_back(this->value(item));

@@ -942,6 +942,15 @@ class Inferencer {
         i.constant = g.constant;
         return i;
       }
+      case GlobalValue::Kind::ConstArray: {
+        ExprInfo i = typed(
+            Type::array(g.dtype, static_cast<int>(g.shape.size()), Layout::C, Space::Constant));
+        i.type.readonly = true;
+        i.const_array = g.bytes;
+        i.shape = g.shape;
+        i.const_array_name = id;
+        return i;
+      }
       case GlobalValue::Kind::Tuple: {
         Constant c;
         std::vector<Type> items;
@@ -1477,6 +1486,19 @@ class Inferencer {
       }
       case Rule::ActiveMask:
         return typed(Type::scalar_of(Scalar::UInt32), true);
+      case Rule::ConstArrayLike: {
+        const ExprInfo& a = info(*e.items[1]);
+        if (!a.const_array)
+          return typed(error(e.items[1]->span, shown +
+                                                   "() needs a global NumPy array (its values "
+                                                   "are copied into the kernel), not " +
+                                                   args[0].str()));
+        ExprInfo i = typed(a.type);
+        i.const_array = a.const_array;
+        i.shape = a.shape;
+        i.const_array_name = a.const_array_name;
+        return i;
+      }
       case Rule::Shuffle: {
         if (!mask_arg(e, 0, args[0], shown)) return typed(Type::unknown());
         const Type& v = args[1];

@@ -34,7 +34,18 @@ struct GlobalValue {
   // Member: an attribute of a module bound to a name (`from simt import
   // threadIdx`). Unsupported: a value kernels cannot use; `name` says what
   // it is, for the error at its use. DeviceFunction: a `@simt.func`.
-  enum class Kind { Module, Function, DType, Constant, Tuple, Member, Unsupported, DeviceFunction };
+  // ConstArray: a NumPy array read at compile time (dtype, shape, bytes).
+  enum class Kind {
+    Module,
+    Function,
+    DType,
+    Constant,
+    Tuple,
+    Member,
+    Unsupported,
+    DeviceFunction,
+    ConstArray
+  };
   Kind kind = Kind::Constant;
   std::string name;                // Module: "math"/"numpy"/"simt"; Function: qualified name;
                                    // Member: the module; Unsupported: a description
@@ -43,6 +54,8 @@ struct GlobalValue {
   Constant constant;               // Constant
   std::vector<GlobalValue> items;  // Tuple (of constants)
   std::shared_ptr<const DeviceFunctionSource> function;  // DeviceFunction
+  std::vector<int64_t> shape;                            // ConstArray: extents
+  std::shared_ptr<const std::string> bytes;              // ConstArray: C-ordered data
 };
 using Globals = std::map<std::string, GlobalValue, std::less<>>;
 
@@ -85,6 +98,11 @@ struct ExprInfo {
   // Call of an intrinsic taking keyword arguments: the argument of each
   // parameter in order (positional or keyword).
   std::vector<const lang::Expr*> ordered_args;
+  // A global NumPy array (a Name), or simt.const.array_like of one: its
+  // C-ordered bytes (extents in `shape`), which the generated code holds as a
+  // constant array.
+  std::shared_ptr<const std::string> const_array;
+  std::string const_array_name;  // the global's name
 };
 
 struct LocalVar {

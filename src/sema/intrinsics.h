@@ -43,6 +43,7 @@ enum class Rule : uint8_t {
   LaneId,          // simt.laneid (an attribute) -> int32
   WarpSize,        // simt.warpsize (an attribute) -> int32
   ActiveMask,      // simt.activemask() -> uint32
+  ConstArrayLike,  // simt.const.array_like(global ndarray): the array as constant memory
   Shuffle,         // simt.shfl_*_sync(mask, value, lane): c_name "idx"/"up"/"down"/"xor"
   Vote,            // simt.ballot/all/any_sync(mask, pred): c_name "ballot"/"all"/"any"
 };

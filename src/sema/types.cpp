@@ -312,6 +312,7 @@ std::string Type::str() const {
       s += "]";
       if (space == Space::Shared) s = "shared " + s;
       if (space == Space::Local) s = "local " + s;
+      if (space == Space::Constant) s = "constant " + s;
       return s;
     }
     case TypeKind::Tuple: {

@@ -47,7 +47,7 @@ enum class Layout : uint8_t { C, F, Any };
 
 // Where an array's data lives; kernel parameters are Global. Shared and Local
 // arrays come with the shared/local memory features.
-enum class Space : uint8_t { Global, Shared, Local };
+enum class Space : uint8_t { Global, Shared, Local, Constant };
 
 enum class TypeKind : uint8_t {
   Unknown,  // not inferred yet (only during inference)
