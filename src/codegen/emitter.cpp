@@ -1006,6 +1006,17 @@ class Emitter {
     line("}");
   }
 
+  // A range loop's header, the loop variable's assignment from the counter,
+  // and the body.
+  void range_loop(const std::string& header, const std::string& assign_local, const Stmt& s) {
+    line(header);
+    ++indent_;
+    line(assign_local);
+    --indent_;
+    loop_body(s.body, false);
+    line("}");
+  }
+
   void for_stmt(const Stmt& s) {
     const Expr& target = *s.targets[0];
     const Type& iter = info(*s.value).type;
@@ -1052,13 +1063,9 @@ class Emitter {
         local, local_name(local) + " = " + convert(it, strong, fn_.locals[local].type) + ";");
     if (step && *step == 1) {
       // `it < stop` holds before every increment, so it can never overflow.
-      line("for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code + "; " +
-           it + " < " + stop + "; ++" + it + ") {");
-      ++indent_;
-      line(assign_local);
-      --indent_;
-      loop_body(s.body, false);
-      line("}");
+      range_loop("for (" + ct + " " + it + " = " + start_code + ", " + stop + " = " + stop_code +
+                     "; " + it + " < " + stop + "; ++" + it + ") {",
+                 assign_local, s);
       return;
     }
     if ((step && *step > 1) || (!step && info(*call.items[3]).nonnegative)) {
@@ -1079,13 +1086,9 @@ class Emitter {
            " = " + step_code + ";");
       line(u + " " + count + " = " + it + " < " + stop + " && " + step_name + " > 0 ? ((" + u +
            ")" + stop + " - (" + u + ")" + it + " - 1u) / (" + u + ")" + step_name + " + 1u : 0u;");
-      line("for (; " + count + " != 0; --" + count + ", " + it + " = (" + ct + ")((" + u + ")" +
-           it + " + (" + u + ")" + step_name + ")) {");
-      ++indent_;
-      line(assign_local);
-      --indent_;
-      loop_body(s.body, false);
-      line("}");
+      range_loop("for (; " + count + " != 0; --" + count + ", " + it + " = (" + ct + ")((" + u +
+                     ")" + it + " + (" + u + ")" + step_name + ")) {",
+                 assign_local, s);
       --indent_;
       line("}");
       return;

@@ -1,35 +1,22 @@
 """Small whole algorithms combining shared memory, barriers, atomics and device functions,
 on every available device, against NumPy."""
 
-import contextlib
 import math
 
 import numpy as np
 import pytest
 
 import simt
+import kernel_helpers
+from kernel_helpers import on  # noqa: F401
 from simt import cuda
 
 BLOCK = 128
 NB_TILE = 128  # n-body: bodies per shared tile (= threads per block)
 
 
-@contextlib.contextmanager
-def on(device):
-    """simt.use_device(device), skipping the test where an OpenCL device lacks the 64-bit
-    atomics a kernel needs (cl_khr_int64_base/extended_atomics: a CompileError saying so)."""
-    with simt.use_device(device):
-        try:
-            yield
-        except simt.CompileError as error:
-            if (device.backend == "opencl" and not isinstance(error, simt.BackendCompileError)
-                    and "64-bit atomics" in str(error)):
-                pytest.skip(f"{device.id} lacks 64-bit atomics: {error.reason}")
-            raise
-
-
 def blocks(n, block=BLOCK):
-    return -(-n // block)
+    return kernel_helpers.blocks(n, block)
 
 
 # -------------------------------------------------------------------------------- n-body

@@ -8,7 +8,6 @@ the exact tests are multiples of 1/8 small enough for every order of additions t
 the same result.
 """
 
-import contextlib
 import functools
 from collections import Counter
 
@@ -16,6 +15,8 @@ import numpy as np
 import pytest
 
 import simt
+import kernel_helpers
+from kernel_helpers import on  # noqa: F401
 from simt import cuda
 
 SIX = [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64]
@@ -26,22 +27,8 @@ BLOCK = 128
 NBINS_SHARED = 64
 
 
-@contextlib.contextmanager
-def on(device):
-    """simt.use_device(device), skipping the test where an OpenCL device lacks the 64-bit
-    atomics a kernel needs (cl_khr_int64_base/extended_atomics: a CompileError saying so)."""
-    with simt.use_device(device):
-        try:
-            yield
-        except simt.CompileError as error:
-            if (device.backend == "opencl" and not isinstance(error, simt.BackendCompileError)
-                    and "64-bit atomics" in str(error)):
-                pytest.skip(f"{device.id} lacks 64-bit atomics: {error.reason}")
-            raise
-
-
 def blocks(n, block=BLOCK):
-    return -(-n // block)
+    return kernel_helpers.blocks(n, block)
 
 
 def poison(dtype):

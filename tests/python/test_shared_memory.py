@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 import simt
+import kernel_helpers
+from kernel_helpers import blocks
 from simt import cuda
 
 TILE = 16
@@ -28,18 +30,13 @@ POISON_F = np.nan
 POISON_I = -77
 
 THIS_FILE = Path(__file__).resolve()
-LINES = THIS_FILE.read_text().splitlines()
 
 
 def line_of(marker):
     """The 1-based line of this file holding the comment `# <marker>`."""
-    found = [n for n, text in enumerate(LINES, 1) if text.rstrip().endswith("# " + marker)]
-    assert len(found) == 1, marker
-    return found[0]
+    return kernel_helpers.marker_line(THIS_FILE, marker)
 
 
-def blocks(n, block):
-    return -(-n // block)
 
 
 def padded(x, block):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import simt
+import kernel_helpers
 from simt import cuda
 
 FULL = 0xFFFFFFFF
@@ -19,14 +20,11 @@ BLOCK = 128
 SHUFFLE_TYPES = [np.int32, np.uint32, np.int64, np.float32, np.float64]
 
 THIS_FILE = Path(__file__).resolve()
-LINES = THIS_FILE.read_text().splitlines()
 
 
 def line_of(marker):
     """The 1-based line of this file holding the comment `# <marker>`."""
-    found = [n for n, text in enumerate(LINES, 1) if text.rstrip().endswith("# " + marker)]
-    assert len(found) == 1, marker
-    return found[0]
+    return kernel_helpers.marker_line(THIS_FILE, marker)
 
 
 def no_warps_error(device, error):
