@@ -1,6 +1,5 @@
 #include "backends/registry.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -99,11 +98,8 @@ void discover_opencl(Registry& r) {
     return;
   }
   s.detail = api->library_path() + "; devices:";
+  int index = 0;  // ids count usable devices only
   for (const opencl::DeviceInfo& cl_device : found) {
-    const int index =
-        static_cast<int>(std::count_if(r.devices.begin(), r.devices.end(), [](const auto& d) {
-          return d->info().backend == runtime::BackendKind::OpenCL;
-        }));
     try {
       auto device = std::make_shared<opencl::OpenCLDevice>(*api, cl_device, index);
       s.detail += " [" + device->info().id + ": " + cl_device.name + ", " + cl_device.version +
@@ -114,6 +110,7 @@ void discover_opencl(Registry& r) {
       new std::shared_ptr<runtime::Device>(device);
       r.devices.push_back(std::move(device));
       s.available = true;
+      ++index;
     } catch (const std::exception& e) {
       s.detail += " [" + cl_device.name + ": unusable: " + e.what() + "]";
     }
