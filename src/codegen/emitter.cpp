@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -662,6 +663,7 @@ class Emitter {
     line("(void)simt_t;");
     line("(void)simt_tid;");
     if (has_exits_) line("if (simt_exited[simt_t]) continue;");
+    if (!masks_.empty()) line("if (!" + masks_.back() + "[simt_t]) continue;");
     thread_exit_label_ = "simt_next" + std::to_string(temp_counter_++);
     line("{");
     ++indent_;
@@ -692,6 +694,10 @@ class Emitter {
       return;
     }
     bool compound = s.kind == StmtKind::If || s.kind == StmtKind::While || s.kind == StmtKind::For;
+    if (!masks_.empty() && (s.kind == StmtKind::Break || s.kind == StmtKind::Continue))
+      fail_at(s.span,
+              "on the CPU, break and continue are not supported under a condition that may "
+              "differ between threads in code with warp operations");
     if (!compound) {
       if (const Expr* call = first_collective(s)) {
         fail_at(call->span, "on the CPU, " + collective_name(*call) +
@@ -703,6 +709,16 @@ class Emitter {
       return;
     }
     const Expr& header = s.kind == StmtKind::For ? *s.value : *s.test;
+    if (!uniformity_->uniform_expr(header) && s.kind != StmtKind::For && warp_collectives_only(s)) {
+      // Warp operations under a condition that differs between threads run
+      // as the hardware runs them: the threads that took the branch are
+      // marked active, and regions skip the others.
+      if (s.kind == StmtKind::If)
+        masked_if(s);
+      else
+        masked_while(s);
+      return;
+    }
     if (!uniformity_->uniform_expr(header)) {
       const Expr* call = first_collective(s);
       // Otherwise a break/continue of a loop with a barrier, or an
@@ -718,6 +734,89 @@ class Emitter {
                   "parameters, constants, blockIdx, blockDim and gridDim");
     }
     stmt(s);
+  }
+
+  // Whether every collective in `s` is a warp operation (shuffle or vote):
+  // those may run under varying conditions, block barriers may not.
+  bool warp_collectives_only(const Stmt& s) const {
+    bool any = false, only = true;
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+      if (e.kind == ExprKind::Call) {
+        auto found = fn_.exprs.find(&e);
+        if (found != fn_.exprs.end() && found->second.intrinsic &&
+            sema::is_collective(found->second.intrinsic->rule)) {
+          sema::Rule rule = found->second.intrinsic->rule;
+          any = true;
+          only = only && (rule == sema::Rule::Shuffle || rule == sema::Rule::Vote);
+        }
+      }
+      for (const auto& item : e.items)
+        if (item) visit(*item);
+      for (const auto& kw : e.keywords) visit(*kw.value);
+    };
+    std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+      for (const auto* e : {st.test.get(), st.value.get()})
+        if (e) visit(*e);
+      for (const auto& t : st.targets) visit(*t);
+      for (const auto* list : {&st.body, &st.orelse})
+        for (const auto& b : *list) walk(*b);
+    };
+    walk(s);
+    return any && only;
+  }
+
+  // A per-thread flag array for a mask: set in a loop over the block's
+  // threads to `value` where the enclosing mask is active, 0 elsewhere.
+  std::string new_mask(const std::function<std::string()>& value) {
+    std::string mask = "simt_mask" + std::to_string(temp_counter_++);
+    prologue_ +=
+        "  unsigned char* " + mask + " = " + scratch("unsigned char", "simt_nthreads") + ";\n";
+    line("for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) " + mask + "[simt_t] = 0;");
+    open_thread_loop();
+    line(mask + "[simt_t] = " + value() + ";");
+    close_thread_loop();
+    return mask;
+  }
+
+  void masked_if(const Stmt& s) {
+    source_comment(s);
+    std::string taken = new_mask([&] {
+      prepare(*s.test);
+      return "(unsigned char)" + truth(*s.test);
+    });
+    masks_.push_back(taken);
+    block(s.body);
+    masks_.pop_back();
+    if (s.orelse.empty()) return;
+    std::string other = new_mask([&] { return "(unsigned char)!" + taken + "[simt_t]"; });
+    masks_.push_back(other);
+    block(s.orelse);
+    masks_.pop_back();
+  }
+
+  // `while` under a varying condition: each pass re-evaluates the condition
+  // for the threads still in the loop, and ends when none is.
+  void masked_while(const Stmt& s) {
+    source_comment(s);
+    std::string in_loop = new_mask([] { return std::string("1"); });
+    line("while (1) {");
+    ++indent_;
+    masks_.push_back(in_loop);
+    open_thread_loop();
+    prepare(*s.test);
+    line("if (!" + truth(*s.test) + ") " + in_loop + "[simt_t] = 0;");
+    close_thread_loop();
+    std::string any = "simt_any" + std::to_string(temp_counter_++);
+    line("int " + any + " = 0;");
+    line("for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) " + any + " |= " + in_loop +
+         "[simt_t]" + (has_exits_ ? " && !simt_exited[simt_t]" : "") + ";");
+    line("if (!" + any + ") break;");
+    loops_.push_back({false, "", true});
+    block(s.body);
+    loops_.pop_back();
+    masks_.pop_back();
+    --indent_;
+    line("}");
   }
 
   // A statement made of one collective call, split in two regions around the
@@ -792,7 +891,8 @@ class Emitter {
           "for (simt_i64 simt_k = 0; simt_k < 32 && simt_warp + simt_k < simt_nthreads; "
           "++simt_k)");
       line(std::string("  if (") + (has_exits_ ? "!simt_exited[simt_warp + simt_k] && " : "") +
-           value + "[simt_warp + simt_k]) " + result + "_bits |= 1u << simt_k;");
+           (masks_.empty() ? "" : masks_.back() + "[simt_warp + simt_k] && ") + value +
+           "[simt_warp + simt_k]) " + result + "_bits |= 1u << simt_k;");
       line("const unsigned int simt_members = " + mask + " & " + cpu_active_mask() + ";");
       std::string out = fn.c_name == "ballot" ? result + "_bits & simt_members"
                         : fn.c_name == "all"
@@ -2648,6 +2748,7 @@ class Emitter {
   std::string thread_exit_label_;           // inside a region: where a returning thread goes
   std::vector<std::string> scratch_sizes_;  // regions: per-thread arrays, in bytes
   std::set<std::string> constant_views_;    // constant arrays viewed in this function
+  std::vector<std::string> masks_;          // regions under varying conditions: the active threads
   int indent_ = 1;
   int temp_counter_ = 0;
   bool in_elif_ = false;

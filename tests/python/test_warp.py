@@ -437,11 +437,55 @@ def test_warp_ops_without_subgroups_name_the_device(device):
             pytest.skip(f"{device.id} supports warp operations")
 
 
-def e_shfl_under_lane_if(x):
+@simt.kernel
+def k_warp0_reduction(x, out):
+    """The usual form: the block's partial sums in shared memory, then warp 0 alone
+    finishes with shuffles (legal CUDA: the whole warp takes the branch)."""
+    s = cuda.shared.array(BLOCK, np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.size else 0.0
+    cuda.syncthreads()
+    if t < 32:
+        v = s[t] + s[t + 32] + s[t + 64] + s[t + 96]
+        offset = 16
+        while offset > 0:
+            v += cuda.shfl_down_sync(FULL, v, offset)
+            offset //= 2
+        if t == 0:
+            out[cuda.blockIdx.x] = v
+
+
+@simt.kernel
+def k_half_warp_broadcast(x, out):
     v = x[cuda.threadIdx.x]
-    if cuda.laneid < 16:  # cond:shfl-if
-        v = cuda.shfl_sync(FULL, v, 0)  # err:shfl-if
-    x[cuda.threadIdx.x] = v
+    if cuda.laneid < 16:
+        v = cuda.shfl_sync(0x0000FFFF, v, 0)  # lanes 0-15 take lane 0's value
+    out[cuda.threadIdx.x] = v
+
+
+def test_warp_operations_under_warp_uniform_conditions(device, rng):
+    """Warp operations inside `if` and `while` whose conditions differ between warps (or
+    between lanes, with a mask naming the lanes that take the branch)."""
+    nb = 5
+    x = rng.standard_normal(nb * BLOCK - 17)
+    y = rng.integers(-1000, 1000, BLOCK).astype(np.int64)
+    with simt.use_device(device):
+        sums = simt.full(nb, np.nan, dtype=np.float64, device=device)
+        out = simt.zeros(BLOCK, dtype=np.int64, device=device)
+        try:
+            k_warp0_reduction[nb, BLOCK](simt.to_device(x, device=device), sums)
+            k_half_warp_broadcast[1, BLOCK](simt.to_device(y, device=device), out)
+        except simt.CompileError as error:
+            if no_warps_error(device, error):
+                pytest.skip(f"{device.id} has no warp operations")
+            raise
+    padded = np.zeros(nb * BLOCK)
+    padded[:x.size] = x
+    np.testing.assert_allclose(sums.get(), padded.reshape(nb, BLOCK).sum(axis=1), rtol=1e-12)
+    lanes = np.arange(BLOCK) % 32
+    expected = np.where(lanes < 16, y[np.arange(BLOCK) - lanes], y)
+    np.testing.assert_array_equal(out.get(), expected)
 
 
 def e_ballot_in_thread_loop(x):
@@ -449,10 +493,11 @@ def e_ballot_in_thread_loop(x):
         x[cuda.threadIdx.x] = cuda.ballot_sync(FULL, j > 0)  # err:ballot-for
 
 
-@pytest.mark.parametrize("function,marker", [(e_shfl_under_lane_if, "shfl-if"),
-                                             (e_ballot_in_thread_loop, "ballot-for")],
-                         ids=["shfl-under-if", "ballot-in-loop"])
+@pytest.mark.parametrize("function,marker", [(e_ballot_in_thread_loop, "ballot-for")],
+                         ids=["ballot-in-loop"])
 def test_divergent_warp_op_is_a_compile_error_on_cpu(device, function, marker):
+    """Warp operations run under a varying `if` or `while` on the CPU, not in a `for` whose
+    range differs between threads."""
     if device.backend != "cpu":
         pytest.skip("divergent warp operations are only rejected by the CPU backend")
     kernel = simt.kernel(function)
