@@ -1432,6 +1432,30 @@ class Emitter {
         hoisted_[&e] = {};
         return;
       }
+      case sema::Rule::FloatSplit: {
+        // frexp(x, &e) / modf(x, &i) in the operand's float type (float16
+        // computes in float: both parts of a float16 are exact float16s).
+        Scalar s = sema::concrete(i.operand);
+        Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
+        std::string rt(d_.value_type(real));
+        std::string x = "simt_tmp" + std::to_string(temp_counter_++);
+        std::string first = "simt_tmp" + std::to_string(temp_counter_++);
+        std::string second = "simt_tmp" + std::to_string(temp_counter_++);
+        line(rt + " " + x + " = " + emit_as(*e.items[1], Type::scalar_of(real)) + ";");
+        bool frexp = i.intrinsic->c_name == "frexp";
+        line((frexp ? std::string("int ") : rt + " ") + second + ";");
+        line(rt + " " + first + " = " + d_.math_name(i.intrinsic->c_name, real) + "(" + x + ", &" +
+             second + ");");
+        if (frexp) {
+          // C leaves the exponent of an infinity or NaN unspecified; Python says 0.
+          hoisted_[&e] = {first, "(" + std::string(d_.isfinite_name) + "(" + x + ") ? (" +
+                                     std::string(d_.value_type(Scalar::Int64)) + ")" + second +
+                                     " : 0)"};
+        } else {
+          hoisted_[&e] = {first, second};
+        }
+        return;
+      }
       default: {
         std::string code = call(e);
         std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
@@ -2049,6 +2073,8 @@ class Emitter {
         return math_call(fn.c_name, s, arg(0, ot));
       case sema::Rule::FloatBinary:
         return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot));
+      case sema::Rule::FloatSplit:
+        throw std::logic_error("frexp() and modf() are evaluated into temporaries");
       case sema::Rule::Ldexp:
         return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, Type::scalar_of(Scalar::Int32)));
       case sema::Rule::FloatPredicate: {

@@ -1350,6 +1350,14 @@ class Inferencer {
         i.operand = i.type;
         return i;
       }
+      case Rule::FloatSplit: {
+        if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+        Type f = float_view(args[0]).strong();
+        ExprInfo i =
+            typed(Type::tuple({f, fn.c_name == "frexp" ? Type::scalar_of(Scalar::Int64) : f}));
+        i.operand = f;
+        return i;
+      }
       case Rule::Ldexp: {
         if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
         if (!args[1].is_int_like())

@@ -103,6 +103,9 @@ constexpr Intrinsic kIntrinsics[] = {
     {"math.pow", Rule::FloatBinary, "pow", 2, 2},
     {"math.remainder", Rule::FloatBinary, "remainder", 2, 2},
     {"math.ldexp", Rule::Ldexp, "ldexp", 2, 2},
+    // Two results through a pointer in C: evaluated into temporaries.
+    {"math.frexp", Rule::FloatSplit, "frexp", 1, 1, false},
+    {"math.modf", Rule::FloatSplit, "modf", 1, 1, false},
     // math: predicates and rounding to int.
     {"math.isnan", Rule::FloatPredicate, "isnan", 1, 1},
     {"math.isinf", Rule::FloatPredicate, "isinf", 1, 1},

@@ -18,6 +18,7 @@ enum class Rule : uint8_t {
   FloatUnary,      // math.sin: int/bool -> float64, floats keep their type
   FloatBinary,     // math.atan2: both promote, ints become float64
   Ldexp,           // math.ldexp(x, i): x's float type times 2**i
+  FloatSplit,      // math.frexp(x) -> (float, int64), math.modf(x) -> (float, float)
   FloatPredicate,  // math.isnan: -> bool
   FloatToInt,      // math.floor: -> int64 (Python's math.floor returns int)
   FloatRound,      // numpy.floor: floats keep their type, ints become float64

@@ -400,6 +400,33 @@ def test_float64_to_float16_rounds_once(rng):
 
 
 @simt.kernel
+def k_frexp_modf(a, mant, expo, frac, whole):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        m, e = math.frexp(a[i])
+        mant[i] = m
+        expo[i] = e
+        f, w = math.modf(a[i])
+        frac[i] = f
+        whole[i] = w
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_frexp_and_modf_return_tuples_as_python_does(rng, dtype):
+    """math.frexp -> (mantissa, int exponent) and math.modf -> (fraction, integer part), as
+    Python's, also for zeros, infinities, NaN and subnormals."""
+    tiny = np.finfo(dtype).smallest_subnormal
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -3 * tiny, 1.0, -2.5],
+                       dtype=dtype)
+    a = np.concatenate([special, (rng.standard_normal(200) * 1e4).astype(dtype)])
+    frexp = [math.frexp(float(x)) for x in a]
+    modf = [math.modf(float(x)) for x in a]
+    check(k_frexp_modf, (a,),
+          [np.array([m for m, _ in frexp], dtype), np.array([e for _, e in frexp], np.int64),
+           np.array([f for f, _ in modf], dtype), np.array([w for _, w in modf], dtype)])
+
+
+@simt.kernel
 def k_ldexp_remainder(a, b, n, ld, rem):
     i = cuda.grid(1)
     if i < a.shape[0]:
