@@ -8,7 +8,7 @@ Device = _core.Device
 
 
 def devices():
-    """Every available device: GPUs first, the CPU last."""
+    """Every available device: cuda:N, then opencl:N, then the CPU."""
     return _core.devices()
 
 
@@ -37,3 +37,16 @@ def use_device(device):
         yield get_device(device)
     finally:
         _core.set_current_device(previous)
+
+
+def memory_stats(device=None):
+    """The device's memory pool, in bytes: ``in_use`` (live arrays), ``held`` (taken from
+    the device, in use or cached for reuse), ``peak_in_use``, and ``segments`` (device
+    allocations held)."""
+    return _core.memory_stats(get_device(device))
+
+
+def free_cached_memory(device=None):
+    """Gives the device back the memory its pool holds but no array uses; returns the
+    bytes given back. (An allocation that fails does this by itself before it gives up.)"""
+    return _core.free_cached_memory(get_device(device))

@@ -218,6 +218,19 @@ void bind_arrays(nb::module_& m) {
       out.append(nb::make_tuple(s.name, s.available, s.detail));
     return out;
   });
+  m.def("memory_stats", [](const PyDevice& d) {
+    runtime::MemoryPool::Stats stats = d.device->pool().stats();
+    nb::dict out;
+    out["in_use"] = stats.in_use;
+    out["held"] = stats.held;
+    out["peak_in_use"] = stats.peak_in_use;
+    out["segments"] = stats.segments;
+    return out;
+  });
+  m.def("free_cached_memory", [](const PyDevice& d) {
+    nb::gil_scoped_release release;
+    return d.device->pool().release();
+  });
   m.def("get_device", &get_device, nb::arg("id"));
   m.def("default_device", [] { return wrap(backends::default_device()); });
   m.def("current_device", [] { return wrap(current_device()); });

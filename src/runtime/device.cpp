@@ -22,10 +22,10 @@ const char* backend_name(BackendKind kind) {
 Buffer::Buffer(std::shared_ptr<Device> device, size_t bytes)
     : device_(std::move(device)), bytes_(bytes) {
   // Zero-byte arrays still get a distinct, valid pointer.
-  data_ = device_->allocate(bytes == 0 ? 1 : bytes);
+  data_ = device_->pool().allocate(bytes);
 }
 
-Buffer::~Buffer() { device_->deallocate(data_, bytes_ == 0 ? 1 : bytes_); }
+Buffer::~Buffer() { device_->pool().deallocate(data_); }
 
 std::string human_bytes(size_t bytes) {
   static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};

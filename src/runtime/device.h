@@ -13,6 +13,7 @@
 
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
+#include "runtime/memory_pool.h"
 
 namespace simt::runtime {
 
@@ -91,12 +92,20 @@ class Device {
   virtual void launch(const CompiledKernel& kernel, const LaunchDims& dims, void* const* args) = 0;
   virtual void synchronize() = 0;
 
+  // The caching allocator arrays (Buffer) use; allocate()/deallocate() above
+  // are the device's own, uncached.
+  MemoryPool& pool() { return pool_; }
+
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}
   DeviceInfo info_;
+
+ private:
+  MemoryPool pool_{*this};
 };
 
-// Device memory with an owner: released when the last array viewing it goes.
+// Device memory with an owner, from the device's pool: back to the pool when
+// the last array viewing it goes.
 class Buffer {
  public:
   Buffer(std::shared_ptr<Device> device, size_t bytes);

@@ -405,3 +405,43 @@ def test_explicit_signature_serves_later_launches(device):
         fill[1, 8](out, 2.5)
     assert fill._dispatcher.specialization_count == 1
     np.testing.assert_array_equal(out.get(), np.full(8, 2.5, np.float32))
+
+
+# ---- memory pool ------------------------------------------------------------
+
+def test_arrays_come_from_a_caching_pool(device, rng):
+    simt.free_cached_memory(device)
+    before = simt.memory_stats(device)
+    a = simt.to_device(rng.random(10000), device=device)
+    during = simt.memory_stats(device)
+    assert during["in_use"] >= before["in_use"] + a.nbytes
+    assert during["held"] >= during["in_use"]
+    assert during["peak_in_use"] >= during["in_use"]
+    del a
+    after = simt.memory_stats(device)
+    assert after["in_use"] == before["in_use"]
+    assert after["held"] == during["held"]  # kept for reuse
+    # A new array reuses the memory; its values are its own.
+    b = simt.full(10000, 7.0, device=device)
+    assert simt.memory_stats(device)["held"] == during["held"]
+    np.testing.assert_array_equal(b.get(), np.full(10000, 7.0))
+    del b
+    given_back = simt.free_cached_memory(device)
+    assert given_back > 0
+    assert simt.memory_stats(device)["held"] == after["held"] - given_back
+
+
+def test_pool_keeps_live_arrays_intact_under_churn(device, rng):
+    """Many arrays of mixed sizes allocated and freed: each keeps its own values."""
+    live = {}
+    for step in range(200):
+        if live and rng.random() < 0.4:
+            key = list(live)[rng.integers(len(live))]
+            array, expected = live.pop(key)
+            np.testing.assert_array_equal(array.get(), expected)
+        else:
+            n = int(rng.integers(0, 5000)) if rng.random() < 0.9 else int(rng.integers(0, 300000))
+            expected = rng.random(n).astype(np.float32)
+            live[step] = (simt.to_device(expected, device=device), expected)
+    for array, expected in live.values():
+        np.testing.assert_array_equal(array.get(), expected)

@@ -1,0 +1,82 @@
+// The caching allocator every device's arrays come from (the model of CuPy's
+// and PyTorch's pools): freed blocks are kept and reused instead of going
+// back to the driver, whose allocations cost tens of microseconds and may
+// synchronize. A device allocation (a segment) serves several smaller
+// requests, split off it, and its free neighbours merge again when blocks
+// are freed. Held memory goes back to the device on release(), and when an
+// allocation fails (then the allocation is retried once).
+//
+// Reuse is safe without events because each device runs its work in order
+// (CUDA's legacy default stream, one in-order OpenCL queue, synchronous CPU
+// launches): work that used a freed block comes before any work that uses
+// it again.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <utility>
+
+namespace simt::runtime {
+
+class Device;
+
+class MemoryPool {
+ public:
+  struct Stats {
+    size_t in_use = 0;       // bytes of live blocks (as rounded)
+    size_t held = 0;         // bytes the pool holds from the device (in use and free)
+    size_t peak_in_use = 0;  // most bytes in use at once
+    size_t segments = 0;     // device allocations held
+  };
+
+  // Requests are rounded up to this; blocks start on its multiples.
+  static constexpr size_t kGranule = 512;
+  // Requests below this share segments of this size; larger ones get a
+  // segment of their own size (split later for smaller requests).
+  static constexpr size_t kSmallSegment = size_t{2} << 20;
+
+  explicit MemoryPool(Device& device) : device_(device) {}
+  // Held segments are not returned here: the pool goes with its device,
+  // whose own teardown (or the process's end) reclaims them.
+  ~MemoryPool() = default;
+  MemoryPool(const MemoryPool&) = delete;
+  MemoryPool& operator=(const MemoryPool&) = delete;
+
+  // At least `bytes` (0 counts as 1) on the device; throws OutOfMemory after
+  // releasing what the pool holds and retrying.
+  void* allocate(size_t bytes);
+  // A pointer allocate() returned. Unknown pointers are ignored.
+  void deallocate(void* pointer) noexcept;
+  // Gives every entirely free segment back to the device; returns the bytes
+  // given back.
+  size_t release();
+  Stats stats() const;
+
+ private:
+  struct Block {
+    size_t size = 0;
+    bool free = false;
+    uint64_t segment = 0;
+  };
+  struct Segment {
+    uintptr_t base = 0;
+    size_t size = 0;
+  };
+
+  std::uintptr_t take_free(size_t size);  // 0: no free block fits
+  std::uintptr_t new_segment(size_t size);
+  size_t release_locked();
+
+  Device& device_;
+  mutable std::mutex mutex_;
+  std::map<uintptr_t, Block> blocks_;            // every block, by address
+  std::set<std::pair<size_t, uintptr_t>> free_;  // free blocks, by size (best fit)
+  std::map<uint64_t, Segment> segments_;
+  uint64_t next_segment_ = 1;
+  Stats stats_;
+};
+
+}  // namespace simt::runtime
