@@ -427,8 +427,11 @@ def test_arrays_come_from_a_caching_pool(device, rng):
     np.testing.assert_array_equal(b.get(), np.full(10000, 7.0))
     del b
     given_back = simt.free_cached_memory(device)
-    assert given_back > 0
+    # Segments other tests' live arrays share stay held (the C++ tests check release
+    # exactly); what was given back is no longer held.
     assert simt.memory_stats(device)["held"] == after["held"] - given_back
+    if simt.memory_stats(device)["in_use"] == 0:
+        assert simt.memory_stats(device)["held"] == 0
 
 
 def test_pool_keeps_live_arrays_intact_under_churn(device, rng):
