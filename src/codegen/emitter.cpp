@@ -5,6 +5,7 @@
 // a tuple variable is one C variable per item.
 #include "codegen/emitter.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -554,31 +555,9 @@ class Emitter {
     return std::string(info(call).intrinsic->name.substr(5)) + "()";  // drop "simt."
   }
 
-  const Expr* first_collective(const Expr& e) const {
-    if (e.kind == ExprKind::Call) {
-      auto found = fn_.exprs.find(&e);
-      if (found != fn_.exprs.end() && found->second.intrinsic &&
-          sema::is_collective(found->second.intrinsic->rule))
-        return &e;
-    }
-    for (const auto& item : e.items)
-      if (item)
-        if (const Expr* c = first_collective(*item)) return c;
-    for (const auto& kw : e.keywords)
-      if (const Expr* c = first_collective(*kw.value)) return c;
-    return nullptr;
-  }
-
   const Expr* first_collective(const Stmt& s) const {
-    for (const auto* e : {s.test.get(), s.value.get()})
-      if (e)
-        if (const Expr* c = first_collective(*e)) return c;
-    for (const auto& t : s.targets)
-      if (const Expr* c = first_collective(*t)) return c;
-    for (const auto* list : {&s.body, &s.orelse})
-      for (const auto& b : *list)
-        if (const Expr* c = first_collective(*b)) return c;
-    return nullptr;
+    std::vector<const Expr*> found = uniformity_->collectives(s);
+    return found.empty() ? nullptr : found.front();
   }
 
   // Whether `s` runs at the uniform level (once per block) rather than in a
@@ -739,30 +718,11 @@ class Emitter {
   // Whether every collective in `s` is a warp operation (shuffle or vote):
   // those may run under varying conditions, block barriers may not.
   bool warp_collectives_only(const Stmt& s) const {
-    bool any = false, only = true;
-    std::function<void(const Expr&)> visit = [&](const Expr& e) {
-      if (e.kind == ExprKind::Call) {
-        auto found = fn_.exprs.find(&e);
-        if (found != fn_.exprs.end() && found->second.intrinsic &&
-            sema::is_collective(found->second.intrinsic->rule)) {
-          sema::Rule rule = found->second.intrinsic->rule;
-          any = true;
-          only = only && (rule == sema::Rule::Shuffle || rule == sema::Rule::Vote);
-        }
-      }
-      for (const auto& item : e.items)
-        if (item) visit(*item);
-      for (const auto& kw : e.keywords) visit(*kw.value);
-    };
-    std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
-      for (const auto* e : {st.test.get(), st.value.get()})
-        if (e) visit(*e);
-      for (const auto& t : st.targets) visit(*t);
-      for (const auto* list : {&st.body, &st.orelse})
-        for (const auto& b : *list) walk(*b);
-    };
-    walk(s);
-    return any && only;
+    std::vector<const Expr*> found = uniformity_->collectives(s);
+    return !found.empty() && std::all_of(found.begin(), found.end(), [&](const Expr* call) {
+      sema::Rule rule = info(*call).intrinsic->rule;
+      return rule == sema::Rule::Shuffle || rule == sema::Rule::Vote;
+    });
   }
 
   // A per-thread flag array for a mask: set in a loop over the block's

@@ -158,30 +158,36 @@ bool Uniformity::uniform_expr(const Expr& e) const {
   }
 }
 
-bool Uniformity::has_collective(const Expr& e) const {
+void Uniformity::collect(const Expr& e, std::vector<const Expr*>& out) const {
   if (e.kind == ExprKind::Call) {
     auto found = fn_.exprs.find(&e);
     if (found != fn_.exprs.end() && found->second.intrinsic &&
         sema::is_collective(found->second.intrinsic->rule))
-      return true;
+      out.push_back(&e);
   }
   for (const auto& item : e.items)
-    if (item && has_collective(*item)) return true;
-  for (const auto& kw : e.keywords)
-    if (has_collective(*kw.value)) return true;
-  return false;
+    if (item) collect(*item, out);
+  for (const auto& kw : e.keywords) collect(*kw.value, out);
 }
 
-bool Uniformity::has_collective(const Stmt& s) const {
-  for (const auto& t : s.targets)
-    if (has_collective(*t)) return true;
-  if (s.value && has_collective(*s.value)) return true;
-  if (s.test && has_collective(*s.test)) return true;
-  for (const auto& b : s.body)
-    if (has_collective(*b)) return true;
-  for (const auto& b : s.orelse)
-    if (has_collective(*b)) return true;
-  return false;
+void Uniformity::collect(const Stmt& s, std::vector<const Expr*>& out) const {
+  if (s.test) collect(*s.test, out);
+  for (const auto& t : s.targets) collect(*t, out);
+  if (s.value) collect(*s.value, out);
+  for (const auto& b : s.body) collect(*b, out);
+  for (const auto& b : s.orelse) collect(*b, out);
+}
+
+std::vector<const Expr*> Uniformity::collectives(const Expr& e) const {
+  std::vector<const Expr*> out;
+  collect(e, out);
+  return out;
+}
+
+std::vector<const Expr*> Uniformity::collectives(const Stmt& s) const {
+  std::vector<const Expr*> out;
+  collect(s, out);
+  return out;
 }
 
 const Expr* Uniformity::statement_collective(const Stmt& s) const {

@@ -30,9 +30,10 @@ class Uniformity {
   bool uniform_local(int index) const { return uniform_[index]; }
   bool uniform_expr(const lang::Expr& e) const;
 
-  // Whether `s` is or contains a collective call (sema::is_collective).
-  bool has_collective(const lang::Stmt& s) const;
-  bool has_collective(const lang::Expr& e) const;
+  // The collective calls (sema::is_collective) in `s` or `e`, in source order.
+  std::vector<const lang::Expr*> collectives(const lang::Stmt& s) const;
+  std::vector<const lang::Expr*> collectives(const lang::Expr& e) const;
+  bool has_collective(const lang::Stmt& s) const { return !collectives(s).empty(); }
 
   // The collective call `s` is made of, when `s` is `x = c(...)`, `x op=
   // c(...)`, `x: T = c(...)` or the expression statement `c(...)`: the forms
@@ -45,6 +46,8 @@ class Uniformity {
 
  private:
   bool assigns_varying(const lang::Stmt& s, bool uniform_context);
+  void collect(const lang::Expr& e, std::vector<const lang::Expr*>& out) const;
+  void collect(const lang::Stmt& s, std::vector<const lang::Expr*>& out) const;
   void mark_targets(const lang::Expr& target, bool uniform);
 
   const sema::TypedFunction& fn_;
