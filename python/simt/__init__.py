@@ -20,7 +20,8 @@ from .cuda import (  # noqa: F401
 from ._array import (  # noqa: F401
     Array, empty, empty_like, full, to_device, zeros, zeros_like)
 from ._device import (  # noqa: F401
-    Device, current_device, devices, free_cached_memory, get_device, memory_stats, use_device)
+    Device, clear_cache, current_device, devices, free_cached_memory, get_device, memory_stats,
+    use_device)
 from ._kernel import Func, Kernel, func, kernel  # noqa: F401
 from ._types import typeof  # noqa: F401
 from .errors import (  # noqa: F401

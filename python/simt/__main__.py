@@ -1,19 +1,11 @@
 """python -m simt info: versions, backends (and why one is unavailable), devices."""
 
-import os
 import platform
 import sys
 
 import numpy as np
 
 from . import __version__, _core
-
-
-def cache_folder():
-    if os.environ.get("SIMT_CACHE_DIR"):
-        return os.environ["SIMT_CACHE_DIR"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "simt")
 
 
 def info():
@@ -29,7 +21,8 @@ def info():
         print(f"default device: {_core.default_device().id}")
     except Exception as error:  # a bad SIMT_DEVICE is worth showing, not a traceback
         print(f"default device: none ({error})")
-    print(f"cache folder: {cache_folder()}")
+    folder = _core.cache_folder()
+    print(f"cache folder: {folder or 'none (the disk cache is off: SIMT_CACHE_DIR=off)'}")
 
 
 def main(argv):

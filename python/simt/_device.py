@@ -50,3 +50,9 @@ def free_cached_memory(device=None):
     """Gives the device back the memory its pool holds but no array uses; returns the
     bytes given back. (An allocation that fails does this by itself before it gives up.)"""
     return _core.free_cached_memory(get_device(device))
+
+
+def clear_cache():
+    """Removes every compiled kernel from the disk cache ($SIMT_CACHE_DIR, else the user's
+    cache folder); returns how many entries went. Kernels compiled in this process stay."""
+    return _core.clear_cache()

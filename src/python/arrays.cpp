@@ -8,6 +8,7 @@
 
 #include "backends/registry.h"
 #include "python/bindings.h"
+#include "runtime/disk_cache.h"
 
 namespace simt::python {
 
@@ -231,6 +232,8 @@ void bind_arrays(nb::module_& m) {
     nb::gil_scoped_release release;
     return d.device->pool().release();
   });
+  m.def("cache_folder", [] { return runtime::DiskCache::instance().folder(); });
+  m.def("clear_cache", [] { return runtime::DiskCache::instance().clear(); });
   m.def("get_device", &get_device, nb::arg("id"));
   m.def("default_device", [] { return wrap(backends::default_device()); });
   m.def("current_device", [] { return wrap(current_device()); });

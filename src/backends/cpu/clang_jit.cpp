@@ -208,6 +208,11 @@ std::vector<std::string> ClangJit::cc1_args(const JitOptions& options) const {
 
 std::unique_ptr<JitModule> ClangJit::compile(const std::string& source, const std::string& name,
                                              const JitOptions& options) {
+  return load(compile_object(source, name, options), name);
+}
+
+ClangJit::Object ClangJit::compile_object(const std::string& source, const std::string& name,
+                                          const JitOptions& options) {
   const std::string file_name = (name.empty() ? std::string("simt") : name) + ".cpp";
 
   // Diagnostics go to a string (never stderr): they become the JitError's text.
@@ -272,9 +277,17 @@ std::unique_ptr<JitModule> ClangJit::compile(const std::string& source, const st
   llvm::orc::SimpleCompiler codegen(**tm);
   auto object = codegen(*module);
   if (!object) throw JitError("simt cpu jit: code generation: " + error_text(object.takeError()));
-  module.reset();
-  context.reset();
+  Object out;
+  out.code = (*object)->getBuffer().str();
+  out.exported = std::move(exported);
+  out.diagnostics = std::move(diagnostics);
+  return out;
+}
 
+std::unique_ptr<JitModule> ClangJit::load(const Object& object, const std::string& name) {
+  const std::string file_name = (name.empty() ? std::string("simt") : name) + ".cpp";
+  const std::vector<std::string>& exported = object.exported;
+  std::string diagnostics = object.diagnostics;
   llvm::orc::LLJIT& jit = *impl_->jit;
   auto dylib = jit.createJITDylib("simt." + name + "." + std::to_string(++impl_->dylib_counter));
   if (!dylib) throw JitError("simt cpu jit: " + error_text(dylib.takeError()));
@@ -295,7 +308,9 @@ std::unique_ptr<JitModule> ClangJit::compile(const std::string& source, const st
     return fail(session_errors + error_text(std::move(err)));
   };
 
-  if (auto err = jit.addObjectFile(jd, std::move(*object))) throw link_error(std::move(err));
+  if (auto err =
+          jit.addObjectFile(jd, llvm::MemoryBuffer::getMemBufferCopy(object.code, file_name)))
+    throw link_error(std::move(err));
 
   llvm::orc::SymbolLookupSet lookup;
   for (const auto& n : exported) lookup.add(jit.mangleAndIntern(n));

@@ -80,6 +80,17 @@ class ClangJit {
   std::unique_ptr<JitModule> compile(const std::string& source, const std::string& name,
                                      const JitOptions& options = {});
 
+  // compile() in two steps, so the machine code can be kept (the disk cache):
+  // an object file for the source, then the object linked into a module.
+  struct Object {
+    std::string code;                   // an ELF relocatable object for this host
+    std::vector<std::string> exported;  // the symbols the source defines
+    std::string diagnostics;            // Clang's warnings
+  };
+  Object compile_object(const std::string& source, const std::string& name,
+                        const JitOptions& options = {});
+  std::unique_ptr<JitModule> load(const Object& object, const std::string& name);
+
   std::string host_cpu() const { return host_cpu_; }  // e.g. "znver3"
   std::string version() const;                        // "clang 19.1.7"
 

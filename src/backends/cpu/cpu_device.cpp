@@ -6,10 +6,14 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "backends/cpu/clang_jit.h"
+#include "runtime/disk_cache.h"
+#include "runtime/version.h"
 
 namespace simt::cpu {
 
@@ -36,6 +40,50 @@ class CpuKernel : public runtime::CompiledKernel {
   std::unique_ptr<JitModule> module_;
   KernelEntry entry_;
 };
+
+// The disk cache's payload for a compiled object: the exported symbols'
+// names (each a 32-bit length and the bytes), then the object code.
+std::string pack_object(const ClangJit::Object& object) {
+  std::string out;
+  auto put32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  put32(static_cast<uint32_t>(object.exported.size()));
+  for (const auto& name : object.exported) {
+    put32(static_cast<uint32_t>(name.size()));
+    out += name;
+  }
+  out += object.code;
+  return out;
+}
+
+// nullopt for a payload that does not parse (the entry is then rebuilt).
+std::optional<ClangJit::Object> unpack_object(std::string_view in) {
+  auto get32 = [&](uint32_t* v) {
+    if (in.size() < 4) return false;
+    std::memcpy(v, in.data(), 4);
+    in.remove_prefix(4);
+    return true;
+  };
+  ClangJit::Object object;
+  uint32_t count = 0;
+  if (!get32(&count)) return std::nullopt;
+  for (uint32_t k = 0; k < count; ++k) {
+    uint32_t size = 0;
+    if (!get32(&size) || in.size() < size) return std::nullopt;
+    object.exported.emplace_back(in.substr(0, size));
+    in.remove_prefix(size);
+  }
+  object.code = std::string(in);
+  return object;
+}
+
+// Everything the machine code depends on: simt, Clang and their arguments
+// (the host CPU's features among them), the entry and the source.
+std::string cache_key(const codegen::EmittedKernel& kernel, const JitOptions& options) {
+  std::string key =
+      std::string("simt ") + simt::version() + "\ncpu\n" + ClangJit::instance().version() + "\n";
+  for (const auto& arg : ClangJit::instance().cc1_args(options)) key += arg + " ";
+  return key + "\n" + kernel.entry + "\n" + kernel.source;
+}
 
 // Cache lines and vector loads like 64-byte alignment; NumPy aligns less.
 constexpr size_t kAlignment = 64;
@@ -92,8 +140,18 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::compile(
   JitOptions jit_options;
   jit_options.fastmath = options.fastmath;
   std::unique_ptr<JitModule> module;
+  ClangJit& jit = ClangJit::instance();
+  const runtime::DiskCache& cache = runtime::DiskCache::instance();
   try {
-    module = ClangJit::instance().compile(kernel.source, kernel.entry, jit_options);
+    const std::string key = cache.enabled() ? cache_key(kernel, jit_options) : std::string();
+    std::optional<ClangJit::Object> object;
+    if (cache.enabled())
+      if (auto payload = cache.load("cpu", key)) object = unpack_object(*payload);
+    if (!object) {
+      object = jit.compile_object(kernel.source, kernel.entry, jit_options);
+      if (cache.enabled()) cache.store("cpu", key, pack_object(*object));
+    }
+    module = jit.load(*object, kernel.entry);
   } catch (const JitError& e) {
     throw runtime::BackendCompileError(std::string("the CPU backend's compiler rejected the "
                                                    "generated code:\n") +
