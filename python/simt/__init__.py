@@ -5,6 +5,8 @@ compiler turns it into CUDA C++, OpenCL C or C++ for the CPU. NumPy's dtypes
 name the scalar types (``simt.float32`` is ``numpy.float32``).
 """
 
+import atexit
+
 from numpy import (  # noqa: F401  (the scalar types kernels name)
     bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64)
@@ -28,3 +30,8 @@ from .errors import (  # noqa: F401
     BackendCompileError, CompileError, DeviceError, OutOfMemoryError, TypingError)
 
 __version__ = "0.1.0"
+
+# Queued device work finishes before the interpreter tears modules (and the
+# kernels they hold) down: a driver still compiling or running a kernel when
+# its program is released can crash the process.
+atexit.register(_core.finish_queued_work)

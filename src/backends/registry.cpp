@@ -1,5 +1,6 @@
 #include "backends/registry.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -147,8 +148,15 @@ Registry discover() {
   return r;
 }
 
+// Whether discovery ran (finish_queued_work must not start it at exit).
+std::atomic<bool> g_discovered{false};
+
 const Registry& registry() {
-  static const Registry r = discover();
+  static const Registry r = [] {
+    Registry found = discover();
+    g_discovered = true;
+    return found;
+  }();
   return r;
 }
 
@@ -156,6 +164,17 @@ const Registry& registry() {
 
 const std::vector<std::shared_ptr<runtime::Device>>& devices() { return registry().devices; }
 const std::vector<BackendStatus>& backend_status() { return registry().status; }
+
+void finish_queued_work() noexcept {
+  if (!g_discovered) return;
+  for (const auto& device : devices()) {
+    try {
+      device->synchronize();
+    } catch (const std::exception&) {
+      // A failed kernel is reported to whoever synchronizes; at exit, no one.
+    }
+  }
+}
 
 std::shared_ptr<runtime::Device> find_device(std::string_view id) {
   std::string wanted(id);

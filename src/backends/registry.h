@@ -20,6 +20,12 @@ struct BackendStatus {
 const std::vector<std::shared_ptr<runtime::Device>>& devices();
 const std::vector<BackendStatus>& backend_status();
 
+// Waits for the work queued on every device, ignoring failures: called when
+// the interpreter exits, because a process that ends while a driver thread
+// still compiles or runs a kernel (PoCL compiles at the first enqueue) can
+// crash as the program objects are released under that thread.
+void finish_queued_work() noexcept;
+
 // The device with this id ("cpu", "cuda:0", "opencl:1"; "cuda" means
 // "cuda:0"); nullptr when there is none.
 std::shared_ptr<runtime::Device> find_device(std::string_view id);

@@ -232,6 +232,10 @@ void bind_arrays(nb::module_& m) {
     nb::gil_scoped_release release;
     return d.device->pool().release();
   });
+  m.def("finish_queued_work", [] {
+    nb::gil_scoped_release release;
+    backends::finish_queued_work();
+  });
   m.def("cache_folder", [] { return runtime::DiskCache::instance().folder(); });
   m.def("clear_cache", [] { return runtime::DiskCache::instance().clear(); });
   m.def("get_device", &get_device, nb::arg("id"));

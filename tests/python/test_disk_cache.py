@@ -25,30 +25,33 @@ SCRIPT = textwrap.dedent('''
             out[i] = x[i] * factor + {offset}
 
     x = np.arange(1000, dtype=np.float64)
-    out = np.zeros_like(x)
+    if "{device}" != "cpu":
+        x = simt.to_device(x, device="{device}")
+    out = simt.zeros(1000, dtype=np.float64, device="{device}")
     start = time.perf_counter()
-    with simt.use_device("cpu"):
+    with simt.use_device("{device}"):
         scale[4, 256](x, out, 2.5)
     elapsed = time.perf_counter() - start
-    assert np.array_equal(out, x * 2.5 + {offset}), out[:5]
+    expected = np.arange(1000, dtype=np.float64) * 2.5 + {offset}
+    assert np.array_equal(out.get(), expected), out.get()[:5]
     print(f"{{elapsed * 1000:.3f}}")
 ''')
 
 
-def script(folder, offset):
+def script(folder, offset, device="cpu"):
     """The program as a file (simt reads kernels' source from their files), beside the
     cache folder: its path is part of the generated code, so runs share it."""
-    path = Path(str(folder) + "-scripts") / f"kernel_{offset}.py"
+    path = Path(str(folder) + "-scripts") / f"kernel_{offset}_{device.replace(':', '_')}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
-        path.write_text(SCRIPT.format(offset=offset))
+        path.write_text(SCRIPT.format(offset=offset, device=device))
     return str(path)
 
 
-def run(folder, offset=1, extra_env=None):
+def run(folder, offset=1, extra_env=None, device="cpu"):
     env = dict(os.environ, SIMT_CACHE_DIR=str(folder))
     env.update(extra_env or {})
-    result = subprocess.run([sys.executable, script(folder, offset)], env=env,
+    result = subprocess.run([sys.executable, script(folder, offset, device)], env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     return float(result.stdout.strip().splitlines()[-1])
@@ -116,3 +119,18 @@ def test_cache_can_be_turned_off_and_cleared(tmp_path, cpu_backend):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=dict(os.environ, SIMT_CACHE_DIR=str(tmp_path)), check=True).stdout
     assert out.strip() == "1" and not entries(tmp_path)
+
+
+def test_opencl_program_binaries_are_cached(tmp_path):
+    found = [d.id for d in simt.devices() if d.backend == "opencl"]
+    if not found:
+        pytest.skip("no OpenCL device")
+    run(tmp_path, device=found[0])
+    files = entries(tmp_path)
+    assert [f.parent.name for f in files] == ["opencl"]
+    stamp = files[0].stat().st_mtime_ns
+    run(tmp_path, device=found[0])
+    assert files[0].stat().st_mtime_ns == stamp
+    files[0].write_bytes(files[0].read_bytes()[:100])  # corrupt: rebuilt from source
+    run(tmp_path, device=found[0])
+    assert files[0].stat().st_size > 100

@@ -448,3 +448,27 @@ def test_pool_keeps_live_arrays_intact_under_churn(device, rng):
             live[step] = (simt.to_device(expected, device=device), expected)
     for array, expected in live.values():
         np.testing.assert_array_equal(array.get(), expected)
+
+
+def test_exiting_with_queued_work_is_clean(tmp_path, device):
+    """A program that launches and exits without synchronizing ends cleanly: queued work
+    finishes first (PoCL crashed when its compile thread outlived the program objects)."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "launch_and_exit.py"
+    script.write_text(
+        "import numpy as np\n"
+        "import simt\n"
+        "from simt import cuda\n\n"
+        "@simt.kernel\n"
+        "def k(out):\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < out.size:\n"
+        "        out[i] = i * 2\n\n"
+        f"out = simt.zeros(100000, device='{device.id}')\n"
+        f"with simt.use_device('{device.id}'):\n"
+        "    k[400, 256](out)\n")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=300, env=dict(os.environ, SIMT_CACHE_DIR="off"))
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])

@@ -234,6 +234,7 @@ std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
     SIMT_OPENCL_REQUIRE(clCreateCommandQueue);
     SIMT_OPENCL_REQUIRE(clReleaseCommandQueue);
     SIMT_OPENCL_REQUIRE(clCreateProgramWithSource);
+    SIMT_OPENCL_REQUIRE(clCreateProgramWithBinary);
     SIMT_OPENCL_REQUIRE(clBuildProgram);
     SIMT_OPENCL_REQUIRE(clGetProgramBuildInfo);
     SIMT_OPENCL_REQUIRE(clGetProgramInfo);
@@ -383,18 +384,12 @@ Context create_context(const OpenCLApi& api, cl_platform_id platform, cl_device_
   return Context(&api, context);
 }
 
-BuildResult build_program(const Context& context, cl_device_id device, std::string_view source,
-                          std::string_view options, Program* program) {
-  const OpenCLApi& api = *context.api();
+namespace {
+
+// clBuildProgram on a created program, with its log.
+BuildResult build(const OpenCLApi& api, Program built, cl_device_id device,
+                  std::string_view options, Program* program) {
   BuildResult result;
-
-  const char* source_pointer = source.data();
-  const std::size_t source_length = source.size();
-  cl_int status = CL_SUCCESS;
-  Program built(&api, api.clCreateProgramWithSource(context.get(), 1, &source_pointer,
-                                                    &source_length, &status));
-  check(status, "clCreateProgramWithSource");
-
   std::string options_text(options);  // NUL-terminated copy
   cl_int build_status =
       api.clBuildProgram(built.get(), 1, &device, options_text.c_str(), nullptr, nullptr);
@@ -421,6 +416,54 @@ BuildResult build_program(const Context& context, cl_device_id device, std::stri
   result.ok = true;
   if (program != nullptr) *program = std::move(built);
   return result;
+}
+
+}  // namespace
+
+BuildResult build_program(const Context& context, cl_device_id device, std::string_view source,
+                          std::string_view options, Program* program) {
+  const OpenCLApi& api = *context.api();
+  const char* source_pointer = source.data();
+  const std::size_t source_length = source.size();
+  cl_int status = CL_SUCCESS;
+  Program created(&api, api.clCreateProgramWithSource(context.get(), 1, &source_pointer,
+                                                      &source_length, &status));
+  check(status, "clCreateProgramWithSource");
+  return build(api, std::move(created), device, options, program);
+}
+
+BuildResult build_program_from_binary(const Context& context, cl_device_id device,
+                                      std::string_view binary, std::string_view options,
+                                      Program* program) {
+  const OpenCLApi& api = *context.api();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+  const std::size_t length = binary.size();
+  cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
+  Program created(&api, api.clCreateProgramWithBinary(context.get(), 1, &device, &length, &bytes,
+                                                      &binary_status, &status));
+  if (status != CL_SUCCESS || binary_status != CL_SUCCESS) {
+    BuildResult refused;
+    refused.log =
+        OpenCLError("clCreateProgramWithBinary", status != CL_SUCCESS ? status : binary_status)
+            .what();
+    return refused;
+  }
+  return build(api, std::move(created), device, options, program);
+}
+
+std::string program_binary(const Program& program) {
+  const OpenCLApi& api = *program.api();
+  std::size_t size = 0;
+  if (api.clGetProgramInfo(program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) !=
+          CL_SUCCESS ||
+      size == 0)
+    return {};
+  std::string binary(size, '\0');
+  unsigned char* pointer = reinterpret_cast<unsigned char*>(binary.data());
+  if (api.clGetProgramInfo(program.get(), CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr) !=
+      CL_SUCCESS)
+    return {};
+  return binary;
 }
 
 BuildResult build_program(const DeviceInfo& device, std::string_view source,

@@ -256,6 +256,10 @@ struct OpenCLApi {
   cl_program (*clCreateProgramWithSource)(cl_context context, cl_uint count, const char** strings,
                                           const std::size_t* lengths,
                                           cl_int* errcode_ret) = nullptr;
+  cl_program (*clCreateProgramWithBinary)(cl_context context, cl_uint num_devices,
+                                          const cl_device_id* devices, const std::size_t* lengths,
+                                          const unsigned char** binaries, cl_int* binary_status,
+                                          cl_int* errcode_ret) = nullptr;
   cl_int (*clBuildProgram)(cl_program program, cl_uint num_devices, const cl_device_id* devices,
                            const char* options, void (*notify)(cl_program program, void* user_data),
                            void* user_data) = nullptr;
@@ -415,6 +419,15 @@ BuildResult build_program(const DeviceInfo& device, std::string_view source,
 // `program` is left empty when the build fails.
 BuildResult build_program(const Context& context, cl_device_id device, std::string_view source,
                           std::string_view options, Program* program);
+
+// The same from a binary that program_binary() returned on this device and
+// driver (the disk cache): a driver that no longer takes it gives ok=false.
+BuildResult build_program_from_binary(const Context& context, cl_device_id device,
+                                      std::string_view binary, std::string_view options,
+                                      Program* program);
+
+// The built program's binary for its one device; empty if the driver offers none.
+std::string program_binary(const Program& program);
 
 // A context holding just `device` (of `platform`).
 Context create_context(const OpenCLApi& api, cl_platform_id platform, cl_device_id device);

@@ -7,6 +7,8 @@
 
 #include "codegen/source_map.h"
 #include "lang/diagnostics.h"
+#include "runtime/disk_cache.h"
+#include "runtime/version.h"
 
 namespace simt::opencl {
 
@@ -256,9 +258,25 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
 
   Program program;
   BuildResult built;
+  const std::string build_flags = build_options(options);
+  const runtime::DiskCache& cache = runtime::DiskCache::instance();
+  // The program binary depends on the driver and device as much as on the
+  // source: all are in the key.
+  const std::string key = std::string("simt ") + simt::version() + "\nopencl\n" + device_.name +
+                          "\n" + device_.vendor + "\n" + device_.version + "\n" +
+                          device_.driver_version + "\n" + build_flags + "\n" + kernel.entry + "\n" +
+                          kernel.source;
   try {
-    built =
-        build_program(context_, device_.device, kernel.source, build_options(options), &program);
+    // A cached binary the driver still takes skips the OpenCL C compiler.
+    if (auto binary = cache.load("opencl", key))
+      built = build_program_from_binary(context_, device_.device, *binary, build_flags, &program);
+    if (!built.ok) {
+      built = build_program(context_, device_.device, kernel.source, build_flags, &program);
+      if (built.ok) {
+        std::string binary = program_binary(program);
+        if (!binary.empty()) cache.store("opencl", key, binary);
+      }
+    }
   } catch (const OpenCLError& error) {
     throw runtime::DeviceError("building " + kernel.entry + " for " + info_.id + " (" +
                                device_.name + "): " + error.what());
