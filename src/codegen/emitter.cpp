@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -67,13 +68,19 @@ std::string format_float(float v) {
   return s + "f";
 }
 
-std::string apply(std::string_view pattern, const std::string& type, const std::string& x) {
+// A dialect pattern with each two-character placeholder ("%x") replaced by
+// its text; replaced text is never scanned again.
+std::string fill_pattern(std::string_view pattern,
+                         std::initializer_list<std::pair<std::string_view, std::string>> values) {
   std::string s(pattern);
-  for (size_t p = s.find("%T"); p != std::string::npos; p = s.find("%T", p + type.size()))
-    s.replace(p, 2, type);
-  for (size_t p = s.find("%x"); p != std::string::npos; p = s.find("%x", p + x.size()))
-    s.replace(p, 2, x);
+  for (const auto& [key, text] : values)
+    for (size_t p = s.find(key); p != std::string::npos; p = s.find(key, p + text.size()))
+      s.replace(p, 2, text);
   return s;
+}
+
+std::string apply(std::string_view pattern, const std::string& type, const std::string& x) {
+  return fill_pattern(pattern, {{"%T", type}, {"%x", x}});
 }
 
 // A Python source line as a C comment: no line splicing backslash at its
@@ -2124,16 +2131,16 @@ class Emitter {
         int k = fn.c_name == "idx" ? 0 : fn.c_name == "up" ? 1 : fn.c_name == "down" ? 2 : 3;
         std::string pattern(d_.shuffles[k]);
         if (pattern.empty()) return "0";
-        return apply_warp(pattern, arg(0, Type::scalar_of(Scalar::UInt32)), arg(1, i.type),
-                          arg(2, Type::scalar_of(Scalar::Int32)));
+        return warp_call(pattern, arg(0, Type::scalar_of(Scalar::UInt32)), arg(1, i.type),
+                         arg(2, Type::scalar_of(Scalar::Int32)));
       }
       case sema::Rule::Vote: {
         note_warp_use(e);
         int k = fn.c_name == "ballot" ? 0 : fn.c_name == "all" ? 1 : 2;
         std::string pattern(d_.votes[k]);
         if (pattern.empty()) return "0";
-        std::string code = apply_warp(pattern, arg(0, Type::scalar_of(Scalar::UInt32)),
-                                      "(int)" + truth(*e.items[2]), "");
+        std::string code = warp_call(pattern, arg(0, Type::scalar_of(Scalar::UInt32)),
+                                     "(int)" + truth(*e.items[2]), "");
         return k == 0 ? "((unsigned int)" + code + ")" : "(" + code + " != 0)";
       }
       case sema::Rule::BarrierReduce: {
@@ -2361,15 +2368,12 @@ class Emitter {
       // Floats compare and swap their bits, as CUDA programs do through
       // __float_as_int.
       std::string expected = emit_as(*e.items[3], st), desired = emit_as(*e.items[4], st);
-      std::string bits(d_.value_type(wide ? Scalar::UInt64 : Scalar::UInt32));
-      auto to_bits = [&](const std::string& x) {
-        if (!sema::is_float(s)) return "(" + bits + ")(" + x + ")";
-        return "(" + bits + ")" + apply(wide ? d_.double_as_ulong : d_.float_as_uint, "", x);
-      };
-      std::string cas = apply_cas(wide ? d_.atomic_cas64 : d_.atomic_cas32, space, pointer,
-                                  to_bits(expected), to_bits(desired));
-      if (sema::is_float(s)) return apply(wide ? d_.ulong_as_double : d_.uint_as_float, "", cas);
-      return "((" + T + ")" + cas + ")";
+      std::string cas =
+          fill_pattern(wide ? d_.atomic_cas64 : d_.atomic_cas32, {{"%S", space},
+                                                                  {"%p", pointer},
+                                                                  {"%e", to_bits(s, expected)},
+                                                                  {"%d", to_bits(s, desired)}});
+      return from_bits(s, cas);
     }
     std::string value = emit_as(*e.items[3], st);
     if (d_.id == DialectId::Cpp && at.space == sema::Space::Shared)
@@ -2379,12 +2383,8 @@ class Emitter {
     if (k >= 0 && !sema::is_float(s)) native = (wide ? d_.atomic_int64 : d_.atomic_int32)[k];
     if (k == 0 && sema::is_float(s)) native = d_.atomic_float_add[wide ? 1 : 0];
     if (!native.empty()) {
-      std::string code(native);
-      for (auto [key, text] :
-           {std::pair<std::string, std::string>{"%p", pointer}, {"%v", value}, {"%T", T}})
-        for (size_t p = code.find(key); p != std::string::npos; p = code.find(key, p + text.size()))
-          code.replace(p, 2, text);
-      return "((" + T + ")" + code + ")";
+      return "((" + T + ")" + fill_pattern(native, {{"%p", pointer}, {"%v", value}, {"%T", T}}) +
+             ")";
     }
     return atomic_helper(op, s, space) + "(" + pointer + ", " + value + ")";
   }
@@ -2403,14 +2403,6 @@ class Emitter {
                                                                     : "_g";
     std::string name = "simt_atomic_" + std::string(op) + "_" + scalar_suffix(s) + space_tag +
                        (plain ? "_plain" : "");
-    auto to_bits = [&](const std::string& x) {
-      if (!sema::is_float(s)) return "(" + B + ")(" + x + ")";
-      return "(" + B + ")" + apply(wide ? d_.double_as_ulong : d_.float_as_uint, "", x);
-    };
-    auto from_bits = [&](const std::string& x) {
-      if (!sema::is_float(s)) return "(" + T + ")(" + x + ")";
-      return apply(wide ? d_.ulong_as_double : d_.uint_as_float, "", x);
-    };
     std::string next;
     if (op == "add" || op == "sub") {
       std::string o = op == "add" ? " + " : " - ";
@@ -2436,27 +2428,30 @@ class Emitter {
       return name;
     }
     std::string cas =
-        apply_cas(wide ? d_.atomic_cas64 : d_.atomic_cas32, space, "p", "old", to_bits("next"));
+        fill_pattern(wide ? d_.atomic_cas64 : d_.atomic_cas32,
+                     {{"%S", space}, {"%p", "p"}, {"%e", "old"}, {"%d", to_bits(s, "next")}});
     helpers_.define_once(
         name, std::string(d_.function_prefix) + T + " " + name + "(" + space + T + "* p, " + T +
                   " v) {\n  " + B + " old = *(volatile " + space + B + "*)p;\n  for (;;) {\n    " +
-                  T + " cur = " + from_bits("old") + ";\n    " + T + " next = " + next + ";\n    " +
-                  B + " seen = " + cas + ";\n    if (seen == old) return cur;\n" +
+                  T + " cur = " + from_bits(s, "old") + ";\n    " + T + " next = " + next +
+                  ";\n    " + B + " seen = " + cas + ";\n    if (seen == old) return cur;\n" +
                   "    old = seen;\n  }\n}\n");
     return name;
   }
 
-  static std::string apply_cas(std::string_view pattern, const std::string& space,
-                               const std::string& pointer, const std::string& expected,
-                               const std::string& desired) {
-    std::string code(pattern);
-    for (auto [key, text] : {std::pair<std::string, std::string>{"%S", space},
-                             {"%p", pointer},
-                             {"%e", expected},
-                             {"%d", desired}})
-      for (size_t p = code.find(key); p != std::string::npos; p = code.find(key, p + text.size()))
-        code.replace(p, 2, text);
-    return code;
+  // An atomic's element as the unsigned word compare-and-swap works on, and
+  // back: floats by their bits, integers by conversion.
+  std::string to_bits(Scalar s, const std::string& x) const {
+    bool wide = sema::bit_width(s) == 64;
+    std::string bits(d_.value_type(wide ? Scalar::UInt64 : Scalar::UInt32));
+    if (!sema::is_float(s)) return "(" + bits + ")(" + x + ")";
+    return "(" + bits + ")" + apply(wide ? d_.double_as_ulong : d_.float_as_uint, "", x);
+  }
+
+  std::string from_bits(Scalar s, const std::string& x) const {
+    bool wide = sema::bit_width(s) == 64;
+    if (!sema::is_float(s)) return "((" + std::string(d_.value_type(s)) + ")(" + x + "))";
+    return apply(wide ? d_.ulong_as_double : d_.uint_as_float, "", x);
   }
 
   // The indices of an atomic's `index` argument (an int or a tuple).
@@ -2496,14 +2491,9 @@ class Emitter {
     if (!module_.warp_use) module_.warp_use = where(e);
   }
 
-  static std::string apply_warp(std::string pattern, const std::string& mask,
-                                const std::string& value, const std::string& lane) {
-    for (auto [key, text] :
-         {std::pair<std::string, std::string>{"%m", mask}, {"%x", value}, {"%l", lane}})
-      for (size_t p = pattern.find(key); p != std::string::npos;
-           p = pattern.find(key, p + text.size()))
-        pattern.replace(p, 2, text);
-    return pattern;
+  static std::string warp_call(std::string_view pattern, const std::string& mask,
+                               const std::string& value, const std::string& lane) {
+    return fill_pattern(pattern, {{"%m", mask}, {"%x", value}, {"%l", lane}});
   }
 
   // The thread's index within its block, x fastest (how warps are formed).
