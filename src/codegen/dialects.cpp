@@ -165,8 +165,10 @@ const Dialect kOpenCL{
     "",
     "__constant ",
     "__constant ",
-    {"INFINITY", "(double)INFINITY"},
-    {"__builtin_nanf(\"\")", "(double)__builtin_nanf(\"\")"},  // PoCL's NAN is not constant
+    // Clang's builtins: PoCL's NAN and NVIDIA's INFINITY are not constant
+    // expressions, so they cannot initialize __constant arrays.
+    {"__builtin_inff()", "(double)__builtin_inff()"},
+    {"__builtin_nanf(\"\")", "(double)__builtin_nanf(\"\")"},
 };
 
 const Dialect kCpp{
