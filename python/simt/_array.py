@@ -104,14 +104,28 @@ class Array:
             expected *= extent
         return True
 
-    def get(self):
-        """A NumPy copy of the array (alias: copy_to_host)."""
-        if self._impl.device.host_accessible:
-            return np.array(np.asarray(self), copy=True)
+    def get(self, stream=None, out=None):
+        """A NumPy copy of the array.
+
+        With a `stream`, the copy is queued on it: `out` (or the returned
+        array) holds the data once the stream has reached the copy, and the
+        copy overlaps other work when `out` is pinned (simt.pinned_empty).
+        """
+        if out is not None:
+            if not isinstance(out, np.ndarray) or out.shape != self.shape or \
+                    out.dtype != self.dtype or not out.flags.c_contiguous:
+                raise ValueError(f"out must be a C-contiguous NumPy array of shape {self.shape} "
+                                 f"and dtype {self.dtype}")
         if self._contiguous():
-            out = np.empty(self.shape, self.dtype)
-            self._impl.copy_to_host(out)
+            out = np.empty(self.shape, self.dtype) if out is None else out
+            self._impl.copy_to_host(out, stream)
             return out
+        if out is not None:
+            out[...] = self.get()
+            return out
+        if self._impl.device.host_accessible:
+            self._impl.device.synchronize()  # work queued on streams comes first
+            return np.array(np.asarray(self), copy=True)
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         # A strided view: copy the bytes it spans, then view them as NumPy would.
@@ -122,11 +136,28 @@ class Array:
         view = np.ndarray(self.shape, self.dtype, buffer=raw, offset=-low, strides=self.strides)
         return view.copy()
 
-    copy_to_host = get
+    def copy_to_host(self, ary=None, stream=None):
+        """Numba's name for get(): copies into `ary` when given."""
+        return self.get(stream=stream, out=ary)
 
-    def copy(self):
-        """A new array on the same device with the same contents."""
-        return to_device(self.get(), device=self.device)
+    def set(self, source, stream=None):
+        """Copies a NumPy array of the same shape into this (contiguous) array."""
+        host = np.ascontiguousarray(source, dtype=self.dtype)
+        if host.shape != self.shape:
+            raise ValueError(f"set: the source has shape {host.shape}, the array {self.shape}")
+        if not self._contiguous():
+            raise ValueError("set: the array is a strided view; set a contiguous array")
+        self._impl.copy_from_host(host.reshape(-1), stream)
+
+    copy_from_host = set
+
+    def copy(self, stream=None):
+        """A new array on the same device with the same contents (copied on the device)."""
+        if not self._contiguous():
+            return to_device(self.get(), device=self.device)
+        out = empty(self.shape, self.dtype, self.device)
+        out._impl.copy_from_device(self._impl, stream)
+        return out
 
     def __getitem__(self, key):
         offset, shape, strides = _index_view(self, key)
@@ -212,14 +243,20 @@ def zeros_like(array, dtype=None, device=None):
     return zeros(np.shape(array), dtype if dtype is not None else array.dtype, device)
 
 
-def to_device(obj, device=None):
-    """Copies a NumPy array (or anything numpy.asarray accepts) to `device`."""
+def to_device(obj, device=None, stream=None):
+    """Copies a NumPy array (or anything numpy.asarray accepts) to `device`.
+
+    With a `stream` (default: the stream's device), the copy is queued on it,
+    asynchronous when `obj` is pinned (simt.pinned_empty).
+    """
     if isinstance(obj, Array):
         obj = obj.get()
+    if device is None and stream is not None and not isinstance(stream, int):
+        device = stream.device
     host = np.asarray(obj)
     order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
     array = empty(host.shape, host.dtype, device, order)
-    array._impl.copy_from_host(np.asarray(host, order=order).reshape(-1, order=order))
+    array._impl.copy_from_host(np.asarray(host, order=order).reshape(-1, order=order), stream)
     return array
 
 

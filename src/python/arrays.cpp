@@ -101,7 +101,16 @@ void acquire(HostBuffer& b, const nb::handle& obj, bool writable) {
   b.held = true;
 }
 
-void copy_from_host(DeviceArray& a, const nb::handle& source) {
+// What a copy on an explicit stream keeps alive: simt's own host memory
+// (pinned), which makes the copy asynchronous. On the default stream, and
+// for other host memory, copies are done with the host memory on return.
+runtime::KeepAlive host_keep_alive(const nb::handle& stream, const void* host, size_t bytes) {
+  if (is_default_stream_argument(stream)) return {};
+  if (auto allocation = runtime::HostAllocation::find(host, bytes)) return {allocation};
+  return {};
+}
+
+void copy_from_host(DeviceArray& a, const nb::handle& source, const nb::handle& stream) {
   HostBuffer b;
   acquire(b, source, false);
   size_t bytes = contiguous_bytes(a);
@@ -109,11 +118,15 @@ void copy_from_host(DeviceArray& a, const nb::handle& source) {
     throw nb::value_error(("copy of " + std::to_string(b.view.len) + " bytes into an array of " +
                            std::to_string(bytes) + " bytes")
                               .c_str());
+  runtime::Device& device = *a.buffer->device();
+  runtime::Stream& queue = stream_argument(stream, device, "copy to the device");
+  runtime::KeepAlive keep = host_keep_alive(stream, b.view.buf, bytes);
+  if (!keep.empty()) keep.push_back(a.buffer);
   nb::gil_scoped_release release;
-  a.buffer->device()->copy_from_host(a.data(), b.view.buf, bytes);
+  device.queue_copy_from_host(a.data(), b.view.buf, bytes, queue, std::move(keep));
 }
 
-void copy_to_host(const DeviceArray& a, const nb::handle& destination) {
+void copy_to_host(const DeviceArray& a, const nb::handle& destination, const nb::handle& stream) {
   HostBuffer b;
   acquire(b, destination, true);
   size_t bytes = contiguous_bytes(a);
@@ -121,8 +134,27 @@ void copy_to_host(const DeviceArray& a, const nb::handle& destination) {
     throw nb::value_error(("copy of an array of " + std::to_string(bytes) + " bytes into " +
                            std::to_string(b.view.len) + " bytes")
                               .c_str());
+  runtime::Device& device = *a.buffer->device();
+  runtime::Stream& queue = stream_argument(stream, device, "copy to the host");
+  runtime::KeepAlive keep = host_keep_alive(stream, b.view.buf, bytes);
+  if (!keep.empty()) keep.push_back(a.buffer);
   nb::gil_scoped_release release;
-  a.buffer->device()->copy_to_host(b.view.buf, a.data(), bytes);
+  device.queue_copy_to_host(b.view.buf, a.data(), bytes, queue, std::move(keep));
+}
+
+// dst[...] = src for two contiguous arrays of one size on one device.
+void copy_on_device(DeviceArray& dst, const DeviceArray& src, const nb::handle& stream) {
+  size_t bytes = contiguous_bytes(dst);
+  if (contiguous_bytes(src) != bytes)
+    throw nb::value_error("copy between arrays of different sizes");
+  runtime::Device& device = *dst.buffer->device();
+  if (src.buffer->device().get() != &device)
+    throw nb::value_error(("copy from " + src.buffer->device()->info().id + " to " +
+                           device.info().id + ": copy through the host (.get())")
+                              .c_str());
+  runtime::Stream& queue = stream_argument(stream, device, "copy on the device");
+  nb::gil_scoped_release release;
+  device.queue_copy_on_device(dst.data(), src.data(), bytes, queue);
 }
 
 // Bytes [start, start + destination's length) of the array's buffer, for
@@ -263,8 +295,12 @@ void bind_arrays(nb::module_& m) {
                    [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })
       .def_prop_ro("buffer_bytes", [](const DeviceArray& a) { return a.buffer->bytes(); })
       .def("view", &view, nb::arg("offset"), nb::arg("shape"), nb::arg("strides"))
-      .def("copy_from_host", &copy_from_host, nb::arg("source"))
-      .def("copy_to_host", &copy_to_host, nb::arg("destination"))
+      .def("copy_from_host", &copy_from_host, nb::arg("source"),
+           nb::arg("stream").none() = nb::none())
+      .def("copy_to_host", &copy_to_host, nb::arg("destination"),
+           nb::arg("stream").none() = nb::none())
+      .def("copy_from_device", &copy_on_device, nb::arg("source"),
+           nb::arg("stream").none() = nb::none())
       .def("copy_buffer_bytes_to_host", &copy_buffer_bytes_to_host, nb::arg("start"),
            nb::arg("destination"))
       .def("fill", &fill, nb::arg("pattern"));

@@ -6,6 +6,7 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -71,6 +72,28 @@ struct PyDevice {
   std::shared_ptr<runtime::Device> device;
 };
 
+// A stream or event as Python sees it; holds its device (whose default
+// stream it may be).
+struct PyStream {
+  std::shared_ptr<runtime::Device> device;
+  std::shared_ptr<runtime::Stream> stream;
+};
+struct PyEvent {
+  std::shared_ptr<runtime::Device> device;
+  std::shared_ptr<runtime::Event> event;
+};
+
+// The runtime stream of a Python `stream` argument: None or 0 is the
+// default stream of `device`; a simt.Stream (or its _impl) must be on
+// `device` (ValueError naming `what` otherwise).
+runtime::Stream& stream_argument(const nb::handle& stream, const runtime::Device& device,
+                                 const char* what);
+// The simt.Stream of a Python `stream` argument; nullopt for None or 0.
+// TypeError for anything else.
+std::optional<PyStream> stream_object(const nb::handle& stream);
+// Whether `stream` is None or 0 (the default stream).
+bool is_default_stream_argument(const nb::handle& stream);
+
 // The storage and geometry of a simt.Array (the Python class wraps one).
 struct DeviceArray {
   std::shared_ptr<runtime::Buffer> buffer;
@@ -89,5 +112,6 @@ std::shared_ptr<runtime::Device> current_device();
 void bind_compiler(nb::module_& m);
 void bind_arrays(nb::module_& m);
 void bind_dispatch(nb::module_& m);
+void bind_streams(nb::module_& m);
 
 }  // namespace simt::python

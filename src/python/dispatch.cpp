@@ -51,12 +51,19 @@ struct Scratch {
   std::vector<Py_buffer> buffers;
   std::vector<std::array<uint64_t, 2>> values;
   std::vector<void*> pointers;
+  // The buffers of the simt arrays passed, which a launch queued on a CPU
+  // stream keeps until it ran; and whether NumPy arrays were passed (the
+  // launch then waits, since their memory is not simt's to keep).
+  runtime::KeepAlive holds;
+  bool host_arrays = false;
   bool in_use = false;
 
   void clear() {
     key.clear();
     leaves.clear();
     dims.clear();
+    holds.clear();
+    host_arrays = false;
   }
   void release_buffers() {
     for (auto& b : buffers) PyBuffer_Release(&b);
@@ -171,7 +178,8 @@ class Dispatcher {
   Dispatcher& operator=(const Dispatcher&) = delete;
 
   runtime::LaunchDims configure(const nb::handle& config) const;
-  void launch(const runtime::LaunchDims& dims, const nb::args& args);
+  // `stream`: null for the default stream of the current device.
+  void launch(const runtime::LaunchDims& dims, const PyStream* stream, const nb::args& args);
   // Compiles for these argument types now (explicit signatures).
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
   size_t specialization_count() const { return cache_.size(); }
@@ -236,6 +244,7 @@ void Dispatcher::classify_array(const DeviceArray& a, const std::string& name, S
                              "; copy it with simt.to_device(..., device=...)");
   append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(), a.strides.data(),
                     a.itemsize(), a.dtype, false, name, types);
+  s.holds.push_back(a.buffer);
 }
 
 // A typestr of the array interfaces ("<f4", "|b1") as a scalar type.
@@ -396,6 +405,7 @@ void Dispatcher::classify(const nb::handle& obj, const std::string& name, Scratc
         argument_error(name, "a NumPy array cannot be used on " + device.info().id +
                                  "; copy it with simt.to_device(...)");
       static_assert(sizeof(Py_ssize_t) == sizeof(int64_t));
+      s.host_arrays = true;
       append_array_leaf(s, view.buf, view.ndim, reinterpret_cast<const int64_t*>(view.shape),
                         reinterpret_cast<const int64_t*>(view.strides), view.itemsize, *scalar,
                         view.readonly != 0, name, types);
@@ -513,12 +523,14 @@ Specialization& Dispatcher::specialize(const std::vector<sema::Type>& types,
   return *it->second;
 }
 
-void Dispatcher::launch(const runtime::LaunchDims& dims, const nb::args& args) {
+void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
+                        const nb::args& args) {
   if (args.size() != param_names_.size())
     throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
                           " arguments but " + std::to_string(args.size()) + " were given")
                              .c_str());
-  std::shared_ptr<runtime::Device> device = current_device();
+  // A launch on a stream runs on the stream's device.
+  std::shared_ptr<runtime::Device> device = stream ? stream->device : current_device();
   runtime::validate_launch(device->info(), dims);
   // A launch from inside a launch (a callback resolving globals) gets its own scratch.
   Scratch local;
@@ -549,7 +561,14 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const nb::args& args) {
   }
   pack(*spec, dims, s);
   nb::gil_scoped_release unlocked;
-  device->launch(*spec->kernel, dims, s.pointers.data());
+  runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
+  // Only the CPU runs a queued launch after the buffers could go back to
+  // the pool and be reused: GPU work is ordered on the device, as CuPy's
+  // pool relies on (docs/architecture.md, "Streams").
+  const bool queued_on_cpu = !queue.is_default() && device->host_accessible();
+  device->queue_launch(*spec->kernel, dims, s.pointers.data(), queue,
+                       queued_on_cpu ? std::move(s.holds) : runtime::KeepAlive{});
+  if (queued_on_cpu && s.host_arrays) queue.synchronize();
 }
 
 void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevice& device) {
@@ -617,13 +636,7 @@ runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
   dims.grid = extents(PyTuple_GET_ITEM(config.ptr(), 0), "grid");
   dims.block = extents(PyTuple_GET_ITEM(config.ptr(), 1), "block");
   Py_ssize_t n = PyTuple_GET_SIZE(config.ptr());
-  if (n >= 3) {
-    nb::handle stream = PyTuple_GET_ITEM(config.ptr(), 2);
-    bool default_stream =
-        stream.is_none() || (PyLong_Check(stream.ptr()) && PyLong_AsLongLong(stream.ptr()) == 0);
-    if (!default_stream)
-      throw nb::value_error("only the default stream (None or 0) exists in this version");
-  }
+  // The stream (item 3) is read by launch_stream().
   if (n == 4) {
     nb::handle shared = PyTuple_GET_ITEM(config.ptr(), 3);
     long long bytes = PyLong_Check(shared.ptr()) ? PyLong_AsLongLong(shared.ptr()) : -1;
@@ -640,9 +653,16 @@ runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
   return dims;
 }
 
+// The stream of a launch configuration's 3rd item: nullopt for None or 0.
+std::optional<PyStream> launch_stream(const nb::handle& config) {
+  if (PyTuple_GET_SIZE(config.ptr()) < 3) return std::nullopt;
+  return stream_object(PyTuple_GET_ITEM(config.ptr(), 2));
+}
+
 struct ConfiguredLaunch {
   nb::object dispatcher;  // keeps the kernel alive
   runtime::LaunchDims dims;
+  std::optional<PyStream> stream;
 };
 
 }  // namespace
@@ -654,14 +674,15 @@ void bind_dispatch(nb::module_& m) {
       .def("configure",
            [](nb::handle self, const nb::handle& config) {
              Dispatcher& d = nb::cast<Dispatcher&>(self);
-             return ConfiguredLaunch{nb::borrow(self), d.configure(config)};
+             runtime::LaunchDims dims = d.configure(config);
+             return ConfiguredLaunch{nb::borrow(self), dims, launch_stream(config)};
            })
       .def("compile", &Dispatcher::compile, nb::arg("arg_types"), nb::arg("device"))
       .def_prop_ro("specialization_count", &Dispatcher::specialization_count);
 
   nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch")
       .def("__call__", [](ConfiguredLaunch& c, nb::args args) {
-        nb::cast<Dispatcher&>(c.dispatcher).launch(c.dims, args);
+        nb::cast<Dispatcher&>(c.dispatcher).launch(c.dims, c.stream ? &*c.stream : nullptr, args);
       });
 
   m.def(

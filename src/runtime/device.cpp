@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 namespace simt::runtime {
 
@@ -17,6 +19,69 @@ const char* backend_name(BackendKind kind) {
       return "opencl";
   }
   return "?";
+}
+
+const char* host_memory_name(HostMemoryKind kind) {
+  switch (kind) {
+    case HostMemoryKind::Pinned:
+      return "pinned";
+    case HostMemoryKind::Mapped:
+      return "mapped";
+    case HostMemoryKind::Managed:
+      return "managed";
+  }
+  return "?";
+}
+
+namespace {
+
+// Live host allocations by start address. Entries are weak: the registry
+// never keeps memory alive, and an allocation leaves it as it is destroyed.
+struct HostRegistry {
+  std::mutex mutex;
+  std::map<uintptr_t, std::pair<size_t, std::weak_ptr<HostAllocation>>> live;
+};
+
+HostRegistry& host_registry() {
+  static auto* registry = new HostRegistry;  // outlives allocations freed at exit
+  return *registry;
+}
+
+}  // namespace
+
+HostAllocation::HostAllocation(HostMemoryKind kind, void* host, void* device_pointer, size_t bytes,
+                               std::function<void()> release)
+    : kind_(kind),
+      host_(host),
+      device_pointer_(device_pointer),
+      bytes_(bytes),
+      release_(std::move(release)) {}
+
+HostAllocation::~HostAllocation() {
+  {
+    HostRegistry& registry = host_registry();
+    std::lock_guard lock(registry.mutex);
+    registry.live.erase(reinterpret_cast<uintptr_t>(host_));
+  }
+  if (release_) release_();
+}
+
+std::shared_ptr<HostAllocation> HostAllocation::registered(std::shared_ptr<HostAllocation> a) {
+  HostRegistry& registry = host_registry();
+  std::lock_guard lock(registry.mutex);
+  registry.live[reinterpret_cast<uintptr_t>(a->host_)] = {a->bytes_, a};
+  return a;
+}
+
+std::shared_ptr<HostAllocation> HostAllocation::find(const void* pointer, size_t bytes) {
+  HostRegistry& registry = host_registry();
+  std::lock_guard lock(registry.mutex);
+  auto address = reinterpret_cast<uintptr_t>(pointer);
+  auto it = registry.live.upper_bound(address);
+  if (it == registry.live.begin()) return nullptr;
+  --it;
+  if (address + bytes > it->first + it->second.first) return nullptr;
+  return it->second.second.lock();
 }
 
 Buffer::Buffer(std::shared_ptr<Device> device, size_t bytes)

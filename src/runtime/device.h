@@ -14,6 +14,7 @@
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "runtime/memory_pool.h"
+#include "runtime/stream.h"
 
 namespace simt::runtime {
 
@@ -71,6 +72,45 @@ struct LaunchDims {
   size_t shared_bytes = 0;
 };
 
+// Host memory simt allocated for fast or shared access (simt.pinned_empty,
+// simt.mapped_empty, simt.managed_empty). Registered while it lives, so a
+// copy from a NumPy array viewing it can find it, keep it alive and run
+// asynchronously.
+enum class HostMemoryKind { Pinned, Mapped, Managed };
+const char* host_memory_name(HostMemoryKind kind);
+
+class HostAllocation {
+ public:
+  // `device_pointer`: the address kernels use (mapped and managed memory),
+  // else null. `release` frees the memory.
+  HostAllocation(HostMemoryKind kind, void* host, void* device_pointer, size_t bytes,
+                 std::function<void()> release);
+  ~HostAllocation();
+  HostAllocation(const HostAllocation&) = delete;
+  HostAllocation& operator=(const HostAllocation&) = delete;
+
+  HostMemoryKind kind() const { return kind_; }
+  void* host() const { return host_; }
+  void* device_pointer() const { return device_pointer_; }
+  size_t bytes() const { return bytes_; }
+
+  // Enters a new allocation in the registry find() searches; returns it.
+  static std::shared_ptr<HostAllocation> registered(std::shared_ptr<HostAllocation> allocation);
+  // The live allocation holding [pointer, pointer + bytes), or null.
+  static std::shared_ptr<HostAllocation> find(const void* pointer, size_t bytes);
+
+ private:
+  HostMemoryKind kind_;
+  void* host_;
+  void* device_pointer_;
+  size_t bytes_;
+  std::function<void()> release_;
+};
+
+// What a queued operation must keep alive until it has run: the owner of
+// host memory it reads or writes, the device buffers a kernel uses.
+using KeepAlive = std::vector<std::shared_ptr<const void>>;
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -81,16 +121,49 @@ class Device {
 
   virtual void* allocate(size_t bytes) = 0;  // throws OutOfMemory
   virtual void deallocate(void* pointer, size_t bytes) noexcept = 0;
-  virtual void copy_from_host(void* device_dst, const void* host_src, size_t bytes) = 0;
-  virtual void copy_to_host(void* host_dst, const void* device_src, size_t bytes) = 0;
-  virtual void copy_on_device(void* dst, const void* src, size_t bytes) = 0;
+
+  // Copies queued on a stream. Host memory with an owner in `keep` (simt's
+  // pinned memory) may be read or written after the call returns, and the
+  // owner is kept until then; host memory without one (pageable memory) is
+  // done with when the call returns, as CUDA does it: a copy to the device
+  // has read it, a copy to the host has written it.
+  virtual void queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
+                                    Stream& stream, KeepAlive keep) = 0;
+  virtual void queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
+                                  Stream& stream, KeepAlive keep) = 0;
+  virtual void queue_copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) = 0;
+  // Fills on the default stream.
   virtual void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) = 0;
+
+  // The same on the default stream; the host memory is done with on return.
+  void copy_from_host(void* device_dst, const void* host_src, size_t bytes) {
+    queue_copy_from_host(device_dst, host_src, bytes, default_stream(), {});
+  }
+  void copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
+    queue_copy_to_host(host_dst, device_src, bytes, default_stream(), {});
+  }
+  void copy_on_device(void* dst, const void* src, size_t bytes) {
+    queue_copy_on_device(dst, src, bytes, default_stream());
+  }
 
   virtual std::unique_ptr<CompiledKernel> compile(const codegen::EmittedKernel& kernel,
                                                   const CompileOptions& options) = 0;
-  // `args[k]` points to the value of the kernel's k-th C parameter.
-  virtual void launch(const CompiledKernel& kernel, const LaunchDims& dims, void* const* args) = 0;
+  // `args[k]` points to the value of the kernel's k-th C parameter (read
+  // before the call returns); `keep` holds what the kernel uses until it ran.
+  virtual void queue_launch(const CompiledKernel& kernel, const LaunchDims& dims, void* const* args,
+                            Stream& stream, KeepAlive keep) = 0;
+  void launch(const CompiledKernel& kernel, const LaunchDims& dims, void* const* args) {
+    queue_launch(kernel, dims, args, default_stream(), {});
+  }
+  // Waits for all work queued on the device, on every stream.
   virtual void synchronize() = 0;
+
+  // The stream of work that names none (legacy semantics: stream.h).
+  virtual Stream& default_stream() = 0;
+  virtual std::shared_ptr<Stream> create_stream() = 0;
+  virtual std::shared_ptr<Event> create_event() = 0;
+  // Throws std::invalid_argument where the backend lacks the kind.
+  virtual std::shared_ptr<HostAllocation> allocate_host(size_t bytes, HostMemoryKind kind) = 0;
 
   // The caching allocator arrays (Buffer) use; allocate()/deallocate() above
   // are the device's own, uncached.

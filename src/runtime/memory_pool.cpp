@@ -45,13 +45,18 @@ std::uintptr_t MemoryPool::new_segment(size_t size) {
 
 void* MemoryPool::allocate(size_t bytes) {
   const size_t size = round_up(std::max<size_t>(bytes, 1), kGranule);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   uintptr_t address = take_free(size);
   if (address == 0) {
     try {
       address = new_segment(size);
     } catch (const OutOfMemory&) {
-      // What the pool holds unused may be what the device lacks.
+      // What the pool holds unused may be what the device lacks. Queued
+      // work may still use freed blocks: it finishes first, without the
+      // lock (finishing work frees blocks).
+      lock.unlock();
+      device_.synchronize();
+      lock.lock();
       if (release_locked() == 0) throw;
       address = new_segment(size);
     }
@@ -111,6 +116,7 @@ size_t MemoryPool::release_locked() {
 }
 
 size_t MemoryPool::release() {
+  device_.synchronize();  // as in allocate(): queued work may use freed blocks
   std::lock_guard<std::mutex> lock(mutex_);
   return release_locked();
 }

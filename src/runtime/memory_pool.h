@@ -6,10 +6,11 @@
 // are freed. Held memory goes back to the device on release(), and when an
 // allocation fails (then the allocation is retried once).
 //
-// Reuse is safe without events because each device runs its work in order
-// (CUDA's legacy default stream, one in-order OpenCL queue, synchronous CPU
-// launches): work that used a freed block comes before any work that uses
-// it again.
+// A freed block is reusable at once, as in CuPy's pool: the default stream
+// waits for every other stream (legacy semantics, stream.h), so work that
+// reuses a block on the default stream or on the stream that used it comes
+// after that use; ordering two user streams is the user's. Held memory goes
+// back to the device only after the device's queued work finished.
 #pragma once
 
 #include <cstddef>

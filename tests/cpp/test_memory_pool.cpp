@@ -42,20 +42,35 @@ class BudgetDevice : public simt::runtime::Device {
     ++deallocations;
     std::free(pointer);
   }
-  void copy_from_host(void*, const void*, size_t) override { unused(); }
-  void copy_to_host(void*, const void*, size_t) override { unused(); }
-  void copy_on_device(void*, const void*, size_t) override { unused(); }
+  void queue_copy_from_host(void*, const void*, size_t, simt::runtime::Stream&,
+                            simt::runtime::KeepAlive) override {
+    unused();
+  }
+  void queue_copy_to_host(void*, const void*, size_t, simt::runtime::Stream&,
+                          simt::runtime::KeepAlive) override {
+    unused();
+  }
+  void queue_copy_on_device(void*, const void*, size_t, simt::runtime::Stream&) override {
+    unused();
+  }
   void fill_bytes(void*, const void*, size_t, size_t) override { unused(); }
   std::unique_ptr<simt::runtime::CompiledKernel> compile(
       const simt::codegen::EmittedKernel&, const simt::runtime::CompileOptions&) override {
     unused();
     return nullptr;
   }
-  void launch(const simt::runtime::CompiledKernel&, const simt::runtime::LaunchDims&,
-              void* const*) override {
+  void queue_launch(const simt::runtime::CompiledKernel&, const simt::runtime::LaunchDims&,
+                    void* const*, simt::runtime::Stream&, simt::runtime::KeepAlive) override {
     unused();
   }
   void synchronize() override {}
+  simt::runtime::Stream& default_stream() override { unused(); }
+  std::shared_ptr<simt::runtime::Stream> create_stream() override { unused(); }
+  std::shared_ptr<simt::runtime::Event> create_event() override { unused(); }
+  std::shared_ptr<simt::runtime::HostAllocation> allocate_host(
+      size_t, simt::runtime::HostMemoryKind) override {
+    unused();
+  }
 
   size_t used() const { return used_; }
   int allocations = 0;

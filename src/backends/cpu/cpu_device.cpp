@@ -3,10 +3,14 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -32,13 +36,83 @@ using KernelEntry = void (*)(const BlockContext*, void* const*);
 
 class CpuKernel : public runtime::CompiledKernel {
  public:
-  CpuKernel(std::unique_ptr<JitModule> module, KernelEntry entry)
-      : module_(std::move(module)), entry_(entry) {}
+  CpuKernel(std::shared_ptr<JitModule> module, KernelEntry entry, std::vector<size_t> param_bytes)
+      : module_(std::move(module)), entry_(entry), param_bytes_(std::move(param_bytes)) {}
   KernelEntry entry() const { return entry_; }
+  // Held by queued launches: the code stays loaded until they ran, even if
+  // the kernel is dropped meanwhile.
+  const std::shared_ptr<JitModule>& module() const { return module_; }
+  // The size of each C parameter's value, to copy a queued launch's arguments.
+  const std::vector<size_t>& param_bytes() const { return param_bytes_; }
 
  private:
-  std::unique_ptr<JitModule> module_;
+  std::shared_ptr<JitModule> module_;
   KernelEntry entry_;
+  std::vector<size_t> param_bytes_;
+};
+
+}  // namespace
+
+class CpuStream : public runtime::Stream {
+ public:
+  void push(std::function<void()> task) { queue_.push(std::move(task)); }
+  void synchronize() override { queue_.drain(); }
+  bool done() override { return queue_.idle(); }
+  void wait_event(runtime::Event& event) override;
+  void add_callback(std::function<void()> callback) override { queue_.push(std::move(callback)); }
+  bool is_default() const override { return false; }
+
+ private:
+  runtime::WorkQueue queue_;
+};
+
+namespace {
+
+// Its work ran inline, so it is always done; waiting on it means waiting
+// for what it waits for.
+class CpuDefaultStream : public runtime::Stream {
+ public:
+  explicit CpuDefaultStream(CpuDevice& device) : device_(device) {}
+  void synchronize() override {}
+  bool done() override { return true; }
+  void wait_event(runtime::Event& event) override { event.synchronize(); }
+  void add_callback(std::function<void()> callback) override {
+    device_.submit(*this, std::move(callback));
+  }
+  bool is_default() const override { return true; }
+
+ private:
+  CpuDevice& device_;
+};
+
+class CpuEvent : public runtime::Event {
+ public:
+  explicit CpuEvent(CpuDevice& device) : device_(device) {}
+  void record(runtime::Stream& stream) override {
+    recorded_ = true;
+    uint64_t recording = state_->arm();
+    device_.submit(stream, [state = state_, recording] { state->complete(recording); });
+  }
+  void synchronize() override { state_->wait(); }
+  bool done() override { return state_->done(); }
+  bool recorded() const override { return recorded_; }
+  const std::shared_ptr<runtime::HostEvent>& state() const { return state_; }
+  double elapsed_ms_since(runtime::Event& start) override {
+    auto* begin = dynamic_cast<CpuEvent*>(&start);
+    if (!begin) throw std::invalid_argument("the events of elapsed_time are on different devices");
+    if (!recorded_ || !begin->recorded_)
+      throw std::invalid_argument("elapsed_time needs two recorded events");
+    begin->synchronize();
+    synchronize();
+    return std::chrono::duration<double, std::milli>(state_->completed_at() -
+                                                     begin->state_->completed_at())
+        .count();
+  }
+
+ private:
+  CpuDevice& device_;
+  std::shared_ptr<runtime::HostEvent> state_ = std::make_shared<runtime::HostEvent>();
+  bool recorded_ = false;
 };
 
 // The disk cache's payload for a compiled object: the exported symbols'
@@ -105,7 +179,19 @@ runtime::DeviceInfo cpu_info() {
 
 }  // namespace
 
-CpuDevice::CpuDevice() : Device(cpu_info()) {}
+void CpuStream::wait_event(runtime::Event& event) {
+  // The worker blocks until the event completes; an event recorded later
+  // than this call is not waited for (CUDA's rule), hence the copy.
+  auto* cpu_event = dynamic_cast<CpuEvent*>(&event);
+  if (!cpu_event) throw std::invalid_argument("the event is not a CPU event");
+  if (cpu_event->done()) return;
+  std::shared_ptr<runtime::HostEvent> state = cpu_event->state();
+  queue_.push([state, recording = state->armed()] { state->wait_for(recording); });
+}
+
+CpuDevice::CpuDevice() : Device(cpu_info()) {
+  default_stream_ = std::make_unique<CpuDefaultStream>(*this);
+}
 
 void* CpuDevice::allocate(size_t bytes) {
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
@@ -118,19 +204,82 @@ void* CpuDevice::allocate(size_t bytes) {
 
 void CpuDevice::deallocate(void* pointer, size_t) noexcept { std::free(pointer); }
 
-void CpuDevice::copy_from_host(void* device_dst, const void* host_src, size_t bytes) {
-  std::memcpy(device_dst, host_src, bytes);
+std::shared_ptr<runtime::Stream> CpuDevice::create_stream() {
+  auto stream = std::make_shared<CpuStream>();
+  std::lock_guard lock(streams_mutex_);
+  std::erase_if(streams_, [](const auto& s) { return s.expired(); });
+  streams_.push_back(stream);
+  return stream;
 }
 
-void CpuDevice::copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
-  std::memcpy(host_dst, device_src, bytes);
+std::shared_ptr<runtime::Event> CpuDevice::create_event() {
+  return std::make_shared<CpuEvent>(*this);
 }
 
-void CpuDevice::copy_on_device(void* dst, const void* src, size_t bytes) {
-  std::memmove(dst, src, bytes);
+void CpuDevice::drain_streams() {
+  std::vector<std::shared_ptr<CpuStream>> live;
+  {
+    std::lock_guard lock(streams_mutex_);
+    for (const auto& s : streams_)
+      if (auto stream = s.lock()) live.push_back(std::move(stream));
+  }
+  for (const auto& stream : live) stream->synchronize();
+}
+
+void CpuDevice::synchronize() { drain_streams(); }
+
+void CpuDevice::submit(runtime::Stream& stream, std::function<void()> task) {
+  if (stream.is_default()) {
+    drain_streams();
+    task();
+  } else {
+    static_cast<CpuStream&>(stream).push(std::move(task));
+  }
+}
+
+std::shared_ptr<runtime::HostAllocation> CpuDevice::allocate_host(size_t bytes,
+                                                                  runtime::HostMemoryKind kind) {
+  // Host memory is the CPU device's memory: every kind is ordinary memory,
+  // which kernels use in place.
+  void* p = allocate(std::max<size_t>(bytes, 1));
+  void* device_pointer = kind == runtime::HostMemoryKind::Pinned ? nullptr : p;
+  return runtime::HostAllocation::registered(std::make_shared<runtime::HostAllocation>(
+      kind, p, device_pointer, bytes, [p] { std::free(p); }));
+}
+
+void CpuDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
+                                     runtime::Stream& stream, runtime::KeepAlive keep) {
+  if (stream.is_default() || (keep.empty() && stream.done())) {
+    submit(stream, [=] { std::memcpy(device_dst, host_src, bytes); });
+    return;
+  }
+  if (keep.empty()) {
+    // Pageable memory behind queued work: read it now into a staging copy
+    // (CUDA does the same), so the caller may reuse it on return.
+    auto staged = std::make_shared<std::vector<unsigned char>>(
+        static_cast<const unsigned char*>(host_src),
+        static_cast<const unsigned char*>(host_src) + bytes);
+    submit(stream, [=] { std::memcpy(device_dst, staged->data(), bytes); });
+    return;
+  }
+  submit(stream, [=, keep = std::move(keep)] { std::memcpy(device_dst, host_src, bytes); });
+}
+
+void CpuDevice::queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
+                                   runtime::Stream& stream, runtime::KeepAlive keep) {
+  bool pageable = keep.empty();
+  submit(stream, [=, keep = std::move(keep)] { std::memcpy(host_dst, device_src, bytes); });
+  // Pageable memory is written when the call returns.
+  if (pageable) stream.synchronize();
+}
+
+void CpuDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes,
+                                     runtime::Stream& stream) {
+  submit(stream, [=] { std::memmove(dst, src, bytes); });
 }
 
 void CpuDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {
+  drain_streams();
   auto* out = static_cast<unsigned char*>(dst);
   for (size_t i = 0; i < count; ++i) std::memcpy(out + i * pattern_bytes, pattern, pattern_bytes);
 }
@@ -139,7 +288,7 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::compile(
     const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
   JitOptions jit_options;
   jit_options.fastmath = options.fastmath;
-  std::unique_ptr<JitModule> module;
+  std::shared_ptr<JitModule> module;
   ClangJit& jit = ClangJit::instance();
   const runtime::DiskCache& cache = runtime::DiskCache::instance();
   try {
@@ -159,12 +308,17 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::compile(
   }
   auto entry = reinterpret_cast<KernelEntry>(module->symbol(kernel.entry));
   if (!entry) throw runtime::DeviceError("compiled kernel has no symbol " + kernel.entry);
-  return std::make_unique<CpuKernel>(std::move(module), entry);
+  std::vector<size_t> param_bytes;
+  for (const auto& slot : kernel.params)
+    param_bytes.push_back(slot.kind == codegen::ParamSlot::Kind::Scalar
+                              ? static_cast<size_t>(sema::bit_width(slot.scalar) / 8)
+                              : sizeof(int64_t));
+  return std::make_unique<CpuKernel>(std::move(module), entry, std::move(param_bytes));
 }
 
-void CpuDevice::launch(const runtime::CompiledKernel& compiled, const runtime::LaunchDims& dims,
-                       void* const* args) {
-  KernelEntry entry = static_cast<const CpuKernel&>(compiled).entry();
+namespace {
+
+void run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* args) {
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
   const int64_t blocks = gx * gy * dims.grid[2];
   auto run_blocks = [&](int64_t begin, int64_t end) {
@@ -192,6 +346,30 @@ void CpuDevice::launch(const runtime::CompiledKernel& compiled, const runtime::L
   }
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks),
                     [&](const tbb::blocked_range<int64_t>& r) { run_blocks(r.begin(), r.end()); });
+}
+
+}  // namespace
+
+void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
+                             const runtime::LaunchDims& dims, void* const* args,
+                             runtime::Stream& stream, runtime::KeepAlive keep) {
+  const auto& kernel = static_cast<const CpuKernel&>(compiled);
+  if (stream.is_default()) {
+    drain_streams();
+    run_grid(kernel.entry(), dims, args);
+    return;
+  }
+  // The arguments are read now: copied into storage the queued launch owns.
+  const auto& sizes = kernel.param_bytes();
+  std::vector<std::array<uint64_t, 2>> values(sizes.size());
+  for (size_t k = 0; k < sizes.size(); ++k) std::memcpy(values[k].data(), args[k], sizes[k]);
+  static_cast<CpuStream&>(stream).push([module = kernel.module(), entry = kernel.entry(), dims,
+                                        values = std::move(values), keep = std::move(keep)] {
+    std::vector<void*> pointers(values.size());
+    for (size_t k = 0; k < values.size(); ++k)
+      pointers[k] = const_cast<uint64_t*>(values[k].data());
+    run_grid(entry, dims, pointers.data());
+  });
 }
 
 }  // namespace simt::cpu

@@ -170,7 +170,8 @@ CudaDevice::CudaDevice(const Driver& driver, int ordinal, Probe probe)
       driver_(driver),
       ordinal_(ordinal),
       capability_(probe.capability),
-      context_(std::make_shared<const PrimaryContext>(driver, probe.device, info_.id)) {}
+      context_(std::make_shared<const PrimaryContext>(driver, probe.device, info_.id)),
+      default_stream_(std::make_unique<CudaStream>(context_, nullptr, false)) {}
 
 void CudaDevice::check(CUresult status, const char* call, std::string_view detail) const {
   if (status != CUDA_SUCCESS)
@@ -206,27 +207,221 @@ void CudaDevice::deallocate(void* pointer, size_t) noexcept {
   driver_.fn().cuMemFree_v2(to_device(pointer));
 }
 
-void CudaDevice::copy_from_host(void* device_dst, const void* host_src, size_t bytes) {
-  if (bytes == 0) return;
-  context_->make_current();
-  check(driver_.fn().cuMemcpyHtoD_v2(to_device(device_dst), host_src, bytes), "cuMemcpyHtoD",
-        " copying " + std::to_string(bytes) + " bytes to the device");
+CudaStream::CudaStream(std::shared_ptr<const PrimaryContext> context, CUstream handle, bool owned)
+    : context_(std::move(context)), handle_(handle), owned_(owned) {}
+
+CudaStream::~CudaStream() {
+  if (!owned_) return;
+  context_->make_current_noexcept();
+  // The driver lets queued work finish first.
+  context_->driver().fn().cuStreamDestroy_v2(handle_);
 }
 
-void CudaDevice::copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
-  if (bytes == 0) return;
-  context_->make_current();
-  check(driver_.fn().cuMemcpyDtoH_v2(host_dst, to_device(device_src), bytes), "cuMemcpyDtoH",
-        " copying " + std::to_string(bytes) + " bytes from the device");
+void CudaStream::check(CUresult status, const char* call) const {
+  if (status != CUDA_SUCCESS)
+    throw runtime::DeviceError(context_->driver().describe(call, context_->label(), status));
 }
 
-void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes) {
+void CudaStream::synchronize() {
+  context_->make_current();
+  check(context_->driver().fn().cuStreamSynchronize(handle_), "cuStreamSynchronize");
+}
+
+bool CudaStream::done() {
+  context_->make_current();
+  CUresult status = context_->driver().fn().cuStreamQuery(handle_);
+  if (status == CUDA_ERROR_NOT_READY) return false;
+  check(status, "cuStreamQuery");
+  return true;
+}
+
+void CudaStream::wait_event(runtime::Event& event) {
+  auto* cuda_event = dynamic_cast<CudaEvent*>(&event);
+  if (!cuda_event) throw std::invalid_argument("the event is not a CUDA event");
+  context_->make_current();
+  check(context_->driver().fn().cuStreamWaitEvent(handle_, cuda_event->handle(), 0),
+        "cuStreamWaitEvent");
+}
+
+namespace {
+
+// cuLaunchHostFunc's host function: runs and frees the queued callback.
+// Exceptions cannot cross the driver's C frames.
+void run_host_callback(void* user_data) {
+  std::unique_ptr<std::function<void()>> callback(static_cast<std::function<void()>*>(user_data));
+  try {
+    (*callback)();
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+void CudaStream::add_callback(std::function<void()> callback) {
+  context_->make_current();
+  auto owned = std::make_unique<std::function<void()>>(std::move(callback));
+  check(context_->driver().fn().cuLaunchHostFunc(handle_, run_host_callback, owned.get()),
+        "cuLaunchHostFunc");
+  owned.release();  // the host function frees it
+}
+
+CudaEvent::CudaEvent(std::shared_ptr<const PrimaryContext> context) : context_(std::move(context)) {
+  context_->make_current();
+  check(context_->driver().fn().cuEventCreate(&handle_, CU_EVENT_DEFAULT), "cuEventCreate");
+}
+
+CudaEvent::~CudaEvent() {
+  context_->make_current_noexcept();
+  context_->driver().fn().cuEventDestroy_v2(handle_);
+}
+
+void CudaEvent::check(CUresult status, const char* call) const {
+  if (status != CUDA_SUCCESS)
+    throw runtime::DeviceError(context_->driver().describe(call, context_->label(), status));
+}
+
+void CudaEvent::record(runtime::Stream& stream) {
+  context_->make_current();
+  check(context_->driver().fn().cuEventRecord(handle_, static_cast<CudaStream&>(stream).handle()),
+        "cuEventRecord");
+  recorded_ = true;
+}
+
+void CudaEvent::synchronize() {
+  context_->make_current();
+  check(context_->driver().fn().cuEventSynchronize(handle_), "cuEventSynchronize");
+}
+
+bool CudaEvent::done() {
+  context_->make_current();
+  CUresult status = context_->driver().fn().cuEventQuery(handle_);
+  if (status == CUDA_ERROR_NOT_READY) return false;
+  check(status, "cuEventQuery");
+  return true;
+}
+
+double CudaEvent::elapsed_ms_since(runtime::Event& start) {
+  auto* begin = dynamic_cast<CudaEvent*>(&start);
+  if (!begin) throw std::invalid_argument("the events of elapsed_time are on different devices");
+  if (!recorded_ || !begin->recorded_)
+    throw std::invalid_argument("elapsed_time needs two recorded events");
+  begin->synchronize();
+  synchronize();
+  float ms = 0;
+  check(context_->driver().fn().cuEventElapsedTime(&ms, begin->handle_, handle_),
+        "cuEventElapsedTime");
+  return ms;
+}
+
+std::shared_ptr<runtime::Stream> CudaDevice::create_stream() {
+  context_->make_current();
+  CUstream handle = nullptr;
+  check(driver_.fn().cuStreamCreate(&handle, CU_STREAM_DEFAULT), "cuStreamCreate");
+  return std::make_shared<CudaStream>(context_, handle, true);
+}
+
+std::shared_ptr<runtime::Event> CudaDevice::create_event() {
+  return std::make_shared<CudaEvent>(context_);
+}
+
+std::shared_ptr<runtime::HostAllocation> CudaDevice::allocate_host(size_t bytes,
+                                                                   runtime::HostMemoryKind kind) {
+  context_->make_current();
+  const size_t request = std::max<size_t>(bytes, 1);
+  const std::string detail = " allocating " + std::to_string(bytes) + " bytes (" +
+                             runtime::human_bytes(bytes) + ") of " +
+                             runtime::host_memory_name(kind) + " memory";
+  auto context = context_;
+  if (kind == runtime::HostMemoryKind::Managed) {
+    CUdeviceptr pointer = 0;
+    check(driver_.fn().cuMemAllocManaged(&pointer, request, CU_MEM_ATTACH_GLOBAL),
+          "cuMemAllocManaged", detail);
+    void* p = from_device(pointer);
+    return runtime::HostAllocation::registered(
+        std::make_shared<runtime::HostAllocation>(kind, p, p, bytes, [context, pointer] {
+          context->make_current_noexcept();
+          context->driver().fn().cuMemFree_v2(pointer);
+        }));
+  }
+  const bool mapped = kind == runtime::HostMemoryKind::Mapped;
+  void* host = nullptr;
+  check(driver_.fn().cuMemHostAlloc(
+            &host, request, CU_MEMHOSTALLOC_PORTABLE | (mapped ? CU_MEMHOSTALLOC_DEVICEMAP : 0)),
+        "cuMemHostAlloc", detail);
+  auto release = [context, host] {
+    context->make_current_noexcept();
+    context->driver().fn().cuMemFreeHost(host);
+  };
+  void* device_pointer = nullptr;
+  if (mapped) {
+    CUdeviceptr pointer = 0;
+    CUresult status = driver_.fn().cuMemHostGetDevicePointer_v2(&pointer, host, 0);
+    if (status != CUDA_SUCCESS) {
+      release();
+      check(status, "cuMemHostGetDevicePointer", detail);
+    }
+    device_pointer = from_device(pointer);
+  }
+  return runtime::HostAllocation::registered(
+      std::make_shared<runtime::HostAllocation>(kind, host, device_pointer, bytes, release));
+}
+
+void CudaDevice::release_after(CudaStream& stream, runtime::KeepAlive keep) {
+  if (keep.empty()) return;
+  std::weak_ptr<runtime::WorkQueue> releaser = releaser_;
+  stream.add_callback([releaser, keep = std::move(keep)]() mutable {
+    if (auto queue = releaser.lock()) queue->push([held = std::move(keep)] {});
+  });
+}
+
+void CudaDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
+                                      runtime::Stream& stream, runtime::KeepAlive keep) {
+  if (bytes == 0) return;
+  context_->make_current();
+  auto& cuda_stream = static_cast<CudaStream&>(stream);
+  const std::string detail = " copying " + std::to_string(bytes) + " bytes to the device";
+  if (keep.empty() && stream.is_default()) {
+    check(driver_.fn().cuMemcpyHtoD_v2(to_device(device_dst), host_src, bytes), "cuMemcpyHtoD",
+          detail);
+    return;
+  }
+  check(driver_.fn().cuMemcpyHtoDAsync_v2(to_device(device_dst), host_src, bytes,
+                                          cuda_stream.handle()),
+        "cuMemcpyHtoDAsync", detail);
+  // Host memory without an owner may be pinned memory of another library,
+  // which the driver reads later: done with it only once the copy is.
+  if (keep.empty()) return stream.synchronize();
+  release_after(cuda_stream, std::move(keep));
+}
+
+void CudaDevice::queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
+                                    runtime::Stream& stream, runtime::KeepAlive keep) {
+  if (bytes == 0) return;
+  context_->make_current();
+  auto& cuda_stream = static_cast<CudaStream&>(stream);
+  const std::string detail = " copying " + std::to_string(bytes) + " bytes from the device";
+  if (keep.empty() && stream.is_default()) {
+    check(driver_.fn().cuMemcpyDtoH_v2(host_dst, to_device(device_src), bytes), "cuMemcpyDtoH",
+          detail);
+    return;
+  }
+  check(driver_.fn().cuMemcpyDtoHAsync_v2(host_dst, to_device(device_src), bytes,
+                                          cuda_stream.handle()),
+        "cuMemcpyDtoHAsync", detail);
+  if (keep.empty()) return stream.synchronize();
+  release_after(cuda_stream, std::move(keep));
+}
+
+void CudaDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes,
+                                      runtime::Stream& stream) {
   if (bytes == 0 || dst == src) return;
   context_->make_current();
+  CUstream handle = static_cast<CudaStream&>(stream).handle();
   const std::string detail = " copying " + std::to_string(bytes) + " bytes on the device";
   // cuMemcpyDtoD leaves overlapping ranges undefined.
   runtime::copy_overlapping(*this, dst, src, bytes, [&](void* d, const void* s, size_t n) {
-    check(driver_.fn().cuMemcpyDtoD_v2(to_device(d), to_device(s), n), "cuMemcpyDtoD", detail);
+    check(driver_.fn().cuMemcpyDtoDAsync_v2(to_device(d), to_device(s), n, handle),
+          "cuMemcpyDtoDAsync", detail);
   });
 }
 
@@ -332,8 +527,9 @@ std::unique_ptr<CudaKernel> CudaDevice::compile_for(const codegen::EmittedKernel
                                       std::move(result.ptx));
 }
 
-void CudaDevice::launch(const runtime::CompiledKernel& compiled, const runtime::LaunchDims& dims,
-                        void* const* args) {
+void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,
+                              const runtime::LaunchDims& dims, void* const* args,
+                              runtime::Stream& stream, runtime::KeepAlive keep) {
   const auto& kernel = static_cast<const CudaKernel&>(compiled);
   unsigned int grid[3], block[3];
   for (int d = 0; d < 3; ++d) {
@@ -358,13 +554,15 @@ void CudaDevice::launch(const runtime::CompiledKernel& compiled, const runtime::
   }
   CUresult status = driver_.fn().cuLaunchKernel(
       kernel.function(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
-      static_cast<unsigned int>(dims.shared_bytes), nullptr, const_cast<void**>(args), nullptr);
+      static_cast<unsigned int>(dims.shared_bytes), static_cast<CudaStream&>(stream).handle(),
+      const_cast<void**>(args), nullptr);
   if (status != CUDA_SUCCESS) {
     check(status, "cuLaunchKernel",
           " launching " + kernel.entry() + " with grid " + dims_text(dims.grid) + ", block " +
               dims_text(dims.block) + " and " + std::to_string(dims.shared_bytes) +
               " bytes of dynamic shared memory");
   }
+  release_after(static_cast<CudaStream&>(stream), std::move(keep));
 }
 
 void CudaDevice::synchronize() {

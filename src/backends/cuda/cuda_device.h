@@ -3,8 +3,10 @@
 //
 // Every operation makes the device's primary context current on the calling
 // thread first, so a device can be used from any thread, next to other
-// libraries (PyTorch, CuPy) that share the same primary context. All work
-// goes to the legacy default stream (stream 0); copies are synchronous.
+// libraries (PyTorch, CuPy) that share the same primary context. The
+// default stream is CUDA's legacy default stream (stream 0), which PyTorch
+// and CuPy also use by default; streams the user creates are blocking ones
+// (they synchronize with it).
 #pragma once
 
 #include <memory>
@@ -90,6 +92,50 @@ class CudaKernel : public runtime::CompiledKernel {
   std::string ptx_;
 };
 
+// A CUDA stream; the legacy default stream when `handle` is null. Streams
+// the device creates are destroyed with this object.
+class CudaStream : public runtime::Stream {
+ public:
+  CudaStream(std::shared_ptr<const PrimaryContext> context, CUstream handle, bool owned);
+  ~CudaStream() override;
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+
+  CUstream handle() const { return handle_; }
+  void synchronize() override;
+  bool done() override;
+  void wait_event(runtime::Event& event) override;
+  void add_callback(std::function<void()> callback) override;
+  bool is_default() const override { return handle_ == nullptr; }
+
+ private:
+  void check(CUresult status, const char* call) const;
+  std::shared_ptr<const PrimaryContext> context_;
+  CUstream handle_;
+  bool owned_;
+};
+
+class CudaEvent : public runtime::Event {
+ public:
+  explicit CudaEvent(std::shared_ptr<const PrimaryContext> context);
+  ~CudaEvent() override;
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+
+  CUevent handle() const { return handle_; }
+  void record(runtime::Stream& stream) override;
+  void synchronize() override;
+  bool done() override;
+  bool recorded() const override { return recorded_; }
+  double elapsed_ms_since(runtime::Event& start) override;
+
+ private:
+  void check(CUresult status, const char* call) const;
+  std::shared_ptr<const PrimaryContext> context_;
+  CUevent handle_ = nullptr;
+  bool recorded_ = false;
+};
+
 class CudaDevice : public runtime::Device {
  public:
   // Opens device `ordinal` of an initialised driver and retains its primary
@@ -101,16 +147,25 @@ class CudaDevice : public runtime::Device {
 
   void* allocate(size_t bytes) override;
   void deallocate(void* pointer, size_t bytes) noexcept override;
-  void copy_from_host(void* device_dst, const void* host_src, size_t bytes) override;
-  void copy_to_host(void* host_dst, const void* device_src, size_t bytes) override;
-  void copy_on_device(void* dst, const void* src, size_t bytes) override;
+  void queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
+                            runtime::Stream& stream, runtime::KeepAlive keep) override;
+  void queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
+                          runtime::Stream& stream, runtime::KeepAlive keep) override;
+  void queue_copy_on_device(void* dst, const void* src, size_t bytes,
+                            runtime::Stream& stream) override;
   void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) override;
 
   std::unique_ptr<runtime::CompiledKernel> compile(const codegen::EmittedKernel& kernel,
                                                    const runtime::CompileOptions& options) override;
-  void launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
-              void* const* args) override;
+  void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
+                    void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;
+
+  runtime::Stream& default_stream() override { return *default_stream_; }
+  std::shared_ptr<runtime::Stream> create_stream() override;
+  std::shared_ptr<runtime::Event> create_event() override;
+  std::shared_ptr<runtime::HostAllocation> allocate_host(size_t bytes,
+                                                         runtime::HostMemoryKind kind) override;
 
   // compile() for an explicit target instead of choose_compile_target's:
   // e.g. {90, false} loads compute_90 PTX that the driver compiles.
@@ -140,6 +195,11 @@ class CudaDevice : public runtime::Device {
   int ordinal_;
   std::pair<int, int> capability_{0, 0};
   std::shared_ptr<const PrimaryContext> context_;
+  std::unique_ptr<CudaStream> default_stream_;
+  // Releases what queued work kept alive once the work is done: driver
+  // callbacks may not call the driver, and freeing pinned memory does.
+  std::shared_ptr<runtime::WorkQueue> releaser_ = std::make_shared<runtime::WorkQueue>();
+  void release_after(CudaStream& stream, runtime::KeepAlive keep);
 
   // The entry of the most recent launch, named when synchronize() reports a
   // kernel's fault (the driver reports faults at the next synchronizing call).

@@ -83,10 +83,21 @@ struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
+struct CUevent_st;
 using CUcontext = CUctx_st*;
 using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
 using CUstream = CUstream_st*;
+using CUevent = CUevent_st*;
+// A host function queued on a stream (cuLaunchHostFunc).
+using CUhostFn = void (*)(void* user_data);
+
+// Flags simt passes (values are part of the driver's ABI).
+constexpr unsigned int CU_STREAM_DEFAULT = 0x0;  // synchronizes with the legacy stream
+constexpr unsigned int CU_EVENT_DEFAULT = 0x0;   // timing on
+constexpr unsigned int CU_MEMHOSTALLOC_PORTABLE = 0x01;
+constexpr unsigned int CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
+constexpr unsigned int CU_MEM_ATTACH_GLOBAL = 0x1;
 
 // The entry points simt uses. Each member is named after the symbol libcuda
 // exports (hence the _v2 suffixes); all are required.
@@ -115,6 +126,30 @@ struct DriverFunctions {
   CUresult (*cuMemcpyDtoH_v2)(void* dst, CUdeviceptr src, std::size_t bytes) = nullptr;
   CUresult (*cuMemcpyDtoD_v2)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) = nullptr;
   CUresult (*cuMemsetD8_v2)(CUdeviceptr dst, unsigned char value, std::size_t count) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr dst, const void* src, std::size_t bytes,
+                                   CUstream stream) = nullptr;
+  CUresult (*cuMemcpyDtoHAsync_v2)(void* dst, CUdeviceptr src, std::size_t bytes,
+                                   CUstream stream) = nullptr;
+  CUresult (*cuMemcpyDtoDAsync_v2)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes,
+                                   CUstream stream) = nullptr;
+  CUresult (*cuMemHostAlloc)(void** pointer, std::size_t bytes, unsigned int flags) = nullptr;
+  CUresult (*cuMemFreeHost)(void* pointer) = nullptr;
+  CUresult (*cuMemHostGetDevicePointer_v2)(CUdeviceptr* device_pointer, void* host,
+                                           unsigned int flags) = nullptr;
+  CUresult (*cuMemAllocManaged)(CUdeviceptr* pointer, std::size_t bytes,
+                                unsigned int flags) = nullptr;
+  CUresult (*cuStreamCreate)(CUstream* stream, unsigned int flags) = nullptr;
+  CUresult (*cuStreamDestroy_v2)(CUstream stream) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
+  CUresult (*cuStreamQuery)(CUstream stream) = nullptr;
+  CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event, unsigned int flags) = nullptr;
+  CUresult (*cuLaunchHostFunc)(CUstream stream, CUhostFn function, void* user_data) = nullptr;
+  CUresult (*cuEventCreate)(CUevent* event, unsigned int flags) = nullptr;
+  CUresult (*cuEventDestroy_v2)(CUevent event) = nullptr;
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
+  CUresult (*cuEventQuery)(CUevent event) = nullptr;
+  CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start, CUevent end) = nullptr;
 
   CUresult (*cuModuleLoadDataEx)(CUmodule* module, const void* image, unsigned int option_count,
                                  CUjit_option* options, void** option_values) = nullptr;

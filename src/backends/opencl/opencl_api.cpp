@@ -254,6 +254,9 @@ std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
     SIMT_OPENCL_REQUIRE(clFinish);
     SIMT_OPENCL_REQUIRE(clReleaseEvent);
     SIMT_OPENCL_REQUIRE(clWaitForEvents);
+    SIMT_OPENCL_REQUIRE(clEnqueueMarkerWithWaitList);
+    SIMT_OPENCL_REQUIRE(clGetEventInfo);
+    SIMT_OPENCL_REQUIRE(clGetEventProfilingInfo);
 #undef SIMT_OPENCL_REQUIRE
   } catch (const std::exception& error) {
     if (why_not != nullptr) *why_not = std::string("unusable OpenCL library: ") + error.what();

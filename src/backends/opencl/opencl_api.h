@@ -36,6 +36,8 @@ using cl_program_info = cl_uint;
 using cl_program_build_info = cl_uint;
 using cl_build_status = cl_int;
 using cl_kernel_work_group_info = cl_uint;
+using cl_event_info = cl_uint;
+using cl_profiling_info = cl_uint;
 using cl_context_properties = std::intptr_t;
 
 // ---- Opaque handles; the pointees are the implementation's business ----
@@ -180,6 +182,11 @@ inline constexpr cl_context_properties CL_CONTEXT_PLATFORM = 0x1084;
 inline constexpr cl_command_queue_properties CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE = 1 << 0;
 inline constexpr cl_command_queue_properties CL_QUEUE_PROFILING_ENABLE = 1 << 1;
 
+// clGetEventInfo, clGetEventProfilingInfo
+inline constexpr cl_event_info CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
+inline constexpr cl_int CL_COMPLETE = 0x0;
+inline constexpr cl_profiling_info CL_PROFILING_COMMAND_END = 0x1283;
+
 // clCreateBuffer
 inline constexpr cl_mem_flags CL_MEM_READ_WRITE = 1 << 0;
 inline constexpr cl_mem_flags CL_MEM_WRITE_ONLY = 1 << 1;
@@ -307,6 +314,14 @@ struct OpenCLApi {
   cl_int (*clFinish)(cl_command_queue queue) = nullptr;
   cl_int (*clReleaseEvent)(cl_event event) = nullptr;
   cl_int (*clWaitForEvents)(cl_uint num_events, const cl_event* event_list) = nullptr;
+  // OpenCL 1.2.
+  cl_int (*clEnqueueMarkerWithWaitList)(cl_command_queue queue, cl_uint num_events_in_wait_list,
+                                        const cl_event* event_wait_list, cl_event* event) = nullptr;
+  cl_int (*clGetEventInfo)(cl_event event, cl_event_info param_name, std::size_t value_size,
+                           void* value, std::size_t* value_size_ret) = nullptr;
+  cl_int (*clGetEventProfilingInfo)(cl_event event, cl_profiling_info param_name,
+                                    std::size_t value_size, void* value,
+                                    std::size_t* value_size_ret) = nullptr;
 
   // The libOpenCL file in use.
   const std::string& library_path() const { return library_.path(); }

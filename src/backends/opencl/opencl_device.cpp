@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -120,8 +121,8 @@ OpenCLDevice::OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index)
   try {
     context_ = create_context(api_, device_.platform, device_.device);
     cl_int status = CL_SUCCESS;
-    queue_ =
-        CommandQueue(&api_, api_.clCreateCommandQueue(context_.get(), device_.device, 0, &status));
+    queue_ = CommandQueue(&api_, api_.clCreateCommandQueue(context_.get(), device_.device,
+                                                           CL_QUEUE_PROFILING_ENABLE, &status));
     check(status, "clCreateCommandQueue");
   } catch (const OpenCLError& error) {
     throw runtime::DeviceError(info_.id + " (" + device_.name + "): " + error.what());
@@ -196,7 +197,100 @@ std::pair<cl_mem, std::size_t> OpenCLDevice::resolve(const void* address, std::s
                              " bytes) is not memory of " + info_.id + " (" + device_.name + ")");
 }
 
-void OpenCLDevice::copy_from_host(void* device_dst, const void* host_src, size_t bytes) {
+void OpenCLStream::synchronize() { device_.synchronize(); }
+
+bool OpenCLStream::done() {
+  if (device_.idle_since_synchronize()) return true;
+  OpenCLEvent marker(device_);
+  marker.record(*this);
+  return marker.done();
+}
+
+void OpenCLStream::add_callback(std::function<void()> callback) {
+  auto marker = std::make_shared<Event>(device_.enqueue_marker());
+  device_.api().clFlush(device_.queue());
+  device_.callbacks().push([&api = device_.api(), marker, callback = std::move(callback)] {
+    cl_event event = marker->get();
+    api.clWaitForEvents(1, &event);
+    callback();
+  });
+}
+
+Event OpenCLDevice::enqueue_marker() {
+  ++enqueued_;
+  cl_event event = nullptr;
+  check(api_.clEnqueueMarkerWithWaitList(queue_.get(), 0, nullptr, &event),
+        "clEnqueueMarkerWithWaitList");
+  return Event(&api_, event);
+}
+
+void OpenCLEvent::record(runtime::Stream&) {
+  marker_ = device_.enqueue_marker();
+  device_.api().clFlush(device_.queue());
+}
+
+void OpenCLEvent::synchronize() {
+  if (!marker_) return;
+  cl_event event = marker_.get();
+  device_.check(device_.api().clWaitForEvents(1, &event), "clWaitForEvents");
+}
+
+bool OpenCLEvent::done() {
+  if (!marker_) return true;
+  cl_int status = CL_COMPLETE;
+  device_.check(device_.api().clGetEventInfo(marker_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                             sizeof status, &status, nullptr),
+                "clGetEventInfo");
+  if (status < 0) device_.check(status, "an event's command");
+  return status == CL_COMPLETE;
+}
+
+cl_ulong OpenCLEvent::end_time() {
+  synchronize();
+  cl_ulong ns = 0;
+  device_.check(device_.api().clGetEventProfilingInfo(marker_.get(), CL_PROFILING_COMMAND_END,
+                                                      sizeof ns, &ns, nullptr),
+                "clGetEventProfilingInfo");
+  return ns;
+}
+
+double OpenCLEvent::elapsed_ms_since(runtime::Event& start) {
+  auto* begin = dynamic_cast<OpenCLEvent*>(&start);
+  if (!begin || &begin->device_ != &device_)
+    throw std::invalid_argument("the events of elapsed_time are on different devices");
+  if (!recorded() || !begin->recorded())
+    throw std::invalid_argument("elapsed_time needs two recorded events");
+  const double begin_ns = static_cast<double>(begin->end_time());
+  return (static_cast<double>(end_time()) - begin_ns) / 1e6;
+}
+
+std::shared_ptr<runtime::Stream> OpenCLDevice::create_stream() {
+  return std::make_shared<OpenCLStream>(*this, false);
+}
+
+std::shared_ptr<runtime::Event> OpenCLDevice::create_event() {
+  return std::make_shared<OpenCLEvent>(*this);
+}
+
+std::shared_ptr<runtime::HostAllocation> OpenCLDevice::allocate_host(size_t bytes,
+                                                                     runtime::HostMemoryKind kind) {
+  if (kind != runtime::HostMemoryKind::Pinned)
+    throw std::invalid_argument(std::string(runtime::host_memory_name(kind)) +
+                                " memory is a CUDA feature; " + info_.id +
+                                " (OpenCL) has pinned memory only");
+  constexpr size_t kAlignment = 4096;
+  void* p = std::aligned_alloc(
+      kAlignment, (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
+  if (!p)
+    throw runtime::OutOfMemory("out of host memory: could not allocate " +
+                               runtime::human_bytes(bytes) + " of pinned memory");
+  return runtime::HostAllocation::registered(
+      std::make_shared<runtime::HostAllocation>(kind, p, nullptr, bytes, [p] { std::free(p); }));
+}
+
+void OpenCLDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
+                                        runtime::Stream&, runtime::KeepAlive) {
+  ++enqueued_;
   if (bytes == 0) return;
   auto [memory, offset] = resolve(device_dst, bytes);
   check(api_.clEnqueueWriteBuffer(queue_.get(), memory, CL_TRUE, offset, bytes, host_src, 0,
@@ -204,7 +298,9 @@ void OpenCLDevice::copy_from_host(void* device_dst, const void* host_src, size_t
         "clEnqueueWriteBuffer", " copying " + std::to_string(bytes) + " bytes to the device");
 }
 
-void OpenCLDevice::copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
+void OpenCLDevice::queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
+                                      runtime::Stream&, runtime::KeepAlive) {
+  ++enqueued_;
   if (bytes == 0) return;
   auto [memory, offset] = resolve(device_src, bytes);
   check(api_.clEnqueueReadBuffer(queue_.get(), memory, CL_TRUE, offset, bytes, host_dst, 0, nullptr,
@@ -212,7 +308,9 @@ void OpenCLDevice::copy_to_host(void* host_dst, const void* device_src, size_t b
         "clEnqueueReadBuffer", " copying " + std::to_string(bytes) + " bytes from the device");
 }
 
-void OpenCLDevice::copy_on_device(void* dst, const void* src, size_t bytes) {
+void OpenCLDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes,
+                                        runtime::Stream&) {
+  ++enqueued_;
   // clEnqueueCopyBuffer rejects overlapping ranges of one buffer.
   runtime::copy_overlapping(*this, dst, src, bytes, [&](void* d, const void* s, size_t n) {
     auto [to, to_offset] = resolve(d, n);
@@ -224,6 +322,7 @@ void OpenCLDevice::copy_on_device(void* dst, const void* src, size_t bytes) {
 }
 
 void OpenCLDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {
+  ++enqueued_;
   if (pattern_bytes == 0 || count == 0) return;
   if (count > SIZE_MAX / pattern_bytes)
     throw std::invalid_argument("fill_bytes: " + std::to_string(count) + " items of " +
@@ -320,8 +419,10 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
                                         kernel.entry, std::move(arguments), max_group);
 }
 
-void OpenCLDevice::launch(const runtime::CompiledKernel& compiled, const runtime::LaunchDims& dims,
-                          void* const* args) {
+void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
+                                const runtime::LaunchDims& dims, void* const* args,
+                                runtime::Stream&, runtime::KeepAlive) {
+  ++enqueued_;
   const auto& kernel = static_cast<const OpenCLKernel&>(compiled);
   std::array<std::size_t, 3> global{}, local{};
   std::size_t group = 1;
@@ -376,7 +477,9 @@ void OpenCLDevice::launch(const runtime::CompiledKernel& compiled, const runtime
 }
 
 void OpenCLDevice::synchronize() {
+  const uint64_t queued = enqueued_;
   cl_int status = api_.clFinish(queue_.get());
+  if (status == CL_SUCCESS) finished_ = queued;
   if (status != CL_SUCCESS) {
     std::string last;
     {

@@ -11,6 +11,7 @@
 // must be aligned to the device's base alignment.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -65,6 +66,41 @@ class OpenCLKernel : public runtime::CompiledKernel {
   mutable std::mutex launch_mutex_;
 };
 
+class OpenCLDevice;
+
+// Streams of an OpenCL device share its one in-order queue: work keeps the
+// order it was queued in on every stream (stronger than streams promise),
+// events are profiled markers on the queue, and callbacks run on a host
+// thread once their marker completes.
+class OpenCLStream : public runtime::Stream {
+ public:
+  OpenCLStream(OpenCLDevice& device, bool is_default) : device_(device), default_(is_default) {}
+  void synchronize() override;
+  bool done() override;
+  void wait_event(runtime::Event&) override {}  // the one queue already orders it
+  void add_callback(std::function<void()> callback) override;
+  bool is_default() const override { return default_; }
+
+ private:
+  OpenCLDevice& device_;
+  bool default_;
+};
+
+class OpenCLEvent : public runtime::Event {
+ public:
+  explicit OpenCLEvent(OpenCLDevice& device) : device_(device) {}
+  void record(runtime::Stream& stream) override;
+  void synchronize() override;
+  bool done() override;
+  bool recorded() const override { return static_cast<bool>(marker_); }
+  double elapsed_ms_since(runtime::Event& start) override;
+
+ private:
+  cl_ulong end_time();
+  OpenCLDevice& device_;
+  opencl::Event marker_;
+};
+
 class OpenCLDevice : public runtime::Device {
  public:
   // Opens `device` (as list_devices describes it) as opencl:<index>: creates
@@ -77,9 +113,14 @@ class OpenCLDevice : public runtime::Device {
 
   void* allocate(size_t bytes) override;
   void deallocate(void* pointer, size_t bytes) noexcept override;
-  void copy_from_host(void* device_dst, const void* host_src, size_t bytes) override;
-  void copy_to_host(void* host_dst, const void* device_src, size_t bytes) override;
-  void copy_on_device(void* dst, const void* src, size_t bytes) override;
+  // Copies with host memory block until done (no asynchronous host copies
+  // on OpenCL yet).
+  void queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
+                            runtime::Stream& stream, runtime::KeepAlive keep) override;
+  void queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
+                          runtime::Stream& stream, runtime::KeepAlive keep) override;
+  void queue_copy_on_device(void* dst, const void* src, size_t bytes,
+                            runtime::Stream& stream) override;
   void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) override;
 
   // Throws lang::CompileError when the kernel needs a feature the device
@@ -87,9 +128,27 @@ class OpenCLDevice : public runtime::Device {
   // the build log when the OpenCL compiler rejects the code.
   std::unique_ptr<runtime::CompiledKernel> compile(const codegen::EmittedKernel& kernel,
                                                    const runtime::CompileOptions& options) override;
-  void launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
-              void* const* args) override;
+  void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
+                    void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;
+
+  runtime::Stream& default_stream() override { return default_stream_; }
+  std::shared_ptr<runtime::Stream> create_stream() override;
+  std::shared_ptr<runtime::Event> create_event() override;
+  // Pinned memory is ordinary host memory here (copies block anyway);
+  // mapped and managed memory are CUDA's.
+  std::shared_ptr<runtime::HostAllocation> allocate_host(size_t bytes,
+                                                         runtime::HostMemoryKind kind) override;
+
+  const OpenCLApi& api() const { return api_; }
+  cl_command_queue queue() const { return queue_.get(); }
+  // A marker event after the work queued so far. Throws runtime::DeviceError.
+  Event enqueue_marker();
+  // Runs host callbacks after their markers.
+  runtime::WorkQueue& callbacks() { return callbacks_; }
+  // Whether nothing was queued since the last synchronize() finished it all
+  // (a marker queued to ask would not have run yet).
+  bool idle_since_synchronize() const { return finished_ == enqueued_; }
 
   const DeviceInfo& opencl_info() const { return device_; }
 
@@ -106,12 +165,18 @@ class OpenCLDevice : public runtime::Device {
     std::size_t bytes = 0;
   };
 
+ public:
   void check(cl_int status, const char* call, const std::string& detail = {}) const;
 
+ private:
   const OpenCLApi& api_;
   DeviceInfo device_;
   Context context_;
   CommandQueue queue_;
+  OpenCLStream default_stream_{*this, true};
+  std::atomic<uint64_t> enqueued_{0};  // commands queued, and of those
+  std::atomic<uint64_t> finished_{0};  // the ones a synchronize() saw finish
+  runtime::WorkQueue callbacks_;
 
   mutable std::mutex allocations_mutex_;
   std::map<std::uintptr_t, Allocation> allocations_;  // by base address

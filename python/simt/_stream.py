@@ -1,0 +1,150 @@
+"""Streams, events and host memory: ordering and overlapping work, as in CUDA."""
+
+import operator
+
+import numpy as np
+
+from . import _core
+from ._device import get_device
+
+
+class Stream:
+    """An ordered queue of work (kernels, copies, events, callbacks) on one device.
+
+    Launch on it with ``kernel[grid, block, stream](...)`` and pass it to copies
+    (``simt.to_device(x, stream=s)``, ``a.get(stream=s)``). Work on different
+    streams may overlap; the default stream (``simt.default_stream()``, or
+    ``None``/``0`` wherever a stream is taken) waits for the device's other
+    streams and they for it, as CUDA's legacy default stream does. On the CPU,
+    each stream is a queue run by its own thread.
+    """
+
+    __slots__ = ("_impl", "__weakref__")
+
+    def __init__(self, device=None):
+        self._impl = _core.create_stream(get_device(device))
+
+    @classmethod
+    def _wrap(cls, impl):
+        stream = object.__new__(cls)
+        stream._impl = impl
+        return stream
+
+    device = property(lambda self: self._impl.device)
+    is_default = property(lambda self: self._impl.is_default)
+
+    def synchronize(self):
+        """Waits until all work queued on the stream is done."""
+        self._impl.synchronize()
+
+    def query(self):
+        """True when all work queued on the stream is done (never waits)."""
+        return self._impl.done()
+
+    def wait_event(self, event):
+        """Makes work queued on this stream from now on wait for `event`."""
+        self._impl.wait_event(event)
+
+    def record(self, event=None):
+        """Records `event` (a new one if None) on this stream and returns it."""
+        event = Event(self.device) if event is None else event
+        event.record(self)
+        return event
+
+    def add_callback(self, callback):
+        """Calls ``callback()`` on a host thread once the work queued before it is done.
+
+        The callback must not queue device work. Exceptions it raises are
+        reported through ``sys.unraisablehook``.
+        """
+        self._impl.add_callback(callback)
+
+    def __await__(self):
+        """``await stream``: resumes once the work queued so far is done."""
+        import asyncio
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+
+        def done():
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(None))
+
+        self.add_callback(done)
+        return future.__await__()
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and self._impl == other._impl
+
+    def __hash__(self):
+        return hash(self._impl)
+
+    def __repr__(self):
+        kind = "default stream" if self.is_default else "stream"
+        return f"<simt.Stream {kind} on {self.device.id}>"
+
+
+def default_stream(device=None):
+    """The default stream of `device` (default: the current device)."""
+    return Stream._wrap(_core.default_stream(get_device(device)))
+
+
+class Event:
+    """A marker in a stream: wait for it, order other streams after it, time between two.
+
+    ``start.record(s); ...; end.record(s); end.synchronize();
+    simt.Event.elapsed_time(start, end)`` gives milliseconds.
+    """
+
+    __slots__ = ("_impl", "__weakref__")
+
+    def __init__(self, device=None):
+        self._impl = _core.create_event(get_device(device))
+
+    device = property(lambda self: self._impl.device)
+
+    def record(self, stream=None):
+        """Captures the work queued on `stream` (default: the default stream) so far."""
+        self._impl.record(stream)
+        return self
+
+    def synchronize(self):
+        """Waits until the work the event captured is done."""
+        self._impl.synchronize()
+
+    def query(self):
+        """True when the captured work is done (or the event was never recorded)."""
+        return self._impl.done()
+
+    def elapsed_time(self, end):
+        """Milliseconds from this event to `end` (``Event.elapsed_time(start, end)``).
+
+        Both must be recorded; waits for them to complete.
+        """
+        if not isinstance(end, Event):
+            raise TypeError(f"elapsed_time takes a simt.Event, not {type(end).__name__}")
+        return end._impl.elapsed_ms_since(self._impl)
+
+    def __repr__(self):
+        return f"<simt.Event on {self.device.id}>"
+
+
+def _host_array(kind, shape, dtype, device):
+    dtype = np.dtype(dtype)
+    if isinstance(shape, (int, np.integer)):
+        shape = (operator.index(shape),)
+    shape = tuple(operator.index(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("negative dimensions are not allowed")
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    memory = _core.allocate_host(get_device(device), nbytes, kind)
+    # The array's base chain ends at `memory`, which frees it with the last view.
+    return np.asarray(memory)[:nbytes].view(dtype).reshape(shape)
+
+
+def pinned_empty(shape, dtype=np.float64, device=None):
+    """An uninitialized NumPy array in page-locked host memory.
+
+    Copies between it and device arrays on a stream are asynchronous (they
+    overlap kernels and the host); copies from pageable memory wait. On
+    OpenCL devices it is ordinary host memory (copies there wait anyway).
+    """
+    return _host_array("pinned", shape, dtype, device)

@@ -1,0 +1,210 @@
+// Bindings of streams, events and host memory (pinned, mapped, managed).
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+
+#include "python/bindings.h"
+
+namespace simt::python {
+
+namespace {
+
+// A Python callable run from a worker thread: the GIL is taken to call it
+// and to drop the reference, wherever the last copy of the task goes.
+class PythonCallback {
+ public:
+  explicit PythonCallback(nb::object function) : function_(function.release().ptr()) {}
+  ~PythonCallback() {
+    if (!Py_IsInitialized()) return;  // the interpreter is gone, and its objects with it
+    PyGILState_STATE state = PyGILState_Ensure();
+    Py_DECREF(function_);
+    PyGILState_Release(state);
+  }
+  PythonCallback(const PythonCallback&) = delete;
+  PythonCallback& operator=(const PythonCallback&) = delete;
+
+  void operator()() const {
+    if (!Py_IsInitialized()) return;
+    PyGILState_STATE state = PyGILState_Ensure();
+    PyObject* result = PyObject_CallNoArgs(function_);
+    // No caller to raise into: reported as Python reports errors in
+    // callbacks (sys.unraisablehook).
+    if (!result) PyErr_WriteUnraisable(function_);
+    Py_XDECREF(result);
+    PyGILState_Release(state);
+  }
+
+ private:
+  PyObject* function_;
+};
+
+PyStream* as_stream(const nb::handle& stream) {
+  nb::handle impl = stream;
+  if (!nb::isinstance<PyStream>(impl) && nb::hasattr(stream, "_impl")) impl = stream.attr("_impl");
+  PyStream* out = nullptr;
+  if (!nb::try_cast<PyStream*>(impl, out) || !out) return nullptr;
+  return out;
+}
+
+PyEvent& as_event(const nb::handle& event) {
+  nb::handle impl = event;
+  if (!nb::isinstance<PyEvent>(impl) && nb::hasattr(event, "_impl")) impl = event.attr("_impl");
+  PyEvent* out = nullptr;
+  if (!nb::try_cast<PyEvent*>(impl, out) || !out)
+    throw nb::type_error(
+        ("expected a simt.Event, not " + std::string(Py_TYPE(event.ptr())->tp_name)).c_str());
+  return *out;
+}
+
+PyStream default_stream_of(const std::shared_ptr<runtime::Device>& device) {
+  // Aliases the device: the default stream lives as long as it.
+  return PyStream{device, std::shared_ptr<runtime::Stream>(device, &device->default_stream())};
+}
+
+}  // namespace
+
+bool is_default_stream_argument(const nb::handle& stream) {
+  if (stream.is_none()) return true;
+  if (PyLong_CheckExact(stream.ptr())) {
+    int overflow = 0;
+    return PyLong_AsLongLongAndOverflow(stream.ptr(), &overflow) == 0 && !overflow;
+  }
+  return false;
+}
+
+std::optional<PyStream> stream_object(const nb::handle& stream) {
+  if (is_default_stream_argument(stream)) return std::nullopt;
+  PyStream* s = as_stream(stream);
+  if (!s)
+    throw nb::type_error(
+        ("a stream is a simt.Stream, None or 0, not " + std::string(Py_TYPE(stream.ptr())->tp_name))
+            .c_str());
+  return *s;
+}
+
+runtime::Stream& stream_argument(const nb::handle& stream, const runtime::Device& device,
+                                 const char* what) {
+  if (is_default_stream_argument(stream))
+    return const_cast<runtime::Device&>(device).default_stream();
+  std::optional<PyStream> owner = stream_object(stream);
+  if (owner->device.get() != &device)
+    throw nb::value_error((std::string(what) + ": the stream is on " + owner->device->info().id +
+                           ", the work on " + device.info().id)
+                              .c_str());
+  return *as_stream(stream)->stream;
+}
+
+void bind_streams(nb::module_& m) {
+  nb::class_<PyStream>(m, "Stream")
+      .def_prop_ro("device", [](const PyStream& s) { return PyDevice{s.device}; })
+      .def_prop_ro("is_default", [](const PyStream& s) { return s.stream->is_default(); })
+      .def("synchronize",
+           [](const PyStream& s) {
+             nb::gil_scoped_release release;
+             s.stream->synchronize();
+           })
+      .def("done",
+           [](const PyStream& s) {
+             nb::gil_scoped_release release;
+             return s.stream->done();
+           })
+      .def("wait_event",
+           [](const PyStream& s, const nb::handle& event) {
+             PyEvent& e = as_event(event);
+             if (e.device != s.device)
+               throw nb::value_error(("wait_event: the event is on " + e.device->info().id +
+                                      ", the stream on " + s.device->info().id)
+                                         .c_str());
+             s.stream->wait_event(*e.event);
+           })
+      .def("add_callback",
+           [](const PyStream& s, nb::object callback) {
+             if (!PyCallable_Check(callback.ptr()))
+               throw nb::type_error("add_callback takes a callable (called with no arguments)");
+             auto call = std::make_shared<PythonCallback>(std::move(callback));
+             nb::gil_scoped_release release;
+             s.stream->add_callback([call] { (*call)(); });
+           })
+      .def("__eq__",
+           [](const PyStream& a, const PyStream& b) { return a.stream.get() == b.stream.get(); })
+      .def("__hash__", [](const PyStream& s) { return std::hash<void*>()(s.stream.get()); });
+
+  nb::class_<PyEvent>(m, "Event")
+      .def_prop_ro("device", [](const PyEvent& e) { return PyDevice{e.device}; })
+      .def_prop_ro("recorded", [](const PyEvent& e) { return e.event->recorded(); })
+      .def(
+          "record",
+          [](const PyEvent& e, const nb::handle& stream) {
+            runtime::Stream& s = stream_argument(stream, *e.device, "Event.record");
+            e.event->record(s);
+          },
+          nb::arg("stream").none() = nb::none())
+      .def("synchronize",
+           [](const PyEvent& e) {
+             nb::gil_scoped_release release;
+             e.event->synchronize();
+           })
+      .def("done",
+           [](const PyEvent& e) {
+             nb::gil_scoped_release release;
+             return e.event->done();
+           })
+      .def("elapsed_ms_since", [](const PyEvent& end, const nb::handle& start) {
+        PyEvent& begin = as_event(start);
+        if (begin.device != end.device)
+          throw nb::value_error("elapsed_time: the events are on different devices");
+        nb::gil_scoped_release release;
+        return end.event->elapsed_ms_since(*begin.event);
+      });
+
+  m.def("create_stream", [](const PyDevice& d) {
+    nb::gil_scoped_release release;
+    return PyStream{d.device, d.device->create_stream()};
+  });
+  m.def("default_stream", [](const PyDevice& d) { return default_stream_of(d.device); });
+  m.def("create_event", [](const PyDevice& d) {
+    return PyEvent{d.device, d.device->create_event()};
+  });
+
+  struct PyHostMemory {
+    std::shared_ptr<runtime::HostAllocation> allocation;
+  };
+  nb::class_<PyHostMemory>(m, "HostMemory")
+      .def_prop_ro("kind",
+                   [](const PyHostMemory& h) {
+                     return std::string(runtime::host_memory_name(h.allocation->kind()));
+                   })
+      .def_prop_ro("nbytes", [](const PyHostMemory& h) { return h.allocation->bytes(); })
+      .def_prop_ro(
+          "host_ptr",
+          [](const PyHostMemory& h) { return reinterpret_cast<uintptr_t>(h.allocation->host()); })
+      .def_prop_ro("device_ptr",
+                   [](const PyHostMemory& h) {
+                     return reinterpret_cast<uintptr_t>(h.allocation->device_pointer());
+                   })
+      .def_prop_ro("__array_interface__", [](const PyHostMemory& h) {
+        nb::dict out;
+        out["version"] = 3;
+        out["shape"] = nb::make_tuple(h.allocation->bytes());
+        out["typestr"] = "|u1";
+        out["data"] = nb::make_tuple(reinterpret_cast<uintptr_t>(h.allocation->host()), false);
+        return out;
+      });
+  m.def(
+      "allocate_host",
+      [](const PyDevice& d, size_t bytes, const std::string& kind) {
+        runtime::HostMemoryKind k;
+        if (kind == "pinned")
+          k = runtime::HostMemoryKind::Pinned;
+        else if (kind == "mapped")
+          k = runtime::HostMemoryKind::Mapped;
+        else if (kind == "managed")
+          k = runtime::HostMemoryKind::Managed;
+        else
+          throw nb::value_error("host memory kind must be 'pinned', 'mapped' or 'managed'");
+        nb::gil_scoped_release release;
+        return PyHostMemory{d.device->allocate_host(bytes, k)};
+      },
+      nb::arg("device"), nb::arg("nbytes"), nb::arg("kind"));
+}
+
+}  // namespace simt::python
