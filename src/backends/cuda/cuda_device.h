@@ -111,6 +111,9 @@ class CudaDevice : public runtime::Device {
   void launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
               void* const* args) override;
   void synchronize() override;
+  // Asks the driver which device the pointer's memory is on (unified
+  // addressing makes every device pointer name its device).
+  bool holds_pointer(const void* pointer) const override;
 
   // compile() for an explicit target instead of choose_compile_target's:
   // e.g. {90, false} loads compute_90 PTX that the driver compiles.

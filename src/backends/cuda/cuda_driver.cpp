@@ -180,6 +180,7 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
     SIMT_CUDA_REQUIRE(cuMemcpyDtoH_v2);
     SIMT_CUDA_REQUIRE(cuMemcpyDtoD_v2);
     SIMT_CUDA_REQUIRE(cuMemsetD8_v2);
+    SIMT_CUDA_REQUIRE(cuPointerGetAttribute);
     SIMT_CUDA_REQUIRE(cuModuleLoadDataEx);
     SIMT_CUDA_REQUIRE(cuModuleUnload);
     SIMT_CUDA_REQUIRE(cuModuleGetFunction);
