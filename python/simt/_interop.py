@@ -93,8 +93,18 @@ def from_dlpack(x, /, *, device=None, copy=None):
             raise _cross_device_error(x.device, target)
         return to_device(x, target)
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
-        raise TypeError(f"simt.from_dlpack takes an array with __dlpack__ and __dlpack_device__ "
-                        f"(NumPy, PyTorch, CuPy, JAX...), not {type(x).__name__}")
+        cai = _cuda_array_interface(x)
+        if cai is None:
+            raise TypeError(f"simt.from_dlpack takes an array with __dlpack__ and "
+                            f"__dlpack_device__ (NumPy, PyTorch, CuPy, JAX...) or "
+                            f"__cuda_array_interface__ (Numba), not {type(x).__name__}")
+        array = _from_cuda_array_interface(x, cai)
+        target = array.device if device is None else get_device(device)
+        if target != array.device:
+            if copy is not True:
+                raise _cross_device_error(array.device, target)
+            return to_device(array, target)
+        return array.copy() if copy else array
     device_type, device_id = x.__dlpack_device__()
     home = _dlpack_home(int(device_type), int(device_id))
     target = home if device is None else get_device(device)
@@ -104,6 +114,15 @@ def from_dlpack(x, /, *, device=None, copy=None):
         return to_device(Array._wrap(_core.import_dlpack(_capsule(x, home), home)), target)
     array = Array._wrap(_core.import_dlpack(_capsule(x, home), home))
     return array.copy() if copy else array
+
+
+def _cuda_array_interface(obj):
+    """obj.__cuda_array_interface__, or None where it has none (PyTorch's CPU tensors
+    raise AttributeError)."""
+    try:
+        return obj.__cuda_array_interface__
+    except AttributeError:
+        return None
 
 
 def _cuda_devices():
@@ -188,10 +207,10 @@ def asarray(obj, device=None):
     """`obj` as a simt array: without copying where its memory can stay where it is.
 
     - a simt.Array: itself (a copy when `device` is another device);
-    - an object with ``__cuda_array_interface__`` (CuPy, PyTorch, Numba): a view
-      on its CUDA device, keeping `obj` alive;
-    - an object with ``__dlpack__`` (NumPy, PyTorch on the CPU, JAX): as
+    - an object with ``__dlpack__`` (NumPy, PyTorch, CuPy, JAX): as
       simt.from_dlpack; a NumPy array becomes a view on the ``cpu`` device;
+    - else an object with ``__cuda_array_interface__`` (Numba): a view on its
+      CUDA device, keeping `obj` alive;
     - anything numpy.asarray accepts (lists, numbers, buffers): through NumPy.
 
     When `device` is not where the memory is, the data is copied there.
@@ -199,10 +218,12 @@ def asarray(obj, device=None):
     target = None if device is None else get_device(device)
     if isinstance(obj, Array):
         return obj if target is None or target == obj.device else to_device(obj, target)
-    try:
-        cai = obj.__cuda_array_interface__
-    except AttributeError:
-        cai = None
+    # DLPack first where both are offered: its stream handshake lets the
+    # producer order its pending work, where __cuda_array_interface__ (version
+    # 2, as PyTorch's) may say nothing of streams.
+    cai = None
+    if not (hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__")):
+        cai = _cuda_array_interface(obj)
     if cai is not None:
         array = _from_cuda_array_interface(obj, cai)
         if target is None or target == array.device:

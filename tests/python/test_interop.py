@@ -196,8 +196,9 @@ def test_readonly_numpy_array_imports_read_only(rng):
         a.__dlpack__()                   # DLPack 0.x cannot say read-only
 
 
-@pytest.mark.parametrize("index", [np.s_[::2, ::3], np.s_[::-1, 1::2], np.s_[2:, ::-2], np.s_[:, 3]],
-                         ids=["step", "reversed", "both", "column"])
+@pytest.mark.parametrize(
+    "index", [np.s_[::2, ::3], np.s_[::-1, 1::2], np.s_[2:, ::-2], np.s_[:, 3]],
+    ids=["step", "reversed", "both", "column"])
 def test_strided_numpy_views_import_in_place(rng, index):
     base = random_array(rng, (9, 11), np.float64)
     x = base[index]
@@ -431,6 +432,8 @@ def cuda_devices():
 def test_cuda_array_interface_without_cuda_is_a_clear_error():
     with pytest.raises(ValueError, match="no CUDA device|not memory of any CUDA device"):
         simt.asarray(FakeCuda(data=(0x1000, False)))
+    with pytest.raises(ValueError, match="no CUDA device"):
+        simt.from_dlpack(FakeCuda())     # from_dlpack takes __cuda_array_interface__ too
 
 
 # ---------------------------------------------------------------- PyTorch and CuPy on CUDA
@@ -485,8 +488,11 @@ def test_torch_on_another_stream_and_strided(rng):
         view = t.t()[::3]
         a = simt.from_dlpack(view)                       # consumer passes stream 1
     np.testing.assert_allclose(a.get(), (3 * x).T[::3])
-    b = simt.asarray(t)                                  # __cuda_array_interface__
+    b = simt.asarray(t)                                  # DLPack
     np.testing.assert_allclose(b.get(), 3 * x)
+    c = simt.asarray(FakeCudaOf(t.t()))                 # __cuda_array_interface__, strided
+    assert c.strides == (8, 48 * 8) and data_pointer(c) == t.data_ptr()
+    np.testing.assert_allclose(c.get(), (3 * x).T)
 
 
 @needs_cuda
@@ -494,8 +500,11 @@ def test_simt_asarray_of_torch_keeps_it_alive(rng):
     torch = _torch()
     x = random_array(rng, 1024, np.int32)
     t = torch.from_numpy(x).cuda()
-    a = simt.asarray(t)
-    assert data_pointer(a) == t.data_ptr()
+    a = simt.asarray(FakeCudaOf(t))                      # __cuda_array_interface__
+    assert data_pointer(a) == t.data_ptr() and not a.readonly
+    b = simt.from_dlpack(FakeCudaOf(t))                  # the same through from_dlpack
+    assert data_pointer(b) == t.data_ptr()
+    del b
     del t
     gc.collect()
     torch.cuda.empty_cache()
@@ -520,13 +529,13 @@ def test_simt_views_cupy_both_ways(rng):
     cupy = _cupy()
     x = random_array(rng, 2000, np.float32)
     c = cupy.asarray(x)
-    a = simt.asarray(c)                                  # __cuda_array_interface__
+    a = simt.asarray(FakeCudaOf(c))                      # __cuda_array_interface__
     assert data_pointer(a) == c.data.ptr and a.device.id == f"cuda:{c.device.id}"
     scale_in_place[8, 256](a, np.float32(0.5))
     a.device.synchronize()
     np.testing.assert_allclose(cupy.asnumpy(c), x * np.float32(0.5), rtol=1e-6)
     b = simt.from_dlpack(c)                              # DLPack
-    assert data_pointer(b) == c.data.ptr
+    assert data_pointer(b) == c.data.ptr and simt.asarray(c).device == a.device
     np.testing.assert_allclose(b.get(), x * np.float32(0.5), rtol=1e-6)
     readonly = FakeCudaOf(c, readonly=True)
     r = simt.asarray(readonly)
@@ -536,12 +545,17 @@ def test_simt_views_cupy_both_ways(rng):
 
 
 class FakeCudaOf:
-    """A __cuda_array_interface__ producer over a CuPy array, with chosen flags."""
+    """Only the __cuda_array_interface__ of `c` (a CuPy array or PyTorch tensor, which
+    also offer DLPack, which simt.asarray would prefer), with chosen flags."""
 
-    def __init__(self, c, readonly=False, stream=None):
+    def __init__(self, c, readonly=None, stream="keep"):
         self.c = c
-        self.__cuda_array_interface__ = dict(c.__cuda_array_interface__, version=3,
-                                             data=(c.data.ptr, readonly), stream=stream)
+        cai = dict(c.__cuda_array_interface__)
+        if readonly is not None:
+            cai["data"] = (cai["data"][0], readonly)
+        if stream != "keep":
+            cai.update(version=3, stream=stream)
+        self.__cuda_array_interface__ = cai
 
 
 @needs_cuda
