@@ -21,6 +21,7 @@ from .cuda import (  # noqa: F401
     warpsize)
 from ._array import (  # noqa: F401
     Array, empty, empty_like, full, to_device, zeros, zeros_like)
+from ._interop import asarray, from_dlpack  # noqa: F401
 from ._device import (  # noqa: F401
     Device, clear_cache, current_device, devices, free_cached_memory, get_device, memory_stats,
     use_device)

@@ -78,7 +78,7 @@ class Array:
             "shape": self.shape,
             "strides": self.strides,
             "typestr": self.dtype.str,
-            "data": (self._impl.data_ptr, False),
+            "data": (self._impl.data_ptr, self._impl.readonly),
         }
 
     @property
@@ -90,10 +90,61 @@ class Array:
             "shape": self.shape,
             "strides": None if self._contiguous() else self.strides,
             "typestr": self.dtype.str,
-            "data": (self._impl.data_ptr, False),
-            # Work is queued on the legacy default stream.
+            "data": (self._impl.data_ptr, self._impl.readonly),
+            # simt queues all its CUDA work on the legacy default stream: a
+            # consumer orders its use of the data after that stream's work.
             "stream": 1,
         }
+
+    def __dlpack_device__(self):
+        """(DLPack device type, index) of the array's memory: kDLCPU for cpu,
+        kDLCUDA for cuda:N, kDLOpenCL for opencl:N (which __dlpack__ cannot export)."""
+        from ._interop import dlpack_device
+        return dlpack_device(self.device)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule viewing the array (the array API's protocol; numpy.from_dlpack,
+        torch.from_dlpack and cupy.from_dlpack call it). The capsule keeps the memory alive.
+
+        `stream` (CUDA): the consumer's stream; None or 1 mean the legacy default stream,
+        -1 asks for no synchronization. `dl_device` other than the array's own, or
+        ``copy=True``, gives a copy (never with ``copy=False``: BufferError).
+        """
+        from ._interop import DLDeviceType, asarray, dlpack_device
+        own = dlpack_device(self.device)
+        if copy not in (None, True, False):
+            raise TypeError(f"copy must be None, True or False, not {copy!r}")
+        versioned = max_version is not None and tuple(max_version)[0] >= 1
+        source, copied = self, False
+        if dl_device is not None and (int(dl_device[0]), int(dl_device[1])) != own:
+            kind, index = int(dl_device[0]), int(dl_device[1])
+            if copy is False:
+                raise BufferError(f"the array is on {self.device.id}, not DLPack device "
+                                  f"{(kind, index)}, and copy=False forbids a copy")
+            if kind == DLDeviceType.kDLCPU:
+                source = asarray(self.get(), device="cpu")
+            elif kind == DLDeviceType.kDLCUDA:
+                source = to_device(self, device=f"cuda:{index}")
+            else:
+                raise BufferError(f"simt cannot export to DLPack device {(kind, index)}")
+            copied, own = True, (kind, index)
+        elif copy:
+            source, copied = self.copy(), True
+        if own[0] == DLDeviceType.kDLCUDA:
+            if stream == 0:
+                raise ValueError("stream 0 is ambiguous in the DLPack protocol: pass 1 for the "
+                                 "legacy default stream or 2 for the per-thread default stream")
+            # simt's work is on the legacy default stream. Consumers on it (None,
+            # 1) or on the per-thread default stream (2, which the legacy stream
+            # orders itself with) need nothing; -1 asks for nothing. Any other
+            # stream may be non-blocking, and simt has no stream of its own to
+            # record an event on yet, so the device finishes its queued work.
+            if stream not in (None, -1, 1, 2):
+                source.device.synchronize()
+        elif stream is not None:
+            raise BufferError(f"arrays on {source.device.id} have no streams: stream must be "
+                              f"None, not {stream!r}")
+        return _core.export_dlpack(source._impl, versioned, copied)
 
     def _contiguous(self):
         # The data covers exactly shape's elements in C order.
@@ -165,7 +216,14 @@ class Array:
             return self.get()[key] if not self._impl.device.host_accessible else np.asarray(self)[key]
         return Array._wrap(self._impl.view(offset, list(shape), list(strides)))
 
+    @property
+    def readonly(self):
+        """Whether the array is read-only (imported from a producer that marked it so)."""
+        return self._impl.readonly
+
     def __setitem__(self, key, value):
+        if self._impl.readonly:
+            raise ValueError("assignment destination is read-only")
         if not self._impl.device.host_accessible:
             raise NotImplementedError("assigning into arrays on this device is not supported yet")
         np.asarray(self)[key] = np.asarray(value.get() if isinstance(value, Array) else value)

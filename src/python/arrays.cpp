@@ -290,6 +290,7 @@ void bind_arrays(nb::module_& m) {
                    [](const DeviceArray& a) { return std::string(sema::scalar_name(a.dtype)); })
       .def_prop_ro("itemsize", &DeviceArray::itemsize)
       .def_prop_ro("offset", [](const DeviceArray& a) { return a.offset; })
+      .def_prop_ro("readonly", [](const DeviceArray& a) { return a.readonly; })
       .def_prop_ro("device", [](const DeviceArray& a) { return wrap(a.buffer->device()); })
       .def_prop_ro("data_ptr",
                    [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })

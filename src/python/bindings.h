@@ -101,6 +101,9 @@ struct DeviceArray {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  // bytes, as NumPy's
   sema::Scalar dtype = sema::Scalar::Float64;
+  // Imported from a producer that marked its memory read-only: kernels may
+  // not write it (inference rejects stores) and it exports as read-only.
+  bool readonly = false;
 
   void* data() const { return static_cast<char*>(buffer->data()) + offset; }
   int64_t itemsize() const { return sema::bit_width(dtype) / 8; }
@@ -113,5 +116,6 @@ void bind_compiler(nb::module_& m);
 void bind_arrays(nb::module_& m);
 void bind_dispatch(nb::module_& m);
 void bind_streams(nb::module_& m);
+void bind_interop(nb::module_& m);
 
 }  // namespace simt::python

@@ -243,7 +243,7 @@ void Dispatcher::classify_array(const DeviceArray& a, const std::string& name, S
                              " but the kernel runs on " + device.info().id +
                              "; copy it with simt.to_device(..., device=...)");
   append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(), a.strides.data(),
-                    a.itemsize(), a.dtype, false, name, types);
+                    a.itemsize(), a.dtype, a.readonly, name, types);
   s.holds.push_back(a.buffer);
 }
 

@@ -17,4 +17,5 @@ NB_MODULE(_core, m) {
   simt::python::bind_arrays(m);
   simt::python::bind_dispatch(m);
   simt::python::bind_streams(m);
+  simt::python::bind_interop(m);
 }

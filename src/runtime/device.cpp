@@ -90,7 +90,24 @@ Buffer::Buffer(std::shared_ptr<Device> device, size_t bytes)
   data_ = device_->pool().allocate(bytes);
 }
 
-Buffer::~Buffer() { device_->pool().deallocate(data_); }
+Buffer::Buffer(std::shared_ptr<Device> device, void* data, size_t bytes, Release release)
+    : device_(std::move(device)),
+      data_(data),
+      bytes_(bytes),
+      foreign_(true),
+      release_(std::move(release)) {}
+
+Buffer::~Buffer() {
+  if (!foreign_) {
+    device_->pool().deallocate(data_);
+    return;
+  }
+  // A destructor must not throw; the owner's release has nobody to report to.
+  if (release_) try {
+      release_();
+    } catch (...) {
+    }
+}
 
 std::string human_bytes(size_t bytes) {
   static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};

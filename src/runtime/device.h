@@ -164,6 +164,13 @@ class Device {
   virtual std::shared_ptr<Event> create_event() = 0;
   // Throws std::invalid_argument where the backend lacks the kind.
   virtual std::shared_ptr<HostAllocation> allocate_host(size_t bytes, HostMemoryKind kind) = 0;
+  // Whether `pointer`, memory another library allocated (a
+  // __cuda_array_interface__ pointer, which names no device), is this
+  // device's memory. Backends that cannot tell answer false.
+  virtual bool holds_pointer(const void* pointer) const {
+    (void)pointer;
+    return host_accessible();
+  }
 
   // The caching allocator arrays (Buffer) use; allocate()/deallocate() above
   // are the device's own, uncached.
@@ -177,11 +184,21 @@ class Device {
   MemoryPool pool_{*this};
 };
 
-// Device memory with an owner, from the device's pool: back to the pool when
-// the last array viewing it goes.
+// Device memory with an owner: from the device's pool and back to the pool
+// when the last array viewing it goes, or foreign memory (another library's
+// array seen through DLPack or __cuda_array_interface__) that simt never
+// frees: its release callback tells the owner simt is done with it.
 class Buffer {
  public:
+  // Called once, when the buffer goes: on whichever thread drops the last
+  // reference, with no lock held (it must take the GIL itself if it needs
+  // it). It must not throw; an exception it throws is swallowed.
+  using Release = std::function<void()>;
+
   Buffer(std::shared_ptr<Device> device, size_t bytes);
+  // Foreign memory: `bytes` at `data` (null only when `bytes` is 0), not
+  // from the pool and never given to it.
+  Buffer(std::shared_ptr<Device> device, void* data, size_t bytes, Release release);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -189,11 +206,14 @@ class Buffer {
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
   const std::shared_ptr<Device>& device() const { return device_; }
+  bool foreign() const { return foreign_; }
 
  private:
   std::shared_ptr<Device> device_;
   void* data_ = nullptr;
   size_t bytes_ = 0;
+  bool foreign_ = false;
+  Release release_;
 };
 
 // "1.5 GiB", "512 bytes": sizes in error messages.

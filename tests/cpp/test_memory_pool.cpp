@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -177,6 +178,46 @@ TEST(MemoryPool, RandomAllocationsNeverOverlapAndAccountExactly) {
   pool.release();
   EXPECT_EQ(device.used(), 0u);
   EXPECT_EQ(device.allocations, device.deallocations);
+}
+
+// Foreign memory (DLPack, __cuda_array_interface__) never touches the pool:
+// the buffer calls its owner's release once, when it goes.
+TEST(Buffer, ForeignMemoryIsReleasedToItsOwnerNotThePool) {
+  auto device = std::make_shared<BudgetDevice>(64 * kMiB);
+  std::vector<float> owner(100);
+  int releases = 0;
+  {
+    auto buffer = std::make_shared<simt::runtime::Buffer>(device, owner.data(), 400,
+                                                          [&releases] { ++releases; });
+    EXPECT_TRUE(buffer->foreign());
+    EXPECT_EQ(buffer->data(), owner.data());
+    EXPECT_EQ(buffer->bytes(), 400u);
+    auto view = buffer;  // arrays share the buffer
+    buffer.reset();
+    EXPECT_EQ(releases, 0);
+  }
+  EXPECT_EQ(releases, 1);
+  EXPECT_EQ(device->allocations, 0);
+  EXPECT_EQ(device->pool().stats().in_use, 0u);
+}
+
+TEST(Buffer, ForeignReleaseThatThrowsIsContained) {
+  auto device = std::make_shared<BudgetDevice>(64 * kMiB);
+  EXPECT_NO_THROW({
+    simt::runtime::Buffer buffer(device, nullptr, 0, [] { throw std::runtime_error("owner"); });
+  });
+  // No release callback at all is allowed too.
+  EXPECT_NO_THROW({ simt::runtime::Buffer buffer(device, nullptr, 0, nullptr); });
+}
+
+TEST(Buffer, PoolBufferGoesBackToThePool) {
+  auto device = std::make_shared<BudgetDevice>(64 * kMiB);
+  {
+    simt::runtime::Buffer buffer(device, 1000);
+    EXPECT_FALSE(buffer.foreign());
+    EXPECT_EQ(device->pool().stats().in_use, 1024u);
+  }
+  EXPECT_EQ(device->pool().stats().in_use, 0u);
 }
 
 }  // namespace

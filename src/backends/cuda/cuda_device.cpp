@@ -565,6 +565,16 @@ void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,
   release_after(static_cast<CudaStream&>(stream), std::move(keep));
 }
 
+bool CudaDevice::holds_pointer(const void* pointer) const {
+  if (!context_) return false;
+  context_->make_current_noexcept();
+  int ordinal = -1;
+  // Host memory the driver does not know answers CUDA_ERROR_INVALID_VALUE.
+  CUresult status = driver_.fn().cuPointerGetAttribute(&ordinal, kPointerAttributeDeviceOrdinal,
+                                                       reinterpret_cast<CUdeviceptr>(pointer));
+  return status == CUDA_SUCCESS && ordinal == ordinal_;
+}
+
 void CudaDevice::synchronize() {
   context_->make_current();
   CUresult status = driver_.fn().cuCtxSynchronize();

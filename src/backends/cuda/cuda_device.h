@@ -160,6 +160,9 @@ class CudaDevice : public runtime::Device {
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;
+  // Asks the driver which device the pointer's memory is on (unified
+  // addressing makes every device pointer name its device).
+  bool holds_pointer(const void* pointer) const override;
 
   runtime::Stream& default_stream() override { return *default_stream_; }
   std::shared_ptr<runtime::Stream> create_stream() override;

@@ -199,6 +199,7 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
     SIMT_CUDA_REQUIRE(cuEventSynchronize);
     SIMT_CUDA_REQUIRE(cuEventQuery);
     SIMT_CUDA_REQUIRE(cuEventElapsedTime);
+    SIMT_CUDA_REQUIRE(cuPointerGetAttribute);
     SIMT_CUDA_REQUIRE(cuModuleLoadDataEx);
     SIMT_CUDA_REQUIRE(cuModuleUnload);
     SIMT_CUDA_REQUIRE(cuModuleGetFunction);

@@ -69,6 +69,10 @@ enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };
 
+// CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: the ordinal of the device a pointer's
+// memory belongs to (an int).
+constexpr int kPointerAttributeDeviceOrdinal = 9;
+
 // Options of cuModuleLoadDataEx (CUjit_option values) simt passes.
 enum CUjit_option : int {
   CU_JIT_ERROR_LOG_BUFFER = 5,             // value: char* the driver writes into
@@ -150,6 +154,8 @@ struct DriverFunctions {
   CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
   CUresult (*cuEventQuery)(CUevent event) = nullptr;
   CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start, CUevent end) = nullptr;
+  // `attribute` is a CUpointer_attribute (kPointerAttributeDeviceOrdinal).
+  CUresult (*cuPointerGetAttribute)(void* data, int attribute, CUdeviceptr pointer) = nullptr;
 
   CUresult (*cuModuleLoadDataEx)(CUmodule* module, const void* image, unsigned int option_count,
                                  CUjit_option* options, void** option_values) = nullptr;

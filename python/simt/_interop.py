@@ -1,0 +1,246 @@
+"""Zero-copy exchange with other array libraries.
+
+In: simt.from_dlpack (any DLPack producer: NumPy, PyTorch, CuPy, JAX) and
+simt.asarray (also __cuda_array_interface__ producers: CuPy, PyTorch, Numba;
+and NumPy arrays or anything numpy.asarray takes). Out: Array.__dlpack__,
+Array.__dlpack_device__, Array.__cuda_array_interface__ (in _array.py) and
+numpy.asarray on the CPU.
+
+An imported array views the producer's memory, on the device that memory
+belongs to, and keeps the producer alive until the last simt view goes.
+"""
+
+import enum
+import operator
+
+import numpy as np
+
+from . import _core
+from ._array import Array, _dtype_name, to_device
+from ._device import get_device
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack's device types (the ones simt meets)."""
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLCUDAManaged = 13
+
+
+def dlpack_device(device):
+    """(DLDeviceType, index) of a simt device's memory."""
+    if device.backend == "cuda":
+        return (DLDeviceType.kDLCUDA, device.index)
+    if device.backend == "opencl":
+        return (DLDeviceType.kDLOpenCL, device.index)
+    return (DLDeviceType.kDLCPU, 0)
+
+
+def _dlpack_home(device_type, device_id):
+    """The simt device whose memory DLPack's (device_type, device_id) names."""
+    if device_type in (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost):
+        return get_device("cpu")
+    if device_type in (DLDeviceType.kDLCUDA, DLDeviceType.kDLCUDAManaged):
+        try:
+            return get_device(f"cuda:{device_id}")
+        except ValueError:
+            raise BufferError(f"the data is on CUDA device {device_id}, which simt does not see "
+                              "(python -m simt info says why)") from None
+    try:
+        name = DLDeviceType(device_type).name
+    except ValueError:
+        name = f"device type {device_type}"
+    raise BufferError(f"the data is in DLPack {name} memory, which simt cannot use")
+
+
+def _cross_device_error(source, target):
+    return ValueError(f"the data is in {source.id}'s memory and simt does not copy it to "
+                      f"{target.id} unless asked: pass copy=True (or use simt.asarray)")
+
+
+def _capsule(x, home):
+    kwargs = {}
+    if home.backend == "cuda":
+        # simt queues all its CUDA work on the legacy default stream (1 in the
+        # protocol): the producer orders its pending writes before it.
+        kwargs["stream"] = 1
+    try:
+        return x.__dlpack__(max_version=(1, 0), **kwargs)
+    except TypeError:
+        # A producer older than the 2023 protocol (DLPack 0.x, no max_version).
+        return x.__dlpack__(**kwargs)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A simt array viewing the memory of `x`, any object with ``__dlpack__`` and
+    ``__dlpack_device__`` (NumPy, PyTorch, CuPy, JAX arrays), without copying.
+
+    The array lives on the device that memory belongs to (host memory: ``cpu``;
+    CUDA memory: ``cuda:N``) and keeps `x`'s memory alive. `device` another than
+    that raises ValueError unless ``copy=True``; ``copy=True`` always copies.
+    A read-only producer gives a read-only array.
+    """
+    if copy not in (None, True, False):
+        raise TypeError(f"copy must be None, True or False, not {copy!r}")
+    if isinstance(x, Array):
+        target = x.device if device is None else get_device(device)
+        if target == x.device:
+            return x.copy() if copy else Array._wrap(
+                x._impl.view(x._impl.offset, list(x.shape), list(x.strides)))
+        if copy is not True:
+            raise _cross_device_error(x.device, target)
+        return to_device(x, target)
+    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        cai = _cuda_array_interface(x)
+        if cai is None:
+            raise TypeError(f"simt.from_dlpack takes an array with __dlpack__ and "
+                            f"__dlpack_device__ (NumPy, PyTorch, CuPy, JAX...) or "
+                            f"__cuda_array_interface__ (Numba), not {type(x).__name__}")
+        array = _from_cuda_array_interface(x, cai)
+        target = array.device if device is None else get_device(device)
+        if target != array.device:
+            if copy is not True:
+                raise _cross_device_error(array.device, target)
+            return to_device(array, target)
+        return array.copy() if copy else array
+    device_type, device_id = x.__dlpack_device__()
+    home = _dlpack_home(int(device_type), int(device_id))
+    target = home if device is None else get_device(device)
+    if target != home:
+        if copy is not True:
+            raise _cross_device_error(home, target)
+        return to_device(Array._wrap(_core.import_dlpack(_capsule(x, home), home)), target)
+    array = Array._wrap(_core.import_dlpack(_capsule(x, home), home))
+    return array.copy() if copy else array
+
+
+def _cuda_array_interface(obj):
+    """obj.__cuda_array_interface__, or None where it has none (PyTorch's CPU tensors
+    raise AttributeError)."""
+    try:
+        return obj.__cuda_array_interface__
+    except AttributeError:
+        return None
+
+
+def _cuda_devices():
+    from ._device import devices
+    return [d for d in devices() if d.backend == "cuda"]
+
+
+def _from_cuda_array_interface(obj, cai):
+    """A simt array on the CUDA device holding a __cuda_array_interface__'s memory."""
+    what = f"the __cuda_array_interface__ of a {type(obj).__name__}"
+    if not isinstance(cai, dict):
+        raise TypeError(f"{what} is a {type(cai).__name__}, not a dict")
+    version = cai.get("version")
+    if version not in (0, 1, 2, 3):
+        raise ValueError(f"{what} has version {version!r}; simt reads versions 0 to 3")
+    if cai.get("mask") is not None:
+        raise ValueError(f"{what} has a mask; simt arrays cannot be masked")
+    try:
+        shape = tuple(operator.index(n) for n in cai["shape"])
+        typestr = cai["typestr"]
+        pointer, readonly = cai["data"]
+        pointer = operator.index(pointer)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{what} is malformed ({type(e).__name__}: {e}); it needs 'shape' (a "
+                         "tuple of ints), 'typestr' and 'data' (pointer, read-only flag)") from None
+    try:
+        dtype = np.dtype(typestr)
+    except TypeError:
+        raise TypeError(f"{what} has typestr {typestr!r}, which is not a dtype") from None
+    if not dtype.isnative:
+        raise TypeError(f"{what} has typestr {typestr!r}: its byte order is not this machine's, "
+                        "and simt kernels read native byte order only")
+    name = _dtype_name(dtype)
+    strides = cai.get("strides")
+    if strides is None:
+        strides, step = [], dtype.itemsize
+        for n in reversed(shape):
+            strides.insert(0, step)
+            step *= max(n, 1)
+    else:
+        strides = [operator.index(s) for s in strides]
+        if len(strides) != len(shape):
+            raise ValueError(f"{what} has {len(strides)} strides for {len(shape)} dimensions")
+
+    stream = cai.get("stream") if version >= 3 else None
+    if stream is not None:
+        try:
+            stream = operator.index(stream)
+        except TypeError:
+            raise TypeError(f"{what} has stream {stream!r}, not an int") from None
+        if stream == 0:
+            raise ValueError(f"{what} names stream 0, which the protocol disallows as ambiguous")
+
+    if pointer:
+        cuda = [d for d in _cuda_devices() if _core.device_holds_pointer(d, pointer)]
+        if not cuda:
+            raise ValueError(f"{what} points at {pointer:#x}, which is not memory of any CUDA "
+                             f"device simt sees")
+        home = cuda[0]
+    else:
+        # No elements, so no memory: any CUDA device will do.
+        cuda = _cuda_devices()
+        if not cuda:
+            raise ValueError(f"{what} describes CUDA memory, and simt sees no CUDA device")
+        home = cuda[0]
+
+    # The producer's pending writes are on cai["stream"] (version 3). None: no
+    # ordering needed. 1 (legacy default stream) and 2 (per-thread default,
+    # which the legacy stream orders itself with) already come before the
+    # work simt queues on the legacy default stream. Any other stream may be
+    # non-blocking: simt has no stream of its own to make wait on it (all its
+    # work runs on the legacy stream), so it synchronizes the device, which
+    # the protocol allows.
+    if stream not in (None, 1, 2):
+        home.synchronize()
+    impl = _core.import_pointer(pointer, list(shape), strides, name, bool(readonly), home, obj,
+                                what)
+    return Array._wrap(impl)
+
+
+def asarray(obj, device=None):
+    """`obj` as a simt array: without copying where its memory can stay where it is.
+
+    - a simt.Array: itself (a copy when `device` is another device);
+    - an object with ``__dlpack__`` (NumPy, PyTorch, CuPy, JAX): as
+      simt.from_dlpack; a NumPy array becomes a view on the ``cpu`` device;
+    - else an object with ``__cuda_array_interface__`` (Numba): a view on its
+      CUDA device, keeping `obj` alive;
+    - anything numpy.asarray accepts (lists, numbers, buffers): through NumPy.
+
+    When `device` is not where the memory is, the data is copied there.
+    """
+    target = None if device is None else get_device(device)
+    if isinstance(obj, Array):
+        return obj if target is None or target == obj.device else to_device(obj, target)
+    # DLPack first where both are offered: its stream handshake lets the
+    # producer order its pending work, where __cuda_array_interface__ (version
+    # 2, as PyTorch's) may say nothing of streams.
+    cai = None
+    if not (hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__")):
+        cai = _cuda_array_interface(obj)
+    if cai is not None:
+        array = _from_cuda_array_interface(obj, cai)
+        if target is None or target == array.device:
+            return array
+        return asarray(array.get(), target) if target.host_accessible else to_device(array, target)
+    if not (hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__")):
+        obj = np.asarray(obj)
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind not in "biufc":
+            raise TypeError(f"dtype {obj.dtype} is not supported by simt")
+        if not obj.dtype.isnative:
+            raise TypeError(f"the array's byte order ({obj.dtype.str}) is not this machine's; "
+                            f"convert it with a.astype(a.dtype.newbyteorder('='))")
+        if target is not None and not target.host_accessible:
+            return to_device(obj, target)
+    device_type, device_id = obj.__dlpack_device__()
+    home = _dlpack_home(int(device_type), int(device_id))
+    if target is None or target == home:
+        return from_dlpack(obj)
+    return from_dlpack(obj, device=target, copy=True)
