@@ -16,4 +16,5 @@ NB_MODULE(_core, m) {
   simt::python::bind_compiler(m);
   simt::python::bind_arrays(m);
   simt::python::bind_dispatch(m);
+  simt::python::bind_raw_kernels(m);
 }

@@ -1,0 +1,258 @@
+"""Raw kernels (CUDA C++ / OpenCL C source from the user), snippet kernels
+(ElementwiseKernel, ReductionKernel) and their caches, on every GPU-like device;
+CUDA-only cases skip elsewhere, and the generated CUDA is compiled by NVRTC even
+without a GPU."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import simt
+
+SAXPY = {
+    "cuda": r'''
+extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+''',
+    "opencl": r'''
+__kernel void saxpy(float a, __global const float* x, __global float* y, uint n) {
+    size_t i = get_global_id(0);
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+''',
+}
+
+
+@pytest.fixture
+def raw_device(device):
+    """A device that takes raw source (CUDA or OpenCL); the CPU is tested on its own."""
+    if device.backend == "cpu":
+        pytest.skip("raw kernels need a CUDA or OpenCL device")
+    return device
+
+
+def nvrtc_available():
+    return simt._core.nvrtc_compile('extern "C" __global__ void k() {}')["available"]
+
+
+def test_saxpy_matches_numpy(raw_device, rng):
+    n = int(rng.integers(1, 5000))
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    a = np.float32(rng.standard_normal())
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    k[(n + 127) // 128, 128](a, dx, dy, np.uint32(n))
+    np.testing.assert_allclose(dy.get(), a * x + y, rtol=1e-6, atol=1e-6)
+
+
+def test_cupy_call_form_and_current_device(raw_device, rng):
+    x = rng.standard_normal(300).astype(np.float32)
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy")  # the current device at launch
+    with simt.use_device(raw_device):
+        dx = simt.to_device(x)
+        dy = simt.zeros(300, dtype=np.float32)
+        k((3,), (128,), (np.float32(3), dx, dy, np.uint32(300)))
+    np.testing.assert_allclose(dy.get(), 3 * x, rtol=1e-6)
+
+
+def test_view_with_offset(raw_device, rng):
+    # 256 float32s: an offset aligned as OpenCL sub-buffers need on every device.
+    x = rng.standard_normal(1024).astype(np.float32)
+    y = rng.standard_normal(1024).astype(np.float32)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    k[2, 128](np.float32(2), dx[256:], dy[512:], np.uint32(200))
+    expected = y.copy()
+    expected[512:712] = 2 * x[256:456] + y[512:712]
+    np.testing.assert_allclose(dy.get(), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_misaligned_view_on_opencl_is_a_clear_error(raw_device):
+    if raw_device.backend != "opencl":
+        pytest.skip("CUDA takes any address")
+    dx = simt.zeros(64, dtype=np.float32, device=raw_device)
+    k = simt.RawKernel(SAXPY["opencl"], "saxpy", device=raw_device)
+    with pytest.raises(ValueError, match="CL_DEVICE_MEM_BASE_ADDR_ALIGN"):
+        k[1, 32](np.float32(1), dx[1:], dx, np.uint32(10))
+
+
+def test_argument_mismatches_raise_type_error(raw_device):
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    dx = simt.zeros(16, dtype=np.float32, device=raw_device)
+    if not k.param_info():
+        pytest.skip("this CUDA driver cannot report parameters (before 12.4)")
+    with pytest.raises(TypeError, match="'saxpy' takes 4 arguments but 3"):
+        k[1, 32](np.float32(1), dx, dx)
+    with pytest.raises(TypeError, match="argument 0: expected a 4-byte value.*float64"):
+        k[1, 32](1.5, dx, dx, np.uint32(16))
+    with pytest.raises(TypeError, match="argument 3: expected a 4-byte value.*int64"):
+        k[1, 32](np.float32(1), dx, dx, 16)
+    with pytest.raises(TypeError, match="argument 0: expected a 4-byte value.*not an array"):
+        k[1, 32](dx, dx, dx, np.uint32(16))
+    with pytest.raises(TypeError, match="argument 1"):
+        k[1, 32](np.float32(1), np.float32(2), dx, np.uint32(16))
+    with pytest.raises(TypeError, match="argument 1: a NumPy array is host memory"):
+        k[1, 32](np.float32(1), np.zeros(16, np.float32), dx, np.uint32(16))
+    with pytest.raises(TypeError, match="argument 2: raw kernels take simt arrays and numbers"):
+        k[1, 32](np.float32(1), dx, "y", np.uint32(16))
+
+
+def test_opencl_checks_types_not_only_sizes(raw_device):
+    if raw_device.backend != "opencl":
+        pytest.skip("CUDA drivers report sizes only")
+    k = simt.RawKernel(SAXPY["opencl"], "saxpy", device=raw_device)
+    dx = simt.zeros(16, dtype=np.float32, device=raw_device)
+    with pytest.raises(TypeError, match=r"\(float\), not int32.*numpy.float32"):
+        k[1, 32](np.int32(1), dx, dx, np.uint32(16))
+    k[1, 32](np.float32(1), dx, dx, np.int32(16))  # either sign for an integer
+    assert k.param_info() == [(4, "float"), (8, "float*"), (8, "float*"), (4, "uint")]
+
+
+def test_array_on_another_device_is_refused(raw_device):
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    on_cpu = simt.zeros(16, dtype=np.float32, device="cpu")
+    d = simt.zeros(16, dtype=np.float32, device=raw_device)
+    with pytest.raises(TypeError, match="the array is on cpu"):
+        k[1, 32](np.float32(1), on_cpu, d, np.uint32(16))
+
+
+def test_compile_error_shows_the_log_with_the_users_lines(raw_device):
+    broken = {"cuda": 'extern "C" __global__ void f(float* x) {\n  x[0] = undefined_name;\n}\n',
+              "opencl": "__kernel void f(__global float* x) {\n  x[0] = undefined_name;\n}\n"}
+    k = simt.RawKernel(broken[raw_device.backend], "f", device=raw_device)
+    with pytest.raises(simt.BackendCompileError, match="undefined_name") as info:
+        k.compile()
+    assert "2" in str(info.value)  # the line of the user's source
+
+
+def test_missing_kernel_name(raw_device):
+    with pytest.raises(ValueError, match="no kernel 'nope'"):
+        simt.RawModule(SAXPY[raw_device.backend], device=raw_device).get_function("nope")
+
+
+def test_module_with_several_kernels_and_options(raw_device, rng):
+    source = {
+        "cuda": r'''
+extern "C" __global__ void fill(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] = VALUE; }
+extern "C" __global__ void twice(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2; }
+''',
+        "opencl": r'''
+__kernel void fill(__global float* x, int n) { int i = get_local_id(0); if (i < n) x[i] = VALUE; }
+__kernel void twice(__global float* x, int n) { int i = get_local_id(0); if (i < n) x[i] *= 2; }
+'''}[raw_device.backend]
+    value = float(rng.integers(1, 100))
+    module = simt.RawModule(source, options=(f"-DVALUE={value}f",), device=raw_device)
+    x = simt.zeros(64, dtype=np.float32, device=raw_device)
+    module.get_function("fill")[1, 64](x, np.int32(50))
+    module.get_function("twice")[1, 64](x, np.int32(64))
+    expected = np.zeros(64, np.float32)
+    expected[:50] = 2 * value
+    np.testing.assert_array_equal(x.get(), expected)
+
+
+def test_include_path_option(raw_device, tmp_path, rng):
+    (tmp_path / "scale.h").write_text("#define SCALE 3.0f\n")
+    source = {"cuda": '#include "scale.h"\nextern "C" __global__ void k(float* x) '
+                      '{ x[threadIdx.x] *= SCALE; }\n',
+              "opencl": '#include "scale.h"\n__kernel void k(__global float* x) '
+                        '{ x[get_local_id(0)] *= SCALE; }\n'}[raw_device.backend]
+    x = rng.standard_normal(32).astype(np.float32)
+    dx = simt.to_device(x, device=raw_device)
+    simt.RawKernel(source, "k", options=(f"-I{tmp_path}",), device=raw_device)[1, 32](dx)
+    np.testing.assert_allclose(dx.get(), 3 * x, rtol=1e-6)
+
+
+def test_template_through_name_expressions(raw_device, rng):
+    if raw_device.backend != "cuda":
+        pytest.skip("templates are CUDA C++")
+    source = r'''
+template <typename T, int N>
+__global__ void scale(T* x, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] * T(N);
+}
+'''
+    module = simt.RawModule(source, name_expressions=("scale<float, 3>", "scale<double, 5>"),
+                            device=raw_device)
+    xf = rng.standard_normal(100).astype(np.float32)
+    xd = rng.standard_normal(100)
+    df, dd = simt.to_device(xf, device=raw_device), simt.to_device(xd, device=raw_device)
+    module.get_function("scale<float, 3>")[1, 128](df, np.uint32(100))
+    module.get_function("scale<double, 5>")[1, 128](dd, np.uint32(100))
+    np.testing.assert_allclose(df.get(), 3 * xf, rtol=1e-6)
+    np.testing.assert_allclose(dd.get(), 5 * xd, rtol=1e-12)
+
+
+def test_cpu_device_says_raw_kernels_need_a_gpu_language():
+    with pytest.raises(ValueError, match="raw kernels need a CUDA or OpenCL device"):
+        simt.RawKernel(SAXPY["cuda"], "saxpy", device="cpu").compile()
+
+
+def test_backend_states_the_language(raw_device):
+    other = "opencl" if raw_device.backend == "cuda" else "cuda"
+    k = simt.RawKernel(SAXPY[other], "saxpy", backend=other, device=raw_device)
+    with pytest.raises(ValueError, match=f"is {other} source, but it launches on {raw_device.id}"):
+        k.compile()
+    with pytest.raises(ValueError, match="backend must be"):
+        simt.RawKernel(SAXPY["cuda"], "saxpy", backend="hip")
+
+
+def test_bad_launch_configurations(raw_device):
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    with pytest.raises(ValueError, match="only the default stream"):
+        k[1, 32, 5]
+    with pytest.raises(TypeError, match="grid must be an int"):
+        k["a", 32]
+    with pytest.raises(ValueError, match="block must be positive"):
+        k[1, 0]
+
+
+def test_nvrtc_compiles_raw_templates_without_a_gpu():
+    if not nvrtc_available():
+        pytest.skip("NVRTC is not installed")
+    result = simt._core.nvrtc_compile(SAXPY["cuda"], 90)
+    assert result["ok"], result["log"]
+
+
+CACHE_SCRIPT = textwrap.dedent('''
+    import numpy as np, simt
+    source = {source!r}
+    k = simt.RawKernel(source, "saxpy", device="{device}")
+    x = simt.to_device(np.arange(8, dtype=np.float32), device="{device}")
+    y = simt.zeros(8, dtype=np.float32, device="{device}")
+    k[1, 32](np.float32({factor}), x, y, np.uint32(8))
+    assert np.array_equal(y.get(), {factor} * np.arange(8, dtype=np.float32)), y.get()
+    try:
+        k[1, 32](1.0, x, y, np.uint32(8))
+    except TypeError as error:
+        assert "argument 0" in str(error)
+    else:
+        raise AssertionError("a float64 for a float parameter was accepted")
+''')
+
+
+def test_disk_cache_hit_in_a_fresh_process(raw_device, tmp_path):
+    folder = tmp_path / "cache"
+    source = SAXPY[raw_device.backend] + f"// {tmp_path.name}\n"
+    script = tmp_path / "run.py"
+    script.write_text(CACHE_SCRIPT.format(source=source, device=raw_device.id, factor=2))
+    env = dict(os.environ, SIMT_CACHE_DIR=str(folder))
+
+    def run():
+        result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+
+    run()
+    files = sorted(folder.rglob("*.bin"))
+    assert len(files) == 1
+    stamp = files[0].stat().st_mtime_ns
+    run()  # the entry is read, not written again; the parameters' checks still hold
+    assert sorted(folder.rglob("*.bin")) == files and files[0].stat().st_mtime_ns == stamp
