@@ -25,7 +25,7 @@ from ._device import (  # noqa: F401
     Device, clear_cache, current_device, devices, free_cached_memory, get_device, memory_stats,
     use_device)
 from ._kernel import Func, Kernel, func, kernel  # noqa: F401
-from ._raw import RawKernel, RawModule  # noqa: F401
+from ._raw import ElementwiseKernel, RawKernel, RawModule, ReductionKernel  # noqa: F401
 from ._types import typeof  # noqa: F401
 from .errors import (  # noqa: F401
     BackendCompileError, CompileError, DeviceError, OutOfMemoryError, TypingError)

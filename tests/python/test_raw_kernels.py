@@ -256,3 +256,137 @@ def test_disk_cache_hit_in_a_fresh_process(raw_device, tmp_path):
     stamp = files[0].stat().st_mtime_ns
     run()  # the entry is read, not written again; the parameters' checks still hold
     assert sorted(folder.rglob("*.bin")) == files and files[0].stat().st_mtime_ns == stamp
+
+
+# ---------------------------------------------------------------------------
+# ElementwiseKernel and ReductionKernel
+# ---------------------------------------------------------------------------
+
+SQUARED_DIFF = ("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "squared_diff")
+
+
+def test_elementwise_broadcasts_arrays_and_scalars(raw_device, rng):
+    k = simt.ElementwiseKernel(*SQUARED_DIFF)
+    x = rng.standard_normal((7, 33)).astype(np.float32)
+    y = rng.standard_normal(33).astype(np.float32)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    np.testing.assert_allclose(k(dx, dy).get(), (x - y) ** 2, rtol=1e-6)
+    s = float(rng.standard_normal())
+    np.testing.assert_allclose(k(dx, s).get(), (x - np.float32(s)) ** 2, rtol=1e-6)
+    out = simt.full((7, 33), np.nan, dtype=np.float32, device=raw_device)
+    assert k(dx, dy, out) is out
+    np.testing.assert_allclose(out.get(), (x - y) ** 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8, np.float64])
+def test_elementwise_type_placeholders(raw_device, rng, dtype):
+    k = simt.ElementwiseKernel("T x, T y", "T z", "T d = x - y; z = d * d + (T)1", "sq_generic")
+    x = rng.integers(0, 10, 500).astype(dtype)
+    y = rng.integers(0, 10, 500).astype(dtype)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    z = k(dx, dy)
+    assert z.dtype == dtype
+    np.testing.assert_array_equal(z.get(), ((x - y) * (x - y) + dtype(1)).astype(dtype))
+
+
+def test_elementwise_strided_views_and_two_outputs(raw_device, rng):
+    k = simt.ElementwiseKernel("T x, T y", "T s, T d", "s = x + y; d = x - y", "sum_diff")
+    x = rng.standard_normal((12, 20)).astype(np.float32)
+    y = rng.standard_normal((20, 12)).astype(np.float32)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    # A strided view and a transposed one: the general indexing path.
+    xv, yv = dx[::2, 1::2], simt.to_device(np.ascontiguousarray(y.T), device=raw_device)[::2, 1::2]
+    s, d = k(xv, yv)
+    np.testing.assert_allclose(s.get(), x[::2, 1::2] + y.T[::2, 1::2], rtol=1e-6)
+    np.testing.assert_allclose(d.get(), x[::2, 1::2] - y.T[::2, 1::2], rtol=1e-6)
+
+
+def test_elementwise_raw_parameter_and_index(raw_device, rng):
+    k = simt.ElementwiseKernel("raw T x", "T y", "y = x[n - i - 1] + (T)i", "reverse_plus_i")
+    x = rng.standard_normal(300)
+    dx = simt.to_device(x, device=raw_device)
+    y = simt.empty(300, dtype=np.float64, device=raw_device)
+    k(dx, y)
+    np.testing.assert_allclose(y.get(), x[::-1] + np.arange(300), rtol=1e-12)
+
+
+def test_elementwise_argument_errors(raw_device):
+    k = simt.ElementwiseKernel(*SQUARED_DIFF)
+    dx = simt.zeros(4, dtype=np.float32, device=raw_device)
+    with pytest.raises(TypeError, match="takes 2 inputs"):
+        k(dx)
+    with pytest.raises(TypeError, match="NumPy array"):
+        k(dx, np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        k(dx, simt.zeros(3, dtype=np.float32, device=raw_device))
+    g = simt.ElementwiseKernel("T x", "U y", "y = x", "cast")
+    with pytest.raises(TypeError, match="the type U of 'y' is not known"):
+        g(dx)
+    with pytest.raises(ValueError, match="reserved"):
+        simt.ElementwiseKernel("float32 n", "float32 z", "z = n", "bad")
+
+
+def test_snippet_kernels_on_the_cpu_say_what_to_do():
+    k = simt.ElementwiseKernel(*SQUARED_DIFF)
+    x = simt.zeros(4, dtype=np.float32, device="cpu")
+    with pytest.raises(ValueError, match="needs a CUDA or OpenCL device"):
+        k(x, x)
+
+
+L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+
+
+def test_reduction_whole_array(raw_device, rng):
+    k = simt.ReductionKernel(*L2NORM)
+    n = int(rng.integers(1, 300_000))
+    x = rng.standard_normal(n)
+    y = k(simt.to_device(x, device=raw_device))
+    assert y.shape == () and y.dtype == np.float64
+    np.testing.assert_allclose(y.get(), np.sqrt(np.sum(x * x)), rtol=1e-12)
+
+
+def test_reduction_types_views_and_identity(raw_device, rng):
+    total = simt.ReductionKernel("int32 x", "int64 y", "x", "a + b", "y = a", "0", "isum",
+                                 reduce_type=np.int64)
+    x = rng.integers(-1000, 1000, (300, 40)).astype(np.int32)
+    dx = simt.to_device(x, device=raw_device)
+    assert int(total(dx).get()) == int(x.sum(dtype=np.int64))
+    assert int(total(dx[::3, 5:]).get()) == int(x[::3, 5:].sum(dtype=np.int64))
+    assert int(total(simt.zeros(0, dtype=np.int32, device=raw_device)).get()) == 0
+    biggest = simt.ReductionKernel("T x", "T y", "x", "a > b ? a : b", "y = a", "-1e30f",
+                                   "biggest")
+    f = rng.standard_normal(10_000).astype(np.float32)
+    assert biggest(simt.to_device(f, device=raw_device)).get() == f.max()
+
+
+def test_reduction_with_two_inputs_and_a_scalar(raw_device, rng):
+    dot = simt.ReductionKernel("T x, T y, T w", "T z", "x * y * w", "a + b", "z = a", "0",
+                               "weighted_dot")
+    x, y = rng.standard_normal(5000), rng.standard_normal(5000)
+    z = dot(simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device), 0.5)
+    np.testing.assert_allclose(z.get(), 0.5 * np.dot(x, y), rtol=1e-10)
+
+
+def test_generated_cuda_compiles_with_nvrtc():
+    """CI has NVRTC but no GPU: the CUDA the snippet kernels generate must compile."""
+    if not nvrtc_available():
+        pytest.skip("NVRTC is not installed")
+    f32 = simt.zeros((4, 5), dtype=np.float32, device="cpu")
+    i32 = simt.zeros(5, dtype=np.int32, device="cpu")
+    b = simt.zeros(5, dtype=np.bool_, device="cpu")
+    sources = []
+    for ndim in (1, 2):
+        sources.append(simt.ElementwiseKernel(*SQUARED_DIFF).generated_source(
+            f32, 2.0, dialect="cuda", ndim=ndim))
+        sources.append(simt.ElementwiseKernel("T x, raw T y", "bool z", "z = x < y[n - i - 1]",
+                                              "less").generated_source(
+            i32, i32, b, dialect="cuda", ndim=ndim))
+        sources.append(simt.ReductionKernel(*L2NORM).generated_source(
+            f32, dialect="cuda", ndim=ndim))
+        sources.append(simt.ReductionKernel("T x, T w", "int64 c", "x > w", "a + b", "c = a",
+                                            "0", "count", reduce_type=np.int64).generated_source(
+            i32, 3, dialect="cuda", ndim=ndim))
+    for source in sources:
+        result = simt._core.nvrtc_compile(source, 90)
+        assert result["ok"], result["log"] + "\n" + source
+        assert "warning" not in result["log"], result["log"] + "\n" + source
