@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <unordered_map>
 
@@ -126,7 +127,9 @@ class RawKernel {
   runtime::RawSource source_;
   std::shared_ptr<runtime::Device> device_;  // null: the current device
   std::optional<runtime::BackendKind> backend_;
-  std::vector<std::pair<const runtime::Device*, runtime::RawFunction>> functions_;
+  // A deque: a launch keeps using its entry (with the GIL released) while
+  // another thread may add one for another device.
+  std::deque<std::pair<const runtime::Device*, runtime::RawFunction>> functions_;
 };
 
 runtime::RawArgument RawKernel::read(const nb::handle& arg, size_t index,

@@ -37,7 +37,9 @@ std::string argument_text(const RawArgument& argument) {
 }
 
 std::string param_text(const RawParam& param) {
-  std::string text = param.bytes ? "a " + std::to_string(param.bytes) + "-byte value" : "a value";
+  const std::string size = std::to_string(param.bytes);
+  const bool vowel = size[0] == '8' || size == "11" || size == "18";
+  std::string text = param.bytes ? (vowel ? "an " : "a ") + size + "-byte value" : "a value";
   if (!param.type_name.empty()) text += " (" + param.type_name + ")";
   return text;
 }

@@ -72,6 +72,9 @@ TEST(RawArguments, CudaParametersAreCheckedBySize) {
             std::string::npos);
   p.bytes = 8;
   EXPECT_EQ(raw_argument_mismatch(p, kArray), "");
+  EXPECT_EQ(raw_argument_mismatch(p, scalar(Scalar::Float32))
+                .rfind("an 8-byte value (a pointer or 8-byte scalar), not float32 (4 bytes)", 0),
+            0u);
   p.bytes = 16;
   EXPECT_EQ(raw_argument_mismatch(p, scalar(Scalar::Complex128)), "");
 }

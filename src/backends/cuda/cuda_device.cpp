@@ -305,6 +305,7 @@ class CudaRawProgram : public runtime::RawProgram {
         lowered_(std::move(lowered)) {}
 
   runtime::RawFunction function(const std::string& name) override {
+    module_->make_current();
     std::string entry = name;
     for (const auto& [expression, mangled] : lowered_)
       if (expression == name) entry = mangled;
@@ -326,7 +327,13 @@ class CudaRawProgram : public runtime::RawProgram {
       out.params_known = true;
       for (std::size_t k = 0;; ++k) {
         std::size_t offset = 0, size = 0;
-        if (driver_.fn().cuFuncGetParamInfo(function, k, &offset, &size) != CUDA_SUCCESS) break;
+        CUresult info = driver_.fn().cuFuncGetParamInfo(function, k, &offset, &size);
+        if (info == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+        if (info != CUDA_SUCCESS) {                   // the driver cannot say: nothing is checked
+          out.params_known = false;
+          out.params.clear();
+          break;
+        }
         runtime::RawParam param;
         param.bytes = size;
         out.params.push_back(param);

@@ -95,6 +95,8 @@ class LoadedModule {
   LoadedModule& operator=(const LoadedModule&) = delete;
 
   CUmodule get() const { return module_; }
+  // Its context, current on the calling thread (for lookups in the module).
+  void make_current() const { context_->make_current(); }
 
  private:
   std::shared_ptr<const PrimaryContext> context_;
