@@ -27,6 +27,7 @@ from ._device import (  # noqa: F401
     use_device)
 from ._kernel import Func, Kernel, func, kernel  # noqa: F401
 from ._stream import Event, Stream, default_stream, pinned_empty  # noqa: F401
+from ._raw import ElementwiseKernel, RawKernel, RawModule, ReductionKernel  # noqa: F401
 from ._types import typeof  # noqa: F401
 from .errors import (  # noqa: F401
     BackendCompileError, CompileError, DeviceError, OutOfMemoryError, TypingError)

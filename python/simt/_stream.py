@@ -54,8 +54,9 @@ class Stream:
     def add_callback(self, callback):
         """Calls ``callback()`` on a host thread once the work queued before it is done.
 
-        The callback must not queue device work. Exceptions it raises are
-        reported through ``sys.unraisablehook``.
+        The callback must not call simt's device API (no launches, copies or
+        synchronization: CUDA forbids driver calls there). Exceptions it raises
+        are reported through ``sys.unraisablehook``.
         """
         self._impl.add_callback(callback)
 

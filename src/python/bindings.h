@@ -1,6 +1,6 @@
 // Shared pieces of the simt._core bindings. Each bindings file registers one
 // area: the compiler (compiler.cpp), devices and arrays (arrays.cpp), kernel
-// dispatch and launch (dispatch.cpp).
+// dispatch and launch (dispatch.cpp), raw kernels (raw_kernels.cpp).
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -117,5 +117,6 @@ void bind_arrays(nb::module_& m);
 void bind_dispatch(nb::module_& m);
 void bind_streams(nb::module_& m);
 void bind_interop(nb::module_& m);
+void bind_raw_kernels(nb::module_& m);
 
 }  // namespace simt::python

@@ -18,4 +18,5 @@ NB_MODULE(_core, m) {
   simt::python::bind_dispatch(m);
   simt::python::bind_streams(m);
   simt::python::bind_interop(m);
+  simt::python::bind_raw_kernels(m);
 }

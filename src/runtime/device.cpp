@@ -21,6 +21,71 @@ const char* backend_name(BackendKind kind) {
   return "?";
 }
 
+std::shared_ptr<RawProgram> Device::compile_raw(const RawSource&) {
+  throw std::invalid_argument(
+      "raw kernels need a CUDA or OpenCL device (their source is CUDA C++ "
+      "or OpenCL C); " +
+      info_.id + " is a " + backend_name(info_.backend) +
+      " device: use simt.get_device('cuda') or 'opencl', or write the "
+      "kernel in Python with @simt.kernel");
+}
+
+namespace {
+
+std::string argument_text(const RawArgument& argument) {
+  if (argument.pointer) return "an array";
+  return std::string(sema::scalar_name(argument.scalar)) + " (" +
+         std::to_string(sema::bit_width(argument.scalar) / 8) + " bytes)";
+}
+
+std::string param_text(const RawParam& param) {
+  const std::string size = std::to_string(param.bytes);
+  const bool vowel = size[0] == '8' || size == "11" || size == "18";
+  std::string text = param.bytes ? (vowel ? "an " : "a ") + size + "-byte value" : "a value";
+  if (!param.type_name.empty()) text += " (" + param.type_name + ")";
+  return text;
+}
+
+// Integers of either sign pass for each other (np.int32 for a uint is
+// common); floats, integers, bools and complex numbers do not.
+int category(sema::Scalar s) {
+  return sema::is_bool(s) ? 0 : sema::is_integer(s) ? 1 : sema::is_float(s) ? 2 : 3;
+}
+
+}  // namespace
+
+std::string raw_argument_mismatch(const RawParam& param, const RawArgument& argument) {
+  const size_t given =
+      argument.pointer ? sizeof(void*) : static_cast<size_t>(sema::bit_width(argument.scalar) / 8);
+  switch (param.kind) {
+    case RawParam::Kind::GlobalPointer:
+      if (argument.pointer) return {};
+      return "an array (for the pointer " + param.type_name + "), not " + argument_text(argument);
+    case RawParam::Kind::LocalPointer:
+      return "nothing simt can pass: __local pointer parameters (" + param.type_name +
+             ") are not supported; declare the __local array inside the kernel";
+    case RawParam::Kind::Value:
+      if (param.bytes == 0)
+        return "a value of type " + param.type_name + ", which simt cannot pass (structs, images)";
+      if (argument.pointer) return param_text(param) + ", not an array";
+      if (given != param.bytes ||
+          (param.scalar && category(*param.scalar) != category(argument.scalar))) {
+        std::string hint =
+            param.scalar ? std::string("; pass numpy.") + sema::scalar_name(*param.scalar) + "(...)"
+                         : std::string();
+        return param_text(param) + ", not " + argument_text(argument) + hint;
+      }
+      return {};
+    case RawParam::Kind::Unknown:
+      if (param.bytes == 0 || given == param.bytes) return {};
+      return param_text(param) +
+             (param.bytes == sizeof(void*) ? " (a pointer or 8-byte scalar)" : "") + ", not " +
+             argument_text(argument) +
+             "; pass a NumPy scalar of the parameter's type, e.g. numpy.int32(n) for an int";
+  }
+  return {};
+}
+
 const char* host_memory_name(HostMemoryKind kind) {
   switch (kind) {
     case HostMemoryKind::Pinned:

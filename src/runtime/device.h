@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -64,6 +65,58 @@ struct CompileOptions {
 class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
+};
+
+// A parameter of a raw (user-written) kernel as its compiler reports it;
+// launches are checked against it so a wrong argument is an error, not
+// corrupted memory.
+struct RawParam {
+  // Unknown: the driver says only the size (CUDA: a pointer and an int64
+  // are both 8 bytes).
+  enum class Kind { Unknown, Value, GlobalPointer, LocalPointer };
+  Kind kind = Kind::Unknown;
+  size_t bytes = 0;       // a value's size; 0 when the compiler cannot say
+  std::string type_name;  // the source's spelling ("float*", "uint"), when known
+  // A value's scalar type when the type name is one ("uint": uint32).
+  std::optional<sema::Scalar> scalar;
+};
+
+// What a launch passes for one raw kernel parameter: an array's address, or
+// a scalar of some type.
+struct RawArgument {
+  bool pointer = false;
+  sema::Scalar scalar = sema::Scalar::Int64;
+};
+
+// Empty when `argument` fits `param`; else what the parameter expects and
+// what was given ("a 4-byte value (float), not int64 (8 bytes)"), for the
+// TypeError a launch raises instead of corrupting memory.
+std::string raw_argument_mismatch(const RawParam& param, const RawArgument& argument);
+
+// One kernel of a raw program, ready to launch through Device::launch, where
+// args[k] points to the value of its k-th parameter (an array's address for
+// a pointer).
+struct RawFunction {
+  std::shared_ptr<const CompiledKernel> kernel;
+  std::string entry;  // the symbol (a template instance's lowered name)
+  bool params_known = false;
+  std::vector<RawParam> params;
+};
+
+// User-written source in the device's own language (CUDA C++ or OpenCL C).
+struct RawSource {
+  std::string source;
+  std::vector<std::string> options;           // compiler options, as given
+  std::vector<std::string> name_expressions;  // CUDA: template instances to lower
+};
+
+// A compiled raw program: its kernels are looked up by name.
+class RawProgram {
+ public:
+  virtual ~RawProgram() = default;
+  // `name` is a kernel's name or one of the source's name expressions;
+  // throws std::invalid_argument naming what the program holds when absent.
+  virtual RawFunction function(const std::string& name) = 0;
 };
 
 struct LaunchDims {
@@ -171,6 +224,10 @@ class Device {
     (void)pointer;
     return host_accessible();
   }
+  // Compiles raw source (RawSource); throws BackendCompileError with the
+  // compiler's log. Devices without a source language of their own (the CPU)
+  // keep this default, which says so.
+  virtual std::shared_ptr<RawProgram> compile_raw(const RawSource& source);
 
   // The caching allocator arrays (Buffer) use; allocate()/deallocate() above
   // are the device's own, uncached.

@@ -11,6 +11,8 @@
 #include <random>
 #include <system_error>
 
+#include "runtime/version.h"
+
 namespace simt::runtime {
 
 namespace {
@@ -140,6 +142,58 @@ void DiskCache::store(std::string_view section, std::string_view key,
   }
   fs::rename(temporary, final_path, error);
   if (error) fs::remove(temporary, error);
+}
+
+void DiskCache::load_or_build(std::string_view section, std::string_view key,
+                              const std::function<bool(std::string_view)>& use,
+                              const std::function<std::optional<std::string>()>& build) const {
+  if (auto payload = load(section, key))
+    if (use(*payload)) return;
+  std::optional<std::string> built = build();
+  if (!built) return;
+  store(section, key, *built);
+  use(*built);
+}
+
+std::string cache_key(std::string_view backend, std::initializer_list<std::string_view> parts) {
+  std::string key = std::string("simt ") + simt::version() + "\n" + std::string(backend) + "\n";
+  for (std::string_view part : parts) {
+    key += std::to_string(part.size());
+    key += ':';
+    key.append(part);
+    key += '\n';
+  }
+  return key;
+}
+
+void PayloadWriter::put_u32(uint32_t value) {
+  for (int k = 0; k < 4; ++k) out_.push_back(static_cast<char>((value >> (8 * k)) & 0xff));
+}
+
+void PayloadWriter::put_string(std::string_view text) {
+  put_u32(static_cast<uint32_t>(text.size()));
+  out_.append(text);
+}
+
+bool PayloadReader::get_u32(uint32_t* value) {
+  if (in_.size() < 4) return false;
+  *value = 0;
+  for (int k = 0; k < 4; ++k)
+    *value |= static_cast<uint32_t>(static_cast<unsigned char>(in_[k])) << (8 * k);
+  in_.remove_prefix(4);
+  return true;
+}
+
+bool PayloadReader::get_string(std::string* text) {
+  std::string_view saved = in_;
+  uint32_t size = 0;
+  if (!get_u32(&size) || in_.size() < size) {
+    in_ = saved;
+    return false;
+  }
+  text->assign(in_.substr(0, size));
+  in_.remove_prefix(size);
+  return true;
 }
 
 size_t DiskCache::clear() const {

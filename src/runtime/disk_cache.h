@@ -12,6 +12,9 @@
 // a reader never sees half an entry.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,8 +44,49 @@ class DiskCache {
   // The entry file of `key` (exists or not).
   std::string path(std::string_view section, std::string_view key) const;
 
+  // What every backend does with its compiler's output: hand the cached
+  // payload to `use`, which returns false when the payload no longer works
+  // (a driver that refuses an old binary); then, or on a miss, `build` a new
+  // one (it returns the payload to store, or nullopt for nothing to store)
+  // and hand that to `use`.
+  void load_or_build(std::string_view section, std::string_view key,
+                     const std::function<bool(std::string_view payload)>& use,
+                     const std::function<std::optional<std::string>()>& build) const;
+
  private:
   std::string folder_;
+};
+
+// A cache key: simt's version, the backend, then each part (the compiler and
+// its version, options, device architecture, source...), each
+// length-prefixed so that no two lists of parts give the same key.
+std::string cache_key(std::string_view backend, std::initializer_list<std::string_view> parts);
+
+// Builds a payload of several fields (length-prefixed strings, 32-bit
+// counts) for one entry.
+class PayloadWriter {
+ public:
+  void put_u32(uint32_t value);
+  void put_string(std::string_view text);
+  // The rest of the payload, unprefixed (a binary image).
+  void put_tail(std::string_view bytes) { out_.append(bytes); }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// Reads what PayloadWriter wrote; every getter returns false (and reads
+// nothing) on a truncated payload, so a bad entry is a miss, not a crash.
+class PayloadReader {
+ public:
+  explicit PayloadReader(std::string_view in) : in_(in) {}
+  bool get_u32(uint32_t* value);
+  bool get_string(std::string* text);
+  std::string_view tail() const { return in_; }
+
+ private:
+  std::string_view in_;
 };
 
 // A 128-bit hash of `text` as 32 hex digits (not cryptographic: names files

@@ -36,7 +36,8 @@ class Stream {
   // recorded) completes.
   virtual void wait_event(Event& event) = 0;
   // Runs `callback` on a host thread once the work queued before it is done.
-  // The callback must not queue device work (CUDA's rule for host functions).
+  // The callback must not call the device API (CUDA's rule for host
+  // functions).
   virtual void add_callback(std::function<void()> callback) = 0;
   virtual bool is_default() const = 0;
 };

@@ -134,3 +134,20 @@ def test_opencl_program_binaries_are_cached(tmp_path):
     files[0].write_bytes(files[0].read_bytes()[:100])  # corrupt: rebuilt from source
     run(tmp_path, device=found[0])
     assert files[0].stat().st_size > 100
+
+
+def test_cuda_cubins_are_cached(tmp_path):
+    """NVRTC's output for a Python kernel: a fresh process loads it without NVRTC (the
+    entry is not written again); a corrupt entry is rebuilt."""
+    found = [d.id for d in simt.devices() if d.backend == "cuda"]
+    if not found:
+        pytest.skip("no CUDA device")
+    run(tmp_path, device=found[0])
+    files = entries(tmp_path)
+    assert [f.parent.name for f in files] == ["cuda"]
+    stamp = files[0].stat().st_mtime_ns
+    run(tmp_path, device=found[0])
+    assert files[0].stat().st_mtime_ns == stamp
+    files[0].write_bytes(files[0].read_bytes()[:100])
+    run(tmp_path, device=found[0])
+    assert files[0].stat().st_size > 100

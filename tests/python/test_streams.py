@@ -101,10 +101,12 @@ def test_callbacks_run_after_the_work_before_them(device, rng):
     launch(scale_add, x.size, stream, a, np.float32(2), np.float32(0))
     seen = []
     done = threading.Event()
-    stream.add_callback(lambda: (seen.append(stream.query() or True), done.set()))
+    # A callback may not call simt's device API (CUDA forbids driver calls
+    # in host functions): it only records that it ran, and on which thread.
+    stream.add_callback(lambda: (seen.append(threading.get_ident()), done.set()))
     assert done.wait(60)
     stream.synchronize()
-    assert seen == [True]
+    assert len(seen) == 1
     np.testing.assert_allclose(a.get(), x * 2, rtol=1e-6)
 
 

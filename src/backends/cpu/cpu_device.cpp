@@ -17,7 +17,6 @@
 
 #include "backends/cpu/clang_jit.h"
 #include "runtime/disk_cache.h"
-#include "runtime/version.h"
 
 namespace simt::cpu {
 
@@ -116,47 +115,35 @@ class CpuEvent : public runtime::Event {
 };
 
 // The disk cache's payload for a compiled object: the exported symbols'
-// names (each a 32-bit length and the bytes), then the object code.
+// names, then the object code.
 std::string pack_object(const ClangJit::Object& object) {
-  std::string out;
-  auto put32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
-  put32(static_cast<uint32_t>(object.exported.size()));
-  for (const auto& name : object.exported) {
-    put32(static_cast<uint32_t>(name.size()));
-    out += name;
-  }
-  out += object.code;
-  return out;
+  runtime::PayloadWriter out;
+  out.put_u32(static_cast<uint32_t>(object.exported.size()));
+  for (const auto& name : object.exported) out.put_string(name);
+  out.put_tail(object.code);
+  return out.take();
 }
 
 // nullopt for a payload that does not parse (the entry is then rebuilt).
-std::optional<ClangJit::Object> unpack_object(std::string_view in) {
-  auto get32 = [&](uint32_t* v) {
-    if (in.size() < 4) return false;
-    std::memcpy(v, in.data(), 4);
-    in.remove_prefix(4);
-    return true;
-  };
+std::optional<ClangJit::Object> unpack_object(std::string_view payload) {
+  runtime::PayloadReader in(payload);
   ClangJit::Object object;
   uint32_t count = 0;
-  if (!get32(&count)) return std::nullopt;
+  if (!in.get_u32(&count)) return std::nullopt;
   for (uint32_t k = 0; k < count; ++k) {
-    uint32_t size = 0;
-    if (!get32(&size) || in.size() < size) return std::nullopt;
-    object.exported.emplace_back(in.substr(0, size));
-    in.remove_prefix(size);
+    if (!in.get_string(&object.exported.emplace_back())) return std::nullopt;
   }
-  object.code = std::string(in);
+  object.code = std::string(in.tail());
   return object;
 }
 
 // Everything the machine code depends on: simt, Clang and their arguments
 // (the host CPU's features among them), the entry and the source.
 std::string cache_key(const codegen::EmittedKernel& kernel, const JitOptions& options) {
-  std::string key =
-      std::string("simt ") + simt::version() + "\ncpu\n" + ClangJit::instance().version() + "\n";
-  for (const auto& arg : ClangJit::instance().cc1_args(options)) key += arg + " ";
-  return key + "\n" + kernel.entry + "\n" + kernel.source;
+  std::string args;
+  for (const auto& arg : ClangJit::instance().cc1_args(options)) args += arg + " ";
+  return runtime::cache_key("cpu",
+                            {ClangJit::instance().version(), args, kernel.entry, kernel.source});
 }
 
 // Cache lines and vector loads like 64-byte alignment; NumPy aligns less.
@@ -290,16 +277,17 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::compile(
   jit_options.fastmath = options.fastmath;
   std::shared_ptr<JitModule> module;
   ClangJit& jit = ClangJit::instance();
-  const runtime::DiskCache& cache = runtime::DiskCache::instance();
   try {
-    const std::string key = cache.enabled() ? cache_key(kernel, jit_options) : std::string();
     std::optional<ClangJit::Object> object;
-    if (cache.enabled())
-      if (auto payload = cache.load("cpu", key)) object = unpack_object(*payload);
-    if (!object) {
-      object = jit.compile_object(kernel.source, kernel.entry, jit_options);
-      if (cache.enabled()) cache.store("cpu", key, pack_object(*object));
-    }
+    runtime::DiskCache::instance().load_or_build(
+        "cpu", cache_key(kernel, jit_options),
+        [&](std::string_view payload) {
+          object = unpack_object(payload);
+          return object.has_value();
+        },
+        [&]() -> std::optional<std::string> {
+          return pack_object(jit.compile_object(kernel.source, kernel.entry, jit_options));
+        });
     module = jit.load(*object, kernel.entry);
   } catch (const JitError& e) {
     throw runtime::BackendCompileError(std::string("the CPU backend's compiler rejected the "

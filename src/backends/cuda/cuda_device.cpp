@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "backends/cuda/nvrtc.h"
+#include "runtime/disk_cache.h"
 
 namespace simt::cuda {
 
@@ -96,19 +97,18 @@ void PrimaryContext::make_current_noexcept() const noexcept {
 // CudaKernel
 // ---------------------------------------------------------------------------
 
-CudaKernel::CudaKernel(std::shared_ptr<const PrimaryContext> context, CUmodule module,
-                       CUfunction function, std::string entry, std::string target, std::string ptx)
-    : context_(std::move(context)),
-      module_(module),
+LoadedModule::~LoadedModule() {
+  context_->make_current_noexcept();
+  context_->driver().fn().cuModuleUnload(module_);
+}
+
+CudaKernel::CudaKernel(std::shared_ptr<const LoadedModule> module, CUfunction function,
+                       std::string entry, std::string target, std::string ptx)
+    : module_(std::move(module)),
       function_(function),
       entry_(std::move(entry)),
       target_(std::move(target)),
       ptx_(std::move(ptx)) {}
-
-CudaKernel::~CudaKernel() {
-  context_->make_current_noexcept();
-  context_->driver().fn().cuModuleUnload(module_);
-}
 
 // ---------------------------------------------------------------------------
 // CudaDevice
@@ -454,44 +454,173 @@ std::vector<std::string> CudaDevice::nvrtc_options(const runtime::CompileOptions
   return out;
 }
 
-std::unique_ptr<runtime::CompiledKernel> CudaDevice::compile(
-    const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
+namespace {
+
+const Nvrtc& require_nvrtc(const std::string& what, const std::string& device) {
   std::string why;
   const Nvrtc* nvrtc = Nvrtc::get(&why);
-  if (nvrtc == nullptr) {
-    throw runtime::DeviceError("cannot compile " + kernel.entry + " for " + info_.id +
+  if (nvrtc == nullptr)
+    throw runtime::DeviceError("cannot compile " + what + " for " + device +
                                ": NVRTC is unavailable: " + why);
-  }
-  const int device_arch = capability_.first * 10 + capability_.second;
-  return compile_for(kernel, options, choose_compile_target(device_arch, nvrtc->supported_archs()));
+  return *nvrtc;
 }
 
-std::unique_ptr<CudaKernel> CudaDevice::compile_for(const codegen::EmittedKernel& kernel,
-                                                    const runtime::CompileOptions& options,
-                                                    const CompileTarget& target) {
-  std::string why;
-  const Nvrtc* nvrtc = Nvrtc::get(&why);
-  if (nvrtc == nullptr) {
-    throw runtime::DeviceError("cannot compile " + kernel.entry + " for " + info_.id +
-                               ": NVRTC is unavailable: " + why);
+std::string nvrtc_version_string(const Nvrtc& nvrtc) {
+  return std::to_string(nvrtc.version().first) + "." + std::to_string(nvrtc.version().second);
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += item + "\n";
+  return out;
+}
+
+// The cache's payload: the lowered names, the PTX (for display), then the image.
+std::string pack_binary(const std::vector<std::string>& lowered, const std::string& ptx,
+                        const std::string& image) {
+  runtime::PayloadWriter out;
+  out.put_u32(static_cast<uint32_t>(lowered.size()));
+  for (const std::string& name : lowered) out.put_string(name);
+  out.put_string(ptx);
+  out.put_tail(image);
+  return out.take();
+}
+
+// A raw CUDA C++ program: one module, its kernels looked up by name or by
+// name expression.
+class CudaRawProgram : public runtime::RawProgram {
+ public:
+  CudaRawProgram(const Driver& driver, std::string label,
+                 std::shared_ptr<const LoadedModule> module, std::string target,
+                 std::vector<std::pair<std::string, std::string>> lowered)
+      : driver_(driver),
+        label_(std::move(label)),
+        module_(std::move(module)),
+        target_(std::move(target)),
+        lowered_(std::move(lowered)) {}
+
+  runtime::RawFunction function(const std::string& name) override {
+    module_->make_current();
+    std::string entry = name;
+    for (const auto& [expression, mangled] : lowered_)
+      if (expression == name) entry = mangled;
+    CUfunction function = nullptr;
+    CUresult status = driver_.fn().cuModuleGetFunction(&function, module_->get(), entry.c_str());
+    if (status == CUDA_ERROR_NOT_FOUND)
+      throw std::invalid_argument(
+          "no kernel '" + name + "' in this CUDA program for " + label_ +
+          ": declare it extern \"C\" __global__, or list a template instance such as "
+          "'kernel<float>' in name_expressions");
+    if (status != CUDA_SUCCESS)
+      throw runtime::DeviceError(
+          driver_.describe("cuModuleGetFunction", label_, status, " looking up " + name));
+    runtime::RawFunction out;
+    out.kernel = std::make_shared<CudaKernel>(module_, function, entry, target_, std::string());
+    out.entry = entry;
+    // The driver knows each parameter's size (not its type) from 12.4 on.
+    if (driver_.fn().cuFuncGetParamInfo != nullptr) {
+      out.params_known = true;
+      for (std::size_t k = 0;; ++k) {
+        std::size_t offset = 0, size = 0;
+        CUresult info = driver_.fn().cuFuncGetParamInfo(function, k, &offset, &size);
+        if (info == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+        if (info != CUDA_SUCCESS) {                   // the driver cannot say: nothing is checked
+          out.params_known = false;
+          out.params.clear();
+          break;
+        }
+        runtime::RawParam param;
+        param.bytes = size;
+        out.params.push_back(param);
+      }
+    }
+    return out;
   }
-  const auto [nvrtc_major, nvrtc_minor] = nvrtc->version();
-  const std::string nvrtc_version = std::to_string(nvrtc_major) + "." + std::to_string(nvrtc_minor);
+
+ private:
+  const Driver& driver_;
+  std::string label_;
+  std::shared_ptr<const LoadedModule> module_;
+  std::string target_;
+  std::vector<std::pair<std::string, std::string>> lowered_;
+};
+
+// Include paths name files whose contents no key can cover: a program
+// compiled with one is kept in memory only.
+bool has_include_path(const std::vector<std::string>& options) {
+  for (const std::string& option : options)
+    if (option.starts_with("-I") || option.starts_with("--include-path")) return true;
+  return false;
+}
+
+}  // namespace
+
+CudaBinary compile_cached(const Nvrtc& nvrtc, const runtime::DiskCache& cache, int driver_version,
+                          std::string_view source, const std::string& program_name,
+                          const CompileTarget& target, const std::vector<std::string>& options,
+                          const std::vector<std::string>& name_expressions, bool cacheable,
+                          const std::string& what) {
+  const std::string nvrtc_version = nvrtc_version_string(nvrtc);
+  CudaBinary binary;
+  binary.target = (target.cubin ? "sm_" : "compute_") + std::to_string(target.arch);
+  auto use = [&](std::string_view payload) {
+    runtime::PayloadReader in(payload);
+    uint32_t count = 0;
+    if (!in.get_u32(&count) || count != name_expressions.size()) return false;
+    binary.lowered_names.assign(count, std::string());
+    for (std::string& name : binary.lowered_names)
+      if (!in.get_string(&name)) return false;
+    if (!in.get_string(&binary.ptx) || in.tail().empty()) return false;
+    binary.image = std::string(in.tail());
+    return true;
+  };
+  auto build = [&]() -> std::optional<std::string> {
+    CompileResult result = nvrtc.compile(source, program_name, target.arch / 10, target.arch % 10,
+                                         options, target.cubin, name_expressions);
+    if (!result.ok) {
+      throw runtime::BackendCompileError("NVRTC " + nvrtc_version + " rejected " + what + " for " +
+                                         binary.target + ":\n" + result.log);
+    }
+    return pack_binary(result.lowered_names, result.ptx, target.cubin ? result.cubin : result.ptx);
+  };
+  if (!cacheable) {
+    use(*build());
+    return binary;
+  }
+  // The driver's version is in the key too, so that a driver update (which
+  // may load older images differently) starts afresh.
+  const std::string key = runtime::cache_key(
+      "cuda", {nvrtc_version, driver_version_string(driver_version), binary.target, joined(options),
+               joined(name_expressions), program_name, source});
+  cache.load_or_build("cuda", key, use, build);
+  return binary;
+}
+
+std::unique_ptr<runtime::CompiledKernel> CudaDevice::compile(
+    const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
+  const Nvrtc& nvrtc = require_nvrtc(kernel.entry, info_.id);
+  const int device_arch = capability_.first * 10 + capability_.second;
+  return compile_for(kernel, options, choose_compile_target(device_arch, nvrtc.supported_archs()));
+}
+
+CudaBinary CudaDevice::compile_target_checked(std::string_view source,
+                                              const std::string& program_name,
+                                              const CompileTarget& target,
+                                              const std::vector<std::string>& options,
+                                              const std::vector<std::string>& name_expressions,
+                                              bool cacheable, const std::string& what) {
+  const Nvrtc& nvrtc = require_nvrtc(what, info_.id);
   if (!target.error.empty()) {
-    throw runtime::DeviceError("cannot compile " + kernel.entry + " for " + info_.id + " (" +
-                               info_.name + "): NVRTC " + nvrtc_version + " (" +
-                               nvrtc->library_path() + "): " + target.error);
+    throw runtime::DeviceError("cannot compile " + what + " for " + info_.id + " (" + info_.name +
+                               "): NVRTC " + nvrtc_version_string(nvrtc) + " (" +
+                               nvrtc.library_path() + "): " + target.error);
   }
-  const std::string target_name = (target.cubin ? "sm_" : "compute_") + std::to_string(target.arch);
+  return compile_cached(nvrtc, runtime::DiskCache::instance(), driver_.version(), source,
+                        program_name, target, options, name_expressions, cacheable, what);
+}
 
-  CompileResult result = nvrtc->compile(kernel.source, kernel.entry + ".cu", target.arch / 10,
-                                        target.arch % 10, nvrtc_options(options), target.cubin);
-  if (!result.ok) {
-    throw runtime::BackendCompileError("NVRTC " + nvrtc_version + " rejected the CUDA code of " +
-                                       kernel.entry + " for " + target_name + ":\n" + result.log);
-  }
-  const std::string& image = target.cubin ? result.cubin : result.ptx;
-
+std::shared_ptr<const LoadedModule> CudaDevice::load_module(const CudaBinary& binary,
+                                                            const std::string& what) {
   context_->make_current();
   // The driver's own log, for PTX it fails to compile (and rare cubin faults).
   char jit_log[8192] = {};
@@ -500,31 +629,59 @@ std::unique_ptr<CudaKernel> CudaDevice::compile_for(const codegen::EmittedKernel
                         reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof jit_log - 1))};
   CUmodule module = nullptr;
   CUresult status =
-      driver_.fn().cuModuleLoadDataEx(&module, image.c_str(), 2, jit_options, jit_values);
+      driver_.fn().cuModuleLoadDataEx(&module, binary.image.c_str(), 2, jit_options, jit_values);
   if (status != CUDA_SUCCESS) {
-    std::string detail = " loading " + kernel.entry + " (" + target_name + ", from NVRTC " +
-                         nvrtc_version + ", driver " + driver_version_string(driver_.version()) +
-                         ")";
-    const int nvrtc_as_driver = nvrtc_major * 1000 + nvrtc_minor * 10;
-    if (driver_.version() < nvrtc_as_driver) {
-      detail +=
-          "; this driver is older than NVRTC and may not load its output: update the "
-          "driver, or point SIMT_NVRTC_PATH at the NVRTC of a CUDA toolkit no newer than "
-          "the driver";
+    std::string why;
+    const Nvrtc* nvrtc = Nvrtc::get(&why);
+    std::string detail = " loading " + what + " (" + binary.target + ", driver " +
+                         driver_version_string(driver_.version());
+    if (nvrtc != nullptr) {
+      detail += ", from NVRTC " + nvrtc_version_string(*nvrtc);
+      const int nvrtc_as_driver = nvrtc->version().first * 1000 + nvrtc->version().second * 10;
+      if (driver_.version() < nvrtc_as_driver) {
+        detail +=
+            "; this driver is older than NVRTC and may not load its output: update the "
+            "driver, or point SIMT_NVRTC_PATH at the NVRTC of a CUDA toolkit no newer than "
+            "the driver";
+      }
     }
+    detail += ")";
     jit_log[sizeof jit_log - 1] = '\0';
     if (jit_log[0] != '\0') detail += "\n" + std::string(jit_log);
     check(status, "cuModuleLoadDataEx", detail);
   }
+  return std::make_shared<const LoadedModule>(context_, module);
+}
 
+std::unique_ptr<CudaKernel> CudaDevice::compile_for(const codegen::EmittedKernel& kernel,
+                                                    const runtime::CompileOptions& options,
+                                                    const CompileTarget& target) {
+  CudaBinary binary =
+      compile_target_checked(kernel.source, kernel.entry + ".cu", target, nvrtc_options(options),
+                             {}, true, "the CUDA code of " + kernel.entry);
+  std::shared_ptr<const LoadedModule> module = load_module(binary, kernel.entry);
   CUfunction function = nullptr;
-  status = driver_.fn().cuModuleGetFunction(&function, module, kernel.entry.c_str());
-  if (status != CUDA_SUCCESS) {
-    driver_.fn().cuModuleUnload(module);
-    check(status, "cuModuleGetFunction", " looking up kernel " + kernel.entry);
-  }
-  return std::make_unique<CudaKernel>(context_, module, function, kernel.entry, target_name,
-                                      std::move(result.ptx));
+  check(driver_.fn().cuModuleGetFunction(&function, module->get(), kernel.entry.c_str()),
+        "cuModuleGetFunction", " looking up kernel " + kernel.entry);
+  return std::make_unique<CudaKernel>(std::move(module), function, kernel.entry, binary.target,
+                                      std::move(binary.ptx));
+}
+
+std::shared_ptr<runtime::RawProgram> CudaDevice::compile_raw(const runtime::RawSource& source) {
+  const Nvrtc& nvrtc = require_nvrtc("a raw CUDA program", info_.id);
+  const int device_arch = capability_.first * 10 + capability_.second;
+  std::vector<std::string> options = source.options;
+  // CuPy's RawKernel finds the toolkit's headers (cuda_fp16.h...) too.
+  if (nvrtc.toolkit_include_dir()) options.emplace_back(kToolkitIncludesOption);
+  CudaBinary binary = compile_target_checked(
+      source.source, "raw_kernel.cu", choose_compile_target(device_arch, nvrtc.supported_archs()),
+      options, source.name_expressions, !has_include_path(options), "the CUDA C++ source");
+  std::shared_ptr<const LoadedModule> module = load_module(binary, "a raw CUDA program");
+  std::vector<std::pair<std::string, std::string>> lowered;
+  for (std::size_t k = 0; k < source.name_expressions.size(); ++k)
+    lowered.emplace_back(source.name_expressions[k], binary.lowered_names[k]);
+  return std::make_shared<CudaRawProgram>(driver_, info_.id, std::move(module), binary.target,
+                                          std::move(lowered));
 }
 
 void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,

@@ -17,6 +17,7 @@
 
 #include "backends/cuda/cuda_driver.h"
 #include "runtime/device.h"
+#include "runtime/disk_cache.h"
 
 namespace simt::cuda {
 
@@ -38,6 +39,25 @@ CompileTarget choose_compile_target(int device_arch, const std::vector<int>& sup
 
 // "sm_90" for (9, 0), "sm_100" for (10, 0).
 std::string architecture_name(int major, int minor);
+
+// NVRTC's output for one program.
+struct CudaBinary {
+  std::string target;  // "sm_90" (a cubin) or "compute_90" (PTX)
+  std::string image;   // what the driver loads
+  std::string ptx;
+  std::vector<std::string> lowered_names;  // of the name expressions, in order
+};
+
+// Compiles `source` for `target` (which must have no error), or reads the
+// output an earlier process stored in `cache` (not when `cacheable` is
+// false). The key holds NVRTC's and the driver's versions, the target, the
+// options, the name expressions, the program name and the source. Throws
+// runtime::BackendCompileError with NVRTC's log; `what` names the code.
+CudaBinary compile_cached(const Nvrtc& nvrtc, const runtime::DiskCache& cache, int driver_version,
+                          std::string_view source, const std::string& program_name,
+                          const CompileTarget& target, const std::vector<std::string>& options,
+                          const std::vector<std::string>& name_expressions, bool cacheable,
+                          const std::string& what);
 
 // The device's primary context, retained for as long as this object lives.
 // Shared by the device and the kernels loaded on it, so a module can always be
@@ -66,15 +86,30 @@ class PrimaryContext {
   std::string label_;
 };
 
-// A module loaded on one device, with the kernel's function in it. Unloads the
-// module when destroyed.
+// A module loaded on one device; unloaded (in its context) when the last
+// kernel using it goes.
+class LoadedModule {
+ public:
+  LoadedModule(std::shared_ptr<const PrimaryContext> context, CUmodule module)
+      : context_(std::move(context)), module_(module) {}
+  ~LoadedModule();
+  LoadedModule(const LoadedModule&) = delete;
+  LoadedModule& operator=(const LoadedModule&) = delete;
+
+  CUmodule get() const { return module_; }
+  // Its context, current on the calling thread (for lookups in the module).
+  void make_current() const { context_->make_current(); }
+
+ private:
+  std::shared_ptr<const PrimaryContext> context_;
+  CUmodule module_;
+};
+
+// A kernel's function in a loaded module.
 class CudaKernel : public runtime::CompiledKernel {
  public:
-  CudaKernel(std::shared_ptr<const PrimaryContext> context, CUmodule module, CUfunction function,
-             std::string entry, std::string target, std::string ptx);
-  ~CudaKernel() override;
-  CudaKernel(const CudaKernel&) = delete;
-  CudaKernel& operator=(const CudaKernel&) = delete;
+  CudaKernel(std::shared_ptr<const LoadedModule> module, CUfunction function, std::string entry,
+             std::string target, std::string ptx);
 
   CUfunction function() const { return function_; }
   const std::string& entry() const { return entry_; }
@@ -84,8 +119,7 @@ class CudaKernel : public runtime::CompiledKernel {
   const std::string& ptx() const { return ptx_; }
 
  private:
-  std::shared_ptr<const PrimaryContext> context_;
-  CUmodule module_;
+  std::shared_ptr<const LoadedModule> module_;
   CUfunction function_;
   std::string entry_;
   std::string target_;
@@ -170,6 +204,10 @@ class CudaDevice : public runtime::Device {
   std::shared_ptr<runtime::HostAllocation> allocate_host(size_t bytes,
                                                          runtime::HostMemoryKind kind) override;
 
+  // CUDA C++ source, compiled by NVRTC with the options given (the toolkit's
+  // headers on the include path) for this device's architecture.
+  std::shared_ptr<runtime::RawProgram> compile_raw(const runtime::RawSource& source) override;
+
   // compile() for an explicit target instead of choose_compile_target's:
   // e.g. {90, false} loads compute_90 PTX that the driver compiles.
   std::unique_ptr<CudaKernel> compile_for(const codegen::EmittedKernel& kernel,
@@ -189,6 +227,18 @@ class CudaDevice : public runtime::Device {
   struct Probe;
   static Probe probe(const Driver& driver, int ordinal);
   CudaDevice(const Driver& driver, int ordinal, Probe probe);
+
+  // compile_cached through the process's disk cache, after checking that
+  // NVRTC is there and `target` usable on this device.
+  CudaBinary compile_target_checked(std::string_view source, const std::string& program_name,
+                                    const CompileTarget& target,
+                                    const std::vector<std::string>& options,
+                                    const std::vector<std::string>& name_expressions,
+                                    bool cacheable, const std::string& what);
+  // Loads a cubin or PTX image; throws runtime::DeviceError with the driver's
+  // log. `what` names the code in messages.
+  std::shared_ptr<const LoadedModule> load_module(const CudaBinary& binary,
+                                                  const std::string& what);
 
   // Throws runtime::DeviceError with the formatted message when `status` is
   // not CUDA_SUCCESS.

@@ -205,6 +205,7 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
     SIMT_CUDA_REQUIRE(cuModuleGetFunction);
     SIMT_CUDA_REQUIRE(cuLaunchKernel);
 #undef SIMT_CUDA_REQUIRE
+    fn.cuFuncGetParamInfo = library->symbol<decltype(fn.cuFuncGetParamInfo)>("cuFuncGetParamInfo");
   } catch (const std::exception& error) {
     return fail(std::string("unusable CUDA driver: ") + error.what());
   }

@@ -104,7 +104,7 @@ constexpr unsigned int CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
 constexpr unsigned int CU_MEM_ATTACH_GLOBAL = 0x1;
 
 // The entry points simt uses. Each member is named after the symbol libcuda
-// exports (hence the _v2 suffixes); all are required.
+// exports (hence the _v2 suffixes); all are required unless marked optional.
 struct DriverFunctions {
   CUresult (*cuInit)(unsigned int flags) = nullptr;
   CUresult (*cuDriverGetVersion)(int* version) = nullptr;
@@ -166,6 +166,11 @@ struct DriverFunctions {
                              unsigned int grid_z, unsigned int block_x, unsigned int block_y,
                              unsigned int block_z, unsigned int shared_bytes, CUstream stream,
                              void** kernel_params, void** extra) = nullptr;
+
+  // Optional (CUDA 12.4+; null on older drivers): the offset and size of a
+  // kernel's parameter; CUDA_ERROR_INVALID_VALUE past the last one.
+  CUresult (*cuFuncGetParamInfo)(CUfunction function, std::size_t index, std::size_t* offset,
+                                 std::size_t* size) = nullptr;
 };
 
 // "<call> failed on <device>: <name> (<text>)<detail>", the form of every

@@ -224,7 +224,8 @@ const char* Nvrtc::error_string(nvrtcResult result) const {
 
 CompileResult Nvrtc::compile(std::string_view source, std::string_view program_name, int sm_major,
                              int sm_minor, const std::vector<std::string>& extra_options,
-                             bool want_cubin) const {
+                             bool want_cubin,
+                             const std::vector<std::string>& name_expressions) const {
   CompileResult result;
   auto fail = [&](const char* call, nvrtcResult status) {
     result.ok = false;
@@ -272,6 +273,10 @@ CompileResult Nvrtc::compile(std::string_view source, std::string_view program_n
       fn_.nvrtcCreateProgram(&program, source_text.c_str(), name_text.c_str(), 0, nullptr, nullptr);
   if (status != NVRTC_SUCCESS) return fail("nvrtcCreateProgram", status);
   ProgramGuard guard(fn_, program);
+  for (const std::string& expression : name_expressions) {
+    status = fn_.nvrtcAddNameExpression(program, expression.c_str());
+    if (status != NVRTC_SUCCESS) return fail("nvrtcAddNameExpression", status);
+  }
 
   nvrtcResult compile_status = fn_.nvrtcCompileProgram(
       program, static_cast<int>(option_pointers.size()), option_pointers.data());
@@ -298,6 +303,17 @@ CompileResult Nvrtc::compile(std::string_view source, std::string_view program_n
   } else {
     status = read_output(program, fn_.nvrtcGetPTXSize, fn_.nvrtcGetPTX, true, &result.ptx);
     if (status != NVRTC_SUCCESS) return fail("nvrtcGetPTX", status);
+  }
+  for (const std::string& expression : name_expressions) {
+    const char* lowered = nullptr;
+    status = fn_.nvrtcGetLoweredName(program, expression.c_str(), &lowered);
+    if (status != NVRTC_SUCCESS || lowered == nullptr) {
+      result.log += (result.log.empty() ? "" : "\n") + std::string("name expression '") +
+                    expression + "' names no kernel NVRTC instantiated";
+      return fail("nvrtcGetLoweredName",
+                  status != NVRTC_SUCCESS ? status : NVRTC_ERROR_INVALID_INPUT);
+    }
+    result.lowered_names.emplace_back(lowered);
   }
   result.ok = true;
   return result;

@@ -71,6 +71,8 @@ struct CompileResult {
   std::string log;    // NVRTC's diagnostics (warnings too when ok), or why compiling failed
   std::string cubin;  // ELF image for the exact sm_XY; empty unless want_cubin
   std::string ptx;    // PTX text; may be empty when want_cubin (see Nvrtc::compile)
+  // The mangled name of each of compile()'s name_expressions, in order.
+  std::vector<std::string> lowered_names;
 };
 
 // Pseudo-option for Nvrtc::compile's extra_options: replaced by -I<toolkit
@@ -128,9 +130,14 @@ class Nvrtc {
   // Compilation errors give ok=false with NVRTC's log ("name(line): error:
   // ..."); failures of NVRTC itself are reported the same way, with the
   // NVRTC_ERROR_* name in the log. Does not throw for bad input.
+  //
+  // name_expressions ("scale<float>", "&f<int, 3>") are registered before
+  // compiling, which instantiates them; their mangled names come back in
+  // lowered_names, for cuModuleGetFunction.
   CompileResult compile(std::string_view source, std::string_view program_name, int sm_major,
                         int sm_minor, const std::vector<std::string>& extra_options,
-                        bool want_cubin) const;
+                        bool want_cubin,
+                        const std::vector<std::string>& name_expressions = {}) const;
 
   // The libnvrtc file in use (resolved to an absolute path when the loader
   // found it by soname).

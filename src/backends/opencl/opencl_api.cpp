@@ -142,6 +142,7 @@ DeviceInfo describe_device(const OpenCLApi& api, cl_platform_id platform,
   info.local_mem_size = device_value<cl_ulong>(api, device, CL_DEVICE_LOCAL_MEM_SIZE);
   info.max_mem_alloc_size = device_value<cl_ulong>(api, device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   info.max_work_group_size = device_value<std::size_t>(api, device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  info.mem_base_addr_align = device_value<cl_uint>(api, device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
   auto dimensions = device_value<cl_uint>(api, device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
   info.max_work_item_sizes.resize(dimensions);
   if (dimensions > 0) {
@@ -250,6 +251,9 @@ std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
     SIMT_OPENCL_REQUIRE(clEnqueueCopyBuffer);
     SIMT_OPENCL_REQUIRE(clEnqueueFillBuffer);
     SIMT_OPENCL_REQUIRE(clGetKernelWorkGroupInfo);
+    SIMT_OPENCL_REQUIRE(clGetKernelInfo);
+    SIMT_OPENCL_REQUIRE(clGetKernelArgInfo);
+    SIMT_OPENCL_REQUIRE(clCreateSubBuffer);
     SIMT_OPENCL_REQUIRE(clFlush);
     SIMT_OPENCL_REQUIRE(clFinish);
     SIMT_OPENCL_REQUIRE(clReleaseEvent);
@@ -452,6 +456,42 @@ BuildResult build_program_from_binary(const Context& context, cl_device_id devic
     return refused;
   }
   return build(api, std::move(created), device, options, program);
+}
+
+std::vector<KernelArg> kernel_args(const OpenCLApi& api, cl_kernel kernel) {
+  cl_uint count = 0;
+  check(api.clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr),
+        "clGetKernelInfo");
+  std::vector<KernelArg> args(count);
+  for (cl_uint k = 0; k < count; ++k) {
+    check(api.clGetKernelArgInfo(kernel, k, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof args[k].address,
+                                 &args[k].address, nullptr),
+          "clGetKernelArgInfo");
+    args[k].type_name = query_string(
+        [&](std::size_t size, void* value, std::size_t* size_ret) {
+          return api.clGetKernelArgInfo(kernel, k, CL_KERNEL_ARG_TYPE_NAME, size, value, size_ret);
+        },
+        "clGetKernelArgInfo");
+  }
+  return args;
+}
+
+std::vector<std::string> program_kernel_names(const Program& program) {
+  const OpenCLApi& api = *program.api();
+  std::string names = query_string(
+      [&](std::size_t size, void* value, std::size_t* size_ret) {
+        return api.clGetProgramInfo(program.get(), CL_PROGRAM_KERNEL_NAMES, size, value, size_ret);
+      },
+      "clGetProgramInfo");
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < names.size()) {
+    std::size_t end = names.find(';', start);
+    if (end == std::string::npos) end = names.size();
+    if (end > start) out.push_back(names.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
 }
 
 std::string program_binary(const Program& program) {

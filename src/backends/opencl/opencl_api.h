@@ -38,6 +38,10 @@ using cl_build_status = cl_int;
 using cl_kernel_work_group_info = cl_uint;
 using cl_event_info = cl_uint;
 using cl_profiling_info = cl_uint;
+using cl_kernel_info = cl_uint;
+using cl_kernel_arg_info = cl_uint;
+using cl_kernel_arg_address_qualifier = cl_uint;
+using cl_buffer_create_type = cl_uint;
 using cl_context_properties = std::intptr_t;
 
 // ---- Opaque handles; the pointees are the implementation's business ----
@@ -154,6 +158,7 @@ inline constexpr cl_device_info CL_DEVICE_MAX_CLOCK_FREQUENCY = 0x100C;
 inline constexpr cl_device_info CL_DEVICE_ADDRESS_BITS = 0x100D;
 inline constexpr cl_device_info CL_DEVICE_SINGLE_FP_CONFIG = 0x101B;
 inline constexpr cl_device_info CL_DEVICE_MAX_MEM_ALLOC_SIZE = 0x1010;
+inline constexpr cl_device_info CL_DEVICE_MEM_BASE_ADDR_ALIGN = 0x1019;  // in bits
 inline constexpr cl_device_info CL_DEVICE_GLOBAL_MEM_SIZE = 0x101F;
 inline constexpr cl_device_info CL_DEVICE_LOCAL_MEM_SIZE = 0x1023;
 inline constexpr cl_device_info CL_DEVICE_AVAILABLE = 0x1027;
@@ -174,6 +179,25 @@ inline constexpr cl_device_fp_config CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1 << 
 
 // clGetKernelWorkGroupInfo
 inline constexpr cl_kernel_work_group_info CL_KERNEL_WORK_GROUP_SIZE = 0x11B0;
+
+// clGetKernelInfo
+inline constexpr cl_kernel_info CL_KERNEL_NUM_ARGS = 0x1191;
+
+// clGetKernelArgInfo (programs built with -cl-kernel-arg-info)
+inline constexpr cl_kernel_arg_info CL_KERNEL_ARG_ADDRESS_QUALIFIER = 0x1196;
+inline constexpr cl_kernel_arg_info CL_KERNEL_ARG_TYPE_NAME = 0x1198;
+inline constexpr cl_kernel_arg_info CL_KERNEL_ARG_NAME = 0x119A;
+inline constexpr cl_kernel_arg_address_qualifier CL_KERNEL_ARG_ADDRESS_GLOBAL = 0x119B;
+inline constexpr cl_kernel_arg_address_qualifier CL_KERNEL_ARG_ADDRESS_LOCAL = 0x119C;
+inline constexpr cl_kernel_arg_address_qualifier CL_KERNEL_ARG_ADDRESS_CONSTANT = 0x119D;
+inline constexpr cl_kernel_arg_address_qualifier CL_KERNEL_ARG_ADDRESS_PRIVATE = 0x119E;
+
+// clCreateSubBuffer
+inline constexpr cl_buffer_create_type CL_BUFFER_CREATE_TYPE_REGION = 0x1220;
+struct cl_buffer_region {
+  std::size_t origin;
+  std::size_t size;
+};
 
 // clCreateContext properties
 inline constexpr cl_context_properties CL_CONTEXT_PLATFORM = 0x1084;
@@ -310,6 +334,14 @@ struct OpenCLApi {
   cl_int (*clGetKernelWorkGroupInfo)(cl_kernel kernel, cl_device_id device,
                                      cl_kernel_work_group_info param_name, std::size_t value_size,
                                      void* value, std::size_t* value_size_ret) = nullptr;
+  cl_int (*clGetKernelInfo)(cl_kernel kernel, cl_kernel_info param_name, std::size_t value_size,
+                            void* value, std::size_t* value_size_ret) = nullptr;
+  cl_int (*clGetKernelArgInfo)(cl_kernel kernel, cl_uint arg_index, cl_kernel_arg_info param_name,
+                               std::size_t value_size, void* value,
+                               std::size_t* value_size_ret) = nullptr;
+  cl_mem (*clCreateSubBuffer)(cl_mem buffer, cl_mem_flags flags,
+                              cl_buffer_create_type buffer_create_type,
+                              const void* buffer_create_info, cl_int* errcode_ret) = nullptr;
   cl_int (*clFlush)(cl_command_queue queue) = nullptr;
   cl_int (*clFinish)(cl_command_queue queue) = nullptr;
   cl_int (*clReleaseEvent)(cl_event event) = nullptr;
@@ -396,6 +428,7 @@ struct DeviceInfo {
   cl_ulong local_mem_size = 0;
   cl_ulong max_mem_alloc_size = 0;
   std::size_t max_work_group_size = 0;
+  cl_uint mem_base_addr_align = 0;  // bytes a sub-buffer's origin must be a multiple of
   std::vector<std::size_t> max_work_item_sizes;
   std::string extensions;      // space separated, as the device reports them
   bool fp64 = false;           // cl_khr_fp64, or a non-zero double FP config
@@ -440,6 +473,18 @@ BuildResult build_program(const Context& context, cl_device_id device, std::stri
 BuildResult build_program_from_binary(const Context& context, cl_device_id device,
                                       std::string_view binary, std::string_view options,
                                       Program* program);
+
+// A kernel's parameters as the compiler reports them (the program must be
+// built with -cl-kernel-arg-info): each one's address qualifier and type
+// name ("float*", "uint"). Throws OpenCLError when the driver cannot say.
+struct KernelArg {
+  cl_kernel_arg_address_qualifier address = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+  std::string type_name;
+};
+std::vector<KernelArg> kernel_args(const OpenCLApi& api, cl_kernel kernel);
+
+// The names of a built program's kernels.
+std::vector<std::string> program_kernel_names(const Program& program);
 
 // The built program's binary for its one device; empty if the driver offers none.
 std::string program_binary(const Program& program);

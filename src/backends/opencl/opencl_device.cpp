@@ -9,7 +9,6 @@
 #include "codegen/source_map.h"
 #include "lang/diagnostics.h"
 #include "runtime/disk_cache.h"
-#include "runtime/version.h"
 
 namespace simt::opencl {
 
@@ -111,6 +110,167 @@ void require_fp64(const codegen::EmittedKernel& kernel, const runtime::DeviceInf
                   "np.float32 arrays and constants) on it");
 }
 
+// The size of an OpenCL C scalar or vector type as a kernel argument
+// ("float" 4, "uint2" 8, "float3" 16); 0 for types simt cannot pass (structs,
+// images). size_t and friends assume a 64-bit device, as simt does.
+std::size_t opencl_value_bytes(std::string type) {
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  static const std::pair<const char*, std::size_t> kScalars[] = {
+      {"char", 1},   {"uchar", 1},     {"bool", 1},     {"short", 2},
+      {"ushort", 2}, {"half", 2},      {"int", 4},      {"uint", 4},
+      {"float", 4},  {"long", 8},      {"ulong", 8},    {"double", 8},
+      {"size_t", 8}, {"ptrdiff_t", 8}, {"intptr_t", 8}, {"uintptr_t", 8}};
+  for (const auto& [name, bytes] : kScalars) {
+    const std::string_view base(name);
+    if (type == base) return bytes;
+    if (type.size() > base.size() && type.compare(0, base.size(), base) == 0) {
+      const std::string lanes = type.substr(base.size());
+      if (lanes == "2" || lanes == "4" || lanes == "8" || lanes == "16")
+        return bytes * std::stoul(lanes);
+      if (lanes == "3") return bytes * 4;  // 3-vectors are sized as 4-vectors
+    }
+  }
+  return 0;
+}
+
+// OpenCL C's scalar type names as simt's types; nullopt for vectors and others.
+std::optional<sema::Scalar> opencl_scalar(std::string_view type) {
+  using sema::Scalar;
+  static const std::pair<std::string_view, Scalar> kNames[] = {
+      {"bool", Scalar::Bool},     {"char", Scalar::Int8},      {"uchar", Scalar::UInt8},
+      {"short", Scalar::Int16},   {"ushort", Scalar::UInt16},  {"int", Scalar::Int32},
+      {"uint", Scalar::UInt32},   {"long", Scalar::Int64},     {"ulong", Scalar::UInt64},
+      {"half", Scalar::Float16},  {"float", Scalar::Float32},  {"double", Scalar::Float64},
+      {"size_t", Scalar::UInt64}, {"ptrdiff_t", Scalar::Int64}};
+  for (const auto& [name, scalar] : kNames)
+    if (type == name) return scalar;
+  return std::nullopt;
+}
+
+runtime::RawParam raw_param(const KernelArg& arg) {
+  runtime::RawParam param;
+  param.type_name = arg.type_name;
+  switch (arg.address) {
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+      param.kind = runtime::RawParam::Kind::GlobalPointer;
+      param.bytes = sizeof(void*);
+      break;
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+      param.kind = runtime::RawParam::Kind::LocalPointer;
+      break;
+    default:
+      param.kind = runtime::RawParam::Kind::Value;
+      param.bytes = opencl_value_bytes(arg.type_name);
+      param.scalar = opencl_scalar(arg.type_name);
+  }
+  return param;
+}
+
+using RawKernels = std::map<std::string, std::vector<runtime::RawParam>>;
+
+// Every kernel's parameters, kept in the disk cache beside the binary: a
+// program loaded from a binary need not report them.
+std::string pack_raw_kernels(const RawKernels& kernels) {
+  runtime::PayloadWriter out;
+  out.put_u32(static_cast<uint32_t>(kernels.size()));
+  for (const auto& [name, params] : kernels) {
+    out.put_string(name);
+    out.put_u32(static_cast<uint32_t>(params.size()));
+    for (const runtime::RawParam& p : params) {
+      out.put_u32(static_cast<uint32_t>(p.kind));
+      out.put_u32(static_cast<uint32_t>(p.bytes));
+      out.put_string(p.type_name);
+    }
+  }
+  return out.take();
+}
+
+std::optional<RawKernels> unpack_raw_kernels(std::string_view payload) {
+  runtime::PayloadReader in(payload);
+  RawKernels kernels;
+  uint32_t count = 0;
+  if (!in.get_u32(&count)) return std::nullopt;
+  for (uint32_t k = 0; k < count; ++k) {
+    std::string name;
+    uint32_t params = 0;
+    if (!in.get_string(&name) || !in.get_u32(&params)) return std::nullopt;
+    auto& list = kernels[name];
+    for (uint32_t j = 0; j < params; ++j) {
+      runtime::RawParam& p = list.emplace_back();
+      uint32_t kind = 0, bytes = 0;
+      if (!in.get_u32(&kind) || !in.get_u32(&bytes) || !in.get_string(&p.type_name) ||
+          kind > static_cast<uint32_t>(runtime::RawParam::Kind::LocalPointer))
+        return std::nullopt;
+      p.kind = static_cast<runtime::RawParam::Kind>(kind);
+      p.bytes = bytes;
+      if (p.kind == runtime::RawParam::Kind::Value) p.scalar = opencl_scalar(p.type_name);
+    }
+  }
+  return kernels;
+}
+
+// A raw OpenCL C program: kernels are created from it on request.
+class OpenCLRawProgram : public runtime::RawProgram,
+                         public std::enable_shared_from_this<OpenCLRawProgram> {
+ public:
+  OpenCLRawProgram(const OpenCLApi& api, cl_device_id device, std::string label, Program program,
+                   RawKernels kernels)
+      : api_(api),
+        device_(device),
+        label_(std::move(label)),
+        program_(std::move(program)),
+        kernels_(std::move(kernels)) {}
+
+  runtime::RawFunction function(const std::string& name) override {
+    auto found = kernels_.find(name);
+    if (found == kernels_.end()) {
+      std::string names;
+      for (const auto& [kernel_name, params] : kernels_)
+        names += (names.empty() ? "" : ", ") + kernel_name;
+      throw std::invalid_argument("no kernel '" + name + "' in this OpenCL C program for " +
+                                  label_ + "; its kernels: " + (names.empty() ? "none" : names));
+    }
+    const std::vector<runtime::RawParam>& params = found->second;
+    // Each kernel object holds its own argument state, so each function gets
+    // its own (from the one built program).
+    cl_int status = CL_SUCCESS;
+    Kernel kernel(&api_, api_.clCreateKernel(program_.get(), name.c_str(), &status));
+    if (status != CL_SUCCESS)
+      throw runtime::DeviceError(OpenCLError("clCreateKernel", status).what() + (" for " + name));
+    std::size_t max_group = 0;
+    status = api_.clGetKernelWorkGroupInfo(kernel.get(), device_, CL_KERNEL_WORK_GROUP_SIZE,
+                                           sizeof max_group, &max_group, nullptr);
+    if (status != CL_SUCCESS)
+      throw runtime::DeviceError(OpenCLError("clGetKernelWorkGroupInfo", status).what() +
+                                 (" for " + name));
+    std::vector<OpenCLKernel::Argument> arguments(params.size());
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      arguments[k].index = static_cast<cl_uint>(k);
+      arguments[k].bytes = params[k].bytes;
+      if (params[k].kind == runtime::RawParam::Kind::GlobalPointer)
+        arguments[k].kind = OpenCLKernel::Argument::Kind::RawBuffer;
+    }
+    runtime::RawFunction function;
+    // The program stays with this object, which each function keeps alive.
+    auto* launchable =
+        new OpenCLKernel(Program(), std::move(kernel), name, std::move(arguments), max_group);
+    function.kernel = std::shared_ptr<const OpenCLKernel>(
+        launchable, [keep = shared_from_this()](const OpenCLKernel* k) { delete k; });
+    function.entry = name;
+    function.params_known = true;
+    function.params = params;
+    return function;
+  }
+
+ private:
+  const OpenCLApi& api_;
+  cl_device_id device_;
+  std::string label_;
+  Program program_;
+  RawKernels kernels_;
+};
+
 }  // namespace
 
 OpenCLDevice::OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index)
@@ -164,7 +324,7 @@ void* OpenCLDevice::allocate(size_t bytes) {
   const std::uintptr_t base = next_address_;
   const std::uintptr_t span = (request + kRangeAlignment - 1) / kRangeAlignment * kRangeAlignment;
   next_address_ += span + kRangeAlignment;
-  allocations_.emplace(base, Allocation{std::move(memory), request});
+  allocations_.emplace(base, Allocation{std::move(memory), request, {}});
   return reinterpret_cast<void*>(base);
 }
 
@@ -195,6 +355,41 @@ std::pair<cl_mem, std::size_t> OpenCLDevice::resolve(const void* address, std::s
   std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(at));
   throw runtime::DeviceError("address " + std::string(text) + " (" + std::to_string(bytes) +
                              " bytes) is not memory of " + info_.id + " (" + device_.name + ")");
+}
+
+cl_mem OpenCLDevice::buffer_at(const void* address) const {
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  std::lock_guard<std::mutex> lock(allocations_mutex_);
+  auto next = allocations_.upper_bound(at);
+  if (next != allocations_.begin()) {
+    Allocation& allocation = std::prev(next)->second;
+    const std::size_t offset = at - std::prev(next)->first;
+    // An empty array's address may be the allocation's end: nothing is read there.
+    if (offset == 0 || offset == allocation.bytes) return allocation.memory.get();
+    if (offset < allocation.bytes) {
+      auto found = allocation.sub_buffers.find(offset);
+      if (found != allocation.sub_buffers.end()) return found->second.get();
+      const std::size_t alignment = std::max<std::size_t>(device_.mem_base_addr_align, 1);
+      if (offset % alignment != 0)
+        throw std::invalid_argument(
+            "an array view starting at byte " + std::to_string(offset) + " of its allocation on " +
+            info_.id + " cannot be a raw OpenCL kernel's buffer argument: " + device_.name +
+            " requires buffers to start on multiples of " + std::to_string(alignment) +
+            " bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN); pass the whole array and an offset, or "
+            "a copy of the view");
+      cl_buffer_region region{offset, allocation.bytes - offset};
+      cl_int status = CL_SUCCESS;
+      MemObject sub(&api_, api_.clCreateSubBuffer(allocation.memory.get(), 0,
+                                                  CL_BUFFER_CREATE_TYPE_REGION, &region, &status));
+      check(status, "clCreateSubBuffer",
+            " (a view " + std::to_string(offset) + " bytes into a buffer)");
+      return allocation.sub_buffers.emplace(offset, std::move(sub)).first->second.get();
+    }
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(at));
+  throw runtime::DeviceError("address " + std::string(text) + " is not memory of " + info_.id +
+                             " (" + device_.name + ")");
 }
 
 void OpenCLStream::synchronize() { device_.synchronize(); }
@@ -350,6 +545,43 @@ std::string OpenCLDevice::build_options(const runtime::CompileOptions& options) 
   return "";
 }
 
+BuildResult OpenCLDevice::build_cached(const std::string& key, const std::string& source,
+                                       const std::string& flags, Program* program,
+                                       const std::function<std::string(const Program&)>& describe,
+                                       std::string* description) {
+  BuildResult built;
+  if (key.empty()) {  // not to be cached
+    built = build_program(context_, device_.device, source, flags, program);
+    if (built.ok && describe && description != nullptr) *description = describe(*program);
+    return built;
+  }
+  runtime::DiskCache::instance().load_or_build(
+      "opencl", key,
+      [&](std::string_view payload) {
+        if (built.ok) return true;  // just built from source
+        runtime::PayloadReader in(payload);
+        std::string kept;
+        if (!in.get_string(&kept)) return false;
+        // A cached binary the driver still takes skips the OpenCL C compiler.
+        built = build_program_from_binary(context_, device_.device, in.tail(), flags, program);
+        if (built.ok && description != nullptr) *description = std::move(kept);
+        return built.ok;
+      },
+      [&]() -> std::optional<std::string> {
+        built = build_program(context_, device_.device, source, flags, program);
+        if (!built.ok) return std::nullopt;
+        std::string kept = describe ? describe(*program) : std::string();
+        if (description != nullptr) *description = kept;
+        std::string binary = program_binary(*program);
+        if (binary.empty()) return std::nullopt;
+        runtime::PayloadWriter out;
+        out.put_string(kept);
+        out.put_tail(binary);
+        return out.take();
+      });
+  return built;
+}
+
 std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
     const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
   require_fp64(kernel, info_, device_);
@@ -358,24 +590,13 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
   Program program;
   BuildResult built;
   const std::string build_flags = build_options(options);
-  const runtime::DiskCache& cache = runtime::DiskCache::instance();
   // The program binary depends on the driver and device as much as on the
   // source: all are in the key.
-  const std::string key = std::string("simt ") + simt::version() + "\nopencl\n" + device_.name +
-                          "\n" + device_.vendor + "\n" + device_.version + "\n" +
-                          device_.driver_version + "\n" + build_flags + "\n" + kernel.entry + "\n" +
-                          kernel.source;
+  const std::string key = runtime::cache_key(
+      "opencl", {device_.name, device_.vendor, device_.version, device_.driver_version, build_flags,
+                 kernel.entry, kernel.source});
   try {
-    // A cached binary the driver still takes skips the OpenCL C compiler.
-    if (auto binary = cache.load("opencl", key))
-      built = build_program_from_binary(context_, device_.device, *binary, build_flags, &program);
-    if (!built.ok) {
-      built = build_program(context_, device_.device, kernel.source, build_flags, &program);
-      if (built.ok) {
-        std::string binary = program_binary(program);
-        if (!binary.empty()) cache.store("opencl", key, binary);
-      }
-    }
+    built = build_cached(key, kernel.source, build_flags, &program, {}, nullptr);
   } catch (const OpenCLError& error) {
     throw runtime::DeviceError("building " + kernel.entry + " for " + info_.id + " (" +
                                device_.name + "): " + error.what());
@@ -419,6 +640,55 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
                                         kernel.entry, std::move(arguments), max_group);
 }
 
+std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::RawSource& source) {
+  if (!source.name_expressions.empty())
+    throw std::invalid_argument(
+        "name_expressions name CUDA C++ template instances; OpenCL C (the language of " + info_.id +
+        ") has no templates");
+  std::string flags;
+  for (const std::string& option : source.options) flags += option + " ";
+  flags += "-cl-kernel-arg-info";
+  // Include paths name files whose contents no key can cover: such a program
+  // is kept in memory only.
+  const bool includes = flags.find("-I") != std::string::npos;
+  const std::string key =
+      includes ? std::string()
+               : runtime::cache_key("opencl-raw", {device_.name, device_.vendor, device_.version,
+                                                   device_.driver_version, flags, source.source});
+  Program program;
+  BuildResult built;
+  std::string description;
+  try {
+    built = build_cached(
+        key, source.source, flags, &program,
+        [&](const Program& p) {
+          RawKernels kernels;
+          for (const std::string& name : program_kernel_names(p)) {
+            cl_int status = CL_SUCCESS;
+            Kernel kernel(&api_, api_.clCreateKernel(p.get(), name.c_str(), &status));
+            check(status, "clCreateKernel", " for " + name);
+            for (const KernelArg& arg : kernel_args(api_, kernel.get()))
+              kernels[name].push_back(raw_param(arg));
+            kernels.try_emplace(name);  // a kernel without parameters
+          }
+          return pack_raw_kernels(kernels);
+        },
+        &description);
+  } catch (const OpenCLError& error) {
+    throw runtime::DeviceError("building a raw OpenCL C program for " + info_.id + " (" +
+                               device_.name + "): " + error.what());
+  }
+  if (!built.ok) {
+    throw runtime::BackendCompileError("the OpenCL compiler of " + info_.id + " (" + device_.name +
+                                       ", " + device_.version +
+                                       ") rejected the OpenCL C source:\n" + built.log);
+  }
+  std::optional<RawKernels> kernels = unpack_raw_kernels(description);
+  if (!kernels) throw runtime::DeviceError("a raw program's kernel list did not read back");
+  return std::make_shared<OpenCLRawProgram>(api_, device_.device, info_.id, std::move(program),
+                                            std::move(*kernels));
+}
+
 void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
                                 const runtime::LaunchDims& dims, void* const* args,
                                 runtime::Stream&, runtime::KeepAlive) {
@@ -454,6 +724,9 @@ void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
       cl_ulong byte_offset = offset;
       set(argument.index, sizeof memory, &memory, k);
       set(argument.index + 1, sizeof byte_offset, &byte_offset, k);
+    } else if (argument.kind == OpenCLKernel::Argument::Kind::RawBuffer) {
+      cl_mem memory = buffer_at(*static_cast<void* const*>(args[k]));
+      set(argument.index, sizeof memory, &memory, k);
     } else if (argument.kind == OpenCLKernel::Argument::Kind::LocalMemory) {
       // A __local buffer is sized by the launch: no value, just its size
       // (OpenCL refuses 0 bytes).

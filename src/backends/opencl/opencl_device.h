@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,7 +34,9 @@ class OpenCLKernel : public runtime::CompiledKernel {
     // Value: `bytes` at `index`. Buffer: an address, set as its cl_mem at
     // `index` and byte offset at index + 1. LocalMemory: the launch's dynamic
     // shared memory, a __local buffer at `index` and its size at index + 1.
-    enum class Kind { Value, Buffer, LocalMemory };
+    // RawBuffer: an address, set as one cl_mem at `index` (a raw kernel's
+    // pointer parameter): a sub-buffer starting there.
+    enum class Kind { Value, Buffer, LocalMemory, RawBuffer };
     Kind kind = Kind::Value;
     cl_uint index = 0;
     std::size_t bytes = 0;  // a value's size
@@ -149,6 +152,9 @@ class OpenCLDevice : public runtime::Device {
   // Whether nothing was queued since the last synchronize() finished it all
   // (a marker queued to ask would not have run yet).
   bool idle_since_synchronize() const { return finished_ == enqueued_; }
+  // OpenCL C source, built with the options given and -cl-kernel-arg-info
+  // (launches are checked against each kernel's parameters).
+  std::shared_ptr<runtime::RawProgram> compile_raw(const runtime::RawSource& source) override;
 
   const DeviceInfo& opencl_info() const { return device_; }
 
@@ -159,16 +165,35 @@ class OpenCLDevice : public runtime::Device {
   // this device handed out. Throws runtime::DeviceError for any other.
   std::pair<cl_mem, std::size_t> resolve(const void* address, std::size_t bytes) const;
 
+  // A buffer starting at `address` (a raw kernel's pointer argument): the
+  // allocation itself at its base, else a sub-buffer from there to the
+  // allocation's end, kept while the allocation lives. Throws
+  // std::invalid_argument when the address is not aligned as sub-buffers
+  // must be (CL_DEVICE_MEM_BASE_ADDR_ALIGN).
+  cl_mem buffer_at(const void* address) const;
+
  private:
   struct Allocation {
     MemObject memory;
     std::size_t bytes = 0;
+    // By origin; declared after `memory`, so released before it.
+    std::map<std::size_t, MemObject> sub_buffers;
   };
 
  public:
   void check(cl_int status, const char* call, const std::string& detail = {}) const;
 
  private:
+  // Builds `source`, or loads the binary the disk cache holds under `key`
+  // (an empty key: no caching).
+  // `describe` (may be empty) says what else to keep with the binary (what a
+  // program loaded from a binary may no longer report); *description gets it
+  // back either way. `program` is left empty when the build fails.
+  BuildResult build_cached(const std::string& key, const std::string& source,
+                           const std::string& flags, Program* program,
+                           const std::function<std::string(const Program&)>& describe,
+                           std::string* description);
+
   const OpenCLApi& api_;
   DeviceInfo device_;
   Context context_;
@@ -179,7 +204,7 @@ class OpenCLDevice : public runtime::Device {
   runtime::WorkQueue callbacks_;
 
   mutable std::mutex allocations_mutex_;
-  std::map<std::uintptr_t, Allocation> allocations_;  // by base address
+  mutable std::map<std::uintptr_t, Allocation> allocations_;  // by base address
   std::uintptr_t next_address_;
 
   mutable std::mutex last_launch_mutex_;

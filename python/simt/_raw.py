@@ -1,0 +1,666 @@
+"""Raw kernels: CUDA C++ or OpenCL C source in a string, as CuPy's RawKernel and RawModule.
+
+The source language follows the device a kernel launches on: CUDA C++ (NVRTC) on
+``cuda:N``, OpenCL C on ``opencl:N``. Launches use the syntax of Python kernels,
+``k[grid, block](*args)``; arguments are checked against the parameters the driver
+reports.
+"""
+
+from . import _core
+from ._device import get_device
+
+_BACKENDS = (None, "cuda", "nvrtc", "opencl")
+
+
+def _strings(value, what):
+    if isinstance(value, str):
+        return [value]
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a string or a sequence of strings, "
+                        f"not {type(value).__name__}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{what} must hold strings, not {type(item).__name__}")
+    return items
+
+
+def _source(code, what):
+    if isinstance(code, bytes):
+        code = code.decode()
+    if not isinstance(code, str):
+        raise TypeError(f"{what} takes the kernel's source as a string, not {type(code).__name__}")
+    return code
+
+
+def _device_or_none(device):
+    return None if device is None else get_device(device)
+
+
+class RawKernel:
+    """A kernel written in the device's language: CUDA C++ (``extern "C" __global__``) on a
+    CUDA device, OpenCL C (``__kernel``) on an OpenCL device.
+
+    ``RawKernel(code, name, options=(), backend=None, *, device=None)``: ``options`` are
+    passed to the compiler (NVRTC's, or clBuildProgram's, e.g. ``-I/path`` or ``-D N=4``);
+    ``backend`` ("cuda" or "opencl") states the source language, so launching on another
+    kind of device is a clear error; ``device`` pins the kernel to a device (else it runs
+    on the current one). Launch as ``k[grid, block](*args)`` or
+    ``k[grid, block, stream, shared_bytes](*args)``, or CuPy's ``k(grid, block, args)``.
+    Arrays are passed as a pointer to their first element; Python ``int``, ``float``,
+    ``bool`` and ``complex`` as int64, float64, bool and complex128 (pass NumPy scalars,
+    e.g. ``numpy.int32(n)``, for other types).
+    """
+
+    def __init__(self, code, name, options=(), backend=None, *, device=None,
+                 name_expressions=()):
+        if not isinstance(name, str):
+            raise TypeError(f"a raw kernel's name is a string, not {type(name).__name__}")
+        if backend not in _BACKENDS:
+            raise ValueError(f"backend must be None, 'cuda' (or 'nvrtc') or 'opencl', "
+                             f"not {backend!r}")
+        self.code = _source(code, "RawKernel")
+        self.name = name
+        self.options = tuple(_strings(options, "options"))
+        self.backend = backend
+        self._device = _device_or_none(device)
+        self._kernel = _core.RawKernel(self.code, name, list(self.options),
+                                       _strings(name_expressions, "name_expressions"),
+                                       self._device, backend)
+        self._configured = {}
+
+    def compile(self, device=None):
+        """Compiles now (for ``device``, else the kernel's or the current device) instead of
+        at the first launch; raises simt.BackendCompileError with the compiler's log."""
+        self._kernel.prepare(get_device(device) if device is not None else self._device)
+
+    def __getitem__(self, config):
+        try:
+            launch = self._configured.get(config)
+        except TypeError:  # unhashable: configure() says what is wrong with it
+            launch = None
+        if launch is None:
+            launch = self._kernel.configure(config if isinstance(config, tuple) else (config,))
+            if len(self._configured) < 64:
+                self._configured[config] = launch
+        return launch
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
+        """CuPy's form: ``kernel(grid, block, args, shared_mem=0)``."""
+        if not isinstance(args, tuple):
+            raise TypeError(f"a raw kernel called as kernel(grid, block, args) takes args as a "
+                            f"tuple, not {type(args).__name__}")
+        self[grid, block, stream, shared_mem](*args)
+
+    def param_info(self, device=None):
+        """[(bytes, type name)] of each parameter as the driver reports them (the type name
+        on OpenCL only); [] when the driver cannot say (CUDA drivers before 12.4)."""
+        return self._kernel.param_info(get_device(device) if device is not None
+                                       else (self._device or get_device()))
+
+    def __repr__(self):
+        return f"<simt.RawKernel {self.name}>"
+
+
+class RawModule:
+    """Source holding several kernels (and templates): ``module.get_function(name)``.
+
+    ``name_expressions`` (CUDA only) lists template instances to compile, such as
+    ``"scale<float>"``; ``get_function("scale<float>")`` then finds the instance.
+    """
+
+    def __init__(self, code=None, *, options=(), name_expressions=(), device=None,
+                 backend=None):
+        if code is None:
+            raise TypeError("RawModule needs the source code (code=...)")
+        if backend not in _BACKENDS:
+            raise ValueError(f"backend must be None, 'cuda' (or 'nvrtc') or 'opencl', "
+                             f"not {backend!r}")
+        self.code = _source(code, "RawModule")
+        self.options = tuple(_strings(options, "options"))
+        self.name_expressions = tuple(_strings(name_expressions, "name_expressions"))
+        self.backend = backend
+        self._device = _device_or_none(device)
+
+    def get_function(self, name):
+        """The kernel `name` (or a name expression's instance), compiled now for the module's
+        device (else the current one); the program compiles once per device."""
+        kernel = RawKernel(self.code, name, self.options, self.backend, device=self._device,
+                           name_expressions=self.name_expressions)
+        kernel.compile()
+        return kernel
+
+    def __repr__(self):
+        return "<simt.RawModule>"
+
+
+# ---------------------------------------------------------------------------
+# Snippet kernels: CuPy's ElementwiseKernel and ReductionKernel. The snippets
+# are C expressions and statements, pasted into a kernel generated in the
+# device's language (CUDA C++ or OpenCL C) and compiled as a raw kernel.
+# ---------------------------------------------------------------------------
+
+import re  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from ._array import Array, empty  # noqa: E402
+
+# The C type of each dtype in each dialect. bool is stored as a byte in
+# OpenCL, whose kernels may not take bool buffers.
+_C_TYPES = {
+    "cuda": {"bool": "bool", "int8": "signed char", "uint8": "unsigned char",
+             "int16": "short", "uint16": "unsigned short", "int32": "int",
+             "uint32": "unsigned int", "int64": "long long", "uint64": "unsigned long long",
+             "float32": "float", "float64": "double"},
+    "opencl": {"bool": "uchar", "int8": "char", "uint8": "uchar", "int16": "short",
+               "uint16": "ushort", "int32": "int", "uint32": "uint", "int64": "long",
+               "uint64": "ulong", "float32": "float", "float64": "double"},
+}
+
+_DIALECT = {
+    "cuda": dict(kernel='extern "C" __global__ void', global_ptr="", index="long long",
+                 first="(long long)blockIdx.x * blockDim.x + threadIdx.x",
+                 step="(long long)blockDim.x * gridDim.x", local_id="threadIdx.x",
+                 group_id="blockIdx.x", groups="gridDim.x", shared="__shared__",
+                 barrier="__syncthreads();", function="__device__ "),
+    "opencl": dict(kernel="__kernel void", global_ptr="__global ", index="long",
+                   first="(long)get_global_id(0)", step="(long)get_global_size(0)",
+                   local_id="get_local_id(0)", group_id="get_group_id(0)",
+                   groups="get_num_groups(0)", shared="__local",
+                   barrier="barrier(CLK_LOCAL_MEM_FENCE);", function=""),
+}
+
+_RESERVED = {"i", "n"}
+
+
+class _Param:
+    __slots__ = ("type", "name", "raw")
+
+    def __init__(self, type_, name, raw):
+        self.type, self.name, self.raw = type_, name, raw
+
+    @property
+    def placeholder(self):
+        return self.type not in _C_TYPES["cuda"]
+
+
+def _parse_params(text, what):
+    """'float32 x, raw T y' as [_Param]; dtype names are concrete, other names placeholders."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} is a string such as 'float32 x, T y', not {type(text).__name__}")
+    params = []
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        words = item.split()
+        raw = words[0] == "raw"
+        if raw:
+            words = words[1:]
+        if len(words) != 2 or not words[1].isidentifier() or not words[0].isidentifier():
+            raise ValueError(f"{what}: {item!r} is not a parameter ('float32 x', 'raw T y')")
+        type_, name = words
+        # NumPy's type names ("float32", "int", "bool") are concrete types; any
+        # other name ("T", "X") is a placeholder bound from the arguments.
+        if len(type_) > 1 and type_ in np.sctypeDict:
+            type_ = np.dtype(type_).name
+        if type_ in ("float16", "complex64", "complex128"):
+            raise ValueError(f"{what}: {type_} parameters are not supported in snippet kernels")
+        if name in _RESERVED or name.startswith("_"):
+            raise ValueError(f"{what}: the name {name!r} is reserved (i, n and names starting "
+                             f"with _ are the kernel's own)")
+        params.append(_Param(type_, name, raw))
+    names = [p.name for p in params]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{what}: a parameter name repeats")
+    return params
+
+
+def _snippet_device(args, device):
+    if device is not None:
+        return get_device(device)
+    for a in args:
+        if isinstance(a, Array):
+            return a.device
+    return get_device()
+
+
+def _dialect_of(device, what):
+    if device.backend not in _DIALECT:
+        raise ValueError(f"{what} needs a CUDA or OpenCL device (its snippets are CUDA C++ or "
+                         f"OpenCL C); {device.id} is a {device.backend} device: write the kernel "
+                         f"in Python with @simt.kernel there")
+    return device.backend
+
+
+def _bind_types(params, values, types, what):
+    """Fills `types` (placeholder -> dtype) from the arrays (and typed scalars) given."""
+    for p, v in zip(params, values):
+        if not p.placeholder or v is None:
+            continue
+        dtype = v.dtype if isinstance(v, (Array, np.generic)) else None
+        if dtype is None:
+            continue
+        bound = types.setdefault(p.type, dtype.name)
+        if bound != dtype.name:
+            raise TypeError(f"{what}: {p.type} is {bound} from an earlier argument but "
+                            f"{p.name!r} is {dtype.name}")
+    for p, v in zip(params, values):
+        if p.placeholder and p.type not in types and v is not None:
+            # Only Python numbers: their NumPy type.
+            types[p.type] = np.asarray(v).dtype.name
+
+
+def _offset_view(array, what, name):
+    """(the array's whole buffer as a 1-D array, the view's first element in it): OpenCL
+    buffers start at an allocation, never inside one."""
+    impl = array._impl
+    itemsize = impl.itemsize
+    if impl.offset % itemsize:
+        raise ValueError(f"{what}: {name!r} does not start on a multiple of its item size")
+    base = Array._wrap(impl.view(0, [impl.buffer_bytes // itemsize], [itemsize]))
+    return base, impl.offset // itemsize
+
+
+def _element_strides(array, shape, what, name):
+    """The array's strides in elements over the broadcast `shape` (0 where broadcast)."""
+    itemsize = array.itemsize
+    own = list(zip(array.shape, array.strides))
+    lead = len(shape) - len(own)
+    out = []
+    for d, extent in enumerate(shape):
+        if d < lead:
+            out.append(0)
+            continue
+        e, s = own[d - lead]
+        if s % itemsize:
+            raise ValueError(f"{what}: {name!r} has strides that are not a multiple of its "
+                             f"item size")
+        out.append(0 if e == 1 and extent != 1 else s // itemsize)
+    return out
+
+
+class _Generated:
+    """One kernel signature: the raw kernel(s) and how to pass the arguments."""
+
+    def __init__(self, source, names, options, device):
+        module = RawModule(source, options=options, device=device)
+        self.kernels = [module.get_function(n) for n in names]
+        self.source = source
+
+
+class _SnippetKernel:
+    def __init__(self, in_params, out_params, name, preamble, options, what):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"{what}: the name must be an identifier, not {name!r}")
+        self.name = name
+        self.in_params = _parse_params(in_params, f"{what} {name} in_params")
+        self.out_params = _parse_params(out_params, f"{what} {name} out_params")
+        self.preamble = preamble or ""
+        self.options = tuple(_strings(options, "options"))
+        self.nin, self.nout = len(self.in_params), len(self.out_params)
+        clash = {p.name for p in self.in_params} & {p.name for p in self.out_params}
+        if clash:
+            raise ValueError(f"{what} {name}: {sorted(clash)} are both inputs and outputs")
+        self._cache = {}
+        self._what = f"{what} {name}"
+
+    def _ctype(self, dialect, dtype):
+        try:
+            return _C_TYPES[dialect][dtype]
+        except KeyError:
+            raise TypeError(f"{self._what}: {dtype} is not supported in snippet kernels") from None
+
+    def _resolve(self, params, types):
+        out = []
+        for p in params:
+            dtype = types.get(p.type) if p.placeholder else p.type
+            if dtype is None:
+                raise TypeError(f"{self._what}: the type {p.type} of {p.name!r} is not known "
+                                f"from the arguments; pass an array for it")
+            out.append(dtype)
+        return out
+
+    def _typedefs(self, dialect, types):
+        return "".join(f"  typedef {self._ctype(dialect, d)} {t};\n" for t, d in types.items())
+
+    def _prepare(self, args, device, what, dialect=None):
+        """Validates the arguments: (device, dialect, inputs, outputs given, types). A
+        dialect given (for inspection) replaces the device's."""
+        if len(args) not in (self.nin, self.nin + self.nout):
+            raise TypeError(f"{self._what} takes {self.nin} inputs"
+                            + (f" (and optionally {self.nout} outputs)" if self.nout else "")
+                            + f", not {len(args)} arguments")
+        dev = _snippet_device(args, device)
+        if dialect is None:
+            dialect = _dialect_of(dev, what)
+        elif dialect not in _DIALECT:
+            raise ValueError(f"dialect must be 'cuda' or 'opencl', not {dialect!r}")
+        ins, outs = list(args[:self.nin]), list(args[self.nin:]) or [None] * self.nout
+        for p, v in zip(self.in_params + self.out_params, ins + outs):
+            if v is None:
+                continue
+            if isinstance(v, Array):
+                if v.device != dev:
+                    raise ValueError(f"{self._what}: {p.name!r} is on {v.device.id}, the kernel "
+                                     f"runs on {dev.id}")
+            elif isinstance(v, np.ndarray):
+                raise TypeError(f"{self._what}: {p.name!r} is a NumPy array; copy it to the "
+                                f"device with simt.to_device")
+            elif p in self.out_params:
+                raise TypeError(f"{self._what}: the output {p.name!r} must be a simt array")
+            elif p.raw:
+                raise TypeError(f"{self._what}: the raw parameter {p.name!r} must be an array")
+            elif not isinstance(v, (int, float, bool, np.generic)):
+                raise TypeError(f"{self._what}: {p.name!r} must be an array or a number, "
+                                f"not {type(v).__name__}")
+        types = {}
+        _bind_types(self.in_params + self.out_params, ins + outs, types, self._what)
+        return dev, dialect, ins, outs, types
+
+    def _array_params(self, dialect, p, ctype, nd):
+        g = _DIALECT[dialect]["global_ptr"]
+        idx = _DIALECT[dialect]["index"]
+        text = f"{g}{ctype}* _p_{p.name}, {idx} _o_{p.name}"
+        if not p.raw:
+            text += "".join(f", {idx} _t{d}_{p.name}" for d in range(nd))
+        return text
+
+    def _array_args(self, p, value, shape, nd):
+        base, offset = _offset_view(value, self._what, p.name)
+        args = [base, np.int64(offset)]
+        if not p.raw:
+            strides = [1] if nd == 1 and len(shape) != 1 else \
+                _element_strides(value, shape, self._what, p.name)
+            args += [np.int64(s) for s in strides]
+        return args
+
+    def _index_code(self, params, nd, dialect):
+        """Per-thread code giving each non-raw array's element offset `_e_<name>` for index i."""
+        names = [p.name for p in params]
+        idx = _DIALECT[dialect]["index"]
+        lines = [f"    {idx} _e_{n} = _o_{n};" for n in names]
+        if nd == 1:
+            lines += [f"    _e_{n} += i * _t0_{n};" for n in names]
+            return "\n".join(lines) + "\n"
+        lines.append(f"    {idx} _rest = i, _c;")
+        for d in reversed(range(nd)):
+            lines.append(f"    _c = _rest % _s{d}; _rest /= _s{d};")
+            lines += [f"    _e_{n} += _c * _t{d}_{n};" for n in names]
+        return "\n".join(lines) + "\n"
+
+
+def _size_alias(snippet, index_type):
+    """`n`, the element count, where the snippet uses it (unused, NVRTC warns)."""
+    return f"  const {index_type} n = _n;\n" if re.search(r"\bn\b", snippet) else ""
+
+
+def _contiguous_full(value, shape):
+    return isinstance(value, Array) and tuple(value.shape) == tuple(shape) and value._contiguous()
+
+
+class ElementwiseKernel(_SnippetKernel):
+    """CuPy's ElementwiseKernel: ``ElementwiseKernel('float32 x, float32 y', 'float32 z',
+    'z = (x - y) * (x - y)', 'squared_diff')``.
+
+    The operation (a C statement) runs once per element ``i`` of the broadcast shape, with
+    each input's element (or the scalar given for it) and each output's element by name;
+    ``n`` (also ``_ind.size()``) is the element count. Types are dtype names or
+    placeholders (``T``) bound from the arguments' dtypes. ``raw`` parameters are passed as
+    pointers to index by hand. Outputs not passed are allocated. On a CUDA device the
+    snippets are CUDA C++, on an OpenCL device OpenCL C (simple expressions are both).
+    """
+
+    def __init__(self, in_params, out_params, operation, name="kernel", *, preamble="",
+                 options=(), device=None):
+        super().__init__(in_params, out_params, name, preamble, options, "ElementwiseKernel")
+        if not isinstance(operation, str):
+            raise TypeError("the operation is a string of C code")
+        self.operation = operation
+        self._device = device
+
+    def __call__(self, *args, size=None, block_size=256):
+        dev, dialect, ins, outs, types = self._prepare(args, self._device, "ElementwiseKernel")
+        in_types = self._resolve(self.in_params, types)
+        out_types = self._resolve(self.out_params, types)
+        shapes = [v.shape for p, v in zip(self.in_params + self.out_params, ins + outs)
+                  if isinstance(v, Array) and not p.raw]
+        try:
+            shape = np.broadcast_shapes(*shapes) if shapes else None
+        except ValueError:
+            raise ValueError(f"{self._what}: shapes {shapes} do not broadcast") from None
+        if shape is None:
+            if size is None:
+                raise ValueError(f"{self._what}: no array sets the loop's size; pass size=")
+            shape = (int(size),)
+        for p, v in zip(self.out_params, outs):
+            if v is not None and tuple(v.shape) != tuple(shape):
+                raise ValueError(f"{self._what}: the output {p.name!r} has shape {v.shape}, "
+                                 f"the broadcast shape is {shape}")
+        outs = [v if v is not None else empty(shape, dtype=t, device=dev)
+                for v, t in zip(outs, out_types)]
+        elementwise = [(p, v) for p, v in zip(self.in_params + self.out_params, ins + outs)
+                       if isinstance(v, Array) and not p.raw]
+        # One loop index when every array holds the whole shape in C order.
+        nd = 1 if all(_contiguous_full(v, shape) for _, v in elementwise) else max(len(shape), 1)
+        is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
+        key = (dev, tuple(in_types), tuple(out_types), tuple(is_array.values()), nd)
+        generated = self._cache.get(key)
+        if generated is None:
+            source = self._source(dialect, in_types, out_types, is_array, types, nd)
+            generated = self._cache[key] = _Generated(source, [self.name], self.options, dev)
+        total = int(np.prod(shape, dtype=np.int64))
+        call = []
+        for p, v, t in zip(self.in_params + self.out_params, ins + outs, in_types + out_types):
+            if isinstance(v, Array):
+                call += self._array_args(p, v, shape, nd)
+            else:
+                call.append(np.dtype(t).type(v))
+        call.append(np.int64(total))
+        if nd > 1:
+            call += [np.int64(s) for s in shape]
+        blocks = max(1, min((total + block_size - 1) // block_size, 65535))
+        if total:
+            generated.kernels[0][blocks, block_size](*call)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def generated_source(self, *args, dialect=None, ndim=1):
+        """The kernel source generated for these arguments (for inspection), in the
+        device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
+        loop's dimensions (1 when every array is contiguous)."""
+        dev, dialect, ins, outs, types = self._prepare(args, self._device, "ElementwiseKernel",
+                                                       dialect)
+        in_types = self._resolve(self.in_params, types)
+        out_types = self._resolve(self.out_params, types)
+        is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
+        return self._source(dialect, in_types, out_types, is_array, types, ndim)
+
+    def _source(self, dialect, in_types, out_types, is_array, types, nd):
+        d = _DIALECT[dialect]
+        params, loads, stores, indexed = [], [], [], []
+        for p, t in zip(self.in_params, in_types):
+            c = self._ctype(dialect, t)
+            if is_array[p.name]:
+                params.append(self._array_params(dialect, p, c, nd))
+                if p.raw:
+                    loads.append(f"    {d['global_ptr']}{c}* {p.name} = _p_{p.name} + "
+                                 f"_o_{p.name};\n")
+                else:
+                    indexed.append(p)
+                    loads.append(f"    const {c} {p.name} = _p_{p.name}[_e_{p.name}];\n")
+            else:
+                params.append(f"{c} _v_{p.name}")
+                loads.append(f"    const {c} {p.name} = _v_{p.name};\n")
+        for p, t in zip(self.out_params, out_types):
+            c = self._ctype(dialect, t)
+            params.append(self._array_params(dialect, p, c, nd))
+            if p.raw:
+                loads.append(f"    {d['global_ptr']}{c}* {p.name} = _p_{p.name} + _o_{p.name};\n")
+                continue
+            indexed.append(p)
+            if dialect == "cuda":
+                loads.append(f"    {c}& {p.name} = _p_{p.name}[_e_{p.name}];\n")
+            else:  # no references in OpenCL C: a copy, stored back
+                loads.append(f"    {c} {p.name} = _p_{p.name}[_e_{p.name}];\n")
+                stores.append(f"    _p_{p.name}[_e_{p.name}] = {p.name};\n")
+        params.append(f"{d['index']} _n")
+        if nd > 1:
+            params += [f"{d['index']} _s{k}" for k in range(nd)]
+        operation = self.operation.replace("_ind.size()", "_n")
+        idx = d["index"]
+        return (f"{self.preamble}\n"
+                f"{d['kernel']} {self.name}({', '.join(params)}) {{\n"
+                f"{self._typedefs(dialect, types)}"
+                f"{_size_alias(operation, idx)}"
+                f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
+                f"{self._index_code(indexed, nd, dialect)}"
+                f"{''.join(loads)}"
+                f"    {{\n{operation};\n    }}\n"
+                f"{''.join(stores)}"
+                f"  }}\n}}\n")
+
+
+class ReductionKernel(_SnippetKernel):
+    """CuPy's ReductionKernel over the whole array (axis=None): ``ReductionKernel('T x',
+    'T y', 'x * x', 'a + b', 'y = sqrt(a)', '0', 'l2norm')``.
+
+    ``map_expr`` gives each element's value (inputs by name, the index ``i``), ``reduce_expr``
+    combines two values ``a`` and ``b`` (of ``reduce_type``, by default the first output's
+    type), ``identity`` is the reduction's neutral value, and ``post_map_expr`` assigns the
+    outputs from the result ``a``. Returns a 0-d array (or a tuple for several outputs).
+    """
+
+    _BLOCK = 256
+
+    def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+                 name="reduce_kernel", reduce_type=None, *, preamble="", options=(),
+                 device=None):
+        super().__init__(in_params, out_params, name, preamble, options, "ReductionKernel")
+        for what, text in (("map_expr", map_expr), ("reduce_expr", reduce_expr),
+                           ("post_map_expr", post_map_expr), ("identity", identity)):
+            if not isinstance(text, str):
+                raise TypeError(f"ReductionKernel {name}: {what} is a string of C code")
+        if not self.out_params:
+            raise ValueError(f"ReductionKernel {name}: needs an output parameter")
+        self.map_expr, self.reduce_expr = map_expr, reduce_expr
+        self.post_map_expr, self.identity = post_map_expr, identity
+        self.reduce_type = None if reduce_type is None else np.dtype(reduce_type).name
+        self._device = device
+
+    def __call__(self, *args, axis=None, keepdims=False):
+        if axis is not None:
+            raise NotImplementedError(f"{self._what}: only axis=None (the whole array) is "
+                                      f"supported")
+        dev, dialect, ins, outs, types = self._prepare(args, self._device, "ReductionKernel")
+        in_types = self._resolve(self.in_params, types)
+        out_types = self._resolve(self.out_params, types)
+        rtype = self.reduce_type or out_types[0]
+        shapes = [v.shape for p, v in zip(self.in_params, ins)
+                  if isinstance(v, Array) and not p.raw]
+        if not shapes:
+            raise ValueError(f"{self._what}: needs an input array to reduce")
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ValueError(f"{self._what}: shapes {shapes} do not broadcast") from None
+        for p, v in zip(self.out_params, outs):
+            if v is not None and v.size != 1:
+                raise ValueError(f"{self._what}: the output {p.name!r} must hold one element")
+        outs = [v if v is not None else empty((), dtype=t, device=dev)
+                for v, t in zip(outs, out_types)]
+        elementwise = [(p, v) for p, v in zip(self.in_params, ins)
+                       if isinstance(v, Array) and not p.raw]
+        nd = 1 if all(_contiguous_full(v, shape) for _, v in elementwise) else max(len(shape), 1)
+        is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
+        key = (dev, tuple(in_types), tuple(out_types), rtype, tuple(is_array.values()), nd)
+        generated = self._cache.get(key)
+        if generated is None:
+            source = self._source(dialect, in_types, out_types, rtype, is_array, types, nd)
+            generated = self._cache[key] = _Generated(
+                source, [self.name + "_partial", self.name + "_final"], self.options, dev)
+        total = int(np.prod(shape, dtype=np.int64))
+        blocks = max(1, min((total + self._BLOCK - 1) // self._BLOCK, 1024))
+        partial = empty((blocks,), dtype=rtype, device=dev)
+        call = []
+        for p, v, t in zip(self.in_params, ins, in_types):
+            call += self._array_args(p, v, shape, nd) if isinstance(v, Array) \
+                else [np.dtype(t).type(v)]
+        call += [partial, np.int64(total)]
+        if nd > 1:
+            call += [np.int64(s) for s in shape]
+        generated.kernels[0][blocks, self._BLOCK](*call)
+        final = [partial, np.int64(blocks)]
+        for p, v in zip(self.out_params, outs):
+            final += self._array_args(p, v, (1,), 1)[:2]
+        generated.kernels[1][1, self._BLOCK](*final)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd):
+        d = _DIALECT[dialect]
+        g = d["global_ptr"]
+        r = self._ctype(dialect, rtype)
+        params, loads, indexed = [], [], []
+        for p, t in zip(self.in_params, in_types):
+            c = self._ctype(dialect, t)
+            if is_array[p.name]:
+                params.append(self._array_params(dialect, p, c, nd))
+                if p.raw:
+                    loads.append(f"    {g}{c}* {p.name} = _p_{p.name} + _o_{p.name};\n")
+                else:
+                    indexed.append(p)
+                    loads.append(f"    const {c} {p.name} = _p_{p.name}[_e_{p.name}];\n")
+            else:
+                params.append(f"{c} _v_{p.name}")
+                loads.append(f"    const {c} {p.name} = _v_{p.name};\n")
+        idx = d["index"]
+        params += [f"{g}{r}* _partial", f"{idx} _n"]
+        if nd > 1:
+            params += [f"{idx} _s{k}" for k in range(nd)]
+        out_params = [f"{g}{self._ctype(dialect, t)}* _p_{p.name}, {idx} _o_{p.name}"
+                      for p, t in zip(self.out_params, out_types)]
+        out_refs = "".join(
+            f"    {self._ctype(dialect, t)} {p.name};\n" for p, t in zip(self.out_params, out_types))
+        out_stores = "".join(f"    _p_{p.name}[_o_{p.name}] = {p.name};\n"
+                             for p in self.out_params)
+        B = self._BLOCK
+        typedefs = self._typedefs(dialect, types)
+        # A tree over the block's values in shared memory: the block size is fixed.
+        tree = (f"  {d['shared']} {r} _sm[{B}];\n"
+                f"  _sm[_t] = _acc;\n  {d['barrier']}\n"
+                f"  for (int _s = {B // 2}; _s > 0; _s >>= 1) {{\n"
+                f"    if (_t < _s) _sm[_t] = _reduce(_sm[_t], _sm[_t + _s]);\n"
+                f"    {d['barrier']}\n  }}\n")
+        return (f"{self.preamble}\n"
+                f"{d['function']}{r} _reduce({r} a, {r} b) {{\n{typedefs}"
+                f"  return ({self.reduce_expr});\n}}\n\n"
+                f"{d['kernel']} {self.name}_partial({', '.join(params)}) {{\n{typedefs}"
+                f"{_size_alias(self.map_expr, idx)}"
+                f"  const int _t = {d['local_id']};\n"
+                f"  {r} _acc = ({r})({self.identity});\n"
+                f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
+                f"{self._index_code(indexed, nd, dialect)}"
+                f"{''.join(loads)}"
+                f"    _acc = _reduce(_acc, ({r})({self.map_expr}));\n"
+                f"  }}\n"
+                f"{tree}"
+                f"  if (_t == 0) _partial[{d['group_id']}] = _sm[0];\n}}\n\n"
+                f"{d['kernel']} {self.name}_final({g}{r}* _partial, {idx} _count, "
+                f"{', '.join(out_params)}) {{\n{typedefs}"
+                f"  const int _t = {d['local_id']};\n"
+                f"  {r} _acc = ({r})({self.identity});\n"
+                f"  for ({idx} _k = _t; _k < _count; _k += {B}) "
+                f"_acc = _reduce(_acc, _partial[_k]);\n"
+                f"{tree}"
+                f"  if (_t == 0) {{\n    const {r} a = _sm[0];\n{out_refs}"
+                f"    {{\n{self.post_map_expr};\n    }}\n{out_stores}  }}\n}}\n")
+
+    def generated_source(self, *args, dialect=None, ndim=1):
+        """The kernel source generated for these arguments (for inspection), in the
+        device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
+        loop's dimensions (1 when every array is contiguous)."""
+        dev, dialect, ins, outs, types = self._prepare(args, self._device, "ReductionKernel",
+                                                       dialect)
+        in_types = self._resolve(self.in_params, types)
+        out_types = self._resolve(self.out_params, types)
+        is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
+        return self._source(dialect, in_types, out_types, self.reduce_type or out_types[0],
+                            is_array, types, ndim)

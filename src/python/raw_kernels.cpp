@@ -1,0 +1,259 @@
+// Raw kernels: CUDA C++ or OpenCL C source from the user, compiled by the
+// device's own compiler (runtime::Device::compile_raw) and launched with the
+// syntax of Python kernels. Arguments are checked against the parameters the
+// driver reports, so a wrong one is a TypeError rather than corrupted memory.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <array>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+#include "python/arguments.h"
+#include "python/bindings.h"
+#include "runtime/disk_cache.h"
+
+namespace simt::python {
+
+namespace {
+
+// Compiled programs by (device, source, options, name expressions), for the
+// life of the process, as CuPy keeps them: a RawKernel made again from the
+// same source (a RawModule's functions, a loop building kernels) compiles
+// once per device.
+class ProgramCache {
+ public:
+  std::shared_ptr<runtime::RawProgram> get(const std::shared_ptr<runtime::Device>& device,
+                                           const runtime::RawSource& source) {
+    std::string key;
+    const runtime::Device* address = device.get();
+    key.append(reinterpret_cast<const char*>(&address), sizeof address);
+    std::string options, expressions;
+    for (const auto& o : source.options) options += std::to_string(o.size()) + ":" + o;
+    for (const auto& e : source.name_expressions) expressions += std::to_string(e.size()) + ":" + e;
+    key += runtime::cache_key("raw", {options, expressions, source.source});
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found = programs_.find(key);
+      if (found != programs_.end()) return found->second;
+    }
+    std::shared_ptr<runtime::RawProgram> program;
+    {
+      nb::gil_scoped_release release;
+      program = device->compile_raw(source);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    return programs_.try_emplace(key, std::move(program)).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<runtime::RawProgram>> programs_;
+};
+
+ProgramCache& program_cache() {
+  // Leaked: programs hold driver objects that must not be released after
+  // the drivers' own teardown at exit.
+  static auto* cache = new ProgramCache();
+  return *cache;
+}
+
+std::optional<runtime::BackendKind> backend_from_name(const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  if (*name == "cuda" || *name == "nvrtc") return runtime::BackendKind::Cuda;
+  if (*name == "opencl") return runtime::BackendKind::OpenCL;
+  throw nb::value_error(("backend must be 'cuda' (or CuPy's 'nvrtc') or 'opencl', not '" + *name +
+                         "'; the source language follows the device: CUDA C++ on cuda:N, "
+                         "OpenCL C on opencl:N")
+                            .c_str());
+}
+
+class RawKernel {
+ public:
+  RawKernel(std::string source, std::string name, std::vector<std::string> options,
+            std::vector<std::string> name_expressions, std::optional<PyDevice> device,
+            std::optional<std::string> backend)
+      : name_(std::move(name)),
+        device_(device ? device->device : nullptr),
+        backend_(backend_from_name(backend)) {
+    source_.source = std::move(source);
+    source_.options = std::move(options);
+    source_.name_expressions = std::move(name_expressions);
+  }
+
+  const std::string& name() const { return name_; }
+
+  // Compiles (or finds) the program for `device` and looks the kernel up.
+  const runtime::RawFunction& function_for(const std::shared_ptr<runtime::Device>& device) {
+    for (const auto& [on, function] : functions_)
+      if (on == device.get()) return function;
+    if (backend_ && *backend_ != device->info().backend)
+      throw nb::value_error(("raw kernel '" + name_ + "' is " + runtime::backend_name(*backend_) +
+                             " source, but it launches on " + device->info().id + " (" +
+                             runtime::backend_name(device->info().backend) +
+                             "); choose a device with device=... or simt.use_device(...)")
+                                .c_str());
+    std::shared_ptr<runtime::RawProgram> program = program_cache().get(device, source_);
+    functions_.emplace_back(device.get(), program->function(name_));
+    return functions_.back().second;
+  }
+
+  std::shared_ptr<runtime::Device> device() const { return device_ ? device_ : current_device(); }
+
+  void launch(const runtime::LaunchDims& dims, const PyStream* stream, const nb::args& args);
+
+  nb::list param_info(const PyDevice& device) {
+    const runtime::RawFunction& function = function_for(device.device);
+    nb::list out;
+    if (!function.params_known) return out;
+    for (const runtime::RawParam& p : function.params)
+      out.append(nb::make_tuple(p.bytes, p.type_name));
+    return out;
+  }
+
+ private:
+  // One argument as the C parameter's value.
+  runtime::RawArgument read(const nb::handle& arg, size_t index, const runtime::Device& device,
+                            std::array<uint64_t, 2>* value) const;
+  [[noreturn]] void fail(size_t index, const std::string& message) const {
+    throw nb::type_error(
+        ("raw kernel '" + name_ + "', argument " + std::to_string(index) + ": " + message).c_str());
+  }
+
+  std::string name_;
+  runtime::RawSource source_;
+  std::shared_ptr<runtime::Device> device_;  // null: the current device
+  std::optional<runtime::BackendKind> backend_;
+  // A deque: a launch keeps using its entry (with the GIL released) while
+  // another thread may add one for another device.
+  std::deque<std::pair<const runtime::Device*, runtime::RawFunction>> functions_;
+};
+
+runtime::RawArgument RawKernel::read(const nb::handle& arg, size_t index,
+                                     const runtime::Device& device,
+                                     std::array<uint64_t, 2>* value) const {
+  PyObject* o = arg.ptr();
+  runtime::RawArgument out;
+  nb::object keep;
+  if (const DeviceArray* array = simt_array(o, &keep)) {
+    if (array->buffer->device().get() != &device)
+      fail(index, "the array is on " + array->buffer->device()->info().id +
+                      " but the kernel runs on " + device.info().id +
+                      "; copy it with simt.to_device(..., device=...)");
+    out.pointer = true;
+    void* data = array->data();
+    std::memcpy(value->data(), &data, sizeof data);
+    return out;
+  }
+  ScalarArg scalar;
+  if (read_python_number(o, "#" + std::to_string(index), &scalar)) {
+    out.scalar = scalar.scalar;
+    store_scalar(scalar, scalar.scalar, value->data());
+    return out;
+  }
+  if (device.info().backend == runtime::BackendKind::Cuda &&
+      PyObject_HasAttrString(o, "__cuda_array_interface__")) {
+    // CuPy, PyTorch and Numba arrays on the GPU: their data pointer.
+    nb::dict cai = nb::cast<nb::dict>(arg.attr("__cuda_array_interface__"));
+    auto data = nb::cast<uintptr_t>(nb::cast<nb::tuple>(cai["data"])[0]);
+    out.pointer = true;
+    std::memcpy(value->data(), &data, sizeof data);
+    return out;
+  }
+  if (PyObject_CheckBuffer(o)) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) != 0) {
+      PyErr_Clear();
+      fail(index, "its buffer cannot be read");
+    }
+    struct Release {
+      Py_buffer* view;
+      ~Release() { PyBuffer_Release(view); }
+    } release{&view};
+    if (view.ndim != 0)
+      fail(index, "a NumPy array is host memory, which " + device.info().id +
+                      " cannot read; copy it with simt.to_device(...)");
+    auto type = scalar_from_format(view.format, view.itemsize);
+    if (!type)
+      fail(index,
+           std::string("unsupported element format '") + (view.format ? view.format : "?") + "'");
+    scalar = read_buffer_scalar(view, *type);
+    out.scalar = *type;
+    store_scalar(scalar, *type, value->data());
+    return out;
+  }
+  fail(index, std::string("raw kernels take simt arrays and numbers, not ") + Py_TYPE(o)->tp_name);
+}
+
+void RawKernel::launch(const runtime::LaunchDims& dims, const PyStream* stream,
+                       const nb::args& args) {
+  // A launch on a stream runs on the stream's device.
+  std::shared_ptr<runtime::Device> on = stream ? stream->device : device();
+  runtime::validate_launch(on->info(), dims);
+  const runtime::RawFunction& function = function_for(on);
+  if (function.params_known && args.size() != function.params.size())
+    throw nb::type_error(("raw kernel '" + name_ + "' takes " +
+                          std::to_string(function.params.size()) + " arguments but " +
+                          std::to_string(args.size()) + " were given")
+                             .c_str());
+  std::vector<std::array<uint64_t, 2>> values(args.size());
+  std::vector<void*> pointers(args.size());
+  for (size_t k = 0; k < args.size(); ++k) {
+    runtime::RawArgument given = read(args[k], k, *on, &values[k]);
+    if (function.params_known) {
+      std::string mismatch = runtime::raw_argument_mismatch(function.params[k], given);
+      if (!mismatch.empty()) fail(k, "expected " + mismatch);
+    }
+    pointers[k] = values[k].data();
+  }
+  nb::gil_scoped_release release;
+  on->queue_launch(*function.kernel, dims, pointers.data(),
+                   stream ? *stream->stream : on->default_stream(), {});
+}
+
+struct RawLaunch {
+  nb::object kernel;  // keeps the kernel alive
+  runtime::LaunchDims dims;
+  std::optional<PyStream> stream;
+};
+
+}  // namespace
+
+void bind_raw_kernels(nb::module_& m) {
+  nb::class_<RawKernel>(m, "RawKernel")
+      .def(nb::init<std::string, std::string, std::vector<std::string>, std::vector<std::string>,
+                    std::optional<PyDevice>, std::optional<std::string>>(),
+           nb::arg("source"), nb::arg("name"), nb::arg("options"), nb::arg("name_expressions"),
+           nb::arg("device").none(), nb::arg("backend").none())
+      .def_prop_ro("name", &RawKernel::name)
+      .def(
+          "configure",
+          [](nb::handle self, const nb::handle& config) {
+            RawKernel& k = nb::cast<RawKernel&>(self);
+            runtime::LaunchDims dims = parse_launch_config(config, k.name());
+            std::optional<PyStream> stream;
+            if (PyTuple_GET_SIZE(config.ptr()) >= 3)
+              stream = stream_object(PyTuple_GET_ITEM(config.ptr(), 2));
+            return RawLaunch{nb::borrow(self), dims, std::move(stream)};
+          },
+          nb::arg("config"))
+      .def(
+          "prepare",
+          [](RawKernel& k, std::optional<PyDevice> device) {
+            k.function_for(device ? device->device : k.device());
+          },
+          nb::arg("device").none(), "Compiles for the device now and looks the kernel up.")
+      .def("param_info", &RawKernel::param_info, nb::arg("device"),
+           "[(bytes, type name)] of each parameter, as the driver reports them ([] when it "
+           "cannot).");
+
+  nb::class_<RawLaunch>(m, "RawLaunch").def("__call__", [](RawLaunch& launch, nb::args args) {
+    nb::cast<RawKernel&>(launch.kernel)
+        .launch(launch.dims, launch.stream ? &*launch.stream : nullptr, args);
+  });
+}
+
+}  // namespace simt::python

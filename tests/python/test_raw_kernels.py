@@ -1,0 +1,406 @@
+"""Raw kernels (CUDA C++ / OpenCL C source from the user), snippet kernels
+(ElementwiseKernel, ReductionKernel) and their caches, on every GPU-like device;
+CUDA-only cases skip elsewhere, and the generated CUDA is compiled by NVRTC even
+without a GPU."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import simt
+
+SAXPY = {
+    "cuda": r'''
+extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+''',
+    "opencl": r'''
+__kernel void saxpy(float a, __global const float* x, __global float* y, uint n) {
+    size_t i = get_global_id(0);
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+''',
+}
+
+
+@pytest.fixture
+def raw_device(device):
+    """A device that takes raw source (CUDA or OpenCL); the CPU is tested on its own."""
+    if device.backend == "cpu":
+        pytest.skip("raw kernels need a CUDA or OpenCL device")
+    return device
+
+
+def nvrtc_available():
+    return simt._core.nvrtc_compile('extern "C" __global__ void k() {}')["available"]
+
+
+def test_saxpy_matches_numpy(raw_device, rng):
+    n = int(rng.integers(1, 5000))
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    a = np.float32(rng.standard_normal())
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    k[(n + 127) // 128, 128](a, dx, dy, np.uint32(n))
+    np.testing.assert_allclose(dy.get(), a * x + y, rtol=1e-6, atol=1e-6)
+
+
+def test_launches_on_a_stream_keep_its_order(raw_device, rng):
+    n = 10_000
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    stream = simt.Stream(raw_device)
+    dx, dy = simt.to_device(x, stream=stream), simt.to_device(y, stream=stream)
+    for _ in range(3):
+        k[(n + 127) // 128, 128, stream](np.float32(2), dx, dy, np.uint32(n))
+    out = dy.get(stream=stream)
+    stream.synchronize()
+    np.testing.assert_allclose(out, y + 6 * x, rtol=1e-5, atol=1e-5)
+
+
+def test_cupy_call_form_and_current_device(raw_device, rng):
+    x = rng.standard_normal(300).astype(np.float32)
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy")  # the current device at launch
+    with simt.use_device(raw_device):
+        dx = simt.to_device(x)
+        dy = simt.zeros(300, dtype=np.float32)
+        k((3,), (128,), (np.float32(3), dx, dy, np.uint32(300)))
+    np.testing.assert_allclose(dy.get(), 3 * x, rtol=1e-6)
+
+
+def test_view_with_offset(raw_device, rng):
+    # 256 float32s: an offset aligned as OpenCL sub-buffers need on every device.
+    x = rng.standard_normal(1024).astype(np.float32)
+    y = rng.standard_normal(1024).astype(np.float32)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    k[2, 128](np.float32(2), dx[256:], dy[512:], np.uint32(200))
+    expected = y.copy()
+    expected[512:712] = 2 * x[256:456] + y[512:712]
+    np.testing.assert_allclose(dy.get(), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_misaligned_view_on_opencl_is_a_clear_error(raw_device):
+    if raw_device.backend != "opencl":
+        pytest.skip("CUDA takes any address")
+    dx = simt.zeros(64, dtype=np.float32, device=raw_device)
+    k = simt.RawKernel(SAXPY["opencl"], "saxpy", device=raw_device)
+    with pytest.raises(ValueError, match="CL_DEVICE_MEM_BASE_ADDR_ALIGN"):
+        k[1, 32](np.float32(1), dx[1:], dx, np.uint32(10))
+
+
+def test_argument_mismatches_raise_type_error(raw_device):
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    dx = simt.zeros(16, dtype=np.float32, device=raw_device)
+    if not k.param_info():
+        pytest.skip("this CUDA driver cannot report parameters (before 12.4)")
+    with pytest.raises(TypeError, match="'saxpy' takes 4 arguments but 3"):
+        k[1, 32](np.float32(1), dx, dx)
+    with pytest.raises(TypeError, match="argument 0: expected a 4-byte value.*float64"):
+        k[1, 32](1.5, dx, dx, np.uint32(16))
+    with pytest.raises(TypeError, match="argument 3: expected a 4-byte value.*int64"):
+        k[1, 32](np.float32(1), dx, dx, 16)
+    with pytest.raises(TypeError, match="argument 0: expected a 4-byte value.*not an array"):
+        k[1, 32](dx, dx, dx, np.uint32(16))
+    with pytest.raises(TypeError, match="argument 1"):
+        k[1, 32](np.float32(1), np.float32(2), dx, np.uint32(16))
+    with pytest.raises(TypeError, match="argument 1: a NumPy array is host memory"):
+        k[1, 32](np.float32(1), np.zeros(16, np.float32), dx, np.uint32(16))
+    with pytest.raises(TypeError, match="argument 2: raw kernels take simt arrays and numbers"):
+        k[1, 32](np.float32(1), dx, "y", np.uint32(16))
+
+
+def test_opencl_checks_types_not_only_sizes(raw_device):
+    if raw_device.backend != "opencl":
+        pytest.skip("CUDA drivers report sizes only")
+    k = simt.RawKernel(SAXPY["opencl"], "saxpy", device=raw_device)
+    dx = simt.zeros(16, dtype=np.float32, device=raw_device)
+    with pytest.raises(TypeError, match=r"\(float\), not int32.*numpy.float32"):
+        k[1, 32](np.int32(1), dx, dx, np.uint32(16))
+    k[1, 32](np.float32(1), dx, dx, np.int32(16))  # either sign for an integer
+    assert k.param_info() == [(4, "float"), (8, "float*"), (8, "float*"), (4, "uint")]
+
+
+def test_array_on_another_device_is_refused(raw_device):
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    on_cpu = simt.zeros(16, dtype=np.float32, device="cpu")
+    d = simt.zeros(16, dtype=np.float32, device=raw_device)
+    with pytest.raises(TypeError, match="the array is on cpu"):
+        k[1, 32](np.float32(1), on_cpu, d, np.uint32(16))
+
+
+def test_compile_error_shows_the_log_with_the_users_lines(raw_device):
+    broken = {"cuda": 'extern "C" __global__ void f(float* x) {\n  x[0] = undefined_name;\n}\n',
+              "opencl": "__kernel void f(__global float* x) {\n  x[0] = undefined_name;\n}\n"}
+    k = simt.RawKernel(broken[raw_device.backend], "f", device=raw_device)
+    with pytest.raises(simt.BackendCompileError, match="undefined_name") as info:
+        k.compile()
+    assert "2" in str(info.value)  # the line of the user's source
+
+
+def test_missing_kernel_name(raw_device):
+    with pytest.raises(ValueError, match="no kernel 'nope'"):
+        simt.RawModule(SAXPY[raw_device.backend], device=raw_device).get_function("nope")
+
+
+def test_module_with_several_kernels_and_options(raw_device, rng):
+    source = {
+        "cuda": r'''
+extern "C" __global__ void fill(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] = VALUE; }
+extern "C" __global__ void twice(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2; }
+''',
+        "opencl": r'''
+__kernel void fill(__global float* x, int n) { int i = get_local_id(0); if (i < n) x[i] = VALUE; }
+__kernel void twice(__global float* x, int n) { int i = get_local_id(0); if (i < n) x[i] *= 2; }
+'''}[raw_device.backend]
+    value = float(rng.integers(1, 100))
+    module = simt.RawModule(source, options=(f"-DVALUE={value}f",), device=raw_device)
+    x = simt.zeros(64, dtype=np.float32, device=raw_device)
+    module.get_function("fill")[1, 64](x, np.int32(50))
+    module.get_function("twice")[1, 64](x, np.int32(64))
+    expected = np.zeros(64, np.float32)
+    expected[:50] = 2 * value
+    np.testing.assert_array_equal(x.get(), expected)
+
+
+def test_include_path_option(raw_device, tmp_path, rng):
+    (tmp_path / "scale.h").write_text("#define SCALE 3.0f\n")
+    source = {"cuda": '#include "scale.h"\nextern "C" __global__ void k(float* x) '
+                      '{ x[threadIdx.x] *= SCALE; }\n',
+              "opencl": '#include "scale.h"\n__kernel void k(__global float* x) '
+                        '{ x[get_local_id(0)] *= SCALE; }\n'}[raw_device.backend]
+    x = rng.standard_normal(32).astype(np.float32)
+    dx = simt.to_device(x, device=raw_device)
+    simt.RawKernel(source, "k", options=(f"-I{tmp_path}",), device=raw_device)[1, 32](dx)
+    np.testing.assert_allclose(dx.get(), 3 * x, rtol=1e-6)
+
+
+def test_template_through_name_expressions(raw_device, rng):
+    if raw_device.backend != "cuda":
+        pytest.skip("templates are CUDA C++")
+    source = r'''
+template <typename T, int N>
+__global__ void scale(T* x, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] * T(N);
+}
+'''
+    module = simt.RawModule(source, name_expressions=("scale<float, 3>", "scale<double, 5>"),
+                            device=raw_device)
+    xf = rng.standard_normal(100).astype(np.float32)
+    xd = rng.standard_normal(100)
+    df, dd = simt.to_device(xf, device=raw_device), simt.to_device(xd, device=raw_device)
+    module.get_function("scale<float, 3>")[1, 128](df, np.uint32(100))
+    module.get_function("scale<double, 5>")[1, 128](dd, np.uint32(100))
+    np.testing.assert_allclose(df.get(), 3 * xf, rtol=1e-6)
+    np.testing.assert_allclose(dd.get(), 5 * xd, rtol=1e-12)
+
+
+def test_cpu_device_says_raw_kernels_need_a_gpu_language():
+    with pytest.raises(ValueError, match="raw kernels need a CUDA or OpenCL device"):
+        simt.RawKernel(SAXPY["cuda"], "saxpy", device="cpu").compile()
+
+
+def test_backend_states_the_language(raw_device):
+    other = "opencl" if raw_device.backend == "cuda" else "cuda"
+    k = simt.RawKernel(SAXPY[other], "saxpy", backend=other, device=raw_device)
+    with pytest.raises(ValueError, match=f"is {other} source, but it launches on {raw_device.id}"):
+        k.compile()
+    with pytest.raises(ValueError, match="backend must be"):
+        simt.RawKernel(SAXPY["cuda"], "saxpy", backend="hip")
+
+
+def test_bad_launch_configurations(raw_device):
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    with pytest.raises(TypeError, match="simt.Stream, None or 0"):
+        k[1, 32, 5]
+    with pytest.raises(TypeError, match="grid must be an int"):
+        k["a", 32]
+    with pytest.raises(ValueError, match="block must be positive"):
+        k[1, 0]
+
+
+def test_nvrtc_compiles_raw_templates_without_a_gpu():
+    if not nvrtc_available():
+        pytest.skip("NVRTC is not installed")
+    result = simt._core.nvrtc_compile(SAXPY["cuda"], 90)
+    assert result["ok"], result["log"]
+
+
+CACHE_SCRIPT = textwrap.dedent('''
+    import numpy as np, simt
+    source = {source!r}
+    k = simt.RawKernel(source, "saxpy", device="{device}")
+    x = simt.to_device(np.arange(8, dtype=np.float32), device="{device}")
+    y = simt.zeros(8, dtype=np.float32, device="{device}")
+    k[1, 32](np.float32({factor}), x, y, np.uint32(8))
+    assert np.array_equal(y.get(), {factor} * np.arange(8, dtype=np.float32)), y.get()
+    try:
+        k[1, 32](1.0, x, y, np.uint32(8))
+    except TypeError as error:
+        assert "argument 0" in str(error)
+    else:
+        raise AssertionError("a float64 for a float parameter was accepted")
+''')
+
+
+def test_disk_cache_hit_in_a_fresh_process(raw_device, tmp_path):
+    folder = tmp_path / "cache"
+    source = SAXPY[raw_device.backend] + f"// {tmp_path.name}\n"
+    script = tmp_path / "run.py"
+    script.write_text(CACHE_SCRIPT.format(source=source, device=raw_device.id, factor=2))
+    env = dict(os.environ, SIMT_CACHE_DIR=str(folder))
+
+    def run():
+        result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+
+    run()
+    files = sorted(folder.rglob("*.bin"))
+    assert len(files) == 1
+    stamp = files[0].stat().st_mtime_ns
+    run()  # the entry is read, not written again; the parameters' checks still hold
+    assert sorted(folder.rglob("*.bin")) == files and files[0].stat().st_mtime_ns == stamp
+
+
+# ---------------------------------------------------------------------------
+# ElementwiseKernel and ReductionKernel
+# ---------------------------------------------------------------------------
+
+SQUARED_DIFF = ("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "squared_diff")
+
+
+def test_elementwise_broadcasts_arrays_and_scalars(raw_device, rng):
+    k = simt.ElementwiseKernel(*SQUARED_DIFF)
+    x = rng.standard_normal((7, 33)).astype(np.float32)
+    y = rng.standard_normal(33).astype(np.float32)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    np.testing.assert_allclose(k(dx, dy).get(), (x - y) ** 2, rtol=1e-6)
+    s = float(rng.standard_normal())
+    np.testing.assert_allclose(k(dx, s).get(), (x - np.float32(s)) ** 2, rtol=1e-6)
+    out = simt.full((7, 33), np.nan, dtype=np.float32, device=raw_device)
+    assert k(dx, dy, out) is out
+    np.testing.assert_allclose(out.get(), (x - y) ** 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8, np.float64])
+def test_elementwise_type_placeholders(raw_device, rng, dtype):
+    k = simt.ElementwiseKernel("T x, T y", "T z", "T d = x - y; z = d * d + (T)1", "sq_generic")
+    x = rng.integers(0, 10, 500).astype(dtype)
+    y = rng.integers(0, 10, 500).astype(dtype)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    z = k(dx, dy)
+    assert z.dtype == dtype
+    np.testing.assert_array_equal(z.get(), ((x - y) * (x - y) + dtype(1)).astype(dtype))
+
+
+def test_elementwise_strided_views_and_two_outputs(raw_device, rng):
+    k = simt.ElementwiseKernel("T x, T y", "T s, T d", "s = x + y; d = x - y", "sum_diff")
+    x = rng.standard_normal((12, 20)).astype(np.float32)
+    y = rng.standard_normal((20, 12)).astype(np.float32)
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    # A strided view and a transposed one: the general indexing path.
+    xv, yv = dx[::2, 1::2], simt.to_device(np.ascontiguousarray(y.T), device=raw_device)[::2, 1::2]
+    s, d = k(xv, yv)
+    np.testing.assert_allclose(s.get(), x[::2, 1::2] + y.T[::2, 1::2], rtol=1e-6)
+    np.testing.assert_allclose(d.get(), x[::2, 1::2] - y.T[::2, 1::2], rtol=1e-6)
+
+
+def test_elementwise_raw_parameter_and_index(raw_device, rng):
+    k = simt.ElementwiseKernel("raw T x", "T y", "y = x[n - i - 1] + (T)i", "reverse_plus_i")
+    x = rng.standard_normal(300)
+    dx = simt.to_device(x, device=raw_device)
+    y = simt.empty(300, dtype=np.float64, device=raw_device)
+    k(dx, y)
+    np.testing.assert_allclose(y.get(), x[::-1] + np.arange(300), rtol=1e-12)
+
+
+def test_elementwise_argument_errors(raw_device):
+    k = simt.ElementwiseKernel(*SQUARED_DIFF)
+    dx = simt.zeros(4, dtype=np.float32, device=raw_device)
+    with pytest.raises(TypeError, match="takes 2 inputs"):
+        k(dx)
+    with pytest.raises(TypeError, match="NumPy array"):
+        k(dx, np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        k(dx, simt.zeros(3, dtype=np.float32, device=raw_device))
+    g = simt.ElementwiseKernel("T x", "U y", "y = x", "cast")
+    with pytest.raises(TypeError, match="the type U of 'y' is not known"):
+        g(dx)
+    with pytest.raises(ValueError, match="reserved"):
+        simt.ElementwiseKernel("float32 n", "float32 z", "z = n", "bad")
+
+
+def test_snippet_kernels_on_the_cpu_say_what_to_do():
+    k = simt.ElementwiseKernel(*SQUARED_DIFF)
+    x = simt.zeros(4, dtype=np.float32, device="cpu")
+    with pytest.raises(ValueError, match="needs a CUDA or OpenCL device"):
+        k(x, x)
+
+
+L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+
+
+def test_reduction_whole_array(raw_device, rng):
+    k = simt.ReductionKernel(*L2NORM)
+    n = int(rng.integers(1, 300_000))
+    x = rng.standard_normal(n)
+    y = k(simt.to_device(x, device=raw_device))
+    assert y.shape == () and y.dtype == np.float64
+    np.testing.assert_allclose(y.get(), np.sqrt(np.sum(x * x)), rtol=1e-12)
+
+
+def test_reduction_types_views_and_identity(raw_device, rng):
+    total = simt.ReductionKernel("int32 x", "int64 y", "x", "a + b", "y = a", "0", "isum",
+                                 reduce_type=np.int64)
+    x = rng.integers(-1000, 1000, (300, 40)).astype(np.int32)
+    dx = simt.to_device(x, device=raw_device)
+    assert int(total(dx).get()) == int(x.sum(dtype=np.int64))
+    assert int(total(dx[::3, 5:]).get()) == int(x[::3, 5:].sum(dtype=np.int64))
+    assert int(total(simt.zeros(0, dtype=np.int32, device=raw_device)).get()) == 0
+    biggest = simt.ReductionKernel("T x", "T y", "x", "a > b ? a : b", "y = a", "-1e30f",
+                                   "biggest")
+    f = rng.standard_normal(10_000).astype(np.float32)
+    assert biggest(simt.to_device(f, device=raw_device)).get() == f.max()
+
+
+def test_reduction_with_two_inputs_and_a_scalar(raw_device, rng):
+    dot = simt.ReductionKernel("T x, T y, T w", "T z", "x * y * w", "a + b", "z = a", "0",
+                               "weighted_dot")
+    x, y = rng.standard_normal(5000), rng.standard_normal(5000)
+    z = dot(simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device), 0.5)
+    np.testing.assert_allclose(z.get(), 0.5 * np.dot(x, y), rtol=1e-10)
+
+
+def test_generated_cuda_compiles_with_nvrtc():
+    """CI has NVRTC but no GPU: the CUDA the snippet kernels generate must compile."""
+    if not nvrtc_available():
+        pytest.skip("NVRTC is not installed")
+    f32 = simt.zeros((4, 5), dtype=np.float32, device="cpu")
+    i32 = simt.zeros(5, dtype=np.int32, device="cpu")
+    b = simt.zeros(5, dtype=np.bool_, device="cpu")
+    sources = []
+    for ndim in (1, 2):
+        sources.append(simt.ElementwiseKernel(*SQUARED_DIFF).generated_source(
+            f32, 2.0, dialect="cuda", ndim=ndim))
+        sources.append(simt.ElementwiseKernel("T x, raw T y", "bool z", "z = x < y[n - i - 1]",
+                                              "less").generated_source(
+            i32, i32, b, dialect="cuda", ndim=ndim))
+        sources.append(simt.ReductionKernel(*L2NORM).generated_source(
+            f32, dialect="cuda", ndim=ndim))
+        sources.append(simt.ReductionKernel("T x, T w", "int64 c", "x > w", "a + b", "c = a",
+                                            "0", "count", reduce_type=np.int64).generated_source(
+            i32, 3, dialect="cuda", ndim=ndim))
+    for source in sources:
+        result = simt._core.nvrtc_compile(source, 90)
+        assert result["ok"], result["log"] + "\n" + source
+        assert "warning" not in result["log"], result["log"] + "\n" + source
