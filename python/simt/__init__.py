@@ -26,7 +26,8 @@ from ._device import (  # noqa: F401
     Device, clear_cache, current_device, devices, free_cached_memory, get_device, memory_stats,
     use_device)
 from ._kernel import Func, Kernel, func, kernel  # noqa: F401
-from ._stream import Event, Stream, default_stream, pinned_empty  # noqa: F401
+from ._stream import (  # noqa: F401
+    Event, Stream, default_stream, managed_empty, mapped_empty, pinned_empty)
 from ._raw import ElementwiseKernel, RawKernel, RawModule, ReductionKernel  # noqa: F401
 from ._types import typeof  # noqa: F401
 from .errors import (  # noqa: F401

@@ -70,7 +70,7 @@ class Array:
 
     @property
     def __array_interface__(self):
-        if not self._impl.device.host_accessible:
+        if not self._impl.host_visible:
             raise AttributeError(
                 f"an array on {self._impl.device.id} is not host memory; use .get() to copy it")
         return {
@@ -213,7 +213,7 @@ class Array:
     def __getitem__(self, key):
         offset, shape, strides = _index_view(self, key)
         if len(shape) == 0 and not _all_slices(key):
-            return self.get()[key] if not self._impl.device.host_accessible else np.asarray(self)[key]
+            return self.get()[key] if not self._impl.host_visible else np.asarray(self)[key]
         return Array._wrap(self._impl.view(offset, list(shape), list(strides)))
 
     @property
@@ -224,9 +224,19 @@ class Array:
     def __setitem__(self, key, value):
         if self._impl.readonly:
             raise ValueError("assignment destination is read-only")
-        if not self._impl.device.host_accessible:
-            raise NotImplementedError("assigning into arrays on this device is not supported yet")
-        np.asarray(self)[key] = np.asarray(value.get() if isinstance(value, Array) else value)
+        value = value.get() if isinstance(value, Array) else value
+        if self._impl.host_visible:
+            np.asarray(self)[key] = np.asarray(value)
+            return
+        offset, shape, strides = _index_view(self, key)
+        view = Array._wrap(self._impl.view(offset, list(shape), list(strides)))
+        host = np.broadcast_to(np.asarray(value, dtype=self.dtype), tuple(shape))
+        if view._contiguous():
+            view._impl.copy_from_host(np.ascontiguousarray(host).reshape(-1), None)
+            return
+        raise NotImplementedError(
+            f"assigning into a strided view of an array on {self.device.id} is not supported; "
+            "assign into a contiguous region or use a kernel")
 
     def __repr__(self):
         return f"simt.Array({self.get()!r}, device={self.device.id!r})"

@@ -128,7 +128,7 @@ class Event:
         return f"<simt.Event on {self.device.id}>"
 
 
-def _host_array(kind, shape, dtype, device):
+def _allocate(kind, shape, dtype, device):
     dtype = np.dtype(dtype)
     if isinstance(shape, (int, np.integer)):
         shape = (operator.index(shape),)
@@ -136,9 +136,20 @@ def _host_array(kind, shape, dtype, device):
     if any(s < 0 for s in shape):
         raise ValueError("negative dimensions are not allowed")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    memory = _core.allocate_host(get_device(device), nbytes, kind)
+    device = get_device(device)
+    return device, _core.allocate_host(device, nbytes, kind), shape, dtype
+
+
+def _host_array(kind, shape, dtype, device):
+    _, memory, shape, dtype = _allocate(kind, shape, dtype, device)
     # The array's base chain ends at `memory`, which frees it with the last view.
-    return np.asarray(memory)[:nbytes].view(dtype).reshape(shape)
+    return np.asarray(memory)[:memory.nbytes].view(dtype).reshape(shape)
+
+
+def _device_array(kind, shape, dtype, device):
+    from ._array import Array, _dtype_name
+    device, memory, shape, dtype = _allocate(kind, shape, dtype, device)
+    return Array._wrap(_core.host_memory_array(device, memory, list(shape), _dtype_name(dtype)))
 
 
 def pinned_empty(shape, dtype=np.float64, device=None):
@@ -149,3 +160,24 @@ def pinned_empty(shape, dtype=np.float64, device=None):
     OpenCL devices it is ordinary host memory (copies there wait anyway).
     """
     return _host_array("pinned", shape, dtype, device)
+
+
+def mapped_empty(shape, dtype=np.float64, device=None):
+    """An uninitialized simt.Array in host memory that kernels use in place (zero copy).
+
+    ``numpy.asarray(a)`` views the same memory on the host; kernels read and
+    write it over the bus (CUDA's mapped memory; ordinary memory on the CPU).
+    Synchronize before reading on the host what a kernel wrote. OpenCL devices
+    raise ValueError.
+    """
+    return _device_array("mapped", shape, dtype, device)
+
+
+def managed_empty(shape, dtype=np.float64, device=None):
+    """An uninitialized simt.Array in CUDA managed (unified) memory.
+
+    The driver migrates pages between host and device on use;
+    ``numpy.asarray(a)`` views it on the host (synchronize first). On the CPU it
+    is ordinary memory; OpenCL devices raise ValueError.
+    """
+    return _device_array("managed", shape, dtype, device)

@@ -295,6 +295,16 @@ void bind_arrays(nb::module_& m) {
       .def_prop_ro("data_ptr",
                    [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })
       .def_prop_ro("buffer_bytes", [](const DeviceArray& a) { return a.buffer->bytes(); })
+      .def_prop_ro("host_visible",
+                   [](const DeviceArray& a) {
+                     // CPU memory, or mapped/managed host memory (kernels and
+                     // the host use one address under CUDA's unified addressing).
+                     if (a.buffer->device()->host_accessible()) return true;
+                     auto found =
+                         runtime::HostAllocation::find(a.buffer->data(), a.buffer->bytes());
+                     return found && found->kind() != runtime::HostMemoryKind::Pinned &&
+                            found->device_pointer() == found->host();
+                   })
       .def("view", &view, nb::arg("offset"), nb::arg("shape"), nb::arg("strides"))
       .def("copy_from_host", &copy_from_host, nb::arg("source"),
            nb::arg("stream").none() = nb::none())

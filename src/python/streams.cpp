@@ -1,6 +1,9 @@
 // Bindings of streams, events and host memory (pinned, mapped, managed).
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
 
 #include "python/bindings.h"
 
@@ -189,6 +192,34 @@ void bind_streams(nb::module_& m) {
         out["data"] = nb::make_tuple(reinterpret_cast<uintptr_t>(h.allocation->host()), false);
         return out;
       });
+  // A simt.Array over mapped or managed memory: kernels use it in place,
+  // and the memory goes when the last array (and NumPy view) does.
+  m.def(
+      "host_memory_array",
+      [](const PyDevice& d, const PyHostMemory& memory, const std::vector<int64_t>& shape,
+         const std::string& dtype) {
+        const auto& allocation = memory.allocation;
+        if (!allocation->device_pointer())
+          throw nb::value_error("pinned memory is not device memory: copy it to the device");
+        DeviceArray a;
+        sema::Type t = type_from_text(dtype);
+        if (!t.is_scalar()) throw nb::value_error(("not a scalar dtype: " + dtype).c_str());
+        a.dtype = t.scalar;
+        a.shape = shape;
+        a.strides.assign(shape.size(), 0);
+        int64_t stride = a.itemsize();
+        for (size_t k = shape.size(); k-- > 0;) {
+          a.strides[k] = stride;
+          stride *= std::max<int64_t>(shape[k], 1);
+        }
+        if (static_cast<size_t>(stride) > std::max<size_t>(allocation->bytes(), a.itemsize()) &&
+            allocation->bytes() != 0)
+          throw nb::value_error("the shape needs more bytes than the host memory holds");
+        a.buffer = std::make_shared<runtime::Buffer>(d.device, allocation->device_pointer(),
+                                                     allocation->bytes(), [allocation] {});
+        return a;
+      },
+      nb::arg("device"), nb::arg("memory"), nb::arg("shape"), nb::arg("dtype"));
   m.def(
       "allocate_host",
       [](const PyDevice& d, size_t bytes, const std::string& kind) {

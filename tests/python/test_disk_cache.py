@@ -78,7 +78,7 @@ def test_a_fresh_process_reuses_compiled_kernels(tmp_path, cpu_backend):
     assert len(entries(tmp_path)) == 2
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage", "wrong_version"])
 def test_corrupt_entries_are_rebuilt(tmp_path, cpu_backend, damage):
     run(tmp_path)
     (entry,) = entries(tmp_path)
@@ -89,6 +89,11 @@ def test_corrupt_entries_are_rebuilt(tmp_path, cpu_backend, damage):
         data[len(data) // 2] ^= 0xFF
     elif damage == "empty":
         data = bytearray()
+    elif damage == "wrong_version":
+        # An entry of another cache format (a future or past simt): its
+        # header names another version; the body is left as it was.
+        assert data.startswith(b"simt-cache-1\n")
+        data[len(b"simt-cache-"):len(b"simt-cache-1")] = b"9"
     else:
         data = bytearray(os.urandom(len(data)))
     entry.write_bytes(bytes(data))

@@ -182,3 +182,43 @@ def test_host_memory_kinds_cuda_only_on_opencl(kind):
     from simt import _core
     with pytest.raises(ValueError, match="CUDA feature"):
         _core.allocate_host(opencl[0], 64, kind)
+
+
+def host_kind_available(device, kind):
+    return device.backend in ("cuda", "cpu") or kind == "pinned"
+
+
+@pytest.mark.parametrize("kind", ["mapped", "managed"])
+def test_mapped_and_managed_arrays_are_used_in_place(device, rng, kind):
+    make = getattr(simt, f"{kind}_empty")
+    if not host_kind_available(device, kind):
+        with pytest.raises(ValueError, match="CUDA feature"):
+            make(10, np.float32, device=device)
+        return
+    x = rng.standard_normal((64, 50)).astype(np.float32)
+    a = make(x.shape, np.float32, device=device)
+    assert isinstance(a, simt.Array) and a.device == device and a.shape == x.shape
+    host = np.asarray(a)  # the same memory, on the host
+    host[...] = x
+    flat = a[3]  # a view of one row, still in place
+    launch(scale_add, flat.size, None, flat, np.float32(2), np.float32(1))
+    device.synchronize()
+    expected_rows = x.copy()
+    expected_rows[3] = x[3] * 2 + 1
+    np.testing.assert_allclose(host, expected_rows, rtol=1e-6)
+    np.testing.assert_allclose(a.get(), expected_rows, rtol=1e-6)
+    del a, flat
+    np.testing.assert_allclose(host, expected_rows, rtol=1e-6)  # the view keeps it alive
+
+
+def test_item_and_slice_assignment_on_every_device(device, rng):
+    x = rng.standard_normal((6, 8)).astype(np.float32)
+    a = simt.to_device(x, device=device)
+    rows = rng.standard_normal((2, 8)).astype(np.float32)
+    a[2] = 5
+    a[4, 3] = -1
+    a[0:2] = rows
+    x[2] = 5
+    x[4, 3] = -1
+    x[0:2] = rows
+    np.testing.assert_array_equal(a.get(), x)
