@@ -418,7 +418,7 @@ class ElementwiseKernel(_SnippetKernel):
         self.operation = operation
         self._device = device
 
-    def __call__(self, *args, size=None, block_size=256):
+    def __call__(self, *args, size=None, block_size=256, stream=None):
         dev, dialect, ins, outs, types = self._prepare(args, self._device, "ElementwiseKernel")
         in_types = self._resolve(self.in_params, types)
         out_types = self._resolve(self.out_params, types)
@@ -460,7 +460,7 @@ class ElementwiseKernel(_SnippetKernel):
             call += [np.int64(s) for s in shape]
         blocks = max(1, min((total + block_size - 1) // block_size, 65535))
         if total:
-            generated.kernels[0][blocks, block_size](*call)
+            generated.kernels[0][blocks, block_size, stream](*call)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def generated_source(self, *args, dialect=None, ndim=1):
@@ -546,7 +546,7 @@ class ReductionKernel(_SnippetKernel):
         self.reduce_type = None if reduce_type is None else np.dtype(reduce_type).name
         self._device = device
 
-    def __call__(self, *args, axis=None, keepdims=False):
+    def __call__(self, *args, axis=None, keepdims=False, stream=None):
         if axis is not None:
             raise NotImplementedError(f"{self._what}: only axis=None (the whole array) is "
                                       f"supported")
@@ -587,11 +587,11 @@ class ReductionKernel(_SnippetKernel):
         call += [partial, np.int64(total)]
         if nd > 1:
             call += [np.int64(s) for s in shape]
-        generated.kernels[0][blocks, self._BLOCK](*call)
+        generated.kernels[0][blocks, self._BLOCK, stream](*call)
         final = [partial, np.int64(blocks)]
         for p, v in zip(self.out_params, outs):
             final += self._array_args(p, v, (1,), 1)[:2]
-        generated.kernels[1][1, self._BLOCK](*final)
+        generated.kernels[1][1, self._BLOCK, stream](*final)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd):

@@ -292,6 +292,19 @@ def test_elementwise_broadcasts_arrays_and_scalars(raw_device, rng):
     np.testing.assert_allclose(out.get(), (x - y) ** 2, rtol=1e-6)
 
 
+def test_snippet_kernels_on_a_stream(raw_device, rng):
+    x = rng.standard_normal(5000).astype(np.float32)
+    y = rng.standard_normal(5000).astype(np.float32)
+    stream = simt.Stream(raw_device)
+    dx, dy = simt.to_device(x, stream=stream), simt.to_device(y, stream=stream)
+    diff = simt.ElementwiseKernel(*SQUARED_DIFF)(dx, dy, stream=stream)
+    total = simt.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0",
+                                 "sum_f32")(diff, stream=stream)
+    out = total.get(stream=stream)
+    stream.synchronize()
+    np.testing.assert_allclose(out, ((x - y) ** 2).sum(dtype=np.float64), rtol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8, np.float64])
 def test_elementwise_type_placeholders(raw_device, rng, dtype):
     k = simt.ElementwiseKernel("T x, T y", "T z", "T d = x - y; z = d * d + (T)1", "sq_generic")
