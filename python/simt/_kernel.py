@@ -86,16 +86,7 @@ class Kernel(_Compiled):
 
     def __getitem__(self, config):
         """kernel[grid, block](*args): grid and block are ints or tuples of up to 3 ints."""
-        # Launch loops repeat one configuration: reuse its validated form.
-        try:
-            launch = self._configured.get(config)
-        except TypeError:  # unhashable: configure() says what is wrong with it
-            launch = None
-        if launch is None:
-            launch = self._dispatcher.configure(config if isinstance(config, tuple) else (config,))
-            if len(self._configured) < 64:
-                self._configured[config] = launch
-        return launch
+        return configured_launch(self._configured, self._dispatcher.configure, config)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"launch {self.__name__} with a configuration: "
@@ -137,6 +128,21 @@ class Kernel(_Compiled):
 
     def __repr__(self):
         return f"<simt.kernel {self.__qualname__}>"
+
+
+def configured_launch(cache, configure, config):
+    """The launcher of `config` ([grid, block, stream, shared_bytes]) from `cache`, else
+    configure(config as a tuple), kept: launch loops repeat one configuration, so its
+    validated form is reused (at most 64 kept per kernel)."""
+    try:
+        launch = cache.get(config)
+    except TypeError:  # unhashable: configure() says what is wrong with it
+        launch = None
+    if launch is None:
+        launch = configure(config if isinstance(config, tuple) else (config,))
+        if len(cache) < 64:
+            cache[config] = launch
+    return launch
 
 
 def _split_top_level(text):

@@ -8,6 +8,7 @@ reports.
 
 from . import _core
 from ._device import get_device
+from ._kernel import configured_launch
 
 _BACKENDS = (None, "cuda", "nvrtc", "opencl")
 
@@ -76,15 +77,7 @@ class RawKernel:
         self._kernel.prepare(get_device(device) if device is not None else self._device)
 
     def __getitem__(self, config):
-        try:
-            launch = self._configured.get(config)
-        except TypeError:  # unhashable: configure() says what is wrong with it
-            launch = None
-        if launch is None:
-            launch = self._kernel.configure(config if isinstance(config, tuple) else (config,))
-            if len(self._configured) < 64:
-                self._configured[config] = launch
-        return launch
+        return configured_launch(self._configured, self._kernel.configure, config)
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
         """CuPy's form: ``kernel(grid, block, args, shared_mem=0)``."""
@@ -323,6 +316,35 @@ class _SnippetKernel:
     def _typedefs(self, dialect, types):
         return "".join(f"  typedef {self._ctype(dialect, d)} {t};\n" for t, d in types.items())
 
+    def _typed_args(self, args, dialect):
+        """(dialect, in types, out types, {input: is an array}, placeholder types) of a call,
+        for generated_source."""
+        _, dialect, ins, _, types = self._prepare(args, self._device, type(self).__name__,
+                                                  dialect)
+        in_types = self._resolve(self.in_params, types)
+        out_types = self._resolve(self.out_params, types)
+        is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
+        return dialect, in_types, out_types, is_array, types
+
+    def _input_params(self, dialect, in_types, is_array, nd):
+        """The C parameters of the inputs, the statements loading each element's value
+        (raw inputs: a pointer), and the inputs indexed per element."""
+        g = _DIALECT[dialect]["global_ptr"]
+        params, loads, indexed = [], [], []
+        for p, t in zip(self.in_params, in_types):
+            c = self._ctype(dialect, t)
+            if is_array[p.name]:
+                params.append(self._array_params(dialect, p, c, nd))
+                if p.raw:
+                    loads.append(f"    {g}{c}* {p.name} = _p_{p.name} + _o_{p.name};\n")
+                else:
+                    indexed.append(p)
+                    loads.append(f"    const {c} {p.name} = _p_{p.name}[_e_{p.name}];\n")
+            else:
+                params.append(f"{c} _v_{p.name}")
+                loads.append(f"    const {c} {p.name} = _v_{p.name};\n")
+        return params, loads, indexed
+
     def _prepare(self, args, device, what, dialect=None):
         """Validates the arguments: (device, dialect, inputs, outputs given, types). A
         dialect given (for inspection) replaces the device's."""
@@ -467,29 +489,13 @@ class ElementwiseKernel(_SnippetKernel):
         """The kernel source generated for these arguments (for inspection), in the
         device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
         loop's dimensions (1 when every array is contiguous)."""
-        dev, dialect, ins, outs, types = self._prepare(args, self._device, "ElementwiseKernel",
-                                                       dialect)
-        in_types = self._resolve(self.in_params, types)
-        out_types = self._resolve(self.out_params, types)
-        is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
+        dialect, in_types, out_types, is_array, types = self._typed_args(args, dialect)
         return self._source(dialect, in_types, out_types, is_array, types, ndim)
 
     def _source(self, dialect, in_types, out_types, is_array, types, nd):
         d = _DIALECT[dialect]
-        params, loads, stores, indexed = [], [], [], []
-        for p, t in zip(self.in_params, in_types):
-            c = self._ctype(dialect, t)
-            if is_array[p.name]:
-                params.append(self._array_params(dialect, p, c, nd))
-                if p.raw:
-                    loads.append(f"    {d['global_ptr']}{c}* {p.name} = _p_{p.name} + "
-                                 f"_o_{p.name};\n")
-                else:
-                    indexed.append(p)
-                    loads.append(f"    const {c} {p.name} = _p_{p.name}[_e_{p.name}];\n")
-            else:
-                params.append(f"{c} _v_{p.name}")
-                loads.append(f"    const {c} {p.name} = _v_{p.name};\n")
+        params, loads, indexed = self._input_params(dialect, in_types, is_array, nd)
+        stores = []
         for p, t in zip(self.out_params, out_types):
             c = self._ctype(dialect, t)
             params.append(self._array_params(dialect, p, c, nd))
@@ -598,19 +604,7 @@ class ReductionKernel(_SnippetKernel):
         d = _DIALECT[dialect]
         g = d["global_ptr"]
         r = self._ctype(dialect, rtype)
-        params, loads, indexed = [], [], []
-        for p, t in zip(self.in_params, in_types):
-            c = self._ctype(dialect, t)
-            if is_array[p.name]:
-                params.append(self._array_params(dialect, p, c, nd))
-                if p.raw:
-                    loads.append(f"    {g}{c}* {p.name} = _p_{p.name} + _o_{p.name};\n")
-                else:
-                    indexed.append(p)
-                    loads.append(f"    const {c} {p.name} = _p_{p.name}[_e_{p.name}];\n")
-            else:
-                params.append(f"{c} _v_{p.name}")
-                loads.append(f"    const {c} {p.name} = _v_{p.name};\n")
+        params, loads, indexed = self._input_params(dialect, in_types, is_array, nd)
         idx = d["index"]
         params += [f"{g}{r}* _partial", f"{idx} _n"]
         if nd > 1:
@@ -657,10 +651,6 @@ class ReductionKernel(_SnippetKernel):
         """The kernel source generated for these arguments (for inspection), in the
         device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
         loop's dimensions (1 when every array is contiguous)."""
-        dev, dialect, ins, outs, types = self._prepare(args, self._device, "ReductionKernel",
-                                                       dialect)
-        in_types = self._resolve(self.in_params, types)
-        out_types = self._resolve(self.out_params, types)
-        is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
+        dialect, in_types, out_types, is_array, types = self._typed_args(args, dialect)
         return self._source(dialect, in_types, out_types, self.reduce_type or out_types[0],
                             is_array, types, ndim)

@@ -126,33 +126,20 @@ def test_cache_can_be_turned_off_and_cleared(tmp_path, cpu_backend):
     assert out.strip() == "1" and not entries(tmp_path)
 
 
-def test_opencl_program_binaries_are_cached(tmp_path):
-    found = [d.id for d in simt.devices() if d.backend == "opencl"]
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_gpu_backends_cache_their_binaries(tmp_path, backend):
+    """OpenCL program binaries and NVRTC's cubins for a Python kernel: a fresh process
+    loads them without the compiler (the entry is not written again); a corrupt entry is
+    rebuilt."""
+    found = [d.id for d in simt.devices() if d.backend == backend]
     if not found:
-        pytest.skip("no OpenCL device")
+        pytest.skip(f"no {backend} device")
     run(tmp_path, device=found[0])
     files = entries(tmp_path)
-    assert [f.parent.name for f in files] == ["opencl"]
+    assert [f.parent.name for f in files] == [backend]
     stamp = files[0].stat().st_mtime_ns
     run(tmp_path, device=found[0])
     assert files[0].stat().st_mtime_ns == stamp
     files[0].write_bytes(files[0].read_bytes()[:100])  # corrupt: rebuilt from source
-    run(tmp_path, device=found[0])
-    assert files[0].stat().st_size > 100
-
-
-def test_cuda_cubins_are_cached(tmp_path):
-    """NVRTC's output for a Python kernel: a fresh process loads it without NVRTC (the
-    entry is not written again); a corrupt entry is rebuilt."""
-    found = [d.id for d in simt.devices() if d.backend == "cuda"]
-    if not found:
-        pytest.skip("no CUDA device")
-    run(tmp_path, device=found[0])
-    files = entries(tmp_path)
-    assert [f.parent.name for f in files] == ["cuda"]
-    stamp = files[0].stat().st_mtime_ns
-    run(tmp_path, device=found[0])
-    assert files[0].stat().st_mtime_ns == stamp
-    files[0].write_bytes(files[0].read_bytes()[:100])
     run(tmp_path, device=found[0])
     assert files[0].stat().st_size > 100
