@@ -8,12 +8,27 @@ from . import _core
 from ._device import get_device
 
 
+_dtype_names = {}  # what was passed as a dtype (np.float32, "f4", a dtype) -> simt's name
+
+
 def _dtype_name(dtype):
+    # Allocation loops pass the same few dtypes: resolving one costs more
+    # than the allocation itself.
+    try:
+        return _dtype_names[dtype]
+    except (KeyError, TypeError):
+        pass
     dt = np.dtype(dtype)
     try:
-        return _core.normalize_type(dt.name)
+        name = _core.normalize_type(dt.name)
     except ValueError:
         raise TypeError(f"dtype {dt} is not supported by simt") from None
+    try:
+        if len(_dtype_names) < 256:
+            _dtype_names[dtype] = name
+    except TypeError:  # unhashable
+        pass
+    return name
 
 
 def _shape_tuple(shape):
