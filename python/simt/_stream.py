@@ -54,9 +54,9 @@ class Stream:
     def add_callback(self, callback):
         """Calls ``callback()`` on a host thread once the work queued before it is done.
 
-        The callback must not call simt's device API (no launches, copies or
-        synchronization: CUDA forbids driver calls there). Exceptions it raises
-        are reported through ``sys.unraisablehook``.
+        Callbacks run in order on a host thread of the device; later work on the
+        stream does not wait for them, and they may launch, copy and synchronize.
+        Exceptions they raise are reported through ``sys.unraisablehook``.
         """
         self._impl.add_callback(callback)
 

@@ -4,55 +4,62 @@
 
 namespace simt::runtime {
 
+WorkQueue::WorkQueue() : state_(std::make_shared<State>()) {}
+
 WorkQueue::~WorkQueue() {
   {
-    std::lock_guard lock(mutex_);
-    stop_ = true;
+    std::lock_guard lock(state_->mutex);
+    state_->stop = true;
   }
-  wake_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  state_->wake.notify_all();
+  if (!worker_.joinable()) return;
+  if (worker_.get_id() == std::this_thread::get_id())
+    worker_.detach();  // a task is destroying its own queue: the worker ends by itself
+  else
+    worker_.join();
 }
 
 void WorkQueue::push(std::function<void()> task) {
   {
-    std::lock_guard lock(mutex_);
-    tasks_.push_back(std::move(task));
-    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    std::lock_guard lock(state_->mutex);
+    state_->tasks.push_back(std::move(task));
+    if (!worker_.joinable()) worker_ = std::thread(run, state_);
   }
-  wake_.notify_one();
+  state_->wake.notify_one();
 }
 
-void WorkQueue::run() {
-  std::unique_lock lock(mutex_);
+void WorkQueue::run(const std::shared_ptr<State>& shared) {
+  std::shared_ptr<State> state = shared;  // outlives the WorkQueue if a task destroys it
+  std::unique_lock lock(state->mutex);
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
-    if (tasks_.empty()) return;  // stopping, and nothing left to run
-    std::function<void()> task = std::move(tasks_.front());
-    tasks_.pop_front();
-    busy_ = true;
+    state->wake.wait(lock, [&] { return state->stop || !state->tasks.empty(); });
+    if (state->tasks.empty()) return;  // stopping, and nothing left to run
+    std::function<void()> task = std::move(state->tasks.front());
+    state->tasks.pop_front();
+    state->busy = true;
     lock.unlock();
     try {
       task();
     } catch (...) {
-      std::lock_guard error_lock(mutex_);
-      if (!error_) error_ = std::current_exception();
+      std::lock_guard error_lock(state->mutex);
+      if (!state->error) state->error = std::current_exception();
     }
     task = nullptr;  // what the task held goes before the queue reads idle
     lock.lock();
-    busy_ = false;
-    if (tasks_.empty()) finished_.notify_all();
+    state->busy = false;
+    if (state->tasks.empty()) state->finished.notify_all();
   }
 }
 
 void WorkQueue::drain() {
-  std::unique_lock lock(mutex_);
-  finished_.wait(lock, [&] { return tasks_.empty() && !busy_; });
-  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  std::unique_lock lock(state_->mutex);
+  state_->finished.wait(lock, [&] { return state_->tasks.empty() && !state_->busy; });
+  if (state_->error) std::rethrow_exception(std::exchange(state_->error, nullptr));
 }
 
 bool WorkQueue::idle() {
-  std::lock_guard lock(mutex_);
-  return tasks_.empty() && !busy_;
+  std::lock_guard lock(state_->mutex);
+  return state_->tasks.empty() && !state_->busy;
 }
 
 uint64_t HostEvent::arm() {

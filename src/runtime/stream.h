@@ -35,9 +35,9 @@ class Stream {
   // Work queued on this stream after the call starts after `event` (as last
   // recorded) completes.
   virtual void wait_event(Event& event) = 0;
-  // Runs `callback` on a host thread once the work queued before it is done.
-  // The callback must not call the device API (CUDA's rule for host
-  // functions).
+  // Runs `callback` on a host thread of the device once the work queued
+  // before it is done. Later work on the stream does not wait for it, and it
+  // may use the device API (it does not run inside a driver's callback).
   virtual void add_callback(std::function<void()> callback) = 0;
   virtual bool is_default() const = 0;
 };
@@ -58,11 +58,14 @@ class Event {
 
 // An ordered queue of host tasks run by one worker thread: the CPU backend's
 // streams, and the host side of other backends' callbacks. The thread starts
-// with the first task and ends with the queue.
+// with the first task and ends with the queue. The queue may be destroyed by
+// one of its own tasks (a callback dropping the last reference to its
+// stream): the worker then finishes the remaining tasks on its own and
+// exits, since it shares the queue's state rather than borrowing it.
 class WorkQueue {
  public:
-  WorkQueue() = default;
-  ~WorkQueue();  // runs what is queued, then joins
+  WorkQueue();
+  ~WorkQueue();  // runs what is queued (joins, unless called from the worker)
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
 
@@ -73,15 +76,18 @@ class WorkQueue {
   bool idle();
 
  private:
-  void run();
+  struct State {
+    std::mutex mutex;
+    std::condition_variable wake;      // a task arrived, or stop
+    std::condition_variable finished;  // the queue went idle
+    std::deque<std::function<void()>> tasks;
+    bool busy = false;
+    bool stop = false;
+    std::exception_ptr error;
+  };
+  static void run(const std::shared_ptr<State>& state);
 
-  std::mutex mutex_;
-  std::condition_variable wake_;      // a task arrived, or stop
-  std::condition_variable finished_;  // the queue went idle
-  std::deque<std::function<void()>> tasks_;
-  bool busy_ = false;
-  bool stop_ = false;
-  std::exception_ptr error_;
+  std::shared_ptr<State> state_;
   std::thread worker_;
 };
 

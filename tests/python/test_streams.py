@@ -101,13 +101,25 @@ def test_callbacks_run_after_the_work_before_them(device, rng):
     launch(scale_add, x.size, stream, a, np.float32(2), np.float32(0))
     seen = []
     done = threading.Event()
-    # A callback may not call simt's device API (CUDA forbids driver calls
-    # in host functions): it only records that it ran, and on which thread.
-    stream.add_callback(lambda: (seen.append(threading.get_ident()), done.set()))
+    # A callback may use the device: it runs on a host thread, not in the driver.
+    stream.add_callback(lambda: (seen.append(a.get()), done.set()))
     assert done.wait(60)
     stream.synchronize()
     assert len(seen) == 1
-    np.testing.assert_allclose(a.get(), x * 2, rtol=1e-6)
+    np.testing.assert_allclose(seen[0], x * 2, rtol=1e-6)
+
+
+def test_a_callback_may_hold_the_last_reference_to_its_stream(device):
+    import gc
+    done = threading.Event()
+    stream = simt.Stream(device)
+    a = simt.zeros(1000, np.float32, device=device)
+    launch(scale_add, a.size, stream, a, np.float32(1), np.float32(3))
+    stream.add_callback(lambda held=stream: done.set())  # the callback holds the stream
+    del stream
+    gc.collect()
+    assert done.wait(60)
+    np.testing.assert_array_equal(a.get(), np.full(1000, 3, np.float32))
 
 
 def test_await_a_stream(device):

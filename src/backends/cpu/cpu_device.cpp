@@ -54,14 +54,24 @@ class CpuKernel : public runtime::CompiledKernel {
 
 class CpuStream : public runtime::Stream {
  public:
+  explicit CpuStream(std::shared_ptr<runtime::WorkQueue> callbacks)
+      : callbacks_(std::move(callbacks)) {}
   void push(std::function<void()> task) { queue_.push(std::move(task)); }
   void synchronize() override { queue_.drain(); }
   bool done() override { return queue_.idle(); }
   void wait_event(runtime::Event& event) override;
-  void add_callback(std::function<void()> callback) override { queue_.push(std::move(callback)); }
+  // The stream's worker hands the callback to the device's callback thread
+  // when it gets there, so a callback may use the stream (even wait for it)
+  // without waiting for itself.
+  void add_callback(std::function<void()> callback) override {
+    queue_.push([callbacks = callbacks_, callback = std::move(callback)]() mutable {
+      callbacks->push(std::move(callback));
+    });
+  }
   bool is_default() const override { return false; }
 
  private:
+  std::shared_ptr<runtime::WorkQueue> callbacks_;
   runtime::WorkQueue queue_;
 };
 
@@ -192,7 +202,7 @@ void* CpuDevice::allocate(size_t bytes) {
 void CpuDevice::deallocate(void* pointer, size_t) noexcept { std::free(pointer); }
 
 std::shared_ptr<runtime::Stream> CpuDevice::create_stream() {
-  auto stream = std::make_shared<CpuStream>();
+  auto stream = std::make_shared<CpuStream>(callbacks_);
   std::lock_guard lock(streams_mutex_);
   std::erase_if(streams_, [](const auto& s) { return s.expired(); });
   streams_.push_back(stream);

@@ -55,6 +55,8 @@ class CpuDevice : public runtime::Device {
 
  private:
   std::unique_ptr<runtime::Stream> default_stream_;
+  // Runs the callbacks of the device's streams, in the order they came due.
+  std::shared_ptr<runtime::WorkQueue> callbacks_ = std::make_shared<runtime::WorkQueue>();
   std::mutex streams_mutex_;
   std::vector<std::weak_ptr<CpuStream>> streams_;
 };

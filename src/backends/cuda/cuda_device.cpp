@@ -171,7 +171,7 @@ CudaDevice::CudaDevice(const Driver& driver, int ordinal, Probe probe)
       ordinal_(ordinal),
       capability_(probe.capability),
       context_(std::make_shared<const PrimaryContext>(driver, probe.device, info_.id)),
-      default_stream_(std::make_unique<CudaStream>(context_, nullptr, false)) {}
+      default_stream_(std::make_unique<CudaStream>(context_, nullptr, false, host_queue_)) {}
 
 void CudaDevice::check(CUresult status, const char* call, std::string_view detail) const {
   if (status != CUDA_SUCCESS)
@@ -207,8 +207,12 @@ void CudaDevice::deallocate(void* pointer, size_t) noexcept {
   driver_.fn().cuMemFree_v2(to_device(pointer));
 }
 
-CudaStream::CudaStream(std::shared_ptr<const PrimaryContext> context, CUstream handle, bool owned)
-    : context_(std::move(context)), handle_(handle), owned_(owned) {}
+CudaStream::CudaStream(std::shared_ptr<const PrimaryContext> context, CUstream handle, bool owned,
+                       std::shared_ptr<runtime::WorkQueue> host_queue)
+    : context_(std::move(context)),
+      handle_(handle),
+      owned_(owned),
+      host_queue_(std::move(host_queue)) {}
 
 CudaStream::~CudaStream() {
   if (!owned_) return;
@@ -245,12 +249,19 @@ void CudaStream::wait_event(runtime::Event& event) {
 
 namespace {
 
-// cuLaunchHostFunc's host function: runs and frees the queued callback.
-// Exceptions cannot cross the driver's C frames.
-void run_host_callback(void* user_data) {
-  std::unique_ptr<std::function<void()>> callback(static_cast<std::function<void()>*>(user_data));
+// What cuLaunchHostFunc's host function gets: a callback and the host
+// queue to run it on.
+struct PendingCallback {
+  std::weak_ptr<runtime::WorkQueue> queue;
+  std::function<void()> callback;
+};
+
+// The host function: hands the callback to its host thread (pushing calls
+// no driver function). Exceptions cannot cross the driver's C frames.
+void hand_over_callback(void* user_data) {
+  std::unique_ptr<PendingCallback> pending(static_cast<PendingCallback*>(user_data));
   try {
-    (*callback)();
+    if (auto queue = pending->queue.lock()) queue->push(std::move(pending->callback));
   } catch (...) {
   }
 }
@@ -259,10 +270,11 @@ void run_host_callback(void* user_data) {
 
 void CudaStream::add_callback(std::function<void()> callback) {
   context_->make_current();
-  auto owned = std::make_unique<std::function<void()>>(std::move(callback));
-  check(context_->driver().fn().cuLaunchHostFunc(handle_, run_host_callback, owned.get()),
+  auto pending =
+      std::make_unique<PendingCallback>(PendingCallback{host_queue_, std::move(callback)});
+  check(context_->driver().fn().cuLaunchHostFunc(handle_, hand_over_callback, pending.get()),
         "cuLaunchHostFunc");
-  owned.release();  // the host function frees it
+  pending.release();  // the host function frees it
 }
 
 CudaEvent::CudaEvent(std::shared_ptr<const PrimaryContext> context) : context_(std::move(context)) {
@@ -317,7 +329,7 @@ std::shared_ptr<runtime::Stream> CudaDevice::create_stream() {
   context_->make_current();
   CUstream handle = nullptr;
   check(driver_.fn().cuStreamCreate(&handle, CU_STREAM_DEFAULT), "cuStreamCreate");
-  return std::make_shared<CudaStream>(context_, handle, true);
+  return std::make_shared<CudaStream>(context_, handle, true, host_queue_);
 }
 
 std::shared_ptr<runtime::Event> CudaDevice::create_event() {
@@ -367,11 +379,8 @@ std::shared_ptr<runtime::HostAllocation> CudaDevice::allocate_host(size_t bytes,
 }
 
 void CudaDevice::release_after(CudaStream& stream, runtime::KeepAlive keep) {
-  if (keep.empty()) return;
-  std::weak_ptr<runtime::WorkQueue> releaser = releaser_;
-  stream.add_callback([releaser, keep = std::move(keep)]() mutable {
-    if (auto queue = releaser.lock()) queue->push([held = std::move(keep)] {});
-  });
+  // The callback's task owns `keep` and goes on the host queue's thread.
+  if (!keep.empty()) stream.add_callback([keep = std::move(keep)] {});
 }
 
 void CudaDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,

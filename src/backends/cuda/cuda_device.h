@@ -127,10 +127,14 @@ class CudaKernel : public runtime::CompiledKernel {
 };
 
 // A CUDA stream; the legacy default stream when `handle` is null. Streams
-// the device creates are destroyed with this object.
+// the device creates are destroyed with this object. Callbacks run on
+// `host_queue`, a host thread the driver's host function hands them to:
+// code run inside a host function may not call the driver, and a callback
+// (or what it releases: arrays, streams, pinned memory) may.
 class CudaStream : public runtime::Stream {
  public:
-  CudaStream(std::shared_ptr<const PrimaryContext> context, CUstream handle, bool owned);
+  CudaStream(std::shared_ptr<const PrimaryContext> context, CUstream handle, bool owned,
+             std::shared_ptr<runtime::WorkQueue> host_queue);
   ~CudaStream() override;
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;
@@ -147,6 +151,7 @@ class CudaStream : public runtime::Stream {
   std::shared_ptr<const PrimaryContext> context_;
   CUstream handle_;
   bool owned_;
+  std::shared_ptr<runtime::WorkQueue> host_queue_;
 };
 
 class CudaEvent : public runtime::Event {
@@ -248,10 +253,10 @@ class CudaDevice : public runtime::Device {
   int ordinal_;
   std::pair<int, int> capability_{0, 0};
   std::shared_ptr<const PrimaryContext> context_;
+  // Runs streams' callbacks, and releases what queued work kept alive once
+  // the work is done (freeing pinned memory calls the driver).
+  std::shared_ptr<runtime::WorkQueue> host_queue_ = std::make_shared<runtime::WorkQueue>();
   std::unique_ptr<CudaStream> default_stream_;
-  // Releases what queued work kept alive once the work is done: driver
-  // callbacks may not call the driver, and freeing pinned memory does.
-  std::shared_ptr<runtime::WorkQueue> releaser_ = std::make_shared<runtime::WorkQueue>();
   void release_after(CudaStream& stream, runtime::KeepAlive keep);
 
   // The entry of the most recent launch, named when synchronize() reports a
