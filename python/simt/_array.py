@@ -106,8 +106,9 @@ class Array:
             "strides": None if self._contiguous() else self.strides,
             "typestr": self.dtype.str,
             "data": (self._impl.data_ptr, self._impl.readonly),
-            # simt queues all its CUDA work on the legacy default stream: a
-            # consumer orders its use of the data after that stream's work.
+            # simt's default stream is the legacy one, and its own streams are
+            # blocking ones: work a consumer queues on stream 1 comes after
+            # all of simt's work.
             "stream": 1,
         }
 
@@ -149,16 +150,18 @@ class Array:
             if stream == 0:
                 raise ValueError("stream 0 is ambiguous in the DLPack protocol: pass 1 for the "
                                  "legacy default stream or 2 for the per-thread default stream")
-            # simt's work is on the legacy default stream. Consumers on it (None,
-            # 1) or on the per-thread default stream (2, which the legacy stream
-            # orders itself with) need nothing; -1 asks for nothing. Any other
-            # stream may be non-blocking, and simt has no stream of its own to
-            # record an event on yet, so the device finishes its queued work.
-            if stream not in (None, -1, 1, 2):
+            # simt's default stream is the legacy one and its own streams are
+            # blocking ones: a consumer on the legacy stream (None, 1) comes
+            # after all of that work; -1 asks for nothing. Other streams (the
+            # per-thread default stream 2 included) do not wait for simt's
+            # streams, so the device finishes its queued work first.
+            if stream not in (None, -1, 1):
                 source.device.synchronize()
         elif stream is not None:
             raise BufferError(f"arrays on {source.device.id} have no streams: stream must be "
                               f"None, not {stream!r}")
+        if own[0] == DLDeviceType.kDLCPU:
+            source.device.synchronize()  # a host consumer reads at once: CPU streams first
         return _core.export_dlpack(source._impl, versioned, copied)
 
     def _contiguous(self):
@@ -228,7 +231,10 @@ class Array:
     def __getitem__(self, key):
         offset, shape, strides = _index_view(self, key)
         if len(shape) == 0 and not _all_slices(key):
-            return self.get()[key] if not self._impl.host_visible else np.asarray(self)[key]
+            if not self._impl.host_visible:
+                return self.get()[key]
+            self._impl.device.synchronize()  # queued work comes first
+            return np.asarray(self)[key]
         return Array._wrap(self._impl.view(offset, list(shape), list(strides)))
 
     @property

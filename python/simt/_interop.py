@@ -63,8 +63,9 @@ def _cross_device_error(source, target):
 def _capsule(x, home):
     kwargs = {}
     if home.backend == "cuda":
-        # simt queues all its CUDA work on the legacy default stream (1 in the
-        # protocol): the producer orders its pending writes before it.
+        # simt's default stream is the legacy one (1 in the protocol), which its
+        # own (blocking) streams wait for: the producer orders its pending
+        # writes before it.
         kwargs["stream"] = 1
     try:
         return x.__dlpack__(max_version=(1, 0), **kwargs)
@@ -190,13 +191,11 @@ def _from_cuda_array_interface(obj, cai):
         home = cuda[0]
 
     # The producer's pending writes are on cai["stream"] (version 3). None: no
-    # ordering needed. 1 (legacy default stream) and 2 (per-thread default,
-    # which the legacy stream orders itself with) already come before the
-    # work simt queues on the legacy default stream. Any other stream may be
-    # non-blocking: simt has no stream of its own to make wait on it (all its
-    # work runs on the legacy stream), so it synchronizes the device, which
-    # the protocol allows.
-    if stream not in (None, 1, 2):
+    # ordering needed. 1 (legacy default stream): simt's default stream is
+    # that stream, and its own streams are blocking ones, which wait for it.
+    # Any other stream (the per-thread default 2 included) is not waited for
+    # by simt's streams: the device is synchronized, which the protocol allows.
+    if stream not in (None, 1):
         home.synchronize()
     impl = _core.import_pointer(pointer, list(shape), strides, name, bool(readonly), home, obj,
                                 what)

@@ -101,13 +101,22 @@ void acquire(HostBuffer& b, const nb::handle& obj, bool writable) {
   b.held = true;
 }
 
-// What a copy on an explicit stream keeps alive: simt's own host memory
-// (pinned), which makes the copy asynchronous. On the default stream, and
-// for other host memory, copies are done with the host memory on return.
-runtime::KeepAlive host_keep_alive(const nb::handle& stream, const void* host, size_t bytes) {
-  if (is_default_stream_argument(stream)) return {};
-  if (auto allocation = runtime::HostAllocation::find(host, bytes)) return {allocation};
-  return {};
+// What a copy queued on `queue` keeps alive: simt's own host memory
+// (pinned), which makes the copy asynchronous (on the default stream, and
+// for other host memory, copies are done with the host memory on return);
+// and the device arrays where dropping them early could hand their memory
+// to other work (CPU streams run copies later; foreign memory's owner
+// reuses it as it likes).
+runtime::KeepAlive copy_keep_alive(const runtime::Stream& queue, const void* host, size_t bytes,
+                                   std::initializer_list<const DeviceArray*> arrays) {
+  runtime::KeepAlive keep;
+  if (queue.is_default()) return keep;
+  if (host) keep.host = runtime::HostAllocation::find(host, bytes);
+  for (const DeviceArray* a : arrays) {
+    if (keep.host || a->buffer->device()->host_accessible() || a->buffer->foreign())
+      keep.buffers.push_back(a->buffer);
+  }
+  return keep;
 }
 
 void copy_from_host(DeviceArray& a, const nb::handle& source, const nb::handle& stream) {
@@ -120,8 +129,7 @@ void copy_from_host(DeviceArray& a, const nb::handle& source, const nb::handle& 
                               .c_str());
   runtime::Device& device = *a.buffer->device();
   runtime::Stream& queue = stream_argument(stream, device, "copy to the device");
-  runtime::KeepAlive keep = host_keep_alive(stream, b.view.buf, bytes);
-  if (!keep.empty()) keep.push_back(a.buffer);
+  runtime::KeepAlive keep = copy_keep_alive(queue, b.view.buf, bytes, {&a});
   nb::gil_scoped_release release;
   device.queue_copy_from_host(a.data(), b.view.buf, bytes, queue, std::move(keep));
 }
@@ -136,8 +144,7 @@ void copy_to_host(const DeviceArray& a, const nb::handle& destination, const nb:
                               .c_str());
   runtime::Device& device = *a.buffer->device();
   runtime::Stream& queue = stream_argument(stream, device, "copy to the host");
-  runtime::KeepAlive keep = host_keep_alive(stream, b.view.buf, bytes);
-  if (!keep.empty()) keep.push_back(a.buffer);
+  runtime::KeepAlive keep = copy_keep_alive(queue, b.view.buf, bytes, {&a});
   nb::gil_scoped_release release;
   device.queue_copy_to_host(b.view.buf, a.data(), bytes, queue, std::move(keep));
 }
@@ -153,8 +160,9 @@ void copy_on_device(DeviceArray& dst, const DeviceArray& src, const nb::handle& 
                            device.info().id + ": copy through the host (.get())")
                               .c_str());
   runtime::Stream& queue = stream_argument(stream, device, "copy on the device");
+  runtime::KeepAlive keep = copy_keep_alive(queue, nullptr, 0, {&dst, &src});
   nb::gil_scoped_release release;
-  device.queue_copy_on_device(dst.data(), src.data(), bytes, queue);
+  device.queue_copy_on_device(dst.data(), src.data(), bytes, queue, std::move(keep));
 }
 
 // Bytes [start, start + destination's length) of the array's buffer, for

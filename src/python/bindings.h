@@ -5,6 +5,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,19 @@ struct PyDevice {
 struct PyStream {
   std::shared_ptr<runtime::Device> device;
   std::shared_ptr<runtime::Stream> stream;
+
+  PyStream(std::shared_ptr<runtime::Device> d, std::shared_ptr<runtime::Stream> s)
+      : device(std::move(d)), stream(std::move(s)) {}
+  PyStream(const PyStream&) = default;
+  PyStream& operator=(const PyStream&) = default;
+  // The last reference to a stream waits for its queued work (a CPU
+  // stream's worker), which may need the GIL: dropped without it.
+  ~PyStream() {
+    if (stream && stream.use_count() == 1 && PyGILState_Check()) {
+      nb::gil_scoped_release release;
+      stream.reset();
+    }
+  }
 };
 struct PyEvent {
   std::shared_ptr<runtime::Device> device;
@@ -88,6 +102,10 @@ struct PyEvent {
 // `device` (ValueError naming `what` otherwise).
 runtime::Stream& stream_argument(const nb::handle& stream, const runtime::Device& device,
                                  const char* what);
+// Runs `f` holding the GIL, from any thread; skipped once the interpreter
+// is finalizing and the thread does not hold it (interop.cpp).
+void release_with_gil(const std::function<void()>& f) noexcept;
+
 // The simt.Stream of a Python `stream` argument; nullopt for None or 0.
 // TypeError for anything else.
 std::optional<PyStream> stream_object(const nb::handle& stream);

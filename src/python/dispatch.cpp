@@ -51,7 +51,8 @@ struct Scratch {
   // The buffers of the simt arrays passed, which a launch queued on a CPU
   // stream keeps until it ran; and whether NumPy arrays were passed (the
   // launch then waits, since their memory is not simt's to keep).
-  runtime::KeepAlive holds;
+  std::vector<std::shared_ptr<const void>> holds;
+  bool foreign = false;  // some of them are foreign memory (DLPack, mapped, managed)
   bool host_arrays = false;
   bool in_use = false;
 
@@ -60,6 +61,7 @@ struct Scratch {
     leaves.clear();
     dims.clear();
     holds.clear();
+    foreign = false;
     host_arrays = false;
   }
   void release_buffers() {
@@ -202,6 +204,7 @@ void Dispatcher::classify_array(const DeviceArray& a, const std::string& name, S
   append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(), a.strides.data(),
                     a.itemsize(), a.dtype, a.readonly, name, types);
   s.holds.push_back(a.buffer);
+  s.foreign |= a.buffer->foreign();
 }
 
 // A typestr of the array interfaces ("<f4", "|b1") as a scalar type.
@@ -421,12 +424,16 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   pack(*spec, dims, s);
   nb::gil_scoped_release unlocked;
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
-  // Only the CPU runs a queued launch after the buffers could go back to
-  // the pool and be reused: GPU work is ordered on the device, as CuPy's
-  // pool relies on (docs/architecture.md, "Streams").
-  const bool queued_on_cpu = !queue.is_default() && device->host_accessible();
-  device->queue_launch(*spec->kernel, dims, s.pointers.data(), queue,
-                       queued_on_cpu ? std::move(s.holds) : runtime::KeepAlive{});
+  // A launch queued on a stream holds its arrays' buffers until it ran where
+  // dropping them early could hand their memory to other work: on the CPU
+  // (whose queued launches run later than a GPU driver would see them), and
+  // foreign memory, whose owner reuses it as it likes. Pool blocks on a GPU
+  // are reused in stream order (docs/architecture.md, "Device memory").
+  const bool queued = !queue.is_default();
+  const bool queued_on_cpu = queued && device->host_accessible();
+  runtime::KeepAlive keep;
+  if (queued_on_cpu || (queued && s.foreign)) keep.buffers = std::move(s.holds);
+  device->queue_launch(*spec->kernel, dims, s.pointers.data(), queue, std::move(keep));
   if (queued_on_cpu && s.host_arrays) queue.synchronize();
 }
 

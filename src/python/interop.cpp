@@ -36,26 +36,6 @@ constexpr const char* kCapsuleVersioned = "dltensor_versioned";
 constexpr const char* kCapsuleUsed = "used_dltensor";
 constexpr const char* kCapsuleVersionedUsed = "used_dltensor_versioned";
 
-// Runs `f` holding the GIL, from any thread. Once the interpreter is
-// finalizing, a thread that does not hold the GIL cannot take it safely (it
-// would hang or be terminated), so the release is skipped there: the owner's
-// memory goes with the process.
-void release_with_gil(const std::function<void()>& f) noexcept {
-  if (!Py_IsInitialized()) return;
-  if (PyGILState_Check()) {
-    f();
-    return;
-  }
-#if PY_VERSION_HEX >= 0x030D0000
-  if (Py_IsFinalizing()) return;
-#else
-  if (_Py_IsFinalizing()) return;
-#endif
-  PyGILState_STATE state = PyGILState_Ensure();
-  f();
-  PyGILState_Release(state);
-}
-
 // A release that drops one reference to a Python object (the producer of a
 // __cuda_array_interface__, which must outlive the view).
 runtime::Buffer::Release keep_alive(nb::handle owner) {
@@ -382,6 +362,26 @@ bool holds_pointer(const PyDevice& device, uintptr_t pointer) {
 }
 
 }  // namespace
+
+// Runs `f` holding the GIL, from any thread. Once the interpreter is
+// finalizing, a thread that does not hold the GIL cannot take it safely (it
+// would hang or be terminated), so the release is skipped there: the owner's
+// memory goes with the process.
+void release_with_gil(const std::function<void()>& f) noexcept {
+  if (!Py_IsInitialized()) return;
+  if (PyGILState_Check()) {
+    f();
+    return;
+  }
+#if PY_VERSION_HEX >= 0x030D0000
+  if (Py_IsFinalizing()) return;
+#else
+  if (_Py_IsFinalizing()) return;
+#endif
+  PyGILState_STATE state = PyGILState_Ensure();
+  f();
+  PyGILState_Release(state);
+}
 
 void bind_interop(nb::module_& m) {
   m.def("export_dlpack", &export_dlpack, nb::arg("array"), nb::arg("versioned"),

@@ -17,39 +17,39 @@ class PythonCallback {
  public:
   explicit PythonCallback(nb::object function) : function_(function.release().ptr()) {}
   ~PythonCallback() {
-    if (!Py_IsInitialized()) return;  // the interpreter is gone, and its objects with it
-    PyGILState_STATE state = PyGILState_Ensure();
-    Py_DECREF(function_);
-    PyGILState_Release(state);
+    PyObject* function = function_;
+    release_with_gil([function] { Py_DECREF(function); });
   }
   PythonCallback(const PythonCallback&) = delete;
   PythonCallback& operator=(const PythonCallback&) = delete;
 
   void operator()() const {
-    if (!Py_IsInitialized()) return;
-    PyGILState_STATE state = PyGILState_Ensure();
-    PyObject* result = PyObject_CallNoArgs(function_);
-    // No caller to raise into: reported as Python reports errors in
-    // callbacks (sys.unraisablehook).
-    if (!result) PyErr_WriteUnraisable(function_);
-    Py_XDECREF(result);
-    PyGILState_Release(state);
+    PyObject* function = function_;
+    release_with_gil([function] {
+      PyObject* result = PyObject_CallNoArgs(function);
+      // No caller to raise into: reported as Python reports errors in
+      // callbacks (sys.unraisablehook).
+      if (!result) PyErr_WriteUnraisable(function);
+      Py_XDECREF(result);
+    });
   }
 
  private:
   PyObject* function_;
 };
 
-PyStream* as_stream(const nb::handle& stream) {
-  nb::handle impl = stream;
+// A copy of the simt.Stream (or its _impl) `stream`, or nullopt. A copy:
+// `_impl` may be a fresh object that lives no longer than this call.
+std::optional<PyStream> as_stream(const nb::handle& stream) {
+  nb::object impl = nb::borrow(stream);
   if (!nb::isinstance<PyStream>(impl) && nb::hasattr(stream, "_impl")) impl = stream.attr("_impl");
   PyStream* out = nullptr;
-  if (!nb::try_cast<PyStream*>(impl, out) || !out) return nullptr;
-  return out;
+  if (!nb::try_cast<PyStream*>(impl, out) || !out) return std::nullopt;
+  return *out;
 }
 
-PyEvent& as_event(const nb::handle& event) {
-  nb::handle impl = event;
+PyEvent as_event(const nb::handle& event) {
+  nb::object impl = nb::borrow(event);
   if (!nb::isinstance<PyEvent>(impl) && nb::hasattr(event, "_impl")) impl = event.attr("_impl");
   PyEvent* out = nullptr;
   if (!nb::try_cast<PyEvent*>(impl, out) || !out)
@@ -76,12 +76,12 @@ bool is_default_stream_argument(const nb::handle& stream) {
 
 std::optional<PyStream> stream_object(const nb::handle& stream) {
   if (is_default_stream_argument(stream)) return std::nullopt;
-  PyStream* s = as_stream(stream);
+  std::optional<PyStream> s = as_stream(stream);
   if (!s)
     throw nb::type_error(
         ("a stream is a simt.Stream, None or 0, not " + std::string(Py_TYPE(stream.ptr())->tp_name))
             .c_str());
-  return *s;
+  return s;
 }
 
 runtime::Stream& stream_argument(const nb::handle& stream, const runtime::Device& device,
@@ -93,7 +93,7 @@ runtime::Stream& stream_argument(const nb::handle& stream, const runtime::Device
     throw nb::value_error((std::string(what) + ": the stream is on " + owner->device->info().id +
                            ", the work on " + device.info().id)
                               .c_str());
-  return *as_stream(stream)->stream;
+  return *owner->stream;
 }
 
 void bind_streams(nb::module_& m) {
@@ -112,11 +112,13 @@ void bind_streams(nb::module_& m) {
            })
       .def("wait_event",
            [](const PyStream& s, const nb::handle& event) {
-             PyEvent& e = as_event(event);
+             PyEvent e = as_event(event);
              if (e.device != s.device)
                throw nb::value_error(("wait_event: the event is on " + e.device->info().id +
                                       ", the stream on " + s.device->info().id)
                                          .c_str());
+             // The CPU's default stream waits here, for work that may need the GIL.
+             nb::gil_scoped_release release;
              s.stream->wait_event(*e.event);
            })
       .def("add_callback",
@@ -152,7 +154,7 @@ void bind_streams(nb::module_& m) {
              return e.event->done();
            })
       .def("elapsed_ms_since", [](const PyEvent& end, const nb::handle& start) {
-        PyEvent& begin = as_event(start);
+        PyEvent begin = as_event(start);
         if (begin.device != end.device)
           throw nb::value_error("elapsed_time: the events are on different devices");
         nb::gil_scoped_release release;

@@ -160,9 +160,17 @@ class HostAllocation {
   std::function<void()> release_;
 };
 
-// What a queued operation must keep alive until it has run: the owner of
-// host memory it reads or writes, the device buffers a kernel uses.
-using KeepAlive = std::vector<std::shared_ptr<const void>>;
+// What a queued copy or launch keeps alive until it has run.
+struct KeepAlive {
+  // The owner of the host memory a copy reads or writes, when that memory is
+  // simt's own (pinned): the copy may then run after the call returns. Null
+  // for pageable memory, which a copy is done with when the call returns.
+  std::shared_ptr<const void> host;
+  // Device buffers the work uses (on CPU streams, and foreign memory, whose
+  // owner could otherwise reuse it while the work is queued).
+  std::vector<std::shared_ptr<const void>> buffers;
+  bool empty() const { return !host && buffers.empty(); }
+};
 
 class Device {
  public:
@@ -175,16 +183,17 @@ class Device {
   virtual void* allocate(size_t bytes) = 0;  // throws OutOfMemory
   virtual void deallocate(void* pointer, size_t bytes) noexcept = 0;
 
-  // Copies queued on a stream. Host memory with an owner in `keep` (simt's
-  // pinned memory) may be read or written after the call returns, and the
-  // owner is kept until then; host memory without one (pageable memory) is
-  // done with when the call returns, as CUDA does it: a copy to the device
-  // has read it, a copy to the host has written it.
+  // Copies queued on a stream. Host memory with an owner (`keep.host`:
+  // simt's pinned memory) may be read or written after the call returns, and
+  // the owner is kept until then; host memory without one (pageable memory)
+  // is done with when the call returns, as CUDA does it: a copy to the
+  // device has read it, a copy to the host has written it.
   virtual void queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
                                     Stream& stream, KeepAlive keep) = 0;
   virtual void queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
                                   Stream& stream, KeepAlive keep) = 0;
-  virtual void queue_copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) = 0;
+  virtual void queue_copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream,
+                                    KeepAlive keep) = 0;
   // Fills on the default stream.
   virtual void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) = 0;
 
@@ -196,7 +205,7 @@ class Device {
     queue_copy_to_host(host_dst, device_src, bytes, default_stream(), {});
   }
   void copy_on_device(void* dst, const void* src, size_t bytes) {
-    queue_copy_on_device(dst, src, bytes, default_stream());
+    queue_copy_on_device(dst, src, bytes, default_stream(), {});
   }
 
   virtual std::unique_ptr<CompiledKernel> compile(const codegen::EmittedKernel& kernel,

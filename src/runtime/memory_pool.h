@@ -6,11 +6,14 @@
 // are freed. Held memory goes back to the device on release(), and when an
 // allocation fails (then the allocation is retried once).
 //
-// A freed block is reusable at once, as in CuPy's pool: the default stream
-// waits for every other stream (legacy semantics, stream.h), so work that
-// reuses a block on the default stream or on the stream that used it comes
-// after that use; ordering two user streams is the user's. Held memory goes
-// back to the device only after the device's queued work finished.
+// A freed block is reusable at once: the default stream waits for every
+// other stream (legacy semantics, stream.h), so work that reuses a block on
+// the default stream, or on the stream that last used it, comes after that
+// use. Unlike CuPy's pool, blocks are not kept per stream: an array freed
+// while a kernel on user stream A may still use it, then reused by work on
+// user stream B, races; order A and B with an event first. (The CPU's
+// queued work holds its buffers, so there it cannot happen.) Held memory
+// goes back to the device only after the device's queued work finished.
 #pragma once
 
 #include <cstddef>

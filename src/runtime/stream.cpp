@@ -1,5 +1,7 @@
 #include "runtime/stream.h"
 
+#include <cxxabi.h>
+
 #include <utility>
 
 namespace simt::runtime {
@@ -40,6 +42,8 @@ void WorkQueue::run(const std::shared_ptr<State>& shared) {
     lock.unlock();
     try {
       task();
+    } catch (const abi::__forced_unwind&) {
+      throw;  // the thread is being cancelled (e.g. by Python's finalization): not an error
     } catch (...) {
       std::lock_guard error_lock(state->mutex);
       if (!state->error) state->error = std::current_exception();

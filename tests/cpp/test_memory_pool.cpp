@@ -51,7 +51,8 @@ class BudgetDevice : public simt::runtime::Device {
                           simt::runtime::KeepAlive) override {
     unused();
   }
-  void queue_copy_on_device(void*, const void*, size_t, simt::runtime::Stream&) override {
+  void queue_copy_on_device(void*, const void*, size_t, simt::runtime::Stream&,
+                            simt::runtime::KeepAlive) override {
     unused();
   }
   void fill_bytes(void*, const void*, size_t, size_t) override { unused(); }

@@ -234,3 +234,62 @@ def test_item_and_slice_assignment_on_every_device(device, rng):
     x[4, 3] = -1
     x[0:2] = rows
     np.testing.assert_array_equal(a.get(), x)
+
+
+def test_pageable_memory_is_done_with_when_a_queued_copy_returns(device, rng):
+    x = rng.standard_normal(1 << 16).astype(np.float32)
+    stream = simt.Stream(device)
+    a = simt.empty(x.shape, np.float32, device=device)
+    for busy in (False, True):
+        if busy:  # work queued before the copy
+            launch(scale_add, a.size, stream, a, np.float32(1), np.float32(0))
+        host = x.copy()
+        a.set(host, stream=stream)
+        host[:] = 7  # the caller may reuse pageable memory at once
+        out = a.get(stream=stream)
+        stream.synchronize()
+        np.testing.assert_array_equal(out, x)
+
+
+def test_an_event_recorded_again_does_not_hold_up_an_earlier_wait(device):
+    first, second = simt.Stream(device), simt.Stream(device)
+    event = simt.Event(device)
+    event.record(first)
+    second.wait_event(event)  # waits for that recording only
+    event.record(second)      # recorded again, behind the wait
+    second.synchronize()
+    assert event.query()
+
+
+def test_queued_device_copies_keep_their_arrays(device, rng):
+    x = rng.standard_normal(1 << 20).astype(np.float32)
+    stream = simt.Stream(device)
+    source = simt.to_device(x, device=device)
+    launch(scale_add, source.size, stream, source, np.float32(2), np.float32(0))
+    copy = source.copy(stream=stream)
+    del source  # still used by the queued copy
+    out = copy.get(stream=stream)
+    stream.synchronize()
+    np.testing.assert_allclose(out, x * 2, rtol=1e-6)
+
+
+def test_scalar_reads_wait_for_queued_work(device):
+    stream = simt.Stream(device)
+    a = simt.zeros(1 << 16, np.float32, device=device)
+    for _ in range(20):
+        launch(scale_add, a.size, stream, a, np.float32(1), np.float32(1))
+    assert a[5] == 20
+
+
+def test_streams_dropped_with_work_and_callbacks_pending(device):
+    a = simt.zeros(1 << 16, np.float32, device=device)
+    ran = threading.Event()
+    stream = simt.Stream(device)
+    for _ in range(5):
+        launch(scale_add, a.size, stream, a, np.float32(1), np.float32(1))
+    stream.add_callback(ran.set)
+    event = stream.record()
+    simt.default_stream(device).wait_event(event)
+    del stream  # its work still runs; the default stream already waits for it
+    np.testing.assert_array_equal(a.get(), np.full(a.size, 5, np.float32))
+    assert ran.wait(60)

@@ -97,10 +97,14 @@ class CpuDefaultStream : public runtime::Stream {
 class CpuEvent : public runtime::Event {
  public:
   explicit CpuEvent(CpuDevice& device) : device_(device) {}
+  // Each recording completes a state of its own: a stream waiting for an
+  // earlier recording is not held up by a later one.
   void record(runtime::Stream& stream) override {
+    auto state = std::make_shared<runtime::HostEvent>();
+    uint64_t recording = state->arm();
+    device_.submit(stream, [state, recording] { state->complete(recording); });
+    state_ = std::move(state);
     recorded_ = true;
-    uint64_t recording = state_->arm();
-    device_.submit(stream, [state = state_, recording] { state->complete(recording); });
   }
   void synchronize() override { state_->wait(); }
   bool done() override { return state_->done(); }
@@ -177,13 +181,12 @@ runtime::DeviceInfo cpu_info() {
 }  // namespace
 
 void CpuStream::wait_event(runtime::Event& event) {
-  // The worker blocks until the event completes; an event recorded later
-  // than this call is not waited for (CUDA's rule), hence the copy.
+  // The worker blocks until the event's current recording completes; one
+  // recorded after this call is not waited for (CUDA's rule).
   auto* cpu_event = dynamic_cast<CpuEvent*>(&event);
   if (!cpu_event) throw std::invalid_argument("the event is not a CPU event");
   if (cpu_event->done()) return;
-  std::shared_ptr<runtime::HostEvent> state = cpu_event->state();
-  queue_.push([state, recording = state->armed()] { state->wait_for(recording); });
+  queue_.push([state = cpu_event->state()] { state->wait(); });
 }
 
 CpuDevice::CpuDevice() : Device(cpu_info()) {
@@ -246,17 +249,22 @@ std::shared_ptr<runtime::HostAllocation> CpuDevice::allocate_host(size_t bytes,
 
 void CpuDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
                                      runtime::Stream& stream, runtime::KeepAlive keep) {
-  if (stream.is_default() || (keep.empty() && stream.done())) {
+  if (stream.is_default()) {
     submit(stream, [=] { std::memcpy(device_dst, host_src, bytes); });
     return;
   }
-  if (keep.empty()) {
-    // Pageable memory behind queued work: read it now into a staging copy
-    // (CUDA does the same), so the caller may reuse it on return.
+  if (!keep.host) {
+    // Pageable memory: copied now when nothing is queued before the copy,
+    // else read now into a staging copy (CUDA does the same), so the caller
+    // may reuse it on return.
+    if (stream.done()) {
+      std::memcpy(device_dst, host_src, bytes);
+      return;
+    }
     auto staged = std::make_shared<std::vector<unsigned char>>(
         static_cast<const unsigned char*>(host_src),
         static_cast<const unsigned char*>(host_src) + bytes);
-    submit(stream, [=] { std::memcpy(device_dst, staged->data(), bytes); });
+    submit(stream, [=, keep = std::move(keep)] { std::memcpy(device_dst, staged->data(), bytes); });
     return;
   }
   submit(stream, [=, keep = std::move(keep)] { std::memcpy(device_dst, host_src, bytes); });
@@ -264,15 +272,15 @@ void CpuDevice::queue_copy_from_host(void* device_dst, const void* host_src, siz
 
 void CpuDevice::queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
                                    runtime::Stream& stream, runtime::KeepAlive keep) {
-  bool pageable = keep.empty();
+  bool pageable = !keep.host;
   submit(stream, [=, keep = std::move(keep)] { std::memcpy(host_dst, device_src, bytes); });
   // Pageable memory is written when the call returns.
   if (pageable) stream.synchronize();
 }
 
 void CpuDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes,
-                                     runtime::Stream& stream) {
-  submit(stream, [=] { std::memmove(dst, src, bytes); });
+                                     runtime::Stream& stream, runtime::KeepAlive keep) {
+  submit(stream, [=, keep = std::move(keep)] { std::memmove(dst, src, bytes); });
 }
 
 void CpuDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {

@@ -31,8 +31,8 @@ class CpuDevice : public runtime::Device {
                             runtime::Stream& stream, runtime::KeepAlive keep) override;
   void queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
                           runtime::Stream& stream, runtime::KeepAlive keep) override;
-  void queue_copy_on_device(void* dst, const void* src, size_t bytes,
-                            runtime::Stream& stream) override;
+  void queue_copy_on_device(void* dst, const void* src, size_t bytes, runtime::Stream& stream,
+                            runtime::KeepAlive keep) override;
   void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) override;
 
   std::unique_ptr<runtime::CompiledKernel> compile(const codegen::EmittedKernel& kernel,

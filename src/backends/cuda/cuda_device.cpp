@@ -259,11 +259,16 @@ struct PendingCallback {
 // The host function: hands the callback to its host thread (pushing calls
 // no driver function). Exceptions cannot cross the driver's C frames.
 void hand_over_callback(void* user_data) {
-  std::unique_ptr<PendingCallback> pending(static_cast<PendingCallback*>(user_data));
+  auto* pending = static_cast<PendingCallback*>(user_data);
   try {
-    if (auto queue = pending->queue.lock()) queue->push(std::move(pending->callback));
+    if (auto queue = pending->queue.lock()) {
+      queue->push(std::move(pending->callback));
+      delete pending;
+    }
   } catch (...) {
   }
+  // Otherwise (the device is being torn down) the callback is leaked: what
+  // it holds may call the driver as it goes, which a host function may not.
 }
 
 }  // namespace
@@ -389,7 +394,7 @@ void CudaDevice::queue_copy_from_host(void* device_dst, const void* host_src, si
   context_->make_current();
   auto& cuda_stream = static_cast<CudaStream&>(stream);
   const std::string detail = " copying " + std::to_string(bytes) + " bytes to the device";
-  if (keep.empty() && stream.is_default()) {
+  if (!keep.host && stream.is_default()) {
     check(driver_.fn().cuMemcpyHtoD_v2(to_device(device_dst), host_src, bytes), "cuMemcpyHtoD",
           detail);
     return;
@@ -399,7 +404,7 @@ void CudaDevice::queue_copy_from_host(void* device_dst, const void* host_src, si
         "cuMemcpyHtoDAsync", detail);
   // Host memory without an owner may be pinned memory of another library,
   // which the driver reads later: done with it only once the copy is.
-  if (keep.empty()) return stream.synchronize();
+  if (!keep.host) return stream.synchronize();
   release_after(cuda_stream, std::move(keep));
 }
 
@@ -409,7 +414,7 @@ void CudaDevice::queue_copy_to_host(void* host_dst, const void* device_src, size
   context_->make_current();
   auto& cuda_stream = static_cast<CudaStream&>(stream);
   const std::string detail = " copying " + std::to_string(bytes) + " bytes from the device";
-  if (keep.empty() && stream.is_default()) {
+  if (!keep.host && stream.is_default()) {
     check(driver_.fn().cuMemcpyDtoH_v2(host_dst, to_device(device_src), bytes), "cuMemcpyDtoH",
           detail);
     return;
@@ -417,12 +422,12 @@ void CudaDevice::queue_copy_to_host(void* host_dst, const void* device_src, size
   check(driver_.fn().cuMemcpyDtoHAsync_v2(host_dst, to_device(device_src), bytes,
                                           cuda_stream.handle()),
         "cuMemcpyDtoHAsync", detail);
-  if (keep.empty()) return stream.synchronize();
+  if (!keep.host) return stream.synchronize();
   release_after(cuda_stream, std::move(keep));
 }
 
 void CudaDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes,
-                                      runtime::Stream& stream) {
+                                      runtime::Stream& stream, runtime::KeepAlive keep) {
   if (bytes == 0 || dst == src) return;
   context_->make_current();
   CUstream handle = static_cast<CudaStream&>(stream).handle();
@@ -432,6 +437,7 @@ void CudaDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes,
     check(driver_.fn().cuMemcpyDtoDAsync_v2(to_device(d), to_device(s), n, handle),
           "cuMemcpyDtoDAsync", detail);
   });
+  release_after(static_cast<CudaStream&>(stream), std::move(keep));
 }
 
 void CudaDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {

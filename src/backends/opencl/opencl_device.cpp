@@ -503,8 +503,8 @@ void OpenCLDevice::queue_copy_to_host(void* host_dst, const void* device_src, si
         "clEnqueueReadBuffer", " copying " + std::to_string(bytes) + " bytes from the device");
 }
 
-void OpenCLDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes,
-                                        runtime::Stream&) {
+void OpenCLDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes, runtime::Stream&,
+                                        runtime::KeepAlive) {
   ++enqueued_;
   // clEnqueueCopyBuffer rejects overlapping ranges of one buffer.
   runtime::copy_overlapping(*this, dst, src, bytes, [&](void* d, const void* s, size_t n) {
