@@ -384,8 +384,39 @@ std::shared_ptr<runtime::HostAllocation> CudaDevice::allocate_host(size_t bytes,
 }
 
 void CudaDevice::release_after(CudaStream& stream, runtime::KeepAlive keep) {
-  // The callback's task owns `keep` and goes on the host queue's thread.
-  if (!keep.empty()) stream.add_callback([keep = std::move(keep)] {});
+  if (keep.empty()) return;
+  CUevent event = nullptr;
+  {
+    std::lock_guard lock(pending_mutex_);
+    if (!spare_events_.empty()) {
+      event = spare_events_.back();
+      spare_events_.pop_back();
+    }
+  }
+  if (!event) check(driver_.fn().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  CUresult status = driver_.fn().cuEventRecord(event, stream.handle());
+  {
+    std::lock_guard lock(pending_mutex_);
+    if (status == CUDA_SUCCESS) {
+      pending_.push_back({event, std::move(keep)});
+    } else {
+      spare_events_.push_back(event);
+    }
+  }
+  // Unordered: what the work holds stays until the stream is done with it.
+  if (status != CUDA_SUCCESS) stream.synchronize();
+  collect_released(false);
+}
+
+void CudaDevice::collect_released(bool all) {
+  std::vector<runtime::KeepAlive> released;  // destroyed after the lock
+  std::lock_guard lock(pending_mutex_);
+  std::erase_if(pending_, [&](PendingRelease& p) {
+    if (!all && driver_.fn().cuEventQuery(p.event) == CUDA_ERROR_NOT_READY) return false;
+    released.push_back(std::move(p.keep));
+    spare_events_.push_back(p.event);
+    return true;
+  });
 }
 
 void CudaDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
@@ -750,6 +781,7 @@ bool CudaDevice::holds_pointer(const void* pointer) const {
 void CudaDevice::synchronize() {
   context_->make_current();
   CUresult status = driver_.fn().cuCtxSynchronize();
+  if (status == CUDA_SUCCESS) collect_released(true);
   if (status != CUDA_SUCCESS) {
     std::string last;
     {

@@ -253,11 +253,24 @@ class CudaDevice : public runtime::Device {
   int ordinal_;
   std::pair<int, int> capability_{0, 0};
   std::shared_ptr<const PrimaryContext> context_;
-  // Runs streams' callbacks, and releases what queued work kept alive once
-  // the work is done (freeing pinned memory calls the driver).
+  // Runs streams' callbacks.
   std::shared_ptr<runtime::WorkQueue> host_queue_ = std::make_shared<runtime::WorkQueue>();
   std::unique_ptr<CudaStream> default_stream_;
+  // Keeps `keep` until the work queued on `stream` so far is done: an event
+  // recorded after it is polled at later calls and at synchronize() (a host
+  // function in the stream would delay its later work by a driver thread's
+  // wake-up, tens of microseconds).
   void release_after(CudaStream& stream, runtime::KeepAlive keep);
+  // Releases what completed work kept; all of it with `all` (after a
+  // synchronize). Destroys the kept objects outside the lock.
+  void collect_released(bool all);
+  struct PendingRelease {
+    CUevent event = nullptr;
+    runtime::KeepAlive keep;
+  };
+  std::mutex pending_mutex_;
+  std::vector<PendingRelease> pending_;
+  std::vector<CUevent> spare_events_;
 
   // The entry of the most recent launch, named when synchronize() reports a
   // kernel's fault (the driver reports faults at the next synchronizing call).

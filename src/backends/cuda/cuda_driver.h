@@ -99,6 +99,7 @@ using CUhostFn = void (*)(void* user_data);
 // Flags simt passes (values are part of the driver's ABI).
 constexpr unsigned int CU_STREAM_DEFAULT = 0x0;  // synchronizes with the legacy stream
 constexpr unsigned int CU_EVENT_DEFAULT = 0x0;   // timing on
+constexpr unsigned int CU_EVENT_DISABLE_TIMING = 0x2;
 constexpr unsigned int CU_MEMHOSTALLOC_PORTABLE = 0x01;
 constexpr unsigned int CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
 constexpr unsigned int CU_MEM_ATTACH_GLOBAL = 0x1;
