@@ -259,6 +259,7 @@ std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
     SIMT_OPENCL_REQUIRE(clReleaseEvent);
     SIMT_OPENCL_REQUIRE(clWaitForEvents);
     SIMT_OPENCL_REQUIRE(clEnqueueMarkerWithWaitList);
+    SIMT_OPENCL_REQUIRE(clEnqueueBarrierWithWaitList);
     SIMT_OPENCL_REQUIRE(clGetEventInfo);
     SIMT_OPENCL_REQUIRE(clGetEventProfilingInfo);
 #undef SIMT_OPENCL_REQUIRE

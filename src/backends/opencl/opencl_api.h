@@ -349,6 +349,9 @@ struct OpenCLApi {
   // OpenCL 1.2.
   cl_int (*clEnqueueMarkerWithWaitList)(cl_command_queue queue, cl_uint num_events_in_wait_list,
                                         const cl_event* event_wait_list, cl_event* event) = nullptr;
+  cl_int (*clEnqueueBarrierWithWaitList)(cl_command_queue queue, cl_uint num_events_in_wait_list,
+                                         const cl_event* event_wait_list,
+                                         cl_event* event) = nullptr;
   cl_int (*clGetEventInfo)(cl_event event, cl_event_info param_name, std::size_t value_size,
                            void* value, std::size_t* value_size_ret) = nullptr;
   cl_int (*clGetEventProfilingInfo)(cl_event event, cl_profiling_info param_name,

@@ -392,18 +392,39 @@ cl_mem OpenCLDevice::buffer_at(const void* address) const {
                              " (" + device_.name + ")");
 }
 
-void OpenCLStream::synchronize() { device_.synchronize(); }
+OpenCLStream::OpenCLStream(OpenCLDevice& device, CommandQueue own)
+    : device_(device), own_(std::move(own)) {}
+
+cl_command_queue OpenCLStream::queue() const { return own_ ? own_.get() : device_.queue(); }
+
+void OpenCLStream::synchronize() { device_.finish(*this); }
 
 bool OpenCLStream::done() {
-  if (device_.idle_since_synchronize()) return true;
-  OpenCLEvent marker(device_);
-  marker.record(*this);
-  return marker.done();
+  if (finished_ == enqueued_) return true;
+  cl_event raw = nullptr;
+  device_.check(device_.api().clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &raw),
+                "clEnqueueMarkerWithWaitList");
+  Event marker(&device_.api(), raw);
+  device_.api().clFlush(queue());
+  cl_int status = CL_COMPLETE;
+  device_.check(device_.api().clGetEventInfo(raw, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                             &status, nullptr),
+                "clGetEventInfo");
+  return status == CL_COMPLETE;
+}
+
+void OpenCLStream::wait_event(runtime::Event& event) {
+  auto* opencl_event = dynamic_cast<OpenCLEvent*>(&event);
+  if (!opencl_event) throw std::invalid_argument("the event is not an OpenCL event");
+  cl_event marker = opencl_event->marker();
+  if (!marker) return;  // never recorded: nothing to wait for (CUDA's rule)
+  device_.check(
+      device_.api().clEnqueueBarrierWithWaitList(device_.queue_for(*this), 1, &marker, nullptr),
+      "clEnqueueBarrierWithWaitList");
 }
 
 void OpenCLStream::add_callback(std::function<void()> callback) {
-  auto marker = std::make_shared<Event>(device_.enqueue_marker());
-  device_.api().clFlush(device_.queue());
+  auto marker = std::make_shared<Event>(device_.enqueue_marker(*this));
   device_.callbacks().push([&api = device_.api(), marker, callback = std::move(callback)] {
     cl_event event = marker->get();
     api.clWaitForEvents(1, &event);
@@ -411,18 +432,80 @@ void OpenCLStream::add_callback(std::function<void()> callback) {
   });
 }
 
-Event OpenCLDevice::enqueue_marker() {
-  ++enqueued_;
+std::vector<std::shared_ptr<OpenCLStream>> OpenCLDevice::live_streams() {
+  std::vector<std::shared_ptr<OpenCLStream>> live;
+  std::erase_if(streams_, [](const auto& s) { return s.expired(); });
+  for (const auto& s : streams_)
+    if (auto stream = s.lock()) live.push_back(std::move(stream));
+  return live;
+}
+
+cl_command_queue OpenCLDevice::queue_for(runtime::Stream& stream) {
+  auto& s = static_cast<OpenCLStream&>(stream);
+  std::lock_guard lock(order_mutex_);
+  auto marker_on = [&](OpenCLStream& on) {
+    cl_event event = nullptr;
+    check(api_.clEnqueueMarkerWithWaitList(on.queue(), 0, nullptr, &event),
+          "clEnqueueMarkerWithWaitList");
+    ++on.enqueued_;
+    api_.clFlush(on.queue());  // another queue waits for it
+    return Event(&api_, event);
+  };
+  auto barrier_on = [&](OpenCLStream& on, const std::vector<Event>& after) {
+    std::vector<cl_event> events;
+    for (const auto& e : after) events.push_back(e.get());
+    check(api_.clEnqueueBarrierWithWaitList(on.queue(), static_cast<cl_uint>(events.size()),
+                                            events.data(), nullptr),
+          "clEnqueueBarrierWithWaitList");
+    ++on.enqueued_;
+  };
+  if (s.is_default()) {
+    // Legacy order: after what every other stream queued since last time.
+    std::vector<Event> after;
+    for (const auto& other : live_streams()) {
+      if (other->enqueued_ == other->seen_by_default_) continue;
+      after.push_back(marker_on(*other));
+      other->seen_by_default_ = other->enqueued_;
+    }
+    if (!after.empty()) barrier_on(s, after);
+  } else if (default_stream_.enqueued_ != s.default_seen_) {
+    // And every other stream after what the default stream queued.
+    std::vector<Event> after;
+    after.push_back(marker_on(default_stream_));
+    barrier_on(s, after);
+    s.default_seen_ = default_stream_.enqueued_;
+    s.seen_by_default_ = s.enqueued_;  // the barrier is not work the default stream awaits
+  }
+  ++s.enqueued_;
+  return s.queue();
+}
+
+Event OpenCLDevice::enqueue_marker(runtime::Stream& stream) {
+  cl_command_queue queue = queue_for(stream);
   cl_event event = nullptr;
-  check(api_.clEnqueueMarkerWithWaitList(queue_.get(), 0, nullptr, &event),
-        "clEnqueueMarkerWithWaitList");
+  check(api_.clEnqueueMarkerWithWaitList(queue, 0, nullptr, &event), "clEnqueueMarkerWithWaitList");
+  api_.clFlush(queue);
   return Event(&api_, event);
 }
 
-void OpenCLEvent::record(runtime::Stream&) {
-  marker_ = device_.enqueue_marker();
-  device_.api().clFlush(device_.queue());
+void OpenCLDevice::finish(OpenCLStream& stream) {
+  const uint64_t queued = stream.enqueued_;
+  cl_int status = api_.clFinish(stream.queue());
+  if (status == CL_SUCCESS) {
+    stream.finished_ = queued;
+    return;
+  }
+  std::string last;
+  {
+    std::lock_guard<std::mutex> lock(last_launch_mutex_);
+    last = last_launch_;
+  }
+  check(status, "clFinish",
+        last.empty() ? std::string()
+                     : " (the most recent kernel launched on " + info_.id + " was " + last + ")");
 }
+
+void OpenCLEvent::record(runtime::Stream& stream) { marker_ = device_.enqueue_marker(stream); }
 
 void OpenCLEvent::synchronize() {
   if (!marker_) return;
@@ -460,7 +543,14 @@ double OpenCLEvent::elapsed_ms_since(runtime::Event& start) {
 }
 
 std::shared_ptr<runtime::Stream> OpenCLDevice::create_stream() {
-  return std::make_shared<OpenCLStream>(*this, false);
+  cl_int status = CL_SUCCESS;
+  CommandQueue queue(&api_, api_.clCreateCommandQueue(context_.get(), device_.device,
+                                                      CL_QUEUE_PROFILING_ENABLE, &status));
+  check(status, "clCreateCommandQueue");
+  auto stream = std::make_shared<OpenCLStream>(*this, std::move(queue));
+  std::lock_guard lock(order_mutex_);
+  streams_.push_back(stream);
+  return stream;
 }
 
 std::shared_ptr<runtime::Event> OpenCLDevice::create_event() {
@@ -484,40 +574,36 @@ std::shared_ptr<runtime::HostAllocation> OpenCLDevice::allocate_host(size_t byte
 }
 
 void OpenCLDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
-                                        runtime::Stream&, runtime::KeepAlive) {
-  ++enqueued_;
+                                        runtime::Stream& stream, runtime::KeepAlive) {
   if (bytes == 0) return;
   auto [memory, offset] = resolve(device_dst, bytes);
-  check(api_.clEnqueueWriteBuffer(queue_.get(), memory, CL_TRUE, offset, bytes, host_src, 0,
+  check(api_.clEnqueueWriteBuffer(queue_for(stream), memory, CL_TRUE, offset, bytes, host_src, 0,
                                   nullptr, nullptr),
         "clEnqueueWriteBuffer", " copying " + std::to_string(bytes) + " bytes to the device");
 }
 
 void OpenCLDevice::queue_copy_to_host(void* host_dst, const void* device_src, size_t bytes,
-                                      runtime::Stream&, runtime::KeepAlive) {
-  ++enqueued_;
+                                      runtime::Stream& stream, runtime::KeepAlive) {
   if (bytes == 0) return;
   auto [memory, offset] = resolve(device_src, bytes);
-  check(api_.clEnqueueReadBuffer(queue_.get(), memory, CL_TRUE, offset, bytes, host_dst, 0, nullptr,
-                                 nullptr),
+  check(api_.clEnqueueReadBuffer(queue_for(stream), memory, CL_TRUE, offset, bytes, host_dst, 0,
+                                 nullptr, nullptr),
         "clEnqueueReadBuffer", " copying " + std::to_string(bytes) + " bytes from the device");
 }
 
-void OpenCLDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes, runtime::Stream&,
-                                        runtime::KeepAlive) {
-  ++enqueued_;
+void OpenCLDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes,
+                                        runtime::Stream& stream, runtime::KeepAlive) {
   // clEnqueueCopyBuffer rejects overlapping ranges of one buffer.
   runtime::copy_overlapping(*this, dst, src, bytes, [&](void* d, const void* s, size_t n) {
     auto [to, to_offset] = resolve(d, n);
     auto [from, from_offset] = resolve(s, n);
-    check(api_.clEnqueueCopyBuffer(queue_.get(), from, to, from_offset, to_offset, n, 0, nullptr,
-                                   nullptr),
+    check(api_.clEnqueueCopyBuffer(queue_for(stream), from, to, from_offset, to_offset, n, 0,
+                                   nullptr, nullptr),
           "clEnqueueCopyBuffer", " copying " + std::to_string(n) + " bytes on the device");
   });
 }
 
 void OpenCLDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {
-  ++enqueued_;
   if (pattern_bytes == 0 || count == 0) return;
   if (count > SIZE_MAX / pattern_bytes)
     throw std::invalid_argument("fill_bytes: " + std::to_string(count) + " items of " +
@@ -528,8 +614,8 @@ void OpenCLDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_byt
   // that are multiples of the pattern's size.
   const bool power_of_two = (pattern_bytes & (pattern_bytes - 1)) == 0;
   if (power_of_two && pattern_bytes <= 128 && offset % pattern_bytes == 0) {
-    check(api_.clEnqueueFillBuffer(queue_.get(), memory, pattern, pattern_bytes, offset, total, 0,
-                                   nullptr, nullptr),
+    check(api_.clEnqueueFillBuffer(queue_for(default_stream_), memory, pattern, pattern_bytes,
+                                   offset, total, 0, nullptr, nullptr),
           "clEnqueueFillBuffer", " filling " + std::to_string(total) + " bytes");
     return;
   }
@@ -691,8 +777,7 @@ std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::Ra
 
 void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
                                 const runtime::LaunchDims& dims, void* const* args,
-                                runtime::Stream&, runtime::KeepAlive) {
-  ++enqueued_;
+                                runtime::Stream& stream, runtime::KeepAlive) {
   const auto& kernel = static_cast<const OpenCLKernel&>(compiled);
   std::array<std::size_t, 3> global{}, local{};
   std::size_t group = 1;
@@ -740,7 +825,7 @@ void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
     std::lock_guard<std::mutex> last(last_launch_mutex_);
     last_launch_ = kernel.entry();
   }
-  cl_int status = api_.clEnqueueNDRangeKernel(queue_.get(), kernel.kernel(), 3, nullptr,
+  cl_int status = api_.clEnqueueNDRangeKernel(queue_for(stream), kernel.kernel(), 3, nullptr,
                                               global.data(), local.data(), 0, nullptr, nullptr);
   if (status != CL_SUCCESS) {
     check(status, "clEnqueueNDRangeKernel",
@@ -750,19 +835,13 @@ void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
 }
 
 void OpenCLDevice::synchronize() {
-  const uint64_t queued = enqueued_;
-  cl_int status = api_.clFinish(queue_.get());
-  if (status == CL_SUCCESS) finished_ = queued;
-  if (status != CL_SUCCESS) {
-    std::string last;
-    {
-      std::lock_guard<std::mutex> lock(last_launch_mutex_);
-      last = last_launch_;
-    }
-    check(status, "clFinish",
-          last.empty() ? std::string()
-                       : " (the most recent kernel launched on " + info_.id + " was " + last + ")");
+  std::vector<std::shared_ptr<OpenCLStream>> streams;
+  {
+    std::lock_guard lock(order_mutex_);
+    streams = live_streams();
   }
+  for (const auto& stream : streams) finish(*stream);
+  finish(default_stream_);
 }
 
 }  // namespace simt::opencl

@@ -1,5 +1,5 @@
-// An OpenCL device (opencl_api.h) as a runtime::Device: one context and one
-// in-order command queue per device, generated OpenCL C built with
+// An OpenCL device (opencl_api.h) as a runtime::Device: one context, an
+// in-order command queue per stream, generated OpenCL C built with
 // clBuildProgram, launches with clEnqueueNDRangeKernel.
 //
 // OpenCL memory is a handle (cl_mem), not an address, but the runtime and
@@ -71,22 +71,34 @@ class OpenCLKernel : public runtime::CompiledKernel {
 
 class OpenCLDevice;
 
-// Streams of an OpenCL device share its one in-order queue: work keeps the
-// order it was queued in on every stream (stronger than streams promise),
-// events are profiled markers on the queue, and callbacks run on a host
-// thread once their marker completes.
+// A stream of an OpenCL device is an in-order command queue (profiling on);
+// the default stream's is the device's. OpenCLDevice::queue_for keeps the
+// legacy default-stream order between queues with markers and barriers,
+// inserted only when the other side has queued work since the last time.
+// Events are markers, callbacks run on a host thread once their marker
+// completes.
 class OpenCLStream : public runtime::Stream {
  public:
-  OpenCLStream(OpenCLDevice& device, bool is_default) : device_(device), default_(is_default) {}
+  // `own`: the stream's queue; empty for the default stream (the device's).
+  OpenCLStream(OpenCLDevice& device, CommandQueue own);
+  cl_command_queue queue() const;
   void synchronize() override;
   bool done() override;
-  void wait_event(runtime::Event&) override {}  // the one queue already orders it
+  void wait_event(runtime::Event& event) override;
   void add_callback(std::function<void()> callback) override;
-  bool is_default() const override { return default_; }
+  bool is_default() const override { return !own_; }
 
  private:
+  friend class OpenCLDevice;
   OpenCLDevice& device_;
-  bool default_;
+  CommandQueue own_;
+  std::atomic<uint64_t> enqueued_{0};  // commands queued, and of those
+  std::atomic<uint64_t> finished_{0};  // the ones a synchronize() saw finish
+  // Under the device's order lock. A user stream: the default stream's
+  // count when this stream was last ordered after it, and this stream's
+  // count when the default stream was last ordered after this one.
+  uint64_t default_seen_ = 0;
+  uint64_t seen_by_default_ = 0;
 };
 
 class OpenCLEvent : public runtime::Event {
@@ -96,6 +108,7 @@ class OpenCLEvent : public runtime::Event {
   void synchronize() override;
   bool done() override;
   bool recorded() const override { return static_cast<bool>(marker_); }
+  cl_event marker() const { return marker_.get(); }
   double elapsed_ms_since(runtime::Event& start) override;
 
  private:
@@ -145,13 +158,16 @@ class OpenCLDevice : public runtime::Device {
 
   const OpenCLApi& api() const { return api_; }
   cl_command_queue queue() const { return queue_.get(); }
-  // A marker event after the work queued so far. Throws runtime::DeviceError.
-  Event enqueue_marker();
+  // The queue a command for `stream` goes to, once the default stream's
+  // order with the other streams is kept (markers and barriers); counts the
+  // command. Throws runtime::DeviceError.
+  cl_command_queue queue_for(runtime::Stream& stream);
+  // A marker event after the work queued on `stream` so far, flushed.
+  Event enqueue_marker(runtime::Stream& stream);
+  // Waits for `stream`'s queue and notes its queued work as finished.
+  void finish(OpenCLStream& stream);
   // Runs host callbacks after their markers.
   runtime::WorkQueue& callbacks() { return callbacks_; }
-  // Whether nothing was queued since the last synchronize() finished it all
-  // (a marker queued to ask would not have run yet).
-  bool idle_since_synchronize() const { return finished_ == enqueued_; }
   // OpenCL C source, built with the options given and -cl-kernel-arg-info
   // (launches are checked against each kernel's parameters).
   std::shared_ptr<runtime::RawProgram> compile_raw(const runtime::RawSource& source) override;
@@ -198,9 +214,10 @@ class OpenCLDevice : public runtime::Device {
   DeviceInfo device_;
   Context context_;
   CommandQueue queue_;
-  OpenCLStream default_stream_{*this, true};
-  std::atomic<uint64_t> enqueued_{0};  // commands queued, and of those
-  std::atomic<uint64_t> finished_{0};  // the ones a synchronize() saw finish
+  OpenCLStream default_stream_{*this, CommandQueue()};
+  std::mutex order_mutex_;
+  std::vector<std::weak_ptr<OpenCLStream>> streams_;  // the user's, for legacy order
+  std::vector<std::shared_ptr<OpenCLStream>> live_streams();
   runtime::WorkQueue callbacks_;
 
   mutable std::mutex allocations_mutex_;
