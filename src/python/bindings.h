@@ -109,6 +109,9 @@ void release_with_gil(const std::function<void()>& f) noexcept;
 // The simt.Stream of a Python `stream` argument; nullopt for None or 0.
 // TypeError for anything else.
 std::optional<PyStream> stream_object(const nb::handle& stream);
+// The stream of a launch configuration's 3rd item (a tuple that
+// parse_launch_config accepted); nullopt for None, 0 or no 3rd item.
+std::optional<PyStream> launch_stream(const nb::handle& config);
 // Whether `stream` is None or 0 (the default stream).
 bool is_default_stream_argument(const nb::handle& stream);
 

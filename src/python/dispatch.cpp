@@ -466,12 +466,6 @@ runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
   return parse_launch_config(config, function_->name());
 }
 
-// The stream of a launch configuration's 3rd item: nullopt for None or 0.
-std::optional<PyStream> launch_stream(const nb::handle& config) {
-  if (PyTuple_GET_SIZE(config.ptr()) < 3) return std::nullopt;
-  return stream_object(PyTuple_GET_ITEM(config.ptr(), 2));
-}
-
 struct ConfiguredLaunch {
   nb::object dispatcher;  // keeps the kernel alive
   runtime::LaunchDims dims;

@@ -234,10 +234,7 @@ void bind_raw_kernels(nb::module_& m) {
           [](nb::handle self, const nb::handle& config) {
             RawKernel& k = nb::cast<RawKernel&>(self);
             runtime::LaunchDims dims = parse_launch_config(config, k.name());
-            std::optional<PyStream> stream;
-            if (PyTuple_GET_SIZE(config.ptr()) >= 3)
-              stream = stream_object(PyTuple_GET_ITEM(config.ptr(), 2));
-            return RawLaunch{nb::borrow(self), dims, std::move(stream)};
+            return RawLaunch{nb::borrow(self), dims, launch_stream(config)};
           },
           nb::arg("config"))
       .def(

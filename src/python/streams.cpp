@@ -84,6 +84,11 @@ std::optional<PyStream> stream_object(const nb::handle& stream) {
   return s;
 }
 
+std::optional<PyStream> launch_stream(const nb::handle& config) {
+  if (PyTuple_GET_SIZE(config.ptr()) < 3) return std::nullopt;
+  return stream_object(PyTuple_GET_ITEM(config.ptr(), 2));
+}
+
 runtime::Stream& stream_argument(const nb::handle& stream, const runtime::Device& device,
                                  const char* what) {
   if (is_default_stream_argument(stream))

@@ -93,6 +93,16 @@ void PrimaryContext::make_current_noexcept() const noexcept {
   driver_.fn().cuCtxSetCurrent(context_);
 }
 
+void PrimaryContext::check(CUresult status, const char* call) const {
+  if (status != CUDA_SUCCESS) throw runtime::DeviceError(driver_.describe(call, label_, status));
+}
+
+bool PrimaryContext::ready(CUresult status, const char* call) const {
+  if (status == CUDA_ERROR_NOT_READY) return false;
+  check(status, call);
+  return true;
+}
+
 // ---------------------------------------------------------------------------
 // CudaKernel
 // ---------------------------------------------------------------------------
@@ -221,30 +231,22 @@ CudaStream::~CudaStream() {
   context_->driver().fn().cuStreamDestroy_v2(handle_);
 }
 
-void CudaStream::check(CUresult status, const char* call) const {
-  if (status != CUDA_SUCCESS)
-    throw runtime::DeviceError(context_->driver().describe(call, context_->label(), status));
-}
-
 void CudaStream::synchronize() {
   context_->make_current();
-  check(context_->driver().fn().cuStreamSynchronize(handle_), "cuStreamSynchronize");
+  context_->check(context_->driver().fn().cuStreamSynchronize(handle_), "cuStreamSynchronize");
 }
 
 bool CudaStream::done() {
   context_->make_current();
-  CUresult status = context_->driver().fn().cuStreamQuery(handle_);
-  if (status == CUDA_ERROR_NOT_READY) return false;
-  check(status, "cuStreamQuery");
-  return true;
+  return context_->ready(context_->driver().fn().cuStreamQuery(handle_), "cuStreamQuery");
 }
 
 void CudaStream::wait_event(runtime::Event& event) {
   auto* cuda_event = dynamic_cast<CudaEvent*>(&event);
   if (!cuda_event) throw std::invalid_argument("the event is not a CUDA event");
   context_->make_current();
-  check(context_->driver().fn().cuStreamWaitEvent(handle_, cuda_event->handle(), 0),
-        "cuStreamWaitEvent");
+  context_->check(context_->driver().fn().cuStreamWaitEvent(handle_, cuda_event->handle(), 0),
+                  "cuStreamWaitEvent");
 }
 
 namespace {
@@ -277,14 +279,16 @@ void CudaStream::add_callback(std::function<void()> callback) {
   context_->make_current();
   auto pending =
       std::make_unique<PendingCallback>(PendingCallback{host_queue_, std::move(callback)});
-  check(context_->driver().fn().cuLaunchHostFunc(handle_, hand_over_callback, pending.get()),
-        "cuLaunchHostFunc");
+  context_->check(
+      context_->driver().fn().cuLaunchHostFunc(handle_, hand_over_callback, pending.get()),
+      "cuLaunchHostFunc");
   pending.release();  // the host function frees it
 }
 
 CudaEvent::CudaEvent(std::shared_ptr<const PrimaryContext> context) : context_(std::move(context)) {
   context_->make_current();
-  check(context_->driver().fn().cuEventCreate(&handle_, CU_EVENT_DEFAULT), "cuEventCreate");
+  context_->check(context_->driver().fn().cuEventCreate(&handle_, CU_EVENT_DEFAULT),
+                  "cuEventCreate");
 }
 
 CudaEvent::~CudaEvent() {
@@ -292,29 +296,22 @@ CudaEvent::~CudaEvent() {
   context_->driver().fn().cuEventDestroy_v2(handle_);
 }
 
-void CudaEvent::check(CUresult status, const char* call) const {
-  if (status != CUDA_SUCCESS)
-    throw runtime::DeviceError(context_->driver().describe(call, context_->label(), status));
-}
-
 void CudaEvent::record(runtime::Stream& stream) {
   context_->make_current();
-  check(context_->driver().fn().cuEventRecord(handle_, static_cast<CudaStream&>(stream).handle()),
-        "cuEventRecord");
+  context_->check(
+      context_->driver().fn().cuEventRecord(handle_, static_cast<CudaStream&>(stream).handle()),
+      "cuEventRecord");
   recorded_ = true;
 }
 
 void CudaEvent::synchronize() {
   context_->make_current();
-  check(context_->driver().fn().cuEventSynchronize(handle_), "cuEventSynchronize");
+  context_->check(context_->driver().fn().cuEventSynchronize(handle_), "cuEventSynchronize");
 }
 
 bool CudaEvent::done() {
   context_->make_current();
-  CUresult status = context_->driver().fn().cuEventQuery(handle_);
-  if (status == CUDA_ERROR_NOT_READY) return false;
-  check(status, "cuEventQuery");
-  return true;
+  return context_->ready(context_->driver().fn().cuEventQuery(handle_), "cuEventQuery");
 }
 
 double CudaEvent::elapsed_ms_since(runtime::Event& start) {
@@ -325,8 +322,8 @@ double CudaEvent::elapsed_ms_since(runtime::Event& start) {
   begin->synchronize();
   synchronize();
   float ms = 0;
-  check(context_->driver().fn().cuEventElapsedTime(&ms, begin->handle_, handle_),
-        "cuEventElapsedTime");
+  context_->check(context_->driver().fn().cuEventElapsedTime(&ms, begin->handle_, handle_),
+                  "cuEventElapsedTime");
   return ms;
 }
 

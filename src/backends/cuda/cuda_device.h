@@ -73,6 +73,11 @@ class PrimaryContext {
   void make_current() const;
   // The same, errors ignored (for destructors).
   void make_current_noexcept() const noexcept;
+  // Throws runtime::DeviceError naming this device when `status` is an error.
+  void check(CUresult status, const char* call) const;
+  // A query's answer: false for CUDA_ERROR_NOT_READY, true for success;
+  // throws for anything else.
+  bool ready(CUresult status, const char* call) const;
 
   const Driver& driver() const { return driver_; }
   CUcontext context() const { return context_; }
@@ -147,7 +152,6 @@ class CudaStream : public runtime::Stream {
   bool is_default() const override { return handle_ == nullptr; }
 
  private:
-  void check(CUresult status, const char* call) const;
   std::shared_ptr<const PrimaryContext> context_;
   CUstream handle_;
   bool owned_;
@@ -169,7 +173,6 @@ class CudaEvent : public runtime::Event {
   double elapsed_ms_since(runtime::Event& start) override;
 
  private:
-  void check(CUresult status, const char* call) const;
   std::shared_ptr<const PrimaryContext> context_;
   CUevent handle_ = nullptr;
   bool recorded_ = false;
