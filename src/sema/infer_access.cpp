@@ -1,0 +1,135 @@
+// Attributes (of modules, thread-index objects, arrays and complex numbers)
+// and subscripts (of arrays and tuples).
+#include "sema/inferencer.h"
+
+namespace simt::sema::detail {
+
+ExprInfo Inferencer::module_member(const std::string& module, const std::string& attr, Span span) {
+  if (auto m = find_member(module, attr)) {
+    switch (m->kind) {
+      case NamespaceMember::Kind::Module:
+        return typed(Type::module(std::string(m->target)));
+      case NamespaceMember::Kind::DType:
+        return typed(Type::dtype(m->dtype));
+      case NamespaceMember::Kind::Dim3:
+        return typed(Type::dim3(std::string(m->target)));
+      case NamespaceMember::Kind::FloatConstant: {
+        ExprInfo i = typed(Type::scalar_of(Scalar::Float64, true), m->value >= 0);
+        Constant c;
+        c.type = i.type;
+        c.real = m->value;
+        i.constant = c;
+        return i;
+      }
+    }
+  }
+  std::string qualified = module + "." + attr;
+  if (const Intrinsic* fn = find_intrinsic(qualified)) {
+    if (fn->rule == Rule::LaneId || fn->rule == Rule::WarpSize) {
+      ExprInfo i = typed(Type::scalar_of(Scalar::Int32), true);
+      i.intrinsic = fn;
+      return i;
+    }
+    return typed(Type::function(qualified));
+  }
+  return typed(error(span, "'" + qualified + "' is not supported in kernels"));
+}
+
+ExprInfo Inferencer::attribute(const Expr& e) {
+  Type base = expr(*e.items[0]);
+  const std::string& attr = e.name;
+  if (base.is_unknown()) return typed(base);
+  switch (base.kind) {
+    case TypeKind::Module:
+      return module_member(base.name, attr, e.span);
+    case TypeKind::Dim3:
+      if (attr == "x" || attr == "y" || attr == "z")
+        return typed(Type::scalar_of(Scalar::Int64), true);
+      return typed(error(e.span, base.name + " has the attributes x, y and z, not '" + attr + "'"));
+    case TypeKind::Array: {
+      Type index = Type::scalar_of(Scalar::Int64);
+      if (attr == "shape" || attr == "strides")
+        return typed(Type::uniform_tuple(index, base.ndim), attr == "shape");
+      if (attr == "size") return typed(index, true);
+      if (attr == "ndim" || attr == "itemsize") {
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int64, true), true);
+        int64_t v = attr == "ndim" ? base.ndim : bit_width(base.scalar) / 8;
+        i.constant = int_constant(v, i.type);
+        return i;
+      }
+      return typed(error(e.span, "array attribute '" + attr +
+                                     "' is not supported in kernels (shape, size, ndim, "
+                                     "strides and itemsize are)"));
+    }
+    case TypeKind::Scalar:
+      if (is_complex(base.scalar) && (attr == "real" || attr == "imag"))
+        return typed(Type::scalar_of(real_of(base.scalar), base.weak));
+      return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "' in kernels"));
+    default:
+      return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
+  }
+}
+
+ExprInfo Inferencer::subscript(const Expr& e) {
+  Type base = expr(*e.items[0]);
+  const Expr& index = *e.items[1];
+  if (base.is_tuple()) return tuple_item(e, base, index);
+  std::vector<const Expr*> indices;
+  if (index.kind == ExprKind::Tuple) {
+    out_.exprs[&index].type = Type::unknown();
+    for (const auto& item : index.items) indices.push_back(item.get());
+  } else {
+    indices.push_back(&index);
+  }
+  for (const Expr* i : indices) {
+    if (i->kind == ExprKind::Slice) {
+      error(i->span,
+            "slicing arrays inside kernels is not supported yet; index single "
+            "elements");
+      return typed(Type::unknown());
+    }
+    Type it = expr(*i);
+    if (it.is_unknown()) return typed(it);
+    if (!it.is_int_like() || is_bool(it.scalar))
+      return typed(error(i->span, "an array index must be an integer, not " + it.str()));
+  }
+  if (base.is_unknown()) return typed(base);
+  if (!base.is_array())
+    return typed(error(e.items[0]->span, quoted(base) + " is not subscriptable"));
+  if (indices.size() > base.ndim)
+    return typed(error(index.span, "too many indices: the array is " + std::to_string(base.ndim) +
+                                       "-dimensional, but " + std::to_string(indices.size()) +
+                                       " were indexed"));
+  if (indices.size() == base.ndim) return typed(Type::scalar_of(base.scalar));
+  int rest = base.ndim - static_cast<int>(indices.size());
+  Layout layout = base.layout == Layout::C ? Layout::C : Layout::Any;
+  Type view = Type::array(base.scalar, rest, layout, base.space);
+  view.readonly = base.readonly;
+  return typed(view);
+}
+
+ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& index) {
+  Type it = expr(index);
+  if (it.is_unknown()) return typed(it);
+  if (index.kind == ExprKind::Slice || !it.is_int_like() || is_bool(it.scalar))
+    return typed(error(index.span, "a tuple index must be an integer"));
+  int64_t n = static_cast<int64_t>(base.items.size());
+  if (auto k = const_int(index)) {
+    int64_t at = *k < 0 ? *k + n : *k;
+    if (at < 0 || at >= n)
+      return typed(error(index.span, "tuple index " + std::to_string(*k) +
+                                         " out of range for a tuple of " + std::to_string(n)));
+    ExprInfo i = typed(base.items[at], info(*e.items[0]).nonnegative);
+    const ExprInfo& bi = info(*e.items[0]);
+    if (bi.constant && static_cast<size_t>(at) < bi.constant->items.size())
+      i.constant = bi.constant->items[at];
+    return i;
+  }
+  for (const auto& item : base.items)
+    if (item != base.items[0])
+      return typed(error(index.span, "a tuple of mixed types needs a constant index"));
+  if (n == 0) return typed(error(index.span, "index into an empty tuple"));
+  return typed(base.items[0], info(*e.items[0]).nonnegative);
+}
+
+}  // namespace simt::sema::detail

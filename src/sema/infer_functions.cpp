@@ -1,0 +1,249 @@
+// Device functions: what they may return, and calls to them, each typed
+// once per argument signature by an Inferencer of its own.
+#include <algorithm>
+#include <exception>
+
+#include "lang/diagnostics.h"
+#include "sema/inferencer.h"
+
+namespace simt::sema::detail {
+
+namespace {
+
+// The type a value has as a device-function argument or result: weak
+// literals become their concrete type (int64, float64), inside tuples too.
+Type concrete_type(const Type& t) {
+  if (!t.is_tuple()) return t.strong();
+  Type out = t;
+  for (auto& item : out.items) item = concrete_type(item);
+  return out;
+}
+
+// Numbers, arrays and tuples of those: what a device function can receive.
+bool is_data(const Type& t) {
+  if (t.is_scalar() || t.is_array()) return true;
+  if (!t.is_tuple()) return false;
+  return std::all_of(t.items.begin(), t.items.end(), is_data);
+}
+
+// Numbers and tuples of numbers: what a device function can return.
+bool is_returnable(const Type& t) {
+  if (t.is_scalar()) return true;
+  if (!t.is_tuple()) return false;
+  return std::all_of(t.items.begin(), t.items.end(), is_returnable);
+}
+
+bool contains_break(const std::vector<lang::StmtPtr>& body) {
+  for (const auto& s : body) {
+    if (s->kind == StmtKind::Break) return true;
+    if (s->kind == StmtKind::For || s->kind == StmtKind::While) continue;  // their own
+    if (contains_break(s->body) || contains_break(s->orelse)) return true;
+  }
+  return false;
+}
+
+// Whether running `body` always ends in a return (or never ends): a
+// return, an if/else whose branches both do, or `while True:` without break.
+bool always_returns(const std::vector<lang::StmtPtr>& body) {
+  for (const auto& s : body) {
+    switch (s->kind) {
+      case StmtKind::Return:
+        return true;
+      case StmtKind::If:
+        if (always_returns(s->body) && !s->orelse.empty() && always_returns(s->orelse)) return true;
+        break;
+      case StmtKind::While: {
+        const Expr& t = *s->test;
+        bool forever = (t.kind == ExprKind::Bool && t.bool_value) ||
+                       (t.kind == ExprKind::Int && t.int_value != 0);
+        if (forever && !contains_break(s->body)) return true;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Constant Inferencer::default_value(const lang::Param& param) {
+  final_ = true;
+  const Expr& e = *param.default_value;
+  Type t = expr(e);
+  const ExprInfo& i = info(e);
+  if (!i.constant)
+    error(e.span, "the default of parameter '" + param.name + "' of '" + self_->name +
+                      "' must be a constant (a literal or a global number or tuple), not " +
+                      t.str());
+  return *i.constant;
+}
+
+void Inferencer::return_stmt(const Stmt& s) {
+  Type t = s.value ? expr(*s.value) : Type::none();
+  if (!self_) {
+    if (t.kind != TypeKind::None && !t.is_unknown())
+      error(s.value->span, "a kernel cannot return a value (it returns " + t.str() +
+                               "); write results into an array argument");
+    return;
+  }
+  if (t.is_unknown()) return;
+  if (t.kind == TypeKind::None) {
+    if (!bare_return_.valid()) bare_return_ = s.span;
+    return;
+  }
+  if (t.is_array() || (t.is_tuple() && is_data(t) && !is_returnable(t))) {
+    error(s.value->span, "a device function cannot return an array (it returns " + t.str() +
+                             "); pass the array as an argument and write into it");
+    return;
+  }
+  if (!is_returnable(t)) {
+    error(s.value->span, "a device function returns numbers or tuples of numbers, not " + t.str());
+    return;
+  }
+  if (!value_return_.valid()) {
+    value_return_ = s.span;
+    return_type_ = t;
+    return;
+  }
+  auto joined = join(return_type_, t);
+  if (!joined || joined->kind != t.kind) {
+    error(s.value->span, "'" + self_name() + "' returns " + return_type_.str() + " (line " +
+                             std::to_string(value_return_.line) + ") but " + t.str() +
+                             " here; a function returns one type");
+    return;
+  }
+  return_type_ = *joined;
+}
+
+void Inferencer::check_returns() {
+  if (value_return_.valid() && bare_return_.valid())
+    error(bare_return_, "'" + self_name() + "' returns a value (line " +
+                            std::to_string(value_return_.line) +
+                            ") and also returns without one here; return a value on every path");
+  if (value_return_.valid() && !always_returns(fn_.def.body))
+    error(fn_.def.span, "'" + self_name() + "' returns a value (line " +
+                            std::to_string(value_return_.line) +
+                            ") but can reach its end without one; end it with a return");
+  out_.return_type = value_return_.valid() ? concrete_type(return_type_) : Type::none();
+}
+
+ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
+  std::string id = callee.name.substr(kDeviceFunctionPrefix.size());
+  auto g = globals_.find(id);
+  if (g == globals_.end() || g->second.kind != GlobalValue::Kind::DeviceFunction ||
+      !g->second.function || !g->second.function->parsed || !g->second.function->source)
+    return typed(error(e.items[0]->span, "'" + id + "' is not a device function"));
+  const std::shared_ptr<const DeviceFunctionSource>& source = g->second.function;
+  const lang::FunctionDef& def = source->parsed->def;
+  const std::string& shown = source->name;
+  const size_t n = def.params.size();
+  const size_t positional = e.items.size() - 1;
+
+  // Match the arguments to the parameters, as Python does.
+  std::vector<CallArgument> arguments(n);
+  if (positional > n)
+    return typed(error(e.items[n + 1]->span,
+                       shown + "() takes " + std::to_string(n) +
+                           (n == 1 ? " positional argument" : " positional arguments") + " but " +
+                           std::to_string(positional) + " were given"));
+  for (size_t k = 0; k < positional; ++k) arguments[k].expr = e.items[k + 1].get();
+  for (const auto& kw : e.keywords) {
+    size_t p = 0;
+    while (p < n && def.params[p].name != kw.name) ++p;
+    if (p == n)
+      return typed(
+          error(kw.span, shown + "() got an unexpected keyword argument '" + kw.name + "'"));
+    if (arguments[p].expr)
+      return typed(error(kw.span, shown + "() got multiple values for argument '" + kw.name + "'"));
+    arguments[p].expr = kw.value.get();
+  }
+  std::vector<std::string> missing;
+  for (size_t p = 0; p < n; ++p) {
+    if (arguments[p].expr) continue;
+    if (!def.params[p].default_value) {
+      missing.push_back("'" + def.params[p].name + "'");
+      continue;
+    }
+    static const std::vector<Type> kNoArguments;
+    Inferencer defaults(*source->parsed, *source->source, kNoArguments, source->globals, context_,
+                        source.get());
+    arguments[p].default_value = defaults.default_value(def.params[p]);
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (size_t k = 0; k < missing.size(); ++k)
+      names += (k == 0 ? "" : k + 1 == missing.size() ? " and " : ", ") + missing[k];
+    return typed(
+        error(e.span, shown + "() missing " + std::to_string(missing.size()) +
+                          (missing.size() == 1 ? " required argument: " : " required arguments: ") +
+                          names));
+  }
+
+  // The signature: argument types, weak literals made concrete.
+  std::vector<Type> signature;
+  for (size_t p = 0; p < n; ++p) {
+    const CallArgument& a = arguments[p];
+    Type t = a.expr ? info(*a.expr).type : a.default_value.type;
+    if (t.contains_unknown()) return typed(Type::unknown());
+    if (!is_data(t))
+      return typed(error(a.expr ? a.expr->span : e.span,
+                         "argument '" + def.params[p].name + "' of " + shown +
+                             "() must be a number, an array or a tuple of those, not " + t.str()));
+    signature.push_back(concrete_type(t));
+  }
+
+  const TypedDeviceFunction* function = specialize(source, signature, *e.items[0]);
+  if (!function) return typed(Type::unknown());
+  ExprInfo i = typed(function->typed.return_type);
+  i.function = function;
+  i.arguments = std::move(arguments);
+  if (final_ && std::find(out_.callees.begin(), out_.callees.end(), function) == out_.callees.end())
+    out_.callees.push_back(function);
+  return i;
+}
+
+const TypedDeviceFunction* Inferencer::specialize(
+    const std::shared_ptr<const DeviceFunctionSource>& source, const std::vector<Type>& signature,
+    const Expr& callee) {
+  auto& stack = context_.stack;
+  auto on_stack = std::find(stack.begin(), stack.end(), source.get());
+  if (on_stack != stack.end()) {
+    std::string chain;
+    for (auto it = on_stack; it != stack.end(); ++it) chain += (*it)->name + " -> ";
+    error(callee.span, "recursive device functions are not supported: " + chain + source->name);
+    return nullptr;
+  }
+  Specialization* spec = nullptr;
+  for (const auto& s : context_.specializations)
+    if (s->source == source.get() && s->signature == signature) spec = s.get();
+  if (!spec) {
+    context_.specializations.push_back(std::make_unique<Specialization>());
+    spec = context_.specializations.back().get();
+    spec->source = source.get();
+    spec->signature = signature;
+    stack.push_back(source.get());
+    try {
+      Inferencer callee_inferencer(*source->parsed, *source->source, signature, source->globals,
+                                   context_, source.get());
+      auto result = std::make_shared<TypedDeviceFunction>();
+      result->source = source;
+      result->signature = signature;
+      result->typed = callee_inferencer.run();
+      spec->result = std::move(result);
+    } catch (const lang::CompileError&) {
+      spec->error = std::current_exception();
+    }
+    stack.pop_back();
+  }
+  if (spec->error) {
+    // Errors inside the callee are its own (they point into its file);
+    // before the final pass the arguments may still widen.
+    if (final_) std::rethrow_exception(spec->error);
+    return nullptr;
+  }
+  return spec->result.get();
+}
+
+}  // namespace simt::sema::detail

@@ -1,0 +1,198 @@
+// Statements: assignments bind locals, loops and conditions type their parts.
+#include "sema/inferencer.h"
+
+namespace simt::sema::detail {
+
+void Inferencer::block(const std::vector<lang::StmtPtr>& body) {
+  for (const auto& s : body) stmt(*s);
+}
+
+void Inferencer::stmt(const Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::Assign: {
+      Type value = expr(*s.value);
+      bool nonneg = info(*s.value).nonnegative;
+      for (const auto& target : s.targets) assign(*target, value, nonneg);
+      break;
+    }
+    case StmtKind::AnnAssign:
+      if (s.targets[0]->kind != ExprKind::Name)
+        error(s.targets[0]->span, "only plain variables can be annotated");
+      type_expression(*s.annotation);
+      if (s.value) {
+        Type value = expr(*s.value);
+        assign(*s.targets[0], value, info(*s.value).nonnegative);
+      } else {
+        record_target_name(*s.targets[0]);
+      }
+      break;
+    case StmtKind::AugAssign:
+      aug_assign(s);
+      break;
+    case StmtKind::If:
+      truth(*s.test, "if");
+      block(s.body);
+      block(s.orelse);
+      break;
+    case StmtKind::While:
+      truth(*s.test, "while");
+      ++loop_depth_;
+      block(s.body);
+      --loop_depth_;
+      break;
+    case StmtKind::For:
+      for_loop(s);
+      break;
+    case StmtKind::Break:
+    case StmtKind::Continue:
+      if (loop_depth_ == 0)
+        error(s.span, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") +
+                          "' outside loop");
+      break;
+    case StmtKind::Return:
+      return_stmt(s);
+      break;
+    case StmtKind::Pass:
+      break;
+    case StmtKind::ExprStmt:
+      expr(*s.value);
+      break;
+    case StmtKind::Assert:
+      truth(*s.test, "assert");
+      if (s.value) {
+        Type m = expr(*s.value);
+        if (m.kind != TypeKind::String)
+          error(s.value->span, "an assert message must be a string literal, not " + m.str());
+      }
+      break;
+  }
+}
+
+void Inferencer::record_target_name(const Expr& target) {
+  int index = local_index_.at(target.name);
+  ExprInfo& i = out_.exprs[&target];
+  i = ExprInfo{};
+  i.type = out_.locals[index].type;
+  i.local = index;
+}
+
+void Inferencer::assign(const Expr& target, const Type& value, bool nonneg) {
+  switch (target.kind) {
+    case ExprKind::Name: {
+      int index = local_index_.at(target.name);
+      bind(index, value, target.span, nonneg);
+      record_target_name(target);
+      break;
+    }
+    case ExprKind::Tuple: {
+      if (value.is_unknown()) {
+        for (const auto& item : target.items) assign(*item, Type::unknown(), nonneg);
+        break;
+      }
+      if (!value.is_tuple()) {
+        error(target.span, "cannot unpack " + value.str() + " into " +
+                               std::to_string(target.items.size()) + " variables");
+        break;
+      }
+      if (value.items.size() != target.items.size()) {
+        error(target.span, "cannot unpack a tuple of " + std::to_string(value.items.size()) +
+                               " values into " + std::to_string(target.items.size()) +
+                               " variables");
+        break;
+      }
+      out_.exprs[&target].type = value;
+      for (size_t i = 0; i < target.items.size(); ++i)
+        assign(*target.items[i], value.items[i], nonneg);
+      break;
+    }
+    case ExprKind::Subscript: {
+      Type base = expr(*target.items[0]);
+      Type element = expr(target);
+      if (base.is_tuple()) {
+        error(target.span, "a tuple cannot be assigned to: tuples are immutable");
+        break;
+      }
+      if (element.is_array()) {
+        error(target.span, "cannot assign to the array view " + element.str() +
+                               "; index every dimension of " + base.str());
+        break;
+      }
+      if (base.is_array() && base.readonly)
+        error(target.span, "the array " + base.str() + " is read-only");
+      check_convertible(value, element, target.span, "an element of " + base.str());
+      break;
+    }
+    case ExprKind::Attribute:
+      error(target.span, "cannot assign to the attribute '" + target.name + "'");
+      break;
+    default:
+      error(target.span, "cannot assign to this expression");
+      break;
+  }
+}
+
+void Inferencer::aug_assign(const Stmt& s) {
+  const Expr& target = *s.targets[0];
+  if (target.kind != ExprKind::Name && target.kind != ExprKind::Subscript) {
+    error(target.span, "augmented assignment needs a variable or an array element");
+    return;
+  }
+  Type current = expr(target);
+  Type value = expr(*s.value);
+  if (current.is_array() && target.kind == ExprKind::Subscript) {
+    error(target.span,
+          "cannot assign to the array view " + current.str() + "; index every dimension");
+    return;
+  }
+  ExprInfo op_info = binary(s.op, current, value, info(target), info(*s.value), s.span);
+  out_.stmts[&s] = op_info;
+  if (target.kind == ExprKind::Name) {
+    int index = local_index_.at(target.name);
+    bind(index, op_info.type, target.span, op_info.nonnegative);
+  } else {
+    Type base = info(*target.items[0]).type;
+    if (base.is_tuple())
+      error(target.span, "a tuple cannot be assigned to: tuples are immutable");
+    else
+      check_convertible(op_info.type, current, target.span, "an element of " + base.str());
+  }
+}
+
+void Inferencer::for_loop(const Stmt& s) {
+  const Expr& target = *s.targets[0];
+  Type iter = expr(*s.value);
+  if (iter.kind == TypeKind::Range) {
+    if (target.kind != ExprKind::Name) {
+      error(target.span, "a range loop binds one variable");
+    } else {
+      Type index = Type::scalar_of(iter.scalar, iter.weak);
+      bind(local_index_.at(target.name), index, target.span, range_nonnegative(*s.value));
+      record_target_name(target);
+    }
+  } else if (iter.is_tuple()) {
+    // Unrolled: the variable takes each item in turn, so it has their join.
+    for (const auto& item : iter.items) assign(target, item, false);
+    if (iter.items.empty()) assign(target, Type::unknown(), false);
+  } else if (!iter.is_unknown()) {
+    error(s.value->span, "a for loop iterates over range(...) or a tuple, not " + iter.str() +
+                             (iter.is_array() ? "; use range(len(a)) and index the array" : ""));
+  }
+  ++loop_depth_;
+  block(s.body);
+  --loop_depth_;
+}
+
+bool Inferencer::range_nonnegative(const Expr& call) {
+  if (call.kind != ExprKind::Call) return false;
+  size_t n = call.items.size() - 1;
+  if (n == 1) return true;
+  if (!info(*call.items[1]).nonnegative) return false;
+  if (n == 3) {
+    // A step known >= 0 (gridsize(1)) keeps every value >= start.
+    if (auto step = const_int(*call.items[3])) return *step > 0;
+    return info(*call.items[3]).nonnegative;
+  }
+  return true;
+}
+
+}  // namespace simt::sema::detail

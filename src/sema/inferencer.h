@@ -1,0 +1,223 @@
+// The Inferencer behind infer_types, private to sema (infer.h is the
+// interface). Its members are defined across infer*.cpp and
+// intrinsic_typing.cpp, one file per concern, so the class is declared
+// once here, in a named namespace: an anonymous one cannot span files.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sema/infer.h"
+
+namespace simt::sema::detail {
+
+using lang::Expr;
+using lang::ExprKind;
+using lang::Op;
+using lang::Span;
+using lang::Stmt;
+using lang::StmtKind;
+
+inline std::string quoted(const Type& t) { return "'" + t.str() + "'"; }
+
+// Python's bool takes part in arithmetic as the int it is; as a weak int it
+// keeps NumPy's result types (int8 + True is int8).
+inline Type arith_view(const Type& t) {
+  if (t.is_scalar() && is_bool(t.scalar)) return Type::scalar_of(Scalar::Int64, true);
+  return t;
+}
+
+inline Constant int_constant(int64_t v, Type t) {
+  Constant c;
+  c.type = std::move(t);
+  c.int_value = v;
+  c.real = static_cast<double>(v);
+  return c;
+}
+
+// The callee of a call to a device function is typed as a Function whose
+// name is this prefix and the global name it was resolved through.
+inline constexpr std::string_view kDeviceFunctionPrefix = "simt.func:";
+
+// One device function typed for one argument signature, or the error that
+// typing it raised (kept: a later pass or caller with the same signature
+// gets the same error).
+struct Specialization {
+  const DeviceFunctionSource* source = nullptr;
+  std::vector<Type> signature;
+  std::shared_ptr<TypedDeviceFunction> result;
+  std::exception_ptr error;
+};
+
+// Shared by the kernel and every device function it reaches, for one
+// infer_types call.
+struct Context {
+  std::vector<std::unique_ptr<Specialization>> specializations;
+  std::vector<const DeviceFunctionSource*> stack;  // device functions being typed, outermost first
+};
+
+// Types one kernel, or one device function for one argument signature;
+// infer.cpp says how the passes run.
+class Inferencer {
+ public:
+  // `self` is the device function being typed, null for a kernel.
+  Inferencer(const lang::ParsedFunction& fn, const lang::SourceText& src,
+             const std::vector<Type>& arg_types, const Globals& globals, Context& context,
+             const DeviceFunctionSource* self)
+      : fn_(fn),
+        src_(src),
+        globals_(globals),
+        arg_types_(arg_types),
+        context_(context),
+        self_(self) {
+    out_.parsed = &fn;
+    out_.source = &src;
+  }
+
+  // A parameter default of this (device) function: a constant expression
+  // over literals and the function's own globals, as Python evaluates
+  // defaults in the function's defining scope.
+  Constant default_value(const lang::Param& param);
+
+  TypedFunction run();
+
+ private:
+  // ---- passes, locals, errors (infer.cpp) ----------------------------------
+  void run_pass();
+  void declare_locals(const std::vector<Type>& arg_types);
+
+  // Declared types are fixed before inference so every assignment converts
+  // into them rather than widening them.
+  void declare_annotations(const std::vector<lang::StmtPtr>& body);
+
+  void bind(int index, const Type& value, Span where, bool nonnegative);
+
+  // Reports in the final pass; earlier passes carry on with Unknown.
+  Type error(Span span, std::string message);
+
+  void check_convertible(const Type& from, const Type& to, Span where, const std::string& what);
+
+  // ---- device functions: returns and calls (infer_functions.cpp) -----------
+  const std::string& self_name() const { return self_->name; }
+  void return_stmt(const Stmt& s);
+
+  // After the final pass of a device function: it returns a value on every
+  // path or on none, and its result type is concrete.
+  void check_returns();
+
+  ExprInfo device_call(const Expr& e, const Type& callee);
+
+  // The specialization of `source` for `signature`, typed on first use.
+  // Null (with the error held back until the final pass) when typing it fails.
+  const TypedDeviceFunction* specialize(const std::shared_ptr<const DeviceFunctionSource>& source,
+                                        const std::vector<Type>& signature, const Expr& callee);
+
+  // ---- statements (infer_stmt.cpp) -----------------------------------------
+  void block(const std::vector<lang::StmtPtr>& body);
+  void stmt(const Stmt& s);
+  void record_target_name(const Expr& target);
+  void assign(const Expr& target, const Type& value, bool nonneg);
+  void aug_assign(const Stmt& s);
+  void for_loop(const Stmt& s);
+
+  // range(stop) and range(start, stop[, step >= 0]) with start >= 0 never
+  // yield a negative index.
+  bool range_nonnegative(const Expr& call);
+
+  // ---- expressions (infer_expr.cpp) ----------------------------------------
+  const ExprInfo& info(const Expr& e) { return out_.exprs[&e]; }
+  std::optional<int64_t> const_int(const Expr& e);
+  Type expr(const Expr& e);
+  ExprInfo typed(Type t, bool nonneg = false);
+  ExprInfo compute(const Expr& e);
+  ExprInfo name(const Expr& e);
+  ExprInfo global(const std::string& id, Span span);
+  ExprInfo global_value(const GlobalValue& g, const std::string& id, Span span);
+
+  // The scalar type an annotation or dtype argument names.
+  Type type_expression(const Expr& e);
+
+  // ---- operators, conditions (infer_operators.cpp) -------------------------
+  ExprInfo unary(const Expr& e);
+  ExprInfo binary(Op op, const Type& a, const Type& b, const ExprInfo& ai, const ExprInfo& bi,
+                  Span span);
+  ExprInfo compare(const Expr& e);
+
+  // A Python int compares exactly with any integer (NumPy 2 does too), so
+  // it is not narrowed to the other operand's type: `u > -1` holds for
+  // every uint32 u. Weak variables hold int64, so the same holds for them.
+  static Type exact_int(const Type& t);
+
+  ExprInfo bool_op(const Expr& e);
+
+  // Conditions: bool and numbers (non-zero is true), as in Python.
+  void truth(const Expr& e, const char* context);
+
+  // ---- calls (infer_calls.cpp) ---------------------------------------------
+  ExprInfo call(const Expr& e);
+
+  // The arguments of an intrinsic with named parameters, in parameter
+  // order, from positional and keyword arguments; nullopt after an error.
+  std::optional<std::vector<const Expr*>> bind_keywords(const Expr& e, const Intrinsic& fn,
+                                                        const std::string& shown);
+
+  // The compile-time extents of `shape` (an int or a tuple of ints).
+  std::optional<std::vector<int64_t>> const_shape(const Expr& shape);
+
+  // simt.shared.array / simt.local.array(shape, dtype): a C-ordered array in
+  // that space, its extents known at compile time.
+  ExprInfo array_alloc(const Expr& e, const Intrinsic& fn, const std::string& shown,
+                       const std::vector<const Expr*>& args);
+
+  static std::string display_name(const std::string& qualified);
+  ExprInfo cast(const Expr& e, const Type& from, Scalar to);
+
+  // ---- intrinsic calls (intrinsic_typing.cpp) ------------------------------
+  // Requires a real (non-complex) number at argument k.
+  bool real_arg(const Expr& e, size_t k, const Type& t, const std::string& fn);
+
+  ExprInfo intrinsic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,
+                          const std::vector<Type>& args);
+  bool mask_arg(const Expr& e, size_t k, const Type& t, const std::string& shown);
+
+  // simt.atomic.<op>(array, index, value) and cas(array, index, old, value):
+  // the array's element type, on the types CUDA and OpenCL have atomics for.
+  ExprInfo atomic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,
+                       const std::vector<Type>& args);
+
+  // ---- attributes, subscripts (infer_access.cpp) ---------------------------
+  // `module.attribute`: a sub-namespace, dtype, constant, index object or
+  // intrinsic function.
+  ExprInfo module_member(const std::string& module, const std::string& attr, Span span);
+
+  ExprInfo attribute(const Expr& e);
+  ExprInfo subscript(const Expr& e);
+  ExprInfo tuple_item(const Expr& e, const Type& base, const Expr& index);
+
+  const lang::ParsedFunction& fn_;
+  const lang::SourceText& src_;
+  const Globals& globals_;
+  const std::vector<Type>& arg_types_;
+  Context& context_;
+  const DeviceFunctionSource* self_;
+  TypedFunction out_;
+  Type return_type_;   // device functions: the join of this pass's returned values
+  Span value_return_;  // the first `return value` of this pass
+  Span bare_return_;   // the first `return` without a value of this pass
+  std::unordered_map<std::string, int> local_index_;
+  std::vector<Type> param_types_;
+  std::vector<Span> origin_;       // where each local got its current type
+  std::vector<bool> nonneg_;       // per local, from the previous pass
+  std::vector<bool> next_nonneg_;  // per local, being computed in this pass
+  bool final_ = false;
+  bool changed_ = false;
+  int loop_depth_ = 0;
+};
+
+}  // namespace simt::sema::detail

@@ -1,0 +1,301 @@
+// The result type of each intrinsic call, by its Rule.
+#include <algorithm>
+
+#include "sema/inferencer.h"
+
+namespace simt::sema::detail {
+
+namespace {
+
+// ints and bool become float64 (weak stays weak); floats keep their type.
+Type float_view(const Type& t) {
+  if (t.is_scalar() && (is_integer(t.scalar) || is_bool(t.scalar)))
+    return Type::scalar_of(Scalar::Float64, t.weak);
+  return t;
+}
+
+// NumPy's ufuncs pick the smallest float that holds the integer type:
+// np.sqrt(int8) is float16, np.sqrt(int16) float32, wider ints float64.
+Type numpy_float_view(const Type& t) {
+  if (!t.is_scalar() || t.weak || !(is_integer(t.scalar) || is_bool(t.scalar)))
+    return float_view(t);
+  int bits = is_bool(t.scalar) ? 8 : bit_width(t.scalar);
+  return Type::scalar_of(bits <= 8    ? Scalar::Float16
+                         : bits <= 16 ? Scalar::Float32
+                                      : Scalar::Float64);
+}
+
+}  // namespace
+
+bool Inferencer::real_arg(const Expr& e, size_t k, const Type& t, const std::string& fn) {
+  if (t.is_scalar() && !is_complex(t.scalar)) return true;
+  error(e.items[k + 1]->span, fn + "() needs a real number, not " + t.str());
+  return false;
+}
+
+ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,
+                                    const std::vector<Type>& args) {
+  auto arg_nonneg = [&](size_t k) { return info(*e.items[k + 1]).nonnegative; };
+  bool numpy = fn.name.substr(0, 6) == "numpy.";
+  switch (fn.rule) {
+    case Rule::FloatUnary:
+    case Rule::FloatRound: {
+      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      ExprInfo i = typed(numpy ? numpy_float_view(args[0]) : float_view(args[0]));
+      i.operand = i.type;
+      return i;
+    }
+    case Rule::FloatBinary: {
+      if (!real_arg(e, 0, args[0], shown) || !real_arg(e, 1, args[1], shown))
+        return typed(Type::unknown());
+      ExprInfo i = numpy ? typed(promote(numpy_float_view(args[0]), numpy_float_view(args[1])))
+                         : typed(promote(float_view(args[0]), float_view(args[1])));
+      i.operand = i.type;
+      return i;
+    }
+    case Rule::FloatSplit: {
+      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      Type f = float_view(args[0]).strong();
+      ExprInfo i =
+          typed(Type::tuple({f, fn.c_name == "frexp" ? Type::scalar_of(Scalar::Int64) : f}));
+      i.operand = f;
+      return i;
+    }
+    case Rule::Ldexp: {
+      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      if (!args[1].is_int_like())
+        return typed(error(e.items[2]->span, shown + "() exponent must be an integer"));
+      ExprInfo i = typed(float_view(args[0]));
+      i.operand = i.type;
+      return i;
+    }
+    case Rule::FloatPredicate: {
+      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      ExprInfo i = typed(Type::scalar_of(Scalar::Bool));
+      i.operand = float_view(args[0]);
+      return i;
+    }
+    case Rule::FloatToInt: {
+      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      ExprInfo i = typed(Type::scalar_of(Scalar::Int64), arg_nonneg(0));
+      i.operand = float_view(args[0]);
+      return i;
+    }
+    case Rule::Abs: {
+      if (!args[0].is_scalar())
+        return typed(error(e.items[1]->span, "abs() needs a number, not " + args[0].str()));
+      Type t = arith_view(args[0]);
+      ExprInfo i = typed(is_complex(t.scalar) ? Type::scalar_of(real_of(t.scalar), t.weak) : t,
+                         !is_signed(t.scalar) || !t.weak);
+      i.operand = t;
+      return i;
+    }
+    case Rule::MinMax: {
+      Type t;
+      bool all_nn = true, any_nn = false;
+      for (size_t k = 0; k < args.size(); ++k) {
+        if (!real_arg(e, k, args[k], shown)) return typed(Type::unknown());
+        t = k == 0 ? args[k] : promote(t, args[k]);
+        all_nn = all_nn && arg_nonneg(k);
+        any_nn = any_nn || arg_nonneg(k);
+      }
+      ExprInfo i = typed(t, fn.c_name == "fmin" ? all_nn : any_nn);
+      i.operand = t;
+      return i;
+    }
+    case Rule::CastInt:
+      return cast(e, args[0], Scalar::Int64);
+    case Rule::CastFloat:
+      return cast(e, args[0], Scalar::Float64);
+    case Rule::CastBool:
+      return cast(e, args[0], Scalar::Bool);
+    case Rule::CastComplex: {
+      for (size_t k = 0; k < args.size(); ++k)
+        if (!args[k].is_scalar())
+          return typed(error(e.items[k + 1]->span, "complex() needs numbers"));
+      if (args.size() == 2 && (is_complex(args[0].scalar) || is_complex(args[1].scalar)))
+        return typed(error(e.span, "complex(re, im) needs real numbers"));
+      ExprInfo i = typed(Type::scalar_of(Scalar::Complex128));
+      i.operand = Type::scalar_of(Scalar::Float64);
+      return i;
+    }
+    case Rule::Round: {
+      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      if (args.size() == 2) {
+        if (!args[1].is_int_like())
+          return typed(error(e.items[2]->span, "round() ndigits must be an integer"));
+        ExprInfo i = typed(args[0]);
+        i.operand = float_view(args[0]);
+        return i;
+      }
+      ExprInfo i = typed(Type::scalar_of(Scalar::Int64), arg_nonneg(0));
+      i.operand = float_view(args[0]);
+      return i;
+    }
+    case Rule::Pow:
+      return binary(Op::Pow, args[0], args[1], info(*e.items[1]), info(*e.items[2]), e.span);
+    case Rule::Len: {
+      if (args[0].is_array()) return typed(Type::scalar_of(Scalar::Int64), true);
+      if (args[0].is_tuple()) {
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int64, true), true);
+        i.constant = int_constant(static_cast<int64_t>(args[0].items.size()), i.type);
+        return i;
+      }
+      return typed(
+          error(e.items[1]->span, "len() needs an array or a tuple, not " + args[0].str()));
+    }
+    case Rule::Range: {
+      Type t;
+      for (size_t k = 0; k < args.size(); ++k) {
+        if (!args[k].is_int_like() || is_bool(args[k].scalar))
+          return typed(error(e.items[k + 1]->span,
+                             "range() arguments must be integers, not " + args[k].str()));
+        t = k == 0 ? args[k] : promote(t, args[k]);
+      }
+      if (args.size() == 3) {
+        if (auto step = const_int(*e.items[3]); step && *step == 0)
+          return typed(error(e.items[3]->span, "range() step must not be zero"));
+      }
+      Type r = Type::range(t.scalar);
+      r.weak = t.weak;
+      ExprInfo i = typed(r);
+      i.operand = t;
+      return i;
+    }
+    case Rule::Print: {
+      for (size_t k = 0; k < args.size(); ++k) {
+        const Type& a = args[k];
+        if (!a.is_scalar() && a.kind != TypeKind::String && a.kind != TypeKind::None)
+          return typed(
+              error(e.items[k + 1]->span,
+                    "print() in kernels prints numbers and string literals, not " + a.str()));
+      }
+      return typed(Type::none());
+    }
+    case Rule::Grid:
+    case Rule::GridSize: {
+      auto n = const_int(*e.items[1]);
+      if (!n || *n < 1 || *n > 3)
+        return typed(error(e.items[1]->span, shown + "() takes a constant 1, 2 or 3"));
+      Type index = Type::scalar_of(Scalar::Int64);
+      return typed(*n == 1 ? index : Type::uniform_tuple(index, static_cast<int>(*n)), true);
+    }
+    case Rule::ArrayAlloc:  // always has keywords: array_alloc()
+    case Rule::LaneId:
+    case Rule::WarpSize:
+      break;
+    case Rule::Barrier:
+    case Rule::Fence:
+      return typed(Type::none());
+    case Rule::BarrierReduce: {
+      if (!args[0].is_scalar() || is_complex(args[0].scalar))
+        return typed(
+            error(e.items[1]->span, shown + "() needs a number or bool, not " + args[0].str()));
+      ExprInfo i = typed(Type::scalar_of(Scalar::Int32), true);
+      i.operand = Type::scalar_of(Scalar::Bool);
+      return i;
+    }
+    case Rule::ActiveMask:
+      return typed(Type::scalar_of(Scalar::UInt32), true);
+    case Rule::ConstArrayLike: {
+      const ExprInfo& a = info(*e.items[1]);
+      if (!a.const_array)
+        return typed(error(e.items[1]->span, shown +
+                                                 "() needs a global NumPy array (its values "
+                                                 "are copied into the kernel), not " +
+                                                 args[0].str()));
+      ExprInfo i = typed(a.type);
+      i.const_array = a.const_array;
+      i.shape = a.shape;
+      i.const_array_name = a.const_array_name;
+      return i;
+    }
+    case Rule::Shuffle: {
+      if (!mask_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      const Type& v = args[1];
+      if (!v.is_scalar() || is_complex(v.scalar) || v.scalar == Scalar::Float16 ||
+          is_bool(v.scalar))
+        return typed(
+            error(e.items[2]->span, shown +
+                                        "() shuffles 32- and 64-bit integers and float32/float64, "
+                                        "not " +
+                                        v.str()));
+      if (!args[2].is_int_like())
+        return typed(error(e.items[3]->span, shown + "() lane argument must be an integer"));
+      // Python literals shuffle as the types NumPy gives them.
+      Type value = v.strong();
+      if (bit_width(value.scalar) < 32)
+        value = Type::scalar_of(is_signed(value.scalar) ? Scalar::Int32 : Scalar::UInt32);
+      ExprInfo i = typed(value);
+      i.operand = value;
+      return i;
+    }
+    case Rule::Vote: {
+      if (!mask_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      if (!args[1].is_scalar() || is_complex(args[1].scalar))
+        return typed(error(e.items[2]->span, shown + "() needs a number or bool predicate"));
+      ExprInfo i =
+          typed(Type::scalar_of(fn.c_name == "ballot" ? Scalar::UInt32 : Scalar::Bool), true);
+      i.operand = Type::scalar_of(Scalar::Bool);
+      return i;
+    }
+    case Rule::Atomic:
+    case Rule::AtomicCas:
+      return atomic_call(e, fn, shown, args);
+  }
+  return typed(Type::unknown());
+}
+
+bool Inferencer::mask_arg(const Expr& e, size_t k, const Type& t, const std::string& shown) {
+  if (t.is_int_like() && !is_bool(t.scalar)) return true;
+  error(e.items[k + 1]->span, shown + "() mask must be an integer (0xffffffff: the whole warp)");
+  return false;
+}
+
+ExprInfo Inferencer::atomic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,
+                                 const std::vector<Type>& args) {
+  const Type& a = args[0];
+  if (!a.is_array())
+    return typed(error(e.items[1]->span, shown + "() needs an array, not " + a.str()));
+  if (a.space == Space::Local)
+    return typed(error(e.items[1]->span, shown + "() works on global and shared arrays, not "
+                                                 "on a local array (each thread has its own)"));
+  if (a.readonly)
+    return typed(error(e.items[1]->span, shown + "() cannot write a read-only array"));
+  Scalar s = a.scalar;
+  bool supported = s == Scalar::Int32 || s == Scalar::UInt32 || s == Scalar::Int64 ||
+                   s == Scalar::UInt64 || s == Scalar::Float32 || s == Scalar::Float64;
+  if (!supported)
+    return typed(
+        error(e.items[1]->span, shown +
+                                    "() works on int32, uint32, int64, uint64, float32 and float64 "
+                                    "arrays, not " +
+                                    a.str()));
+  std::string_view op = fn.c_name;
+  bool bitwise = op == "and" || op == "or" || op == "xor";
+  if ((bitwise || op == "inc" || op == "dec") && is_float(s))
+    return typed(error(e.items[1]->span, shown + "() needs an integer array, not " + a.str()));
+  // The index: an integer, or a tuple of one integer per dimension.
+  const Type& index = args[1];
+  size_t count = index.is_tuple() ? index.items.size() : 1;
+  bool ints = index.is_tuple() ? std::all_of(index.items.begin(), index.items.end(),
+                                             [](const Type& t) { return t.is_int_like(); })
+                               : index.is_int_like();
+  if (!ints || static_cast<int>(count) != a.ndim)
+    return typed(
+        error(e.items[2]->span,
+              shown + "() on a " + std::to_string(a.ndim) + "-d array needs " +
+                  (a.ndim == 1 ? std::string("an integer index")
+                               : "a tuple of " + std::to_string(a.ndim) + " integer indices") +
+                  ", not " + index.str()));
+  for (size_t k = 2; k < args.size(); ++k) {
+    if (!args[k].is_scalar() || (is_complex(args[k].scalar) && !is_complex(s)))
+      return typed(error(e.items[k + 1]->span,
+                         shown + "() value must be a real number, not " + args[k].str()));
+  }
+  ExprInfo i = typed(Type::scalar_of(s), is_unsigned(s));
+  i.operand = Type::scalar_of(s);
+  return i;
+}
+
+}  // namespace simt::sema::detail
