@@ -1,4 +1,6 @@
-// The result type of each intrinsic call, by its Rule.
+// The result type of each intrinsic call, by its Rule. The cases follow the
+// order of Rule in intrinsics.h, as the lowering in codegen does, so the two
+// read side by side; rules that share a case sit where the first of them is.
 #include <algorithm>
 
 #include "sema/inferencer.h"
@@ -53,20 +55,20 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       i.operand = i.type;
       return i;
     }
-    case Rule::FloatSplit: {
-      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
-      Type f = float_view(args[0]).strong();
-      ExprInfo i =
-          typed(Type::tuple({f, fn.c_name == "frexp" ? Type::scalar_of(Scalar::Int64) : f}));
-      i.operand = f;
-      return i;
-    }
     case Rule::Ldexp: {
       if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
       if (!args[1].is_int_like())
         return typed(error(e.items[2]->span, shown + "() exponent must be an integer"));
       ExprInfo i = typed(float_view(args[0]));
       i.operand = i.type;
+      return i;
+    }
+    case Rule::FloatSplit: {
+      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      Type f = float_view(args[0]).strong();
+      ExprInfo i =
+          typed(Type::tuple({f, fn.c_name == "frexp" ? Type::scalar_of(Scalar::Int64) : f}));
+      i.operand = f;
       return i;
     }
     case Rule::FloatPredicate: {
@@ -195,6 +197,9 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       i.operand = Type::scalar_of(Scalar::Bool);
       return i;
     }
+    case Rule::Atomic:
+    case Rule::AtomicCas:
+      return atomic_call(e, fn, shown, args);
     case Rule::ActiveMask:
       return typed(Type::scalar_of(Scalar::UInt32), true);
     case Rule::ConstArrayLike: {
@@ -239,9 +244,6 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       i.operand = Type::scalar_of(Scalar::Bool);
       return i;
     }
-    case Rule::Atomic:
-    case Rule::AtomicCas:
-      return atomic_call(e, fn, shown, args);
   }
   return typed(Type::unknown());
 }
