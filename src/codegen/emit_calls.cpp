@@ -9,10 +9,10 @@ void Emitter::return_stmt(const Stmt& s) {
   if (rt.kind == TypeKind::None) {
     // `return None`, or a kernel's `return f(x)` of a function returning None.
     if (s.value) prepare(*s.value);
-    if (regions_ && !thread_exit_label_.empty()) {
+    if (regions_.active && !regions_.thread_exit_label.empty()) {
       // This thread is done; the others go on to the next regions.
       line("simt_exited[simt_t] = 1;");
-      line("goto " + thread_exit_label_ + ";");
+      line("goto " + regions_.thread_exit_label + ";");
       return;
     }
     line("return;");

@@ -56,13 +56,13 @@ EmittedKernel Emitter::run() {
   const auto& def = fn_.parsed->def;
   out.entry = kernel_symbol(def.name);
   if (d_.id == DialectId::Cpp && needs_regions()) {
-    regions_ = true;
-    uniformity_ = std::make_unique<Uniformity>(fn_);
-    has_exits_ = contains_return(def.body);
+    regions_.active = true;
+    regions_.uniformity = std::make_unique<Uniformity>(fn_);
+    regions_.has_exits = contains_return(def.body);
   }
-  bare_names_ = regions_;
-  std::string params = parameters(out.params);
-  bare_names_ = false;
+  regions_.bare_names = regions_.active;
+  std::vector<std::string> params = parameters(out.params);
+  regions_.bare_names = false;
   std::string body = function_body();
   if (uses_dynamic_shared_) add_dynamic_shared(out.params, params, body);
   out.warp_use = module_.warp_use;
@@ -77,19 +77,15 @@ EmittedKernel Emitter::run() {
 
   std::string src = header + std::string(d_.prelude) + "\n" + helpers_.definitions() +
                     module_.constant_code + view_code_ + module_.tuple_code + module_.function_code;
-  if (regions_) {
+  if (regions_.active) {
     // One call per block; the body loops over the threads itself.
     src += std::string(d_.kernel_prefix) + "void " + out.entry +
            "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n";
-    size_t k = 0;
-    for (size_t start = 0; !params.empty() && start <= params.size(); ++k) {
-      size_t comma = params.find(", ", start);
-      if (comma == std::string::npos) comma = params.size();
-      std::string decl = params.substr(start, comma - start);
-      std::string type = decl.substr(0, decl.find_last_of(' '));
-      src += "  " + decl + " = *(" + type + "*)simt_args[" + std::to_string(k) + "];\n";
-      start = comma + 2;
-    }
+    // Each slot is one C parameter on the CPU: the k-th declaration reads
+    // the k-th argument.
+    for (size_t k = 0; k < params.size(); ++k)
+      src += "  " + params[k] + " = *(" + out.params[k].c_type + "*)simt_args[" +
+             std::to_string(k) + "];\n";
     if (params.empty()) src += "  (void)simt_args;\n";
     src +=
         "  const simt_i64 simt_nthreads = simt_ctx->block_dim[0] * simt_ctx->block_dim[1] * "
@@ -101,7 +97,7 @@ EmittedKernel Emitter::run() {
     std::string body_name = "simt_body_" + mangle(def.name).substr(2);
     src += "static inline void " + body_name +
            "(const simt_block_ctx* simt_ctx, simt_thread simt_tid" +
-           (params.empty() ? "" : ", " + params) + ") {\n" + body + "}\n\n";
+           (params.empty() ? "" : ", " + join_list(params)) + ") {\n" + body + "}\n\n";
     src += std::string(d_.kernel_prefix) + "void " + out.entry +
            "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n";
     // Arguments and the launch geometry are read once into locals, so the
@@ -128,16 +124,15 @@ EmittedKernel Emitter::run() {
         "        " +
         body_name + "(&simt_block, simt_tid" + args + ");\n}\n";
   } else {
-    src +=
-        std::string(d_.kernel_prefix) + "void " + out.entry + "(" + params + ") {\n" + body + "}\n";
+    src += std::string(d_.kernel_prefix) + "void " + out.entry + "(" + join_list(params) + ") {\n" +
+           body + "}\n";
   }
   out.source = std::move(src);
   return out;
 }
 
-std::string Emitter::parameters(std::vector<ParamSlot>& slots) {
-  std::string params;
-  auto add = [&](const std::string& decl) { params += (params.empty() ? "" : ", ") + decl; };
+std::vector<std::string> Emitter::parameters(std::vector<ParamSlot>& slots) {
+  std::vector<std::string> params;
   for (size_t p = 0; p < fn_.param_count(); ++p) {
     const Type& t = fn_.param_types[p];
     const sema::LocalVar& local = fn_.locals[p];
@@ -159,10 +154,10 @@ std::string Emitter::parameters(std::vector<ParamSlot>& slots) {
         slot.c_type =
             std::string(d_.global_space) + std::string(d_.storage_type(item.scalar)) + "*";
         if (sema::is_complex(item.scalar)) helpers_.use(Helper::ComplexType, item.scalar);
-        add(slot.c_type + " " + names[k] + "_data");
+        params.push_back(slot.c_type + " " + names[k] + "_data");
         std::string data = names[k] + "_data";
         if (!d_.array_offset_type.empty()) {
-          add(std::string(d_.array_offset_type) + " " + names[k] + "_offset");
+          params.push_back(std::string(d_.array_offset_type) + " " + names[k] + "_offset");
           data = "(" + slot.c_type + ")((" + std::string(d_.global_space) + "char*)" + data +
                  " + " + names[k] + "_offset)";
         }
@@ -174,8 +169,8 @@ std::string Emitter::parameters(std::vector<ParamSlot>& slots) {
             s.dim = dim;
             s.scalar = Scalar::Int64;
             s.c_type = std::string(d_.value_type(Scalar::Int64));
-            add(s.c_type + " " + names[k] + (part == 0 ? "_shape" : "_stride") +
-                std::to_string(dim));
+            params.push_back(s.c_type + " " + names[k] + (part == 0 ? "_shape" : "_stride") +
+                             std::to_string(dim));
             slots.push_back(s);
           }
         }
@@ -194,7 +189,7 @@ std::string Emitter::parameters(std::vector<ParamSlot>& slots) {
         slot.scalar = item.scalar;
         slot.c_type = std::string(d_.storage_type(item.scalar));
         if (sema::is_complex(item.scalar)) helpers_.use(Helper::ComplexType, item.scalar);
-        add(slot.c_type + " " + names[k]);
+        params.push_back(slot.c_type + " " + names[k]);
         slots.push_back(slot);
         prologue_ += "  " + ctype(local_types[k]) + " " + local_names[k] + " = " +
                      convert(load_storage(names[k], item.scalar), item, local_types[k]) + ";\n";
@@ -229,7 +224,7 @@ bool Emitter::contains_return(const std::vector<lang::StmtPtr>& body) {
 }
 
 std::string Emitter::function_body() {
-  if (regions_) return region_function_body();
+  if (regions_.active) return region_function_body();
   std::string decls;
   for (size_t i = fn_.param_count(); i < fn_.locals.size(); ++i) {
     std::vector<std::string> names;

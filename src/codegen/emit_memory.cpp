@@ -108,7 +108,7 @@ std::string Emitter::constant_element(Scalar s, const char* bytes) {
   }
 }
 
-void Emitter::add_dynamic_shared(std::vector<ParamSlot>& slots, std::string& params,
+void Emitter::add_dynamic_shared(std::vector<ParamSlot>& slots, std::vector<std::string>& params,
                                  std::string& body) {
   ParamSlot slot;
   slot.kind = ParamSlot::Kind::SharedBytes;
@@ -119,7 +119,7 @@ void Emitter::add_dynamic_shared(std::vector<ParamSlot>& slots, std::string& par
   std::string storage;
   switch (d_.id) {
     case DialectId::OpenCL:
-      decl = "__local uint4* simt_dynamic_shared, " + decl;  // uint4: 16-byte alignment
+      params.push_back("__local uint4* simt_dynamic_shared");  // uint4: 16-byte alignment
       break;
     case DialectId::Cuda:
       storage = "  extern __shared__ __align__(16) unsigned char simt_dynamic_shared[];\n";
@@ -129,7 +129,7 @@ void Emitter::add_dynamic_shared(std::vector<ParamSlot>& slots, std::string& par
           "  unsigned char* simt_dynamic_shared = (unsigned char*)simt_ctx->dynamic_shared;\n";
       break;
   }
-  params += (params.empty() ? "" : ", ") + decl;
+  params.push_back(decl);
   body = storage + body;
 }
 
@@ -159,7 +159,7 @@ std::string Emitter::array_alloc(const Expr& e) {
     return view;
   }
   std::string init = "{" + extents + "}, {" + strides + "}}";
-  if (!shared && regions_) {
+  if (!shared && regions_.active) {
     // One array per thread of the block, side by side.
     prologue_ += "  " + element + "* " + name + " = " +
                  scratch(element, std::to_string(total) + " * simt_nthreads") + ";\n";

@@ -34,12 +34,12 @@ std::string Emitter::collective_name(const Expr& call) const {
 }
 
 const Expr* Emitter::first_collective(const Stmt& s) const {
-  std::vector<const Expr*> found = uniformity_->collectives(s);
+  std::vector<const Expr*> found = regions_.uniformity->collectives(s);
   return found.empty() ? nullptr : found.front();
 }
 
 bool Emitter::uniform_level(const Stmt& s) const {
-  if (uniformity_->has_collective(s)) return true;
+  if (regions_.uniformity->has_collective(s)) return true;
   switch (s.kind) {
     case StmtKind::Break:
     case StmtKind::Continue:
@@ -49,7 +49,7 @@ bool Emitter::uniform_level(const Stmt& s) const {
     case StmtKind::Assign:
     case StmtKind::AugAssign:
     case StmtKind::AnnAssign:
-      return uniformity_->uniform_assignment(s);
+      return regions_.uniformity->uniform_assignment(s);
     case StmtKind::If:
       return contains_uniform_level(s.body, false) || contains_uniform_level(s.orelse, false);
     case StmtKind::While:
@@ -62,7 +62,7 @@ bool Emitter::uniform_level(const Stmt& s) const {
 
 bool Emitter::contains_uniform_level(const std::vector<lang::StmtPtr>& body, bool in_loop) const {
   for (const auto& s : body) {
-    if (uniformity_->has_collective(*s)) return true;
+    if (regions_.uniformity->has_collective(*s)) return true;
     switch (s->kind) {
       case StmtKind::Break:
       case StmtKind::Continue:
@@ -71,7 +71,7 @@ bool Emitter::contains_uniform_level(const std::vector<lang::StmtPtr>& body, boo
       case StmtKind::Assign:
       case StmtKind::AugAssign:
       case StmtKind::AnnAssign:
-        if (uniformity_->uniform_assignment(*s)) return true;
+        if (regions_.uniformity->uniform_assignment(*s)) return true;
         break;
       case StmtKind::If:
         if (contains_uniform_level(s->body, in_loop) || contains_uniform_level(s->orelse, in_loop))
@@ -113,20 +113,20 @@ void Emitter::open_thread_loop() {
   line("const simt_thread simt_tid = {simt_x, simt_y, simt_z};");
   line("(void)simt_t;");
   line("(void)simt_tid;");
-  if (has_exits_) line("if (simt_exited[simt_t]) continue;");
-  if (!masks_.empty()) line("if (!" + masks_.back() + "[simt_t]) continue;");
-  thread_exit_label_ = "simt_next" + std::to_string(temp_counter_++);
+  if (regions_.has_exits) line("if (simt_exited[simt_t]) continue;");
+  if (!regions_.masks.empty()) line("if (!" + regions_.masks.back() + "[simt_t]) continue;");
+  regions_.thread_exit_label = "simt_next" + std::to_string(temp_counter_++);
   line("{");
   ++indent_;
-  uniform_level_ = false;
+  regions_.uniform_level = false;
 }
 
 void Emitter::close_thread_loop() {
-  uniform_level_ = true;
+  regions_.uniform_level = true;
   --indent_;
   line("}");
-  line(thread_exit_label_ + ":;");
-  thread_exit_label_.clear();
+  line(regions_.thread_exit_label + ":;");
+  regions_.thread_exit_label.clear();
   indent_ -= 3;
   line("}");
 }
@@ -140,12 +140,12 @@ void Emitter::flush_region(std::vector<const Stmt*>& pending) {
 }
 
 void Emitter::uniform_stmt(const Stmt& s) {
-  if (const Expr* call = uniformity_->statement_collective(s)) {
+  if (const Expr* call = regions_.uniformity->statement_collective(s)) {
     collective_stmt(s, *call);
     return;
   }
   bool compound = s.kind == StmtKind::If || s.kind == StmtKind::While || s.kind == StmtKind::For;
-  if (!masks_.empty() && (s.kind == StmtKind::Break || s.kind == StmtKind::Continue))
+  if (!regions_.masks.empty() && (s.kind == StmtKind::Break || s.kind == StmtKind::Continue))
     fail_at(s.span,
             "on the CPU, break and continue are not supported under a condition that may "
             "differ between threads in code with warp operations");
@@ -160,7 +160,8 @@ void Emitter::uniform_stmt(const Stmt& s) {
     return;
   }
   const Expr& header = s.kind == StmtKind::For ? *s.value : *s.test;
-  if (!uniformity_->uniform_expr(header) && s.kind != StmtKind::For && warp_collectives_only(s)) {
+  if (!regions_.uniformity->uniform_expr(header) && s.kind != StmtKind::For &&
+      warp_collectives_only(s)) {
     // Warp operations under a condition that differs between threads run
     // as the hardware runs them: the threads that took the branch are
     // marked active, and regions skip the others.
@@ -170,7 +171,7 @@ void Emitter::uniform_stmt(const Stmt& s) {
       masked_while(s);
     return;
   }
-  if (!uniformity_->uniform_expr(header)) {
+  if (!regions_.uniformity->uniform_expr(header)) {
     const Expr* call = first_collective(s);
     // Otherwise a break/continue of a loop with a barrier, or an
     // assignment of a variable every thread must agree on.
@@ -188,7 +189,7 @@ void Emitter::uniform_stmt(const Stmt& s) {
 }
 
 bool Emitter::warp_collectives_only(const Stmt& s) const {
-  std::vector<const Expr*> found = uniformity_->collectives(s);
+  std::vector<const Expr*> found = regions_.uniformity->collectives(s);
   return !found.empty() && std::all_of(found.begin(), found.end(), [&](const Expr* call) {
     sema::Rule rule = info(*call).intrinsic->rule;
     return rule == sema::Rule::Shuffle || rule == sema::Rule::Vote;
@@ -212,14 +213,14 @@ void Emitter::masked_if(const Stmt& s) {
     prepare(*s.test);
     return "(unsigned char)" + truth(*s.test);
   });
-  masks_.push_back(taken);
+  regions_.masks.push_back(taken);
   block(s.body);
-  masks_.pop_back();
+  regions_.masks.pop_back();
   if (s.orelse.empty()) return;
   std::string other = new_mask([&] { return "(unsigned char)!" + taken + "[simt_t]"; });
-  masks_.push_back(other);
+  regions_.masks.push_back(other);
   block(s.orelse);
-  masks_.pop_back();
+  regions_.masks.pop_back();
 }
 
 void Emitter::masked_while(const Stmt& s) {
@@ -227,7 +228,7 @@ void Emitter::masked_while(const Stmt& s) {
   std::string in_loop = new_mask([] { return std::string("1"); });
   line("while (1) {");
   ++indent_;
-  masks_.push_back(in_loop);
+  regions_.masks.push_back(in_loop);
   open_thread_loop();
   prepare(*s.test);
   line("if (!" + truth(*s.test) + ") " + in_loop + "[simt_t] = 0;");
@@ -235,12 +236,12 @@ void Emitter::masked_while(const Stmt& s) {
   std::string any = "simt_any" + std::to_string(temp_counter_++);
   line("int " + any + " = 0;");
   line("for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) " + any + " |= " + in_loop +
-       "[simt_t]" + (has_exits_ ? " && !simt_exited[simt_t]" : "") + ";");
+       "[simt_t]" + (regions_.has_exits ? " && !simt_exited[simt_t]" : "") + ";");
   line("if (!" + any + ") break;");
   loops_.push_back({false, "", true});
   block(s.body);
   loops_.pop_back();
-  masks_.pop_back();
+  regions_.masks.pop_back();
   --indent_;
   line("}");
 }
@@ -268,8 +269,8 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     std::string op = fn.c_name == "count" ? "+=" : fn.c_name == "and" ? "&=" : "|=";
     line("int " + result + " = " + (fn.c_name == "and" ? "1" : "0") + ";");
     line("for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t)");
-    line(std::string("  ") + (has_exits_ ? "if (!simt_exited[simt_t]) " : "") + result + " " + op +
-         " (" + pred + "[simt_t] != 0);");
+    line(std::string("  ") + (regions_.has_exits ? "if (!simt_exited[simt_t]) " : "") + result +
+         " " + op + " (" + pred + "[simt_t] != 0);");
     hoisted_[&call] = {result};
     open_thread_loop();
     stmt_without_comment(s);
@@ -313,9 +314,10 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     line(
         "for (simt_i64 simt_k = 0; simt_k < 32 && simt_warp + simt_k < simt_nthreads; "
         "++simt_k)");
-    line(std::string("  if (") + (has_exits_ ? "!simt_exited[simt_warp + simt_k] && " : "") +
-         (masks_.empty() ? "" : masks_.back() + "[simt_warp + simt_k] && ") + value +
-         "[simt_warp + simt_k]) " + result + "_bits |= 1u << simt_k;");
+    line(std::string("  if (") +
+         (regions_.has_exits ? "!simt_exited[simt_warp + simt_k] && " : "") +
+         (regions_.masks.empty() ? "" : regions_.masks.back() + "[simt_warp + simt_k] && ") +
+         value + "[simt_warp + simt_k]) " + result + "_bits |= 1u << simt_k;");
     line("const unsigned int simt_members = " + mask + " & " + cpu_active_mask() + ";");
     std::string out = fn.c_name == "ballot" ? result + "_bits & simt_members"
                       : fn.c_name == "all"  ? "(" + result + "_bits & simt_members) == simt_members"
@@ -328,22 +330,22 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
 }
 
 void Emitter::stmt_without_comment(const Stmt& s) {
-  suppress_comment_ = true;
+  regions_.suppress_comment = true;
   stmt(s);
 }
 
 std::string Emitter::scratch(const std::string& type, const std::string& count) {
-  scratch_sizes_.push_back("(simt_i64)sizeof(" + type + ") * " + count);
+  regions_.scratch_sizes.push_back("(simt_i64)sizeof(" + type + ") * " + count);
   return "(" + type + "*)(simt_scratch + simt_scratch_at" +
-         std::to_string(scratch_sizes_.size() - 1) + ")";
+         std::to_string(regions_.scratch_sizes.size() - 1) + ")";
 }
 
 std::string Emitter::scratch_setup() const {
   std::string out = "  simt_i64 simt_scratch_bytes = 0;\n";
-  for (size_t k = 0; k < scratch_sizes_.size(); ++k) {
+  for (size_t k = 0; k < regions_.scratch_sizes.size(); ++k) {
     std::string at = "simt_scratch_at" + std::to_string(k);
     out += "  const simt_i64 " + at + " = simt_scratch_bytes;\n";
-    out += "  simt_scratch_bytes += (" + scratch_sizes_[k] + " + 63) & ~(simt_i64)63;\n";
+    out += "  simt_scratch_bytes += (" + regions_.scratch_sizes[k] + " + 63) & ~(simt_i64)63;\n";
   }
   out +=
       "  unsigned char* simt_scratch = (unsigned char*)calloc(1, (unsigned long)"
@@ -357,7 +359,7 @@ std::string Emitter::region_function_body() {
   auto alloc = [&](const std::string& type, const std::string& name) {
     decls += "  " + type + "* " + name + " = " + scratch(type, "simt_nthreads") + ";\n";
   };
-  bare_names_ = true;
+  regions_.bare_names = true;
   for (size_t i = 0; i < fn_.locals.size(); ++i) {
     int index = static_cast<int>(i);
     std::vector<std::string> names, bare;
@@ -380,13 +382,13 @@ std::string Emitter::region_function_body() {
       }
     }
   }
-  bare_names_ = false;
-  if (has_exits_) alloc("unsigned char", "simt_exited");
+  regions_.bare_names = false;
+  if (regions_.has_exits) alloc("unsigned char", "simt_exited");
   indent_ = 1;
   body_.clear();
-  uniform_level_ = true;
+  regions_.uniform_level = true;
   block(fn_.parsed->def.body);
-  uniform_level_ = false;
+  regions_.uniform_level = false;
   return prologue_ + decls + fills + body_;
 }
 

@@ -8,8 +8,8 @@ void Emitter::line(const std::string& text) {
 }
 
 void Emitter::source_comment(const Stmt& s) {
-  if (suppress_comment_) {
-    suppress_comment_ = false;
+  if (regions_.suppress_comment) {
+    regions_.suppress_comment = false;
     return;
   }
   std::string text = comment_text(fn_.source->line_text(s.span.line));
@@ -18,7 +18,7 @@ void Emitter::source_comment(const Stmt& s) {
 }
 
 void Emitter::block(const std::vector<lang::StmtPtr>& body) {
-  if (regions_ && uniform_level_) {
+  if (regions_.active && regions_.uniform_level) {
     region_block(body);
     return;
   }
@@ -92,7 +92,7 @@ void Emitter::stmt(const Stmt& s) {
 }
 
 void Emitter::loop_body(const std::vector<lang::StmtPtr>& body, bool unrolled, std::string label) {
-  loops_.push_back({unrolled, std::move(label), regions_ && uniform_level_});
+  loops_.push_back({unrolled, std::move(label), regions_.active && regions_.uniform_level});
   ++indent_;
   block(body);
   --indent_;
@@ -204,7 +204,7 @@ void Emitter::if_stmt(const Stmt& s) {
   block(s.body);
   --indent_;
   if (s.orelse.size() == 1 && s.orelse[0]->kind == StmtKind::If &&
-      !has_call(s.orelse[0]->test.get()) && !(regions_ && uniform_level_)) {
+      !has_call(s.orelse[0]->test.get()) && !(regions_.active && regions_.uniform_level)) {
     // The elif's own `} else if` line closes this block.
     in_elif_ = true;
     stmt(*s.orelse[0]);

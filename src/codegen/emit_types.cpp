@@ -21,15 +21,17 @@ std::string Emitter::ctype(const Type& t) {
 }
 
 std::string Emitter::local_name(int index) const {
-  if (per_thread(index) && !bare_names_)
+  if (per_thread(index) && !regions_.bare_names)
     return "simt_pt_" + mangle(fn_.locals[index].name) + "[simt_t]";
   return mangle(fn_.locals[index].name);
 }
 
-bool Emitter::per_thread(int index) const { return regions_ && !uniformity_->uniform_local(index); }
+bool Emitter::per_thread(int index) const {
+  return regions_.active && !regions_.uniformity->uniform_local(index);
+}
 
 std::string Emitter::for_every_thread(int index, const std::string& assignment) const {
-  if (!per_thread(index) || !uniform_level_) return assignment;
+  if (!per_thread(index) || !regions_.uniform_level) return assignment;
   return "for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) " + assignment;
 }
 

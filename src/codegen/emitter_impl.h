@@ -84,6 +84,23 @@ struct Module {
   std::optional<PythonLine> int64_atomic_use;
 };
 
+// The CPU's lowering of a kernel with barriers (emit_regions.cpp): all of
+// its state in one place, so that what the other parts of the emitter read
+// of it is plain to see; inactive for other kernels and dialects.
+struct RegionLowering {
+  // The CPU kernel runs as regions: loops over the block's threads between
+  // barriers.
+  bool active = false;
+  std::unique_ptr<Uniformity> uniformity;
+  bool uniform_level = false;              // emitting outside the loops over threads
+  bool bare_names = false;                 // local_name() without the per-thread index
+  bool has_exits = false;                  // a thread may return before others: simt_exited[]
+  bool suppress_comment = false;           // the next statement's source line is already out
+  std::string thread_exit_label;           // inside a region: where a returning thread goes
+  std::vector<std::string> scratch_sizes;  // per-thread arrays, in bytes
+  std::vector<std::string> masks;          // under varying conditions: the active threads
+};
+
 class Emitter {
  public:
   // `self` is the device function being emitted, null for the kernel.
@@ -100,7 +117,9 @@ class Emitter {
  private:
   // ---- the function (emit_function.cpp) -------------------------------------
 
-  std::string parameters(std::vector<ParamSlot>& slots);
+  // The kernel's C parameters, one declaration each, in the order of their
+  // slots; the prologue unpacks them into the locals.
+  std::vector<std::string> parameters(std::vector<ParamSlot>& slots);
   static std::vector<int> tuple_path(const Type& t, size_t flat_index);
   static bool find_path(const Type& t, size_t target, size_t& counter, std::vector<int>& path);
   static bool contains_return(const std::vector<lang::StmtPtr>& body);
@@ -359,7 +378,8 @@ class Emitter {
   // The dynamic shared memory of a launch: its size is the last parameter
   // (a SharedBytes slot); its storage is CUDA's extern __shared__ array, an
   // OpenCL __local parameter, or the CPU block context's buffer.
-  void add_dynamic_shared(std::vector<ParamSlot>& slots, std::string& params, std::string& body);
+  void add_dynamic_shared(std::vector<ParamSlot>& slots, std::vector<std::string>& params,
+                          std::string& body);
 
   // `shared.array(shape, dtype)` / `local.array(...)`: storage declared at the
   // top of the function, and a view of it (the expression's value).
@@ -427,18 +447,8 @@ class Emitter {
   // for the features a device must have).
   bool uses_dynamic_shared_ = false;
   bool shared_counter_declared_ = false;
-  // The CPU kernel runs as regions (loops over the block's threads between
-  // barriers); see emit_regions().
-  bool regions_ = false;
-  std::unique_ptr<Uniformity> uniformity_;
-  bool uniform_level_ = false;  // emitting outside the loops over threads
-  bool bare_names_ = false;     // local_name() without the per-thread index
-  bool has_exits_ = false;      // a thread may return before others: simt_exited[]
-  bool suppress_comment_ = false;
-  std::string thread_exit_label_;           // inside a region: where a returning thread goes
-  std::vector<std::string> scratch_sizes_;  // regions: per-thread arrays, in bytes
-  std::set<std::string> constant_views_;    // constant arrays viewed in this function
-  std::vector<std::string> masks_;          // regions under varying conditions: the active threads
+  RegionLowering regions_;
+  std::set<std::string> constant_views_;  // constant arrays viewed in this function
   int indent_ = 1;
   int temp_counter_ = 0;
   bool in_elif_ = false;
