@@ -26,16 +26,17 @@ std::string Emitter::call(const Expr& e) {
   auto arg = [&](size_t k, const Type& as) { return emit_as(*e.items[k + 1], as); };
   Scalar s = sema::concrete(i.operand);
   Type ot = Type::scalar_of(s);
+  // In the order of sema::Rule, as the typing side's switch is, so the two
+  // read side by side (FloatRound and Fence repeat a neighbour's line).
   switch (fn.rule) {
     case sema::Rule::FloatUnary:
-    case sema::Rule::FloatRound:
       return math_call(fn.c_name, s, arg(0, ot));
     case sema::Rule::FloatBinary:
       return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot));
-    case sema::Rule::FloatSplit:
-      throw std::logic_error("frexp() and modf() are evaluated into temporaries");
     case sema::Rule::Ldexp:
       return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, Type::scalar_of(Scalar::Int32)));
+    case sema::Rule::FloatSplit:
+      throw std::logic_error("frexp() and modf() are evaluated into temporaries");
     case sema::Rule::FloatPredicate: {
       std::string_view name = fn.c_name == "isnan"   ? d_.isnan_name
                               : fn.c_name == "isinf" ? d_.isinf_name
@@ -48,6 +49,8 @@ std::string Emitter::call(const Expr& e) {
       if (at.is_int_like()) return arg(0, i.type);
       return convert(math_call(fn.c_name, s, arg(0, ot)), ot, i.type);
     }
+    case sema::Rule::FloatRound:
+      return math_call(fn.c_name, s, arg(0, ot));
     case sema::Rule::Abs: {
       if (sema::is_complex(s)) return helpers_.use(Helper::ComplexAbs, s) + "(" + arg(0, ot) + ")";
       if (sema::is_float(s)) return math_call("fabs", s, arg(0, ot));
@@ -97,16 +100,24 @@ std::string Emitter::call(const Expr& e) {
       return binary_code(Op::Pow, i.operand, arg(0, ot), info(*e.items[1]), *e.items[2]);
     case sema::Rule::Len:
       return expr(*e.items[1]) + ".shape[0]";
-    case sema::Rule::Grid:
-    case sema::Rule::GridSize:
-      return grid_component(fn.rule, 0);
     case sema::Rule::Range:
     case sema::Rule::Print:
       throw std::logic_error("range() and print() are statements here");
+    case sema::Rule::Grid:
+    case sema::Rule::GridSize:
+      return grid_component(fn.rule, 0);
     case sema::Rule::ArrayAlloc:
       return array_alloc(e);
-    case sema::Rule::ConstArrayLike:
-      return constant_array(i);
+    case sema::Rule::Barrier:
+      throw std::logic_error("syncthreads() and threadfence() are statements");
+    case sema::Rule::BarrierReduce: {
+      int k = fn.c_name == "count" ? 0 : fn.c_name == "and" ? 1 : 2;
+      std::string pred = "(int)" + truth(*e.items[1]);
+      if (!d_.barrier_reduce[k].empty()) return apply(d_.barrier_reduce[k], "", pred);
+      return shared_counter_reduce(k, pred);
+    }
+    case sema::Rule::Fence:
+      throw std::logic_error("syncthreads() and threadfence() are statements");
     case sema::Rule::Atomic:
     case sema::Rule::AtomicCas:
       return atomic_code(e);
@@ -117,6 +128,8 @@ std::string Emitter::call(const Expr& e) {
       note_warp_use(e);
       if (d_.id == DialectId::Cpp) return cpu_active_mask();
       return d_.activemask.empty() ? "0u" : std::string(d_.activemask);
+    case sema::Rule::ConstArrayLike:
+      return constant_array(i);
     case sema::Rule::Shuffle: {
       note_warp_use(e);
       int k = fn.c_name == "idx" ? 0 : fn.c_name == "up" ? 1 : fn.c_name == "down" ? 2 : 3;
@@ -134,15 +147,6 @@ std::string Emitter::call(const Expr& e) {
                                    "(int)" + truth(*e.items[2]), "");
       return k == 0 ? "((unsigned int)" + code + ")" : "(" + code + " != 0)";
     }
-    case sema::Rule::BarrierReduce: {
-      int k = fn.c_name == "count" ? 0 : fn.c_name == "and" ? 1 : 2;
-      std::string pred = "(int)" + truth(*e.items[1]);
-      if (!d_.barrier_reduce[k].empty()) return apply(d_.barrier_reduce[k], "", pred);
-      return shared_counter_reduce(k, pred);
-    }
-    case sema::Rule::Barrier:
-    case sema::Rule::Fence:
-      throw std::logic_error("syncthreads() and threadfence() are statements");
   }
   throw std::logic_error("unknown intrinsic");
 }
