@@ -1,0 +1,295 @@
+// Device-function calls and effectful intrinsics, evaluated into
+// temporaries before the statement that uses them, and returns.
+#include "codegen/emitter_impl.h"
+
+namespace simt::codegen::detail {
+
+void Emitter::return_stmt(const Stmt& s) {
+  const Type& rt = fn_.return_type;
+  if (rt.kind == TypeKind::None) {
+    // `return None`, or a kernel's `return f(x)` of a function returning None.
+    if (s.value) prepare(*s.value);
+    if (regions_.active && !regions_.thread_exit_label.empty()) {
+      // This thread is done; the others go on to the next regions.
+      line("simt_exited[simt_t] = 1;");
+      line("goto " + regions_.thread_exit_label + ";");
+      return;
+    }
+    line("return;");
+    return;
+  }
+  prepare(*s.value);
+  if (!rt.is_tuple()) {
+    line("return " + emit_as(*s.value, rt) + ";");
+    return;
+  }
+  std::vector<std::string> parts = values(*s.value);
+  std::vector<std::string> names;
+  std::vector<Type> from, to;
+  flatten(info(*s.value).type, "", names, from);
+  flatten(rt, "", names, to);
+  for (size_t k = 0; k < parts.size(); ++k) parts[k] = convert(parts[k], from[k], to[k]);
+  std::string tmp = "simt_ret" + std::to_string(temp_counter_++);
+  line(tuple_struct(rt) + " " + tmp + " = {" + join_list(parts) + "};");
+  line("return " + tmp + ";");
+}
+
+bool Emitter::effectful_intrinsic(const ExprInfo& i) {
+  return i.intrinsic && !i.intrinsic->pure && i.intrinsic->rule != sema::Rule::Print;
+}
+
+bool Emitter::has_call(const Expr* e) {
+  if (e == nullptr) return false;
+  if (auto it = has_call_.find(e); it != has_call_.end()) return it->second;
+  auto i = fn_.exprs.find(e);
+  bool found =
+      i != fn_.exprs.end() && (i->second.function != nullptr || effectful_intrinsic(i->second));
+  for (const auto& item : e->items) found = has_call(item.get()) || found;
+  for (const auto& kw : e->keywords) found = has_call(kw.value.get()) || found;
+  has_call_[e] = found;
+  return found;
+}
+
+void Emitter::prepare(const Expr& e) {
+  if (!has_call(&e) || hoisted_.count(&e)) return;
+  const ExprInfo& i = info(e);
+  switch (e.kind) {
+    case ExprKind::Call:
+      if (effectful_intrinsic(i)) {
+        prepare_arguments(e);
+        hoist_intrinsic(e);
+        return;
+      }
+      if (!i.function) break;
+      prepare_arguments(e);
+      hoist_call(e);
+      return;
+    case ExprKind::IfExp:
+      if (has_call(e.items[0].get()) || has_call(e.items[2].get())) {
+        lower_if_exp(e);
+      } else {
+        prepare(*e.items[1]);
+      }
+      return;
+    case ExprKind::BoolOp:
+      for (size_t k = 1; k < e.items.size(); ++k) {
+        if (!has_call(e.items[k].get())) continue;
+        lower_bool_op(e);
+        return;
+      }
+      prepare(*e.items[0]);
+      return;
+    case ExprKind::Compare:
+      for (size_t k = 2; k < e.items.size(); ++k) {
+        if (!has_call(e.items[k].get())) continue;
+        lower_compare(e);
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  for (const auto& item : e.items)
+    if (item) prepare(*item);
+  for (const auto& kw : e.keywords) prepare(*kw.value);
+}
+
+void Emitter::prepare_arguments(const Expr& call) {
+  for (size_t k = 1; k < call.items.size(); ++k) prepare(*call.items[k]);
+  for (const auto& kw : call.keywords) prepare(*kw.value);
+}
+
+void Emitter::prepare_target(const Expr& target) {
+  if (target.kind == ExprKind::Subscript) {
+    prepare(*target.items[0]);
+    prepare(*target.items[1]);
+  } else if (target.kind == ExprKind::Tuple) {
+    for (const auto& item : target.items) prepare_target(*item);
+  }
+}
+
+void Emitter::hoist_intrinsic(const Expr& e) {
+  const ExprInfo& i = info(e);
+  switch (i.intrinsic->rule) {
+    case sema::Rule::Barrier:
+      line(std::string(d_.barrier));
+      hoisted_[&e] = {};
+      return;
+    case sema::Rule::Fence: {
+      int k = i.intrinsic->c_name == "device" ? 0 : i.intrinsic->c_name == "block" ? 1 : 2;
+      line(std::string(d_.fences[k]) + ";");
+      hoisted_[&e] = {};
+      return;
+    }
+    case sema::Rule::FloatSplit: {
+      // frexp(x, &e) / modf(x, &i) in the operand's float type (float16
+      // computes in float: both parts of a float16 are exact float16s).
+      Scalar s = sema::concrete(i.operand);
+      Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
+      std::string rt(d_.value_type(real));
+      std::string x = "simt_tmp" + std::to_string(temp_counter_++);
+      std::string first = "simt_tmp" + std::to_string(temp_counter_++);
+      std::string second = "simt_tmp" + std::to_string(temp_counter_++);
+      line(rt + " " + x + " = " + emit_as(*e.items[1], Type::scalar_of(real)) + ";");
+      bool frexp = i.intrinsic->c_name == "frexp";
+      line((frexp ? std::string("int ") : rt + " ") + second + ";");
+      line(rt + " " + first + " = " + d_.math_name(i.intrinsic->c_name, real) + "(" + x + ", &" +
+           second + ");");
+      if (frexp) {
+        // C leaves the exponent of an infinity or NaN unspecified; Python says 0.
+        hoisted_[&e] = {first, "(" + std::string(d_.isfinite_name) + "(" + x + ") ? (" +
+                                   std::string(d_.value_type(Scalar::Int64)) + ")" + second +
+                                   " : 0)"};
+      } else {
+        hoisted_[&e] = {first, second};
+      }
+      return;
+    }
+    default: {
+      std::string code = call(e);
+      std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+      line(ctype(i.type) + " " + tmp + " = " + code + ";");
+      hoisted_[&e] = {tmp};
+      return;
+    }
+  }
+}
+
+void Emitter::hoist_call(const Expr& e) {
+  const Type& rt = info(e).function->typed.return_type;
+  std::string code = call_code(e);
+  if (rt.kind == TypeKind::None) {
+    line(code + ";");
+    hoisted_[&e] = {};
+    return;
+  }
+  std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+  line(result_ctype(rt) + " " + tmp + " = " + code + ";");
+  if (!rt.is_tuple()) {
+    hoisted_[&e] = {tmp};
+    return;
+  }
+  std::vector<std::string> parts;
+  for (size_t k = 0; k < count_parts(rt); ++k) parts.push_back(tmp + ".v" + std::to_string(k));
+  hoisted_[&e] = parts;
+}
+
+std::string Emitter::call_code(const Expr& e) {
+  const ExprInfo& i = info(e);
+  const sema::TypedFunction& callee = i.function->typed;
+  std::vector<std::string> args;
+  if (!d_.function_hidden_args.empty()) args.emplace_back(d_.function_hidden_args);
+  for (size_t p = 0; p < i.arguments.size(); ++p) {
+    const sema::CallArgument& a = i.arguments[p];
+    const Type& pt = callee.param_types[p];
+    if (pt.is_tuple()) {
+      std::vector<std::string> parts, names;
+      std::vector<Type> from, to;
+      flatten(pt, "", names, to);
+      if (a.expr) {
+        parts = values(*a.expr);
+        flatten(info(*a.expr).type, "", names, from);
+      } else {
+        constant_parts(a.default_value, parts);
+        from = to;
+      }
+      for (size_t k = 0; k < parts.size(); ++k) args.push_back(convert(parts[k], from[k], to[k]));
+    } else if (!a.expr) {
+      args.push_back(literal(a.default_value, pt));
+    } else if (pt.is_array()) {
+      args.push_back(expr(*a.expr));
+    } else {
+      args.push_back(emit_as(*a.expr, pt));
+    }
+  }
+  return function_symbol(i.function->source->name, i.function->ordinal) + "(" + join_list(args) +
+         ")";
+}
+
+std::vector<std::string> Emitter::declare_temporaries(const Type& t) {
+  std::vector<std::string> names;
+  std::vector<Type> types;
+  flatten(t, "", names, types);
+  std::vector<std::string> temps;
+  for (const Type& item : types) {
+    std::string name = "simt_tmp" + std::to_string(temp_counter_++);
+    bool aggregate = sema::is_complex(sema::concrete(item));
+    line(ctype(item) + " " + name + (aggregate ? " = {0};" : " = 0;"));
+    temps.push_back(name);
+  }
+  return temps;
+}
+
+void Emitter::assign_temporaries(const std::vector<std::string>& temps, const Expr& e,
+                                 const Type& t) {
+  std::vector<std::string> parts = values(e);
+  std::vector<std::string> names;
+  std::vector<Type> from, to;
+  flatten(info(e).type, "", names, from);
+  flatten(t, "", names, to);
+  for (size_t k = 0; k < parts.size(); ++k)
+    line(temps[k] + " = " + convert(parts[k], from[k], to[k]) + ";");
+}
+
+void Emitter::lower_if_exp(const Expr& e) {
+  const Type& t = info(e).type;
+  std::vector<std::string> temps = declare_temporaries(t);
+  prepare(*e.items[1]);
+  line("if (" + truth(*e.items[1]) + ") {");
+  for (int branch : {0, 2}) {
+    if (branch == 2) line("} else {");
+    ++indent_;
+    prepare(*e.items[branch]);
+    assign_temporaries(temps, *e.items[branch], t);
+    --indent_;
+  }
+  line("}");
+  hoisted_[&e] = temps;
+}
+
+void Emitter::lower_bool_op(const Expr& e) {
+  const Type& t = info(e).type;
+  bool is_bool = sema::is_bool(sema::concrete(t));
+  std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+  Type bool_type = Type::scalar_of(Scalar::Bool);
+  int opened = 0;
+  for (size_t k = 0; k < e.items.size(); ++k) {
+    if (k > 0) {
+      std::string test = is_bool ? tmp : convert(tmp, t, bool_type);
+      line("if (" + (e.op == Op::And ? test : "!" + test) + ") {");
+      ++indent_;
+      ++opened;
+    }
+    prepare(*e.items[k]);
+    std::string value = is_bool ? truth(*e.items[k]) : emit_as(*e.items[k], t);
+    line((k == 0 ? ctype(t) + " " : std::string()) + tmp + " = " + value + ";");
+  }
+  for (; opened > 0; --opened) {
+    --indent_;
+    line("}");
+  }
+  hoisted_[&e] = {tmp};
+}
+
+void Emitter::lower_compare(const Expr& e) {
+  std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+  prepare(*e.items[0]);
+  int opened = 0;
+  for (size_t k = 0; k < e.ops.size(); ++k) {
+    if (k > 0) {
+      line("if (" + tmp + ") {");
+      ++indent_;
+      ++opened;
+    }
+    prepare(*e.items[k + 1]);
+    line((k == 0 ? ctype(Type::scalar_of(Scalar::Bool)) + " " : std::string()) + tmp + " = " +
+         compare_pair(e, k) + ";");
+  }
+  for (; opened > 0; --opened) {
+    --indent_;
+    line("}");
+  }
+  hoisted_[&e] = {tmp};
+}
+
+}  // namespace simt::codegen::detail

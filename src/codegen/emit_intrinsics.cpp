@@ -1,0 +1,222 @@
+// Intrinsic calls (math, casts, grid, warps, ...) and the thread-index and
+// warp code they lower to.
+#include <cmath>
+#include <stdexcept>
+
+#include "codegen/emitter_impl.h"
+
+namespace simt::codegen::detail {
+
+std::string Emitter::math_call(std::string_view c_name, Scalar s, const std::string& args) {
+  Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
+  if (c_name == "simt_degrees")
+    return round_half_if(s, "(" + args + " * " + float_literal(180.0 / M_PI, real) + ")");
+  if (c_name == "simt_radians")
+    return round_half_if(s, "(" + args + " * " + float_literal(M_PI / 180.0, real) + ")");
+  return round_half_if(s, d_.math_name(c_name, real) + "(" + args + ")");
+}
+
+std::string Emitter::call(const Expr& e) {
+  const ExprInfo& i = info(e);
+  const Type& callee = info(*e.items[0]).type;
+  if (callee.kind == TypeKind::DType)
+    return convert(expr(*e.items[1]), info(*e.items[1]).type, i.type);
+  if (i.function) return call_code(e);
+  const sema::Intrinsic& fn = *i.intrinsic;
+  auto arg = [&](size_t k, const Type& as) { return emit_as(*e.items[k + 1], as); };
+  Scalar s = sema::concrete(i.operand);
+  Type ot = Type::scalar_of(s);
+  // In the order of sema::Rule, as the typing side's switch is, so the two
+  // read side by side (FloatRound and Fence repeat a neighbour's line).
+  switch (fn.rule) {
+    case sema::Rule::FloatUnary:
+      return math_call(fn.c_name, s, arg(0, ot));
+    case sema::Rule::FloatBinary:
+      return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot));
+    case sema::Rule::Ldexp:
+      return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, Type::scalar_of(Scalar::Int32)));
+    case sema::Rule::FloatSplit:
+      throw std::logic_error("frexp() and modf() are evaluated into temporaries");
+    case sema::Rule::FloatPredicate: {
+      std::string_view name = fn.c_name == "isnan"   ? d_.isnan_name
+                              : fn.c_name == "isinf" ? d_.isinf_name
+                                                     : d_.isfinite_name;
+      Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
+      return "(" + std::string(name) + "(" + arg(0, Type::scalar_of(real)) + ") != 0)";
+    }
+    case sema::Rule::FloatToInt: {
+      const Type& at = info(*e.items[1]).type;
+      if (at.is_int_like()) return arg(0, i.type);
+      return convert(math_call(fn.c_name, s, arg(0, ot)), ot, i.type);
+    }
+    case sema::Rule::FloatRound:
+      return math_call(fn.c_name, s, arg(0, ot));
+    case sema::Rule::Abs: {
+      if (sema::is_complex(s)) return helpers_.use(Helper::ComplexAbs, s) + "(" + arg(0, ot) + ")";
+      if (sema::is_float(s)) return math_call("fabs", s, arg(0, ot));
+      std::string a = arg(0, ot);
+      if (sema::is_unsigned(s)) return a;
+      return "(" + a + " < 0 ? " + wrap_arith("-", s, "0", a) + " : " + a + ")";
+    }
+    case sema::Rule::MinMax: {
+      bool is_min = fn.c_name == "fmin";
+      bool nan_propagating = fn.name.substr(0, 6) == "numpy." && sema::is_float(s);
+      std::string result = arg(0, ot);
+      for (size_t k = 1; k + 1 < e.items.size(); ++k) {
+        std::string b = arg(k, ot);
+        if (nan_propagating)
+          result = "((" + result + (is_min ? " < " : " > ") + b + " || " + result +
+                   " != " + result + ") ? " + result + " : " + b + ")";
+        else
+          result = "(" + b + (is_min ? " < " : " > ") + result + " ? " + b + " : " + result + ")";
+      }
+      return result;
+    }
+    case sema::Rule::CastInt:
+    case sema::Rule::CastFloat:
+    case sema::Rule::CastBool:
+      return convert(expr(*e.items[1]), info(*e.items[1]).type, i.type);
+    case sema::Rule::CastComplex: {
+      Type f64 = Type::scalar_of(Scalar::Float64);
+      const Type& at = info(*e.items[1]).type;
+      if (e.items.size() == 2 && sema::is_complex(sema::concrete(at)))
+        return convert(expr(*e.items[1]), at, i.type);
+      std::string im = e.items.size() > 2 ? arg(1, f64) : "0.0";
+      return helpers_.use(Helper::ComplexMake, Scalar::Complex128) + "(" + arg(0, f64) + ", " + im +
+             ")";
+    }
+    case sema::Rule::Round: {
+      const Type& at = info(*e.items[1]).type;
+      if (e.items.size() == 3) {
+        if (at.is_int_like()) return arg(0, i.type);
+        return round_half_if(sema::concrete(i.type),
+                             helpers_.use(Helper::RoundDigits, s) + "(" + arg(0, ot) + ", " +
+                                 arg(1, Type::scalar_of(Scalar::Int64)) + ")");
+      }
+      if (at.is_int_like()) return arg(0, i.type);
+      return convert(math_call("rint", s, arg(0, ot)), ot, i.type);
+    }
+    case sema::Rule::Pow:
+      return binary_code(Op::Pow, i.operand, arg(0, ot), info(*e.items[1]), *e.items[2]);
+    case sema::Rule::Len:
+      return expr(*e.items[1]) + ".shape[0]";
+    case sema::Rule::Range:
+    case sema::Rule::Print:
+      throw std::logic_error("range() and print() are statements here");
+    case sema::Rule::Grid:
+    case sema::Rule::GridSize:
+      return grid_component(fn.rule, 0);
+    case sema::Rule::ArrayAlloc:
+      return array_alloc(e);
+    case sema::Rule::Barrier:
+      throw std::logic_error("syncthreads() and threadfence() are statements");
+    case sema::Rule::BarrierReduce: {
+      int k = fn.c_name == "count" ? 0 : fn.c_name == "and" ? 1 : 2;
+      std::string pred = "(int)" + truth(*e.items[1]);
+      if (!d_.barrier_reduce[k].empty()) return apply(d_.barrier_reduce[k], "", pred);
+      return shared_counter_reduce(k, pred);
+    }
+    case sema::Rule::Fence:
+      throw std::logic_error("syncthreads() and threadfence() are statements");
+    case sema::Rule::Atomic:
+    case sema::Rule::AtomicCas:
+      return atomic_code(e);
+    case sema::Rule::LaneId:
+    case sema::Rule::WarpSize:
+      throw std::logic_error("laneid and warpsize are attributes");
+    case sema::Rule::ActiveMask:
+      note_warp_use(e);
+      if (d_.id == DialectId::Cpp) return cpu_active_mask();
+      return d_.activemask.empty() ? "0u" : std::string(d_.activemask);
+    case sema::Rule::ConstArrayLike:
+      return constant_array(i);
+    case sema::Rule::Shuffle: {
+      note_warp_use(e);
+      int k = fn.c_name == "idx" ? 0 : fn.c_name == "up" ? 1 : fn.c_name == "down" ? 2 : 3;
+      std::string pattern(d_.shuffles[k]);
+      if (pattern.empty()) return "0";
+      return warp_call(pattern, arg(0, Type::scalar_of(Scalar::UInt32)), arg(1, i.type),
+                       arg(2, Type::scalar_of(Scalar::Int32)));
+    }
+    case sema::Rule::Vote: {
+      note_warp_use(e);
+      int k = fn.c_name == "ballot" ? 0 : fn.c_name == "all" ? 1 : 2;
+      std::string pattern(d_.votes[k]);
+      if (pattern.empty()) return "0";
+      std::string code = warp_call(pattern, arg(0, Type::scalar_of(Scalar::UInt32)),
+                                   "(int)" + truth(*e.items[2]), "");
+      return k == 0 ? "((unsigned int)" + code + ")" : "(" + code + " != 0)";
+    }
+  }
+  throw std::logic_error("unknown intrinsic");
+}
+
+std::optional<PythonLine> Emitter::where(const Expr& e) const {
+  return PythonLine{fn_.source->filename(), static_cast<int>(e.span.line),
+                    std::string(fn_.source->line_text(e.span.line)), static_cast<int>(e.span.col)};
+}
+
+void Emitter::note_warp_use(const Expr& e) {
+  if (!module_.warp_use) module_.warp_use = where(e);
+}
+
+std::string Emitter::warp_call(std::string_view pattern, const std::string& mask,
+                               const std::string& value, const std::string& lane) {
+  return fill_pattern(pattern, {{"%m", mask}, {"%x", value}, {"%l", lane}});
+}
+
+std::string Emitter::linear_thread() {
+  auto at = [&](IndexObject o, int c) { return index_value(o, c); };
+  return "(" + at(IndexObject::ThreadIdx, 0) + " + " + at(IndexObject::BlockDim, 0) + " * (" +
+         at(IndexObject::ThreadIdx, 1) + " + " + at(IndexObject::BlockDim, 1) + " * " +
+         at(IndexObject::ThreadIdx, 2) + "))";
+}
+
+std::string Emitter::lane_id() { return "((int)(" + linear_thread() + " & 31))"; }
+
+std::string Emitter::cpu_active_mask() {
+  std::string threads = "(" + index_value(IndexObject::BlockDim, 0) + " * " +
+                        index_value(IndexObject::BlockDim, 1) + " * " +
+                        index_value(IndexObject::BlockDim, 2) + ")";
+  std::string left = "(" + threads + " - (" + linear_thread() + " & ~(simt_i64)31))";
+  return "(" + left + " >= 32 ? 0xffffffffu : (unsigned int)((1ull << " + left + ") - 1u))";
+}
+
+std::string Emitter::shared_counter_reduce(int k, const std::string& pred) {
+  if (!shared_counter_declared_) {
+    prologue_ += "  " + std::string(d_.shared_decl) + "int simt_sync_counter;\n";
+    shared_counter_declared_ = true;
+  }
+  std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+  std::string first = "(" + linear_thread() + " == 0)";
+  line(std::string(d_.barrier));
+  line("if " + first + " simt_sync_counter = 0;");
+  line(std::string(d_.barrier));
+  line("if (" + pred + ") atomic_inc(&simt_sync_counter);");
+  line(std::string(d_.barrier));
+  std::string threads = "(int)(" + index_value(IndexObject::BlockDim, 0) + " * " +
+                        index_value(IndexObject::BlockDim, 1) + " * " +
+                        index_value(IndexObject::BlockDim, 2) + ")";
+  std::string value = k == 0   ? "simt_sync_counter"
+                      : k == 1 ? "(simt_sync_counter == " + threads + ")"
+                               : "(simt_sync_counter != 0)";
+  line("int " + tmp + " = " + value + ";");
+  line(std::string(d_.barrier));
+  return tmp;
+}
+
+std::string Emitter::index_value(IndexObject object, int c) {
+  return "((" + std::string(d_.value_type(Scalar::Int64)) + ")" +
+         std::string(d_.index_expr(object, c)) + ")";
+}
+
+std::string Emitter::grid_component(sema::Rule rule, int c) {
+  if (rule == sema::Rule::Grid)
+    return "(" + index_value(IndexObject::BlockIdx, c) + " * " +
+           std::string(d_.index_expr(IndexObject::BlockDim, c)) + " + " +
+           std::string(d_.index_expr(IndexObject::ThreadIdx, c)) + ")";
+  return "(" + index_value(IndexObject::BlockDim, c) + " * " +
+         std::string(d_.index_expr(IndexObject::GridDim, c)) + ")";
+}
+
+}  // namespace simt::codegen::detail

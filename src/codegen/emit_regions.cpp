@@ -1,0 +1,395 @@
+// CPU kernels with barriers, run as regions. The kernel runs once per
+// block. Statements every thread runs alike (barriers, assignments of
+// uniform variables, control flow around them) run once, at the "uniform
+// level"; the statements between them run in a loop over the block's
+// threads (a region). A barrier is then simply the end of one region: every
+// thread has finished it before the next starts. Varying locals live in
+// per-thread arrays (simt_pt_*); warp operations and
+// syncthreads_count/and/or read the other threads' values from arrays
+// written in the region before.
+#include <algorithm>
+#include <functional>
+
+#include "codegen/emitter_impl.h"
+#include "lang/diagnostics.h"
+
+namespace simt::codegen::detail {
+
+bool Emitter::needs_regions() const {
+  for (const auto& [e, i] : fn_.exprs) {
+    if (!i.intrinsic) continue;
+    if (sema::is_collective(i.intrinsic->rule)) return true;
+    if (i.intrinsic->rule == sema::Rule::ArrayAlloc && i.type.space == sema::Space::Shared)
+      return true;
+  }
+  return false;
+}
+
+void Emitter::fail_at(lang::Span span, const std::string& message) const {
+  lang::fail(lang::DiagnosticKind::Syntax, *fn_.source, span, message);
+}
+
+std::string Emitter::collective_name(const Expr& call) const {
+  return std::string(info(call).intrinsic->name.substr(5)) + "()";  // drop "simt."
+}
+
+const Expr* Emitter::first_collective(const Stmt& s) const {
+  std::vector<const Expr*> found = regions_.uniformity->collectives(s);
+  return found.empty() ? nullptr : found.front();
+}
+
+bool Emitter::uniform_level(const Stmt& s) const {
+  if (regions_.uniformity->has_collective(s)) return true;
+  switch (s.kind) {
+    case StmtKind::Break:
+    case StmtKind::Continue:
+      return !loops_.empty() && loops_.back().uniform;
+    case StmtKind::Return:
+      return false;  // a thread leaving; at the top of uniform code it is still per thread
+    case StmtKind::Assign:
+    case StmtKind::AugAssign:
+    case StmtKind::AnnAssign:
+      return regions_.uniformity->uniform_assignment(s);
+    case StmtKind::If:
+      return contains_uniform_level(s.body, false) || contains_uniform_level(s.orelse, false);
+    case StmtKind::While:
+    case StmtKind::For:
+      return contains_uniform_level(s.body, true);
+    default:
+      return false;
+  }
+}
+
+bool Emitter::contains_uniform_level(const std::vector<lang::StmtPtr>& body, bool in_loop) const {
+  for (const auto& s : body) {
+    if (regions_.uniformity->has_collective(*s)) return true;
+    switch (s->kind) {
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        if (!in_loop && !loops_.empty() && loops_.back().uniform) return true;
+        break;
+      case StmtKind::Assign:
+      case StmtKind::AugAssign:
+      case StmtKind::AnnAssign:
+        if (regions_.uniformity->uniform_assignment(*s)) return true;
+        break;
+      case StmtKind::If:
+        if (contains_uniform_level(s->body, in_loop) || contains_uniform_level(s->orelse, in_loop))
+          return true;
+        break;
+      case StmtKind::While:
+      case StmtKind::For:
+        if (contains_uniform_level(s->body, true)) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+void Emitter::region_block(const std::vector<lang::StmtPtr>& body) {
+  std::vector<const Stmt*> pending;
+  for (const auto& sp : body) {
+    if (!uniform_level(*sp)) {
+      pending.push_back(sp.get());
+      continue;
+    }
+    flush_region(pending);
+    uniform_stmt(*sp);
+  }
+  flush_region(pending);
+}
+
+void Emitter::open_thread_loop() {
+  line("for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)");
+  line("  for (simt_i64 simt_y = 0; simt_y < simt_ctx->block_dim[1]; ++simt_y)");
+  line("    _Pragma(\"clang loop vectorize(disable)\")");
+  line("    for (simt_i64 simt_x = 0; simt_x < simt_ctx->block_dim[0]; ++simt_x) {");
+  indent_ += 3;
+  line(
+      "const simt_i64 simt_t = (simt_z * simt_ctx->block_dim[1] + simt_y) * "
+      "simt_ctx->block_dim[0] + simt_x;");
+  line("const simt_thread simt_tid = {simt_x, simt_y, simt_z};");
+  line("(void)simt_t;");
+  line("(void)simt_tid;");
+  if (regions_.has_exits) line("if (simt_exited[simt_t]) continue;");
+  if (!regions_.masks.empty()) line("if (!" + regions_.masks.back() + "[simt_t]) continue;");
+  regions_.thread_exit_label = "simt_next" + std::to_string(temp_counter_++);
+  line("{");
+  ++indent_;
+  regions_.uniform_level = false;
+}
+
+void Emitter::close_thread_loop() {
+  regions_.uniform_level = true;
+  --indent_;
+  line("}");
+  line(regions_.thread_exit_label + ":;");
+  regions_.thread_exit_label.clear();
+  indent_ -= 3;
+  line("}");
+}
+
+void Emitter::flush_region(std::vector<const Stmt*>& pending) {
+  if (pending.empty()) return;
+  open_thread_loop();
+  for (const Stmt* s : pending) stmt(*s);
+  close_thread_loop();
+  pending.clear();
+}
+
+void Emitter::uniform_stmt(const Stmt& s) {
+  if (const Expr* call = regions_.uniformity->statement_collective(s)) {
+    collective_stmt(s, *call);
+    return;
+  }
+  bool compound = s.kind == StmtKind::If || s.kind == StmtKind::While || s.kind == StmtKind::For;
+  if (!regions_.masks.empty() && (s.kind == StmtKind::Break || s.kind == StmtKind::Continue))
+    fail_at(s.span,
+            "on the CPU, break and continue are not supported under a condition that may "
+            "differ between threads in code with warp operations");
+  if (!compound) {
+    if (const Expr* call = first_collective(s)) {
+      fail_at(call->span, "on the CPU, " + collective_name(*call) +
+                              " must be a statement of its own (`x = " + collective_name(*call) +
+                              "`, `x += ...` or a call alone): the threads of a block wait "
+                              "for each other there");
+    }
+    stmt(s);  // a uniform assignment, break or continue
+    return;
+  }
+  const Expr& header = s.kind == StmtKind::For ? *s.value : *s.test;
+  if (!regions_.uniformity->uniform_expr(header) && s.kind != StmtKind::For &&
+      warp_collectives_only(s)) {
+    // Warp operations under a condition that differs between threads run
+    // as the hardware runs them: the threads that took the branch are
+    // marked active, and regions skip the others.
+    if (s.kind == StmtKind::If)
+      masked_if(s);
+    else
+      masked_while(s);
+    return;
+  }
+  if (!regions_.uniformity->uniform_expr(header)) {
+    const Expr* call = first_collective(s);
+    // Otherwise a break/continue of a loop with a barrier, or an
+    // assignment of a variable every thread must agree on.
+    std::string what = call ? collective_name(*call)
+                            : std::string(
+                                  "leaving or continuing a loop that contains a barrier "
+                                  "(syncthreads() or a warp operation)");
+    fail_at(header.span,
+            "on the CPU, " + what + " must be reached by all threads of a block together, but " +
+                "this condition may differ between threads (it reads threadIdx, grid(), an "
+                "array element or a variable computed from them); make it depend only on "
+                "parameters, constants, blockIdx, blockDim and gridDim");
+  }
+  stmt(s);
+}
+
+bool Emitter::warp_collectives_only(const Stmt& s) const {
+  std::vector<const Expr*> found = regions_.uniformity->collectives(s);
+  return !found.empty() && std::all_of(found.begin(), found.end(), [&](const Expr* call) {
+    sema::Rule rule = info(*call).intrinsic->rule;
+    return rule == sema::Rule::Shuffle || rule == sema::Rule::Vote;
+  });
+}
+
+std::string Emitter::new_mask(const std::function<std::string()>& value) {
+  std::string mask = "simt_mask" + std::to_string(temp_counter_++);
+  prologue_ +=
+      "  unsigned char* " + mask + " = " + scratch("unsigned char", "simt_nthreads") + ";\n";
+  line("for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) " + mask + "[simt_t] = 0;");
+  open_thread_loop();
+  line(mask + "[simt_t] = " + value() + ";");
+  close_thread_loop();
+  return mask;
+}
+
+void Emitter::masked_if(const Stmt& s) {
+  source_comment(s);
+  std::string taken = new_mask([&] {
+    prepare(*s.test);
+    return "(unsigned char)" + truth(*s.test);
+  });
+  regions_.masks.push_back(taken);
+  block(s.body);
+  regions_.masks.pop_back();
+  if (s.orelse.empty()) return;
+  std::string other = new_mask([&] { return "(unsigned char)!" + taken + "[simt_t]"; });
+  regions_.masks.push_back(other);
+  block(s.orelse);
+  regions_.masks.pop_back();
+}
+
+void Emitter::masked_while(const Stmt& s) {
+  source_comment(s);
+  std::string in_loop = new_mask([] { return std::string("1"); });
+  line("while (1) {");
+  ++indent_;
+  regions_.masks.push_back(in_loop);
+  open_thread_loop();
+  prepare(*s.test);
+  line("if (!" + truth(*s.test) + ") " + in_loop + "[simt_t] = 0;");
+  close_thread_loop();
+  std::string any = "simt_any" + std::to_string(temp_counter_++);
+  line("int " + any + " = 0;");
+  line("for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) " + any + " |= " + in_loop +
+       "[simt_t]" + (regions_.has_exits ? " && !simt_exited[simt_t]" : "") + ";");
+  line("if (!" + any + ") break;");
+  loops_.push_back({false, "", true});
+  block(s.body);
+  loops_.pop_back();
+  regions_.masks.pop_back();
+  --indent_;
+  line("}");
+}
+
+void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
+  source_comment(s);
+  const ExprInfo& i = info(call);
+  const sema::Intrinsic& fn = *i.intrinsic;
+  std::string n = std::to_string(temp_counter_++);
+  auto per_thread_array = [&](const std::string& type, const std::string& name) {
+    prologue_ += "  " + type + "* " + name + " = " + scratch(type, "simt_nthreads") + ";\n";
+  };
+  if (fn.rule == sema::Rule::Barrier) {
+    line("// barrier: the region above ends here for every thread");
+    return;
+  }
+  std::string result = "simt_c" + n + "_result";
+  if (fn.rule == sema::Rule::BarrierReduce) {
+    std::string pred = "simt_c" + n + "_pred";
+    per_thread_array("int", pred);
+    open_thread_loop();
+    prepare(*call.items[1]);
+    line(pred + "[simt_t] = (int)" + truth(*call.items[1]) + ";");
+    close_thread_loop();
+    std::string op = fn.c_name == "count" ? "+=" : fn.c_name == "and" ? "&=" : "|=";
+    line("int " + result + " = " + (fn.c_name == "and" ? "1" : "0") + ";");
+    line("for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t)");
+    line(std::string("  ") + (regions_.has_exits ? "if (!simt_exited[simt_t]) " : "") + result +
+         " " + op + " (" + pred + "[simt_t] != 0);");
+    hoisted_[&call] = {result};
+    open_thread_loop();
+    stmt_without_comment(s);
+    close_thread_loop();
+    return;
+  }
+  // Warp operations: warps are 32 consecutive threads (x fastest).
+  note_warp_use(call);
+  std::string value = "simt_c" + n + "_value", lane = "simt_c" + n + "_lane";
+  bool shuffle = fn.rule == sema::Rule::Shuffle;
+  std::string vt = shuffle ? ctype(i.type) : "int";
+  per_thread_array(vt, value);
+  if (shuffle) per_thread_array("simt_i64", lane);
+  open_thread_loop();
+  for (size_t k = 1; k < call.items.size(); ++k) prepare(*call.items[k]);
+  if (shuffle) {
+    line(value + "[simt_t] = " + emit_as(*call.items[2], i.type) + ";");
+    line(lane + "[simt_t] = " + emit_as(*call.items[3], Type::scalar_of(Scalar::Int64)) + ";");
+  } else {
+    line(value + "[simt_t] = (int)" + truth(*call.items[2]) + ";");
+  }
+  close_thread_loop();
+  open_thread_loop();
+  line("const simt_i64 simt_lane = simt_t & 31, simt_warp = simt_t - simt_lane;");
+  if (shuffle) {
+    std::string l = lane + "[simt_t]";
+    std::string src =
+        fn.c_name == "idx" ? "simt_warp + (" + l + " & 31)"
+        : fn.c_name == "up"
+            ? "(simt_lane >= " + l + " && " + l + " >= 0 ? simt_t - " + l + " : simt_t)"
+        : fn.c_name == "down"
+            ? "(simt_lane + " + l + " < 32 && " + l + " >= 0 ? simt_t + " + l + " : simt_t)"
+            : "((simt_lane ^ " + l + ") < 32 && " + l + " >= 0 ? simt_warp + " + "(simt_lane ^ " +
+                  l + ") : simt_t)";
+    line("simt_i64 simt_src = " + src + ";");
+    line("if (simt_src >= simt_nthreads) simt_src = simt_t;");
+    line(vt + " " + result + " = " + value + "[simt_src];");
+  } else {
+    std::string mask = emit_as(*call.items[1], Type::scalar_of(Scalar::UInt32));
+    line("unsigned int " + result + "_bits = 0;");
+    line(
+        "for (simt_i64 simt_k = 0; simt_k < 32 && simt_warp + simt_k < simt_nthreads; "
+        "++simt_k)");
+    line(std::string("  if (") +
+         (regions_.has_exits ? "!simt_exited[simt_warp + simt_k] && " : "") +
+         (regions_.masks.empty() ? "" : regions_.masks.back() + "[simt_warp + simt_k] && ") +
+         value + "[simt_warp + simt_k]) " + result + "_bits |= 1u << simt_k;");
+    line("const unsigned int simt_members = " + mask + " & " + cpu_active_mask() + ";");
+    std::string out = fn.c_name == "ballot" ? result + "_bits & simt_members"
+                      : fn.c_name == "all"  ? "(" + result + "_bits & simt_members) == simt_members"
+                                            : "(" + result + "_bits & simt_members) != 0";
+    line(ctype(i.type) + " " + result + " = " + out + ";");
+  }
+  hoisted_[&call] = {result};
+  stmt_without_comment(s);
+  close_thread_loop();
+}
+
+void Emitter::stmt_without_comment(const Stmt& s) {
+  regions_.suppress_comment = true;
+  stmt(s);
+}
+
+std::string Emitter::scratch(const std::string& type, const std::string& count) {
+  regions_.scratch_sizes.push_back("(simt_i64)sizeof(" + type + ") * " + count);
+  return "(" + type + "*)(simt_scratch + simt_scratch_at" +
+         std::to_string(regions_.scratch_sizes.size() - 1) + ")";
+}
+
+std::string Emitter::scratch_setup() const {
+  std::string out = "  simt_i64 simt_scratch_bytes = 0;\n";
+  for (size_t k = 0; k < regions_.scratch_sizes.size(); ++k) {
+    std::string at = "simt_scratch_at" + std::to_string(k);
+    out += "  const simt_i64 " + at + " = simt_scratch_bytes;\n";
+    out += "  simt_scratch_bytes += (" + regions_.scratch_sizes[k] + " + 63) & ~(simt_i64)63;\n";
+  }
+  out +=
+      "  unsigned char* simt_scratch = (unsigned char*)calloc(1, (unsigned long)"
+      "simt_scratch_bytes + 1);\n"
+      "  if (!simt_scratch) __builtin_trap();\n";
+  return out;
+}
+
+std::string Emitter::region_function_body() {
+  std::string decls, fills;
+  auto alloc = [&](const std::string& type, const std::string& name) {
+    decls += "  " + type + "* " + name + " = " + scratch(type, "simt_nthreads") + ";\n";
+  };
+  regions_.bare_names = true;
+  for (size_t i = 0; i < fn_.locals.size(); ++i) {
+    int index = static_cast<int>(i);
+    std::vector<std::string> names, bare;
+    std::vector<Type> types;
+    std::string base = mangle(fn_.locals[i].name);
+    if (per_thread(index)) {
+      flatten(fn_.locals[i].type, "simt_pt_" + base, names, types);
+      flatten(fn_.locals[i].type, base, bare, types);
+      for (size_t k = 0; k < names.size(); ++k) {
+        alloc(ctype(types[k]), names[k]);
+        if (i < fn_.param_count())
+          fills += "  for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) " + names[k] +
+                   "[simt_t] = " + bare[k] + ";\n";
+      }
+    } else if (i >= fn_.param_count()) {
+      flatten(fn_.locals[i].type, base, names, types);
+      for (size_t k = 0; k < names.size(); ++k) {
+        bool aggregate = types[k].is_array() || sema::is_complex(types[k].scalar);
+        decls += "  " + ctype(types[k]) + " " + names[k] + (aggregate ? " = {0};\n" : " = 0;\n");
+      }
+    }
+  }
+  regions_.bare_names = false;
+  if (regions_.has_exits) alloc("unsigned char", "simt_exited");
+  indent_ = 1;
+  body_.clear();
+  regions_.uniform_level = true;
+  block(fn_.parsed->def.body);
+  regions_.uniform_level = false;
+  return prologue_ + decls + fills + body_;
+}
+
+}  // namespace simt::codegen::detail

@@ -1,0 +1,463 @@
+// The emitter's private header. Emitter is declared once, here, and its
+// members are defined in the emit_*.cpp files of this folder, one concern
+// each; nothing outside src/codegen/ includes this (emitter.h is the API).
+//
+// Expressions are emitted as C expressions in the C type of their inferred
+// type; every operand is converted to the operation's type first (the
+// `operand` of its ExprInfo), so C's own promotions never decide a result.
+// Tuples never exist in C: a tuple value is a list of item expressions and
+// a tuple variable is one C variable per item.
+#pragma once
+
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "codegen/emitter.h"
+#include "codegen/helpers.h"
+#include "codegen/uniformity.h"
+
+// A named namespace rather than an anonymous one: the members and helpers
+// are defined in several files.
+namespace simt::codegen::detail {
+
+using lang::Expr;
+using lang::ExprKind;
+using lang::Op;
+using lang::Stmt;
+using lang::StmtKind;
+using sema::Constant;
+using sema::ExprInfo;
+using sema::Scalar;
+using sema::Type;
+using sema::TypeKind;
+
+// ---- text helpers (emit_text.cpp) -------------------------------------------
+
+// User names get a prefix no generated name has, so a kernel variable named
+// `sin`, `int`, `float4` or `kernel` never meets a C or CUDA name.
+std::string mangle(const std::string& name);
+
+// The shortest text that reads back as `v`, always a C floating literal
+// (with a '.' or an exponent; format_float adds the `f`).
+std::string format_double(double v);
+std::string format_float(float v);
+
+// A dialect pattern with each two-character placeholder ("%x") replaced by
+// its text; replaced text is never scanned again.
+std::string fill_pattern(std::string_view pattern,
+                         std::initializer_list<std::pair<std::string_view, std::string>> values);
+
+std::string apply(std::string_view pattern, const std::string& type, const std::string& x);
+
+// A Python source line as a C comment: no line splicing backslash at its
+// end, ASCII only (OpenCL compilers need not accept other bytes).
+std::string comment_text(std::string_view line);
+
+bool is_float_like(Scalar s);
+
+// "a, b, c".
+std::string join_list(const std::vector<std::string>& parts);
+
+// What the kernel and the device functions it calls share in one generated
+// source: helpers, array views, tuple-result structs and the functions.
+struct Module {
+  explicit Module(const Dialect& d) : helpers(d) {}
+  HelperSet helpers;
+  std::string view_code;
+  std::set<std::string> views;
+  std::set<std::string> tuple_structs;
+  std::string tuple_code;
+  std::string function_code;
+  // Constant arrays (global NumPy arrays), defined at program scope once.
+  std::set<std::string> constants;
+  std::string constant_code;
+  // Features a device must have, from the kernel or any device function.
+  std::optional<PythonLine> warp_use;
+  std::optional<PythonLine> int64_atomic_use;
+};
+
+// The CPU's lowering of a kernel with barriers (emit_regions.cpp): all of
+// its state in one place, so that what the other parts of the emitter read
+// of it is plain to see; inactive for other kernels and dialects.
+struct RegionLowering {
+  // The CPU kernel runs as regions: loops over the block's threads between
+  // barriers.
+  bool active = false;
+  std::unique_ptr<Uniformity> uniformity;
+  bool uniform_level = false;              // emitting outside the loops over threads
+  bool bare_names = false;                 // local_name() without the per-thread index
+  bool has_exits = false;                  // a thread may return before others: simt_exited[]
+  bool suppress_comment = false;           // the next statement's source line is already out
+  std::string thread_exit_label;           // inside a region: where a returning thread goes
+  std::vector<std::string> scratch_sizes;  // per-thread arrays, in bytes
+  std::vector<std::string> masks;          // under varying conditions: the active threads
+};
+
+class Emitter {
+ public:
+  // `self` is the device function being emitted, null for the kernel.
+  Emitter(const sema::TypedFunction& fn, const Dialect& d, const EmitOptions& options, Module& m,
+          const sema::TypedDeviceFunction* self = nullptr);
+
+  // A device function: `static inline R simt_func_<name>_<n>(params) { ... }`.
+  // Parameters are the callee's own C variables where their types agree:
+  // scalars by value, arrays as their struct, tuples one parameter per item.
+  void emit_function();
+
+  EmittedKernel run();
+
+ private:
+  // ---- the function (emit_function.cpp) -------------------------------------
+
+  // The kernel's C parameters, one declaration each, in the order of their
+  // slots; the prologue unpacks them into the locals.
+  std::vector<std::string> parameters(std::vector<ParamSlot>& slots);
+  static std::vector<int> tuple_path(const Type& t, size_t flat_index);
+  static bool find_path(const Type& t, size_t target, size_t& counter, std::vector<int>& path);
+  static bool contains_return(const std::vector<lang::StmtPtr>& body);
+  std::string function_body();
+
+  // ---- names, types, literals and conversions (emit_types.cpp) --------------
+
+  const ExprInfo& info(const Expr& e) const;
+  std::string ctype(const Type& t);
+
+  // In regions (the CPU's barrier kernels) a local that varies between
+  // threads lives in a per-thread array, indexed by the thread.
+  std::string local_name(int index) const;
+
+  bool per_thread(int index) const;
+
+  // An assignment to local `index`: at the uniform level a per-thread local
+  // (the counter of a loop with barriers, reused in varying code) takes the
+  // value in every thread.
+  std::string for_every_thread(int index, const std::string& assignment) const;
+
+  // The C type a device function returns: void, a scalar, or the struct of
+  // a tuple's (flattened) items.
+  std::string result_ctype(const Type& t);
+
+  // `simt_tuple_i64_f32`: fields v0, v1, ... one per flattened item. Tuples
+  // with the same flattened items share one struct.
+  std::string tuple_struct(const Type& t);
+
+  // The C variables holding a value of type `t` named `base`: one for a
+  // scalar or array, one per (nested) item for a tuple.
+  void flatten(const Type& t, const std::string& base, std::vector<std::string>& names,
+               std::vector<Type>& types, const std::string& path = "");
+
+  std::string literal_int(int64_t v, Scalar s);
+  std::string literal(const Constant& c, const Type& to);
+  std::string float_literal(double v, Scalar s);
+
+  // Converts code of type `from` to type `to` (scalars), with Python's and
+  // NumPy's semantics rather than C's where they differ.
+  std::string convert(const std::string& code, const Type& from_type, const Type& to_type);
+
+  std::string truth(const Expr& e);
+
+  // ---- statements (emit_stmt.cpp) -------------------------------------------
+
+  void line(const std::string& text);
+  void source_comment(const Stmt& s);
+  void block(const std::vector<lang::StmtPtr>& body);
+  void stmt(const Stmt& s);
+  void loop_body(const std::vector<lang::StmtPtr>& body, bool unrolled, std::string label = "");
+  void assign(const Stmt& s);
+
+  // Saves each part in a fresh temporary; returns the temporaries' names.
+  std::vector<std::string> temporaries(const Type& t, const std::vector<std::string>& parts);
+
+  void store(const Expr& target, const Expr& value);
+
+  // The value converted to the target's type, emitted directly when it is
+  // a constant.
+  std::string emit_as_target(const Expr& target, const Expr& value);
+
+  Type target_type(const Expr& target);
+
+  // Stores already-evaluated parts (one per flattened item of `vt`).
+  void store_parts(const Expr& target, const std::vector<std::string>& parts, const Type& vt);
+
+  void aug_assign(const Stmt& s);
+  void if_stmt(const Stmt& s);
+
+  // A range loop's header, the loop variable's assignment from the counter,
+  // and the body.
+  void range_loop(const std::string& header, const std::string& assign_local, const Stmt& s);
+
+  void for_stmt(const Stmt& s);
+  static bool contains_break(const std::vector<lang::StmtPtr>& body);
+  void expr_stmt(const Expr& e);
+  void print(const Expr& call);
+
+  // ---- regions: CPU kernels with barriers (emit_regions.cpp) ----------------
+
+  bool needs_regions() const;
+  [[noreturn]] void fail_at(lang::Span span, const std::string& message) const;
+  std::string collective_name(const Expr& call) const;
+  const Expr* first_collective(const Stmt& s) const;
+
+  // Whether `s` runs at the uniform level (once per block) rather than in a
+  // region.
+  bool uniform_level(const Stmt& s) const;
+
+  // Whether a statement of `body` must run at the uniform level; `in_loop`:
+  // `body` is a loop's own body (its break/continue target that loop, which
+  // is then at the uniform level only if something else puts it there).
+  bool contains_uniform_level(const std::vector<lang::StmtPtr>& body, bool in_loop) const;
+
+  void region_block(const std::vector<lang::StmtPtr>& body);
+  void open_thread_loop();
+  void close_thread_loop();
+  void flush_region(std::vector<const Stmt*>& pending);
+  void uniform_stmt(const Stmt& s);
+
+  // Whether every collective in `s` is a warp operation (shuffle or vote):
+  // those may run under varying conditions, block barriers may not.
+  bool warp_collectives_only(const Stmt& s) const;
+
+  // A per-thread flag array for a mask: set in a loop over the block's
+  // threads to `value` where the enclosing mask is active, 0 elsewhere.
+  std::string new_mask(const std::function<std::string()>& value);
+
+  void masked_if(const Stmt& s);
+
+  // `while` under a varying condition: each pass re-evaluates the condition
+  // for the threads still in the loop, and ends when none is.
+  void masked_while(const Stmt& s);
+
+  // A statement made of one collective call, split in two regions around the
+  // barrier: the first stores each thread's operands, the second computes
+  // each thread's result from all of them and runs the statement.
+  void collective_stmt(const Stmt& s, const Expr& call);
+
+  void stmt_without_comment(const Stmt& s);
+
+  // Per-thread state of a kernel run as regions: `count` zeroed values of
+  // `type` in the block's scratch buffer, which the kernel allocates on the
+  // heap once per block (a block of 1024 threads with a local array can need
+  // megabytes, more than a worker thread's stack has).
+  std::string scratch(const std::string& type, const std::string& count);
+
+  // The scratch buffer's layout and allocation, for the top of the kernel.
+  std::string scratch_setup() const;
+
+  // The body of a kernel run as regions: uniform locals are plain variables,
+  // varying ones per-thread arrays (parameters copied into theirs).
+  std::string region_function_body();
+
+  // ---- device functions: returns and calls (emit_calls.cpp) -----------------
+
+  void return_stmt(const Stmt& s);
+
+  // Calls with effects the C expression must not duplicate or drop:
+  // atomics, warp operations, barriers and fences.
+  static bool effectful_intrinsic(const ExprInfo& i);
+
+  // Whether `e` contains a call of a device function or an effectful
+  // intrinsic (memoized).
+  bool has_call(const Expr* e);
+
+  // Evaluates the device-function calls inside `e` into temporaries, in
+  // Python's order, before the statement that uses `e`: a call then runs
+  // exactly once however often its value appears in the C expression.
+  // Calls evaluated only under a condition (`and`/`or`, the branches of
+  // `a if c else b`, the rest of a chained comparison) become if-statements.
+  void prepare(const Expr& e);
+
+  void prepare_arguments(const Expr& call);
+
+  // The parts of an assignment target that are evaluated: array and index.
+  void prepare_target(const Expr& target);
+
+  void hoist_intrinsic(const Expr& e);
+  void hoist_call(const Expr& e);
+
+  // `simt_func_f_0(hidden..., args...)`: each argument converted to the
+  // callee's parameter type; a missing one is the parameter's default.
+  std::string call_code(const Expr& e);
+
+  // A temporary for each flattened item of `t`, declared (zeroed) here.
+  std::vector<std::string> declare_temporaries(const Type& t);
+
+  // Assigns the value of `e` (converted to `t`) to the temporaries.
+  void assign_temporaries(const std::vector<std::string>& temps, const Expr& e, const Type& t);
+
+  // `a if c else b` with a call in a branch: an if-statement.
+  void lower_if_exp(const Expr& e);
+
+  // `a and f(x)`: Python's value semantics, each operand evaluated only
+  // when the ones before it did not decide the result.
+  void lower_bool_op(const Expr& e);
+
+  // `lo < f(x) < g(y)`: each further comparison only when the ones before
+  // it held.
+  void lower_compare(const Expr& e);
+
+  // ---- expressions (emit_expr.cpp) ------------------------------------------
+
+  // The C expressions of a value: one for a scalar or array, one per item
+  // (flattened) for a tuple.
+  std::vector<std::string> values(const Expr& e);
+
+  size_t count_parts(const Type& t);
+  void constant_parts(const Constant& c, std::vector<std::string>& out);
+  std::string emit_as(const Expr& e, const Type& to);
+
+  // A scalar or array expression in the C type of its (concrete) type.
+  std::string expr(const Expr& e);
+
+  std::string expr_operand(const Expr& e, const Type& operand);
+  std::string name(const Expr& e);
+
+  // Signed and narrow integers add, subtract and multiply in an unsigned
+  // type of at least 32 bits: wrapping is then defined, as NumPy's is.
+  std::string wrap_arith(const std::string& op, Scalar s, const std::string& a,
+                         const std::string& b);
+
+  std::string round_half_if(Scalar s, const std::string& code);
+
+  // x ** c for the constants NumPy computes without pow (its fast paths for
+  // array ** scalar): exact, where a device's pow may be off by an ulp.
+  std::string float_power(Scalar s, const std::string& a, const std::string& b,
+                          const ExprInfo& exponent);
+
+  std::string binary_code(Op op, const Type& operand, const std::string& a, const ExprInfo& ai,
+                          const Expr& rhs);
+  std::string unary(const Expr& e);
+  std::string compare(const Expr& e);
+
+  // The k-th comparison of a chain: items[k] ops[k] items[k + 1].
+  std::string compare_pair(const Expr& e, size_t k);
+
+  std::string bool_op(const Expr& e);
+
+  // ---- intrinsic calls, thread indices and warps (emit_intrinsics.cpp) ------
+
+  std::string math_call(std::string_view c_name, Scalar s, const std::string& args);
+  std::string call(const Expr& e);
+  std::optional<PythonLine> where(const Expr& e) const;
+  void note_warp_use(const Expr& e);
+  static std::string warp_call(std::string_view pattern, const std::string& mask,
+                               const std::string& value, const std::string& lane);
+
+  // The thread's index within its block, x fastest (how warps are formed).
+  std::string linear_thread();
+
+  std::string lane_id();
+
+  // On the CPU every thread of a warp that exists runs: the mask of those.
+  std::string cpu_active_mask();
+
+  // syncthreads_count/and/or where the dialect has no such call (OpenCL 1.2):
+  // a shared counter between barriers.
+  std::string shared_counter_reduce(int k, const std::string& pred);
+
+  std::string index_value(IndexObject object, int c);
+  std::string grid_component(sema::Rule rule, int c);
+
+  // ---- constant, shared and local arrays; atomics (emit_memory.cpp) ---------
+
+  // A global NumPy array: its values as a program-scope constant array
+  // (CUDA __constant__, OpenCL __constant, static const on the CPU), and a
+  // view of it in this function.
+  std::string constant_array(const ExprInfo& i);
+
+  // One element of a constant array from its bytes, as a constant expression.
+  std::string constant_element(Scalar s, const char* bytes);
+
+  // The dynamic shared memory of a launch: its size is the last parameter
+  // (a SharedBytes slot); its storage is CUDA's extern __shared__ array, an
+  // OpenCL __local parameter, or the CPU block context's buffer.
+  void add_dynamic_shared(std::vector<ParamSlot>& slots, std::vector<std::string>& params,
+                          std::string& body);
+
+  // `shared.array(shape, dtype)` / `local.array(...)`: storage declared at the
+  // top of the function, and a view of it (the expression's value).
+  std::string array_alloc(const Expr& e);
+
+  static int atomic_op_index(std::string_view op);
+
+  // `atomic.op(a, index, value)`: the element's old value.
+  std::string atomic_code(const Expr& e);
+
+  // A compare-and-swap loop performing `op` on one element; `plain`: a read,
+  // modify and write, for shared arrays on the CPU, where a block's threads
+  // run on one OS thread one after another (a locked instruction per update
+  // made shared-memory histograms 8x slower there).
+  std::string atomic_helper(std::string_view op, Scalar s, const std::string& space,
+                            bool plain = false);
+
+  // An atomic's element as the unsigned word compare-and-swap works on, and
+  // back: floats by their bits, integers by conversion.
+  std::string to_bits(Scalar s, const std::string& x) const;
+
+  std::string from_bits(Scalar s, const std::string& x) const;
+
+  // ---- attributes and array access (emit_access.cpp) ------------------------
+
+  std::string attribute(const Expr& e);
+
+  // `a[i, j]`: the element's lvalue in the array's storage type.
+  std::string element_ref(const Expr& e);
+
+  std::vector<std::string> indices(const Expr& e, const std::string& a, const Type&);
+
+  // The indices of an atomic's `index` argument (an int or a tuple).
+  std::vector<std::string> index_list(const Expr& index, const std::string& a);
+
+  // Offsets from indices: C and F layouts known at compile time use the
+  // extents (no stride loads); others use the strides.
+  std::string offset(const std::string& a, const Type& t, const std::vector<std::string>& idx);
+
+  std::string subscript(const Expr& e);
+
+  // `a[i]` of a 2-D array: a 1-D array sharing a's data.
+  std::string view(const Expr& e, const Type& bt, const Type& rt);
+
+  // An element as stored to the value it is in registers.
+  std::string load_storage(const std::string& ref, Scalar s);
+
+  std::string store_conversion(const std::string& value, Scalar s);
+
+  const sema::TypedFunction& fn_;
+  const Dialect& d_;
+  EmitOptions options_;
+  const sema::TypedDeviceFunction* self_;
+  HelperSet& helpers_;
+  std::string& view_code_;
+  std::set<std::string>& views_;
+  Module& module_;
+  // Device-function calls (and the conditional expressions around them)
+  // already evaluated into temporaries by prepare(): their C parts.
+  std::unordered_map<const Expr*, std::vector<std::string>> hoisted_;
+  std::unordered_map<const Expr*, bool> has_call_;
+  std::string prologue_;
+  std::string body_;
+  // Shared memory, warps, atomics: what the kernel uses (for its slots and
+  // for the features a device must have).
+  bool uses_dynamic_shared_ = false;
+  bool shared_counter_declared_ = false;
+  RegionLowering regions_;
+  std::set<std::string> constant_views_;  // constant arrays viewed in this function
+  int indent_ = 1;
+  int temp_counter_ = 0;
+  bool in_elif_ = false;
+  struct Loop {
+    bool unrolled;
+    std::string break_label;
+    bool uniform = false;  // runs at the uniform level (regions)
+  };
+  std::vector<Loop> loops_;
+};
+
+}  // namespace simt::codegen::detail
