@@ -101,13 +101,7 @@ class Kernel(_Compiled):
             raise TypeError(
                 f"{self.__name__}() takes {len(names)} arguments ({', '.join(names)}) "
                 f"but {len(args)} were given")
-        types = []
-        for name, arg in zip(names, args):
-            try:
-                types.append(typeof(arg))
-            except TypeError as error:
-                raise TypeError(f"argument {name!r} of {self.__name__}(): {error}") from None
-        return types
+        return [typeof(arg, name) for name, arg in zip(names, args)]
 
     def inspect_source(self, *args, dialect="cpp"):
         """The generated source for these argument types (or example values).

@@ -7,11 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "abi/kernel_abi.h"
 #include "sema/types.h"
 
 namespace simt::codegen {
 
-enum class DialectId { Cuda, OpenCL, Cpp };
+// One dialect per source language a device compiles.
+using DialectId = abi::Language;
 
 // The device-API objects whose x/y/z components a dialect spells.
 enum class IndexObject { ThreadIdx, BlockIdx, BlockDim, GridDim };

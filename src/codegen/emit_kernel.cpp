@@ -37,6 +37,22 @@ std::optional<PythonLine> first_float64_use(const sema::TypedFunction& fn) {
                     std::string(fn.source->line_text(first))};
 }
 
+// Each Scalar and ArrayData record starts the next leaf of the flattened
+// arguments (the order a launch classifies them in); an array's extents and
+// strides belong to its leaf.
+void number_params(std::vector<ParamSlot>& params, const Dialect& dialect) {
+  int leaf = -1;
+  for (ParamSlot& p : params) {
+    if (p.role == ParamSlot::Role::Scalar || p.role == ParamSlot::Role::ArrayData) ++leaf;
+    p.leaf = p.role == ParamSlot::Role::SharedBytes ? -1 : leaf;
+    const bool split = !dialect.array_offset_type.empty();
+    p.c_params = split && (p.role == ParamSlot::Role::ArrayData ||
+                           p.role == ParamSlot::Role::SharedBytes)
+                     ? 2
+                     : 1;
+  }
+}
+
 }  // namespace
 
 // On the CPU a device function runs for one thread at a time, so it cannot
@@ -63,10 +79,12 @@ EmittedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
     Emitter(f->typed, dialect, options, module, f.get()).emit_function();
   Emitter emitter(fn, dialect, options, module);
   EmittedKernel kernel = emitter.run();
-  kernel.float64_use = first_float64_use(fn);
+  kernel.language = dialect.id;
+  number_params(kernel.params, dialect);
+  kernel.requirements.float64 = first_float64_use(fn);
   for (const auto& f : fn.functions) {
-    if (kernel.float64_use) break;
-    kernel.float64_use = first_float64_use(f->typed);
+    if (kernel.requirements.float64) break;
+    kernel.requirements.float64 = first_float64_use(f->typed);
   }
   return kernel;
 }

@@ -185,6 +185,27 @@ void fill(DeviceArray& a, const nb::bytes& pattern) {
   a.buffer->device()->fill_bytes(a.data(), pattern.c_str(), pattern.size(), count);
 }
 
+// A feature the device lacks, as a TypingError at the Python statement
+// needing it: the column where known, else the line from its first non-blank.
+lang::Diagnostic unsupported_feature_diagnostic(const runtime::UnsupportedFeature& e) {
+  lang::Diagnostic d;
+  d.kind = lang::DiagnosticKind::Typing;
+  d.message = e.what();
+  d.filename = e.entry;
+  if (const auto& where = e.where) {
+    d.filename = where->file;
+    d.span.line = static_cast<uint32_t>(where->line);
+    size_t first = where->text.find_first_not_of(" \t");
+    d.span.col = where->column > 0
+                     ? static_cast<uint32_t>(where->column)
+                     : static_cast<uint32_t>(first == std::string::npos ? 1 : first + 1);
+    d.span.end_line = d.span.line;
+    d.span.end_col = static_cast<uint32_t>(where->text.size() + 1);
+    d.source_line = where->text;
+  }
+  return d;
+}
+
 // Maps the runtime's C++ exceptions to simt's Python ones.
 void translate_runtime_errors(const std::exception_ptr& p, void*) {
   nb::object errors = nb::module_::import_("simt.errors");
@@ -196,8 +217,9 @@ void translate_runtime_errors(const std::exception_ptr& p, void*) {
     PyErr_SetString(errors.attr("DeviceError").ptr(), e.what());
   } catch (const runtime::BackendCompileError& e) {
     PyErr_SetString(errors.attr("BackendCompileError").ptr(), e.what());
+  } catch (const runtime::UnsupportedFeature& e) {
+    set_diagnostic_error(lang::CompileError(unsupported_feature_diagnostic(e)));
   } catch (const lang::CompileError& e) {
-    // A backend's own compile-time check (a feature its device lacks).
     set_diagnostic_error(e);
   }
 }

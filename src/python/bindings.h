@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "abi/arg_type.h"
 #include "lang/ast.h"
 #include "lang/diagnostics.h"
 #include "lang/source.h"
@@ -27,7 +28,10 @@ namespace nb = nanobind;
 // Sets that exception as the Python error indicator (for exception translators).
 void set_diagnostic_error(const lang::CompileError& error);
 
+// A type as users write it ("float32[:, ::1]", "readonly int8[:]",
+// "(int64, float32)"); ValueError naming the text when malformed.
 sema::Type type_from_text(const std::string& text);
+abi::ArgType argument_type_from_text(const std::string& text);
 
 // Reads resolved globals, described by the Python side as tuples (see
 // python/simt/_resolve.py), as the compiler's Globals, following each

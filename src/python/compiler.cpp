@@ -31,6 +31,12 @@ sema::Type type_from_text(const std::string& text) {
   return *t;
 }
 
+abi::ArgType argument_type_from_text(const std::string& text) {
+  auto t = abi::ArgType::parse(text);
+  if (!t) throw nb::value_error(("not a simt type: '" + text + "'").c_str());
+  return *t;
+}
+
 // A resolved global as the Python side describes it: a tuple whose first
 // item says the kind ("module", "function", "dtype", "int", "float",
 // "complex", "bool", "scalar", "tuple").
@@ -253,8 +259,8 @@ void bind_compiler(nb::module_& m) {
   m.def("opencl_build", &opencl_build, nb::arg("source"),
         "Builds OpenCL C on the first OpenCL device: {available, reason | device, ok, log}.");
   m.def(
-      "normalize_type", [](const std::string& text) { return type_from_text(text).str(); },
-      "The canonical spelling of a type ('float32[:, ::1]').");
+      "normalize_type", [](const std::string& text) { return argument_type_from_text(text).str(); },
+      "The canonical spelling of an argument type ('float32[:, ::1]', 'readonly int8[:]').");
   m.def(
       "promote",
       [](const std::string& a, bool a_weak, const std::string& b, bool b_weak) {

@@ -34,8 +34,8 @@ namespace {
 
 std::string argument_text(const RawArgument& argument) {
   if (argument.pointer) return "an array";
-  return std::string(sema::scalar_name(argument.scalar)) + " (" +
-         std::to_string(sema::bit_width(argument.scalar) / 8) + " bytes)";
+  return std::string(abi::scalar_name(argument.scalar)) + " (" +
+         std::to_string(abi::bit_width(argument.scalar) / 8) + " bytes)";
 }
 
 std::string param_text(const RawParam& param) {
@@ -48,15 +48,15 @@ std::string param_text(const RawParam& param) {
 
 // Integers of either sign pass for each other (np.int32 for a uint is
 // common); floats, integers, bools and complex numbers do not.
-int category(sema::Scalar s) {
-  return sema::is_bool(s) ? 0 : sema::is_integer(s) ? 1 : sema::is_float(s) ? 2 : 3;
+int category(abi::Scalar s) {
+  return abi::is_bool(s) ? 0 : abi::is_integer(s) ? 1 : abi::is_float(s) ? 2 : 3;
 }
 
 }  // namespace
 
 std::string raw_argument_mismatch(const RawParam& param, const RawArgument& argument) {
   const size_t given =
-      argument.pointer ? sizeof(void*) : static_cast<size_t>(sema::bit_width(argument.scalar) / 8);
+      argument.pointer ? sizeof(void*) : static_cast<size_t>(abi::bit_width(argument.scalar) / 8);
   switch (param.kind) {
     case RawParam::Kind::GlobalPointer:
       if (argument.pointer) return {};
@@ -71,7 +71,7 @@ std::string raw_argument_mismatch(const RawParam& param, const RawArgument& argu
       if (given != param.bytes ||
           (param.scalar && category(*param.scalar) != category(argument.scalar))) {
         std::string hint =
-            param.scalar ? std::string("; pass numpy.") + sema::scalar_name(*param.scalar) + "(...)"
+            param.scalar ? std::string("; pass numpy.") + abi::scalar_name(*param.scalar) + "(...)"
                          : std::string();
         return param_text(param) + ", not " + argument_text(argument) + hint;
       }
@@ -227,6 +227,34 @@ void fill_by_doubling(Device& device, void* dst, const void* pattern, size_t pat
     copy(base + filled, base, n);
     filled += n;
   }
+}
+
+namespace {
+
+[[noreturn]] void unsupported(const abi::GeneratedKernel& kernel, const DeviceInfo& device,
+                              const std::optional<abi::PythonLine>& where,
+                              const std::string& feature, const Capability& capability) {
+  throw UnsupportedFeature(feature + " " + device.id + " (" + device.name + ")" +
+                               (capability.missing.empty() ? "" : ": " + capability.missing),
+                           where, kernel.entry);
+}
+
+}  // namespace
+
+void check_requirements(const abi::GeneratedKernel& kernel, const DeviceInfo& device) {
+  const abi::Requirements& needs = kernel.requirements;
+  // float64 parameters make the code use double even where no statement
+  // computes in float64: the generated code itself says.
+  if (!device.float64.present && abi::find_identifier(kernel.source, "double") != 0)
+    unsupported(kernel, device, needs.float64,
+                "this kernel computes in float64, which is not supported on", device.float64);
+  if (!device.warps.present && needs.warps)
+    unsupported(kernel, device, needs.warps,
+                "warp operations (shuffles, votes, activemask) are not supported on", device.warps);
+  if (!device.int64_atomics.present && needs.int64_atomics)
+    unsupported(kernel, device, needs.int64_atomics,
+                "64-bit atomics (on int64, uint64 or float64 arrays) are not supported on",
+                device.int64_atomics);
 }
 
 void validate_launch(const DeviceInfo& device, const LaunchDims& dims) {

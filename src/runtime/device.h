@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/dialect.h"
-#include "codegen/emitter.h"
+#include "abi/kernel_abi.h"
+#include "abi/scalar.h"
 #include "runtime/memory_pool.h"
 #include "runtime/stream.h"
 
@@ -42,6 +42,13 @@ class BackendCompileError : public std::runtime_error {
 enum class BackendKind { Cpu, Cuda, OpenCL };
 const char* backend_name(BackendKind kind);
 
+// Whether a device has a feature generated code may require
+// (abi::Requirements), and when it lacks it, what the user can do instead.
+struct Capability {
+  bool present = true;
+  std::string missing;  // why it is absent and what to use instead
+};
+
 struct DeviceInfo {
   std::string id;    // "cpu", "cuda:0", "opencl:1": what get_device() accepts
   std::string name;  // the hardware's own name
@@ -54,7 +61,23 @@ struct DeviceInfo {
   int max_threads_per_block = 1024;
   std::array<int64_t, 3> max_block_dim{1024, 1024, 64};
   std::array<int64_t, 3> max_grid_dim{2147483647, 65535, 65535};
+  Capability float64;
+  Capability warps;
+  Capability int64_atomics;
 };
+
+// A kernel whose code needs what the device lacks (abi::Requirements):
+// becomes simt.TypingError at the Python statement (`where`) needing it.
+class UnsupportedFeature : public std::runtime_error {
+ public:
+  UnsupportedFeature(std::string message, std::optional<abi::PythonLine> where, std::string entry)
+      : std::runtime_error(std::move(message)), where(std::move(where)), entry(std::move(entry)) {}
+  std::optional<abi::PythonLine> where;  // nullopt: no statement to point at
+  std::string entry;                     // the kernel's symbol, where no statement is
+};
+
+// Throws UnsupportedFeature when `kernel` requires what `device` lacks.
+void check_requirements(const abi::GeneratedKernel& kernel, const DeviceInfo& device);
 
 struct CompileOptions {
   bool fastmath = false;
@@ -78,14 +101,14 @@ struct RawParam {
   size_t bytes = 0;       // a value's size; 0 when the compiler cannot say
   std::string type_name;  // the source's spelling ("float*", "uint"), when known
   // A value's scalar type when the type name is one ("uint": uint32).
-  std::optional<sema::Scalar> scalar;
+  std::optional<abi::Scalar> scalar;
 };
 
 // What a launch passes for one raw kernel parameter: an array's address, or
 // a scalar of some type.
 struct RawArgument {
   bool pointer = false;
-  sema::Scalar scalar = sema::Scalar::Int64;
+  abi::Scalar scalar = abi::Scalar::Int64;
 };
 
 // Empty when `argument` fits `param`; else what the parameter expects and
@@ -176,7 +199,8 @@ class Device {
  public:
   virtual ~Device() = default;
   const DeviceInfo& info() const { return info_; }
-  virtual codegen::DialectId dialect() const = 0;
+  // The source language of the code generated for it.
+  virtual abi::Language language() const = 0;
   // Whether device memory is ordinary host memory (NumPy can view it).
   virtual bool host_accessible() const = 0;
 
@@ -208,8 +232,13 @@ class Device {
     queue_copy_on_device(dst, src, bytes, default_stream(), {});
   }
 
-  virtual std::unique_ptr<CompiledKernel> compile(const codegen::EmittedKernel& kernel,
-                                                  const CompileOptions& options) = 0;
+  // Checks the kernel's requirements against the device (UnsupportedFeature),
+  // then has the backend build it.
+  std::unique_ptr<CompiledKernel> compile(const abi::GeneratedKernel& kernel,
+                                          const CompileOptions& options) {
+    check_requirements(kernel, info_);
+    return build(kernel, options);
+  }
   // `args[k]` points to the value of the kernel's k-th C parameter (read
   // before the call returns); `keep` holds what the kernel uses until it ran.
   virtual void queue_launch(const CompiledKernel& kernel, const LaunchDims& dims, void* const* args,
@@ -244,6 +273,9 @@ class Device {
 
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}
+  // The backend's compiler and loader, for code that fits the device.
+  virtual std::unique_ptr<CompiledKernel> build(const abi::GeneratedKernel& kernel,
+                                                const CompileOptions& options) = 0;
   DeviceInfo info_;
 
  private:

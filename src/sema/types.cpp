@@ -7,60 +7,6 @@ namespace simt::sema {
 
 namespace {
 
-struct ScalarInfo {
-  Scalar scalar;
-  const char* name;
-  int bits;
-};
-
-constexpr ScalarInfo kScalars[] = {
-    {Scalar::Bool, "bool", 8},
-    {Scalar::Int8, "int8", 8},
-    {Scalar::Int16, "int16", 16},
-    {Scalar::Int32, "int32", 32},
-    {Scalar::Int64, "int64", 64},
-    {Scalar::UInt8, "uint8", 8},
-    {Scalar::UInt16, "uint16", 16},
-    {Scalar::UInt32, "uint32", 32},
-    {Scalar::UInt64, "uint64", 64},
-    {Scalar::Float16, "float16", 16},
-    {Scalar::Float32, "float32", 32},
-    {Scalar::Float64, "float64", 64},
-    {Scalar::Complex64, "complex64", 64},
-    {Scalar::Complex128, "complex128", 128},
-};
-
-struct Alias {
-  const char* name;
-  Scalar scalar;
-};
-
-// Python's and NumPy's other spellings. `int`, `float` and `complex` are the
-// Python types, which NumPy maps to its default int64, float64, complex128.
-constexpr Alias kAliases[] = {
-    {"bool_", Scalar::Bool},         {"b1", Scalar::Bool},
-    {"int", Scalar::Int64},          {"intp", Scalar::Int64},
-    {"int_", Scalar::Int64},         {"long", Scalar::Int64},
-    {"longlong", Scalar::Int64},     {"i1", Scalar::Int8},
-    {"i2", Scalar::Int16},           {"i4", Scalar::Int32},
-    {"i8", Scalar::Int64},           {"byte", Scalar::Int8},
-    {"short", Scalar::Int16},        {"intc", Scalar::Int32},
-    {"uintp", Scalar::UInt64},       {"uint", Scalar::UInt64},
-    {"ulonglong", Scalar::UInt64},   {"u1", Scalar::UInt8},
-    {"u2", Scalar::UInt16},          {"u4", Scalar::UInt32},
-    {"u8", Scalar::UInt64},          {"ubyte", Scalar::UInt8},
-    {"ushort", Scalar::UInt16},      {"uintc", Scalar::UInt32},
-    {"float", Scalar::Float64},      {"half", Scalar::Float16},
-    {"single", Scalar::Float32},     {"double", Scalar::Float64},
-    {"float_", Scalar::Float64},     {"f2", Scalar::Float16},
-    {"f4", Scalar::Float32},         {"f8", Scalar::Float64},
-    {"complex", Scalar::Complex128}, {"csingle", Scalar::Complex64},
-    {"cdouble", Scalar::Complex128}, {"complex_", Scalar::Complex128},
-    {"c8", Scalar::Complex64},       {"c16", Scalar::Complex128},
-};
-
-const ScalarInfo& info(Scalar s) { return kScalars[static_cast<int>(s)]; }
-
 Scalar signed_of_bits(int bits) {
   switch (bits) {
     case 8:
@@ -131,50 +77,6 @@ Scalar promote_weak(Scalar weak, Scalar strong) {
 }
 
 }  // namespace
-
-const char* scalar_name(Scalar s) { return info(s).name; }
-
-std::optional<Scalar> scalar_from_name(std::string_view name) {
-  for (const auto& s : kScalars)
-    if (name == s.name) return s.scalar;
-  for (const auto& a : kAliases)
-    if (name == a.name) return a.scalar;
-  return std::nullopt;
-}
-
-bool is_bool(Scalar s) { return s == Scalar::Bool; }
-bool is_integer(Scalar s) { return s >= Scalar::Int8 && s <= Scalar::UInt64; }
-bool is_signed(Scalar s) { return s >= Scalar::Int8 && s <= Scalar::Int64; }
-bool is_unsigned(Scalar s) { return s >= Scalar::UInt8 && s <= Scalar::UInt64; }
-bool is_float(Scalar s) { return s >= Scalar::Float16 && s <= Scalar::Float64; }
-bool is_complex(Scalar s) { return s == Scalar::Complex64 || s == Scalar::Complex128; }
-int bit_width(Scalar s) { return info(s).bits; }
-
-Scalar unsigned_of(Scalar integer) {
-  switch (integer) {
-    case Scalar::Int8:
-      return Scalar::UInt8;
-    case Scalar::Int16:
-      return Scalar::UInt16;
-    case Scalar::Int32:
-      return Scalar::UInt32;
-    case Scalar::Int64:
-      return Scalar::UInt64;
-    default:
-      return integer;
-  }
-}
-
-Scalar complex_of(Scalar real) {
-  if (is_complex(real)) return real;
-  return real == Scalar::Float64 ? Scalar::Complex128 : Scalar::Complex64;
-}
-
-Scalar real_of(Scalar complex) {
-  if (complex == Scalar::Complex64) return Scalar::Float32;
-  if (complex == Scalar::Complex128) return Scalar::Float64;
-  return complex;
-}
 
 Type Type::none() {
   Type t;
@@ -382,81 +284,50 @@ std::optional<Type> join(const Type& a, const Type& b) {
   }
 }
 
-namespace {
-
-// A tiny cursor over a signature string; whitespace is insignificant.
-struct TypeTextParser {
-  std::string_view text;
-  size_t pos = 0;
-
-  void skip_space() {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
-  }
-  bool eat(std::string_view token) {
-    skip_space();
-    if (text.substr(pos, token.size()) != token) return false;
-    pos += token.size();
-    return true;
-  }
-  std::string_view word() {
-    skip_space();
-    size_t start = pos;
-    while (pos < text.size() &&
-           (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
-      ++pos;
-    return text.substr(start, pos - start);
-  }
-
-  std::optional<Type> parse() {
-    if (eat("(")) {
+Type type_of_argument(const abi::ArgType& arg) {
+  switch (arg.kind) {
+    case abi::ArgType::Kind::Scalar:
+      return Type::scalar_of(arg.scalar);
+    case abi::ArgType::Kind::Array: {
+      Type t = Type::array(arg.scalar, arg.ndim, arg.layout);
+      t.layout = arg.layout;  // as classified (ArgType normalized it already)
+      t.readonly = arg.readonly;
+      return t;
+    }
+    case abi::ArgType::Kind::Tuple: {
       std::vector<Type> items;
-      if (eat(")")) return Type::tuple({});
-      while (true) {
-        auto item = parse();
-        if (!item) return std::nullopt;
-        items.push_back(*item);
-        if (eat(")")) break;
-        if (!eat(",")) return std::nullopt;
-        if (eat(")")) break;  // trailing comma: "(int32,)"
-      }
+      for (const auto& item : arg.items) items.push_back(type_of_argument(item));
       return Type::tuple(std::move(items));
     }
-    auto scalar = scalar_from_name(word());
-    if (!scalar) return std::nullopt;
-    if (!eat("[")) return Type::scalar_of(*scalar);
-    int ndim = 0;
-    int unit_dim = -1;
-    while (true) {
-      if (eat("::1")) {
-        if (unit_dim >= 0) return std::nullopt;
-        unit_dim = ndim;
-      } else if (!eat(":")) {
-        return std::nullopt;
-      }
-      ++ndim;
-      if (eat("]")) break;
-      if (!eat(",")) return std::nullopt;
-    }
-    if (ndim > 32) return std::nullopt;
-    Layout layout = Layout::Any;
-    if (unit_dim == ndim - 1)
-      layout = Layout::C;
-    else if (unit_dim == 0)
-      layout = Layout::F;
-    else if (unit_dim >= 0)
-      return std::nullopt;
-    return Type::array(*scalar, ndim, layout);
   }
-};
+  return Type::unknown();
+}
 
-}  // namespace
+std::optional<abi::ArgType> argument_type(const Type& t) {
+  switch (t.kind) {
+    case TypeKind::Scalar:
+      return abi::ArgType::scalar_of(concrete(t));
+    case TypeKind::Array:
+      if (t.space != Space::Global) return std::nullopt;
+      return abi::ArgType::array(t.scalar, t.ndim, t.layout, t.readonly);
+    case TypeKind::Tuple: {
+      std::vector<abi::ArgType> items;
+      for (const auto& item : t.items) {
+        auto a = argument_type(item);
+        if (!a) return std::nullopt;
+        items.push_back(std::move(*a));
+      }
+      return abi::ArgType::tuple(std::move(items));
+    }
+    default:
+      return std::nullopt;
+  }
+}
 
 std::optional<Type> parse_type(std::string_view text) {
-  TypeTextParser p{text};
-  auto t = p.parse();
-  p.skip_space();
-  if (!t || p.pos != text.size()) return std::nullopt;
-  return t;
+  auto arg = abi::ArgType::parse(text);
+  if (!arg) return std::nullopt;
+  return type_of_argument(*arg);
 }
 
 }  // namespace simt::sema

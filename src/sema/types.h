@@ -7,43 +7,27 @@
 #include <string_view>
 #include <vector>
 
+#include "abi/arg_type.h"
+#include "abi/scalar.h"
+
 namespace simt::sema {
 
-// Scalar kinds, in the order NumPy's type hierarchy ranks them within a kind.
-enum class Scalar : uint8_t {
-  Bool,
-  Int8,
-  Int16,
-  Int32,
-  Int64,
-  UInt8,
-  UInt16,
-  UInt32,
-  UInt64,
-  Float16,
-  Float32,
-  Float64,
-  Complex64,
-  Complex128,
-};
-
-const char* scalar_name(Scalar s);  // NumPy's name: "float32"
-// Accepts NumPy's names and the usual aliases ("float32", "f4", "single",
-// "int", "float", "complex", "bool", "intp", ...); nullopt otherwise.
-std::optional<Scalar> scalar_from_name(std::string_view name);
-
-bool is_bool(Scalar s);
-bool is_integer(Scalar s);  // signed or unsigned, not bool
-bool is_signed(Scalar s);   // signed integers only
-bool is_unsigned(Scalar s);
-bool is_float(Scalar s);  // real floating point
-bool is_complex(Scalar s);
-int bit_width(Scalar s);  // 8 for bool
-Scalar unsigned_of(Scalar integer);
-Scalar complex_of(Scalar real);  // the complex type holding this real type's precision
-Scalar real_of(Scalar complex);
-
-enum class Layout : uint8_t { C, F, Any };
+// Scalars and layouts are the argument ABI's (abi/scalar.h): the type
+// checker, the emitter and the launch path name them the same way.
+using abi::bit_width;
+using abi::complex_of;
+using abi::is_bool;
+using abi::is_complex;
+using abi::is_float;
+using abi::is_integer;
+using abi::is_signed;
+using abi::is_unsigned;
+using abi::Layout;
+using abi::real_of;
+using abi::Scalar;
+using abi::scalar_from_name;
+using abi::scalar_name;
+using abi::unsigned_of;
 
 // Where an array's data lives; kernel parameters are Global. Shared and Local
 // arrays come with the shared/local memory features.
@@ -124,9 +108,15 @@ Scalar concrete(const Type& t);
 // two cannot be one variable (array and scalar, different dtypes of arrays).
 std::optional<Type> join(const Type& a, const Type& b);
 
+// A kernel argument's type as the type checker sees it, and back (nullopt
+// for types no argument has: modules, functions, shared arrays, ...).
+Type type_of_argument(const abi::ArgType& arg);
+std::optional<abi::ArgType> argument_type(const Type& t);
+
 // Parses a type written as users write signatures: "float32", "int64",
 // "float32[:]", "float64[:, :]", "float32[::1]" (C contiguous 1-D),
-// "float32[:, ::1]" (C), "float32[::1, :]" (F), "(int32, float64)".
+// "float32[:, ::1]" (C), "float32[::1, :]" (F), "(int32, float64)",
+// "readonly float32[:]" (abi::ArgType::parse).
 // nullopt when malformed.
 std::optional<Type> parse_type(std::string_view text);
 

@@ -442,17 +442,17 @@ TEST(CodegenProperties, ParamSlotsOfScalarAndCArray) {
       "float32, float32[:, ::1]");
   const auto& p = c.kernel.params;
   ASSERT_EQ(p.size(), 6u);
-  using K = ParamSlot::Kind;
-  EXPECT_EQ(p[0].kind, K::Scalar);
+  using K = ParamSlot::Role;
+  EXPECT_EQ(p[0].role, K::Scalar);
   EXPECT_EQ(p[0].argument, 0);
   EXPECT_EQ(p[0].scalar, simt::sema::Scalar::Float32);
-  EXPECT_EQ(p[1].kind, K::ArrayData);
+  EXPECT_EQ(p[1].role, K::ArrayData);
   EXPECT_EQ(p[1].argument, 1);
   EXPECT_EQ(p[1].scalar, simt::sema::Scalar::Float32);
   const K rest[] = {K::ArrayShape, K::ArrayShape, K::ArrayStride, K::ArrayStride};
   const int dims[] = {0, 1, 0, 1};
   for (int s = 0; s < 4; ++s) {
-    EXPECT_EQ(p[2 + s].kind, rest[s]) << "slot " << 2 + s;
+    EXPECT_EQ(p[2 + s].role, rest[s]) << "slot " << 2 + s;
     EXPECT_EQ(p[2 + s].dim, dims[s]) << "slot " << 2 + s;
     EXPECT_EQ(p[2 + s].argument, 1) << "slot " << 2 + s;
   }
@@ -473,11 +473,15 @@ TEST(CodegenProperties, ParamSlotsOfTupleArgument) {
       "int64[::1], (int32, float64)");
   const auto& p = c.kernel.params;
   ASSERT_EQ(p.size(), 5u);
-  EXPECT_EQ(p[3].kind, ParamSlot::Kind::Scalar);
+  EXPECT_EQ(p[3].role, ParamSlot::Role::Scalar);
   EXPECT_EQ(p[3].argument, 1);
   EXPECT_EQ(p[3].path, std::vector<int>{0});
   EXPECT_EQ(p[3].scalar, simt::sema::Scalar::Int32);
   EXPECT_EQ(p[4].path, std::vector<int>{1});
+  // Leaves in the order a launch classifies them: out, t[0], t[1]; an
+  // array's extents and strides are its leaf's.
+  const int leaves[] = {0, 0, 0, 1, 2};
+  for (int s = 0; s < 5; ++s) EXPECT_EQ(p[s].leaf, leaves[s]) << "slot " << s;
   EXPECT_EQ(p[4].scalar, simt::sema::Scalar::Float64);
 }
 

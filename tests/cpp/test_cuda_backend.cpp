@@ -298,10 +298,10 @@ TEST(CudaKernels, SourcesCompileWithNvrtc) {
   // The saxpy kernel is what the device test packs arguments for.
   auto saxpy = emit_corpus_cuda("saxpy", 0);
   ASSERT_EQ(saxpy.params.size(), 10u);
-  EXPECT_EQ(saxpy.params[0].kind, simt::codegen::ParamSlot::Kind::Scalar);
-  EXPECT_EQ(saxpy.params[1].kind, simt::codegen::ParamSlot::Kind::ArrayData);
-  EXPECT_EQ(saxpy.params[2].kind, simt::codegen::ParamSlot::Kind::ArrayShape);
-  EXPECT_EQ(saxpy.params[3].kind, simt::codegen::ParamSlot::Kind::ArrayStride);
+  EXPECT_EQ(saxpy.params[0].role, simt::codegen::ParamSlot::Role::Scalar);
+  EXPECT_EQ(saxpy.params[1].role, simt::codegen::ParamSlot::Role::ArrayData);
+  EXPECT_EQ(saxpy.params[2].role, simt::codegen::ParamSlot::Role::ArrayShape);
+  EXPECT_EQ(saxpy.params[3].role, simt::codegen::ParamSlot::Role::ArrayStride);
 }
 
 // ---------------------------------------------------------------------------
@@ -356,7 +356,7 @@ TEST(CudaDevice, Info) {
   EXPECT_EQ(info.max_block_dim[2], 64);
   EXPECT_EQ(info.max_grid_dim[0], 2147483647);
   EXPECT_EQ(info.max_grid_dim[1], 65535);
-  EXPECT_EQ(device->dialect(), simt::codegen::DialectId::Cuda);
+  EXPECT_EQ(device->language(), simt::abi::Language::Cuda);
   EXPECT_FALSE(device->host_accessible());
 }
 
@@ -499,8 +499,8 @@ PackedArgs pack_saxpy(const simt::codegen::EmittedKernel& kernel, const void* sc
                       size_t scalar_bytes, const std::vector<Array1D>& arrays) {
   PackedArgs args;
   for (const auto& slot : kernel.params) {
-    using Kind = simt::codegen::ParamSlot::Kind;
-    switch (slot.kind) {
+    using Kind = simt::codegen::ParamSlot::Role;
+    switch (slot.role) {
       case Kind::Scalar: {
         auto bytes = std::make_unique<unsigned char[]>(scalar_bytes);
         std::memcpy(bytes.get(), scalar, scalar_bytes);

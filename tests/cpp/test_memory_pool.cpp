@@ -26,7 +26,7 @@ class BudgetDevice : public simt::runtime::Device {
  public:
   explicit BudgetDevice(size_t budget) : Device(info()), budget_(budget) {}
 
-  simt::codegen::DialectId dialect() const override { return simt::codegen::DialectId::Cpp; }
+  simt::abi::Language language() const override { return simt::abi::Language::Cpp; }
   bool host_accessible() const override { return true; }
   void* allocate(size_t bytes) override {
     if (used_ + bytes > budget_) throw OutOfMemory("fake device: out of memory");
@@ -56,8 +56,8 @@ class BudgetDevice : public simt::runtime::Device {
     unused();
   }
   void fill_bytes(void*, const void*, size_t, size_t) override { unused(); }
-  std::unique_ptr<simt::runtime::CompiledKernel> compile(
-      const simt::codegen::EmittedKernel&, const simt::runtime::CompileOptions&) override {
+  std::unique_ptr<simt::runtime::CompiledKernel> build(
+      const simt::abi::GeneratedKernel&, const simt::runtime::CompileOptions&) override {
     unused();
     return nullptr;
   }

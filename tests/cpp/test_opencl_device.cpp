@@ -89,7 +89,7 @@ TEST(OpenCLDevice, DescribesItselfAsARuntimeDevice) {
   EXPECT_GE(info.max_threads_per_block, 1);
   EXPECT_EQ(info.gpu, device->opencl_info().type == cl::DeviceType::gpu);
   EXPECT_FALSE(device->host_accessible());
-  EXPECT_EQ(device->dialect(), simt::codegen::DialectId::OpenCL);
+  EXPECT_EQ(device->language(), simt::abi::Language::OpenCL);
 }
 
 TEST(OpenCLDevice, AddressesNameBuffersAndOffsets) {
@@ -215,7 +215,7 @@ TEST(OpenCLDevice, RejectsBlocksLargerThanTheKernelAllows) {
   }
 }
 
-TEST(OpenCLDevice, Float64OnADeviceWithoutItIsACompileErrorAtTheLine) {
+TEST(OpenCLDevice, Float64OnADeviceWithoutItIsUnsupportedAtTheLine) {
   REQUIRE_DEVICE(device);
   cl::DeviceInfo no_fp64 = device->opencl_info();
   no_fp64.fp64 = false;
@@ -232,15 +232,15 @@ TEST(OpenCLDevice, Float64OnADeviceWithoutItIsACompileErrorAtTheLine) {
   try {
     limited.compile(emit_opencl(kUsesDouble, {"float64[:]", "float64[:]"}), {});
     FAIL() << "float64 compiled on a device without fp64";
-  } catch (const simt::lang::CompileError& e) {
-    const auto& d = e.diagnostic();
-    EXPECT_EQ(d.filename, "/somewhere/k.py");
-    EXPECT_EQ(d.span.line, 3u);  // the first statement computing in double
-    EXPECT_EQ(d.span.col, 5u);
-    EXPECT_EQ(d.source_line, "    y = x[i] * 2");
-    EXPECT_TRUE(contains(d.message, "float64")) << d.message;
-    EXPECT_TRUE(contains(d.message, "opencl:7")) << d.message;
-    EXPECT_TRUE(contains(d.message, "cl_khr_fp64")) << d.message;
+  } catch (const simt::runtime::UnsupportedFeature& e) {
+    ASSERT_TRUE(e.where.has_value());
+    EXPECT_EQ(e.where->file, "/somewhere/k.py");
+    EXPECT_EQ(e.where->line, 3);  // the first statement computing in double
+    EXPECT_EQ(e.where->text, "    y = x[i] * 2");
+    const std::string message = e.what();
+    EXPECT_TRUE(contains(message, "float64")) << message;
+    EXPECT_TRUE(contains(message, "opencl:7")) << message;
+    EXPECT_TRUE(contains(message, "cl_khr_fp64")) << message;
   }
 }
 

@@ -15,10 +15,10 @@
 
 namespace {
 
+using simt::abi::Scalar;
 using simt::runtime::raw_argument_mismatch;
 using simt::runtime::RawArgument;
 using simt::runtime::RawParam;
-using simt::sema::Scalar;
 
 RawParam value(size_t bytes, std::string type, std::optional<Scalar> scalar) {
   RawParam p;

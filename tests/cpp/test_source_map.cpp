@@ -1,17 +1,17 @@
-// codegen/source_map.h: generated lines back to Python statements, C token
+// abi/source_map.h: generated lines back to Python statements, C token
 // search, and compiler logs annotated with the Python lines they cite.
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "codegen/source_map.h"
+#include "abi/source_map.h"
 
 namespace {
 
-using simt::codegen::annotate_compiler_log;
-using simt::codegen::find_identifier;
-using simt::codegen::python_line_of;
+using simt::abi::annotate_compiler_log;
+using simt::abi::find_identifier;
+using simt::abi::python_line_of;
 
 constexpr const char* kGenerated = R"(typedef long simt_i64;
 static inline double helper(double x) { return x; }

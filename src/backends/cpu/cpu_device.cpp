@@ -153,7 +153,7 @@ std::optional<ClangJit::Object> unpack_object(std::string_view payload) {
 
 // Everything the machine code depends on: simt, Clang and their arguments
 // (the host CPU's features among them), the entry and the source.
-std::string cache_key(const codegen::EmittedKernel& kernel, const JitOptions& options) {
+std::string cache_key(const abi::GeneratedKernel& kernel, const JitOptions& options) {
   std::string args;
   for (const auto& arg : ClangJit::instance().cc1_args(options)) args += arg + " ";
   return runtime::cache_key("cpu",
@@ -289,8 +289,8 @@ void CpuDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes,
   for (size_t i = 0; i < count; ++i) std::memcpy(out + i * pattern_bytes, pattern, pattern_bytes);
 }
 
-std::unique_ptr<runtime::CompiledKernel> CpuDevice::compile(
-    const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
+std::unique_ptr<runtime::CompiledKernel> CpuDevice::build(const abi::GeneratedKernel& kernel,
+                                                          const runtime::CompileOptions& options) {
   JitOptions jit_options;
   jit_options.fastmath = options.fastmath;
   std::shared_ptr<JitModule> module;
@@ -315,10 +315,7 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::compile(
   auto entry = reinterpret_cast<KernelEntry>(module->symbol(kernel.entry));
   if (!entry) throw runtime::DeviceError("compiled kernel has no symbol " + kernel.entry);
   std::vector<size_t> param_bytes;
-  for (const auto& slot : kernel.params)
-    param_bytes.push_back(slot.kind == codegen::ParamSlot::Kind::Scalar
-                              ? static_cast<size_t>(sema::bit_width(slot.scalar) / 8)
-                              : sizeof(int64_t));
+  for (const auto& param : kernel.params) param_bytes.push_back(param.bytes());
   return std::make_unique<CpuKernel>(std::move(module), entry, std::move(param_bytes));
 }
 

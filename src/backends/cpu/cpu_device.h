@@ -22,7 +22,7 @@ class CpuDevice : public runtime::Device {
  public:
   CpuDevice();
 
-  codegen::DialectId dialect() const override { return codegen::DialectId::Cpp; }
+  abi::Language language() const override { return abi::Language::Cpp; }
   bool host_accessible() const override { return true; }
 
   void* allocate(size_t bytes) override;
@@ -35,8 +35,8 @@ class CpuDevice : public runtime::Device {
                             runtime::KeepAlive keep) override;
   void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) override;
 
-  std::unique_ptr<runtime::CompiledKernel> compile(const codegen::EmittedKernel& kernel,
-                                                   const runtime::CompileOptions& options) override;
+  std::unique_ptr<runtime::CompiledKernel> build(const abi::GeneratedKernel& kernel,
+                                                 const runtime::CompileOptions& options) override;
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;

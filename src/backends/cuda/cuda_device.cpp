@@ -639,8 +639,8 @@ CudaBinary compile_cached(const Nvrtc& nvrtc, const runtime::DiskCache& cache, i
   return binary;
 }
 
-std::unique_ptr<runtime::CompiledKernel> CudaDevice::compile(
-    const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
+std::unique_ptr<runtime::CompiledKernel> CudaDevice::build(const abi::GeneratedKernel& kernel,
+                                                           const runtime::CompileOptions& options) {
   const Nvrtc& nvrtc = require_nvrtc(kernel.entry, info_.id);
   const int device_arch = capability_.first * 10 + capability_.second;
   return compile_for(kernel, options, choose_compile_target(device_arch, nvrtc.supported_archs()));
@@ -696,7 +696,7 @@ std::shared_ptr<const LoadedModule> CudaDevice::load_module(const CudaBinary& bi
   return std::make_shared<const LoadedModule>(context_, module);
 }
 
-std::unique_ptr<CudaKernel> CudaDevice::compile_for(const codegen::EmittedKernel& kernel,
+std::unique_ptr<CudaKernel> CudaDevice::compile_for(const abi::GeneratedKernel& kernel,
                                                     const runtime::CompileOptions& options,
                                                     const CompileTarget& target) {
   CudaBinary binary =

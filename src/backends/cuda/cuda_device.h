@@ -184,7 +184,7 @@ class CudaDevice : public runtime::Device {
   // context. Throws runtime::DeviceError.
   CudaDevice(const Driver& driver, int ordinal);
 
-  codegen::DialectId dialect() const override { return codegen::DialectId::Cuda; }
+  abi::Language language() const override { return abi::Language::Cuda; }
   bool host_accessible() const override { return false; }
 
   void* allocate(size_t bytes) override;
@@ -197,8 +197,8 @@ class CudaDevice : public runtime::Device {
                             runtime::KeepAlive keep) override;
   void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) override;
 
-  std::unique_ptr<runtime::CompiledKernel> compile(const codegen::EmittedKernel& kernel,
-                                                   const runtime::CompileOptions& options) override;
+  std::unique_ptr<runtime::CompiledKernel> build(const abi::GeneratedKernel& kernel,
+                                                 const runtime::CompileOptions& options) override;
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;
@@ -218,7 +218,7 @@ class CudaDevice : public runtime::Device {
 
   // compile() for an explicit target instead of choose_compile_target's:
   // e.g. {90, false} loads compute_90 PTX that the driver compiles.
-  std::unique_ptr<CudaKernel> compile_for(const codegen::EmittedKernel& kernel,
+  std::unique_ptr<CudaKernel> compile_for(const abi::GeneratedKernel& kernel,
                                           const runtime::CompileOptions& options,
                                           const CompileTarget& target);
 

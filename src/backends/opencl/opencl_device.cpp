@@ -6,8 +6,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "codegen/source_map.h"
-#include "lang/diagnostics.h"
 #include "runtime/disk_cache.h"
 
 namespace simt::opencl {
@@ -47,67 +45,21 @@ runtime::DeviceInfo runtime_info(const DeviceInfo& device, int index) {
     // describe fits; the driver reports what it cannot run.
     info.max_grid_dim[d] = INT_MAX;
   }
+  // Warp operations need sub-group shuffles and votes, which OpenCL 1.2 and
+  // the devices simt is tested on lack; 64-bit atomics need
+  // cl_khr_int64_base/extended_atomics.
+  info.float64 = {device.fp64,
+                  "the device lacks cl_khr_fp64; use float32 values (e.g. np.float32 arrays and "
+                  "constants) on it"};
+  info.warps = {false,
+                "OpenCL devices offer them only through sub-group extensions "
+                "(cl_khr_subgroup_shuffle, cl_khr_subgroup_ballot), which simt does not use "
+                "yet; use shared memory and syncthreads() instead"};
+  info.int64_atomics = {
+      device.int64_atomics && device.has_extension("cl_khr_int64_extended_atomics"),
+      "they need cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which the device "
+      "lacks; use 32-bit arrays there"};
   return info;
-}
-
-std::size_t value_bytes(sema::Scalar scalar) {
-  return static_cast<std::size_t>(sema::bit_width(scalar) / 8);
-}
-
-[[noreturn]] void unsupported(const codegen::EmittedKernel& kernel,
-                              const std::optional<codegen::PythonLine>& where,
-                              std::string message) {
-  lang::Diagnostic d;
-  d.kind = lang::DiagnosticKind::Typing;
-  d.message = std::move(message);
-  d.filename = kernel.entry;
-  if (where) {
-    d.filename = where->file;
-    d.span.line = static_cast<uint32_t>(where->line);
-    // The column where known, else the line from its first non-blank.
-    size_t first = where->text.find_first_not_of(" \t");
-    d.span.col = where->column > 0
-                     ? static_cast<uint32_t>(where->column)
-                     : static_cast<uint32_t>(first == std::string::npos ? 1 : first + 1);
-    d.span.end_line = d.span.line;
-    d.span.end_col = static_cast<uint32_t>(where->text.size() + 1);
-    d.source_line = where->text;
-  }
-  throw lang::CompileError(std::move(d));
-}
-
-// Warp operations need sub-group shuffles and votes, which OpenCL 1.2 and
-// the devices simt is tested on lack; 64-bit atomics need
-// cl_khr_int64_base/extended_atomics.
-void require_features(const codegen::EmittedKernel& kernel, const runtime::DeviceInfo& info,
-                      const DeviceInfo& device) {
-  if (kernel.warp_use) {
-    unsupported(kernel, kernel.warp_use,
-                "warp operations (shuffles, votes, activemask) are not supported on " + info.id +
-                    " (" + device.name +
-                    "): OpenCL devices offer them only through sub-group extensions "
-                    "(cl_khr_subgroup_shuffle, cl_khr_subgroup_ballot), which simt does not use "
-                    "yet; use shared memory and syncthreads() instead");
-  }
-  if (kernel.int64_atomic_use &&
-      !(device.int64_atomics && device.has_extension("cl_khr_int64_extended_atomics"))) {
-    unsupported(kernel, kernel.int64_atomic_use,
-                "64-bit atomics (on int64, uint64 or float64 arrays) need "
-                "cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which " +
-                    info.id + " (" + device.name + ") lacks; use 32-bit arrays there");
-  }
-}
-
-// Throws the CompileError of a kernel whose code uses double on a device
-// without float64, at the first Python statement computing in float64 (else,
-// when only parameters are float64, without a line).
-void require_fp64(const codegen::EmittedKernel& kernel, const runtime::DeviceInfo& info,
-                  const DeviceInfo& device) {
-  if (device.fp64 || codegen::find_identifier(kernel.source, "double") == 0) return;
-  unsupported(kernel, kernel.float64_use,
-              "this kernel computes in float64, which " + info.id + " (" + device.name +
-                  ") does not support: the device lacks cl_khr_fp64; use float32 values (e.g. "
-                  "np.float32 arrays and constants) on it");
 }
 
 // The size of an OpenCL C scalar or vector type as a kernel argument
@@ -134,8 +86,8 @@ std::size_t opencl_value_bytes(std::string type) {
 }
 
 // OpenCL C's scalar type names as simt's types; nullopt for vectors and others.
-std::optional<sema::Scalar> opencl_scalar(std::string_view type) {
-  using sema::Scalar;
+std::optional<abi::Scalar> opencl_scalar(std::string_view type) {
+  using abi::Scalar;
   static const std::pair<std::string_view, Scalar> kNames[] = {
       {"bool", Scalar::Bool},     {"char", Scalar::Int8},      {"uchar", Scalar::UInt8},
       {"short", Scalar::Int16},   {"ushort", Scalar::UInt16},  {"int", Scalar::Int32},
@@ -668,11 +620,8 @@ BuildResult OpenCLDevice::build_cached(const std::string& key, const std::string
   return built;
 }
 
-std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
-    const codegen::EmittedKernel& kernel, const runtime::CompileOptions& options) {
-  require_fp64(kernel, info_, device_);
-  require_features(kernel, info_, device_);
-
+std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::build(
+    const abi::GeneratedKernel& kernel, const runtime::CompileOptions& options) {
   Program program;
   BuildResult built;
   const std::string build_flags = build_options(options);
@@ -691,7 +640,7 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
     throw runtime::BackendCompileError("the OpenCL compiler of " + info_.id + " (" + device_.name +
                                        ", " + device_.version + ") rejected the OpenCL C code of " +
                                        kernel.entry + ":\n" +
-                                       codegen::annotate_compiler_log(built.log, kernel.source));
+                                       abi::annotate_compiler_log(built.log, kernel.source));
   }
 
   cl_int status = CL_SUCCESS;
@@ -706,20 +655,15 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::compile(
 
   std::vector<OpenCLKernel::Argument> arguments;
   cl_uint index = 0;
-  for (const codegen::ParamSlot& slot : kernel.params) {
+  for (const abi::Param& param : kernel.params) {
     OpenCLKernel::Argument argument;
     argument.index = index;
-    if (slot.kind == codegen::ParamSlot::Kind::ArrayData) {
+    argument.bytes = param.bytes();
+    if (param.role == abi::Param::Role::ArrayData)
       argument.kind = OpenCLKernel::Argument::Kind::Buffer;
-      index += 2;
-    } else if (slot.kind == codegen::ParamSlot::Kind::SharedBytes) {
+    else if (param.role == abi::Param::Role::SharedBytes)
       argument.kind = OpenCLKernel::Argument::Kind::LocalMemory;
-      argument.bytes = 8;
-      index += 2;
-    } else {
-      argument.bytes = slot.kind == codegen::ParamSlot::Kind::Scalar ? value_bytes(slot.scalar) : 8;
-      index += 1;
-    }
+    index += static_cast<cl_uint>(param.c_params);
     arguments.push_back(argument);
   }
   return std::make_unique<OpenCLKernel>(std::move(program), std::move(cl_kernel_object),

@@ -124,7 +124,7 @@ class OpenCLDevice : public runtime::Device {
   OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index);
   ~OpenCLDevice() override;
 
-  codegen::DialectId dialect() const override { return codegen::DialectId::OpenCL; }
+  abi::Language language() const override { return abi::Language::OpenCL; }
   bool host_accessible() const override { return false; }
 
   void* allocate(size_t bytes) override;
@@ -142,8 +142,8 @@ class OpenCLDevice : public runtime::Device {
   // Throws lang::CompileError when the kernel needs a feature the device
   // lacks (float64 without cl_khr_fp64), runtime::BackendCompileError with
   // the build log when the OpenCL compiler rejects the code.
-  std::unique_ptr<runtime::CompiledKernel> compile(const codegen::EmittedKernel& kernel,
-                                                   const runtime::CompileOptions& options) override;
+  std::unique_ptr<runtime::CompiledKernel> build(const abi::GeneratedKernel& kernel,
+                                                 const runtime::CompileOptions& options) override;
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;

@@ -1,9 +1,9 @@
-#include "codegen/source_map.h"
+#include "abi/source_map.h"
 
 #include <cctype>
 #include <vector>
 
-namespace simt::codegen {
+namespace simt::abi {
 
 namespace {
 
@@ -130,4 +130,4 @@ std::string annotate_compiler_log(std::string_view log, std::string_view source)
   return out;
 }
 
-}  // namespace simt::codegen
+}  // namespace simt::abi

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace simt::codegen {
+namespace simt::abi {
 
 struct PythonLine {
   std::string file;  // the file's base name from a comment; the full path from the emitter
@@ -31,4 +31,4 @@ int find_identifier(std::string_view source, std::string_view identifier);
 // Python statement that line came from.
 std::string annotate_compiler_log(std::string_view log, std::string_view source);
 
-}  // namespace simt::codegen
+}  // namespace simt::abi

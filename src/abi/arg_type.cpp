@@ -1,0 +1,226 @@
+#include "abi/arg_type.h"
+
+#include <cctype>
+
+namespace simt::abi {
+
+namespace {
+
+constexpr char kScalarTag = 'S';
+constexpr char kArrayTag = 'A';
+constexpr int kReadonlyBit = 8;  // added to the layout byte
+constexpr int kMaxDims = 32;
+
+// A cursor over a type's text form; whitespace is insignificant.
+struct TextParser {
+  std::string_view text;
+  size_t pos = 0;
+
+  void skip_space() {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+  }
+  bool eat(std::string_view token) {
+    skip_space();
+    if (text.substr(pos, token.size()) != token) return false;
+    pos += token.size();
+    return true;
+  }
+  std::string_view word() {
+    skip_space();
+    size_t start = pos;
+    while (pos < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
+      ++pos;
+    return text.substr(start, pos - start);
+  }
+
+  std::optional<ArgType> parse() {
+    if (eat("(")) {
+      std::vector<ArgType> items;
+      if (eat(")")) return ArgType::tuple({});
+      while (true) {
+        auto item = parse();
+        if (!item) return std::nullopt;
+        items.push_back(*item);
+        if (eat(")")) break;
+        if (!eat(",")) return std::nullopt;
+        if (eat(")")) break;  // trailing comma: "(int32,)"
+      }
+      return ArgType::tuple(std::move(items));
+    }
+    std::string_view name = word();
+    bool readonly = false;
+    if (name == "readonly") {
+      readonly = true;
+      name = word();
+    }
+    auto scalar = scalar_from_name(name);
+    if (!scalar) return std::nullopt;
+    if (!eat("[")) {
+      if (readonly) return std::nullopt;  // only arrays are read-only
+      return ArgType::scalar_of(*scalar);
+    }
+    int ndim = 0;
+    int unit_dim = -1;
+    while (true) {
+      if (eat("::1")) {
+        if (unit_dim >= 0) return std::nullopt;
+        unit_dim = ndim;
+      } else if (!eat(":")) {
+        return std::nullopt;
+      }
+      ++ndim;
+      if (eat("]")) break;
+      if (!eat(",")) return std::nullopt;
+    }
+    if (ndim > kMaxDims) return std::nullopt;
+    Layout layout = Layout::Any;
+    if (unit_dim == ndim - 1)
+      layout = Layout::C;
+    else if (unit_dim == 0)
+      layout = Layout::F;
+    else if (unit_dim >= 0)
+      return std::nullopt;
+    return ArgType::array(*scalar, ndim, layout, readonly);
+  }
+};
+
+bool valid_scalar(uint8_t byte) { return byte < kScalarCount; }
+
+}  // namespace
+
+ArgType ArgType::scalar_of(abi::Scalar s) {
+  ArgType t;
+  t.scalar = s;
+  return t;
+}
+
+ArgType ArgType::array(abi::Scalar dtype, int ndim, Layout layout, bool readonly) {
+  ArgType t;
+  t.kind = Kind::Array;
+  t.scalar = dtype;
+  t.ndim = static_cast<uint8_t>(ndim);
+  t.layout = ndim <= 1 && layout == Layout::F ? Layout::C : layout;
+  t.readonly = readonly;
+  return t;
+}
+
+ArgType ArgType::tuple(std::vector<ArgType> items) {
+  ArgType t;
+  t.kind = Kind::Tuple;
+  t.items = std::move(items);
+  return t;
+}
+
+void append_scalar_key(std::string& key, Scalar scalar) {
+  key += kScalarTag;
+  key += static_cast<char>(scalar);
+}
+
+void append_array_key(std::string& key, Scalar dtype, int ndim, Layout layout, bool readonly) {
+  key += kArrayTag;
+  key += static_cast<char>(dtype);
+  key += static_cast<char>(ndim);
+  key += static_cast<char>(static_cast<int>(layout) + (readonly ? kReadonlyBit : 0));
+}
+
+void ArgType::encode(std::string& key) const {
+  switch (kind) {
+    case Kind::Scalar:
+      append_scalar_key(key, scalar);
+      return;
+    case Kind::Array:
+      append_array_key(key, scalar, ndim, layout, readonly);
+      return;
+    case Kind::Tuple:
+      key += kTupleBegin;
+      for (const auto& item : items) item.encode(key);
+      key += kTupleEnd;
+      return;
+  }
+}
+
+std::optional<ArgType> ArgType::decode(std::string_view key, size_t& pos) {
+  if (pos >= key.size()) return std::nullopt;
+  const char tag = key[pos++];
+  auto byte = [&](uint8_t& out) {
+    if (pos >= key.size()) return false;
+    out = static_cast<uint8_t>(key[pos++]);
+    return true;
+  };
+  if (tag == kScalarTag) {
+    uint8_t s;
+    if (!byte(s) || !valid_scalar(s)) return std::nullopt;
+    return scalar_of(static_cast<Scalar>(s));
+  }
+  if (tag == kArrayTag) {
+    uint8_t s, ndim, flags;
+    if (!byte(s) || !byte(ndim) || !byte(flags) || !valid_scalar(s) || ndim > kMaxDims)
+      return std::nullopt;
+    const int layout = flags & (kReadonlyBit - 1);
+    if (layout > static_cast<int>(Layout::Any)) return std::nullopt;
+    ArgType t = array(static_cast<Scalar>(s), ndim, static_cast<Layout>(layout),
+                      (flags & kReadonlyBit) != 0);
+    // The key holds what the classifier saw; the constructor's one
+    // normalization (1-D F is C) never changes a classified layout.
+    t.layout = static_cast<Layout>(layout);
+    return t;
+  }
+  if (tag == kTupleBegin) {
+    std::vector<ArgType> items;
+    while (pos < key.size() && key[pos] != kTupleEnd) {
+      auto item = decode(key, pos);
+      if (!item) return std::nullopt;
+      items.push_back(std::move(*item));
+    }
+    if (pos >= key.size()) return std::nullopt;
+    ++pos;
+    return tuple(std::move(items));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<ArgType>> decode_arg_types(std::string_view key) {
+  std::vector<ArgType> types;
+  size_t pos = 0;
+  while (pos < key.size()) {
+    auto t = ArgType::decode(key, pos);
+    if (!t) return std::nullopt;
+    types.push_back(std::move(*t));
+  }
+  return types;
+}
+
+std::string ArgType::str() const {
+  switch (kind) {
+    case Kind::Scalar:
+      return scalar_name(scalar);
+    case Kind::Array: {
+      std::string s = readonly ? "readonly " : "";
+      s += std::string(scalar_name(scalar)) + "[";
+      for (int d = 0; d < ndim; ++d) {
+        if (d) s += ", ";
+        bool unit = (layout == Layout::C && d == ndim - 1) || (layout == Layout::F && d == 0);
+        s += unit ? "::1" : ":";
+      }
+      return s + "]";
+    }
+    case Kind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i].str();
+      if (items.size() == 1) s += ",";
+      return s + ")";
+    }
+  }
+  return "?";
+}
+
+std::optional<ArgType> ArgType::parse(std::string_view text) {
+  TextParser p{text};
+  auto t = p.parse();
+  p.skip_space();
+  if (!t || p.pos != text.size()) return std::nullopt;
+  return t;
+}
+
+}  // namespace simt::abi

@@ -1,0 +1,63 @@
+// ArgType: the one description of a kernel argument's type. A launch's
+// classifier (src/python/classify.cpp) appends each argument's key bytes;
+// the key is the specialization key, and decoding it gives back the
+// ArgTypes the compiler is run for, so classification, explicit signatures,
+// `typeof` and `inspect_*` cannot disagree. `str()` and `parse()` are a
+// lossless text form ("readonly float32[:, ::1]").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "abi/scalar.h"
+
+namespace simt::abi {
+
+struct ArgType {
+  enum class Kind : uint8_t { Scalar, Array, Tuple };
+  Kind kind = Kind::Scalar;
+  abi::Scalar scalar = abi::Scalar::Int64;  // a scalar's type; an array's dtype
+  uint8_t ndim = 0;                         // Array
+  Layout layout = Layout::Any;              // Array
+  bool readonly = false;                    // Array
+  std::vector<ArgType> items;               // Tuple
+
+  static ArgType scalar_of(abi::Scalar s);
+  // A one-dimensional F array is C: both describe the same memory.
+  static ArgType array(abi::Scalar dtype, int ndim, Layout layout, bool readonly = false);
+  static ArgType tuple(std::vector<ArgType> items);
+
+  bool is_scalar() const { return kind == Kind::Scalar; }
+  bool is_array() const { return kind == Kind::Array; }
+  bool is_tuple() const { return kind == Kind::Tuple; }
+
+  // Appends this type's specialization-key bytes.
+  void encode(std::string& key) const;
+  // Reads one type's bytes from `key` at `pos` (advanced past them);
+  // nullopt when they are malformed.
+  static std::optional<ArgType> decode(std::string_view key, size_t& pos);
+
+  // "float32", "float32[:, ::1]", "readonly float64[:]", "(int64, float32)".
+  std::string str() const;
+  // The inverse of str(), also accepting dtype aliases ("f4[::1]") and
+  // "void"-less tuples; nullopt when malformed.
+  static std::optional<ArgType> parse(std::string_view text);
+
+  bool operator==(const ArgType&) const = default;
+};
+
+// The key bytes of one scalar and one array, as ArgType::encode writes them:
+// the launch path appends them without building an ArgType.
+void append_scalar_key(std::string& key, Scalar scalar);
+void append_array_key(std::string& key, Scalar dtype, int ndim, Layout layout, bool readonly);
+inline constexpr char kTupleBegin = '(';
+inline constexpr char kTupleEnd = ')';
+
+// Decodes a whole key of argument types (after whatever prefix the caller
+// skipped); nullopt when malformed.
+std::optional<std::vector<ArgType>> decode_arg_types(std::string_view key);
+
+}  // namespace simt::abi

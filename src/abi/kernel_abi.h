@@ -1,0 +1,70 @@
+// The contract between generated code and whatever launches it: one record
+// per C parameter of the generated kernel (written once, by codegen; read by
+// the launch path's packing and by every backend), what the code requires of
+// a device, and the kernel itself as the runtime receives it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abi/scalar.h"
+#include "abi/source_map.h"
+
+namespace simt::abi {
+
+// The source language a device compiles, and the dialect codegen emits for it.
+enum class Language : uint8_t { Cuda, OpenCL, Cpp };
+const char* language_name(Language language);  // "cuda", "opencl", "cpp"
+
+// One C parameter of a generated kernel. Kernel arguments are flattened: an
+// n-dimensional array becomes its data pointer, n extents and n strides (in
+// elements), a tuple its items, in the order a launch's classifier visits
+// the arguments' leaves (scalars and arrays).
+struct Param {
+  // SharedBytes: the launch's dynamic shared memory size in bytes (int64),
+  // the last parameter of kernels that use `shared.array(0, dtype)`.
+  enum class Role : uint8_t { Scalar, ArrayData, ArrayShape, ArrayStride, SharedBytes };
+  Role role = Role::Scalar;
+  int argument = 0;               // which Python argument it comes from (-1: SharedBytes)
+  std::vector<int> path;          // item indices inside a tuple argument
+  int leaf = -1;                  // which leaf of the flattened arguments (-1: SharedBytes)
+  int dim = 0;                    // ArrayShape/ArrayStride: which dimension
+  Scalar scalar = Scalar::Int64;  // Scalar: its type; ArrayData: the dtype
+  std::string c_type;             // as declared in the generated code
+  // How many C parameters the record is. 2 for an OpenCL array (its buffer
+  // and a byte offset into it: OpenCL buffers are handles, so a view into one
+  // cannot be a plain pointer) and for OpenCL dynamic shared memory (the
+  // `__local` buffer and its size); else 1.
+  int c_params = 1;
+
+  // The bytes of the value a launch passes for it: a scalar in its storage
+  // form, else 8 (an address, an extent, a stride, a size).
+  size_t bytes() const {
+    return role == Role::Scalar ? static_cast<size_t>(bit_width(scalar) / 8) : 8;
+  }
+};
+
+// Features a device may lack, each with the first Python statement needing it
+// (the kernel's own, else a device function's); checked in one place
+// (runtime::check_requirements) against the device's capabilities.
+struct Requirements {
+  // The first statement computing in float64 or complex128; nullopt when
+  // none does (float64 parameters may still make the code use double).
+  std::optional<PythonLine> float64;
+  std::optional<PythonLine> warps;          // shuffles, votes, activemask
+  std::optional<PythonLine> int64_atomics;  // atomics on 64-bit words
+};
+
+// A generated kernel, ready for a backend to compile.
+struct GeneratedKernel {
+  Language language = Language::Cpp;
+  std::string source;
+  std::string entry;  // the symbol to launch
+  std::vector<Param> params;
+  Requirements requirements;
+};
+
+}  // namespace simt::abi

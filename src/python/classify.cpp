@@ -1,0 +1,208 @@
+#include "python/classify.h"
+
+#include <cstdlib>
+#include <optional>
+
+namespace simt::python {
+
+namespace {
+
+using abi::Scalar;
+
+// C, F or any order, as NumPy's flags decide (extents of 1 take any stride).
+abi::Layout layout_of(int ndim, const int64_t* shape, const int64_t* strides, int64_t itemsize) {
+  for (int64_t k = 0; k < ndim; ++k)
+    if (shape[k] == 0) return abi::Layout::C;
+  bool c = true, f = true;
+  int64_t expected = itemsize;
+  for (int k = ndim - 1; k >= 0; --k) {
+    if (shape[k] != 1 && strides[k] != expected) c = false;
+    expected *= shape[k];
+  }
+  expected = itemsize;
+  for (int k = 0; k < ndim; ++k) {
+    if (shape[k] != 1 && strides[k] != expected) f = false;
+    expected *= shape[k];
+  }
+  return c ? abi::Layout::C : f ? abi::Layout::F : abi::Layout::Any;
+}
+
+void append_array_leaf(Classification& s, void* data, int ndim, const int64_t* shape,
+                       const int64_t* byte_strides, int64_t itemsize, Scalar dtype, bool readonly,
+                       const std::string& name) {
+  if (ndim == 0)
+    argument_error(name, "0-dimensional arrays are not kernel arguments; pass a scalar");
+  Leaf leaf;
+  leaf.is_array = true;
+  leaf.scalar = dtype;
+  leaf.data = data;
+  leaf.ndim = ndim;
+  leaf.dims_at = s.dims.size();
+  for (int k = 0; k < ndim; ++k) s.dims.push_back(shape[k]);
+  for (int k = 0; k < ndim; ++k) {
+    if (byte_strides[k] % itemsize != 0)
+      argument_error(name, "strides that are not a multiple of the item size are not supported");
+    s.dims.push_back(byte_strides[k] / itemsize);
+  }
+  abi::append_array_key(s.key, dtype, ndim, layout_of(ndim, shape, byte_strides, itemsize),
+                        readonly);
+  s.leaves.push_back(leaf);
+}
+
+void classify_array(const DeviceArray& a, const std::string& name, Classification& s,
+                    const runtime::Device* device) {
+  if (device && a.buffer->device().get() != device)
+    argument_error(name, "the array is on " + a.buffer->device()->info().id +
+                             " but the kernel runs on " + device->info().id +
+                             "; copy it with simt.to_device(..., device=...)");
+  append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(), a.strides.data(),
+                    a.itemsize(), a.dtype, a.readonly, name);
+  s.holds.push_back(a.buffer);
+  s.foreign |= a.buffer->foreign();
+}
+
+// A typestr of the array interfaces ("<f4", "|b1") as a scalar type.
+std::optional<Scalar> scalar_from_typestr(const std::string& typestr) {
+  if (typestr.size() < 3 || typestr[0] == '>') return std::nullopt;
+  char kind = typestr[1];
+  int bytes = std::atoi(typestr.c_str() + 2);
+  switch (kind) {
+    case 'b':
+      return bytes == 1 ? std::optional(Scalar::Bool) : std::nullopt;
+    case 'i':
+      return bytes == 1   ? Scalar::Int8
+             : bytes == 2 ? Scalar::Int16
+             : bytes == 4 ? Scalar::Int32
+             : bytes == 8 ? std::optional(Scalar::Int64)
+                          : std::nullopt;
+    case 'u':
+      return bytes == 1   ? Scalar::UInt8
+             : bytes == 2 ? Scalar::UInt16
+             : bytes == 4 ? Scalar::UInt32
+             : bytes == 8 ? std::optional(Scalar::UInt64)
+                          : std::nullopt;
+    case 'f':
+      return bytes == 2   ? Scalar::Float16
+             : bytes == 4 ? Scalar::Float32
+             : bytes == 8 ? std::optional(Scalar::Float64)
+                          : std::nullopt;
+    case 'c':
+      return bytes == 8    ? Scalar::Complex64
+             : bytes == 16 ? std::optional(Scalar::Complex128)
+                           : std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The pointer's device is the producer's: launching elsewhere is its error.
+void classify_cuda_array(const nb::handle& obj, const std::string& name, Classification& s) {
+  nb::dict cai = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
+  std::string typestr = nb::cast<std::string>(cai["typestr"]);
+  auto scalar = scalar_from_typestr(typestr);
+  if (!scalar)
+    argument_error(name, "unsupported __cuda_array_interface__ typestr '" + typestr + "'");
+  nb::tuple shape_tuple = nb::cast<nb::tuple>(cai["shape"]);
+  nb::tuple data = nb::cast<nb::tuple>(cai["data"]);
+  auto pointer = reinterpret_cast<void*>(nb::cast<uintptr_t>(data[0]));
+  bool readonly = nb::cast<bool>(data[1]);
+  size_t ndim = shape_tuple.size();
+  if (ndim == 0) argument_error(name, "0-dimensional GPU arrays are not kernel arguments");
+  int64_t itemsize = abi::bit_width(*scalar) / 8;
+  std::vector<int64_t> shape(ndim), strides(ndim);
+  for (size_t k = 0; k < ndim; ++k) shape[k] = nb::cast<int64_t>(shape_tuple[k]);
+  nb::object given = cai.contains("strides") ? nb::object(cai["strides"]) : nb::none();
+  if (given.is_none()) {
+    int64_t stride = itemsize;
+    for (size_t k = ndim; k-- > 0;) {
+      strides[k] = stride;
+      stride *= shape[k];
+    }
+  } else {
+    nb::tuple st = nb::cast<nb::tuple>(given);
+    for (size_t k = 0; k < ndim; ++k) strides[k] = nb::cast<int64_t>(st[k]);
+  }
+  append_array_leaf(s, pointer, static_cast<int>(ndim), shape.data(), strides.data(), itemsize,
+                    *scalar, readonly, name);
+}
+
+}  // namespace
+
+void classify_argument(const nb::handle& obj, const std::string& name, Classification& s,
+                       const runtime::Device* device) {
+  PyObject* o = obj.ptr();
+  nb::object keep;
+  if (const DeviceArray* array = simt_array(o, &keep)) {
+    classify_array(*array, name, s, device);
+    return;
+  }
+  Leaf leaf;
+  if (read_python_number(o, name, &leaf)) {
+    // a bool, int, float or complex
+  } else if (PyTuple_Check(o)) {
+    s.key += abi::kTupleBegin;
+    Py_ssize_t n = PyTuple_GET_SIZE(o);
+    for (Py_ssize_t k = 0; k < n; ++k)
+      classify_argument(PyTuple_GET_ITEM(o, k), name + "[" + std::to_string(k) + "]", s, device);
+    s.key += abi::kTupleEnd;
+    return;
+  } else if ((!device || !device->host_accessible()) &&
+             PyObject_HasAttrString(o, "__cuda_array_interface__")) {
+    // CuPy, PyTorch and Numba arrays on the GPU: used in place, no copy.
+    classify_cuda_array(obj, name, s);
+    return;
+  } else if (PyObject_CheckBuffer(o)) {
+    // NumPy arrays and NumPy scalars.
+    Py_buffer view;
+    if (PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) != 0) {
+      PyErr_Clear();
+      argument_error(name, "its buffer cannot be read as a strided array");
+    }
+    s.buffers.push_back(view);
+    auto scalar = scalar_from_format(view.format, view.itemsize);
+    if (!scalar)
+      argument_error(name, std::string("unsupported element format '") +
+                               (view.format ? view.format : "?") + "'");
+    if (view.ndim == 0) {
+      static_cast<ScalarArg&>(leaf) = read_buffer_scalar(view, *scalar);
+    } else {
+      if (device && !device->host_accessible())
+        argument_error(name, "a NumPy array cannot be used on " + device->info().id +
+                                 "; copy it with simt.to_device(...)");
+      static_assert(sizeof(Py_ssize_t) == sizeof(int64_t));
+      s.host_arrays = true;
+      append_array_leaf(s, view.buf, view.ndim, reinterpret_cast<const int64_t*>(view.shape),
+                        reinterpret_cast<const int64_t*>(view.strides), view.itemsize, *scalar,
+                        view.readonly != 0, name);
+      return;
+    }
+  } else {
+    argument_error(name, std::string("simt kernels do not accept ") + Py_TYPE(o)->tp_name +
+                             " values (arrays, numbers and tuples of them are accepted)");
+  }
+  abi::append_scalar_key(s.key, leaf.scalar);
+  s.leaves.push_back(leaf);
+}
+
+void Classification::clear() {
+  key.clear();
+  leaves.clear();
+  dims.clear();
+  holds.clear();
+  foreign = false;
+  host_arrays = false;
+}
+
+void Classification::release_buffers() {
+  for (auto& b : buffers) PyBuffer_Release(&b);
+  buffers.clear();
+}
+
+// Specializations are per device: the key starts with the device's address
+// (devices live as long as the process).
+void append_device_key(std::string& key, const runtime::Device& device) {
+  const runtime::Device* address = &device;
+  key.append(reinterpret_cast<const char*>(&address), sizeof address);
+}
+
+}  // namespace simt::python
