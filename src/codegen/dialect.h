@@ -1,5 +1,7 @@
 // What differs between the three C-family languages simt emits: data, read
-// by the one emitter (emitter.cpp). A dialect never holds control logic.
+// by the one emitter (codegen/emit_*.cpp). A dialect never holds control
+// logic. The defaults are C as CUDA and the CPU's C++ spell it; each row in
+// dialects.cpp names only the fields where it differs.
 #pragma once
 
 #include <array>
@@ -18,100 +20,152 @@ using DialectId = abi::Language;
 // The device-API objects whose x/y/z components a dialect spells.
 enum class IndexObject { ThreadIdx, BlockIdx, BlockDim, GridDim };
 
+// How a block's threads run.
+enum class BlockModel : uint8_t {
+  // Each thread is a hardware thread: barriers and warp operations are the
+  // dialect's builtins.
+  Hardware,
+  // One call per block runs its threads as loops (the CPU): barriers split
+  // the loops into regions (emit_regions.cpp), warp operations are emulated
+  // there, atomics on shared arrays are plain read-modify-writes (a block's
+  // threads never run at once), and device functions, which run for one
+  // thread at a time, cannot call barriers or warp operations.
+  Loops,
+};
+
+// How a float becomes an integer, saturating, NaN to 0.
+enum class FloatToInt : uint8_t {
+  // A plain C cast does it on this target (the CPU's
+  // -fno-strict-float-cast-overflow).
+  Cast,
+  // The generated simt_f2int_* helpers: CUDA's casts turn NaN into the most
+  // negative integer and do not saturate narrow types; NVIDIA's OpenCL
+  // convert_long_sat_rtz turns NaN into the most negative long.
+  Helper,
+};
+
+// The order of Dialect::atomic_int32/atomic_int64 entries.
+enum class AtomicOp { Add, Sub, Min, Max, And, Or, Xor, Exch };
+
+using ScalarNames = std::array<std::string_view, abi::kScalarCount>;
+
 struct Dialect {
-  DialectId id;
-  std::string_view name;  // "cuda", "opencl", "cpp"
+  DialectId id = DialectId::Cuda;
+  std::string_view name{};  // "cuda", "opencl", "cpp"
+  BlockModel block_model = BlockModel::Hardware;
 
   // C spelling of each sema::Scalar as a value in registers, and as stored
   // in arrays (bool is a byte in memory; float16 is 16 bits in memory and
   // a float in registers).
-  std::array<std::string_view, 14> value_types;
-  std::array<std::string_view, 14> storage_types;
+  ScalarNames value_types{"bool",
+                          "signed char",
+                          "short",
+                          "int",
+                          "long long",
+                          "unsigned char",
+                          "unsigned short",
+                          "unsigned int",
+                          "unsigned long long",
+                          "float",
+                          "float",
+                          "double",
+                          "simt_c64",
+                          "simt_c128"};
+  ScalarNames storage_types{
+      "unsigned char",      "signed char",    "short",          "int",
+      "long long",          "unsigned char",  "unsigned short", "unsigned int",
+      "unsigned long long", "unsigned short", "float",          "double",
+      "simt_c64",           "simt_c128"};
 
-  std::string_view kernel_prefix;    // before `void name(...)` of the kernel
-  std::string_view function_prefix;  // before helper functions and device functions
+  std::string_view kernel_prefix{};                     // before `void name(...)` of the kernel
+  std::string_view function_prefix = "static inline ";  // helpers and device functions
   // What every device function takes before its own parameters, and what
   // every call passes for them: the C++ dialect's index expressions read the
   // block context and the thread index, which only the kernel body has in
   // scope. Empty for CUDA and OpenCL, whose index expressions are builtins.
-  std::string_view function_hidden_params;
-  std::string_view function_hidden_args;
-  std::string_view global_space;  // qualifier of pointers to kernel-argument memory
+  std::string_view function_hidden_params{};
+  std::string_view function_hidden_args{};
+  std::string_view global_space{};  // qualifier of pointers to kernel-argument memory
   // Non-empty: an array argument arrives as two C parameters, its buffer and
-  // a byte offset of this type into it. OpenCL buffers are handles, not
-  // addresses, so a view into one (a slice) cannot be a plain pointer.
-  std::string_view array_offset_type;
-  std::string_view printf_int64;  // printf conversion for 64-bit ints
-  std::string_view printf_uint64;
-  std::string_view int64_suffix;  // integer literal suffixes: 5LL / 5L
-  std::string_view uint64_suffix;
+  // a byte offset of this type into it (abi::Param::c_params). OpenCL buffers
+  // are handles, not addresses, so a view into one (a slice) cannot be a
+  // plain pointer.
+  std::string_view array_offset_type{};
+  std::string_view printf_int64 = "%lld";  // printf conversion for 64-bit ints
+  std::string_view printf_uint64 = "%llu";
+  std::string_view int64_suffix = "LL";  // integer literal suffixes: 5LL / 5L
+  std::string_view uint64_suffix = "ULL";
 
   // The x, y, z components of each IndexObject.
-  std::array<std::array<std::string_view, 3>, 4> index_objects;
+  std::array<std::array<std::string_view, 3>, 4> index_objects{};
 
   // Math: the C name for a function of `float`/`double`, from the float64
   // spelling: CUDA and C++ add an `f` suffix for float, OpenCL overloads.
-  std::string_view math_prefix;  // "__builtin_" for the CPU (no headers)
-  bool float_suffix;             // sinf for float
-  std::string_view isnan_name;   // classification functions' names, prefix included
-  std::string_view isinf_name;
-  std::string_view isfinite_name;
+  std::string_view math_prefix{};         // "__builtin_" for the CPU (no headers)
+  bool float_suffix = true;               // sinf for float
+  std::string_view isnan_name = "isnan";  // classification functions' names, prefix included
+  std::string_view isinf_name = "isinf";
+  std::string_view isfinite_name = "isfinite";
 
-  // Saturating float to integer conversion, NaN to 0: `%T` is the target
-  // type name, `%x` the value. Empty: a plain C cast, which does that on
-  // this target (the CPU's -fno-strict-float-cast-overflow). "helper": the
-  // generated simt_f2int_* helpers (CUDA's casts turn NaN into the most
-  // negative integer and do not saturate narrow types; NVIDIA's OpenCL
-  // convert_long_sat_rtz turns NaN into the most negative long).
-  std::string_view float_to_int;
+  FloatToInt float_to_int = FloatToInt::Helper;
 
   // Bit casts between float/uint32 and double/uint64, for float16 and for
   // infinities. `%x` is the value.
-  std::string_view float_as_uint;
-  std::string_view uint_as_float;
-  std::string_view double_as_ulong;
-  std::string_view ulong_as_double;
+  std::string_view float_as_uint{};
+  std::string_view uint_as_float{};
+  std::string_view double_as_ulong{};
+  std::string_view ulong_as_double{};
 
-  std::string_view prelude;  // declarations every kernel of this dialect needs
+  std::string_view prelude{};  // declarations every kernel of this dialect needs
 
   // ---- shared memory, barriers, atomics, warps ----------------------------
   // Qualifier of pointers into shared (block) memory, and of its declarations.
-  std::string_view shared_space;
-  std::string_view shared_decl;
-  // `syncthreads()` as a statement; empty: the CPU's regions (emitter.cpp).
-  std::string_view barrier;
+  std::string_view shared_space{};
+  std::string_view shared_decl{};
+  // The launch's dynamic shared memory (`shared.array(0, dtype)`): a C
+  // parameter declared before its size (OpenCL's `__local` buffer; the size's
+  // record then has c_params 2), or a statement declaring it at the top of
+  // the kernel body.
+  std::string_view dynamic_shared_param{};
+  std::string_view dynamic_shared_storage{};
+  // `syncthreads()` as a statement (BlockModel::Loops: regions instead).
+  std::string_view barrier{};
   // syncthreads_count/and/or with `%x` the int predicate; empty: lowered on
   // a shared counter (OpenCL 1.2 has no work-group reductions) or regions.
-  std::array<std::string_view, 3> barrier_reduce;
-  std::array<std::string_view, 3> fences;  // threadfence, _block, _system
+  std::array<std::string_view, 3> barrier_reduce{};
+  std::array<std::string_view, 3> fences{};  // threadfence, _block, _system
   // Compare-and-swap on 32/64-bit unsigned words, returning the old word:
   // `%S` the pointer's space qualifier, `%p` the pointer, `%e` expected, `%d`
   // desired.
-  std::string_view atomic_cas32;
-  std::string_view atomic_cas64;
+  std::string_view atomic_cas32{};
+  std::string_view atomic_cas64{};
   // Native atomics on 32- and 64-bit integers, by AtomicOp; `%p` the
   // element's pointer, `%v` the value, `%T` the element's C type. Empty: a
   // compare-and-swap loop.
-  std::array<std::string_view, 8> atomic_int32;
-  std::array<std::string_view, 8> atomic_int64;
-  std::array<std::string_view, 2> atomic_float_add;  // float32, float64
+  std::array<std::string_view, 8> atomic_int32{};
+  std::array<std::string_view, 8> atomic_int64{};
+  // float32, float64; empty: a compare-and-swap loop (for float64 one on
+  // 64-bit words: the kernel then requires 64-bit atomics).
+  std::array<std::string_view, 2> atomic_float_add{};
   // Warp operations; empty where the dialect has none (OpenCL 1.2): a
   // compile error, or the CPU's emulation in regions. `%m` mask, `%x`
   // value, `%l` lane / delta / lane mask.
-  std::array<std::string_view, 4> shuffles;  // idx, up, down, xor
-  std::array<std::string_view, 3> votes;     // ballot, all, any
-  std::string_view activemask;
-  std::string_view warpsize;
+  std::array<std::string_view, 4> shuffles{};  // idx, up, down, xor
+  std::array<std::string_view, 3> votes{};     // ballot, all, any
+  std::string_view activemask{};
+  std::string_view warpsize{};
 
   // Constant arrays (global NumPy arrays): the qualifier of their program-
   // scope definition and of pointers to them, and infinity and NaN as
-  // constant expressions for their initializers (float, double). Empty:
-  // float arrays are defined as their bits (unsigned integers) and read
-  // through a float pointer (safe: nothing ever writes them).
-  std::string_view constant_decl;
-  std::string_view constant_space;
-  std::array<std::string_view, 2> infinity;
-  std::array<std::string_view, 2> nan;
+  // constant expressions for their initializers (float, double).
+  std::string_view constant_decl{};
+  std::string_view constant_space{};
+  std::array<std::string_view, 2> infinity{};
+  std::array<std::string_view, 2> nan{};
+  // No constant spelling of infinity and NaN: float arrays are defined as
+  // their bits (unsigned integers) and read through a float pointer (safe:
+  // nothing ever writes them).
+  bool constant_floats_as_bits = false;
 
   std::string_view value_type(sema::Scalar s) const { return value_types[static_cast<int>(s)]; }
   std::string_view storage_type(sema::Scalar s) const { return storage_types[static_cast<int>(s)]; }
@@ -119,10 +173,8 @@ struct Dialect {
   std::string_view index_expr(IndexObject object, int component) const;
   // "sinf", "sin", "__builtin_sin": the math function for a float or double.
   std::string math_name(std::string_view c_name, sema::Scalar real) const;
+  bool threads_are_loops() const { return block_model == BlockModel::Loops; }
 };
-
-// The order of Dialect::atomic_int32/atomic_int64 entries.
-enum class AtomicOp { Add, Sub, Min, Max, And, Or, Xor, Exch };
 
 const Dialect& dialect(DialectId id);
 std::optional<DialectId> dialect_from_name(std::string_view name);

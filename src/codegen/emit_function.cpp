@@ -55,9 +55,9 @@ EmittedKernel Emitter::run() {
   EmittedKernel out;
   const auto& def = fn_.parsed->def;
   out.entry = kernel_symbol(def.name);
-  if (d_.id == DialectId::Cpp && needs_regions()) {
+  if (d_.threads_are_loops() && needs_regions()) {
     regions_.active = true;
-    regions_.uniformity = std::make_unique<Uniformity>(fn_);
+    regions_.uniformity = std::make_unique<passes::Uniformity>(fn_);
     regions_.has_exits = contains_return(def.body);
   }
   regions_.bare_names = regions_.active;
@@ -91,7 +91,7 @@ EmittedKernel Emitter::run() {
         "  const simt_i64 simt_nthreads = simt_ctx->block_dim[0] * simt_ctx->block_dim[1] * "
         "simt_ctx->block_dim[2];\n" +
         scratch_setup() + body + "  free(simt_scratch);\n}\n";
-  } else if (d_.id == DialectId::Cpp) {
+  } else if (d_.threads_are_loops()) {
     // Threads of a block run as loops around the body; `return` in the
     // kernel returns from the body of one thread.
     std::string body_name = "simt_body_" + mangle(def.name).substr(2);

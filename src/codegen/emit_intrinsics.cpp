@@ -126,7 +126,7 @@ std::string Emitter::call(const Expr& e) {
       throw std::logic_error("laneid and warpsize are attributes");
     case sema::Rule::ActiveMask:
       note_warp_use(e);
-      if (d_.id == DialectId::Cpp) return cpu_active_mask();
+      if (d_.threads_are_loops()) return cpu_active_mask();
       return d_.activemask.empty() ? "0u" : std::string(d_.activemask);
     case sema::Rule::ConstArrayLike:
       return constant_array(i);

@@ -16,8 +16,8 @@ std::string Emitter::constant_array(const ExprInfo& i) {
   std::string element(d_.storage_type(dtype));
   if (module_.constants.insert(data).second) {
     // Floats as bits where the dialect cannot spell infinity and NaN.
-    bool as_bits = d_.infinity[0].empty() && (sema::is_float(dtype) || sema::is_complex(dtype)) &&
-                   dtype != Scalar::Float16;
+    bool as_bits = d_.constant_floats_as_bits &&
+                   (sema::is_float(dtype) || sema::is_complex(dtype)) && dtype != Scalar::Float16;
     Scalar stored = dtype;
     if (as_bits)
       stored =
@@ -116,21 +116,9 @@ void Emitter::add_dynamic_shared(std::vector<ParamSlot>& slots, std::vector<std:
   slot.c_type = std::string(d_.value_type(Scalar::Int64));
   slots.push_back(slot);
   std::string decl = slot.c_type + " simt_dynamic_shared_bytes";
-  std::string storage;
-  switch (d_.id) {
-    case DialectId::OpenCL:
-      params.push_back("__local uint4* simt_dynamic_shared");  // uint4: 16-byte alignment
-      break;
-    case DialectId::Cuda:
-      storage = "  extern __shared__ __align__(16) unsigned char simt_dynamic_shared[];\n";
-      break;
-    case DialectId::Cpp:
-      storage =
-          "  unsigned char* simt_dynamic_shared = (unsigned char*)simt_ctx->dynamic_shared;\n";
-      break;
-  }
+  if (!d_.dynamic_shared_param.empty()) params.emplace_back(d_.dynamic_shared_param);
   params.push_back(decl);
-  body = storage + body;
+  body = std::string(d_.dynamic_shared_storage) + body;
 }
 
 std::string Emitter::array_alloc(const Expr& e) {
@@ -195,8 +183,10 @@ std::string Emitter::atomic_code(const Expr& e) {
   Type st = Type::scalar_of(s);
   bool wide = sema::bit_width(s) == 64;
   if (wide && !sema::is_float(s) && !module_.int64_atomic_use) module_.int64_atomic_use = where(e);
-  if (wide && sema::is_float(s) && !module_.int64_atomic_use && d_.id == DialectId::OpenCL)
-    module_.int64_atomic_use = where(e);  // float64 atomics are 64-bit compare-and-swap loops
+  // Without a native float64 add, float64 atomics are compare-and-swap loops
+  // on 64-bit words.
+  if (wide && sema::is_float(s) && !module_.int64_atomic_use && d_.atomic_float_add[1].empty())
+    module_.int64_atomic_use = where(e);
   std::string_view op = i.intrinsic->c_name;
   std::string space =
       at.space == sema::Space::Shared ? std::string(d_.shared_space) : std::string(d_.global_space);
@@ -212,7 +202,7 @@ std::string Emitter::atomic_code(const Expr& e) {
     return from_bits(s, cas);
   }
   std::string value = emit_as(*e.items[3], st);
-  if (d_.id == DialectId::Cpp && at.space == sema::Space::Shared)
+  if (d_.threads_are_loops() && at.space == sema::Space::Shared)
     return atomic_helper(op, s, space, true) + "(" + pointer + ", " + value + ")";
   int k = atomic_op_index(op);
   std::string_view native;

@@ -154,12 +154,10 @@ std::string Emitter::convert(const std::string& code, const Type& from_type, con
   if (to == Scalar::Float16 && from == Scalar::Float64)
     return helpers_.use(Helper::RoundHalfFromDouble, Scalar::Float64) + "(" + code + ")";
   if (to == Scalar::Float16) return helpers_.use(Helper::RoundHalf, to) + "((float)(" + code + "))";
-  if (sema::is_integer(to) && is_float_like(from) && d_.float_to_int == "helper") {
+  if (sema::is_integer(to) && is_float_like(from) && d_.float_to_int == FloatToInt::Helper) {
     if (from == Scalar::Float64) return helpers_.use(Helper::FloatToInt, to) + "(" + code + ")";
     return helpers_.use(Helper::Float32ToInt, to) + "((float)(" + code + "))";
   }
-  if (sema::is_integer(to) && is_float_like(from) && !d_.float_to_int.empty())
-    return apply(d_.float_to_int, to_name, code);
   // float16 is a float in registers: widening it is exact and free.
   if (from == Scalar::Float16 && to == Scalar::Float32) return code;
   return "((" + to_name + ")(" + code + "))";

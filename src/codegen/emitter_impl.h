@@ -22,7 +22,7 @@
 
 #include "codegen/emitter.h"
 #include "codegen/helpers.h"
-#include "codegen/uniformity.h"
+#include "passes/passes.h"
 
 // A named namespace rather than an anonymous one: the members and helpers
 // are defined in several files.
@@ -91,7 +91,7 @@ struct RegionLowering {
   // The CPU kernel runs as regions: loops over the block's threads between
   // barriers.
   bool active = false;
-  std::unique_ptr<Uniformity> uniformity;
+  std::unique_ptr<passes::Uniformity> uniformity;
   bool uniform_level = false;              // emitting outside the loops over threads
   bool bare_names = false;                 // local_name() without the per-thread index
   bool has_exits = false;                  // a thread may return before others: simt_exited[]

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "abi/arg_type.h"
+#include "codegen/emitter.h"
 #include "lang/ast.h"
 #include "lang/diagnostics.h"
 #include "lang/source.h"
@@ -63,9 +64,13 @@ class Function {
   const std::shared_ptr<const lang::SourceText>& source() const { return source_; }
   const std::shared_ptr<const lang::ParsedFunction>& parsed() const { return parsed_; }
 
-  // Raises the Python exception of a diagnostic.
+  // These raise the Python exception of a diagnostic.
   sema::TypedFunction infer(const std::vector<sema::Type>& arg_types,
                             const sema::Globals& globals) const;
+  // The compiler pipeline (compiler/pipeline.h) for one signature.
+  abi::GeneratedKernel generate(const std::vector<sema::Type>& arg_types,
+                                const sema::Globals& globals, abi::Language language,
+                                const codegen::EmitOptions& options) const;
 
  private:
   std::shared_ptr<const lang::SourceText> source_;

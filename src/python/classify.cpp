@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include "python/bindings.h"
+
 namespace simt::python {
 
 namespace {

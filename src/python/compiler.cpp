@@ -5,7 +5,7 @@
 
 #include "backends/cuda/nvrtc.h"
 #include "backends/opencl/opencl_api.h"
-#include "codegen/emitter.h"
+#include "compiler/pipeline.h"
 #include "lang/parser.h"
 #include "python/bindings.h"
 
@@ -146,6 +146,16 @@ sema::TypedFunction Function::infer(const std::vector<sema::Type>& arg_types,
   }
 }
 
+abi::GeneratedKernel Function::generate(const std::vector<sema::Type>& arg_types,
+                                        const sema::Globals& globals, abi::Language language,
+                                        const codegen::EmitOptions& options) const {
+  try {
+    return compiler::generate(*parsed_, *source_, arg_types, globals, language, options);
+  } catch (const lang::CompileError& e) {
+    raise_diagnostic(e);
+  }
+}
+
 sema::Globals GlobalsReader::read(const nb::dict& globals) {
   sema::Globals resolved;
   for (auto [key, value] : globals)
@@ -182,10 +192,10 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
     throw nb::value_error(
         ("unknown dialect '" + dialect_name + "' (expected 'cuda', 'opencl' or 'cpp')").c_str());
   GlobalsReader reader;
-  sema::TypedFunction typed = fn.infer(types_from_text(arg_types), reader.read(globals));
   codegen::EmitOptions options;
   options.debug = debug;
-  codegen::EmittedKernel kernel = codegen::emit_kernel(typed, codegen::dialect(*dialect), options);
+  abi::GeneratedKernel kernel =
+      fn.generate(types_from_text(arg_types), reader.read(globals), *dialect, options);
   nb::dict out;
   out["source"] = kernel.source;
   out["entry"] = kernel.entry;

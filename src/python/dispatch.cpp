@@ -16,7 +16,6 @@
 #include <unordered_map>
 
 #include "abi/arg_type.h"
-#include "codegen/emitter.h"
 #include "python/arguments.h"
 #include "python/bindings.h"
 #include "python/classify.h"
@@ -137,11 +136,10 @@ Specialization& Dispatcher::specialize(const std::string& key,
     observer(function_object_, type_names, globals);
   }
   GlobalsReader reader;
-  sema::TypedFunction typed = function_->infer(types, reader.read(globals));
   codegen::EmitOptions emit_options;
   emit_options.debug = options_.debug;
-  codegen::EmittedKernel emitted =
-      codegen::emit_kernel(typed, codegen::dialect(device->language()), emit_options);
+  abi::GeneratedKernel emitted =
+      function_->generate(types, reader.read(globals), device->language(), emit_options);
   auto spec = std::make_unique<Specialization>();
   spec->device = device;
   spec->slots = emitted.params;

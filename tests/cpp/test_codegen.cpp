@@ -25,6 +25,7 @@
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "compile_checks.h"
+#include "compiler/pipeline.h"
 #include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
@@ -138,9 +139,8 @@ const Emission& emit(const Case& c) {
     e.error = "parse error: " + k.error;
   } else {
     try {
-      auto typed = simt::sema::infer_types(*k.parsed, *k.source, k.corpus.signatures[c.signature],
-                                           simt::testing::corpus_globals());
-      e.kernel = simt::codegen::emit_kernel(typed, simt::codegen::dialect(c.dialect));
+      e.kernel = simt::compiler::generate(*k.parsed, *k.source, k.corpus.signatures[c.signature],
+                                          simt::testing::corpus_globals(), c.dialect);
       e.ok = true;
     } catch (const simt::lang::CompileError& err) {
       e.error = err.diagnostic().format();
@@ -346,7 +346,7 @@ Compiled compile_text(const std::string& text, const std::string& signature,
     sig.push_back(*t);
   }
   c.typed = simt::sema::infer_types(*c.parsed, *c.source, sig, simt::testing::corpus_globals());
-  c.kernel = simt::codegen::emit_kernel(c.typed, simt::codegen::dialect(dialect));
+  c.kernel = simt::compiler::generate(c.typed, dialect);
   return c;
 }
 

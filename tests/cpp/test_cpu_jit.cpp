@@ -23,6 +23,7 @@ TEST(ClangJit, Unavailable) { GTEST_SKIP() << "built without the CPU backend (LL
 #include "backends/cpu/clang_jit.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
+#include "compiler/pipeline.h"
 #include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
@@ -61,11 +62,10 @@ std::vector<CppKernel> emit_corpus() {
     simt::lang::SourceText source(k.text, k.path, 1);
     auto parsed = simt::lang::parse_function(source);
     for (size_t s = 0; s < k.signatures.size(); ++s) {
-      auto typed =
-          simt::sema::infer_types(parsed, source, k.signatures[s], simt::testing::corpus_globals());
-      out.push_back({k.name + "_" + std::to_string(s),
-                     simt::codegen::emit_kernel(
-                         typed, simt::codegen::dialect(simt::codegen::DialectId::Cpp))});
+      out.push_back(
+          {k.name + "_" + std::to_string(s),
+           simt::compiler::generate(parsed, source, k.signatures[s],
+                                    simt::testing::corpus_globals(), simt::abi::Language::Cpp)});
     }
   }
   return out;

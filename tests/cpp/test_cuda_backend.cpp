@@ -30,6 +30,7 @@
 #include "backends/registry.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
+#include "compiler/pipeline.h"
 #include "kernel_corpus.h"
 #include "lang/parser.h"
 #include "runtime/device.h"
@@ -256,10 +257,8 @@ simt::codegen::EmittedKernel emit_corpus_cuda(const std::string& name, size_t si
     if (k.name != name) continue;
     simt::lang::SourceText source(k.text, k.path, 1);
     auto parsed = simt::lang::parse_function(source);
-    auto typed = simt::sema::infer_types(parsed, source, k.signatures.at(signature),
-                                         simt::testing::corpus_globals());
-    return simt::codegen::emit_kernel(typed,
-                                      simt::codegen::dialect(simt::codegen::DialectId::Cuda));
+    return simt::compiler::generate(parsed, source, k.signatures.at(signature),
+                                    simt::testing::corpus_globals(), simt::abi::Language::Cuda);
   }
   throw std::runtime_error("no corpus kernel " + name);
 }

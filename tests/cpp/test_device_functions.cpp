@@ -15,6 +15,7 @@
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "compile_checks.h"
+#include "compiler/pipeline.h"
 #include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
@@ -114,7 +115,7 @@ class Program {
     return out;
   }
   std::string emit(DialectId d = DialectId::Cuda) const {
-    return simt::codegen::emit_kernel(typed_, simt::codegen::dialect(d)).source;
+    return simt::compiler::generate(typed_, d).source;
   }
 
  private:

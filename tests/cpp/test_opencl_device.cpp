@@ -16,6 +16,7 @@
 
 #include "backends/opencl/opencl_device.h"
 #include "codegen/emitter.h"
+#include "compiler/pipeline.h"
 #include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
@@ -59,9 +60,8 @@ simt::codegen::EmittedKernel emit_opencl(const std::string& python,
   auto parsed = simt::lang::parse_function(source);
   std::vector<simt::sema::Type> arg_types;
   for (const auto& t : types) arg_types.push_back(*simt::sema::parse_type(t));
-  auto typed = simt::sema::infer_types(parsed, source, arg_types, simt::testing::corpus_globals());
-  return simt::codegen::emit_kernel(typed,
-                                    simt::codegen::dialect(simt::codegen::DialectId::OpenCL));
+  return simt::compiler::generate(parsed, source, arg_types, simt::testing::corpus_globals(),
+                                  simt::abi::Language::OpenCL);
 }
 
 constexpr const char* kScale = R"(def scale(x, out, a):

@@ -1,6 +1,6 @@
 // Which values and statements are the same for every thread of a block: what
 // the CPU backend needs to run a kernel with barriers as a sequence of loops
-// over the block's threads (emitter.cpp, "regions").
+// over the block's threads (codegen/emit_regions.cpp).
 //
 // A barrier (syncthreads, a warp shuffle or vote) ends one loop over the
 // block's threads and starts the next; so every barrier must be reached by
@@ -19,7 +19,7 @@
 #include "lang/ast.h"
 #include "sema/infer.h"
 
-namespace simt::codegen {
+namespace simt::passes {
 
 class Uniformity {
  public:
@@ -55,4 +55,4 @@ class Uniformity {
   bool changed_ = false;
 };
 
-}  // namespace simt::codegen
+}  // namespace simt::passes

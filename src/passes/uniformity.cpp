@@ -1,8 +1,8 @@
-#include "codegen/uniformity.h"
+#include "passes/uniformity.h"
 
 #include "sema/intrinsics.h"
 
-namespace simt::codegen {
+namespace simt::passes {
 
 using lang::Expr;
 using lang::ExprKind;
@@ -224,4 +224,4 @@ bool Uniformity::uniform_assignment(const Stmt& s) const {
   return any_local && uniform_expr(*s.value);
 }
 
-}  // namespace simt::codegen
+}  // namespace simt::passes

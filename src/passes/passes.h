@@ -1,0 +1,29 @@
+// The catalogue of analyses over a typed function: one file each, run by the
+// compiler pipeline (compiler/pipeline.cpp) between inference and emission.
+//
+//   uniformity.h/.cpp   which locals and statements are block-uniform (the
+//                       CPU's barrier lowering, codegen/emit_regions.cpp)
+//   float64_use.cpp     the first statement computing in double precision
+//                       (abi::Requirements::float64)
+//   collectives.cpp     barriers and warp operations called from device
+//                       functions, for dialects that cannot lower them there
+#pragma once
+
+#include <optional>
+
+#include "abi/source_map.h"
+#include "passes/uniformity.h"
+#include "sema/infer.h"
+
+namespace simt::passes {
+
+// The first Python statement of `kernel` computing in float64 or complex128
+// (a non-literal value of that type), else the first of a device function it
+// calls; nullopt when none does.
+std::optional<abi::PythonLine> first_float64_use(const sema::TypedFunction& kernel);
+
+// Throws lang::CompileError at the first collective call (sema::is_collective)
+// made in a device function `kernel` calls.
+void reject_collectives_in_functions(const sema::TypedFunction& kernel);
+
+}  // namespace simt::passes
