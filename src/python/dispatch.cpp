@@ -261,7 +261,7 @@ void bind_dispatch(nb::module_& m) {
         if (!type) throw std::logic_error("a classification that does not decode");
         return type->str();
       },
-      nb::arg("value"), nb::arg("name") = "value",
+      nb::arg("value").none(), nb::arg("name") = "value",
       "The type a launch gives an argument value ('float32[::1]', '(int64, float64)'), as "
       "the launch path classifies it.");
   m.def("_register_array_type", [](nb::handle type) {

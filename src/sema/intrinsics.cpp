@@ -209,6 +209,8 @@ const Intrinsic* find_intrinsic(std::string_view qualified_name) {
   return nullptr;
 }
 
+std::span<const Intrinsic> intrinsic_table() { return kIntrinsics; }
+
 std::optional<NamespaceMember> find_member(std::string_view module, std::string_view attribute) {
   for (const auto& m : kMembers)
     if (m.module == module && m.attribute == attribute) return m.member;

@@ -2,18 +2,22 @@
 // builtins, the `math` and `numpy` functions, the simt device API, modules,
 // dtypes and named constants. The inferencer types calls by each entry's
 // rule and the emitter spells them through the dialect's tables; a new
-// intrinsic is a new row here plus, where it needs one, a typing rule.
+// intrinsic is a new row here plus, where it needs one, a rule (a typing
+// case, a lowering case and a test snippet).
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "sema/types.h"
 
 namespace simt::sema {
 
-// How a call's argument types determine its result; each rule is one case
-// in the inferencer.
+// How a call's argument types determine its result. Each rule is one case
+// of the typing switch (sema/intrinsic_typing.cpp) and one of the lowering
+// switch (codegen/emit_intrinsics.cpp), both in this order;
+// tests/cpp/compiler/test_intrinsic_table.cpp types and emits every row.
 enum class Rule : uint8_t {
   FloatUnary,      // math.sin: int/bool -> float64, floats keep their type
   FloatBinary,     // math.atan2: both promote, ints become float64
@@ -50,7 +54,7 @@ enum class Rule : uint8_t {
 };
 
 // Whether a rule makes the threads of a block (or a warp) wait for each
-// other: such calls split CPU kernels into regions (see emitter.cpp).
+// other: such calls split CPU kernels into regions (codegen/emit_regions.cpp).
 bool is_collective(Rule rule);
 
 struct Intrinsic {
@@ -67,6 +71,8 @@ struct Intrinsic {
 
 // The intrinsic with this qualified name, or nullptr.
 const Intrinsic* find_intrinsic(std::string_view qualified_name);
+// Every row, for tests that walk the table.
+std::span<const Intrinsic> intrinsic_table();
 
 // What `module.attribute` (or a builtin name, as "builtins.name") denotes
 // other than an intrinsic: a sub-namespace, a dtype, a named constant or a

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
 #include "sema/infer.h"
 #include "sema/types.h"
+#include "support/kernel_corpus.h"
 
 namespace {
 

@@ -14,13 +14,13 @@
 
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
-#include "compile_checks.h"
 #include "compiler/pipeline.h"
-#include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
 #include "sema/infer.h"
 #include "sema/types.h"
+#include "support/compile_checks.h"
+#include "support/kernel_corpus.h"
 
 namespace {
 

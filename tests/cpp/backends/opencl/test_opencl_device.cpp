@@ -17,10 +17,10 @@
 #include "backends/opencl/opencl_device.h"
 #include "codegen/emitter.h"
 #include "compiler/pipeline.h"
-#include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
 #include "sema/infer.h"
+#include "support/kernel_corpus.h"
 
 namespace {
 

@@ -24,10 +24,10 @@ TEST(ClangJit, Unavailable) { GTEST_SKIP() << "built without the CPU backend (LL
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "compiler/pipeline.h"
-#include "kernel_corpus.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
 #include "sema/infer.h"
+#include "support/kernel_corpus.h"
 
 namespace {
 

@@ -31,10 +31,10 @@
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "compiler/pipeline.h"
-#include "kernel_corpus.h"
 #include "lang/parser.h"
 #include "runtime/device.h"
 #include "sema/infer.h"
+#include "support/kernel_corpus.h"
 
 namespace {
 
