@@ -3,6 +3,8 @@
 // row differs from the defaults in dialect.h; codegen/emit_*.cpp read them.
 #include "codegen/dialect.h"
 
+#include "abi/cpu_entry.h"
+
 namespace simt::codegen {
 
 namespace {
@@ -29,18 +31,12 @@ typedef long simt_i64;
 )";
 
 // The CPU backend calls `simt_kernel_<name>(ctx, args)` once per block;
-// threads of the block run as loops inside it.
+// threads of the block run as loops inside it (abi/cpu_entry.h).
 constexpr std::string_view kCppPrelude = R"(typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
-struct simt_block_ctx {
-  simt_i64 grid_dim[3];
-  simt_i64 block_dim[3];
-  simt_i64 block_idx[3];
-  void* dynamic_shared;
-};
-static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
+)" SIMT_CPU_BLOCK_CONTEXT_C R"(static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return e;
 }

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "abi/cpu_entry.h"
 #include "backends/cpu/clang_jit.h"
 #include "runtime/disk_cache.h"
 
@@ -22,16 +23,8 @@ namespace simt::cpu {
 
 namespace {
 
-// The generated code's view of a launch (the `simt_block_ctx` struct of the
-// C++ dialect's prelude).
-struct BlockContext {
-  int64_t grid_dim[3];
-  int64_t block_dim[3];
-  int64_t block_idx[3];
-  void* dynamic_shared;  // the launch's dynamic shared memory, one buffer per running block
-};
-
-using KernelEntry = void (*)(const BlockContext*, void* const*);
+using BlockContext = abi::CpuBlockContext;
+using KernelEntry = abi::CpuKernelEntry;
 
 class CpuKernel : public runtime::CompiledKernel {
  public:

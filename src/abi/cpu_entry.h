@@ -1,0 +1,39 @@
+// The entry point of a CPU kernel: the CPU backend calls
+// `simt_kernel_<name>(const simt_block_ctx* ctx, void* const* args)` once
+// per block, where args[k] points to the value of the k-th abi::Param, and
+// the generated code runs the block's threads as loops. The block context is
+// declared here twice, for the two sides of that call: as C text for the
+// generated code's prelude (codegen/dialects.cpp) and as a struct for the
+// backend (backends/cpu/cpu_device.cpp); the static_asserts keep them one
+// layout.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+// A macro, so the prelude's raw string literals concatenate with it at
+// compile time.
+#define SIMT_CPU_BLOCK_CONTEXT_C \
+  "struct simt_block_ctx {\n"    \
+  "  simt_i64 grid_dim[3];\n"    \
+  "  simt_i64 block_dim[3];\n"   \
+  "  simt_i64 block_idx[3];\n"   \
+  "  void* dynamic_shared;\n"    \
+  "};\n"
+
+namespace simt::abi {
+
+struct CpuBlockContext {
+  int64_t grid_dim[3];
+  int64_t block_dim[3];
+  int64_t block_idx[3];
+  void* dynamic_shared;  // the launch's dynamic shared memory, one buffer per running block
+};
+static_assert(offsetof(CpuBlockContext, block_dim) == 3 * sizeof(int64_t));
+static_assert(offsetof(CpuBlockContext, block_idx) == 6 * sizeof(int64_t));
+static_assert(offsetof(CpuBlockContext, dynamic_shared) == 9 * sizeof(int64_t));
+static_assert(sizeof(CpuBlockContext) == 9 * sizeof(int64_t) + sizeof(void*));
+
+using CpuKernelEntry = void (*)(const CpuBlockContext*, void* const*);
+
+}  // namespace simt::abi
