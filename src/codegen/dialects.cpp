@@ -1,9 +1,8 @@
 // The three dialect tables. Everything that differs between CUDA C++,
 // OpenCL C and the CPU's C++ is a row here, written as the fields where the
 // row differs from the defaults in dialect.h; codegen/emit_*.cpp read them.
-#include "codegen/dialect.h"
-
 #include "abi/cpu_entry.h"
+#include "codegen/dialect.h"
 
 namespace simt::codegen {
 
@@ -32,11 +31,13 @@ typedef long simt_i64;
 
 // The CPU backend calls `simt_kernel_<name>(ctx, args)` once per block;
 // threads of the block run as loops inside it (abi/cpu_entry.h).
-constexpr std::string_view kCppPrelude = R"(typedef long long simt_i64;
+constexpr std::string_view kCppPrelude =
+    R"(typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
-)" SIMT_CPU_BLOCK_CONTEXT_C R"(static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
+)" SIMT_CPU_BLOCK_CONTEXT_C
+    R"(static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return e;
 }
