@@ -825,6 +825,23 @@ def test_scalar_and_tuple_arguments(rng):
     assert_same(out, (a * -2 + np.float32(0.5) + 3.0 + 0.25))
 
 
+@simt.kernel
+def k_nested_tuple(t, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        inner, last = t
+        out[i] = t[1] * 1000 + t[0][2] * 100 + t[-1] * 10 + inner[0] + last + t[-2][-3]
+
+
+def test_nested_tuple_items_are_read_by_item_not_by_leaf(rng):
+    # t[1] is the item after the whole inner tuple, not the inner tuple's
+    # second leaf.
+    a, b, c, d = (int(v) for v in rng.integers(1, 9, 4))
+    out = poisoned(40, np.int64)
+    launch(k_nested_tuple, 40, ((a, b, c), d), out)
+    assert_same(out, np.full(40, d * 1000 + c * 100 + d * 10 + a + d + a, np.int64))
+
+
 # ---------------------------------------------------------------- globals and closures
 
 SCALE = 3
