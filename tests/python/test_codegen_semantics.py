@@ -836,7 +836,8 @@ def k_nested_tuple(t, out):
 def test_nested_tuple_items_are_read_by_item_not_by_leaf(rng):
     # t[1] is the item after the whole inner tuple, not the inner tuple's
     # second leaf.
-    a, b, c, d = (int(v) for v in rng.integers(1, 9, 4))
+    a, b, c = (int(v) for v in rng.integers(1, 9, 3))
+    d = int(rng.integers(10, 20))  # never equal to b, the inner tuple's second leaf
     out = poisoned(40, np.int64)
     launch(k_nested_tuple, 40, ((a, b, c), d), out)
     assert_same(out, np.full(40, d * 1000 + c * 100 + d * 10 + a + d + a, np.int64))
