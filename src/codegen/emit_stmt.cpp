@@ -134,7 +134,8 @@ void Emitter::store(const Expr& target, const Expr& value) {
     store_parts(target, parts, vt);
     return;
   }
-  store_parts(target, {emit_as_target(target, value)}, vt);
+  // Converted to the target's type already.
+  store_parts(target, {emit_as_target(target, value)}, target_type(target));
 }
 
 std::string Emitter::emit_as_target(const Expr& target, const Expr& value) {
@@ -169,19 +170,15 @@ void Emitter::store_parts(const Expr& target, const std::vector<std::string>& pa
     std::vector<std::string> vnames;
     std::vector<Type> vtypes;
     flatten(vt, "", vnames, vtypes);
-    for (size_t k = 0; k < names.size(); ++k) {
-      // A single part converted by emit_as already has the local's type.
-      std::string value =
-          parts.size() == 1 && !vt.is_tuple() ? parts[k] : convert(parts[k], vtypes[k], types[k]);
-      line(for_every_thread(index, names[k] + " = " + value + ";"));
-    }
+    for (size_t k = 0; k < names.size(); ++k)
+      line(
+          for_every_thread(index, names[k] + " = " + convert(parts[k], vtypes[k], types[k]) + ";"));
     return;
   }
   // An array element.
   const Type& element = info(target).type;
-  std::string value =
-      parts.size() == 1 && !vt.is_tuple() ? parts[0] : convert(parts[0], vt, element);
-  line(element_ref(target) + " = " + store_conversion(value, element.scalar) + ";");
+  line(element_ref(target) + " = " +
+       store_conversion(convert(parts[0], vt, element), element.scalar) + ";");
 }
 
 void Emitter::aug_assign(const Stmt& s) {

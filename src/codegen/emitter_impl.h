@@ -185,6 +185,7 @@ class Emitter {
   Type target_type(const Expr& target);
 
   // Stores already-evaluated parts (one per flattened item of `vt`).
+  // Stores `parts`, values of type `vt`, converted to the target's type.
   void store_parts(const Expr& target, const std::vector<std::string>& parts, const Type& vt);
 
   void aug_assign(const Stmt& s);

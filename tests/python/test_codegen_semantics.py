@@ -843,6 +843,27 @@ def test_nested_tuple_items_are_read_by_item_not_by_leaf(rng):
     assert_same(out, np.full(40, d * 1000 + c * 100 + d * 10 + a + d + a, np.int64))
 
 
+@simt.kernel
+def k_chained_assignment(a, out, out2):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        y = z = 1
+        z = a[i] + 2j
+        out[i] = y + z.real + z.imag
+        acc = 0j
+        for w in (3, 0.5j):  # items of other types than the loop variable's
+            acc = acc + w * a[i]
+        out2[i] = acc.real - acc.imag
+
+
+def test_chained_assignment_and_literal_tuple_loop_convert_each_value(rng):
+    a = rng.standard_normal(40)
+    out, out2 = poisoned(40, np.float64), poisoned(40, np.float64)
+    launch(k_chained_assignment, 40, a, out, out2)
+    assert_same(out, 1 + a + 2)
+    assert_same(out2, 3 * a - 0.5 * a)
+
+
 # ---------------------------------------------------------------- globals and closures
 
 SCALE = 3

@@ -108,7 +108,7 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   }
   // loops.py:21: for w in (1, 2.5, 3):
   do {
-    v_w = 1LL;
+    v_w = ((double)(1LL));
     // loops.py:22: if w > 2:
     if ((v_w > 2.0)) {
       // loops.py:23: break
@@ -128,7 +128,7 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
     v_acc = (v_acc + ((float)((v_w * 0.0))));
   } while (0);
   do {
-    v_w = 3LL;
+    v_w = ((double)(3LL));
     // loops.py:22: if w > 2:
     if ((v_w > 2.0)) {
       // loops.py:23: break

@@ -97,7 +97,7 @@ __kernel void simt_kernel_row_sums(__global double* simt_p_m_data, ulong simt_p_
   }
   // loops.py:21: for w in (1, 2.5, 3):
   do {
-    v_w = 1L;
+    v_w = ((double)(1L));
     // loops.py:22: if w > 2:
     if ((v_w > 2.0)) {
       // loops.py:23: break
@@ -117,7 +117,7 @@ __kernel void simt_kernel_row_sums(__global double* simt_p_m_data, ulong simt_p_
     v_acc = (v_acc + (v_w * 0.0));
   } while (0);
   do {
-    v_w = 3L;
+    v_w = ((double)(3L));
     // loops.py:22: if w > 2:
     if ((v_w > 2.0)) {
       // loops.py:23: break
