@@ -1,40 +1,16 @@
 """@simt.kernel: a Python function compiled for the device it runs on."""
 
 import functools
-import inspect
 import os
 
 from . import _core
+from ._compiled import _Compiled
 from ._device import get_device
+from ._launch import configured_launch
 from ._resolve import resolve
 from ._types import typeof
 
 DIALECTS = ("cuda", "opencl", "cpp")
-
-
-def _source_of(function):
-    try:
-        lines, first_line = inspect.getsourcelines(function)
-        filename = inspect.getsourcefile(function) or function.__code__.co_filename
-    except (OSError, TypeError) as error:
-        raise TypeError(
-            f"simt needs the source code of {function.__qualname__!r} to compile it; define "
-            f"kernels in a file, not at an interactive prompt ({error})") from None
-    return "".join(lines), filename, first_line
-
-
-class _Compiled:
-    """What kernels and device functions share: the Python function and its parsed source."""
-
-    def __init__(self, function, decorator):
-        if not inspect.isfunction(function):
-            raise TypeError(f"{decorator} decorates a function, not {type(function).__name__}")
-        self.py_func = function
-        self.__name__ = function.__name__
-        self.__qualname__ = function.__qualname__
-        self.__doc__ = function.__doc__
-        source, filename, first_line = _source_of(function)
-        self._function = _core.Function(source, filename, first_line)
 
 
 class Func(_Compiled):
@@ -42,6 +18,9 @@ class Func(_Compiled):
 
     def __init__(self, function):
         super().__init__(function, "simt.func")
+
+    def _description(self):
+        return ("func", self)
 
     def _resolve_globals(self):
         # Called by the compiler each time a kernel using this function compiles.
@@ -122,21 +101,6 @@ class Kernel(_Compiled):
 
     def __repr__(self):
         return f"<simt.kernel {self.__qualname__}>"
-
-
-def configured_launch(cache, configure, config):
-    """The launcher of `config` ([grid, block, stream, shared_bytes]) from `cache`, else
-    configure(config as a tuple), kept: launch loops repeat one configuration, so its
-    validated form is reused (at most 64 kept per kernel)."""
-    try:
-        launch = cache.get(config)
-    except TypeError:  # unhashable: configure() says what is wrong with it
-        launch = None
-    if launch is None:
-        launch = configure(config if isinstance(config, tuple) else (config,))
-        if len(cache) < 64:
-            cache[config] = launch
-    return launch
 
 
 def _split_top_level(text):

@@ -8,7 +8,7 @@ reports.
 
 from . import _core
 from ._device import get_device
-from ._kernel import configured_launch
+from ._launch import configured_launch
 
 _BACKENDS = (None, "cuda", "nvrtc", "opencl")
 
