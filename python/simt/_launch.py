@@ -1,5 +1,5 @@
 """The launch configuration, `kernel[grid, block, stream, shared_bytes]`, for every kind
-of kernel: Python kernels (_kernel), raw and snippet kernels (_raw). The C++
+of kernel: Python kernels (_kernel), raw and snippet kernels (_raw_kernels). The C++
 side parses and validates a configuration (parse_launch_config in
 src/python/arguments.cpp); here only its validated form is kept for reuse."""
 
