@@ -36,7 +36,11 @@ class Func(_Compiled):
 def func(function):
     """Compiles a Python function as a device function, callable from kernels
     (Numba's ``cuda.jit(device=True)``). It is compiled once per argument-type
-    signature it is called with, and may return numbers or tuples of numbers."""
+    signature it is called with, and may return numbers or tuples of numbers.
+
+    A device function is compiled into each kernel that calls it, its globals read
+    when that kernel compiles: after changing one, call ``recompile()`` on those
+    kernels (a device function has no compiled code of its own to drop)."""
     return Func(function)
 
 
@@ -62,6 +66,16 @@ class Kernel(_Compiled):
         or a tuple of types and example values."""
         types = _signature_types(signature)
         self._dispatcher.compile(self._signature(types), get_device(device))
+
+    def recompile(self):
+        """Drops every compiled specialization: the next launch (or compile()) of each
+        signature reads the kernel's globals, and those of the device functions it calls,
+        again and compiles anew.
+
+        Globals are frozen when a signature compiles (as in Numba): call this after
+        changing one to make the kernel see the new value. Unlike Numba's, which compiles
+        again at once, each signature compiles at its next use."""
+        self._dispatcher.clear()
 
     def __getitem__(self, config):
         """kernel[grid, block](*args): grid and block are ints or tuples of up to 3 ints."""
