@@ -28,7 +28,8 @@ from ._device import (  # noqa: F401
 from ._kernel import Func, Kernel, func, kernel  # noqa: F401
 from ._stream import (  # noqa: F401
     Event, Stream, default_stream, managed_empty, mapped_empty, pinned_empty)
-from ._raw import ElementwiseKernel, RawKernel, RawModule, ReductionKernel  # noqa: F401
+from ._raw_kernels import RawKernel, RawModule  # noqa: F401
+from ._snippet_kernels import ElementwiseKernel, ReductionKernel  # noqa: F401
 from ._types import typeof  # noqa: F401
 from .errors import (  # noqa: F401
     BackendCompileError, CompileError, DeviceError, OutOfMemoryError, TypingError)

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _core
 from ._device import get_device
+from ._dlpack import DLDeviceType, dlpack_device
 
 
 _dtype_names = {}  # what was passed as a dtype (np.float32, "f4", a dtype) -> simt's name
@@ -115,7 +116,6 @@ class Array:
     def __dlpack_device__(self):
         """(DLPack device type, index) of the array's memory: kDLCPU for cpu,
         kDLCUDA for cuda:N, kDLOpenCL for opencl:N (which __dlpack__ cannot export)."""
-        from ._interop import dlpack_device
         return dlpack_device(self.device)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -126,7 +126,6 @@ class Array:
         -1 asks for no synchronization. `dl_device` other than the array's own, or
         ``copy=True``, gives a copy (never with ``copy=False``: BufferError).
         """
-        from ._interop import DLDeviceType, asarray, dlpack_device
         own = dlpack_device(self.device)
         if copy not in (None, True, False):
             raise TypeError(f"copy must be None, True or False, not {copy!r}")
@@ -138,7 +137,9 @@ class Array:
                 raise BufferError(f"the array is on {self.device.id}, not DLPack device "
                                   f"{(kind, index)}, and copy=False forbids a copy")
             if kind == DLDeviceType.kDLCPU:
-                source = asarray(self.get(), device="cpu")
+                # Copied once, from the device into an array of the cpu device.
+                source = empty(self.shape, self.dtype, get_device("cpu"))
+                self.get(out=np.asarray(source))
             elif kind == DLDeviceType.kDLCUDA:
                 source = to_device(self, device=f"cuda:{index}")
             else:

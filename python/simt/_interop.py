@@ -3,39 +3,21 @@
 In: simt.from_dlpack (any DLPack producer: NumPy, PyTorch, CuPy, JAX) and
 simt.asarray (also __cuda_array_interface__ producers: CuPy, PyTorch, Numba;
 and NumPy arrays or anything numpy.asarray takes). Out: Array.__dlpack__,
-Array.__dlpack_device__, Array.__cuda_array_interface__ (in _array.py) and
-numpy.asarray on the CPU.
+Array.__dlpack_device__, Array.__cuda_array_interface__ (in _array.py; DLPack's
+device types in _dlpack.py) and numpy.asarray on the CPU.
 
 An imported array views the producer's memory, on the device that memory
 belongs to, and keeps the producer alive until the last simt view goes.
 """
 
-import enum
 import operator
 
 import numpy as np
 
 from . import _core
 from ._array import Array, _dtype_name, to_device
-from ._device import get_device
-
-
-class DLDeviceType(enum.IntEnum):
-    """DLPack's device types (the ones simt meets)."""
-    kDLCPU = 1
-    kDLCUDA = 2
-    kDLCUDAHost = 3
-    kDLOpenCL = 4
-    kDLCUDAManaged = 13
-
-
-def dlpack_device(device):
-    """(DLDeviceType, index) of a simt device's memory."""
-    if device.backend == "cuda":
-        return (DLDeviceType.kDLCUDA, device.index)
-    if device.backend == "opencl":
-        return (DLDeviceType.kDLOpenCL, device.index)
-    return (DLDeviceType.kDLCPU, 0)
+from ._device import devices, get_device
+from ._dlpack import DLDeviceType
 
 
 def _dlpack_home(device_type, device_id):
@@ -127,7 +109,6 @@ def _cuda_array_interface(obj):
 
 
 def _cuda_devices():
-    from ._device import devices
     return [d for d in devices() if d.backend == "cuda"]
 
 

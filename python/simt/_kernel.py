@@ -1,40 +1,16 @@
 """@simt.kernel: a Python function compiled for the device it runs on."""
 
 import functools
-import inspect
 import os
 
 from . import _core
+from ._compiled import _Compiled
 from ._device import get_device
+from ._launch import configured_launch
 from ._resolve import resolve
 from ._types import typeof
 
 DIALECTS = ("cuda", "opencl", "cpp")
-
-
-def _source_of(function):
-    try:
-        lines, first_line = inspect.getsourcelines(function)
-        filename = inspect.getsourcefile(function) or function.__code__.co_filename
-    except (OSError, TypeError) as error:
-        raise TypeError(
-            f"simt needs the source code of {function.__qualname__!r} to compile it; define "
-            f"kernels in a file, not at an interactive prompt ({error})") from None
-    return "".join(lines), filename, first_line
-
-
-class _Compiled:
-    """What kernels and device functions share: the Python function and its parsed source."""
-
-    def __init__(self, function, decorator):
-        if not inspect.isfunction(function):
-            raise TypeError(f"{decorator} decorates a function, not {type(function).__name__}")
-        self.py_func = function
-        self.__name__ = function.__name__
-        self.__qualname__ = function.__qualname__
-        self.__doc__ = function.__doc__
-        source, filename, first_line = _source_of(function)
-        self._function = _core.Function(source, filename, first_line)
 
 
 class Func(_Compiled):
@@ -42,6 +18,9 @@ class Func(_Compiled):
 
     def __init__(self, function):
         super().__init__(function, "simt.func")
+
+    def _description(self):
+        return ("func", self)
 
     def _resolve_globals(self):
         # Called by the compiler each time a kernel using this function compiles.
@@ -57,7 +36,11 @@ class Func(_Compiled):
 def func(function):
     """Compiles a Python function as a device function, callable from kernels
     (Numba's ``cuda.jit(device=True)``). It is compiled once per argument-type
-    signature it is called with, and may return numbers or tuples of numbers."""
+    signature it is called with, and may return numbers or tuples of numbers.
+
+    A device function is compiled into each kernel that calls it, its globals read
+    when that kernel compiles: after changing one, call ``recompile()`` on those
+    kernels (a device function has no compiled code of its own to drop)."""
     return Func(function)
 
 
@@ -83,6 +66,16 @@ class Kernel(_Compiled):
         or a tuple of types and example values."""
         types = _signature_types(signature)
         self._dispatcher.compile(self._signature(types), get_device(device))
+
+    def recompile(self):
+        """Drops every compiled specialization: the next launch (or compile()) of each
+        signature reads the kernel's globals, and those of the device functions it calls,
+        again and compiles anew.
+
+        Globals are frozen when a signature compiles (as in Numba): call this after
+        changing one to make the kernel see the new value. Unlike Numba's, which compiles
+        again at once, each signature compiles at its next use."""
+        self._dispatcher.clear()
 
     def __getitem__(self, config):
         """kernel[grid, block](*args): grid and block are ints or tuples of up to 3 ints."""
@@ -122,21 +115,6 @@ class Kernel(_Compiled):
 
     def __repr__(self):
         return f"<simt.kernel {self.__qualname__}>"
-
-
-def configured_launch(cache, configure, config):
-    """The launcher of `config` ([grid, block, stream, shared_bytes]) from `cache`, else
-    configure(config as a tuple), kept: launch loops repeat one configuration, so its
-    validated form is reused (at most 64 kept per kernel)."""
-    try:
-        launch = cache.get(config)
-    except TypeError:  # unhashable: configure() says what is wrong with it
-        launch = None
-    if launch is None:
-        launch = configure(config if isinstance(config, tuple) else (config,))
-        if len(cache) < 64:
-            cache[config] = launch
-    return launch
 
 
 def _split_top_level(text):

@@ -12,6 +12,8 @@ import types
 
 import numpy as np
 
+from ._compiled import _Compiled
+
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 _MISSING = object()
 
@@ -25,10 +27,8 @@ def _module_name(module):
 
 def describe(value):
     """A description of a Python value the compiler understands, as a tuple."""
-    from ._kernel import Func  # noqa: PLC0415  (the kernel module imports this one)
-
-    if isinstance(value, Func):
-        return ("func", value)
+    if isinstance(value, _Compiled):  # a simt.func (a kernel is not a value kernels use)
+        return value._description()
     member = getattr(value, "_simt_member", None)
     if member is not None:
         return ("attr", member[0], member[1])

@@ -5,6 +5,7 @@ import operator
 import numpy as np
 
 from . import _core
+from ._array import Array, _dtype_name
 from ._device import get_device
 
 
@@ -147,7 +148,6 @@ def _host_array(kind, shape, dtype, device):
 
 
 def _device_array(kind, shape, dtype, device):
-    from ._array import Array, _dtype_name
     device, memory, shape, dtype = _allocate(kind, shape, dtype, device)
     return Array._wrap(_core.host_memory_array(device, memory, list(shape), _dtype_name(dtype)))
 

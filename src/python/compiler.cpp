@@ -3,8 +3,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <array>
+#include <utility>
+
+#include "abi/scalar.h"
 #include "backends/cuda/nvrtc.h"
 #include "backends/opencl/opencl_api.h"
+#include "codegen/dialect.h"
 #include "compiler/pipeline.h"
 #include "lang/parser.h"
 #include "python/bindings.h"
@@ -250,6 +255,46 @@ nb::dict opencl_build(const std::string& source) {
   return out;
 }
 
+// What the snippet kernels (ElementwiseKernel, ReductionKernel), which
+// generate their source in Python, spell as the emitter does: read from the
+// dialect's row, so the two generators cannot drift apart.
+nb::dict dialect_spellings(const std::string& name) {
+  auto id = codegen::dialect_from_name(name);
+  if (!id)
+    throw nb::value_error(
+        ("unknown dialect '" + name + "' (expected 'cuda', 'opencl' or 'cpp')").c_str());
+  const codegen::Dialect& d = codegen::dialect(*id);
+  auto text = [](std::string_view s) { return nb::str(s.data(), s.size()); };
+  nb::dict out;
+  out["name"] = text(d.name);
+  out["kernel_prefix"] = text(d.kernel_prefix);
+  out["function_prefix"] = text(d.function_prefix);
+  out["global_space"] = text(d.global_space);
+  out["shared_decl"] = text(d.shared_decl);
+  out["barrier"] = text(d.barrier);
+  nb::dict value_types, storage_types;
+  for (int k = 0; k < abi::kScalarCount; ++k) {
+    const auto s = static_cast<abi::Scalar>(k);
+    value_types[abi::scalar_name(s)] = text(d.value_type(s));
+    storage_types[abi::scalar_name(s)] = text(d.storage_type(s));
+  }
+  out["value_types"] = value_types;
+  out["storage_types"] = storage_types;
+  constexpr std::array<std::pair<codegen::IndexObject, const char*>, 4> kObjects{
+      {{codegen::IndexObject::ThreadIdx, "thread_idx"},
+       {codegen::IndexObject::BlockIdx, "block_idx"},
+       {codegen::IndexObject::BlockDim, "block_dim"},
+       {codegen::IndexObject::GridDim, "grid_dim"}}};
+  nb::dict index_objects;
+  for (const auto& [object, object_name] : kObjects) {
+    index_objects[object_name] =
+        nb::make_tuple(text(d.index_expr(object, 0)), text(d.index_expr(object, 1)),
+                       text(d.index_expr(object, 2)));
+  }
+  out["index_objects"] = index_objects;
+  return out;
+}
+
 }  // namespace
 
 void bind_compiler(nb::module_& m) {
@@ -268,6 +313,12 @@ void bind_compiler(nb::module_& m) {
         "cubin_bytes}.");
   m.def("opencl_build", &opencl_build, nb::arg("source"),
         "Builds OpenCL C on the first OpenCL device: {available, reason | device, ok, log}.");
+  m.def("dialect_spellings", &dialect_spellings, nb::arg("name"),
+        "How a dialect ('cuda', 'opencl', 'cpp') spells what generated source needs: "
+        "{name, kernel_prefix, function_prefix, global_space, shared_decl, barrier, "
+        "value_types and storage_types ({NumPy scalar name: C type}), index_objects "
+        "({'thread_idx' | 'block_idx' | 'block_dim' | 'grid_dim': (x, y, z)})}, from the "
+        "emitter's dialect table.");
   m.def(
       "normalize_type", [](const std::string& text) { return argument_type_from_text(text).str(); },
       "The canonical spelling of an argument type ('float32[:, ::1]', 'readonly int8[:]').");

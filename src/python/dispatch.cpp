@@ -70,6 +70,9 @@ class Dispatcher {
   // Compiles for these argument types now (explicit signatures).
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
   size_t specialization_count() const { return cache_.size(); }
+  // Drops every specialization: the next launch (or compile) of each
+  // signature resolves the globals again and compiles anew.
+  void clear();
 
  private:
   // Compiles the specialization of `key` (a device, then the arguments'
@@ -85,6 +88,13 @@ class Dispatcher {
   runtime::CompileOptions options_;
   std::unordered_map<std::string, std::unique_ptr<Specialization>, StringHash, std::equal_to<>>
       cache_;
+  // Specializations clear() dropped, kept until the dispatcher goes: a launch
+  // on another thread may be queueing one with the GIL released, and a CPU
+  // stream may not have run a launch of it yet.
+  std::vector<std::unique_ptr<Specialization>> retired_;
+  // Counts clear()s: a specialization whose globals were resolved before one
+  // serves the launch that compiled it but is not kept.
+  uint64_t generation_ = 0;
 };
 
 // One value per C parameter, read from the classified leaf its record names.
@@ -128,6 +138,7 @@ Specialization& Dispatcher::specialize(const std::string& key,
   if (!arguments) throw std::logic_error("a specialization key that does not decode");
   std::vector<sema::Type> types;
   for (const auto& a : *arguments) types.push_back(sema::type_of_argument(a));
+  const uint64_t generation = generation_;
   nb::dict globals = nb::cast<nb::dict>(resolve_globals_());
   if (g_compile_observer) {
     nb::list type_names;
@@ -147,9 +158,20 @@ Specialization& Dispatcher::specialize(const std::string& key,
     nb::gil_scoped_release release;
     spec->kernel = device->compile(emitted, options_);
   }
+  if (generation != generation_) {
+    // clear() ran while this compiled (or resolved): its globals may be stale.
+    retired_.push_back(std::move(spec));
+    return *retired_.back();
+  }
   // Another thread may have compiled the same signature meanwhile: keep one.
   auto [it, inserted] = cache_.try_emplace(key, std::move(spec));
   return *it->second;
+}
+
+void Dispatcher::clear() {
+  for (auto& entry : cache_) retired_.push_back(std::move(entry.second));
+  cache_.clear();
+  ++generation_;
 }
 
 void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
@@ -229,6 +251,9 @@ void bind_dispatch(nb::module_& m) {
              return ConfiguredLaunch{nb::borrow(self), dims, launch_stream(config)};
            })
       .def("compile", &Dispatcher::compile, nb::arg("arg_types"), nb::arg("device"))
+      .def("clear", &Dispatcher::clear,
+           "Drops every specialization: each signature's next launch resolves the globals "
+           "again and compiles anew.")
       .def_prop_ro("specialization_count", &Dispatcher::specialization_count);
 
   nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch")

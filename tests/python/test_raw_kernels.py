@@ -4,6 +4,7 @@ CUDA-only cases skip elsewhere, and the generated CUDA is compiled by NVRTC even
 without a GPU."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -428,3 +429,30 @@ def test_generated_cuda_compiles_with_nvrtc():
         result = simt._core.nvrtc_compile(source, 90)
         assert result["ok"], result["log"] + "\n" + source
         assert "warning" not in result["log"], result["log"] + "\n" + source
+
+
+@simt.kernel
+def _block_sum_kernel(x, out):
+    sm = simt.shared.array(256, simt.int64)
+    sm[simt.threadIdx.x] = x[simt.grid(1)]
+    simt.syncthreads()
+    out[0] = sm[0]
+
+
+@pytest.mark.parametrize("dialect", ["cuda", "opencl"])
+def test_snippet_kernels_spell_the_dialect_as_python_kernels_do(dialect):
+    """Both generators read the emitter's dialect table: the kernel qualifier, an int64
+    array's pointer type, the shared declaration and the barrier of a reduction are
+    spelled as in a Python kernel's source."""
+    x = simt.zeros(5, dtype=np.int64, device=simt.devices()[0])
+    snippet = simt.ReductionKernel("int64 x", "int64 y", "x", "a + b", "y = a", "0",
+                                   "isum").generated_source(x, dialect=dialect)
+    python = _block_sum_kernel.inspect_source("int64[::1]", "int64[::1]", dialect=dialect)
+    kernel = re.search(r"^(.*)isum_partial\(", snippet, re.M).group(1)
+    pointer = re.search(r"isum_partial\((.*)_p_x,", snippet).group(1)
+    shared = re.search(r"^  (.*)_sm\[256\];", snippet, re.M).group(1)
+    barrier = re.search(r"_sm\[_t\] = _acc;\n\s*(.*)\n", snippet).group(1)
+    assert f"{kernel}simt_kernel__block_sum_kernel(" in python
+    assert f"({pointer}simt_p_x_data" in python
+    assert f"  {shared}simt_shared0[256];" in python
+    assert f"\n  {barrier}\n" in python

@@ -1,169 +1,51 @@
-"""Raw kernels: CUDA C++ or OpenCL C source in a string, as CuPy's RawKernel and RawModule.
+"""Snippet kernels: CuPy's ElementwiseKernel and ReductionKernel.
 
-The source language follows the device a kernel launches on: CUDA C++ (NVRTC) on
-``cuda:N``, OpenCL C on ``opencl:N``. Launches use the syntax of Python kernels,
-``k[grid, block](*args)``; arguments are checked against the parameters the driver
-reports.
+The snippets are C expressions and statements, pasted into a kernel generated in the
+device's language (CUDA C++ or OpenCL C) and compiled as a raw kernel (_raw_kernels).
+The dialect's spellings (C types, qualifiers, index expressions, the barrier) are the
+emitter's own, read from its dialect table in C++ (``_core.dialect_spellings``).
 """
 
+import functools
+import re
+
+import numpy as np
+
 from . import _core
+from ._array import Array, empty
 from ._device import get_device
-from ._kernel import configured_launch
+from ._raw_kernels import RawModule, _strings
 
-_BACKENDS = (None, "cuda", "nvrtc", "opencl")
+# The dialects snippets are written in: the CPU's C++ has no snippet kernels.
+_DIALECTS = ("cuda", "opencl")
 
-
-def _strings(value, what):
-    if isinstance(value, str):
-        return [value]
-    try:
-        items = list(value)
-    except TypeError:
-        raise TypeError(f"{what} must be a string or a sequence of strings, "
-                        f"not {type(value).__name__}") from None
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"{what} must hold strings, not {type(item).__name__}")
-    return items
+# The dtypes snippet parameters may have.
+_DTYPES = frozenset(("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                     "uint64", "float32", "float64"))
 
 
-def _source(code, what):
-    if isinstance(code, bytes):
-        code = code.decode()
-    if not isinstance(code, str):
-        raise TypeError(f"{what} takes the kernel's source as a string, not {type(code).__name__}")
-    return code
+@functools.cache
+def _dialect(name):
+    """The spellings a snippet kernel's source needs in dialect `name`, from the emitter's
+    dialect table: {kernel, global_ptr, index, first, step, local_id, group_id, shared,
+    barrier, function, types}."""
+    d = _core.dialect_spellings(name)
+    index = d["value_types"]["int64"]
+    tid, bid = d["index_objects"]["thread_idx"][0], d["index_objects"]["block_idx"][0]
+    bdim, gdim = d["index_objects"]["block_dim"][0], d["index_objects"]["grid_dim"][0]
+    # Kernels take array elements and scalars in their storage form, as the
+    # emitter's kernels do (OpenCL kernels may not take bool parameters).
+    types = {t: d["storage_types"][t] for t in _DTYPES}
+    if name == "cuda":
+        # Kept here, as the table has no such field: CUDA's bool is one byte,
+        # its storage, so a snippet's bool parameter is a `bool` (references
+        # to a bool array's elements then store 0 or 1, as in CuPy).
+        types["bool"] = d["value_types"]["bool"]
+    return dict(kernel=d["kernel_prefix"] + "void", global_ptr=d["global_space"], index=index,
+                first=f"({index}){bid} * {bdim} + {tid}", step=f"({index}){bdim} * {gdim}",
+                local_id=tid, group_id=bid, shared=d["shared_decl"], barrier=d["barrier"],
+                function=d["function_prefix"], types=types)
 
-
-def _device_or_none(device):
-    return None if device is None else get_device(device)
-
-
-class RawKernel:
-    """A kernel written in the device's language: CUDA C++ (``extern "C" __global__``) on a
-    CUDA device, OpenCL C (``__kernel``) on an OpenCL device.
-
-    ``RawKernel(code, name, options=(), backend=None, *, device=None)``: ``options`` are
-    passed to the compiler (NVRTC's, or clBuildProgram's, e.g. ``-I/path`` or ``-D N=4``);
-    ``backend`` ("cuda" or "opencl") states the source language, so launching on another
-    kind of device is a clear error; ``device`` pins the kernel to a device (else it runs
-    on the current one). Launch as ``k[grid, block](*args)`` or
-    ``k[grid, block, stream, shared_bytes](*args)``, or CuPy's ``k(grid, block, args)``.
-    Arrays are passed as a pointer to their first element; Python ``int``, ``float``,
-    ``bool`` and ``complex`` as int64, float64, bool and complex128 (pass NumPy scalars,
-    e.g. ``numpy.int32(n)``, for other types).
-    """
-
-    def __init__(self, code, name, options=(), backend=None, *, device=None,
-                 name_expressions=()):
-        if not isinstance(name, str):
-            raise TypeError(f"a raw kernel's name is a string, not {type(name).__name__}")
-        if backend not in _BACKENDS:
-            raise ValueError(f"backend must be None, 'cuda' (or 'nvrtc') or 'opencl', "
-                             f"not {backend!r}")
-        self.code = _source(code, "RawKernel")
-        self.name = name
-        self.options = tuple(_strings(options, "options"))
-        self.backend = backend
-        self._device = _device_or_none(device)
-        self._kernel = _core.RawKernel(self.code, name, list(self.options),
-                                       _strings(name_expressions, "name_expressions"),
-                                       self._device, backend)
-        self._configured = {}
-
-    def compile(self, device=None):
-        """Compiles now (for ``device``, else the kernel's or the current device) instead of
-        at the first launch; raises simt.BackendCompileError with the compiler's log."""
-        self._kernel.prepare(get_device(device) if device is not None else self._device)
-
-    def __getitem__(self, config):
-        return configured_launch(self._configured, self._kernel.configure, config)
-
-    def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
-        """CuPy's form: ``kernel(grid, block, args, shared_mem=0)``."""
-        if not isinstance(args, tuple):
-            raise TypeError(f"a raw kernel called as kernel(grid, block, args) takes args as a "
-                            f"tuple, not {type(args).__name__}")
-        self[grid, block, stream, shared_mem](*args)
-
-    def param_info(self, device=None):
-        """[(bytes, type name)] of each parameter as the driver reports them (the type name
-        on OpenCL only); [] when the driver cannot say (CUDA drivers before 12.4)."""
-        return self._kernel.param_info(get_device(device) if device is not None
-                                       else (self._device or get_device()))
-
-    def __repr__(self):
-        return f"<simt.RawKernel {self.name}>"
-
-
-class RawModule:
-    """Source holding several kernels (and templates): ``module.get_function(name)``.
-
-    ``name_expressions`` (CUDA only) lists template instances to compile, such as
-    ``"scale<float>"``; ``get_function("scale<float>")`` then finds the instance.
-    """
-
-    def __init__(self, code=None, *, options=(), name_expressions=(), device=None,
-                 backend=None):
-        if code is None:
-            raise TypeError("RawModule needs the source code (code=...)")
-        if backend not in _BACKENDS:
-            raise ValueError(f"backend must be None, 'cuda' (or 'nvrtc') or 'opencl', "
-                             f"not {backend!r}")
-        self.code = _source(code, "RawModule")
-        self.options = tuple(_strings(options, "options"))
-        self.name_expressions = tuple(_strings(name_expressions, "name_expressions"))
-        self.backend = backend
-        self._device = _device_or_none(device)
-
-    def get_function(self, name):
-        """The kernel `name` (or a name expression's instance), compiled now for the module's
-        device (else the current one); the program compiles once per device."""
-        kernel = RawKernel(self.code, name, self.options, self.backend, device=self._device,
-                           name_expressions=self.name_expressions)
-        kernel.compile()
-        return kernel
-
-    def __repr__(self):
-        return "<simt.RawModule>"
-
-
-# ---------------------------------------------------------------------------
-# Snippet kernels: CuPy's ElementwiseKernel and ReductionKernel. The snippets
-# are C expressions and statements, pasted into a kernel generated in the
-# device's language (CUDA C++ or OpenCL C) and compiled as a raw kernel.
-# ---------------------------------------------------------------------------
-
-import re  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from ._array import Array, empty  # noqa: E402
-
-# The C type of each dtype in each dialect. bool is stored as a byte in
-# OpenCL, whose kernels may not take bool buffers.
-_C_TYPES = {
-    "cuda": {"bool": "bool", "int8": "signed char", "uint8": "unsigned char",
-             "int16": "short", "uint16": "unsigned short", "int32": "int",
-             "uint32": "unsigned int", "int64": "long long", "uint64": "unsigned long long",
-             "float32": "float", "float64": "double"},
-    "opencl": {"bool": "uchar", "int8": "char", "uint8": "uchar", "int16": "short",
-               "uint16": "ushort", "int32": "int", "uint32": "uint", "int64": "long",
-               "uint64": "ulong", "float32": "float", "float64": "double"},
-}
-
-_DIALECT = {
-    "cuda": dict(kernel='extern "C" __global__ void', global_ptr="", index="long long",
-                 first="(long long)blockIdx.x * blockDim.x + threadIdx.x",
-                 step="(long long)blockDim.x * gridDim.x", local_id="threadIdx.x",
-                 group_id="blockIdx.x", groups="gridDim.x", shared="__shared__",
-                 barrier="__syncthreads();", function="__device__ "),
-    "opencl": dict(kernel="__kernel void", global_ptr="__global ", index="long",
-                   first="(long)get_global_id(0)", step="(long)get_global_size(0)",
-                   local_id="get_local_id(0)", group_id="get_group_id(0)",
-                   groups="get_num_groups(0)", shared="__local",
-                   barrier="barrier(CLK_LOCAL_MEM_FENCE);", function=""),
-}
 
 _RESERVED = {"i", "n"}
 
@@ -176,7 +58,7 @@ class _Param:
 
     @property
     def placeholder(self):
-        return self.type not in _C_TYPES["cuda"]
+        return self.type not in _DTYPES
 
 
 def _parse_params(text, what):
@@ -218,7 +100,7 @@ def _snippet_device(args, device):
 
 
 def _dialect_of(device, what):
-    if device.backend not in _DIALECT:
+    if device.backend not in _DIALECTS:
         raise ValueError(f"{what} needs a CUDA or OpenCL device (its snippets are CUDA C++ or "
                          f"OpenCL C); {device.id} is a {device.backend} device: write the kernel "
                          f"in Python with @simt.kernel there")
@@ -299,7 +181,7 @@ class _SnippetKernel:
 
     def _ctype(self, dialect, dtype):
         try:
-            return _C_TYPES[dialect][dtype]
+            return _dialect(dialect)["types"][dtype]
         except KeyError:
             raise TypeError(f"{self._what}: {dtype} is not supported in snippet kernels") from None
 
@@ -329,7 +211,7 @@ class _SnippetKernel:
     def _input_params(self, dialect, in_types, is_array, nd):
         """The C parameters of the inputs, the statements loading each element's value
         (raw inputs: a pointer), and the inputs indexed per element."""
-        g = _DIALECT[dialect]["global_ptr"]
+        g = _dialect(dialect)["global_ptr"]
         params, loads, indexed = [], [], []
         for p, t in zip(self.in_params, in_types):
             c = self._ctype(dialect, t)
@@ -355,7 +237,7 @@ class _SnippetKernel:
         dev = _snippet_device(args, device)
         if dialect is None:
             dialect = _dialect_of(dev, what)
-        elif dialect not in _DIALECT:
+        elif dialect not in _DIALECTS:
             raise ValueError(f"dialect must be 'cuda' or 'opencl', not {dialect!r}")
         ins, outs = list(args[:self.nin]), list(args[self.nin:]) or [None] * self.nout
         for p, v in zip(self.in_params + self.out_params, ins + outs):
@@ -380,8 +262,8 @@ class _SnippetKernel:
         return dev, dialect, ins, outs, types
 
     def _array_params(self, dialect, p, ctype, nd):
-        g = _DIALECT[dialect]["global_ptr"]
-        idx = _DIALECT[dialect]["index"]
+        g = _dialect(dialect)["global_ptr"]
+        idx = _dialect(dialect)["index"]
         text = f"{g}{ctype}* _p_{p.name}, {idx} _o_{p.name}"
         if not p.raw:
             text += "".join(f", {idx} _t{d}_{p.name}" for d in range(nd))
@@ -399,7 +281,7 @@ class _SnippetKernel:
     def _index_code(self, params, nd, dialect):
         """Per-thread code giving each non-raw array's element offset `_e_<name>` for index i."""
         names = [p.name for p in params]
-        idx = _DIALECT[dialect]["index"]
+        idx = _dialect(dialect)["index"]
         lines = [f"    {idx} _e_{n} = _o_{n};" for n in names]
         if nd == 1:
             lines += [f"    _e_{n} += i * _t0_{n};" for n in names]
@@ -493,7 +375,7 @@ class ElementwiseKernel(_SnippetKernel):
         return self._source(dialect, in_types, out_types, is_array, types, ndim)
 
     def _source(self, dialect, in_types, out_types, is_array, types, nd):
-        d = _DIALECT[dialect]
+        d = _dialect(dialect)
         params, loads, indexed = self._input_params(dialect, in_types, is_array, nd)
         stores = []
         for p, t in zip(self.out_params, out_types):
@@ -601,7 +483,7 @@ class ReductionKernel(_SnippetKernel):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd):
-        d = _DIALECT[dialect]
+        d = _dialect(dialect)
         g = d["global_ptr"]
         r = self._ctype(dialect, rtype)
         params, loads, indexed = self._input_params(dialect, in_types, is_array, nd)
@@ -618,7 +500,7 @@ class ReductionKernel(_SnippetKernel):
         B = self._BLOCK
         typedefs = self._typedefs(dialect, types)
         # A tree over the block's values in shared memory: the block size is fixed.
-        tree = (f"  {d['shared']} {r} _sm[{B}];\n"
+        tree = (f"  {d['shared']}{r} _sm[{B}];\n"
                 f"  _sm[_t] = _acc;\n  {d['barrier']}\n"
                 f"  for (int _s = {B // 2}; _s > 0; _s >>= 1) {{\n"
                 f"    if (_t < _s) _sm[_t] = _reduce(_sm[_t], _sm[_t + _s]);\n"

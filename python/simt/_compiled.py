@@ -1,0 +1,40 @@
+"""What kernels and device functions share: a Python function and its parsed source.
+
+Below both _kernel (which defines them) and _resolve (which describes the globals
+a kernel reads, device functions among them), so neither imports the other's way
+back.
+"""
+
+import inspect
+
+from . import _core
+
+
+def _source_of(function):
+    try:
+        lines, first_line = inspect.getsourcelines(function)
+        filename = inspect.getsourcefile(function) or function.__code__.co_filename
+    except (OSError, TypeError) as error:
+        raise TypeError(
+            f"simt needs the source code of {function.__qualname__!r} to compile it; define "
+            f"kernels in a file, not at an interactive prompt ({error})") from None
+    return "".join(lines), filename, first_line
+
+
+class _Compiled:
+    """What kernels and device functions share: the Python function and its parsed source."""
+
+    def __init__(self, function, decorator):
+        if not inspect.isfunction(function):
+            raise TypeError(f"{decorator} decorates a function, not {type(function).__name__}")
+        self.py_func = function
+        self.__name__ = function.__name__
+        self.__qualname__ = function.__qualname__
+        self.__doc__ = function.__doc__
+        source, filename, first_line = _source_of(function)
+        self._function = _core.Function(source, filename, first_line)
+
+    def _description(self):
+        """What the compiler is told when a kernel reads this object as a global
+        (_resolve.describe): a device function says so; anything else cannot be used."""
+        return ("unsupported", f"a {type(self).__name__}")

@@ -1,0 +1,128 @@
+"""Raw kernels: CUDA C++ or OpenCL C source in a string, as CuPy's RawKernel and RawModule.
+
+The source language follows the device a kernel launches on: CUDA C++ (NVRTC) on
+``cuda:N``, OpenCL C on ``opencl:N``. Launches use the syntax of Python kernels,
+``k[grid, block](*args)``; arguments are checked against the parameters the driver
+reports.
+"""
+
+from . import _core
+from ._device import get_device
+from ._launch import configured_launch
+
+_BACKENDS = (None, "cuda", "nvrtc", "opencl")
+
+
+def _strings(value, what):
+    if isinstance(value, str):
+        return [value]
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a string or a sequence of strings, "
+                        f"not {type(value).__name__}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{what} must hold strings, not {type(item).__name__}")
+    return items
+
+
+def _source(code, what):
+    if isinstance(code, bytes):
+        code = code.decode()
+    if not isinstance(code, str):
+        raise TypeError(f"{what} takes the kernel's source as a string, not {type(code).__name__}")
+    return code
+
+
+def _device_or_none(device):
+    return None if device is None else get_device(device)
+
+
+class RawKernel:
+    """A kernel written in the device's language: CUDA C++ (``extern "C" __global__``) on a
+    CUDA device, OpenCL C (``__kernel``) on an OpenCL device.
+
+    ``RawKernel(code, name, options=(), backend=None, *, device=None)``: ``options`` are
+    passed to the compiler (NVRTC's, or clBuildProgram's, e.g. ``-I/path`` or ``-D N=4``);
+    ``backend`` ("cuda" or "opencl") states the source language, so launching on another
+    kind of device is a clear error; ``device`` pins the kernel to a device (else it runs
+    on the current one). Launch as ``k[grid, block](*args)`` or
+    ``k[grid, block, stream, shared_bytes](*args)``, or CuPy's ``k(grid, block, args)``.
+    Arrays are passed as a pointer to their first element; Python ``int``, ``float``,
+    ``bool`` and ``complex`` as int64, float64, bool and complex128 (pass NumPy scalars,
+    e.g. ``numpy.int32(n)``, for other types).
+    """
+
+    def __init__(self, code, name, options=(), backend=None, *, device=None,
+                 name_expressions=()):
+        if not isinstance(name, str):
+            raise TypeError(f"a raw kernel's name is a string, not {type(name).__name__}")
+        if backend not in _BACKENDS:
+            raise ValueError(f"backend must be None, 'cuda' (or 'nvrtc') or 'opencl', "
+                             f"not {backend!r}")
+        self.code = _source(code, "RawKernel")
+        self.name = name
+        self.options = tuple(_strings(options, "options"))
+        self.backend = backend
+        self._device = _device_or_none(device)
+        self._kernel = _core.RawKernel(self.code, name, list(self.options),
+                                       _strings(name_expressions, "name_expressions"),
+                                       self._device, backend)
+        self._configured = {}
+
+    def compile(self, device=None):
+        """Compiles now (for ``device``, else the kernel's or the current device) instead of
+        at the first launch; raises simt.BackendCompileError with the compiler's log."""
+        self._kernel.prepare(get_device(device) if device is not None else self._device)
+
+    def __getitem__(self, config):
+        return configured_launch(self._configured, self._kernel.configure, config)
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
+        """CuPy's form: ``kernel(grid, block, args, shared_mem=0)``."""
+        if not isinstance(args, tuple):
+            raise TypeError(f"a raw kernel called as kernel(grid, block, args) takes args as a "
+                            f"tuple, not {type(args).__name__}")
+        self[grid, block, stream, shared_mem](*args)
+
+    def param_info(self, device=None):
+        """[(bytes, type name)] of each parameter as the driver reports them (the type name
+        on OpenCL only); [] when the driver cannot say (CUDA drivers before 12.4)."""
+        return self._kernel.param_info(get_device(device) if device is not None
+                                       else (self._device or get_device()))
+
+    def __repr__(self):
+        return f"<simt.RawKernel {self.name}>"
+
+
+class RawModule:
+    """Source holding several kernels (and templates): ``module.get_function(name)``.
+
+    ``name_expressions`` (CUDA only) lists template instances to compile, such as
+    ``"scale<float>"``; ``get_function("scale<float>")`` then finds the instance.
+    """
+
+    def __init__(self, code=None, *, options=(), name_expressions=(), device=None,
+                 backend=None):
+        if code is None:
+            raise TypeError("RawModule needs the source code (code=...)")
+        if backend not in _BACKENDS:
+            raise ValueError(f"backend must be None, 'cuda' (or 'nvrtc') or 'opencl', "
+                             f"not {backend!r}")
+        self.code = _source(code, "RawModule")
+        self.options = tuple(_strings(options, "options"))
+        self.name_expressions = tuple(_strings(name_expressions, "name_expressions"))
+        self.backend = backend
+        self._device = _device_or_none(device)
+
+    def get_function(self, name):
+        """The kernel `name` (or a name expression's instance), compiled now for the module's
+        device (else the current one); the program compiles once per device."""
+        kernel = RawKernel(self.code, name, self.options, self.backend, device=self._device,
+                           name_expressions=self.name_expressions)
+        kernel.compile()
+        return kernel
+
+    def __repr__(self):
+        return "<simt.RawModule>"
