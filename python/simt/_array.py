@@ -313,6 +313,7 @@ def empty(shape, dtype=np.float64, device=None, order="C"):
 def full(shape, fill_value, dtype=None, device=None, order="C"):
     """An array filled with `fill_value` (dtype defaults to NumPy's for the value)."""
     dtype = np.asarray(fill_value).dtype if dtype is None else np.dtype(dtype)
+    dtype = dtype.newbyteorder("=")  # simt arrays hold native byte order: '>f8' is float64
     array = empty(shape, dtype, device, order)
     array._impl.fill(np.asarray(fill_value, dtype=dtype).tobytes())
     return array
@@ -344,6 +345,8 @@ def to_device(obj, device=None, stream=None):
     if device is None and stream is not None and not isinstance(stream, int):
         device = stream.device
     host = np.asarray(obj)
+    if not host.dtype.isnative:  # the values, in the byte order kernels read
+        host = host.astype(host.dtype.newbyteorder("="))
     order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
     array = empty(host.shape, host.dtype, device, order)
     array._impl.copy_from_host(np.asarray(host, order=order).reshape(-1, order=order), stream)

@@ -289,3 +289,25 @@ def test_globals_are_read_at_compile_time_and_baked_in():
 def test_zero_dimensional_array_is_a_scalar_argument():
     # NumPy 0-d arrays pass their value, like NumPy scalars.
     assert simt.typeof(np.array(1.5, np.float32)) == "float32"
+
+
+def test_a_configuration_is_checked_whatever_ran_before():
+    # 1.0 == 1 as a dict key: the kept configuration of k[1, 32] must not serve k[1.0, 32].
+    k = simt.kernel(_one_arg)
+    k[1, 32](np.zeros(4, np.float32))
+    with pytest.raises(TypeError):
+        k[1.0, 32](np.zeros(4, np.float32))
+    with pytest.raises(TypeError):
+        k[(1.0,), 32](np.zeros(4, np.float32))
+    k[1, 32](np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize("dtype", [">f4", ">f8", ">i4", ">u2", ">c8"])
+def test_big_endian_values_are_converted_to_native_order(rng, dtype, device):
+    host = (rng.standard_normal(17) * 100).astype(dtype)
+    on_device = simt.to_device(host, device=device)
+    assert on_device.dtype == np.dtype(dtype).newbyteorder("=")
+    np.testing.assert_array_equal(on_device.get(), host)
+    value = host[3]
+    filled = simt.full(5, value, dtype=dtype, device=device)
+    np.testing.assert_array_equal(filled.get(), np.full(5, value, dtype=dtype))
