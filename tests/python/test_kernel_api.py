@@ -294,12 +294,13 @@ def test_zero_dimensional_array_is_a_scalar_argument():
 def test_a_configuration_is_checked_whatever_ran_before():
     # 1.0 == 1 as a dict key: the kept configuration of k[1, 32] must not serve k[1.0, 32].
     k = simt.kernel(_one_arg)
-    k[1, 32](np.zeros(4, np.float32))
+    a = simt.to_device(np.zeros(4, np.float32))
+    k[1, 32](a)
     with pytest.raises(TypeError):
-        k[1.0, 32](np.zeros(4, np.float32))
+        k[1.0, 32](a)
     with pytest.raises(TypeError):
-        k[(1.0,), 32](np.zeros(4, np.float32))
-    k[1, 32](np.zeros(4, np.float32))
+        k[(1.0,), 32](a)
+    k[1, 32](a)
 
 
 @pytest.mark.parametrize("dtype", [">f4", ">f8", ">i4", ">u2", ">c8"])
