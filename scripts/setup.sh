@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Installs everything a fresh Debian 12 machine needs to build and test simt.
-# Idempotent and fast when everything is already there (no apt-get at all then).
-# Python is the interpreter that `python3` names (pyenv's 3.11 on the project's
-# machines); Debian's python is not installed. The CUDA toolkit (NVRTC) is
-# preinstalled on CI at /usr/local/cuda and is not installed here.
+# Installs everything a fresh Debian 12 / Ubuntu 24.04 machine needs to build
+# and test simt: the distribution's packages (with sudo when not root), then a
+# project virtual environment, .venv, with the Python packages. Idempotent and
+# fast when everything is already there (no apt-get at all then).
+# The venv is made from the `python3` first on PATH (the distribution's, or
+# pyenv's on the project's CI machines); $SIMT_PYTHON names another. Debian 12
+# and Ubuntu 24.04 refuse system-wide pip installs (PEP 668), hence the venv.
+# The CUDA toolkit (NVRTC) is optional and is not installed here.
 set -euo pipefail
 export PIP_ROOT_USER_ACTION=ignore
 
 APT_PACKAGES=(
   build-essential
+  python3-dev
+  python3-venv
   cmake
   ninja-build
   git
@@ -56,6 +61,15 @@ else
   log "Debian packages: all present"
 fi
 
+# The venv's pip may predate options the build uses (Debian 12's 23.0.1 has no
+# -C): upgrade it inside the venv, never the system's.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+if [[ ! -x "$VENV/bin/python" ]]; then
+  log "creating $VENV from $(command -v "${SIMT_PYTHON:-python3}")"
+  "${SIMT_PYTHON:-python3}" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+fi
 # pip makes no network request when every requirement is already satisfied.
-python3 -m pip install -q "${PIP_PACKAGES[@]}"
-log "Python packages: ok ($(python3 --version))"
+"$VENV/bin/python" -m pip install -q "${PIP_PACKAGES[@]}"
+log "Python packages: ok in $VENV ($("$VENV/bin/python" --version))"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # THE test command (README quick start and .ci/run call this):
-#   1. install what the machine needs (scripts/setup.sh)
+#   1. install what the machine needs (scripts/setup.sh: Debian packages, the venv .venv)
 #   2. configure + build the C++ library and GoogleTest units in build/ (Ninja, -Werror)
 #   3. run the C++ units
-#   4. pip-install the Python package, incrementally from build/python
+#   4. pip-install the Python package into .venv, incrementally from build/python
 #   5. run pytest on tests/python (its summary line is printed last)
 # Exits non-zero on the first failure.
 set -euo pipefail
@@ -11,6 +11,7 @@ export PIP_ROOT_USER_ACTION=ignore
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+PY="$ROOT/.venv/bin/python"
 
 JOBS="${SIMT_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 BUILD_TYPE="${SIMT_TEST_BUILD_TYPE:-Debug}"
@@ -35,10 +36,10 @@ step "C++: tests"
 # No -Werror here: the same sources already built warning-free above; GCC's -O3
 # interprocedural warnings (stringop-*, maybe-uninitialized) have false positives.
 step "Python: install (Release, incremental build in build/python)"
-CMAKE_BUILD_PARALLEL_LEVEL="${JOBS}" python3 -m pip install -q \
+CMAKE_BUILD_PARALLEL_LEVEL="${JOBS}" "$PY" -m pip install -q \
   --no-build-isolation --no-deps \
-  -Cbuild-dir=build/python \
+  --config-settings=build-dir=build/python \
   .
 
 step "Python: tests"
-python3 -m pytest tests/python -q
+"$PY" -m pytest tests/python -q

@@ -16,8 +16,10 @@ def _source_of(function):
         filename = inspect.getsourcefile(function) or function.__code__.co_filename
     except (OSError, TypeError) as error:
         raise TypeError(
-            f"simt needs the source code of {function.__qualname__!r} to compile it; define "
-            f"kernels in a file, not at an interactive prompt ({error})") from None
+            f"simt needs the source code of {function.__qualname__!r} to compile it, and "
+            f"Python keeps none for functions typed at the plain `python` prompt or given to "
+            f"`python -c` ({error}); define kernels in a file (python script.py), or in "
+            f"IPython or Jupyter, which keep what you type") from None
     return "".join(lines), filename, first_line
 
 

@@ -143,7 +143,9 @@ Registry discover() {
     r.status.push_back({"cpu", false, e.what()});
   }
 #else
-  r.status.push_back({"cpu", false, "this build of simt has no CPU backend (built without LLVM)"});
+  r.status.push_back({"cpu", false, "this build of simt has no CPU backend: it was built without LLVM/Clang 19 and "
+                      "oneTBB (Debian/Ubuntu: apt install llvm-19-dev libclang-19-dev "
+                      "libclang-cpp19-dev libtbb-dev, then reinstall simt)"});
 #endif
   return r;
 }
@@ -198,7 +200,13 @@ std::shared_ptr<runtime::Device> default_device() {
     if (d->info().gpu) return d;
   for (const auto& d : devices())
     if (d->info().backend == runtime::BackendKind::Cpu) return d;
-  if (devices().empty()) throw runtime::DeviceError("no device is available");
+  if (devices().empty()) {
+    std::string message = "no device is available; simt looked for:";
+    for (const auto& b : backend_status())
+      message += "\n  " + b.name + ": " + (b.detail.empty() ? "no devices" : b.detail);
+    throw runtime::DeviceError(message +
+                               "\n`python -m simt info` says the same and what to install");
+  }
   return devices().front();
 }
 

@@ -451,3 +451,16 @@ def test_backend_compile_error_names_the_cited_python_line():
     assert str(error) == log
     uncited = simt.errors.BackendCompileError("NVRTC rejected it:\nerror: something")
     assert uncited.filename is None and uncited.line is None
+
+
+def test_a_kernel_typed_at_a_plain_prompt_says_where_kernels_can_be_defined():
+    # `python -c` keeps no source, like the plain interactive prompt.
+    import subprocess
+    import sys
+
+    code = "import simt\n@simt.kernel\ndef k(a):\n    a[0] = 1\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode != 0
+    assert "TypeError" in result.stderr
+    assert "in a file" in result.stderr and "IPython" in result.stderr, result.stderr

@@ -141,8 +141,8 @@ std::unique_ptr<Nvrtc> Nvrtc::load(std::string* why_not) {
     library = runtime::SharedLibrary::open_first(candidates, &reason);
     if (!library) {
       reason =
-          "NVRTC not found (set SIMT_NVRTC_PATH, CUDA_HOME, or install the "
-          "nvidia-cuda-nvrtc pip package); " +
+          "NVRTC not found (install the CUDA toolkit, or pip install nvidia-cuda-nvrtc, or "
+          "set SIMT_NVRTC_PATH or CUDA_HOME); " +
           reason;
       if (!directories_without_nvrtc.empty()) {
         reason += "\n  no libnvrtc.so* in: " + directories_without_nvrtc;

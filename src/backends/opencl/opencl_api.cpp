@@ -333,7 +333,8 @@ std::vector<DeviceInfo> list_devices(std::string* why_not) {
   // registered in /etc/OpenCL/vendors: the normal "no OpenCL here" case.
   if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && platform_count == 0)) {
     report("no OpenCL platform is installed (" + api->library_path() +
-           " found no vendor driver; drivers register in /etc/OpenCL/vendors)");
+           " found no vendor driver; drivers register in /etc/OpenCL/vendors: for CPUs, "
+           "apt install pocl-opencl-icd)");
     return devices;
   }
   if (status != CL_SUCCESS) {

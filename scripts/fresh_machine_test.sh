@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The README's quick start on a fresh Debian 12 machine, as a new user runs it:
+# a fresh root (debootstrap) with what a stock cloud image has (python3,
+# python3-venv, python3-pip, git, sudo, ca-certificates), a user with sudo,
+# this checkout copied into the user's home, then the README's two commands,
+# each timed. CI runs this (.ci/run); it needs root and debootstrap.
+#   bash scripts/fresh_machine_test.sh            # both commands
+#   SIMT_FRESH_KEEP=1 ...                         # keep the root for a look afterwards
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MIRROR="${SIMT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+log() { echo "[fresh-machine] $*"; }
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "fresh_machine_test.sh makes a root with debootstrap and chroot: run it as root" >&2
+  exit 2
+fi
+if ! command -v debootstrap >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null \
+    || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
+fi
+
+WORK="$(mktemp -d /tmp/simt-fresh-XXXXXX)"
+FRESH="$WORK/root"
+MOUNTS=(proc sys dev dev/pts)
+cleanup() {
+  local m
+  for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+    m="$FRESH/${MOUNTS[i]}"
+    mountpoint -q "$m" && umount -l "$m"
+  done
+  if [[ -z "${SIMT_FRESH_KEEP:-}" ]]; then rm -rf "$WORK"; else log "kept $FRESH"; fi
+}
+trap cleanup EXIT
+
+log "debootstrap bookworm into $FRESH"
+start=$SECONDS
+debootstrap --variant=minbase bookworm "$FRESH" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 \
+  || { tail -20 "$WORK/debootstrap.log"; exit 1; }
+log "root made in $((SECONDS - start)) s"
+
+mount -t proc proc "$FRESH/proc"
+mount --rbind /sys "$FRESH/sys" && mount --make-rslave "$FRESH/sys"
+mount --bind /dev "$FRESH/dev"
+mount --bind /dev/pts "$FRESH/dev/pts"
+cp /etc/resolv.conf "$FRESH/etc/resolv.conf"
+# These machines reach the registries through TLS inspection: the root needs
+# the host's extra certificate authorities, and pip in it the system bundle
+# (PIP_CERT below). A user's own machine needs neither.
+cp /usr/local/share/ca-certificates/*.crt "$FRESH/usr/local/share/ca-certificates/" 2>/dev/null || true
+
+in_root() { chroot "$FRESH" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 /bin/bash -c "$1"; }
+log "a stock image's packages, and a user with sudo"
+in_root "apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends \
+  ca-certificates python3 python3-venv python3-pip git sudo >/dev/null && update-ca-certificates >/dev/null"
+in_root "useradd -m -s /bin/bash newuser && echo 'newuser ALL=(ALL) NOPASSWD:ALL' > /etc/sudoers.d/newuser"
+
+# The checkout as a clone would have it: the tracked files of the working tree.
+mkdir -p "$FRESH/home/newuser/simt"
+git -C "$ROOT" ls-files -z | (cd "$ROOT" && tar --null -T - -cf -) | tar -xf - -C "$FRESH/home/newuser/simt"
+in_root "chown -R newuser:newuser /home/newuser/simt"
+
+as_user() {
+  chroot "$FRESH" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/newuser LANG=C.UTF-8 \
+    PIP_CERT=/etc/ssl/certs/ca-certificates.crt SIMT_JOBS="${SIMT_JOBS:-}" \
+    /usr/sbin/runuser -u newuser -- /bin/bash -c "cd ~/simt && $1"
+}
+status=0
+for command in "bash scripts/demo.sh" "bash scripts/test.sh"; do
+  log "\$ $command"
+  start=$SECONDS
+  if as_user "$command"; then
+    log "'$command' passed in $((SECONDS - start)) s"
+  else
+    log "'$command' FAILED after $((SECONDS - start)) s"
+    status=1
+    break
+  fi
+done
+exit $status
