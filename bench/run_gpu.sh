@@ -9,7 +9,8 @@ OUT="${OUT:-/tmp/simt-gpu}"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PIP_ROOT_USER_ACTION=ignore
 nvidia-smi -L
-python3 -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build-gpu . > "$OUT/build.log" 2>&1 \
+python3 -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=build-gpu \
+  --config-settings=cmake.define.SIMT_ENABLE_CPU_BACKEND=OFF . > "$OUT/build.log" 2>&1 \
   || { tail -40 "$OUT/build.log"; exit 1; }
 (cd /tmp && python3 -m simt info) | tee "$OUT/info.txt"
 python3 -m pytest tests/python -q -p no:cacheprovider > "$OUT/pytest.log" 2>&1

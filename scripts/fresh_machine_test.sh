@@ -47,6 +47,7 @@ cp /etc/resolv.conf "$FRESH/etc/resolv.conf"
 # These machines reach the registries through TLS inspection: the root needs
 # the host's extra certificate authorities, and pip in it the system bundle
 # (PIP_CERT below). A user's own machine needs neither.
+mkdir -p "$FRESH/usr/local/share/ca-certificates"
 cp /usr/local/share/ca-certificates/*.crt "$FRESH/usr/local/share/ca-certificates/" 2>/dev/null || true
 
 in_root() { chroot "$FRESH" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \

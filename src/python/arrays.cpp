@@ -66,6 +66,9 @@ DeviceArray empty(const std::vector<int64_t>& shape, const std::string& dtype,
       stride *= std::max<int64_t>(shape[k], 1);
     }
   }
+  if (count > INT64_MAX / a.itemsize())
+    throw nb::value_error(
+        "array is too big: its size times its item size is more bytes than memory can address");
   size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(a.itemsize());
   nb::gil_scoped_release release;
   a.buffer = std::make_shared<runtime::Buffer>(device.device, bytes);

@@ -161,6 +161,12 @@ void classify_argument(const nb::handle& obj, const std::string& name, Classific
       argument_error(name, "its buffer cannot be read as a strided array");
     }
     s.buffers.push_back(view);
+    // NumPy's datetime64 and timedelta64 scalars export their bytes with
+    // neither shape nor strides, whatever was asked for.
+    if (view.ndim > 0 && (view.shape == nullptr || view.strides == nullptr))
+      argument_error(name, std::string(Py_TYPE(o)->tp_name) +
+                               " values are not kernel arguments (their buffer describes no "
+                               "array; arrays, numbers and tuples of them are accepted)");
     auto scalar = scalar_from_format(view.format, view.itemsize);
     if (!scalar)
       argument_error(name, std::string("unsupported element format '") +

@@ -464,3 +464,24 @@ def test_a_kernel_typed_at_a_plain_prompt_says_where_kernels_can_be_defined():
     assert result.returncode != 0
     assert "TypeError" in result.stderr
     assert "in a file" in result.stderr and "IPython" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("value", [np.datetime64(1, "s"), np.timedelta64(3, "ms"),
+                                   np.zeros(3, "M8[s]"), np.zeros(2, [("a", "f4"), ("b", "i4")]),
+                                   np.void(b"ab"), np.str_("x"), np.zeros(3, object)])
+def test_unsupported_numpy_values_are_type_errors_naming_the_argument(value):
+    @simt.kernel
+    def k(x):
+        pass
+
+    with pytest.raises(TypeError, match="'x'"):
+        k[1, 1](value)
+    with pytest.raises(TypeError, match="'x'"):
+        k.inspect_types(value)
+
+
+@pytest.mark.parametrize("shape, dtype", [(2**61, np.float64), ((2**40, 2**30), np.int32),
+                                          (2**63 - 1, np.int16)])
+def test_sizes_past_the_address_space_are_value_errors(device, shape, dtype):
+    with pytest.raises(ValueError, match="too big"):
+        simt.empty(shape, dtype, device=device)
