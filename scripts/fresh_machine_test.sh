@@ -44,6 +44,7 @@ mount --rbind /sys "$FRESH/sys" && mount --make-rslave "$FRESH/sys"
 mount --bind /dev "$FRESH/dev"
 mount --bind /dev/pts "$FRESH/dev/pts"
 cp /etc/resolv.conf "$FRESH/etc/resolv.conf"
+echo "127.0.1.1 $(hostname)" >>"$FRESH/etc/hosts"  # sudo looks its host up
 # These machines reach the registries through TLS inspection: the root needs
 # the host's extra certificate authorities, and pip in it the system bundle
 # (PIP_CERT below). A user's own machine needs neither.

@@ -137,6 +137,12 @@ void Inferencer::bind(int index, const Type& value, Span where, bool nonnegative
                      "' can only be called, not assigned to '" + v.name + "'");
     return;
   }
+  if (!is_data(value) && !value.contains_unknown()) {
+    error(where, "'" + v.name + "' cannot hold " + value.str() +
+                     ": variables hold numbers, arrays and tuples of them; write " +
+                     value.str() + " where it is used instead");
+    return;
+  }
   if (v.annotated) {
     check_convertible(value, v.type, where, "'" + v.name + "'");
     return;

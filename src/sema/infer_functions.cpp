@@ -19,13 +19,6 @@ Type concrete_type(const Type& t) {
   return out;
 }
 
-// Numbers, arrays and tuples of those: what a device function can receive.
-bool is_data(const Type& t) {
-  if (t.is_scalar() || t.is_array()) return true;
-  if (!t.is_tuple()) return false;
-  return std::all_of(t.items.begin(), t.items.end(), is_data);
-}
-
 // Numbers and tuples of numbers: what a device function can return.
 bool is_returnable(const Type& t) {
   if (t.is_scalar()) return true;

@@ -45,6 +45,16 @@ inline Constant int_constant(int64_t v, Type t) {
 // name is this prefix and the global name it was resolved through.
 inline constexpr std::string_view kDeviceFunctionPrefix = "simt.func:";
 
+// Numbers, arrays and tuples of those: what a variable can hold and a device
+// function can receive.
+inline bool is_data(const Type& t) {
+  if (t.is_scalar() || t.is_array()) return true;
+  if (!t.is_tuple()) return false;
+  for (const Type& item : t.items)
+    if (!is_data(item)) return false;
+  return true;
+}
+
 // One device function typed for one argument signature, or the error that
 // typing it raised (kept: a later pass or caller with the same signature
 // gets the same error).

@@ -485,3 +485,28 @@ def test_unsupported_numpy_values_are_type_errors_naming_the_argument(value):
 def test_sizes_past_the_address_space_are_value_errors(device, shape, dtype):
     with pytest.raises(ValueError, match="too big"):
         simt.empty(shape, dtype, device=device)
+
+
+_NOT_DATA = {
+    "thread_idx": "    t = cuda.threadIdx\n    out[0] = t.x\n",
+    "str": "    s = 'hi'\n    out[0] = 1\n",
+    "range": "    r = range(3)\n    for i in r:\n        out[0] += i\n",
+    "dtype float32": "    f = np.float32\n    out[0] = f(2.5)\n",
+    "function math.sin": "    g = math.sin\n    out[0] = g(1.0)\n",
+    "module simt": "    m = simt\n    out[0] = 1\n",
+}
+
+
+@pytest.mark.parametrize("what", sorted(_NOT_DATA))
+def test_a_variable_holding_a_module_function_or_dtype_is_a_typing_error_at_its_line(
+        tmp_path, what):
+    path = tmp_path / "kernels_not_data.py"
+    path.write_text("import math\nimport numpy as np\nimport simt\nfrom simt import cuda\n\n\n"
+                    "def k(out):\n" + _NOT_DATA[what])
+    spec = importlib.util.spec_from_file_location("kernels_not_data", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = simt.kernel(module.k)
+    with pytest.raises(simt.TypingError, match="cannot hold " + what) as info:
+        kernel.inspect_types("float64[::1]")
+    assert info.value.line == 8
