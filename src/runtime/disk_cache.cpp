@@ -1,13 +1,19 @@
 #include "runtime/disk_cache.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <system_error>
 
@@ -50,6 +56,77 @@ bool get_u64(std::string_view& in, uint64_t* v) {
   return true;
 }
 
+// No compiled kernel comes near this: a bigger file is no entry of ours.
+constexpr off_t kMaxEntryBytes = off_t{1} << 30;
+
+// A folder only this user can change: a real directory (not a link), ours,
+// writable by no one else. Entries are machine code the process runs, so the
+// cache trusts nothing another user could have written.
+bool private_folder(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+// Says once per process why the cache is not used.
+void warn_unsafe(const std::string& folder) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::fprintf(stderr,
+                 "simt: not using the kernel cache in %s: it is not a folder of this user's that "
+                 "only this user can write (set SIMT_CACHE_DIR to one, or 'off')\n",
+                 folder.c_str());
+  });
+}
+
+// Makes `path` a private folder: created 0700 whatever the umask (parents
+// too, where missing), or an existing folder of ours tightened to 0700.
+bool make_private_folder(const std::string& path) {
+  std::error_code ignored;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ignored);
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+      (st.st_mode & 0777) != 0700)
+    ::chmod(path.c_str(), 0700);
+  return private_folder(path);
+}
+
+// An entry's bytes: a regular file of ours, opened without following links
+// and without blocking (a FIFO planted in its place), of bounded size.
+std::optional<std::string> read_entry(const std::string& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  std::optional<std::string> data;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+      st.st_size <= kMaxEntryBytes) {
+    std::string bytes(static_cast<size_t>(st.st_size), '\0');
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    if (done == bytes.size()) data = std::move(bytes);
+  }
+  ::close(fd);
+  return data;
+}
+
+// Whether `name` is one simt gives its files: 32 hex digits, ".bin", and for
+// a temporary file ".tmp." and a unique suffix.
+bool entry_name(const std::string& name) {
+  if (name.size() < 36 || name.compare(32, 4, ".bin") != 0) return false;
+  for (size_t k = 0; k < 32; ++k)
+    if (!std::isxdigit(static_cast<unsigned char>(name[k])) ||
+        std::isupper(static_cast<unsigned char>(name[k])))
+      return false;
+  return name.size() == 36 || name.compare(36, 5, ".tmp.") == 0;
+}
+
 std::string default_folder() {
   if (const char* explicit_dir = std::getenv("SIMT_CACHE_DIR")) {
     std::string_view v(explicit_dir);
@@ -86,12 +163,17 @@ std::string DiskCache::path(std::string_view section, std::string_view key) cons
 
 std::optional<std::string> DiskCache::load(std::string_view section, std::string_view key) const {
   if (!enabled()) return std::nullopt;
+  const std::string folder = folder_ + "/" + std::string(section);
+  for (const std::string& f : {folder_, folder}) {
+    if (private_folder(f)) continue;
+    std::error_code ignored;
+    if (fs::symlink_status(f, ignored).type() != fs::file_type::not_found) warn_unsafe(folder_);
+    return std::nullopt;  // not made yet: a miss
+  }
   const std::string file = path(section, key);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  in.close();
-  std::string_view rest(data);
+  std::optional<std::string> data = read_entry(file);
+  if (!data) return std::nullopt;  // missing, or no regular file of ours: left alone
+  std::string_view rest(*data);
   uint64_t key_size = 0, payload_size = 0, checksum = 0;
   bool ok = rest.substr(0, kMagic.size()) == kMagic;
   if (ok) rest.remove_prefix(kMagic.size());
@@ -112,10 +194,11 @@ std::optional<std::string> DiskCache::load(std::string_view section, std::string
 void DiskCache::store(std::string_view section, std::string_view key,
                       std::string_view payload) const {
   if (!enabled()) return;
-  std::error_code error;
-  const fs::path folder = fs::path(folder_) / std::string(section);
-  fs::create_directories(folder, error);
-  if (error) return;
+  const std::string folder = folder_ + "/" + std::string(section);
+  if (!make_private_folder(folder_) || !make_private_folder(folder)) {
+    warn_unsafe(folder_);
+    return;
+  }
 
   std::string data(kMagic);
   put_u64(data, key.size());
@@ -124,24 +207,27 @@ void DiskCache::store(std::string_view section, std::string_view key,
   put_u64(data, fnv1a(payload, 1));
   data.append(payload);
 
-  // A name no other writer (thread or process) uses, then an atomic rename.
+  // A name no other writer (thread or process) uses, created 0600 and never
+  // through a link, then an atomic rename.
   static std::atomic<uint64_t> counter{0};
   const std::string final_path = path(section, key);
   const std::string temporary = final_path + ".tmp." + std::to_string(::getpid()) + "." +
                                 std::to_string(counter++) + "." +
                                 std::to_string(std::random_device{}());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out) {
-      out.close();
-      fs::remove(temporary, error);
-      return;
-    }
+  const int fd =
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
   }
-  fs::rename(temporary, final_path, error);
-  if (error) fs::remove(temporary, error);
+  const bool written = ::close(fd) == 0 && done == data.size();
+  std::error_code error;
+  if (written) fs::rename(temporary, final_path, error);
+  if (!written || error) fs::remove(temporary, error);
 }
 
 void DiskCache::load_or_build(std::string_view section, std::string_view key,
@@ -197,16 +283,23 @@ bool PayloadReader::get_string(std::string* text) {
 }
 
 size_t DiskCache::clear() const {
-  if (!enabled()) return 0;
+  if (!enabled() || !private_folder(folder_)) return 0;
+  // Only simt's own files, in its own section folders: never anything else a
+  // user keeps there, and never through a link.
   size_t removed = 0;
   std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(folder_, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (!it->is_regular_file(error)) continue;
-    const std::string name = it->path().filename().string();
-    if (name.find(".bin") == std::string::npos) continue;  // only our entries
-    std::error_code remove_error;
-    if (fs::remove(it->path(), remove_error)) ++removed;
+  for (const auto& section : fs::directory_iterator(folder_, error)) {
+    if (!section.is_directory(error) || section.is_symlink(error) ||
+        !private_folder(section.path().string()))
+      continue;
+    std::error_code inner;
+    for (const auto& entry : fs::directory_iterator(section.path(), inner)) {
+      if (entry.is_symlink(inner) || !entry.is_regular_file(inner) ||
+          !entry_name(entry.path().filename().string()))
+        continue;
+      std::error_code remove_error;
+      if (fs::remove(entry.path(), remove_error)) ++removed;
+    }
   }
   return removed;
 }

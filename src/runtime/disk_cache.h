@@ -10,6 +10,12 @@
 // caller compiles again. Entries are written to a temporary file in the same
 // folder and renamed into place, so several processes may fill one cache and
 // a reader never sees half an entry.
+//
+// The cache is private: its folders are created 0700 and its files 0600
+// whatever the umask, a folder owned by another user or writable by others is
+// not used (a warning says so once), entries are opened without following
+// links and read only when they are regular files of this user of bounded
+// size, so nobody else can make a process run machine code of theirs.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +44,8 @@ class DiskCache {
   // Stores it; failures (no space, read-only folder) are ignored: the cache
   // only ever saves time.
   void store(std::string_view section, std::string_view key, std::string_view payload) const;
-  // Removes every entry; returns how many files went.
+  // Removes every entry (simt's own files in its section folders, nothing
+  // else); returns how many files went.
   size_t clear() const;
 
   // The entry file of `key` (exists or not).

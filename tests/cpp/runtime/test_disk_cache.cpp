@@ -1,8 +1,11 @@
 // runtime/disk_cache.h: round trips, entries that do not verify (truncated,
 // flipped bytes, another format, another key under the same name) are misses
-// and removed, and concurrent writers leave one valid entry.
+// and removed, concurrent writers leave one valid entry, and the cache is
+// private: modes whatever the umask, no links, no special files, no folder
+// of another user's, and clear() removes only simt's own files.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -115,6 +118,88 @@ TEST(DiskCacheHash, IsStableAndSpreads) {
   EXPECT_EQ(simt::runtime::hash_hex("abc"), simt::runtime::hash_hex("abc"));
   EXPECT_NE(simt::runtime::hash_hex("abc"), simt::runtime::hash_hex("abd"));
   EXPECT_EQ(simt::runtime::hash_hex("").size(), 32u);
+}
+
+mode_t mode_of(const fs::path& path) {
+  struct stat st;
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 0777;
+}
+
+TEST_F(DiskCacheTest, FoldersAndFilesArePrivateWhateverTheUmask) {
+  const mode_t saved = ::umask(0);
+  DiskCache cache(folder_.string());
+  cache.store("cpu", "key", "payload");
+  ::umask(saved);
+  EXPECT_EQ(mode_of(folder_), 0700u);
+  EXPECT_EQ(mode_of(folder_ / "cpu"), 0700u);
+  EXPECT_EQ(mode_of(cache.path("cpu", "key")), 0600u);
+  EXPECT_EQ(cache.load("cpu", "key"), "payload");
+}
+
+TEST_F(DiskCacheTest, AnOpenFolderOfOursIsTightened) {
+  fs::create_directories(folder_);
+  ::chmod(folder_.c_str(), 0777);
+  DiskCache cache(folder_.string());
+  cache.store("cpu", "key", "payload");
+  EXPECT_EQ(mode_of(folder_), 0700u);
+  EXPECT_EQ(cache.load("cpu", "key"), "payload");
+}
+
+TEST_F(DiskCacheTest, AFolderOfAnotherUserIsNotUsed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a folder to another user";
+  DiskCache cache(folder_.string());
+  cache.store("cpu", "key", "payload");
+  ASSERT_EQ(cache.load("cpu", "key"), "payload");
+  ASSERT_EQ(::chown(folder_.c_str(), 4242, 4242), 0);
+  EXPECT_FALSE(cache.load("cpu", "key"));  // another user could have planted it
+  cache.store("cpu", "other", "payload");
+  EXPECT_FALSE(fs::exists(cache.path("cpu", "other")));
+  ASSERT_EQ(::chown(folder_.c_str(), 0, 0), 0);
+  EXPECT_EQ(cache.load("cpu", "key"), "payload");
+}
+
+TEST_F(DiskCacheTest, LinksAndSpecialFilesAreMissesAndLeftAlone) {
+  DiskCache cache(folder_.string());
+  cache.store("cpu", "real", "payload");
+  const std::string real = cache.path("cpu", "real");
+  // A link to a valid entry (as if planted): not followed.
+  const std::string linked = cache.path("cpu", "linked");
+  fs::copy_file(real, folder_ / "elsewhere.bin");
+  fs::create_symlink(folder_ / "elsewhere.bin", linked);
+  EXPECT_FALSE(cache.load("cpu", "linked"));
+  EXPECT_TRUE(fs::is_symlink(linked));
+  // A FIFO would block a reader forever; a directory cannot be read.
+  const std::string fifo = cache.path("cpu", "fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(cache.load("cpu", "fifo"));
+  fs::create_directory(cache.path("cpu", "folder"));
+  EXPECT_FALSE(cache.load("cpu", "folder"));
+  // A link to the zero device would be read until memory ran out.
+  fs::create_symlink("/dev/zero", cache.path("cpu", "zero"));
+  EXPECT_FALSE(cache.load("cpu", "zero"));
+  EXPECT_EQ(cache.load("cpu", "real"), "payload");
+}
+
+TEST_F(DiskCacheTest, ClearRemovesOnlySimtsOwnFiles) {
+  DiskCache cache(folder_.string());
+  cache.store("cpu", "a", "1");
+  cache.store("opencl", "b", "2");
+  // A user's files that look like ours by extension, beside and under them.
+  fs::create_directories(folder_ / "cpu" / ".git" / "objects");
+  write((folder_ / "model.bin").string(), "weights");
+  write((folder_ / "cpu" / "model.bin").string(), "weights");
+  write((folder_ / "cpu" / ".git" / "objects" / "0123456789abcdef0123456789abcdef.bin").string(),
+        "object");
+  write((folder_ / "cpu" / "0123456789ABCDEF0123456789ABCDEF.bin").string(), "not ours");
+  EXPECT_EQ(cache.clear(), 2u);
+  EXPECT_FALSE(cache.load("cpu", "a"));
+  EXPECT_FALSE(cache.load("opencl", "b"));
+  EXPECT_TRUE(fs::exists(folder_ / "model.bin"));
+  EXPECT_TRUE(fs::exists(folder_ / "cpu" / "model.bin"));
+  EXPECT_TRUE(
+      fs::exists(folder_ / "cpu" / ".git" / "objects" / "0123456789abcdef0123456789abcdef.bin"));
+  EXPECT_TRUE(fs::exists(folder_ / "cpu" / "0123456789ABCDEF0123456789ABCDEF.bin"));
 }
 
 }  // namespace
