@@ -34,8 +34,11 @@ struct TextParser {
     return text.substr(start, pos - start);
   }
 
+  int depth = 0;
+
   std::optional<ArgType> parse() {
     if (eat("(")) {
+      if (++depth > kMaxTupleDepth) return std::nullopt;
       std::vector<ArgType> items;
       if (eat(")")) return ArgType::tuple({});
       while (true) {
@@ -46,6 +49,7 @@ struct TextParser {
         if (!eat(",")) return std::nullopt;
         if (eat(")")) break;  // trailing comma: "(int32,)"
       }
+      --depth;
       return ArgType::tuple(std::move(items));
     }
     std::string_view name = word();
@@ -140,8 +144,8 @@ void ArgType::encode(std::string& key) const {
   }
 }
 
-std::optional<ArgType> ArgType::decode(std::string_view key, size_t& pos) {
-  if (pos >= key.size()) return std::nullopt;
+std::optional<ArgType> ArgType::decode(std::string_view key, size_t& pos, int depth) {
+  if (pos >= key.size() || depth > kMaxTupleDepth) return std::nullopt;
   const char tag = key[pos++];
   auto byte = [&](uint8_t& out) {
     if (pos >= key.size()) return false;
@@ -169,7 +173,7 @@ std::optional<ArgType> ArgType::decode(std::string_view key, size_t& pos) {
   if (tag == kTupleBegin) {
     std::vector<ArgType> items;
     while (pos < key.size() && key[pos] != kTupleEnd) {
-      auto item = decode(key, pos);
+      auto item = decode(key, pos, depth + 1);
       if (!item) return std::nullopt;
       items.push_back(std::move(*item));
     }

@@ -38,7 +38,7 @@ struct ArgType {
   void encode(std::string& key) const;
   // Reads one type's bytes from `key` at `pos` (advanced past them);
   // nullopt when they are malformed.
-  static std::optional<ArgType> decode(std::string_view key, size_t& pos);
+  static std::optional<ArgType> decode(std::string_view key, size_t& pos, int depth = 0);
 
   // "float32", "float32[:, ::1]", "readonly float64[:]", "(int64, float32)".
   std::string str() const;
@@ -55,6 +55,11 @@ void append_scalar_key(std::string& key, Scalar scalar);
 void append_array_key(std::string& key, Scalar dtype, int ndim, Layout layout, bool readonly);
 inline constexpr char kTupleBegin = '(';
 inline constexpr char kTupleEnd = ')';
+
+// How deeply tuples may nest in an argument (and in any value a kernel
+// computes): deeper ones are errors, so that no recursion over a type can
+// exhaust the stack.
+inline constexpr int kMaxTupleDepth = 32;
 
 // Decodes a whole key of argument types (after whatever prefix the caller
 // skipped); nullopt when malformed.

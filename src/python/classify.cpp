@@ -128,10 +128,8 @@ void classify_cuda_array(const nb::handle& obj, const std::string& name, Classif
                     *scalar, readonly, name);
 }
 
-}  // namespace
-
-void classify_argument(const nb::handle& obj, const std::string& name, Classification& s,
-                       const runtime::Device* device) {
+void classify_value(const nb::handle& obj, const std::string& name, Classification& s,
+                    const runtime::Device* device, int depth) {
   PyObject* o = obj.ptr();
   nb::object keep;
   if (const DeviceArray* array = simt_array(o, &keep)) {
@@ -142,10 +140,14 @@ void classify_argument(const nb::handle& obj, const std::string& name, Classific
   if (read_python_number(o, name, &leaf)) {
     // a bool, int, float or complex
   } else if (PyTuple_Check(o)) {
+    if (depth >= abi::kMaxTupleDepth)
+      argument_error(name, "tuples nested more than " + std::to_string(abi::kMaxTupleDepth) +
+                               " levels deep are not kernel arguments");
     s.key += abi::kTupleBegin;
     Py_ssize_t n = PyTuple_GET_SIZE(o);
     for (Py_ssize_t k = 0; k < n; ++k)
-      classify_argument(PyTuple_GET_ITEM(o, k), name + "[" + std::to_string(k) + "]", s, device);
+      classify_value(PyTuple_GET_ITEM(o, k), name + "[" + std::to_string(k) + "]", s, device,
+                     depth + 1);
     s.key += abi::kTupleEnd;
     return;
   } else if ((!device || !device->host_accessible()) &&
@@ -190,6 +192,13 @@ void classify_argument(const nb::handle& obj, const std::string& name, Classific
   }
   abi::append_scalar_key(s.key, leaf.scalar);
   s.leaves.push_back(leaf);
+}
+
+}  // namespace
+
+void classify_argument(const nb::handle& obj, const std::string& name, Classification& s,
+                       const runtime::Device* device) {
+  classify_value(obj, name, s, device, 0);
 }
 
 void Classification::clear() {

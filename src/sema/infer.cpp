@@ -139,12 +139,19 @@ void Inferencer::bind(int index, const Type& value, Span where, bool nonnegative
   }
   if (!is_data(value) && !value.contains_unknown()) {
     error(where, "'" + v.name + "' cannot hold " + value.str() +
-                     ": variables hold numbers, arrays and tuples of them; write " +
-                     value.str() + " where it is used instead");
+                     ": variables hold numbers, arrays and tuples of them; write " + value.str() +
+                     " where it is used instead");
     return;
   }
   if (v.annotated) {
     check_convertible(value, v.type, where, "'" + v.name + "'");
+    return;
+  }
+  if (value.tuple_depth() > abi::kMaxTupleDepth) {
+    // `x = (x, x)` nests one level more on every pass of the fixpoint.
+    error(where, "'" + v.name + "' would hold tuples nested more than " +
+                     std::to_string(abi::kMaxTupleDepth) +
+                     " levels deep (is it assigned a tuple holding itself?)");
     return;
   }
   auto joined = join(v.type, value);

@@ -208,6 +208,12 @@ const TypedDeviceFunction* Inferencer::specialize(
     error(callee.span, "recursive device functions are not supported: " + chain + source->name);
     return nullptr;
   }
+  if (stack.size() >= kMaxCallDepth) {
+    error(callee.span, "device functions nested more than " + std::to_string(kMaxCallDepth) +
+                           " calls deep: " + stack.front()->name + " -> ... -> " +
+                           stack.back()->name + " -> " + source->name);
+    return nullptr;
+  }
   Specialization* spec = nullptr;
   for (const auto& s : context_.specializations)
     if (s->source == source.get() && s->signature == signature) spec = s.get();

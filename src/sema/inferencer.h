@@ -45,6 +45,10 @@ inline Constant int_constant(int64_t v, Type t) {
 // name is this prefix and the global name it was resolved through.
 inline constexpr std::string_view kDeviceFunctionPrefix = "simt.func:";
 
+// How deeply device-function calls may nest: each level types its callee on
+// the stack.
+inline constexpr size_t kMaxCallDepth = 64;
+
 // Numbers, arrays and tuples of those: what a variable can hold and a device
 // function can receive.
 inline bool is_data(const Type& t) {

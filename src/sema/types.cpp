@@ -155,6 +155,12 @@ Type Type::range(Scalar index) {
   return t;
 }
 
+int Type::tuple_depth() const {
+  int deepest = 0;
+  for (const Type& item : items) deepest = std::max(deepest, item.tuple_depth());
+  return is_tuple() ? deepest + 1 : 0;
+}
+
 bool Type::contains_unknown() const {
   if (kind == TypeKind::Unknown) return true;
   return std::any_of(items.begin(), items.end(),

@@ -82,6 +82,8 @@ struct Type {
   bool is_int_like() const { return is_scalar() && (is_integer(scalar) || is_bool(scalar)); }
   // Unknown anywhere inside (tuples).
   bool contains_unknown() const;
+  // 0 for a non-tuple, 1 + the deepest item's for a tuple.
+  int tuple_depth() const;
   // The same type, not weak.
   Type strong() const;
 

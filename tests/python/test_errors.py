@@ -510,3 +510,46 @@ def test_a_variable_holding_a_module_function_or_dtype_is_a_typing_error_at_its_
     with pytest.raises(simt.TypingError, match="cannot hold " + what) as info:
         kernel.inspect_types("float64[::1]")
     assert info.value.line == 8
+
+
+def _load_module(tmp_path, name, text):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_deep_nesting_is_a_clear_error_not_a_stack_overflow(tmp_path):
+    @simt.kernel
+    def k(t, out):
+        out[0] = 1
+
+    out = simt.zeros(1)
+    deep = 1
+    for _ in range(20000):
+        deep = (deep,)
+    with pytest.raises(TypeError, match="nested more than 32"):
+        k[1, 1](deep, out)
+    with pytest.raises(TypeError, match="nested more than 32"):
+        simt.typeof(deep)
+    with pytest.raises(TypeError, match="not a simt type"):
+        k.inspect_types("(" * 100000 + "int64" + ")" * 100000, "float64[::1]")
+
+    module = _load_module(tmp_path, "kernels_growing", (
+        "def k(out):\n"
+        "    x = 1\n"
+        "    for i in range(3):\n"
+        "        x = (x, x)\n"
+        "    out[0] = 1\n"))
+    with pytest.raises(simt.TypingError, match="nested more than 32"):
+        simt.kernel(module.k).inspect_types("float64[::1]")
+
+    chain = "import simt\n\n"
+    for level in range(80):
+        chain += f"@simt.func\ndef f{level}(x):\n    return f{level + 1}(x) + 1\n\n"
+    chain += "@simt.func\ndef f80(x):\n    return x\n\n\ndef k(out):\n    out[0] = f0(1.0)\n"
+    module = _load_module(tmp_path, "kernels_chain", chain)
+    with pytest.raises(simt.TypingError, match="nested more than 64 calls"):
+        simt.kernel(module.k).inspect_types("float64[::1]")
