@@ -22,14 +22,15 @@ fi
 
 WORK="$(mktemp -d /tmp/simt-fresh-XXXXXX)"
 FRESH="$WORK/root"
-MOUNTS=(proc sys dev dev/pts)
+MOUNTS=(proc sys dev)
 cleanup() {
   local m
   for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
     m="$FRESH/${MOUNTS[i]}"
     mountpoint -q "$m" && umount -l "$m"
   done
-  if [[ -z "${SIMT_FRESH_KEEP:-}" ]]; then rm -rf "$WORK"; else log "kept $FRESH"; fi
+  # --one-file-system: never into a bind mount that failed to come off.
+  if [[ -z "${SIMT_FRESH_KEEP:-}" ]]; then rm -rf --one-file-system "$WORK"; else log "kept $FRESH"; fi
 }
 trap cleanup EXIT
 
@@ -41,8 +42,7 @@ log "root made in $((SECONDS - start)) s"
 
 mount -t proc proc "$FRESH/proc"
 mount --rbind /sys "$FRESH/sys" && mount --make-rslave "$FRESH/sys"
-mount --bind /dev "$FRESH/dev"
-mount --bind /dev/pts "$FRESH/dev/pts"
+mount --rbind /dev "$FRESH/dev" && mount --make-rslave "$FRESH/dev"
 cp /etc/resolv.conf "$FRESH/etc/resolv.conf"
 echo "127.0.1.1 $(hostname)" >>"$FRESH/etc/hosts"  # sudo looks its host up
 # These machines reach the registries through TLS inspection: the root needs
@@ -60,7 +60,8 @@ in_root "useradd -m -s /bin/bash newuser && echo 'newuser ALL=(ALL) NOPASSWD:ALL
 
 # The checkout as a clone would have it: the tracked files of the working tree.
 mkdir -p "$FRESH/home/newuser/simt"
-git -C "$ROOT" ls-files -z | (cd "$ROOT" && tar --null -T - -cf -) | tar -xf - -C "$FRESH/home/newuser/simt"
+(cd "$ROOT" && git ls-files -z --cached --exclude-standard | tar --null --ignore-failed-read -T - -cf -) \
+  | tar -xf - -C "$FRESH/home/newuser/simt"
 in_root "chown -R newuser:newuser /home/newuser/simt"
 
 as_user() {

@@ -94,7 +94,10 @@ class Kernel(_Compiled):
             raise TypeError(
                 f"{self.__name__}() takes {len(names)} arguments ({', '.join(names)}) "
                 f"but {len(args)} were given")
-        return [typeof(arg, name) for name, arg in zip(names, args)]
+        try:
+            return [typeof(arg, name) for name, arg in zip(names, args)]
+        except TypeError as error:
+            raise TypeError(f"{self.__name__}(): {error}") from None
 
     def inspect_source(self, *args, dialect="cpp"):
         """The generated source for these argument types (or example values).

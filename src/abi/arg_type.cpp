@@ -9,7 +9,6 @@ namespace {
 constexpr char kScalarTag = 'S';
 constexpr char kArrayTag = 'A';
 constexpr int kReadonlyBit = 8;  // added to the layout byte
-constexpr int kMaxDims = 32;
 
 // A cursor over a type's text form; whitespace is insignificant.
 struct TextParser {
@@ -40,7 +39,10 @@ struct TextParser {
     if (eat("(")) {
       if (++depth > kMaxTupleDepth) return std::nullopt;
       std::vector<ArgType> items;
-      if (eat(")")) return ArgType::tuple({});
+      if (eat(")")) {
+        --depth;
+        return ArgType::tuple({});
+      }
       while (true) {
         auto item = parse();
         if (!item) return std::nullopt;

@@ -60,6 +60,8 @@ inline constexpr char kTupleEnd = ')';
 // computes): deeper ones are errors, so that no recursion over a type can
 // exhaust the stack.
 inline constexpr int kMaxTupleDepth = 32;
+// The most dimensions an array argument has (NumPy allows 64).
+inline constexpr int kMaxDims = 32;
 
 // Decodes a whole key of argument types (after whatever prefix the caller
 // skipped); nullopt when malformed.

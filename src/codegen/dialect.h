@@ -14,9 +14,6 @@
 
 namespace simt::codegen {
 
-// One dialect per source language a device compiles.
-using DialectId = abi::Language;
-
 // The device-API objects whose x/y/z components a dialect spells.
 enum class IndexObject { ThreadIdx, BlockIdx, BlockDim, GridDim };
 
@@ -50,8 +47,8 @@ enum class AtomicOp { Add, Sub, Min, Max, And, Or, Xor, Exch };
 using ScalarNames = std::array<std::string_view, abi::kScalarCount>;
 
 struct Dialect {
-  DialectId id = DialectId::Cuda;
-  std::string_view name{};  // "cuda", "opencl", "cpp"
+  abi::Language id = abi::Language::Cuda;  // one dialect per source language
+  std::string_view name{};                 // "cuda", "opencl", "cpp"
   BlockModel block_model = BlockModel::Hardware;
 
   // C spelling of each sema::Scalar as a value in registers, and as stored
@@ -176,7 +173,7 @@ struct Dialect {
   bool threads_are_loops() const { return block_model == BlockModel::Loops; }
 };
 
-const Dialect& dialect(DialectId id);
-std::optional<DialectId> dialect_from_name(std::string_view name);
+const Dialect& dialect(abi::Language id);
+std::optional<abi::Language> dialect_from_name(std::string_view name);
 
 }  // namespace simt::codegen

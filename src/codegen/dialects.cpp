@@ -63,7 +63,7 @@ constexpr std::array<std::string_view, 8> kCppAtomics{
     "__atomic_exchange_n(%p, %v, __ATOMIC_RELAXED)"};
 
 const Dialect kCuda{
-    .id = DialectId::Cuda,
+    .id = abi::Language::Cuda,
     .name = "cuda",
     .kernel_prefix = "extern \"C\" __global__ ",
     .function_prefix = "static __device__ __forceinline__ ",
@@ -105,7 +105,7 @@ const Dialect kCuda{
 };
 
 const Dialect kOpenCL{
-    .id = DialectId::OpenCL,
+    .id = abi::Language::OpenCL,
     .name = "opencl",
     .value_types = {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong",
                     "float", "float", "double", "simt_c64", "simt_c128"},
@@ -152,7 +152,7 @@ const Dialect kOpenCL{
 };
 
 const Dialect kCpp{
-    .id = DialectId::Cpp,
+    .id = abi::Language::Cpp,
     .name = "cpp",
     .block_model = BlockModel::Loops,
     .kernel_prefix = "extern \"C\" ",
@@ -200,22 +200,22 @@ std::string Dialect::math_name(std::string_view c_name, sema::Scalar real) const
   return name;
 }
 
-const Dialect& dialect(DialectId id) {
+const Dialect& dialect(abi::Language id) {
   switch (id) {
-    case DialectId::Cuda:
+    case abi::Language::Cuda:
       return kCuda;
-    case DialectId::OpenCL:
+    case abi::Language::OpenCL:
       return kOpenCL;
-    case DialectId::Cpp:
+    case abi::Language::Cpp:
       return kCpp;
   }
   return kCuda;
 }
 
-std::optional<DialectId> dialect_from_name(std::string_view name) {
-  if (name == "cuda") return DialectId::Cuda;
-  if (name == "opencl") return DialectId::OpenCL;
-  if (name == "cpp" || name == "cpu") return DialectId::Cpp;
+std::optional<abi::Language> dialect_from_name(std::string_view name) {
+  if (name == "cuda") return abi::Language::Cuda;
+  if (name == "opencl") return abi::Language::OpenCL;
+  if (name == "cpp" || name == "cpu") return abi::Language::Cpp;
   return std::nullopt;
 }
 

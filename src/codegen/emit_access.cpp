@@ -114,12 +114,9 @@ std::string Emitter::subscript(const Expr& e) {
     auto parts = values(base);
     const ExprInfo& ii = info(*e.items[1]);
     if (ii.constant) {
-      // Items before k may be tuples of several parts.
       int64_t k = ii.constant->int_value;
       if (k < 0) k += static_cast<int64_t>(bt.items.size());
-      size_t offset = 0;
-      for (int64_t j = 0; j < k; ++j) offset += count_parts(bt.items[j]);
-      return parts[offset];
+      return parts[item_offset(bt, k)];
     }
     std::string k = "simt_k" + std::to_string(temp_counter_++);
     std::string idx = emit_as(*e.items[1], Type::scalar_of(Scalar::Int64));

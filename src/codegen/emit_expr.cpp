@@ -56,8 +56,7 @@ std::vector<std::string> Emitter::values(const Expr& e) {
       const Type& bt = info(*e.items[0]).type;
       int64_t k = info(*e.items[1]).constant->int_value;
       if (k < 0) k += static_cast<int64_t>(bt.items.size());
-      size_t offset = 0;
-      for (int64_t j = 0; j < k; ++j) offset += count_parts(bt.items[j]);
+      size_t offset = item_offset(bt, k);
       return {parts.begin() + offset, parts.begin() + offset + count_parts(bt.items[k])};
     }
     case ExprKind::IfExp: {
@@ -78,6 +77,12 @@ std::vector<std::string> Emitter::values(const Expr& e) {
     default:
       throw std::logic_error("unexpected tuple expression");
   }
+}
+
+size_t Emitter::item_offset(const Type& tuple, int64_t k) {
+  size_t offset = 0;
+  for (int64_t j = 0; j < k; ++j) offset += count_parts(tuple.items[j]);
+  return offset;
 }
 
 size_t Emitter::count_parts(const Type& t) {

@@ -51,8 +51,8 @@ void Emitter::emit_function() {
                            (params.empty() ? "void" : join_list(params)) + ") {\n" + body + "}\n\n";
 }
 
-EmittedKernel Emitter::run() {
-  EmittedKernel out;
+abi::GeneratedKernel Emitter::run() {
+  abi::GeneratedKernel out;
   const auto& def = fn_.parsed->def;
   out.entry = kernel_symbol(def.name);
   if (d_.threads_are_loops() && needs_regions()) {
@@ -131,7 +131,7 @@ EmittedKernel Emitter::run() {
   return out;
 }
 
-std::vector<std::string> Emitter::parameters(std::vector<ParamSlot>& slots) {
+std::vector<std::string> Emitter::parameters(std::vector<abi::Param>& slots) {
   std::vector<std::string> params;
   for (size_t p = 0; p < fn_.param_count(); ++p) {
     const Type& t = fn_.param_types[p];
@@ -144,12 +144,12 @@ std::vector<std::string> Emitter::parameters(std::vector<ParamSlot>& slots) {
     flatten(local.type, local_name(static_cast<int>(p)), local_names, local_types);
     for (size_t k = 0; k < names.size(); ++k) {
       const Type& item = types[k];
-      ParamSlot slot;
+      abi::Param slot;
       slot.argument = static_cast<int>(p);
       if (t.is_tuple()) slot.path = tuple_path(t, k);
       if (item.is_array()) {
         std::string n = std::to_string(item.ndim);
-        slot.role = ParamSlot::Role::ArrayData;
+        slot.role = abi::Param::Role::ArrayData;
         slot.scalar = item.scalar;
         slot.c_type =
             std::string(d_.global_space) + std::string(d_.storage_type(item.scalar)) + "*";
@@ -164,8 +164,8 @@ std::vector<std::string> Emitter::parameters(std::vector<ParamSlot>& slots) {
         slots.push_back(slot);
         for (int part = 0; part < 2; ++part) {
           for (int dim = 0; dim < item.ndim; ++dim) {
-            ParamSlot s = slot;
-            s.role = part == 0 ? ParamSlot::Role::ArrayShape : ParamSlot::Role::ArrayStride;
+            abi::Param s = slot;
+            s.role = part == 0 ? abi::Param::Role::ArrayShape : abi::Param::Role::ArrayStride;
             s.dim = dim;
             s.scalar = Scalar::Int64;
             s.c_type = std::string(d_.value_type(Scalar::Int64));
@@ -185,7 +185,7 @@ std::vector<std::string> Emitter::parameters(std::vector<ParamSlot>& slots) {
       } else {
         // bool and float16 travel in their storage form (OpenCL kernels
         // cannot take bool parameters).
-        slot.role = ParamSlot::Role::Scalar;
+        slot.role = abi::Param::Role::Scalar;
         slot.scalar = item.scalar;
         slot.c_type = std::string(d_.storage_type(item.scalar));
         if (sema::is_complex(item.scalar)) helpers_.use(Helper::ComplexType, item.scalar);

@@ -21,28 +21,28 @@ namespace {
 // Each Scalar and ArrayData record starts the next leaf of the flattened
 // arguments (the order a launch classifies them in); an array's extents and
 // strides belong to its leaf.
-void number_params(std::vector<ParamSlot>& params, const Dialect& dialect) {
+void number_params(std::vector<abi::Param>& params, const Dialect& dialect) {
   int leaf = -1;
-  for (ParamSlot& p : params) {
-    if (p.role == ParamSlot::Role::Scalar || p.role == ParamSlot::Role::ArrayData) ++leaf;
-    p.leaf = p.role == ParamSlot::Role::SharedBytes ? -1 : leaf;
+  for (abi::Param& p : params) {
+    if (p.role == abi::Param::Role::Scalar || p.role == abi::Param::Role::ArrayData) ++leaf;
+    p.leaf = p.role == abi::Param::Role::SharedBytes ? -1 : leaf;
     p.c_params = 1;
-    if (p.role == ParamSlot::Role::ArrayData && !dialect.array_offset_type.empty()) p.c_params = 2;
-    if (p.role == ParamSlot::Role::SharedBytes && !dialect.dynamic_shared_param.empty())
+    if (p.role == abi::Param::Role::ArrayData && !dialect.array_offset_type.empty()) p.c_params = 2;
+    if (p.role == abi::Param::Role::SharedBytes && !dialect.dynamic_shared_param.empty())
       p.c_params = 2;
   }
 }
 
 }  // namespace
 
-EmittedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
-                          const EmitOptions& options) {
+abi::GeneratedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
+                                 const EmitOptions& options) {
   Module module(dialect);
   // Callees come first in `functions`, so each is defined before its use.
   for (const auto& f : fn.functions)
     Emitter(f->typed, dialect, options, module, f.get()).emit_function();
   Emitter emitter(fn, dialect, options, module);
-  EmittedKernel kernel = emitter.run();
+  abi::GeneratedKernel kernel = emitter.run();
   kernel.language = dialect.id;
   number_params(kernel.params, dialect);
   return kernel;

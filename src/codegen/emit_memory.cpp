@@ -108,10 +108,10 @@ std::string Emitter::constant_element(Scalar s, const char* bytes) {
   }
 }
 
-void Emitter::add_dynamic_shared(std::vector<ParamSlot>& slots, std::vector<std::string>& params,
+void Emitter::add_dynamic_shared(std::vector<abi::Param>& slots, std::vector<std::string>& params,
                                  std::string& body) {
-  ParamSlot slot;
-  slot.role = ParamSlot::Role::SharedBytes;
+  abi::Param slot;
+  slot.role = abi::Param::Role::SharedBytes;
   slot.argument = -1;
   slot.c_type = std::string(d_.value_type(Scalar::Int64));
   slots.push_back(slot);

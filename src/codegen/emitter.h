@@ -16,12 +16,6 @@ struct EmitOptions {
   bool debug = false;  // emit assert checks (their reporting comes with the runtime)
 };
 
-// The generated kernel and its parameter records are the argument ABI's
-// (abi/kernel_abi.h): the launch path and the backends read them.
-using EmittedKernel = abi::GeneratedKernel;
-using ParamSlot = abi::Param;
-using abi::PythonLine;
-
 // The generated kernel's symbol for a Python function name.
 std::string kernel_symbol(const std::string& python_name);
 
@@ -33,7 +27,7 @@ std::string function_symbol(const std::string& python_name, int ordinal);
 // The kernel, preceded by every device function it calls (one static inline
 // function per specialization, callees first, with the dialect's
 // function_prefix).
-EmittedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
-                          const EmitOptions& options = {});
+abi::GeneratedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
+                                 const EmitOptions& options = {});
 
 }  // namespace simt::codegen

@@ -28,6 +28,7 @@
 // are defined in several files.
 namespace simt::codegen::detail {
 
+using abi::PythonLine;
 using lang::Expr;
 using lang::ExprKind;
 using lang::Op;
@@ -112,14 +113,14 @@ class Emitter {
   // scalars by value, arrays as their struct, tuples one parameter per item.
   void emit_function();
 
-  EmittedKernel run();
+  abi::GeneratedKernel run();
 
  private:
   // ---- the function (emit_function.cpp) -------------------------------------
 
   // The kernel's C parameters, one declaration each, in the order of their
   // slots; the prologue unpacks them into the locals.
-  std::vector<std::string> parameters(std::vector<ParamSlot>& slots);
+  std::vector<std::string> parameters(std::vector<abi::Param>& slots);
   static std::vector<int> tuple_path(const Type& t, size_t flat_index);
   static bool find_path(const Type& t, size_t target, size_t& counter, std::vector<int>& path);
   static bool contains_return(const std::vector<lang::StmtPtr>& body);
@@ -184,8 +185,8 @@ class Emitter {
 
   Type target_type(const Expr& target);
 
-  // Stores already-evaluated parts (one per flattened item of `vt`).
-  // Stores `parts`, values of type `vt`, converted to the target's type.
+  // Stores already-evaluated parts (one per flattened item of `vt`),
+  // converted to the target's type.
   void store_parts(const Expr& target, const std::vector<std::string>& parts, const Type& vt);
 
   void aug_assign(const Stmt& s);
@@ -310,6 +311,9 @@ class Emitter {
   // (flattened) for a tuple.
   std::vector<std::string> values(const Expr& e);
 
+  // Where item k of a tuple starts among its flattened parts (items before
+  // it may be tuples of several parts).
+  size_t item_offset(const Type& tuple, int64_t k);
   size_t count_parts(const Type& t);
   void constant_parts(const Constant& c, std::vector<std::string>& out);
   std::string emit_as(const Expr& e, const Type& to);
@@ -379,7 +383,7 @@ class Emitter {
   // The dynamic shared memory of a launch: its size is the last parameter
   // (a SharedBytes slot); its storage is CUDA's extern __shared__ array, an
   // OpenCL __local parameter, or the CPU block context's buffer.
-  void add_dynamic_shared(std::vector<ParamSlot>& slots, std::vector<std::string>& params,
+  void add_dynamic_shared(std::vector<abi::Param>& slots, std::vector<std::string>& params,
                           std::string& body);
 
   // `shared.array(shape, dtype)` / `local.array(...)`: storage declared at the

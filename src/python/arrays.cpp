@@ -53,22 +53,19 @@ DeviceArray empty(const std::vector<int64_t>& shape, const std::string& dtype,
   a.dtype = t.scalar;
   a.shape = shape;
   int64_t count = element_count(shape);
+  const char* too_big =
+      "array is too big: its size times its item size is more bytes than memory can address";
+  if (count > INT64_MAX / a.itemsize()) throw nb::value_error(too_big);
   a.strides.assign(shape.size(), 0);
   int64_t stride = a.itemsize();
-  if (order == "C") {
-    for (size_t k = shape.size(); k-- > 0;) {
-      a.strides[k] = stride;
-      stride *= std::max<int64_t>(shape[k], 1);
-    }
-  } else {
-    for (size_t k = 0; k < shape.size(); ++k) {
-      a.strides[k] = stride;
-      stride *= std::max<int64_t>(shape[k], 1);
-    }
+  for (size_t n = 0; n < shape.size(); ++n) {
+    const size_t k = order == "C" ? shape.size() - 1 - n : n;
+    a.strides[k] = stride;
+    // With an extent of 0 elsewhere the strides can pass the byte count.
+    if (n + 1 < shape.size() &&
+        __builtin_mul_overflow(stride, std::max<int64_t>(shape[k], 1), &stride))
+      throw nb::value_error(too_big);
   }
-  if (count > INT64_MAX / a.itemsize())
-    throw nb::value_error(
-        "array is too big: its size times its item size is more bytes than memory can address");
   size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(a.itemsize());
   nb::gil_scoped_release release;
   a.buffer = std::make_shared<runtime::Buffer>(device.device, bytes);

@@ -34,6 +34,9 @@ void append_array_leaf(Classification& s, void* data, int ndim, const int64_t* s
                        const std::string& name) {
   if (ndim == 0)
     argument_error(name, "0-dimensional arrays are not kernel arguments; pass a scalar");
+  if (ndim > abi::kMaxDims)
+    argument_error(name, "arrays of more than " + std::to_string(abi::kMaxDims) +
+                             " dimensions are not kernel arguments");
   Leaf leaf;
   leaf.is_array = true;
   leaf.scalar = dtype;

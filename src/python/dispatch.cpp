@@ -48,7 +48,7 @@ struct StringHash {
 struct Specialization {
   std::shared_ptr<runtime::Device> device;
   std::unique_ptr<runtime::CompiledKernel> kernel;
-  std::vector<codegen::ParamSlot> slots;
+  std::vector<abi::Param> slots;
 };
 
 class Dispatcher {
@@ -77,8 +77,8 @@ class Dispatcher {
  private:
   // Compiles the specialization of `key` (a device, then the arguments'
   // ArgType bytes) for `device`.
-  Specialization& specialize(const std::string& key,
-                             const std::shared_ptr<runtime::Device>& device);
+  std::shared_ptr<Specialization> specialize(const std::string& key,
+                                             const std::shared_ptr<runtime::Device>& device);
   void pack(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s);
 
   nb::object function_object_;
@@ -86,12 +86,14 @@ class Dispatcher {
   nb::object resolve_globals_;
   std::vector<std::string> param_names_;
   runtime::CompileOptions options_;
-  std::unordered_map<std::string, std::unique_ptr<Specialization>, StringHash, std::equal_to<>>
+  // Shared: a launch holds the one it queues, with the GIL released.
+  std::unordered_map<std::string, std::shared_ptr<Specialization>, StringHash, std::equal_to<>>
       cache_;
-  // Specializations clear() dropped, kept until the dispatcher goes: a launch
-  // on another thread may be queueing one with the GIL released, and a CPU
-  // stream may not have run a launch of it yet.
-  std::vector<std::unique_ptr<Specialization>> retired_;
+  // Specializations clear() dropped: a launch on another thread may be
+  // queueing one, and its device may not have run what was queued. The next
+  // clear() frees those no launch holds, after their devices synchronized,
+  // so they are kept for one generation, not for the dispatcher's life.
+  std::vector<std::shared_ptr<Specialization>> retired_;
   // Counts clear()s: a specialization whose globals were resolved before one
   // serves the launch that compiled it but is not kept.
   uint64_t generation_ = 0;
@@ -132,8 +134,8 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
   }
 }
 
-Specialization& Dispatcher::specialize(const std::string& key,
-                                       const std::shared_ptr<runtime::Device>& device) {
+std::shared_ptr<Specialization> Dispatcher::specialize(
+    const std::string& key, const std::shared_ptr<runtime::Device>& device) {
   auto arguments = abi::decode_arg_types(std::string_view(key).substr(kDeviceKeyBytes));
   if (!arguments) throw std::logic_error("a specialization key that does not decode");
   std::vector<sema::Type> types;
@@ -151,7 +153,7 @@ Specialization& Dispatcher::specialize(const std::string& key,
   emit_options.debug = options_.debug;
   abi::GeneratedKernel emitted =
       function_->generate(types, reader.read(globals), device->language(), emit_options);
-  auto spec = std::make_unique<Specialization>();
+  auto spec = std::make_shared<Specialization>();
   spec->device = device;
   spec->slots = emitted.params;
   {
@@ -160,18 +162,34 @@ Specialization& Dispatcher::specialize(const std::string& key,
   }
   if (generation != generation_) {
     // clear() ran while this compiled (or resolved): its globals may be stale.
-    retired_.push_back(std::move(spec));
-    return *retired_.back();
+    retired_.push_back(spec);
+    return spec;
   }
   // Another thread may have compiled the same signature meanwhile: keep one.
   auto [it, inserted] = cache_.try_emplace(key, std::move(spec));
-  return *it->second;
+  return it->second;
 }
 
 void Dispatcher::clear() {
+  std::vector<std::shared_ptr<Specialization>> earlier;
+  earlier.swap(retired_);
   for (auto& entry : cache_) retired_.push_back(std::move(entry.second));
   cache_.clear();
   ++generation_;
+  // What an earlier clear() retired goes once no launch holds it and its
+  // device has run what was queued. `earlier` is this call's own: other
+  // threads may use the dispatcher while the GIL is released.
+  for (auto& old : earlier) {
+    if (old.use_count() > 1) {
+      retired_.push_back(std::move(old));
+      continue;
+    }
+    {
+      nb::gil_scoped_release release;
+      old->device->synchronize();
+    }
+    old.reset();
+  }
 }
 
 void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
@@ -199,7 +217,8 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   for (size_t k = 0; k < args.size(); ++k)
     classify_argument(args[k], param_names_[k], s, device.get());
   auto found = cache_.find(std::string_view(s.key));
-  Specialization* spec = found != cache_.end() ? found->second.get() : &specialize(s.key, device);
+  const std::shared_ptr<Specialization> spec =
+      found != cache_.end() ? found->second : specialize(s.key, device);
   pack(*spec, dims, s);
   nb::gil_scoped_release unlocked;
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();

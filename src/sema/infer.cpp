@@ -147,13 +147,6 @@ void Inferencer::bind(int index, const Type& value, Span where, bool nonnegative
     check_convertible(value, v.type, where, "'" + v.name + "'");
     return;
   }
-  if (value.tuple_depth() > abi::kMaxTupleDepth) {
-    // `x = (x, x)` nests one level more on every pass of the fixpoint.
-    error(where, "'" + v.name + "' would hold tuples nested more than " +
-                     std::to_string(abi::kMaxTupleDepth) +
-                     " levels deep (is it assigned a tuple holding itself?)");
-    return;
-  }
   auto joined = join(v.type, value);
   if (!joined) {
     error(where, "'" + v.name + "' is " + v.type.str() + " (line " +

@@ -129,6 +129,8 @@ ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& ind
     if (item != base.items[0])
       return typed(error(index.span, "a tuple of mixed types needs a constant index"));
   if (n == 0) return typed(error(index.span, "index into an empty tuple"));
+  if (base.items[0].is_tuple())
+    return typed(error(index.span, "a tuple of tuples needs a constant index"));
   return typed(base.items[0], info(*e.items[0]).nonnegative);
 }
 

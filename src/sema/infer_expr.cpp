@@ -77,7 +77,15 @@ ExprInfo Inferencer::compute(const Expr& e) {
         else
           all_const = false;
       }
-      ExprInfo i = typed(Type::tuple(std::move(items)), all_nonneg);
+      Type tuple = Type::tuple(std::move(items));
+      // `x = (x, x)` doubles on every pass of the fixpoint: stop it growing.
+      if (tuple.leaf_count() > kMaxTupleLeaves || tuple.tuple_depth() > abi::kMaxTupleDepth)
+        return typed(error(e.span, "a tuple of more than " + std::to_string(kMaxTupleLeaves) +
+                                       " values, or nested more than " +
+                                       std::to_string(abi::kMaxTupleDepth) +
+                                       " levels deep (is a variable assigned a tuple holding "
+                                       "itself?)"));
+      ExprInfo i = typed(std::move(tuple), all_nonneg);
       if (all_const) {
         c.type = i.type;
         i.constant = std::move(c);

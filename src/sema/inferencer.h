@@ -45,6 +45,9 @@ inline Constant int_constant(int64_t v, Type t) {
 // name is this prefix and the global name it was resolved through.
 inline constexpr std::string_view kDeviceFunctionPrefix = "simt.func:";
 
+// The most numbers and arrays one tuple value holds.
+inline constexpr size_t kMaxTupleLeaves = 1024;
+
 // How deeply device-function calls may nest: each level types its callee on
 // the stack.
 inline constexpr size_t kMaxCallDepth = 64;

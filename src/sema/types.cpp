@@ -161,6 +161,13 @@ int Type::tuple_depth() const {
   return is_tuple() ? deepest + 1 : 0;
 }
 
+size_t Type::leaf_count() const {
+  if (!is_tuple()) return 1;
+  size_t n = 0;
+  for (const Type& item : items) n += item.leaf_count();
+  return n;
+}
+
 bool Type::contains_unknown() const {
   if (kind == TypeKind::Unknown) return true;
   return std::any_of(items.begin(), items.end(),

@@ -84,6 +84,8 @@ struct Type {
   bool contains_unknown() const;
   // 0 for a non-tuple, 1 + the deepest item's for a tuple.
   int tuple_depth() const;
+  // 1 for a non-tuple, the sum of the items' for a tuple.
+  size_t leaf_count() const;
   // The same type, not weak.
   Type strong() const;
 

@@ -216,7 +216,7 @@ class CudaDevice : public runtime::Device {
   // headers on the include path) for this device's architecture.
   std::shared_ptr<runtime::RawProgram> compile_raw(const runtime::RawSource& source) override;
 
-  // compile() for an explicit target instead of choose_compile_target's:
+  // build() for an explicit target instead of choose_compile_target's:
   // e.g. {90, false} loads compute_90 PTX that the driver compiles.
   std::unique_ptr<CudaKernel> compile_for(const abi::GeneratedKernel& kernel,
                                           const runtime::CompileOptions& options,

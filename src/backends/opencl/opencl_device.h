@@ -139,9 +139,9 @@ class OpenCLDevice : public runtime::Device {
                             runtime::KeepAlive keep) override;
   void fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) override;
 
-  // Throws lang::CompileError when the kernel needs a feature the device
-  // lacks (float64 without cl_khr_fp64), runtime::BackendCompileError with
-  // the build log when the OpenCL compiler rejects the code.
+  // Throws runtime::BackendCompileError with the build log when the OpenCL
+  // compiler rejects the code (what the device lacks, Device::compile has
+  // checked against its capabilities before).
   std::unique_ptr<runtime::CompiledKernel> build(const abi::GeneratedKernel& kernel,
                                                  const runtime::CompileOptions& options) override;
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,

@@ -35,13 +35,14 @@
 namespace {
 
 namespace fs = std::filesystem;
-using simt::codegen::DialectId;
-using simt::codegen::EmittedKernel;
-using simt::codegen::ParamSlot;
+using simt::abi::GeneratedKernel;
+using simt::abi::Language;
+using simt::abi::Param;
 
 constexpr const char* kKernelDir = "tests/cpp/data/kernels";
 constexpr const char* kSnapshotDir = "tests/cpp/data/snapshots";
-constexpr DialectId kDialects[] = {DialectId::Cuda, DialectId::OpenCL, DialectId::Cpp};
+constexpr simt::abi::Language kDialects[] = {simt::abi::Language::Cuda, simt::abi::Language::OpenCL,
+                                             simt::abi::Language::Cpp};
 
 fs::path repo_path(const std::string& relative) { return fs::path(SIMT_SOURCE_DIR) / relative; }
 
@@ -98,10 +99,12 @@ const Corpus& corpus() {
 struct Case {
   size_t kernel = 0;
   size_t signature = 0;
-  DialectId dialect = DialectId::Cuda;
+  simt::abi::Language dialect = simt::abi::Language::Cuda;
 };
 
-std::string dialect_name(DialectId d) { return std::string(simt::codegen::dialect(d).name); }
+std::string dialect_name(simt::abi::Language d) {
+  return std::string(simt::codegen::dialect(d).name);
+}
 
 // How GoogleTest shows a case (in --gtest_list_tests and failures).
 void PrintTo(const Case& c, std::ostream* os) {
@@ -122,7 +125,7 @@ std::string signature_text(const std::vector<simt::sema::Type>& sig) {
 // snapshot and compiler tests share one emission per case).
 struct Emission {
   bool ok = false;
-  EmittedKernel kernel;
+  simt::abi::GeneratedKernel kernel;
   std::string error;
 };
 
@@ -157,10 +160,10 @@ std::vector<Case> all_cases(bool per_dialect) {
   for (size_t k = 0; k < c.kernels.size(); ++k)
     for (size_t s = 0; s < c.kernels[k].corpus.signatures.size(); ++s) {
       if (!per_dialect) {
-        cases.push_back({k, s, DialectId::Cuda});
+        cases.push_back({k, s, simt::abi::Language::Cuda});
         continue;
       }
-      for (DialectId d : kDialects) cases.push_back({k, s, d});
+      for (simt::abi::Language d : kDialects) cases.push_back({k, s, d});
     }
   return cases;
 }
@@ -293,7 +296,7 @@ bool uses_scalar(const std::vector<simt::sema::Type>& sig, simt::sema::Scalar s)
 
 TEST_P(CodegenOpenCL, BuildsOnFirstDevice) {
   Case c = GetParam();
-  c.dialect = DialectId::OpenCL;
+  c.dialect = simt::abi::Language::OpenCL;
   const auto& sig = corpus().kernels[c.kernel].corpus.signatures[c.signature];
   bool fp64 = uses_scalar(sig, simt::sema::Scalar::Float64) ||
               uses_scalar(sig, simt::sema::Scalar::Complex128);
@@ -313,7 +316,7 @@ class CodegenCpp : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CodegenCpp, CompilesWithSystemCompiler) {
   Case c = GetParam();
-  c.dialect = DialectId::Cpp;
+  c.dialect = simt::abi::Language::Cpp;
   const Emission& e = emit(c);
   ASSERT_TRUE(e.ok) << describe(c) << ": " << e.error;
   simt::testing::CompileCheck r = simt::testing::check_cpp(e.kernel.source, case_name(c));
@@ -331,11 +334,11 @@ struct Compiled {
   std::unique_ptr<simt::lang::SourceText> source;
   std::unique_ptr<simt::lang::ParsedFunction> parsed;
   simt::sema::TypedFunction typed;
-  EmittedKernel kernel;
+  simt::abi::GeneratedKernel kernel;
 };
 
 Compiled compile_text(const std::string& text, const std::string& signature,
-                      DialectId dialect = DialectId::Cuda) {
+                      simt::abi::Language dialect = simt::abi::Language::Cuda) {
   Compiled c;
   c.source = std::make_unique<simt::lang::SourceText>(text, "tests/props.py", 10);
   c.parsed = std::make_unique<simt::lang::ParsedFunction>(simt::lang::parse_function(*c.source));
@@ -393,7 +396,7 @@ size_t corpus_index(const std::string& name) {
 TEST(CodegenProperties, UserNamesAreMangled) {
   size_t k = corpus_index("names");
   ASSERT_LT(k, corpus().kernels.size()) << "names.py is missing from the corpus";
-  for (DialectId d : kDialects) {
+  for (simt::abi::Language d : kDialects) {
     const Emission& e = emit({k, 0, d});
     ASSERT_TRUE(e.ok) << e.error;
     const std::string& src = e.kernel.source;
@@ -433,7 +436,7 @@ TEST(CodegenProperties, EntryIsKernelSymbolAndDefined) {
   }
 }
 
-TEST(CodegenProperties, ParamSlotsOfScalarAndCArray) {
+TEST(CodegenProperties, ParamRecordsOfScalarAndCArray) {
   Compiled c = compile_text(
       "def k(alpha, m):\n"
       "    i, j = cuda.grid(2)\n"
@@ -442,7 +445,7 @@ TEST(CodegenProperties, ParamSlotsOfScalarAndCArray) {
       "float32, float32[:, ::1]");
   const auto& p = c.kernel.params;
   ASSERT_EQ(p.size(), 6u);
-  using K = ParamSlot::Role;
+  using K = simt::abi::Param::Role;
   EXPECT_EQ(p[0].role, K::Scalar);
   EXPECT_EQ(p[0].argument, 0);
   EXPECT_EQ(p[0].scalar, simt::sema::Scalar::Float32);
@@ -465,7 +468,7 @@ TEST(CodegenProperties, ParamSlotsOfScalarAndCArray) {
   EXPECT_EQ(p[0].c_type, "float");
 }
 
-TEST(CodegenProperties, ParamSlotsOfTupleArgument) {
+TEST(CodegenProperties, ParamRecordsOfTupleArgument) {
   Compiled c = compile_text(
       "def k(out, t):\n"
       "    a, b = t\n"
@@ -473,7 +476,7 @@ TEST(CodegenProperties, ParamSlotsOfTupleArgument) {
       "int64[::1], (int32, float64)");
   const auto& p = c.kernel.params;
   ASSERT_EQ(p.size(), 5u);
-  EXPECT_EQ(p[3].role, ParamSlot::Role::Scalar);
+  EXPECT_EQ(p[3].role, simt::abi::Param::Role::Scalar);
   EXPECT_EQ(p[3].argument, 1);
   EXPECT_EQ(p[3].path, std::vector<int>{0});
   EXPECT_EQ(p[3].scalar, simt::sema::Scalar::Int32);
@@ -488,7 +491,7 @@ TEST(CodegenProperties, ParamSlotsOfTupleArgument) {
 TEST(CodegenProperties, LineCommentsMapBackToPython) {
   size_t k = corpus_index("saxpy");
   ASSERT_LT(k, corpus().kernels.size());
-  for (DialectId d : kDialects) {
+  for (simt::abi::Language d : kDialects) {
     const Emission& e = emit({k, 0, d});
     ASSERT_TRUE(e.ok) << e.error;
     const std::string& src = e.kernel.source;
@@ -510,7 +513,7 @@ TEST(CodegenProperties, LineCommentsUseFileLineNumbers) {
 
 // A `//` comment ending in a backslash swallows the next line in C.
 TEST(CodegenProperties, BackslashContinuationDoesNotEndAComment) {
-  for (DialectId d : kDialects) {
+  for (simt::abi::Language d : kDialects) {
     Compiled c = compile_text(
         "def k(out, a, b):\n"
         "    x = a + \\\n"
@@ -533,7 +536,7 @@ TEST(CodegenProperties, BackslashContinuationDoesNotEndAComment) {
 
 // A Python comment may end in a backslash without continuing the line.
 TEST(CodegenProperties, PythonCommentEndingInBackslashIsNotSpliced) {
-  for (DialectId d : kDialects) {
+  for (simt::abi::Language d : kDialects) {
     Compiled c = compile_text(
         "def k(out, a):\n"
         "    if a > 0:  # a path: C:\\\n"
@@ -551,7 +554,7 @@ TEST(CodegenProperties, PythonCommentEndingInBackslashIsNotSpliced) {
 // OpenCL C compilers (Clang-based ones such as PoCL's) replace the trigraph
 // ??/ with a backslash, so a comment ending in it splices the next line.
 TEST(CodegenProperties, CommentEndingInTrigraphIsNotSpliced) {
-  for (DialectId d : kDialects) {
+  for (simt::abi::Language d : kDialects) {
     Compiled c = compile_text(
         "def k(out, a):\n"
         "    if a > 0:  # ?\?/\n"
@@ -581,7 +584,7 @@ TEST(CodegenProperties, ComparisonWithOutOfRangeLiteralDoesNotWrap) {
 }
 
 TEST(CodegenProperties, DialectsAreNamedAndFound) {
-  for (DialectId d : kDialects) {
+  for (simt::abi::Language d : kDialects) {
     auto found = simt::codegen::dialect_from_name(dialect_name(d));
     ASSERT_TRUE(found.has_value()) << dialect_name(d);
     EXPECT_EQ(*found, d);

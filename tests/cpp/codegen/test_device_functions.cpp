@@ -24,7 +24,7 @@
 
 namespace {
 
-using simt::codegen::DialectId;
+using simt::abi::Language;
 using simt::lang::CompileError;
 using simt::sema::DeviceFunctionSource;
 using simt::sema::Globals;
@@ -32,7 +32,8 @@ using simt::sema::TypedDeviceFunction;
 using simt::testing::device_function_global;
 using simt::testing::make_device_function;
 
-constexpr DialectId kDialects[] = {DialectId::Cuda, DialectId::OpenCL, DialectId::Cpp};
+constexpr simt::abi::Language kDialects[] = {simt::abi::Language::Cuda, simt::abi::Language::OpenCL,
+                                             simt::abi::Language::Cpp};
 
 Globals base_globals() {
   Globals g = simt::testing::corpus_module_globals();
@@ -114,7 +115,7 @@ class Program {
     }
     return out;
   }
-  std::string emit(DialectId d = DialectId::Cuda) const {
+  std::string emit(simt::abi::Language d = simt::abi::Language::Cuda) const {
     return simt::compiler::generate(typed_, d).source;
   }
 
@@ -488,7 +489,7 @@ TEST(DeviceFunctionCodegen, PrefixSymbolAndHiddenParameters) {
   p.func("def gid():\n    return cuda.grid(1)\n");
   p.func("def at(a):\n    return a[gid()]\n");
   p.kernel("def k(out, x):\n    out[gid()] = at(x)\n", "float32[::1], float32[::1]");
-  for (DialectId d : kDialects) {
+  for (simt::abi::Language d : kDialects) {
     const auto& dialect = simt::codegen::dialect(d);
     std::string src = p.emit(d);
     std::string hidden = std::string(dialect.function_hidden_params);
@@ -574,7 +575,7 @@ TEST(DeviceFunctionCodegen, TupleReturnIsAStruct) {
   Program p;
   p.func("def dm(a, b):\n    return a // b, a % b\n");
   p.kernel("def k(out, x):\n    q, r = dm(x, 7)\n    out[0] = q + r\n", "int64[::1], int64");
-  for (DialectId d : kDialects) {
+  for (simt::abi::Language d : kDialects) {
     std::string src = p.emit(d);
     EXPECT_NE(src.find("} simt_tuple_i64_i64;"), std::string::npos) << src;
     EXPECT_NE(src.find("simt_tuple_i64_i64 simt_func_dm_0("), std::string::npos) << src;
@@ -642,7 +643,7 @@ const CompileProgram kCompilePrograms[] = {
 
 class DeviceFunctionCompiles : public ::testing::TestWithParam<CompileProgram> {
  protected:
-  std::string source(DialectId d) {
+  std::string source(simt::abi::Language d) {
     const CompileProgram& c = GetParam();
     Program p;
     for (const char* f : c.functions) p.func(f);
@@ -652,21 +653,21 @@ class DeviceFunctionCompiles : public ::testing::TestWithParam<CompileProgram> {
 };
 
 TEST_P(DeviceFunctionCompiles, Nvrtc) {
-  std::string src = source(DialectId::Cuda);
+  std::string src = source(simt::abi::Language::Cuda);
   auto r = simt::testing::check_cuda(src, GetParam().name);
   if (!r.ran) GTEST_SKIP() << r.log;
   EXPECT_TRUE(r.ok) << r.log << "\n---- source ----\n" << src;
 }
 
 TEST_P(DeviceFunctionCompiles, OpenCL) {
-  std::string src = source(DialectId::OpenCL);
+  std::string src = source(simt::abi::Language::OpenCL);
   auto r = simt::testing::check_opencl(src, src.find("double") != std::string::npos);
   if (!r.ran) GTEST_SKIP() << r.log;
   EXPECT_TRUE(r.ok) << r.log << "\n---- source ----\n" << src;
 }
 
 TEST_P(DeviceFunctionCompiles, Cpp) {
-  std::string src = source(DialectId::Cpp);
+  std::string src = source(simt::abi::Language::Cpp);
   auto r = simt::testing::check_cpp(src, GetParam().name);
   if (!r.ran) GTEST_SKIP() << r.log;
   EXPECT_TRUE(r.ok) << r.log << "\n---- source ----\n" << src;

@@ -53,7 +53,7 @@ using KernelEntry = void (*)(const BlockCtx*, void* const*);
 // parse tree and source, so those stay alive here until emission is done.
 struct CppKernel {
   std::string label;  // "<file>_<signature index>"
-  simt::codegen::EmittedKernel kernel;
+  simt::abi::GeneratedKernel kernel;
 };
 
 std::vector<CppKernel> emit_corpus() {
@@ -301,7 +301,7 @@ TEST(ClangJit, RunsSaxpyThroughTheBlockAbi) {
   float* yd = y.data();
   float* od = out.data();
   long long shape = n, stride = 1;
-  // One pointer per parameter slot, in ParamSlot order: a, then data, shape0,
+  // One pointer per parameter slot, in simt::abi::Param order: a, then data, shape0,
   // stride0 (in elements) for each 1-D array.
   void* const args[] = {&a, &xd, &shape, &stride, &yd, &shape, &stride, &od, &shape, &stride};
 

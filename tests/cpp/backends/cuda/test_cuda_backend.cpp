@@ -252,7 +252,7 @@ TEST(CudaCompileTarget, NvrtcOptions) {
 
 // One corpus kernel emitted in the CUDA dialect; the parse tree and source it
 // points into live as long as the emitted kernel is needed (emission copies).
-simt::codegen::EmittedKernel emit_corpus_cuda(const std::string& name, size_t signature) {
+simt::abi::GeneratedKernel emit_corpus_cuda(const std::string& name, size_t signature) {
   for (const auto& k : simt::testing::load_corpus(SIMT_SOURCE_DIR "/tests/cpp/data/kernels")) {
     if (k.name != name) continue;
     simt::lang::SourceText source(k.text, k.path, 1);
@@ -275,8 +275,8 @@ constexpr const char* kFillIndex = R"(extern "C" __global__ void simt_test_fill_
 }
 )";
 
-simt::codegen::EmittedKernel hand_written(const char* source, const char* entry) {
-  simt::codegen::EmittedKernel k;
+simt::abi::GeneratedKernel hand_written(const char* source, const char* entry) {
+  simt::abi::GeneratedKernel k;
   k.source = source;
   k.entry = entry;
   return k;
@@ -297,10 +297,10 @@ TEST(CudaKernels, SourcesCompileWithNvrtc) {
   // The saxpy kernel is what the device test packs arguments for.
   auto saxpy = emit_corpus_cuda("saxpy", 0);
   ASSERT_EQ(saxpy.params.size(), 10u);
-  EXPECT_EQ(saxpy.params[0].role, simt::codegen::ParamSlot::Role::Scalar);
-  EXPECT_EQ(saxpy.params[1].role, simt::codegen::ParamSlot::Role::ArrayData);
-  EXPECT_EQ(saxpy.params[2].role, simt::codegen::ParamSlot::Role::ArrayShape);
-  EXPECT_EQ(saxpy.params[3].role, simt::codegen::ParamSlot::Role::ArrayStride);
+  EXPECT_EQ(saxpy.params[0].role, simt::abi::Param::Role::Scalar);
+  EXPECT_EQ(saxpy.params[1].role, simt::abi::Param::Role::ArrayData);
+  EXPECT_EQ(saxpy.params[2].role, simt::abi::Param::Role::ArrayShape);
+  EXPECT_EQ(saxpy.params[3].role, simt::abi::Param::Role::ArrayStride);
 }
 
 // ---------------------------------------------------------------------------
@@ -474,7 +474,7 @@ TEST(CudaDevice, FillBytes) {
   }
 }
 
-// Packs one pointer per ParamSlot: arrays as (data, shape..., strides...) of
+// Packs one pointer per simt::abi::Param: arrays as (data, shape..., strides...) of
 // the given 1-D device arrays, scalars from `scalars` in argument order.
 struct PackedArgs {
   std::vector<std::unique_ptr<unsigned char[]>> storage;
@@ -494,11 +494,11 @@ struct Array1D {
   int64_t stride;  // in elements
 };
 
-PackedArgs pack_saxpy(const simt::codegen::EmittedKernel& kernel, const void* scalar,
+PackedArgs pack_saxpy(const simt::abi::GeneratedKernel& kernel, const void* scalar,
                       size_t scalar_bytes, const std::vector<Array1D>& arrays) {
   PackedArgs args;
   for (const auto& slot : kernel.params) {
-    using Kind = simt::codegen::ParamSlot::Role;
+    using Kind = simt::abi::Param::Role;
     switch (slot.role) {
       case Kind::Scalar: {
         auto bytes = std::make_unique<unsigned char[]>(scalar_bytes);

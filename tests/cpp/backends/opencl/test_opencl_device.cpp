@@ -54,8 +54,8 @@ std::shared_ptr<cl::OpenCLDevice> first_device(std::string* why) {
 
 // A Python kernel compiled for `types` in the OpenCL dialect. The source
 // text is copied into the emitted code, so nothing here must outlive it.
-simt::codegen::EmittedKernel emit_opencl(const std::string& python,
-                                         const std::vector<std::string>& types) {
+simt::abi::GeneratedKernel emit_opencl(const std::string& python,
+                                       const std::vector<std::string>& types) {
   simt::lang::SourceText source(python, "/somewhere/k.py", 1);
   auto parsed = simt::lang::parse_function(source);
   std::vector<simt::sema::Type> arg_types;
@@ -246,7 +246,7 @@ TEST(OpenCLDevice, Float64OnADeviceWithoutItIsUnsupportedAtTheLine) {
 
 TEST(OpenCLDevice, BuildLogsPointAtPythonLines) {
   REQUIRE_DEVICE(device);
-  simt::codegen::EmittedKernel broken;
+  simt::abi::GeneratedKernel broken;
   broken.entry = "simt_kernel_broken";
   broken.source = R"(__kernel void simt_kernel_broken(__global float* out) {
   // k.py:12: out[0] = undefined_name
