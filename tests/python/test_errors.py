@@ -552,3 +552,27 @@ def test_deep_nesting_is_a_clear_error_not_a_stack_overflow(tmp_path):
     module = _load_module(tmp_path, "kernels_chain", chain)
     with pytest.raises(simt.TypingError, match="nested more than 64 calls"):
         simt.kernel(module.k).inspect_types("float64[::1]")
+
+
+def test_arrays_of_more_than_32_dimensions_are_type_errors_naming_the_argument():
+    @simt.kernel
+    def k(a):
+        pass
+
+    with pytest.raises(TypeError, match="'a'.*more than 32 dimensions"):
+        k.inspect_types(np.zeros((1,) * 33, np.float32))
+
+
+def test_a_runtime_index_into_a_tuple_of_tuples_is_a_typing_error(tmp_path):
+    module = _load_module(tmp_path, "kernels_tuple_of_tuples", (
+        "def k(out, i):\n"
+        "    t = ((1, 2), (3, 4))\n"
+        "    p = t[i]\n"
+        "    out[0] = p[0]\n"))
+    with pytest.raises(simt.TypingError, match="tuple of tuples needs a constant index"):
+        simt.kernel(module.k).inspect_types("float64[::1]", "int64")
+
+
+def test_strides_past_the_address_space_are_value_errors_even_for_empty_arrays(device):
+    with pytest.raises(ValueError, match="too big"):
+        simt.empty((0, 2**40, 2**40), np.int8, device=device)
