@@ -165,12 +165,8 @@ std::optional<ArgType> ArgType::decode(std::string_view key, size_t& pos, int de
       return std::nullopt;
     const int layout = flags & (kReadonlyBit - 1);
     if (layout > static_cast<int>(Layout::Any)) return std::nullopt;
-    ArgType t = array(static_cast<Scalar>(s), ndim, static_cast<Layout>(layout),
-                      (flags & kReadonlyBit) != 0);
-    // The key holds what the classifier saw; the constructor's one
-    // normalization (1-D F is C) never changes a classified layout.
-    t.layout = static_cast<Layout>(layout);
-    return t;
+    return array(static_cast<Scalar>(s), ndim, static_cast<Layout>(layout),
+                 (flags & kReadonlyBit) != 0);
   }
   if (tag == kTupleBegin) {
     std::vector<ArgType> items;

@@ -303,7 +303,6 @@ Type type_of_argument(const abi::ArgType& arg) {
       return Type::scalar_of(arg.scalar);
     case abi::ArgType::Kind::Array: {
       Type t = Type::array(arg.scalar, arg.ndim, arg.layout);
-      t.layout = arg.layout;  // as classified (ArgType normalized it already)
       t.readonly = arg.readonly;
       return t;
     }
