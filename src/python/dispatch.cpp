@@ -198,8 +198,16 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
                           " arguments but " + std::to_string(args.size()) + " were given")
                              .c_str());
-  // A launch on a stream runs on the stream's device.
-  std::shared_ptr<runtime::Device> device = stream ? stream->device : current_device();
+  // A launch on a stream runs on the stream's device; else on the device of
+  // its first simt array, else on the current device (the device rule:
+  // arrays made on another device need no use_device).
+  std::shared_ptr<runtime::Device> device = stream ? stream->device : nullptr;
+  for (size_t k = 0; !device && k < args.size(); ++k) {
+    nb::object keep;
+    if (const DeviceArray* array = simt_array(args[k].ptr(), &keep))
+      device = array->buffer->device();
+  }
+  if (!device) device = current_device();
   runtime::validate_launch(device->info(), dims);
   // A launch from inside a launch (a callback resolving globals) gets its own scratch.
   Scratch local;

@@ -472,3 +472,19 @@ def test_exiting_with_queued_work_is_clean(tmp_path, device):
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                             timeout=300, env=dict(os.environ, SIMT_CACHE_DIR="off"))
     assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+
+
+def test_a_launch_runs_on_the_device_of_its_arrays_without_use_device(rng, device):
+    # Arrays made on a device that need not be the current one: the launch
+    # follows them, as CuPy's and Numba's do.
+    others = [d for d in simt.devices() if d.id != device.id]
+    x_host, y_host = rng.standard_normal((2, 300)).astype(np.float32)
+    x, y = simt.to_device(x_host, device=device), simt.to_device(y_host, device=device)
+    out = poisoned(300, np.float32, device)
+    with simt.use_device(others[0] if others else device):
+        saxpy[3, 128](np.float32(2.5), x, y, out)
+    np.testing.assert_allclose(out.get(), np.float32(2.5) * x_host + y_host, rtol=1e-6)
+    if others:
+        elsewhere = simt.to_device(y_host, device=others[0])
+        with pytest.raises(TypeError, match="'y'.*is on " + others[0].id):
+            saxpy[3, 128](np.float32(2.5), x, elsewhere, out)
