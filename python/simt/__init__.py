@@ -31,6 +31,8 @@ from ._stream import (  # noqa: F401
 from ._raw_kernels import RawKernel, RawModule  # noqa: F401
 from ._snippet_kernels import ElementwiseKernel, ReductionKernel  # noqa: F401
 from ._types import typeof  # noqa: F401
+from ._array_api._namespace import *  # noqa: F401,F403  (the array namespace)
+from ._array_api._namespace import __array_api_version__  # noqa: F401
 from .errors import (  # noqa: F401
     BackendCompileError, CompileError, DeviceError, OutOfMemoryError, TypingError)
 

@@ -26,14 +26,16 @@ def _source_of(function):
 class _Compiled:
     """What kernels and device functions share: the Python function and its parsed source."""
 
-    def __init__(self, function, decorator):
+    def __init__(self, function, decorator, source=None):
+        """`source`: (text, file name, first line) of a function simt generated itself (the
+        array operations' kernels), whose text Python's inspect cannot find."""
         if not inspect.isfunction(function):
             raise TypeError(f"{decorator} decorates a function, not {type(function).__name__}")
         self.py_func = function
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__doc__ = function.__doc__
-        source, filename, first_line = _source_of(function)
+        source, filename, first_line = source or _source_of(function)
         self._function = _core.Function(source, filename, first_line)
 
     def _description(self):

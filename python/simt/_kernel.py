@@ -16,8 +16,8 @@ DIALECTS = ("cuda", "opencl", "cpp")
 class Func(_Compiled):
     """A device function: callable from kernels and other device functions; see ``simt.func``."""
 
-    def __init__(self, function):
-        super().__init__(function, "simt.func")
+    def __init__(self, function, source=None):
+        super().__init__(function, "simt.func", source)
 
     def _description(self):
         return ("func", self)
@@ -47,8 +47,8 @@ def func(function):
 class Kernel(_Compiled):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
-    def __init__(self, function, *, signatures=(), debug=None, fastmath=False):
-        super().__init__(function, "simt.kernel")
+    def __init__(self, function, *, signatures=(), debug=None, fastmath=False, source=None):
+        super().__init__(function, "simt.kernel", source)
         if debug is None:
             debug = os.environ.get("SIMT_DEBUG", "") not in ("", "0")
         self.debug = debug

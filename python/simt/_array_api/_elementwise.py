@@ -1,0 +1,414 @@
+"""Element-wise operations on arrays and scalars: one template, specialized per operation,
+loop dtypes, operand kinds (array or scalar), collapsed dimensions and loop form.
+
+The template (TEXT below) is written once, in simt's kernel language: the output's
+element i (flat, or decomposed into one index per dimension) gets the operation's
+expression of the operands' elements, converted to the loop dtypes first. Type resolution
+is NumPy's own (ufunc.resolve_dtypes), so results have NumPy's and the array API's dtypes,
+Python scalars weak (NEP 50).
+"""
+
+import warnings
+
+import numpy as np
+
+from .. import _core
+from .._array import Array, empty
+from . import _broadcast, _generated, _launch
+from ._elementwise_ops import ALIASES, HELPERS, OPERATIONS
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+class Operand:
+    """One input of an operation: an array, or a scalar (weak when a Python number)."""
+
+    __slots__ = ("value", "is_array", "resolve_as")
+
+    def __init__(self, value, where):
+        if isinstance(value, Array):
+            self.value, self.is_array, self.resolve_as = value, True, value.dtype
+        elif isinstance(value, bool):
+            self.value, self.is_array, self.resolve_as = value, False, np.dtype(bool)
+        elif isinstance(value, _PY_SCALARS):
+            self.value, self.is_array, self.resolve_as = value, False, type(value)
+        elif isinstance(value, np.generic) and value.dtype.kind in "biufc":
+            self.value, self.is_array, self.resolve_as = value, False, value.dtype.newbyteorder("=")
+        elif isinstance(value, np.ndarray):
+            raise TypeError(f"{where}: a NumPy array is not a simt array; copy it to a device "
+                            f"first (simt.asarray(x, device=...)), as CuPy asks")
+        else:
+            raise TypeError(f"{where}: unsupported operand type {type(value).__name__}")
+
+
+def common_device(operands, where, out=None):
+    """The device of the array operands (all on one); ValueError naming two that differ."""
+    device = None
+    for op in operands + ([Operand(out, where)] if out is not None else []):
+        if op.is_array:
+            d = op.value.device
+            if device is None:
+                device = d
+            elif d != device:
+                raise ValueError(f"{where}: arrays on two devices, {device.id} and {d.id}; "
+                                 f"move one with .to_device() (simt never copies implicitly)")
+    return device
+
+
+class Elementwise:
+    """An element-wise function of the array namespace (simt.add, simt.sin, ...): called
+    with arrays and scalars, optionally `out=` (an array to write, cast to its dtype)."""
+
+    def __init__(self, name):
+        self.__name__ = name
+        self.ufunc, self.expressions = OPERATIONS[name]
+        self.nin = self.ufunc.nin
+        self._resolved = {}
+        self._fast = {}  # _fast_key of a call -> _FastCall
+        self.__doc__ = (f"simt.{name}: element-wise, as numpy.{self.ufunc.__name__} (NumPy's "
+                        f"result dtypes), on the operands' device.")
+
+    def __repr__(self):
+        return f"<simt element-wise function {self.__name__}>"
+
+    def __call__(self, *args, out=None):
+        key = _fast_key(args) if out is None else None
+        if key is not None:
+            fast = self._fast.get(key)
+            if fast is not None:
+                result = fast(args)
+                if result is not None:
+                    return result
+        if len(args) != self.nin:
+            raise TypeError(f"simt.{self.__name__}() takes {self.nin} arguments, "
+                            f"not {len(args)}")
+        where = f"simt.{self.__name__}"
+        operands = [Operand(a, where) for a in args]
+        if out is not None and not isinstance(out, Array):
+            raise TypeError(f"{where}: out must be a simt array, not {type(out).__name__}")
+        device = common_device(operands, where, out)
+        if device is None:
+            raise TypeError(f"{where}: at least one operand must be a simt array (these are "
+                            f"all scalars: use NumPy)")
+        loop = self.resolve(operands)
+        result, plan = apply(self, loop, operands, device, out)
+        if key is not None and len(self._fast) < 1024:
+            self._fast[key] = _FastCall(plan, loop, operands, device)
+        return result
+
+    def resolve(self, operands):
+        """The loop dtypes (inputs..., output): NumPy's for these operand types."""
+        key = tuple(op.resolve_as for op in operands)
+        loop = self._resolved.get(key)
+        if loop is None:
+            try:
+                loop = self.ufunc.resolve_dtypes(key + (None,))
+            except TypeError:
+                names = ", ".join(k.name if isinstance(k, np.dtype) else f"Python {k.__name__}"
+                                  for k in key)
+                raise TypeError(f"simt.{self.__name__} does not take ({names})") from None
+            if loop[-1].kind == "O" or any(d.kind not in "biufc" for d in loop):
+                raise TypeError(f"simt.{self.__name__}: unsupported dtypes {loop}")
+            self._resolved[key] = loop
+        return self._checked_scalars(loop, operands)
+
+    def _checked_scalars(self, loop, operands):
+        # A Python int must fit the integer dtype it is computed in (NumPy: OverflowError);
+        # comparisons compare its exact value instead, in a dtype that holds it.
+        for position, op in enumerate(operands):
+            if op.is_array or type(op.value) is not int or loop[position].kind not in "iu":
+                continue
+            info = np.iinfo(loop[position])
+            if info.min <= op.value <= info.max:
+                continue
+            if self.ufunc in _COMPARISON_UFUNCS:
+                wide = np.dtype(np.int64 if op.value < 0 or op.value < 2 ** 63 else np.uint64)
+                if op.value < -(2 ** 63) or op.value >= 2 ** 64:
+                    wide = np.dtype(np.float64)
+                key = tuple(wide if o is op else o.resolve_as for o in operands)
+                return self.ufunc.resolve_dtypes(key + (None,))
+            raise OverflowError(f"Python integer {op.value} out of bounds for {loop[position]}")
+        return loop
+
+
+_COMPARISON_UFUNCS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater,
+                      np.greater_equal}
+
+
+def expression(function, loop):
+    """The expression of `function` for loop dtypes `loop`, and the helpers it calls."""
+    kind = loop[0].kind
+    text = function.expressions.get(kind, function.expressions.get("*"))
+    if kind in "iu" and kind not in function.expressions and "f" in function.expressions \
+            and "*" not in function.expressions:
+        text = function.expressions["f"]
+    text = text.replace("{T}", _generated.dtype_name(loop[-1]))
+    helpers = [h for name, h in HELPERS.items() if name in text]
+    return text, helpers
+
+
+def apply(function, loop, operands, device, out=None):
+    """function(*operands) into `out` (or a new array): the shared path of every call."""
+    if out is not None:
+        operands = [_separate(op, out) for op in operands]
+    plan = _plan(function.__name__, lambda: expression(function, loop), loop, operands,
+                 device, out)
+    if out is None:
+        out = empty(plan.shape, loop[-1], device)
+    else:
+        check_out(function.__name__, out, plan.shape, loop[-1])
+    if plan.launch is not None:
+        plan.launch(*plan.arguments(out, operands))
+    return out, plan
+
+
+def _fast_key(args):
+    """What decides a call's plan, read cheaply: each array's dtype, layout and device,
+    each Python scalar's type; None for anything else (the full path handles it)."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is Array:
+            impl = a._impl
+            key.append((impl.dtype, tuple(impl.shape), tuple(impl.strides), impl.device))
+        elif t is float or t is int or t is bool or t is complex:
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
+
+
+class _FastCall:
+    """A call repeated with operands of the same dtypes and layouts (the warm a + 1): the
+    result allocated and the kernel launched, with no type resolution or planning."""
+
+    __slots__ = ("plan", "shape", "dtype", "device", "checks")
+
+    def __init__(self, plan, loop, operands, device):
+        self.plan, self.device = plan, device
+        self.shape, self.dtype = list(plan.shape), loop[-1].name
+        # Python ints must still fit the integer dtype they compute in.
+        self.checks = [(k, np.iinfo(loop[k]).min, np.iinfo(loop[k]).max)
+                       for k, op in enumerate(operands)
+                       if type(op.value) is int and loop[k].kind in "iu"]
+
+    def __call__(self, args):
+        for k, low, high in self.checks:
+            if not low <= args[k] <= high:
+                return None
+        out = Array._wrap(_core.empty(self.shape, self.dtype, self.device, "C"))
+        plan = self.plan
+        if plan.launch is not None:
+            if plan.plain:
+                plan.launch(out, *[a if type(a) is Array else t(a)
+                                   for a, t in zip(args, plan.scalar_types)])
+            else:
+                plan.launch(*plan.arguments(out, [Operand(a, "") for a in args]))
+        return out
+
+
+def check_out(name, out, shape, dtype):
+    if out.shape != tuple(shape):
+        raise ValueError(f"simt.{name}: out has shape {out.shape}, the result {tuple(shape)}")
+    if out.readonly:
+        raise ValueError(f"simt.{name}: out is read-only")
+    if not np.can_cast(dtype, out.dtype, "same_kind"):
+        raise TypeError(f"simt.{name}: cannot cast the result from {dtype} to out's dtype "
+                        f"{out.dtype} (NumPy's casting rule 'same_kind')")
+
+
+class _Plan:
+    """How one call's layout runs: the result's shape, the launcher, and the views (merged
+    dimensions, broadcast strides) each array is passed as. Kept per (operation, loop
+    dtypes, operand layouts, device): a repeated call pays a dictionary lookup."""
+
+    __slots__ = ("shape", "launch", "dims", "strides", "scalar_types", "plain")
+
+    def arguments(self, out, operands):
+        if self.plain:
+            return [out] + [op.value if op.is_array else t(op.value)
+                            for op, t in zip(operands, self.scalar_types)]
+        strides = iter(self.strides)
+        args = [_broadcast.element_view(out, self.dims, next(strides))]
+        for op, t in zip(operands, self.scalar_types):
+            args.append(_broadcast.element_view(op.value, self.dims, next(strides))
+                        if op.is_array else t(op.value))
+        return args
+
+
+_plans = {}
+
+
+def _layout(op):
+    if op.is_array:
+        impl = op.value._impl
+        return (tuple(impl.shape), tuple(impl.strides), impl.itemsize)
+    return None
+
+
+def _plan(name, make_expression, loop, operands, device, out):
+    key = (name, loop, tuple(map(_layout, operands)), None if out is None else
+           (tuple(out._impl.shape), tuple(out._impl.strides)), device)
+    plan = _plans.get(key)
+    if plan is not None:
+        return plan
+    arrays = [op.value for op in operands if op.is_array]
+    shape = arrays[0].shape if len(arrays) == 1 else \
+        _broadcast.broadcast_shapes(*(a.shape for a in arrays))
+    plan = _Plan()
+    plan.shape = shape
+    plan.scalar_types = [d.type for d in loop[:-1]]
+    plan.launch = None
+    size = 1
+    for extent in shape:
+        size *= extent
+    if size:
+        out_strides = out.strides if out is not None else _c_strides(shape, loop[-1].itemsize)
+        views = [_broadcast.broadcast_strides(a.shape, a.strides, shape) for a in arrays]
+        dims, strides = _broadcast.collapse(shape, [out_strides] + views)
+        if not dims:
+            dims, strides = [1], [[a.itemsize] for a in [loop[-1]] + arrays]
+        plan.dims, plan.strides = dims, strides
+        # Arrays already one contiguous dimension (and scalars) are passed as they are.
+        plan.plain = len(shape) == 1 and all(
+            a.shape == shape and a.strides == (a.itemsize,) for a in arrays) and \
+            out_strides == (loop[-1].itemsize,)
+        text, helpers = make_expression()
+        k = kernel_for(name, text, helpers, loop[:-1], [op.is_array for op in operands],
+                       len(dims), _launch.loop_form(device))
+        plan.launch = k[_launch.elementwise_config(device, size)]
+    if len(_plans) < 4096:
+        _plans[key] = plan
+    return plan
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+def kernel_for(name, text, helpers, in_dtypes, is_array, ndim, form):
+    """The element-wise kernel computing `text` (an expression of {0}, {1}, ...) into out."""
+    key = (name, text, tuple(in_dtypes), tuple(is_array), ndim, form)
+    k = _kernels.get(key)
+    if k is None:
+        source = _source(name, text, helpers, in_dtypes, is_array, ndim, form)
+        k = _kernels[key] = _generated.kernel(f"ew_{name}", source)
+    return k
+
+
+def run(name, text, helpers, out, operands, in_dtypes):
+    """Writes `out` (whose dtype it converts to) from the expression `text` of `operands`,
+    each array converted to its dtype in `in_dtypes` (scalars are passed in it): the
+    internal entry of other families (copies, casts)."""
+    loop = tuple(np.dtype(d) for d in in_dtypes) + (out.dtype,)
+    operands = [_separate(op, out) for op in operands]
+    plan = _plan(name, lambda: (text, helpers), loop, operands, out.device, out)
+    if plan.launch is not None:
+        plan.launch(*plan.arguments(out, operands))
+
+
+_kernels = {}
+
+
+def _separate(op, out):
+    """An input that overlaps `out` other than element for element is copied first (as
+    NumPy does): the kernel would read elements it already wrote."""
+    if not op.is_array:
+        return op
+    a = op.value
+    if a._impl.data_ptr != out._impl.data_ptr or a.strides != out.strides or a.shape != out.shape:
+        if _may_overlap(a, out):
+            copy = Operand.__new__(Operand)
+            copy.value, copy.is_array, copy.resolve_as = contiguous_copy(a), True, op.resolve_as
+            return copy
+    return op
+
+
+def _extent(a):
+    low = high = a._impl.data_ptr
+    for n, s in zip(a.shape, a.strides):
+        if s < 0:
+            low += (n - 1) * s
+        else:
+            high += (n - 1) * s
+    return low, high + a.itemsize
+
+
+def _may_overlap(a, b):
+    if a.size == 0 or b.size == 0 or a._impl.buffer_bytes == 0:
+        return False
+    (a0, a1), (b0, b1) = _extent(a), _extent(b)
+    return a0 < b1 and b0 < a1
+
+
+def contiguous_copy(a, dtype=None):
+    """A new C-contiguous array with `a`'s values, converted to `dtype` (default a's)."""
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    out = empty(a.shape, dtype, a.device)
+    assign(out, a)
+    return out
+
+
+def assign(out, value):
+    """out[...] = value: an array broadcast to out's shape, or a scalar, converted to out's
+    dtype (any conversion NumPy's astype makes; complex to real keeps the real part)."""
+    if out.readonly:
+        raise ValueError("assignment destination is read-only")
+    operand = Operand(value, "assignment")
+    if operand.is_array and operand.value.device != out.device:
+        raise ValueError(f"assignment: the value is on {operand.value.device.id}, the array "
+                         f"on {out.device.id}; move one with .to_device()")
+    if out.size == 0:
+        return out
+    if operand.is_array:
+        source = operand.value.dtype
+        if len(operand.value.shape) > out.ndim:
+            raise ValueError(f"could not broadcast an array of shape {operand.value.shape} "
+                             f"into shape {out.shape}")
+        _broadcast.broadcast_shapes(operand.value.shape, out.shape)
+    else:
+        # The scalar as NumPy's astype converts it (complex to real: its real part).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            operand.value = np.asarray(value).astype(out.dtype)[()]
+        source = out.dtype
+    in_dtype = source
+    text = "{0}.real" if source.kind == "c" and out.dtype.kind != "c" else "{0}"
+    run("copy", text, [], out, [operand], [in_dtype])
+    return out
+
+
+def _functions():
+    """{name: Elementwise} for every operation and alias."""
+    found = {name: Elementwise(name) for name in OPERATIONS}
+    found.update({alias: found[name] for alias, name in ALIASES.items()})
+    return found
+
+
+FUNCTIONS = _functions()
+
+
+def _source(name, text, helpers, in_dtypes, is_array, ndim, form):
+    params = ["out"] + [f"a{k}" for k in range(len(in_dtypes))]
+    index = "i" if ndim == 1 else ", ".join(f"i{d}" for d in range(ndim))
+    values = [f"{_generated.dtype_name(d)}(a{k}[{index}])" if arr else f"a{k}"
+              for k, (d, arr) in enumerate(zip(in_dtypes, is_array))]
+    body = f"out[{index}] = {text.format(*values)}"
+    lines = ["".join(helpers), f"def ew_{name}({', '.join(params)}):"]
+    lines += _launch.flat_loop([body] if ndim == 1 else _decompose(ndim) + [body], form)
+    return "\n".join(lines) + "\n"
+
+
+def _decompose(ndim):
+    """Statements giving i0..i{ndim-1} from the flat index i (C order)."""
+    lines = ["r = i"]
+    for d in range(ndim - 1, 0, -1):
+        lines.append(f"i{d} = r % out.shape[{d}]")
+        lines.append(f"r = r // out.shape[{d}]")
+    lines.append("i0 = r")
+    return lines
+

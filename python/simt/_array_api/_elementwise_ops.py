@@ -1,0 +1,134 @@
+"""The element-wise operations: for each, NumPy's ufunc (whose type resolution simt takes
+as its own, so result dtypes are NumPy's and the array API's) and the expression, in
+simt's kernel language, that computes one element from operands already converted to the
+loop's dtypes ({0}, {1}, {2}).
+
+An expression may depend on the loop dtype's kind (b bool, i signed, u unsigned, f float,
+c complex; "*" any other). Some call device functions (`dev_*`) given in HELPERS, which the
+generated module defines before the kernel. `{T}` is the loop's output dtype (np.float32).
+"""
+
+import numpy as np
+
+# name: (NumPy ufunc, {kind: expression}).
+_ARITHMETIC = {
+    "add": (np.add, {"*": "{0} + {1}"}),
+    "subtract": (np.subtract, {"*": "{0} - {1}"}),
+    "multiply": (np.multiply, {"*": "{0} * {1}"}),
+    "divide": (np.divide, {"*": "{0} / {1}"}),
+    "floor_divide": (np.floor_divide, {"*": "{0} // {1}"}),
+    "remainder": (np.remainder, {"*": "{0} % {1}"}),
+    "pow": (np.power, {"*": "{0} ** {1}"}),
+    "negative": (np.negative, {"*": "-{0}"}),
+    "positive": (np.positive, {"*": "{0}"}),
+    "abs": (np.absolute, {"b": "{0}", "u": "{0}", "*": "abs({0})"}),
+    "square": (np.square, {"*": "{0} * {0}"}),
+    "reciprocal": (np.reciprocal, {"i": "dev_int_reciprocal({0})", "u": "dev_int_reciprocal({0})",
+                                   "*": "{T}(1) / {0}"}),
+    "sign": (np.sign, {"b": "{0}", "u": "{T}(1) if {0} > 0 else {T}(0)",
+                       "c": "dev_complex_sign({0})",
+                       "*": "{T}(1) if {0} > 0 else ({T}(-1) if {0} < 0 else {0})"}),
+    "maximum": (np.maximum, {"b": "{0} or {1}", "*": "np.maximum({0}, {1})"}),
+    "minimum": (np.minimum, {"b": "{0} and {1}", "*": "np.minimum({0}, {1})"}),
+    "fmax": (np.fmax, {"f": "{1} if {0} != {0} else ({0} if {1} != {1} else np.maximum({0}, {1}))",
+                       "b": "{0} or {1}", "*": "np.maximum({0}, {1})"}),
+    "fmin": (np.fmin, {"f": "{1} if {0} != {0} else ({0} if {1} != {1} else np.minimum({0}, {1}))",
+                       "b": "{0} and {1}", "*": "np.minimum({0}, {1})"}),
+    "conj": (np.conjugate, {"c": "{T}(complex({0}.real, -{0}.imag))", "*": "{0}"}),
+}
+
+_COMPARISONS = {
+    "equal": (np.equal, {"*": "{0} == {1}"}),
+    "not_equal": (np.not_equal, {"*": "{0} != {1}"}),
+    "less": (np.less, {"*": "{0} < {1}"}),
+    "less_equal": (np.less_equal, {"*": "{0} <= {1}"}),
+    "greater": (np.greater, {"*": "{0} > {1}"}),
+    "greater_equal": (np.greater_equal, {"*": "{0} >= {1}"}),
+}
+
+_LOGICAL_AND_BITWISE = {
+    "logical_and": (np.logical_and, {"*": "bool({0}) and bool({1})"}),
+    "logical_or": (np.logical_or, {"*": "bool({0}) or bool({1})"}),
+    "logical_xor": (np.logical_xor, {"*": "bool({0}) != bool({1})"}),
+    "logical_not": (np.logical_not, {"*": "not {0}"}),
+    "bitwise_and": (np.bitwise_and, {"b": "{0} and {1}", "*": "{0} & {1}"}),
+    "bitwise_or": (np.bitwise_or, {"b": "{0} or {1}", "*": "{0} | {1}"}),
+    "bitwise_xor": (np.bitwise_xor, {"b": "{0} != {1}", "*": "{0} ^ {1}"}),
+    "bitwise_invert": (np.invert, {"b": "not {0}", "*": "~{0}"}),
+    "bitwise_left_shift": (np.left_shift, {"*": "{0} << {1}"}),
+    "bitwise_right_shift": (np.right_shift, {"*": "{0} >> {1}"}),
+}
+
+_INTEGER_IDENTITY = {"b": "{0}", "i": "{0}", "u": "{0}"}
+
+
+def _float_function(np_name):
+    return {"*": f"np.{np_name}({{0}})"}
+
+
+_FUNCTIONS = {name: (getattr(np, np_name), _float_function(np_name)) for name, np_name in (
+    ("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "arcsin"), ("acos", "arccos"),
+    ("atan", "arctan"), ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"),
+    ("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh"), ("exp", "exp"),
+    ("exp2", "exp2"), ("expm1", "expm1"), ("log", "log"), ("log2", "log2"),
+    ("log10", "log10"), ("log1p", "log1p"), ("sqrt", "sqrt"), ("cbrt", "cbrt"))}
+_FUNCTIONS.update({
+    "floor": (np.floor, dict(_INTEGER_IDENTITY, **{"*": "np.floor({0})"})),
+    "ceil": (np.ceil, dict(_INTEGER_IDENTITY, **{"*": "np.ceil({0})"})),
+    "trunc": (np.trunc, dict(_INTEGER_IDENTITY, **{"*": "np.trunc({0})"})),
+    "round": (np.rint, dict(_INTEGER_IDENTITY, **{"*": "np.rint({0})"})),
+    "isnan": (np.isnan, {"f": "np.isnan({0})", "c": "np.isnan({0}.real) or np.isnan({0}.imag)",
+                         "*": "False"}),
+    "isinf": (np.isinf, {"f": "np.isinf({0})", "c": "np.isinf({0}.real) or np.isinf({0}.imag)",
+                         "*": "False"}),
+    "isfinite": (np.isfinite, {"f": "np.isfinite({0})",
+                               "c": "np.isfinite({0}.real) and np.isfinite({0}.imag)",
+                               "*": "True"}),
+    "signbit": (np.signbit, {"f": "math.copysign(1.0, {0}) < 0", "u": "False",
+                             "*": "{0} < 0"}),
+    "atan2": (np.arctan2, {"*": "np.arctan2({0}, {1})"}),
+    "hypot": (np.hypot, {"*": "np.hypot({0}, {1})"}),
+    "copysign": (np.copysign, {"*": "np.copysign({0}, {1})"}),
+    "logaddexp": (np.logaddexp, {"*": "dev_logaddexp({0}, {1})"}),
+    "deg2rad": (np.deg2rad, {"*": "{0} * {T}(0.017453292519943295)"}),
+    "rad2deg": (np.rad2deg, {"*": "{0} * {T}(57.29577951308232)"}),
+})
+
+OPERATIONS = {**_ARITHMETIC, **_COMPARISONS, **_LOGICAL_AND_BITWISE, **_FUNCTIONS}
+
+# Other names of the same operations: NumPy's (which the array API renamed) and aliases.
+ALIASES = {
+    "true_divide": "divide", "mod": "remainder", "power": "pow", "absolute": "abs",
+    "conjugate": "conj", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+    "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2",
+    "invert": "bitwise_invert", "bitwise_not": "bitwise_invert", "left_shift":
+    "bitwise_left_shift", "right_shift": "bitwise_right_shift", "rint": "round",
+    "fabs": "abs", "radians": "deg2rad", "degrees": "rad2deg",
+}
+
+# Device functions the expressions call: written once, defined in the generated module
+# of each kernel that uses them.
+HELPERS = {
+    "dev_logaddexp": '''
+def dev_logaddexp(x, y):
+    if x == y:  # also both infinite: log(2 e**x), never inf - inf
+        return x + 0.6931471805599453
+    big = np.maximum(x, y)
+    return big + np.log1p(np.exp(np.minimum(x, y) - big))
+''',
+    "dev_int_reciprocal": '''
+def dev_int_reciprocal(x):
+    if x > 0:
+        return 1 // x
+    if x == 0:
+        return x
+    return -(1 // -x)  # C's division, as NumPy's: truncated
+''',
+    "dev_complex_sign": '''
+def dev_complex_sign(z):
+    r = abs(z)
+    if r == 0:
+        return z * 0
+    return z / r
+''',
+}

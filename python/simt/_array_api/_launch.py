@@ -1,0 +1,54 @@
+"""How generated array kernels are laid out over a device's threads: one description of
+the loop forms and launch shapes, which every operation family reads.
+
+GPUs (cuda, opencl) walk the elements with a grid-stride loop, neighbouring threads on
+neighbouring elements (coalesced). The CPU device runs a block's threads as a loop, so
+there each thread takes one contiguous chunk, a loop the C++ compiler can vectorize.
+"""
+
+GRID_STRIDE = "grid_stride"
+CHUNKED = "chunked"
+
+GPU_BLOCK = 256
+# On the CPU: at least this many elements per thread (a launch costs about a microsecond;
+# a chunk, about as much as 4096 additions), and a few chunks per core for balance.
+CPU_MIN_CHUNK = 4096
+CPU_CHUNKS_PER_CORE = 4
+
+
+def loop_form(device):
+    return CHUNKED if device.backend == "cpu" else GRID_STRIDE
+
+
+def flat_loop(body, form, indent="    "):
+    """The lines of a loop running `body` (lines using the flat index i) over i < out.size."""
+    inner = [indent * 2 + line for line in body]
+    if form == GRID_STRIDE:
+        return [indent + "i = simt.grid(1)", indent + "step = simt.gridsize(1)",
+                indent + "n = out.size", indent + "while i < n:", *inner,
+                indent * 2 + "i += step"]
+    return [indent + "n = out.size", indent + "threads = simt.gridsize(1)",
+            indent + "chunk = (n + threads - 1) // threads",
+            indent + "i = simt.grid(1) * chunk", indent + "end = min(i + chunk, n)",
+            indent + "while i < end:", *inner, indent * 2 + "i += 1"]
+
+
+_block_cache = {}
+
+
+def block_size(device):
+    """Threads per block of the generated kernels on `device`."""
+    found = _block_cache.get(device)
+    if found is None:
+        found = 1 if device.backend == "cpu" else min(GPU_BLOCK, device.max_threads_per_block)
+        _block_cache[device] = found
+    return found
+
+
+def elementwise_config(device, n):
+    """(grid, block) for n elements."""
+    block = block_size(device)
+    if block == 1:
+        cores = device.compute_units or 1
+        return max(1, min(-(-n // CPU_MIN_CHUNK), cores * CPU_CHUNKS_PER_CORE)), 1
+    return max(1, min(-(-n // block), 2 ** 31 - 1)), block

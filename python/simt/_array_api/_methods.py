@@ -1,0 +1,108 @@
+"""simt.Array's operators and methods, from the array namespace's functions.
+
+Array (in _array.py) is the storage: shape, strides, device memory, copies and views. Its
+arithmetic lives with the functions that compute it; this module gives Array the
+dunders and methods that name those functions, from tables, once at import.
+"""
+
+import numpy as np
+
+from .._array import Array
+from ._elementwise import FUNCTIONS
+
+# Binary operators: dunder stem -> element-wise function. Each gets its forward,
+# reflected (__radd__) and in-place (__iadd__) form.
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+                "eq": "equal", "ne": "not_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+
+_OPERAND_TYPES = (Array, bool, int, float, complex, np.generic)
+
+
+def _foreign(other, symbol):
+    """NotImplemented for an operand type simt does not take (Python then tries the other
+    operand, or says the types); a clear error for a NumPy array."""
+    if isinstance(other, np.ndarray):
+        raise TypeError(f"a simt array {symbol} a NumPy array: copy the NumPy array to the "
+                        f"device first (simt.asarray(x, device=a.device)), or bring the simt "
+                        f"array back with .get()")
+    return NotImplemented
+
+
+def _binary(function, symbol):
+    def forward(self, other):
+        if not isinstance(other, _OPERAND_TYPES):
+            return _foreign(other, symbol)
+        return function(self, other)
+
+    def reflected(self, other):
+        if not isinstance(other, _OPERAND_TYPES):
+            return _foreign(other, symbol)
+        return function(other, self)
+
+    def in_place(self, other):
+        if not isinstance(other, _OPERAND_TYPES):
+            return _foreign(other, symbol)
+        return function(self, other, out=self)
+
+    return forward, reflected, in_place
+
+
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+            "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>",
+            "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def _install_operators():
+    for stem, name in _BINARY.items():
+        forward, reflected, in_place = _binary(FUNCTIONS[name], _SYMBOLS[stem])
+        setattr(Array, f"__{stem}__", forward)
+        setattr(Array, f"__r{stem}__", reflected)
+        setattr(Array, f"__i{stem}__", in_place)
+    for stem, name in _COMPARISONS.items():
+        setattr(Array, f"__{stem}__", _binary(FUNCTIONS[name], _SYMBOLS[stem])[0])
+    for stem, name in _UNARY.items():
+        function = FUNCTIONS[name]
+        setattr(Array, f"__{stem}__", lambda self, f=function: f(self))
+    # As NumPy's arrays: == is element-wise, so arrays are not hashable.
+    Array.__hash__ = None
+
+
+def _scalar(self, convert, what):
+    if self.size != 1:
+        if what == "bool" and self.size > 1:
+            raise ValueError("the truth value of an array with more than one element is "
+                             "ambiguous; use .any() or .all()")
+        raise TypeError(f"only arrays of one element convert to Python {what}s "
+                        f"(this one has shape {self.shape})")
+    return convert(self.get().reshape(()).item())
+
+
+def _index(self):
+    if self.ndim != 0 or self.dtype.kind not in "iu":
+        raise TypeError(f"only 0-d integer arrays can be used as an index (this one has "
+                        f"shape {self.shape} and dtype {self.dtype})")
+    return int(self.get().item())
+
+
+def _install_conversions():
+    Array.__bool__ = lambda self: _scalar(self, bool, "bool")
+    Array.__int__ = lambda self: _scalar(self, int, "int")
+    Array.__float__ = lambda self: _scalar(self, float, "float")
+    Array.__complex__ = lambda self: _scalar(self, complex, "complex")
+    Array.__index__ = _index
+
+
+def install(methods):
+    """Gives Array the operators, conversions and `methods` ({name: function of the array
+    first}) of the array namespace."""
+    _install_operators()
+    _install_conversions()
+    for name, function in methods.items():
+        setattr(Array, name, function)

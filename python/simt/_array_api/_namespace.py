@@ -1,0 +1,46 @@
+"""What `simt` exports as the array namespace, gathered from each family's module (their
+__all__ and their METHODS for simt.Array), and Array given its operators and methods."""
+
+from .._array import Array, to_device as _to_device
+from . import _creation, _dtypes, _manipulation, _methods, _reduction
+from ._elementwise import FUNCTIONS as _ELEMENTWISE
+
+__array_api_version__ = "2024.12"
+
+_FAMILIES = (_creation, _dtypes, _manipulation, _reduction)
+
+globals().update(_ELEMENTWISE)
+for _family in _FAMILIES:
+    globals().update({name: getattr(_family, name) for name in _family.__all__})
+
+__all__ = (["__array_api_version__"] + sorted(_ELEMENTWISE)
+           + [name for family in _FAMILIES for name in family.__all__])
+
+
+def _array_namespace(self, /, *, api_version=None):
+    """The array API namespace of the array: simt itself."""
+    if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+        raise ValueError(f"simt implements the array API 2024.12, not {api_version!r}")
+    import simt
+
+    return simt
+
+
+def _to_device_method(self, device, /, *, stream=None):
+    """A copy of the array on `device` (the array itself when it is there already)."""
+    from .._device import get_device
+
+    if get_device(device) == self.device:
+        return self
+    return _to_device(self, device=device, stream=stream)
+
+
+_METHODS = {
+    "__array_namespace__": _array_namespace,
+    "to_device": _to_device_method,
+    "astype": lambda self, dtype, copy=True: _dtypes.astype(self, dtype, copy=copy),
+    "conj": lambda self: _ELEMENTWISE["conj"](self),
+}
+for _family in _FAMILIES:
+    _METHODS.update(getattr(_family, "METHODS", {}))
+_methods.install(_METHODS)
