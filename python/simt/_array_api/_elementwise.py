@@ -8,6 +8,7 @@ is NumPy's own (ufunc.resolve_dtypes), so results have NumPy's and the array API
 Python scalars weak (NEP 50).
 """
 
+import builtins
 import warnings
 
 import numpy as np
@@ -129,6 +130,79 @@ class Elementwise:
                 return self.ufunc.resolve_dtypes(key + (None,))
             raise OverflowError(f"Python integer {op.value} out of bounds for {loop[position]}")
         return loop
+
+
+class _Custom(Elementwise):
+    """An element-wise function that is not a NumPy ufunc: its own type rule."""
+
+    def __init__(self, name, nin, text, doc):
+        self.__name__, self.nin, self._text = name, nin, text
+        self.expressions = {"*": text}
+        self._resolved, self._fast = {}, {}
+        self.__doc__ = doc
+
+    def __call__(self, *args, out=None):
+        return Elementwise.__call__(self, *args, out=out)
+
+
+class Where(_Custom):
+    def __init__(self):
+        super().__init__("where", 3, "{1} if {0} else {2}",
+                         "where(condition, x1, x2): x1's element where condition is true, "
+                         "else x2's; x1 and x2 promote as in arithmetic (scalars weak).")
+
+    def resolve(self, operands):
+        key = tuple(op.resolve_as for op in operands)
+        loop = self._resolved.get(key)
+        if loop is None:
+            dtype = np.result_type(*key[1:])
+            loop = self._resolved[key] = (np.dtype(bool), dtype, dtype, dtype)
+        return self._checked_scalars(loop, operands)
+
+    ufunc = None
+
+
+class Clip(_Custom):
+    def __init__(self):
+        super().__init__("clip", 3, "np.minimum(np.maximum({0}, {1}), {2})",
+                         "clip(x, min=None, max=None): x limited to [min, max], in x's dtype "
+                         "(NaN stays NaN).")
+
+    def __call__(self, x, /, min=None, max=None, *, out=None):
+        if not isinstance(x, Array):
+            raise TypeError(f"simt.clip: x must be a simt array, not {type(x).__name__}")
+        if min is None and max is None:
+            return x.copy() if out is None else assign(out, x)
+        low = _bound(x, min, "min")
+        high = _bound(x, max, "max")
+        return Elementwise.__call__(self, x, low, high, out=out)
+
+    def resolve(self, operands):
+        x = operands[0].value.dtype
+        for op in operands[1:]:
+            if op.is_array and not np.can_cast(op.value.dtype, x, "same_kind"):
+                raise TypeError(f"simt.clip: a bound of dtype {op.value.dtype} for x of "
+                                f"dtype {x}")
+        return (x, x, x, x)
+
+    ufunc = None
+
+
+def _bound(x, value, name):
+    if value is None:  # no bound on that side: the dtype's extreme
+        if x.dtype.kind == "f":
+            return float("-inf") if name == "min" else float("inf")
+        if x.dtype.kind == "b":
+            return name == "max"
+        info = np.iinfo(x.dtype)
+        return np.dtype(x.dtype).type(info.min if name == "min" else info.max)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and x.dtype.kind in "iu":
+        if isinstance(value, float):
+            raise TypeError(f"simt.clip: a float {name} for an integer array (the array "
+                            f"API leaves it undefined)")
+        info = np.iinfo(x.dtype)
+        return np.dtype(x.dtype).type(builtins.min(builtins.max(value, info.min), info.max))
+    return value
 
 
 _COMPARISON_UFUNCS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater,
@@ -255,6 +329,8 @@ def _plan(name, make_expression, loop, operands, device, out):
     arrays = [op.value for op in operands if op.is_array]
     shape = arrays[0].shape if len(arrays) == 1 else \
         _broadcast.broadcast_shapes(*(a.shape for a in arrays))
+    if out is not None and not arrays:
+        shape = out.shape  # an expression of scalars (and the index i) fills out
     plan = _Plan()
     plan.shape = shape
     plan.scalar_types = [d.type for d in loop[:-1]]
@@ -385,6 +461,7 @@ def assign(out, value):
 def _functions():
     """{name: Elementwise} for every operation and alias."""
     found = {name: Elementwise(name) for name in OPERATIONS}
+    found["where"], found["clip"] = Where(), Clip()
     found.update({alias: found[name] for alias, name in ALIASES.items()})
     return found
 
