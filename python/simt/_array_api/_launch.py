@@ -28,7 +28,9 @@ def flat_loop(body, form, indent="    "):
                 indent + "n = out.size", indent + "while i < n:", *inner,
                 indent * 2 + "i += step"]
     return [indent + "n = out.size", indent + "threads = simt.gridsize(1)",
-            indent + "chunk = (n + threads - 1) // threads",
+            # n // threads + 1, not a ceiling division: the compiler then knows the
+            # indices are non-negative (no negative-index wrapping; the loop vectorizes).
+            indent + "chunk = n // threads + 1",
             indent + "i = simt.grid(1) * chunk", indent + "end = min(i + chunk, n)",
             indent + "while i < end:", *inner, indent * 2 + "i += 1"]
 

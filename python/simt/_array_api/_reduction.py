@@ -1,4 +1,741 @@
-"""(being written)"""
+"""Reductions (sum, prod, min, max, mean, var, std, all, any, count_nonzero, argmin,
+argmax) and scans (cumulative_sum, cumulative_prod), over any axes of any layout.
 
-__all__ = []
-METHODS = {}
+Every reduction is one shape: the array viewed as (M kept, K reduced) elements, the kept
+and the reduced axes each merged into one (copied to C order first when their strides do
+not merge), reduced to M values. Two templates, in simt's kernel language, cover every
+layout:
+- ROWS, when the reduced axis is the faster one in memory (sum(axis=-1) of a C array,
+  a whole-array sum): a block of threads per row (or per segment of a long row), each
+  thread striding through it, then a tree in shared memory;
+- COLUMNS, when the kept axis is the faster one (sum(axis=0) of a C array): a thread per
+  kept element (and segment), neighbouring threads reading neighbouring elements.
+A row split into segments leaves (M, S) partial results that the same templates reduce
+again. On the CPU device a block is one thread, so ROWS is a serial loop per row.
+
+An operation is four pieces of kernel language: the identity, how an element becomes an
+accumulator value (MAP), how two accumulator values combine (COMBINE) and the final
+value (FINAL), with the accumulator's dtype.
+"""
+
+import builtins
+import operator
+
+import numpy as np
+
+from .._array import Array, empty
+from . import _broadcast, _generated, _launch
+from ._elementwise import FUNCTIONS, assign, contiguous_copy
+
+__all__ = ["sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "count_nonzero",
+           "argmin", "argmax", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod",
+           "diff", "amin", "amax"]
+
+
+class _Op:
+    """A reduction: identity, MAP, COMBINE (of `a` and `b`) and FINAL (of `acc`), as
+    kernel-language text with {A} for the accumulator dtype's name."""
+
+    def __init__(self, name, identity, combine, mapping="{A}(v)", final="acc",
+                 needs_identity=False):
+        self.name, self.identity, self.combine = name, identity, combine
+        self.mapping, self.final, self.needs_identity = mapping, final, needs_identity
+
+
+_OPS = {
+    "sum": _Op("sum", "{A}(0)", "a + b"),
+    "prod": _Op("prod", "{A}(1)", "a * b"),
+    "min": _Op("min", "{A}(0)", "np.minimum(a, b)", needs_identity=True),
+    "max": _Op("max", "{A}(0)", "np.maximum(a, b)", needs_identity=True),
+    "all": _Op("all", "True", "a and b", mapping="bool(v)"),
+    "any": _Op("any", "False", "a or b", mapping="bool(v)"),
+    "count_nonzero": _Op("count_nonzero", "np.int64(0)", "a + b",
+                         mapping="np.int64(1) if bool(v) else np.int64(0)"),
+    "mean": _Op("mean", "{A}(0)", "a + b", final="acc / divisor"),
+}
+
+
+def _axes(x, axis, what):
+    """The reduced axes, sorted, as non-negative ints."""
+    if axis is None:
+        return tuple(range(x.ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    found = []
+    for item in items:
+        try:
+            a = operator.index(item)
+        except TypeError:
+            raise TypeError(f"{what}: axis must be an int, a tuple of ints or None, not "
+                            f"{type(item).__name__}") from None
+        if not -x.ndim <= a < x.ndim:
+            raise np.exceptions.AxisError(a, x.ndim, f"{what}")
+        found.append(a % x.ndim)
+    if len(set(found)) != len(found):
+        raise ValueError(f"{what}: an axis repeats in {axis}")
+    return tuple(sorted(found))
+
+
+def _as_rows(x, axes):
+    """x as a 2-D (M kept, K reduced) view (or C-order copy when the axes do not merge),
+    and the kept shape."""
+    kept = [a for a in range(x.ndim) if a not in axes]
+    order = kept + list(axes)
+    shape = [x.shape[a] for a in order]
+    strides = [x.strides[a] for a in order]
+    kept_shape = tuple(shape[:len(kept)])
+    m = _product(kept_shape)
+    k = _product(shape[len(kept):])
+    merged = []
+    for part in (slice(0, len(kept)), slice(len(kept), len(order))):
+        dims, (s,) = _broadcast.collapse(shape[part], [strides[part]])
+        merged.append(s[0] if len(dims) == 1 else (0 if not dims else None))
+    if None in merged:
+        # The axes do not merge into one stride each: reduce a C-order copy instead.
+        permuted = _broadcast.element_view(x, shape, strides)
+        copy = contiguous_copy(permuted)
+        merged = [k * x.itemsize, x.itemsize]
+        x = copy
+    return _broadcast.element_view(x, (m, k), merged), kept_shape
+
+
+def _product(values):
+    n = 1
+    for v in values:
+        n *= v
+    return n
+
+
+def _accumulator(op, dtype, requested):
+    """(accumulator dtype, result dtype) of `op` over `dtype` (NumPy's rules)."""
+    if requested is not None:
+        d = np.dtype(requested)
+        return (np.dtype(np.float32) if d == np.float16 else d), d
+    if op in ("all", "any"):
+        return np.dtype(bool), np.dtype(bool)
+    if op == "count_nonzero":
+        return np.dtype(np.int64), np.dtype(np.int64)
+    if op in ("sum", "prod"):
+        if dtype.kind == "b" or dtype.kind == "i":
+            return np.dtype(np.int64), np.dtype(np.int64)
+        if dtype.kind == "u":
+            return np.dtype(np.uint64), np.dtype(np.uint64)
+    if op == "mean":
+        if dtype.kind in "biu":
+            return np.dtype(np.float64), np.dtype(np.float64)
+    if dtype == np.float16:
+        return np.dtype(np.float32), dtype
+    return dtype, dtype
+
+
+def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
+    """The reduction `name` of x over `axis`: the shared path of every reduction."""
+    what = what or f"simt.{name}"
+    if not isinstance(x, Array):
+        raise TypeError(f"{what} takes a simt array, not {type(x).__name__}")
+    op = _OPS[name]
+    axes = _axes(x, axis, what)
+    acc, result_dtype = _accumulator(name, x.dtype, dtype)
+    kept_shape = tuple(x.shape[a] for a in range(x.ndim) if a not in axes)
+    final_shape = tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)) if keepdims \
+        else kept_shape
+    count = _product(x.shape[a] for a in axes)
+    out = empty(kept_shape, result_dtype, x.device)
+    if out.size == 0:
+        return _reshaped(out, final_shape)
+    if count == 0:
+        if op.needs_identity:
+            raise ValueError(f"{what}: zero-size array to a reduction with no identity")
+        empty_value = {"sum": 0, "prod": 1, "all": True, "any": False, "count_nonzero": 0,
+                       "mean": float("nan")}[name]
+        assign(out, empty_value)
+        return _reshaped(out, final_shape)
+    rows, _ = _as_rows(x, axes)
+    target = out if acc == result_dtype else empty(kept_shape, acc, x.device)
+    _reduce_rows(op, rows, _flat(target), acc, float(count))
+    if target is not out:
+        assign(out, target)
+    return _reshaped(out, final_shape)
+
+
+def _reshaped(out, shape):
+    if out.shape == tuple(shape):
+        return out
+    return _broadcast.element_view(out, shape, _c_strides(shape, out.itemsize))
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= builtins.max(extent, 1)
+    return list(reversed(strides))
+
+
+def _flat(out):
+    """A 1-D view of a C-contiguous array."""
+    return _broadcast.element_view(out, (out.size,), (out.itemsize,))
+
+
+# A row is split into segments (each a block on a GPU, a thread on the CPU) when there
+# are too few rows to fill the device: at least this many elements per segment, and
+# about this many blocks in all on a GPU.
+_SEGMENT_MIN = 4096
+_TARGET_BLOCKS = 1024
+_MAX_SEGMENTS = 1024
+
+
+def _workers(device):
+    if _launch.block_size(device) == 1:
+        return (device.compute_units or 1) * _launch.CPU_CHUNKS_PER_CORE
+    return _TARGET_BLOCKS
+
+
+def _segments(device, m, k):
+    workers = _workers(device)
+    if m >= workers or k <= _SEGMENT_MIN:
+        return 1
+    return builtins.min(-(-workers // m), -(-k // _SEGMENT_MIN), _MAX_SEGMENTS)
+
+
+def _reduce_rows(op, rows, out, acc, divisor):
+    """out[m] = FINAL(reduce of rows[m, :]) (out of the accumulator's dtype), through
+    partial results when rows are split into segments."""
+    device = rows.device
+    m, k = rows.shape
+    row_stride, elem_stride = rows.strides
+    columns = m > 1 and abs(row_stride) < abs(elem_stride)
+    layout = _layout_of(device, columns)
+    segments = 1 if layout == _CPU_COLUMNS else _segments(device, m, k)
+    if segments == 1:
+        _launch_reduction(op, rows, out, acc, divisor, layout, mapped=True, final=True)
+        return
+    partial = empty((segments * m,), acc, device)
+    _launch_reduction(op, rows, partial, acc, divisor, layout, mapped=True, final=False,
+                      segments=segments)
+    # The partials are (S, M) from COLUMNS, (M, S) from ROWS: reduce over S.
+    size = acc.itemsize
+    strides = (size, m * size) if columns else (segments * size, size)
+    again = _broadcast.element_view(partial, (m, segments), strides)
+    _launch_reduction(op, again, out, acc, divisor, _layout_of(device, columns and m > 1),
+                      mapped=False, final=True)
+
+
+# The templates' layouts over the device's threads.
+_GPU_ROWS, _GPU_COLUMNS, _CPU_ROWS, _CPU_COLUMNS = "gpu_rows", "gpu_columns", "cpu_rows", \
+    "cpu_columns"
+
+
+def _layout_of(device, columns):
+    if _launch.block_size(device) == 1:
+        return _CPU_COLUMNS if columns else _CPU_ROWS
+    return _GPU_COLUMNS if columns else _GPU_ROWS
+
+
+def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segments=1):
+    m, k = rows.shape
+    device = rows.device
+    block = _launch.block_size(device)
+    text = _template(op, acc, layout, block, mapped, final)
+    kernel = _generated.kernel(f"reduce_{op.name}", text)
+    items = m * segments
+    if layout == _GPU_ROWS:
+        config = (builtins.min(items, 2 ** 31 - 1), block)
+    elif layout == _GPU_COLUMNS:
+        config = (-(-items // block), block)
+    else:  # the CPU: a thread per row, segment or chunk of columns
+        config = (builtins.max(1, builtins.min(items, _workers(device))), 1)
+    if layout == _CPU_COLUMNS:
+        rows = _broadcast.element_view(rows, (k, m), rows.strides[::-1])
+    kernel[config](out, rows, np.int64(m), np.int64(k), np.int64(segments),
+                   np.float64(divisor))
+
+
+def _pieces(op, acc, mapped, final):
+    """(identity, MAP of v, COMBINE of a and b, FINAL of acc) for accumulator dtype acc."""
+    a = _generated.dtype_name(acc)
+    identity = op.identity.replace("{A}", a)
+    mapping = op.mapping.replace("{A}", a) if mapped else "v"
+    final_text = op.final if final else "acc"
+    if "divisor" in final_text:
+        final_text = f"{a}(acc / divisor)"
+    return identity, mapping, op.combine, final_text
+
+
+def _template(op, acc, layout, block, mapped, final):
+    identity, mapping, combine, final_text = _pieces(op, acc, mapped, final)
+    element = "(" + mapping.replace("v", "x[m, k]") + ")"
+    accumulate = "acc = " + _substitute(combine, "acc", element)
+    head = f"def reduce_{op.name}(out, x, rows_, columns_, segments, divisor):" + _SIZES[layout]
+    if layout == _CPU_COLUMNS:
+        # A chunk of columns per thread, walked row by row (the cache lines of a C array),
+        # accumulating in out; x comes transposed, (K, M), so that a C array's columns
+        # are its fastest axis and the inner loop vectorizes.
+        into_out = "out[m] = " + _substitute(
+            combine, "out[m]", "(" + mapping.replace("v", "x[k, m]") + ")")
+        return head + f'''
+    threads = simt.gridsize(1)
+    chunk = M // threads + 1
+    first = simt.grid(1) * chunk
+    last = min(first + chunk, M)
+    m = first
+    while m < last:
+        out[m] = {identity}
+        m += 1
+    k = 0
+    while k < K:
+        m = first
+        while m < last:
+            {into_out}
+            m += 1
+        k += 1
+    m = first
+    while m < last:
+        acc = out[m]
+        out[m] = {final_text}
+        m += 1
+'''
+    if layout == _CPU_ROWS:
+        # A thread per (row, segment), with _LANES independent accumulators so that the
+        # loop is not one long chain of dependent operations (and vectorizes).
+        lanes = _LANES
+        init = "\n        ".join(f"acc{j} = {identity}" for j in range(lanes))
+        unrolled = "\n            ".join(
+            f"acc{j} = " + _substitute(combine, f"acc{j}",
+                                       "(" + mapping.replace("v", f"x[m, k + {j}]") + ")")
+            for j in range(lanes))
+        tail = "acc0 = " + _substitute(combine, "acc0", element)
+        merge = _merge_tree(combine, [f"acc{j}" for j in range(lanes)])
+        return head + f'''
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    L = K // S + 1
+    while i < M * S:
+        m = i // S
+        s = i % S
+        k = s * L
+        end = min(k + L, K)
+        {init}
+        while k + {lanes} <= end:
+            {unrolled}
+            k += {lanes}
+        while k < end:
+            {tail}
+            k += 1
+        acc = {merge}
+        out[i] = {final_text}
+        i += step
+'''
+    if layout == _GPU_COLUMNS:
+        # A thread per (row, segment): item i is m + s * M.
+        split = "s = i // M\n        m = i % M"
+        return head + f'''
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    L = K // S + 1
+    while i < M * S:
+        {split}
+        k = s * L
+        end = min(k + L, K)
+        acc = {identity}
+        while k < end:
+            {accumulate}
+            k += 1
+        out[i] = {final_text}
+        i += step
+'''
+    tree = _substitute(combine, "sh[t]", "sh[t + w]")
+    return head + f'''
+    sh = simt.shared.array({block}, {_generated.dtype_name(acc)})
+    t = simt.threadIdx.x
+    b = simt.blockIdx.x
+    L = K // S + 1
+    while b < M * S:
+        m = b // S
+        s = b % S
+        k = s * L + t
+        end = min(s * L + L, K)
+        acc = {identity}
+        while k < end:
+            {accumulate}
+            k += {block}
+        sh[t] = acc
+        simt.syncthreads()
+        w = {block // 2}
+        while w > 0:
+            if t < w:
+                sh[t] = {tree}
+            simt.syncthreads()
+            w //= 2
+        if t == 0:
+            acc = sh[0]
+            out[b] = {final_text}
+        simt.syncthreads()
+        b += simt.gridDim.x
+'''
+
+
+_LANES = 8
+
+# The first lines of each reduction kernel: M, K and S as values the compiler knows are
+# non-negative (array extents, max(..., 1)), so that indices built from them need no
+# negative-index wrapping and the CPU's loops vectorize.
+_SIZES = {
+    "gpu_rows": "\n    M = x.shape[0]\n    K = x.shape[1]\n    S = max(segments, 1)",
+    "gpu_columns": "\n    M = x.shape[0]\n    K = x.shape[1]\n    S = max(segments, 1)",
+    "cpu_rows": "\n    M = x.shape[0]\n    K = x.shape[1]\n    S = max(segments, 1)",
+    "cpu_columns": "\n    K = x.shape[0]\n    M = x.shape[1]",
+}
+
+
+def _merge_tree(combine, names):
+    """COMBINE applied pairwise over `names`: ((a0 . a1) . (a2 . a3)) ..."""
+    while len(names) > 1:
+        names = [_substitute(combine, names[j], names[j + 1]) if j + 1 < len(names)
+                 else names[j] for j in range(0, len(names), 2)]
+        names = [f"({n})" for n in names]
+    return names[0]
+
+
+def _substitute(combine, a, b):
+    """COMBINE with its operands a and b replaced (they are single letters in the text)."""
+    import re
+
+    return re.sub(r"\b[ab]\b", lambda match: a if match.group(0) == "a" else b, combine)
+
+
+# The public reductions.
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+    """Sum over `axis` (an int, a tuple, None for all): ints accumulate in int64 (uint64),
+    as NumPy's; `dtype` overrides."""
+    return reduce("sum", x, axis, keepdims, dtype)
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    """Product over `axis`; dtypes as sum's."""
+    return reduce("prod", x, axis, keepdims, dtype)
+
+
+def min(x, /, *, axis=None, keepdims=False):
+    """Minimum over `axis` (NaN if any element is NaN, as NumPy's)."""
+    return reduce("min", x, axis, keepdims)
+
+
+def max(x, /, *, axis=None, keepdims=False):
+    """Maximum over `axis` (NaN if any element is NaN, as NumPy's)."""
+    return reduce("max", x, axis, keepdims)
+
+
+amin, amax = min, max
+
+
+def all(x, /, *, axis=None, keepdims=False):
+    """Whether every element over `axis` is true (nonzero)."""
+    return reduce("all", x, axis, keepdims)
+
+
+def any(x, /, *, axis=None, keepdims=False):
+    """Whether some element over `axis` is true (nonzero)."""
+    return reduce("any", x, axis, keepdims)
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """How many elements over `axis` are nonzero (int64)."""
+    return reduce("count_nonzero", x, axis, keepdims)
+
+
+def mean(x, /, *, axis=None, dtype=None, keepdims=False):
+    """Arithmetic mean over `axis`: float64 for integer arrays, as NumPy's."""
+    if isinstance(x, Array) and x.dtype.kind in "biu" and dtype is None:
+        dtype = np.float64
+    return reduce("mean", x, axis, keepdims, dtype)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None, dtype=None):
+    """Variance over `axis`, dividing by N - correction (NumPy's ddof)."""
+    correction = ddof if ddof is not None else correction
+    if not isinstance(x, Array):
+        raise TypeError(f"simt.var takes a simt array, not {type(x).__name__}")
+    axes = _axes(x, axis, "simt.var")
+    n = _product(x.shape[a] for a in axes)
+    work = x if x.dtype.kind in "fc" else contiguous_copy(x, np.float64)
+    if dtype is not None:
+        work = contiguous_copy(work, dtype)
+    centre = mean(work, axis=axes, keepdims=True)
+    deviation = FUNCTIONS["subtract"](work, centre)
+    if deviation.dtype.kind == "c":
+        squares = FUNCTIONS["multiply"](deviation, FUNCTIONS["conj"](deviation))
+        real = empty(squares.shape, np.finfo(squares.dtype).dtype, squares.device)
+        assign(real, squares)
+        squares = real
+    else:
+        squares = FUNCTIONS["multiply"](deviation, deviation)
+    total = sum(squares, axis=axes, keepdims=keepdims)
+    return FUNCTIONS["divide"](total, total.dtype.type(builtins.max(n - correction, 0)))
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None, dtype=None):
+    """Standard deviation over `axis`: the square root of var."""
+    return FUNCTIONS["sqrt"](var(x, axis=axis, correction=correction, keepdims=keepdims,
+                                 ddof=ddof, dtype=dtype))
+
+
+# Arg reductions: the index of the first minimum (maximum); the first NaN wins, as NumPy's.
+
+_ARG_TEXT = '''
+def dev_arg_better(v, i, best, best_i, greater):
+    if v != v:
+        if best != best:
+            return i < best_i
+        return True
+    if best != best:
+        return False
+    if greater:
+        return v > best or (v == best and i < best_i)
+    return v < best or (v == best and i < best_i)
+'''
+
+
+def _arg(name, x, axis, keepdims):
+    what = f"simt.{name}"
+    if not isinstance(x, Array):
+        raise TypeError(f"{what} takes a simt array, not {type(x).__name__}")
+    if x.dtype.kind == "c":
+        raise TypeError(f"{what}: complex arrays are not ordered (the array API)")
+    if axis is None:
+        flat = x if x.ndim == 1 else _flat(contiguous_copy(x))
+        result = _arg(name, flat, 0, False)
+        return _reshaped(result, (1,) * x.ndim) if keepdims else result
+    axes = _axes(x, axis, what)
+    if len(axes) != 1:
+        raise TypeError(f"{what}: axis must be one int or None")
+    if x.shape[axes[0]] == 0:
+        raise ValueError(f"{what}: attempt to get {name} of an empty sequence")
+    rows, kept_shape = _as_rows(x, axes)
+    out = empty(kept_shape, np.int64, x.device)
+    if out.size:
+        _arg_rows(name, rows, _flat(out))
+    if keepdims:
+        return _reshaped(out, tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)))
+    return out
+
+
+def _arg_kernel(name, pairs):
+    """Pass 1 (`pairs` False): the best (value, index) of each segment of each row of x,
+    into values and indices. Pass 2 (True): the index of the best of each row of those
+    (value, index) partials, in order (so the first of equals wins)."""
+    greater = name == "argmax"
+    if not pairs:
+        return _ARG_TEXT + f'''
+def {name}_segments(values, indices, x, segments):
+    M = x.shape[0]
+    K = x.shape[1]
+    S = max(segments, 1)
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    L = K // S + 1
+    while i < M * S:
+        m = i // S
+        s = i % S
+        best_i = s * L
+        end = min(best_i + L, K)
+        if best_i >= end:  # an empty segment: the row's first element stands in
+            best_i = 0
+            end = 1
+        best = x[m, best_i]
+        k = best_i + 1
+        while k < end:
+            if dev_arg_better(x[m, k], k, best, best_i, {greater}):
+                best = x[m, k]
+                best_i = k
+            k += 1
+        values[i] = best
+        indices[i] = best_i
+        i += step
+'''
+    return _ARG_TEXT + f'''
+def {name}_rows(out, values, indices):
+    M = values.shape[0]
+    S = values.shape[1]
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    while i < M:
+        best = values[i, 0]
+        best_i = indices[i, 0]
+        s = 1
+        while s < S:
+            if dev_arg_better(values[i, s], indices[i, s], best, best_i, {greater}):
+                best = values[i, s]
+                best_i = indices[i, s]
+            s += 1
+        out[i] = best_i
+        i += step
+'''
+
+
+def _arg_rows(name, rows, out):
+    device = rows.device
+    m, k = rows.shape
+    segments = _segments(device, m, k)
+    config = _launch.elementwise_config(device, m * segments * _SEGMENT_MIN)
+    first = _generated.kernel(f"{name}_segments", _arg_kernel(name, pairs=False))
+    values = empty((m * segments,), rows.dtype, device)
+    indices = empty((m * segments,), np.int64, device)
+    first[config](values, indices, rows, np.int64(segments))
+    second = _generated.kernel(f"{name}_rows", _arg_kernel(name, pairs=True))
+    shape, strides = (m, segments), (segments * rows.itemsize, rows.itemsize)
+    second[_launch.elementwise_config(device, m * _SEGMENT_MIN)](
+        out, _broadcast.element_view(values, shape, strides),
+        _broadcast.element_view(indices, shape, (segments * 8, 8)))
+
+
+def argmin(x, /, *, axis=None, keepdims=False):
+    """The index of the first minimum over `axis` (int64)."""
+    return _arg("argmin", x, axis, keepdims)
+
+
+def argmax(x, /, *, axis=None, keepdims=False):
+    """The index of the first maximum over `axis` (int64)."""
+    return _arg("argmax", x, axis, keepdims)
+
+
+# Scans.
+
+def _scan(name, x, axis, dtype, include_initial):
+    what = f"simt.{name}"
+    if not isinstance(x, Array):
+        raise TypeError(f"{what} takes a simt array, not {type(x).__name__}")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"{what}: axis is required for arrays of more than one "
+                             f"dimension (the array API)")
+        axis = 0
+    x = x if x.ndim else _reshaped(contiguous_copy(x), (1,))
+    (a,) = _axes(x, axis, what)
+    op = "sum" if name == "cumulative_sum" else "prod"
+    acc, result_dtype = _accumulator(op, x.dtype, dtype)
+    rows, kept_shape = _as_rows(x, (a,))
+    m, k = rows.shape
+    width = k + 1 if include_initial else k
+    out = empty((m, width), acc, x.device)
+    if out.size:
+        identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True)
+        text = f'''
+def scan_{op}(out, x, first):
+    M = x.shape[0]
+    K = x.shape[1]
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    while i < M:
+        acc = {identity}
+        if first == 1:
+            out[i, 0] = acc
+        k = 0
+        while k < K:
+            acc = {_substitute(combine, "acc", "(" + mapping.replace("v", "x[i, k]") + ")")}
+            out[i, k + first] = acc
+            k += 1
+        i += step
+'''
+        kernel = _generated.kernel(f"scan_{op}", text)
+        kernel[_launch.elementwise_config(x.device, m * _SEGMENT_MIN)](
+            out, rows, np.int64(1 if include_initial else 0))
+    # Back to x's axis order: the scanned axis was moved last.
+    shape = list(kept_shape) + [width]
+    order = [d for d in range(x.ndim) if d != a] + [a]
+    result_shape = [0] * x.ndim
+    result_strides = [0] * x.ndim
+    strides = _c_strides(shape, acc.itemsize)
+    for position, d in enumerate(order):
+        result_shape[d] = shape[position]
+        result_strides[d] = strides[position]
+    result = _broadcast.element_view(out, result_shape, result_strides)
+    if result_dtype != acc:
+        result = contiguous_copy(result, result_dtype)
+    return result
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Running sums along `axis` (the array API's; optional for 1-D)."""
+    return _scan("cumulative_sum", x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Running products along `axis`."""
+    return _scan("cumulative_prod", x, axis, dtype, include_initial)
+
+
+def cumsum(a, axis=None, dtype=None):
+    """NumPy's cumsum: along `axis`, or over the flattened array when axis is None."""
+    if axis is None and isinstance(a, Array) and a.ndim != 1:
+        a = contiguous_copy(a)
+        a = _broadcast.element_view(a, (a.size,), (a.itemsize,))
+    return cumulative_sum(a, axis=axis, dtype=dtype)
+
+
+def cumprod(a, axis=None, dtype=None):
+    """NumPy's cumprod: along `axis`, or over the flattened array when axis is None."""
+    if axis is None and isinstance(a, Array) and a.ndim != 1:
+        a = contiguous_copy(a)
+        a = _broadcast.element_view(a, (a.size,), (a.itemsize,))
+    return cumulative_prod(a, axis=axis, dtype=dtype)
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    """The n-th differences along `axis` (x[1:] - x[:-1], n times)."""
+    if not isinstance(x, Array):
+        raise TypeError(f"simt.diff takes a simt array, not {type(x).__name__}")
+    if n < 0:
+        raise ValueError(f"simt.diff: n must be non-negative, not {n}")
+    if prepend is not None or append is not None:
+        raise NotImplementedError("simt.diff: prepend and append are not supported yet")
+    (a,) = _axes(x, axis, "simt.diff")
+    for _ in range(n):
+        upper = [slice(None)] * x.ndim
+        lower = [slice(None)] * x.ndim
+        upper[a], lower[a] = slice(1, None), slice(None, -1)
+        x = FUNCTIONS["subtract"](x[tuple(upper)], x[tuple(lower)]) if x.dtype.kind != "b" \
+            else FUNCTIONS["not_equal"](x[tuple(upper)], x[tuple(lower)])
+    return x
+
+
+def _method(function, numpy_style=True):
+    def method(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if out is not None:
+            raise TypeError(f"Array.{function.__name__}: out= is not supported")
+        if dtype is not None:
+            kwargs["dtype"] = dtype
+        return function(self, axis=axis, keepdims=keepdims, **kwargs)
+    method.__name__ = function.__name__
+    method.__doc__ = function.__doc__
+    return method
+
+
+def _method_no_dtype(function):
+    def method(self, axis=None, out=None, keepdims=False):
+        if out is not None:
+            raise TypeError(f"Array.{function.__name__}: out= is not supported")
+        return function(self, axis=axis, keepdims=keepdims)
+    method.__name__ = function.__name__
+    method.__doc__ = function.__doc__
+    return method
+
+
+def _moment_method(function):
+    def method(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        if out is not None:
+            raise TypeError(f"Array.{function.__name__}: out= is not supported")
+        return function(self, axis=axis, correction=ddof, keepdims=keepdims, dtype=dtype)
+    method.__name__ = function.__name__
+    return method
+
+
+METHODS = {
+    "sum": _method(sum), "prod": _method(prod), "mean": _method(mean),
+    "min": _method_no_dtype(min), "max": _method_no_dtype(max),
+    "all": _method_no_dtype(all), "any": _method_no_dtype(any),
+    "argmin": _method_no_dtype(argmin), "argmax": _method_no_dtype(argmax),
+    "var": _moment_method(var), "std": _moment_method(std),
+    "cumsum": lambda self, axis=None, dtype=None: cumsum(self, axis, dtype),
+    "cumprod": lambda self, axis=None, dtype=None: cumprod(self, axis, dtype),
+}

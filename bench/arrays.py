@@ -1,0 +1,194 @@
+"""simt's array operations against their peers, in one run, on one device.
+
+    python bench/arrays.py [device]       # default: the current device (cuda:0 on a GPU)
+
+On a CUDA device: against a hand-written float4 CUDA C kernel (compiled by NVRTC, in the
+same run), CuPy and PyTorch where installed. On the cpu device: against NumPy. Device
+times are medians of event-timed (CUDA) or synchronized wall-clock (cpu) runs after a
+warm-up; host costs are medians of rounds of many warm calls. Ratios > 1 mean simt is
+faster (peer time / simt time); the last lines are the table for docs/performance.md.
+"""
+
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import simt
+
+ROWS = []
+
+
+def report(case, simt_value, peer_name, peer_value, unit, target):
+    ratio = peer_value / simt_value
+    ROWS.append((case, peer_name, simt_value, peer_value, unit, ratio, target))
+    print(f"{case:38s} simt {simt_value:10.3f} {unit}  {peer_name:14s} {peer_value:10.3f} "
+          f"{unit}  ratio {ratio:5.2f}  (target {target})", flush=True)
+
+
+def host_us(fn, rounds=11, inner=2000, sync=None):
+    for _ in range(inner):
+        fn()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        samples.append((time.perf_counter() - start) / inner)
+        if sync:
+            sync()
+    return statistics.median(samples) * 1e6
+
+
+def wall_ms(fn, sync, repeats=15):
+    fn()
+    sync()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        sync()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e3
+
+
+def cupy_event_ms(cp, fn, repeats=30):
+    fn()
+    cp.cuda.Device().synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    samples = []
+    for _ in range(repeats):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        samples.append(cp.cuda.get_elapsed_time(start, stop))
+    return statistics.median(samples)
+
+
+FLOAT4_ADD = r"""
+extern "C" __global__ void add4(const float4* a, const float4* b, float4* out, long long n4) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long step = (long long)blockDim.x * gridDim.x;
+  for (; i < n4; i += step) {
+    float4 x = a[i], y = b[i];
+    out[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+}
+"""
+
+
+def check(name, got, want, rtol):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    error = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+    if not error <= rtol:
+        raise SystemExit(f"{name}: relative error {error:.3g} over {rtol}")
+
+
+def bench_cuda(device):
+    import cupy as cp
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    # cupy and simt share the legacy default stream: events on it order both.
+    sync = device.synchronize
+    n = 2 ** 28
+    rng = np.random.default_rng()
+    ah, bh = rng.random(n, np.float32), rng.random(n, np.float32)
+    a, b = simt.asarray(ah, device=device), simt.asarray(bh, device=device)
+    out = simt.empty(n, np.float32, device)
+    ca, cb = cp.asarray(ah), cp.asarray(bh)
+    cout = cp.empty_like(ca)
+
+    simt.add(a, b, out=out)
+    check("add", out.get(), ah + bh, 1e-7)
+    seconds = cupy_event_ms(cp, lambda: simt.add(a, b, out=out))
+    gbps = 3 * 4 * n / seconds / 1e6
+    raw = simt.RawKernel(FLOAT4_ADD, "add4", device=device)
+    blocks = 132 * 16
+    raw_ms = cupy_event_ms(cp, lambda: raw[blocks, 256](a, b, out, np.int64(n // 4)))
+    check("float4 add", out.get(), ah + bh, 1e-7)
+    report("add 2^28 f32 (GB/s as ms)", seconds, "float4 CUDA C", raw_ms, "ms", ">= 0.95")
+    report("add 2^28 f32", seconds, "cupy", cupy_event_ms(cp, lambda: cp.add(ca, cb, out=cout)),
+           "ms", ">= 1.0")
+    if torch is not None:
+        ta, tb = torch.as_tensor(ah, device="cuda"), torch.as_tensor(bh, device="cuda")
+        tout = torch.empty_like(ta)
+        report("add 2^28 f32", seconds, "torch",
+               cupy_event_ms(cp, lambda: torch.add(ta, tb, out=tout)), "ms", ">= 1.0")
+    print(f"  simt add: {gbps:.0f} GB/s", flush=True)
+
+    check("sum", simt.sum(a).get(), ah.astype(np.float64).sum(), 1e-5)
+    simt_ms = cupy_event_ms(cp, lambda: simt.sum(a))
+    report("sum 2^28 f32", simt_ms, "cupy", cupy_event_ms(cp, lambda: cp.sum(ca)), "ms",
+           ">= 1.0")
+    if torch is not None:
+        report("sum 2^28 f32", simt_ms, "torch", cupy_event_ms(cp, lambda: torch.sum(ta)),
+               "ms", ">= 1.0")
+    del a, b, out, ca, cb, cout
+
+    mh = rng.random((8192, 8192), np.float32)
+    m, cm = simt.asarray(mh, device=device), cp.asarray(mh)
+    for axis in (0, 1):
+        check(f"sum axis {axis}", simt.sum(m, axis=axis).get(),
+              mh.astype(np.float64).sum(axis=axis), 1e-5)
+        report(f"sum(axis={axis}) 8192^2 f32", cupy_event_ms(cp, lambda: simt.sum(m, axis=axis)),
+               "cupy", cupy_event_ms(cp, lambda: cp.sum(cm, axis=axis)), "ms", ">= 1.0")
+    del m, cm
+
+    one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
+    report("a + 1, 1 element (host cost)", host_us(lambda: one + 1, sync=sync), "cupy",
+           host_us(lambda: cone + 1, sync=cp.cuda.Device().synchronize), "us", "<= cupy")
+
+
+def bench_cpu(device):
+    sync = device.synchronize
+    n = 2 ** 24
+    rng = np.random.default_rng()
+    ah, bh = rng.random(n, np.float32), rng.random(n, np.float32)
+    a, b = simt.asarray(ah, device=device), simt.asarray(bh, device=device)
+    out = simt.empty(n, np.float32, device)
+    nout = np.empty_like(ah)
+    simt.add(a, b, out=out)
+    check("add", out.get(), ah + bh, 1e-7)
+    report("add 2^24 f32", wall_ms(lambda: simt.add(a, b, out=out), sync), "numpy",
+           wall_ms(lambda: np.add(ah, bh, out=nout), lambda: None), "ms", ">= 1.5")
+    report("sqrt 2^24 f32", wall_ms(lambda: simt.sqrt(a, out=out), sync), "numpy",
+           wall_ms(lambda: np.sqrt(ah, out=nout), lambda: None), "ms", ">= 1.5")
+    check("sum", simt.sum(a).get(), ah.astype(np.float64).sum(), 1e-5)
+    report("sum 2^24 f32", wall_ms(lambda: simt.sum(a), sync), "numpy",
+           wall_ms(lambda: ah.sum(), lambda: None), "ms", ">= 1.5")
+    report("max 2^24 f32", wall_ms(lambda: simt.max(a), sync), "numpy",
+           wall_ms(lambda: ah.max(), lambda: None), "ms", ">= 1.5")
+    mh = rng.random((4096, 4096), np.float32)
+    m = simt.asarray(mh, device=device)
+    for axis in (0, 1):
+        check(f"sum axis {axis}", simt.sum(m, axis=axis).get(),
+              mh.astype(np.float64).sum(axis=axis), 1e-5)
+        report(f"sum(axis={axis}) 4096^2 f32", wall_ms(lambda: simt.sum(m, axis=axis), sync),
+               "numpy", wall_ms(lambda: mh.sum(axis=axis), lambda: None), "ms", ">= 1.5")
+    one, none = simt.asarray(np.ones(1, np.float32), device=device), np.ones(1, np.float32)
+    simt_us = host_us(lambda: one + 1, sync=sync)
+    numpy_us = host_us(lambda: none + 1)
+    report("a + 1, 1 element (host cost)", simt_us, "numpy x 3", 3 * numpy_us, "us",
+           "<= 3x numpy, ratio >= 1")
+
+
+def main():
+    device = simt.get_device(sys.argv[1] if len(sys.argv) > 1 else None)
+    print(f"device: {device}", flush=True)
+    if device.backend == "cuda":
+        bench_cuda(device)
+    elif device.backend == "cpu":
+        bench_cpu(device)
+    else:
+        raise SystemExit(f"bench/arrays.py measures cuda and cpu devices, not {device.id}")
+    print("\n| case | peer | simt | peer | ratio (peer/simt) | target |\n|---|---|---|---|---|---|")
+    for case, peer, s, p, unit, ratio, target in ROWS:
+        print(f"| {case} | {peer} | {s:.3f} {unit} | {p:.3f} {unit} | {ratio:.2f} | {target} |")
+
+
+if __name__ == "__main__":
+    main()
