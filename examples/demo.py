@@ -5,6 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import arrays  # noqa: E402
 import heat  # noqa: E402
 import mandelbrot  # noqa: E402
 import saxpy  # noqa: E402
@@ -22,6 +23,9 @@ def main():
     seconds, error = heat.run()
     rows.append(("heat 1024^2, 50 steps", f"{seconds * 1e3:8.2f} ms/step", error < 1e-12,
                  f"max error {error:.1e}"))
+    seconds, ok = arrays.run()
+    rows.append(("arrays + kernel 4096x256", f"{seconds * 1e3:8.2f} ms", ok,
+                 "standardize columns (arrays), count outliers per row (kernel)"))
     png = os.path.join(os.getcwd(), "mandelbrot.png")
     seconds, mismatch = mandelbrot.run(png=png)
     # Points on the set's boundary may take one more or one fewer iteration.

@@ -89,6 +89,7 @@ class Array:
         if not self._impl.host_visible:
             raise AttributeError(
                 f"an array on {self._impl.device.id} is not host memory; use .get() to copy it")
+        self._impl.device.synchronize()  # a host reader comes after the queued work
         return {
             "version": 3,
             "shape": self.shape,
@@ -259,9 +260,6 @@ class Array:
         raise NotImplementedError(
             f"assigning into a strided view of an array on {self.device.id} is not supported; "
             "assign into a contiguous region or use a kernel")
-
-    def __repr__(self):
-        return f"simt.Array({self.get()!r}, device={self.device.id!r})"
 
 
 def _all_slices(key):

@@ -29,12 +29,14 @@ class Operand:
     def __init__(self, value, where):
         if isinstance(value, Array):
             self.value, self.is_array, self.resolve_as = value, True, value.dtype
+        elif isinstance(value, np.generic):  # before float: np.float64 is a float, but strong
+            if value.dtype.kind not in "biufc":
+                raise TypeError(f"{where}: unsupported operand type {type(value).__name__}")
+            self.value, self.is_array, self.resolve_as = value, False, value.dtype.newbyteorder("=")
         elif isinstance(value, bool):
             self.value, self.is_array, self.resolve_as = value, False, np.dtype(bool)
         elif isinstance(value, _PY_SCALARS):
             self.value, self.is_array, self.resolve_as = value, False, type(value)
-        elif isinstance(value, np.generic) and value.dtype.kind in "biufc":
-            self.value, self.is_array, self.resolve_as = value, False, value.dtype.newbyteorder("=")
         elif isinstance(value, np.ndarray):
             raise TypeError(f"{where}: a NumPy array is not a simt array; copy it to a device "
                             f"first (simt.asarray(x, device=...)), as CuPy asks")
@@ -145,6 +147,9 @@ class _Custom(Elementwise):
         return Elementwise.__call__(self, *args, out=out)
 
 
+_WEAK_EXAMPLES = {int: 0, float: 0.0, complex: 0j}
+
+
 class Where(_Custom):
     def __init__(self):
         super().__init__("where", 3, "{1} if {0} else {2}",
@@ -155,7 +160,9 @@ class Where(_Custom):
         key = tuple(op.resolve_as for op in operands)
         loop = self._resolved.get(key)
         if loop is None:
-            dtype = np.result_type(*key[1:])
+            # Python scalar types as values: result_type takes int (the type) as a strong
+            # int64, a value (0) as weak (NEP 50).
+            dtype = np.result_type(*(_WEAK_EXAMPLES.get(k, k) for k in key[1:]))
             loop = self._resolved[key] = (np.dtype(bool), dtype, dtype, dtype)
         return self._checked_scalars(loop, operands)
 
