@@ -16,7 +16,7 @@ import numpy as np
 from .. import _core
 from .._array import Array, empty
 from . import _broadcast, _generated, _launch
-from ._elementwise_ops import ALIASES, HELPERS, OPERATIONS
+from ._elementwise_ops import ALIASES, COMPLEX, HELPERS, OPERATIONS
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -112,6 +112,9 @@ class Elementwise:
                 raise TypeError(f"simt.{self.__name__} does not take ({names})") from None
             if loop[-1].kind == "O" or any(d.kind not in "biufc" for d in loop):
                 raise TypeError(f"simt.{self.__name__}: unsupported dtypes {loop}")
+            if any(d.kind == "c" for d in loop[:-1]) and self.__name__ not in COMPLEX:
+                raise TypeError(f"simt.{self.__name__} does not take complex arrays yet "
+                                f"({', '.join(d.name for d in loop[:-1])})")
             self._resolved[key] = loop
         return self._checked_scalars(loop, operands)
 

@@ -47,10 +47,13 @@ _COMPARISONS = {
 }
 
 _LOGICAL_AND_BITWISE = {
-    "logical_and": (np.logical_and, {"*": "bool({0}) and bool({1})"}),
-    "logical_or": (np.logical_or, {"*": "bool({0}) or bool({1})"}),
-    "logical_xor": (np.logical_xor, {"*": "bool({0}) != bool({1})"}),
-    "logical_not": (np.logical_not, {"*": "not {0}"}),
+    "logical_and": (np.logical_and, {"c": "({0} != 0) and ({1} != 0)",
+                                     "*": "bool({0}) and bool({1})"}),
+    "logical_or": (np.logical_or, {"c": "({0} != 0) or ({1} != 0)",
+                                   "*": "bool({0}) or bool({1})"}),
+    "logical_xor": (np.logical_xor, {"c": "({0} != 0) != ({1} != 0)",
+                                     "*": "bool({0}) != bool({1})"}),
+    "logical_not": (np.logical_not, {"c": "{0} == 0", "*": "not {0}"}),
     "bitwise_and": (np.bitwise_and, {"b": "{0} and {1}", "*": "{0} & {1}"}),
     "bitwise_or": (np.bitwise_or, {"b": "{0} or {1}", "*": "{0} | {1}"}),
     "bitwise_xor": (np.bitwise_xor, {"b": "{0} != {1}", "*": "{0} ^ {1}"}),
@@ -93,6 +96,12 @@ _FUNCTIONS.update({
     "deg2rad": (np.deg2rad, {"*": "{0} * {T}(0.017453292519943295)"}),
     "rad2deg": (np.rad2deg, {"*": "{0} * {T}(57.29577951308232)"}),
 })
+
+# The operations simt computes on complex numbers; the others raise TypeError for them
+# (NumPy's complex ordering, powers and transcendental functions are not written yet).
+COMPLEX = {"add", "subtract", "multiply", "divide", "negative", "positive", "abs", "square",
+           "reciprocal", "sign", "conj", "equal", "not_equal", "logical_and", "logical_or",
+           "logical_xor", "logical_not", "isnan", "isinf", "isfinite"}
 
 OPERATIONS = {**_ARITHMETIC, **_COMPARISONS, **_LOGICAL_AND_BITWISE, **_FUNCTIONS}
 
