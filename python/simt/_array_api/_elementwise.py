@@ -337,10 +337,17 @@ def _plan(name, make_expression, loop, operands, device, out):
     if plan is not None:
         return plan
     arrays = [op.value for op in operands if op.is_array]
-    shape = arrays[0].shape if len(arrays) == 1 else \
-        _broadcast.broadcast_shapes(*(a.shape for a in arrays))
-    if out is not None and not arrays:
-        shape = out.shape  # an expression of scalars (and the index i) fills out
+    if out is not None:
+        # The inputs broadcast to out's shape (as NumPy's out=); an expression of scalars
+        # alone (and the index i) fills out.
+        shape = out.shape
+        if _broadcast.broadcast_shapes(shape, *(a.shape for a in arrays)) != shape:
+            raise ValueError(f"simt.{name}: operands of shapes "
+                             f"{', '.join(str(a.shape) for a in arrays)} do not broadcast to "
+                             f"out's shape {shape}")
+    else:
+        shape = arrays[0].shape if len(arrays) == 1 else \
+            _broadcast.broadcast_shapes(*(a.shape for a in arrays))
     plan = _Plan()
     plan.shape = shape
     plan.scalar_types = [d.type for d in loop[:-1]]

@@ -45,8 +45,10 @@ class _Op:
 _OPS = {
     "sum": _Op("sum", "{A}(0)", "a + b"),
     "prod": _Op("prod", "{A}(1)", "a * b"),
-    "min": _Op("min", "{A}(0)", "np.minimum(a, b)", needs_identity=True),
-    "max": _Op("max", "{A}(0)", "np.maximum(a, b)", needs_identity=True),
+    # Threads with no elements (and empty segments) hold the identity: the largest
+    # (smallest) value of the dtype, which any element replaces.
+    "min": _Op("min", "{HIGH}", "np.minimum(a, b)", needs_identity=True),
+    "max": _Op("max", "{LOW}", "np.maximum(a, b)", needs_identity=True),
     "all": _Op("all", "True", "a and b", mapping="bool(v)"),
     "any": _Op("any", "False", "a or b", mapping="bool(v)"),
     "count_nonzero": _Op("count_nonzero", "np.int64(0)", "a + b",
@@ -254,11 +256,25 @@ def _pieces(op, acc, mapped, final):
     """(identity, MAP of v, COMBINE of a and b, FINAL of acc) for accumulator dtype acc."""
     a = _generated.dtype_name(acc)
     identity = op.identity.replace("{A}", a)
+    if "{HIGH}" in identity or "{LOW}" in identity:
+        identity = identity.replace("{HIGH}", _extreme(acc, high=True)).replace(
+            "{LOW}", _extreme(acc, high=False))
     mapping = op.mapping.replace("{A}", a) if mapped else "v"
     final_text = op.final if final else "acc"
     if "divisor" in final_text:
         final_text = f"{a}(acc / divisor)"
     return identity, mapping, op.combine, final_text
+
+
+def _extreme(dtype, high):
+    """The dtype's largest (smallest) value, as kernel-language text."""
+    if dtype.kind == "b":
+        return "True" if high else "False"
+    if dtype.kind == "f":
+        return f"{_generated.dtype_name(dtype)}({'math.inf' if high else '-math.inf'})"
+    info = np.iinfo(dtype)
+    value = info.max if high else info.min
+    return f"{_generated.dtype_name(dtype)}({value})"
 
 
 def _template(op, acc, layout, block, mapped, final):

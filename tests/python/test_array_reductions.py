@@ -1,0 +1,115 @@
+"""Reductions and scans on every device, against NumPy on fresh random inputs."""
+
+import numpy as np
+import pytest
+
+import simt
+
+# (shape, axis): whole arrays, each axis, tuples, long rows that split into segments
+# (the partial-result path), short columns.
+CASES = [((37, 53), 0), ((5, 6, 7), (0, 2)), ((5, 6, 7), -1), ((70000,), None),
+         ((50000, 3), 0)]
+
+
+def _close(got, want, dtype):
+    rtol = 1e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("shape,axis", CASES)
+def test_float_reductions_match_numpy(device, rng, shape, axis):
+    xh = rng.standard_normal(shape).astype(np.float32)
+    x = simt.asarray(xh, device=device)
+    for name in ("sum", "mean", "min", "max", "var", "std"):
+        got = getattr(simt, name)(x, axis=axis)
+        want = getattr(np, name)(xh, axis=axis)
+        assert got.shape == np.shape(want) and got.dtype == want.dtype, name
+        _close(got.get(), want, np.float32)
+    if not isinstance(axis, tuple):
+        for name in ("argmin", "argmax"):
+            got = getattr(simt, name)(x, axis=axis)
+            np.testing.assert_array_equal(got.get(), getattr(np, name)(xh, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "int64", "uint64"])
+def test_integer_reductions_accumulate_as_numpy(device, rng, dtype):
+    xh = rng.integers(0 if dtype in ("bool", "uint8", "uint64") else -100, 100, (7, 9))
+    xh = xh.astype(dtype)
+    x = simt.asarray(xh, device=device)
+    for name in ("sum", "prod", "min", "max", "count_nonzero", "all", "any", "mean"):
+        for axis in (None, 0, 1):
+            got = getattr(simt, name)(x, axis=axis)
+            want = getattr(np, name)(xh, axis=axis)
+            assert got.dtype == np.asarray(want).dtype, (name, axis)
+            np.testing.assert_allclose(got.get(), want, rtol=1e-12)
+
+
+def test_keepdims_dtype_and_strided_layouts(device, rng):
+    xh = rng.standard_normal((6, 8, 5))
+    x = simt.asarray(xh, device=device)
+    views = [(x[::2, ::-1], xh[::2, ::-1]),
+             (simt.asarray(np.asfortranarray(xh), device=device), xh),
+             (x[:, 3], xh[:, 3])]
+    for view, ref in views:
+        for axis in (None, 0, (0, 1), -1):
+            got = simt.sum(view, axis=axis, keepdims=True)
+            np.testing.assert_allclose(got.get(), np.sum(ref, axis=axis, keepdims=True))
+    got = simt.sum(simt.asarray(xh.astype(np.int8), device=device), dtype=np.int8)
+    assert got.dtype == np.int8
+    assert int(got) == int(np.sum(xh.astype(np.int8), dtype=np.int8))
+
+
+def test_nan_and_empty_follow_numpy(device):
+    xh = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, -np.inf]])
+    x = simt.asarray(xh, device=device)
+    for name in ("max", "min", "argmax", "argmin", "sum"):
+        for axis in (None, 0, 1):
+            np.testing.assert_array_equal(getattr(simt, name)(x, axis=axis).get(),
+                                          getattr(np, name)(xh, axis=axis))
+    empty = simt.asarray(np.zeros((0, 3)), device=device)
+    np.testing.assert_array_equal(simt.sum(empty, axis=0).get(), np.zeros(3))
+    np.testing.assert_array_equal(simt.prod(empty, axis=0).get(), np.ones(3))
+    assert simt.sum(empty, axis=1).shape == (0,)
+    with pytest.raises(ValueError):
+        simt.max(empty, axis=0)
+    with pytest.raises(ValueError):
+        simt.argmax(empty, axis=0)
+
+
+def test_bad_axes_are_clear_errors(device):
+    x = simt.zeros((2, 3), device=device)
+    with pytest.raises(np.exceptions.AxisError):
+        simt.sum(x, axis=2)
+    with pytest.raises(ValueError, match="repeats"):
+        simt.sum(x, axis=(0, 0))
+    with pytest.raises(TypeError):
+        simt.sum(x, axis=1.5)
+    with pytest.raises(TypeError):
+        simt.sum(np.zeros(3))
+
+
+def test_methods_and_numpy_dispatch(device, rng):
+    xh = rng.standard_normal((4, 5)).astype(np.float32)
+    x = simt.asarray(xh, device=device)
+    _close(x.sum(axis=1).get(), xh.sum(axis=1), np.float32)
+    _close(x.mean().get(), xh.mean(), np.float32)
+    _close(x.var(ddof=1).get(), xh.var(ddof=1), np.float32)
+    _close(np.sum(x, axis=0).get(), np.sum(xh, axis=0), np.float32)
+    assert isinstance(np.max(x), simt.Array)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_scans_match_numpy(device, rng, axis):
+    xh = rng.integers(-9, 9, (6, 7)).astype(np.int32)
+    x = simt.asarray(xh, device=device)
+    got = simt.cumulative_sum(x, axis=axis)
+    np.testing.assert_array_equal(got.get(), np.cumsum(xh, axis=axis))
+    assert got.dtype == np.cumsum(xh, axis=axis).dtype
+    np.testing.assert_array_equal(simt.cumulative_prod(x, axis=axis).get(),
+                                  np.cumprod(xh, axis=axis))
+    with_initial = simt.cumulative_sum(x, axis=axis, include_initial=True).get()
+    want = np.concatenate([np.zeros_like(np.take(xh, [0], axis=axis)),
+                           np.cumsum(xh, axis=axis)], axis=axis)
+    np.testing.assert_array_equal(with_initial, want)
+    np.testing.assert_array_equal(x.cumsum().get(), np.cumsum(xh))
+    np.testing.assert_array_equal(simt.diff(x, axis=axis).get(), np.diff(xh, axis=axis))
