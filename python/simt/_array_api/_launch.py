@@ -6,6 +6,8 @@ neighbouring elements (coalesced). The CPU device runs a block's threads as a lo
 there each thread takes one contiguous chunk, a loop the C++ compiler can vectorize.
 """
 
+import re
+
 GRID_STRIDE = "grid_stride"
 CHUNKED = "chunked"
 
@@ -20,9 +22,31 @@ def loop_form(device):
     return CHUNKED if device.backend == "cpu" else GRID_STRIDE
 
 
+# Elements per thread per trip of a GPU's grid-stride loop over one dimension: their loads
+# are issued together (several memory requests in flight per thread).
+GPU_UNROLL = 4
+
+
+def _unrolled(store):
+    """`out[i] = value` for the GPU_UNROLL elements i, i + step, ...: every value computed
+    before any store (a store may alias a later load, which would serialize them)."""
+    target, value = store.split(" = ", 1)
+    at = [f"(i + {j} * step)" if j else "i" for j in range(GPU_UNROLL)]
+    loads = [f"v{j} = " + re.sub(r"\bi\b", at[j], value) for j in range(GPU_UNROLL)]
+    stores = [re.sub(r"\bi\b", at[j], target) + f" = v{j}" for j in range(GPU_UNROLL)]
+    return loads + stores
+
+
 def flat_loop(body, form, indent="    "):
     """The lines of a loop running `body` (lines using the flat index i) over i < out.size."""
     inner = [indent * 2 + line for line in body]
+    if form == GRID_STRIDE and len(body) == 1:
+        unrolled = [indent * 2 + line for line in _unrolled(body[0])]
+        return [indent + "i = simt.grid(1)", indent + "step = simt.gridsize(1)",
+                indent + "n = out.size",
+                indent + f"while i + {GPU_UNROLL - 1} * step < n:", *unrolled,
+                indent * 2 + f"i += {GPU_UNROLL} * step",
+                indent + "while i < n:", *inner, indent * 2 + "i += step"]
     if form == GRID_STRIDE:
         return [indent + "i = simt.grid(1)", indent + "step = simt.gridsize(1)",
                 indent + "n = out.size", indent + "while i < n:", *inner,
@@ -53,4 +77,4 @@ def elementwise_config(device, n):
     if block == 1:
         cores = device.compute_units or 1
         return max(1, min(-(-n // CPU_MIN_CHUNK), cores * CPU_CHUNKS_PER_CORE)), 1
-    return max(1, min(-(-n // block), 2 ** 31 - 1)), block
+    return max(1, min(-(-n // (block * GPU_UNROLL)), 2 ** 31 - 1)), block

@@ -192,8 +192,10 @@ def _workers(device):
     return _TARGET_BLOCKS
 
 
-def _segments(device, m, k):
+def _segments(device, m, k, thread_per_segment=False):
     workers = _workers(device)
+    if thread_per_segment and _launch.block_size(device) > 1:
+        workers *= _launch.block_size(device)  # the GPU's COLUMNS: a thread, not a block
     if m >= workers or k <= _SEGMENT_MIN:
         return 1
     return builtins.min(-(-workers // m), -(-k // _SEGMENT_MIN), _MAX_SEGMENTS)
@@ -207,7 +209,7 @@ def _reduce_rows(op, rows, out, acc, divisor):
     row_stride, elem_stride = rows.strides
     columns = m > 1 and abs(row_stride) < abs(elem_stride)
     layout = _layout_of(device, columns)
-    segments = 1 if layout == _CPU_COLUMNS else _segments(device, m, k)
+    segments = 1 if layout == _CPU_COLUMNS else _segments(device, m, k, columns)
     if segments == 1:
         _launch_reduction(op, rows, out, acc, divisor, layout, mapped=True, final=True)
         return
@@ -360,6 +362,15 @@ def _template(op, acc, layout, block, mapped, final):
         i += step
 '''
     tree = _substitute(combine, "sh[t]", "sh[t + w]")
+    # Each thread keeps _GPU_LANES accumulators, a block's width apart: independent loads
+    # in flight instead of one chain of dependent additions.
+    gpu_lanes = _GPU_LANES
+    init = "\n        ".join(f"acc{j} = {identity}" for j in range(gpu_lanes))
+    unrolled = "\n            ".join(
+        f"acc{j} = " + _substitute(combine, f"acc{j}", "(" + mapping.replace(
+            "v", f"x[m, k + {j * block}]") + ")") for j in range(gpu_lanes))
+    tail = "acc0 = " + _substitute(combine, "acc0", element)
+    merge = _merge_tree(combine, [f"acc{j}" for j in range(gpu_lanes)])
     return head + f'''
     sh = simt.shared.array({block}, {_generated.dtype_name(acc)})
     t = simt.threadIdx.x
@@ -370,11 +381,14 @@ def _template(op, acc, layout, block, mapped, final):
         s = b % S
         k = s * L + t
         end = min(s * L + L, K)
-        acc = {identity}
+        {init}
+        while k + {block * (gpu_lanes - 1)} < end:
+            {unrolled}
+            k += {block * gpu_lanes}
         while k < end:
-            {accumulate}
+            {tail}
             k += {block}
-        sh[t] = acc
+        sh[t] = {merge}
         simt.syncthreads()
         w = {block // 2}
         while w > 0:
@@ -391,6 +405,7 @@ def _template(op, acc, layout, block, mapped, final):
 
 
 _LANES = 8
+_GPU_LANES = 4
 
 # The first lines of each reduction kernel: M, K and S as values the compiler knows are
 # non-negative (array extents, max(..., 1)), so that indices built from them need no
