@@ -58,7 +58,7 @@ void Emitter::stmt(const Stmt& s) {
         line("if (!" + truth(*s.test) + ") break;");
         --indent_;
       } else {
-        line("while (" + truth(*s.test) + ") {");
+        line("while (" + condition(*s.test) + ") {");
       }
       loop_body(s.body, false);
       line("}");
@@ -195,7 +195,7 @@ void Emitter::aug_assign(const Stmt& s) {
 }
 
 void Emitter::if_stmt(const Stmt& s) {
-  line((in_elif_ ? "} else if (" : "if (") + truth(*s.test) + ") {");
+  line((in_elif_ ? "} else if (" : "if (") + condition(*s.test) + ") {");
   in_elif_ = false;
   ++indent_;
   block(s.body);

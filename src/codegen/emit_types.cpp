@@ -169,4 +169,15 @@ std::string Emitter::truth(const Expr& e) {
   return convert(expr(e), t, Type::scalar_of(Scalar::Bool));
 }
 
+std::string Emitter::condition(const Expr& e) {
+  std::string text = truth(e);
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return text;
+  int depth = 0;
+  for (size_t k = 0; k + 1 < text.size(); ++k) {
+    depth += text[k] == '(' ? 1 : text[k] == ')' ? -1 : 0;
+    if (depth == 0) return text;  // "(a) && (b)": the first parenthesis closes early
+  }
+  return text.substr(1, text.size() - 2);
+}
+
 }  // namespace simt::codegen::detail

@@ -164,6 +164,9 @@ class Emitter {
   std::string convert(const std::string& code, const Type& from_type, const Type& to_type);
 
   std::string truth(const Expr& e);
+  // truth(e) for an if/while statement: without the outer parentheses an expression brings,
+  // which Clang flags as `if ((a == b))` (-Wparentheses-equality).
+  std::string condition(const Expr& e);
 
   // ---- statements (emit_stmt.cpp) -------------------------------------------
 

@@ -55,7 +55,7 @@ static inline void simt_body_arith(const simt_block_ctx* simt_ctx, simt_thread s
   // arith.py:7: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // arith.py:8: if i >= len(out):
-  if ((v_i >= v_out.shape[0])) {
+  if (v_i >= v_out.shape[0]) {
     // arith.py:9: return
     return;
   }
@@ -70,7 +70,7 @@ static inline void simt_body_arith(const simt_block_ctx* simt_ctx, simt_thread s
   // arith.py:14: r -= x % y
   v_r = ((long long)((unsigned long long)v_r - (unsigned long long)simt_mod_i64(v_x, v_y)));
   // arith.py:15: if x > 0 and y != 0:
-  if (((v_x > 0LL) && (v_y != 0LL))) {
+  if ((v_x > 0LL) && (v_y != 0LL)) {
     // arith.py:16: r = r ^ (x & y | 3)
     v_r = (v_r ^ ((v_x & v_y) | 3LL));
   }

@@ -44,7 +44,7 @@ __kernel void simt_kernel_arith(__global long* simt_p_a_data, ulong simt_p_a_off
   // arith.py:7: i = cuda.grid(1)
   v_i = (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0));
   // arith.py:8: if i >= len(out):
-  if ((v_i >= v_out.shape[0])) {
+  if (v_i >= v_out.shape[0]) {
     // arith.py:9: return
     return;
   }
@@ -59,7 +59,7 @@ __kernel void simt_kernel_arith(__global long* simt_p_a_data, ulong simt_p_a_off
   // arith.py:14: r -= x % y
   v_r = ((long)((ulong)v_r - (ulong)simt_mod_i64(v_x, v_y)));
   // arith.py:15: if x > 0 and y != 0:
-  if (((v_x > 0L) && (v_y != 0L))) {
+  if ((v_x > 0L) && (v_y != 0L)) {
     // arith.py:16: r = r ^ (x & y | 3)
     v_r = (v_r ^ ((v_x & v_y) | 3L));
   }

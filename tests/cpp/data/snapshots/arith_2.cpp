@@ -48,7 +48,7 @@ static inline void simt_body_arith(const simt_block_ctx* simt_ctx, simt_thread s
   // arith.py:7: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // arith.py:8: if i >= len(out):
-  if ((v_i >= v_out.shape[0])) {
+  if (v_i >= v_out.shape[0]) {
     // arith.py:9: return
     return;
   }
@@ -63,7 +63,7 @@ static inline void simt_body_arith(const simt_block_ctx* simt_ctx, simt_thread s
   // arith.py:14: r -= x % y
   v_r = ((unsigned char)((unsigned int)v_r - (unsigned int)simt_mod_u8(v_x, v_y)));
   // arith.py:15: if x > 0 and y != 0:
-  if (((((long long)(v_x)) > 0LL) && (((long long)(v_y)) != 0LL))) {
+  if ((((long long)(v_x)) > 0LL) && (((long long)(v_y)) != 0LL)) {
     // arith.py:16: r = r ^ (x & y | 3)
     v_r = ((unsigned char)(v_r ^ ((unsigned char)(((unsigned char)(v_x & v_y)) | ((unsigned char)3)))));
   }

@@ -50,7 +50,7 @@ __kernel void simt_kernel_arith(__global short* simt_p_a_data, ulong simt_p_a_of
   // arith.py:7: i = cuda.grid(1)
   v_i = (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0));
   // arith.py:8: if i >= len(out):
-  if ((v_i >= v_out.shape[0])) {
+  if (v_i >= v_out.shape[0]) {
     // arith.py:9: return
     return;
   }
@@ -65,7 +65,7 @@ __kernel void simt_kernel_arith(__global short* simt_p_a_data, ulong simt_p_a_of
   // arith.py:14: r -= x % y
   v_r = ((int)((uint)v_r - (uint)simt_mod_i32(((int)(v_x)), ((int)(v_y)))));
   // arith.py:15: if x > 0 and y != 0:
-  if (((((long)(v_x)) > 0L) && (((long)(v_y)) != 0L))) {
+  if ((((long)(v_x)) > 0L) && (((long)(v_y)) != 0L)) {
     // arith.py:16: r = r ^ (x & y | 3)
     v_r = (v_r ^ ((((int)(v_x)) & ((int)(v_y))) | 3));
   }

@@ -111,7 +111,7 @@ static inline void simt_body_complex_ops(const simt_block_ctx* simt_ctx, simt_th
   // complex_ops.py:4: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // complex_ops.py:5: if i < a.size:
-  if ((v_i < (v_a.shape[0]))) {
+  if (v_i < (v_a.shape[0])) {
     // complex_ops.py:6: z = a[i] * b[i] + a[i] / (b[i] + 1j) - 2
     v_z = simt_csub_c128(simt_cadd_c128(simt_cmul_c128(v_a.data[v_i], v_b.data[v_i]), simt_cdiv_c128(v_a.data[v_i], simt_cadd_c128(v_b.data[v_i], simt_make_c128(0.0, 1.0)))), simt_make_c128(2.0, 0.0));
     // complex_ops.py:7: b[i] = -z

@@ -64,7 +64,7 @@ static inline float simt_func_clamp_0(const simt_block_ctx* simt_ctx, simt_threa
 // Device function 'divmod_floor' (tests/cpp/data/kernels/functions/divmod_floor.py:2) for (int32, int64) -> (int64, int64)
 static inline simt_tuple_i64_i64 simt_func_divmod_floor_0(const simt_block_ctx* simt_ctx, simt_thread simt_tid, int v_a, long long v_b) {
   // divmod_floor.py:4: if b == 0:
-  if ((v_b == 0LL)) {
+  if (v_b == 0LL) {
     // divmod_floor.py:5: return 0, 0
     simt_tuple_i64_i64 simt_ret0 = {0LL, 0LL};
     return simt_ret0;
@@ -86,7 +86,7 @@ static inline void simt_func_scatter_0(const simt_block_ctx* simt_ctx, simt_thre
   // scatter.py:3: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // scatter.py:4: if i < a.size:
-  if ((v_i < (v_a.shape[0]))) {
+  if (v_i < (v_a.shape[0])) {
     // scatter.py:5: a[i] = v
     v_a.data[v_i] = v_v;
   }
@@ -103,7 +103,7 @@ static inline void simt_body_device_calls(const simt_block_ctx* simt_ctx, simt_t
   // device_calls.py:5: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // device_calls.py:6: if i < out.size and i < bins.size:
-  if (((v_i < (v_out.shape[0])) && (v_i < (v_bins.shape[0])))) {
+  if ((v_i < (v_out.shape[0])) && (v_i < (v_bins.shape[0]))) {
     // device_calls.py:7: out[i] = clamp(out[i], lo, hi=hi)
     float simt_tmp0 = simt_func_clamp_0(simt_ctx, simt_tid, v_out.data[v_i], v_lo, v_hi);
     v_out.data[v_i] = simt_tmp0;

@@ -53,7 +53,7 @@ static inline double simt_func_clamp_0(double v_x, double v_lo, double v_hi) {
 // Device function 'divmod_floor' (tests/cpp/data/kernels/functions/divmod_floor.py:2) for (int64, int64) -> (int64, int64)
 static inline simt_tuple_i64_i64 simt_func_divmod_floor_0(long v_a, long v_b) {
   // divmod_floor.py:4: if b == 0:
-  if ((v_b == 0L)) {
+  if (v_b == 0L) {
     // divmod_floor.py:5: return 0, 0
     simt_tuple_i64_i64 simt_ret0 = {0L, 0L};
     return simt_ret0;
@@ -75,7 +75,7 @@ static inline void simt_func_scatter_0(simt_arr_f64_1 v_a, double v_v) {
   // scatter.py:3: i = cuda.grid(1)
   v_i = (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0));
   // scatter.py:4: if i < a.size:
-  if ((v_i < (v_a.shape[0]))) {
+  if (v_i < (v_a.shape[0])) {
     // scatter.py:5: a[i] = v
     v_a.data[v_i] = v_v;
   }
@@ -92,7 +92,7 @@ __kernel void simt_kernel_device_calls(__global double* simt_p_out_data, ulong s
   // device_calls.py:5: i = cuda.grid(1)
   v_i = (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0));
   // device_calls.py:6: if i < out.size and i < bins.size:
-  if (((v_i < (v_out.shape[0])) && (v_i < (v_bins.shape[0])))) {
+  if ((v_i < (v_out.shape[0])) && (v_i < (v_bins.shape[0]))) {
     // device_calls.py:7: out[i] = clamp(out[i], lo, hi=hi)
     double simt_tmp0 = simt_func_clamp_0(v_out.data[v_i], v_lo, v_hi);
     v_out.data[v_i] = simt_tmp0;

@@ -51,7 +51,7 @@ __kernel void simt_kernel_float_ops(__global float* simt_p_a_data, ulong simt_p_
   // float_ops.py:5: i = cuda.grid(1)
   v_i = (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0));
   // float_ops.py:6: if i < out.size:
-  if ((v_i < (v_out.shape[0]))) {
+  if (v_i < (v_out.shape[0])) {
     // float_ops.py:7: x = a[i]
     v_x = v_a.data[v_i];
     // float_ops.py:8: y = b[i]

@@ -110,7 +110,7 @@ static inline void simt_body_float_ops(const simt_block_ctx* simt_ctx, simt_thre
   // float_ops.py:5: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // float_ops.py:6: if i < out.size:
-  if ((v_i < (v_out.shape[0]))) {
+  if (v_i < (v_out.shape[0])) {
     // float_ops.py:7: x = a[i]
     v_x = simt_h2f(v_a.data[v_i]);
     // float_ops.py:8: y = b[i]

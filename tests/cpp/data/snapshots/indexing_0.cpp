@@ -88,7 +88,7 @@ static inline void simt_body_indexing(const simt_block_ctx* simt_ctx, simt_threa
   v_rows = simt_tmp0;
   v_cols = simt_tmp1;
   // indexing.py:7: if i >= rows:
-  if ((v_i >= v_rows)) {
+  if (v_i >= v_rows) {
     // indexing.py:8: return
     return;
   }
@@ -103,14 +103,14 @@ static inline void simt_body_indexing(const simt_block_ctx* simt_ctx, simt_threa
   // indexing.py:14: bits = (mask >> 3) & 0xFF | (mask << 29)
   v_bits = (((v_mask >> 3u) & 255u) | (v_mask << 29u));
   // indexing.py:15: if 0 <= i < len(idx) and not (bits == 0):
-  if ((((0LL <= v_i) && (v_i < v_idx.shape[0])) && (!(((long long)(v_bits)) == 0LL)))) {
+  if (((0LL <= v_i) && (v_i < v_idx.shape[0])) && (!(((long long)(v_bits)) == 0LL))) {
     // indexing.py:16: idx[i] = int(total) + (idx[-1] if i > 0 else -idx[0]) + bits % 7
     v_idx.data[v_i] = ((long long)((unsigned long long)((long long)((unsigned long long)((long long)(v_total)) + (unsigned long long)((v_i > 0LL) ? v_idx.data[simt_wrap_index((-1LL), v_idx.shape[0])] : ((long long)((unsigned long long)0 - (unsigned long long)v_idx.data[0LL]))))) + (unsigned long long)((long long)((v_bits % 7u)))));
   }
   // indexing.py:17: k = cols - 1
   v_k = ((long long)((unsigned long long)v_cols - (unsigned long long)1LL));
   // indexing.py:18: while k >= 0 and k > cols - 4:
-  while (((v_k >= 0LL) && (v_k > ((long long)((unsigned long long)v_cols - (unsigned long long)4LL))))) {
+  while ((v_k >= 0LL) && (v_k > ((long long)((unsigned long long)v_cols - (unsigned long long)4LL)))) {
     // indexing.py:19: acc += m[i, k] * h
     v_acc = (v_acc + (v_m.data[(v_i) * v_m.shape[1] + simt_wrap_index(v_k, v_m.shape[1])] * v_h));
     // indexing.py:20: k -= 1

@@ -91,7 +91,7 @@ __kernel void simt_kernel_indexing(__global double* simt_p_m_data, ulong simt_p_
   v_rows = simt_tmp0;
   v_cols = simt_tmp1;
   // indexing.py:7: if i >= rows:
-  if ((v_i >= v_rows)) {
+  if (v_i >= v_rows) {
     // indexing.py:8: return
     return;
   }
@@ -106,14 +106,14 @@ __kernel void simt_kernel_indexing(__global double* simt_p_m_data, ulong simt_p_
   // indexing.py:14: bits = (mask >> 3) & 0xFF | (mask << 29)
   v_bits = (((v_mask >> 3u) & 255u) | (v_mask << 29u));
   // indexing.py:15: if 0 <= i < len(idx) and not (bits == 0):
-  if ((((0L <= v_i) && (v_i < v_idx.shape[0])) && (!(((long)(v_bits)) == 0L)))) {
+  if (((0L <= v_i) && (v_i < v_idx.shape[0])) && (!(((long)(v_bits)) == 0L))) {
     // indexing.py:16: idx[i] = int(total) + (idx[-1] if i > 0 else -idx[0]) + bits % 7
     v_idx.data[v_i * v_idx.strides[0]] = ((long)((ulong)((long)((ulong)simt_f2int_i64(v_total) + (ulong)((v_i > 0L) ? v_idx.data[simt_wrap_index((-1L), v_idx.shape[0]) * v_idx.strides[0]] : ((long)((ulong)0 - (ulong)v_idx.data[0L * v_idx.strides[0]]))))) + (ulong)((long)((v_bits % 7u)))));
   }
   // indexing.py:17: k = cols - 1
   v_k = ((long)((ulong)v_cols - (ulong)1L));
   // indexing.py:18: while k >= 0 and k > cols - 4:
-  while (((v_k >= 0L) && (v_k > ((long)((ulong)v_cols - (ulong)4L))))) {
+  while ((v_k >= 0L) && (v_k > ((long)((ulong)v_cols - (ulong)4L)))) {
     // indexing.py:19: acc += m[i, k] * h
     v_acc = ((float)((v_acc + (v_m.data[v_i + v_m.shape[0] * (simt_wrap_index(v_k, v_m.shape[1]))] * ((double)(v_h))))));
     // indexing.py:20: k -= 1

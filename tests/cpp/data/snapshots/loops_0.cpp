@@ -66,7 +66,7 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   v_rows = simt_tmp0;
   v_cols = simt_tmp1;
   // loops.py:7: if row >= rows:
-  if ((v_row >= v_rows)) {
+  if (v_row >= v_rows) {
     // loops.py:8: return
     return;
   }
@@ -96,12 +96,12 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
     // loops.py:16: k += 1
     v_k = ((long long)((unsigned long long)v_k + (unsigned long long)1LL));
     // loops.py:17: if k > 3:
-    if ((v_k > 3LL)) {
+    if (v_k > 3LL) {
       // loops.py:18: break
       break;
     }
     // loops.py:19: if k == 2:
-    if ((v_k == 2LL)) {
+    if (v_k == 2LL) {
       // loops.py:20: continue
       continue;
     }
@@ -110,7 +110,7 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   do {
     v_w = ((double)(1LL));
     // loops.py:22: if w > 2:
-    if ((v_w > 2.0)) {
+    if (v_w > 2.0) {
       // loops.py:23: break
       goto simt_break4;
     }
@@ -120,7 +120,7 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   do {
     v_w = 2.5;
     // loops.py:22: if w > 2:
-    if ((v_w > 2.0)) {
+    if (v_w > 2.0) {
       // loops.py:23: break
       goto simt_break4;
     }
@@ -130,7 +130,7 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   do {
     v_w = ((double)(3LL));
     // loops.py:22: if w > 2:
-    if ((v_w > 2.0)) {
+    if (v_w > 2.0) {
       // loops.py:23: break
       goto simt_break4;
     }

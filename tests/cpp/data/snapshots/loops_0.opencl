@@ -55,7 +55,7 @@ __kernel void simt_kernel_row_sums(__global float* simt_p_m_data, ulong simt_p_m
   v_rows = simt_tmp0;
   v_cols = simt_tmp1;
   // loops.py:7: if row >= rows:
-  if ((v_row >= v_rows)) {
+  if (v_row >= v_rows) {
     // loops.py:8: return
     return;
   }
@@ -85,12 +85,12 @@ __kernel void simt_kernel_row_sums(__global float* simt_p_m_data, ulong simt_p_m
     // loops.py:16: k += 1
     v_k = ((long)((ulong)v_k + (ulong)1L));
     // loops.py:17: if k > 3:
-    if ((v_k > 3L)) {
+    if (v_k > 3L) {
       // loops.py:18: break
       break;
     }
     // loops.py:19: if k == 2:
-    if ((v_k == 2L)) {
+    if (v_k == 2L) {
       // loops.py:20: continue
       continue;
     }
@@ -99,7 +99,7 @@ __kernel void simt_kernel_row_sums(__global float* simt_p_m_data, ulong simt_p_m
   do {
     v_w = ((double)(1L));
     // loops.py:22: if w > 2:
-    if ((v_w > 2.0)) {
+    if (v_w > 2.0) {
       // loops.py:23: break
       goto simt_break4;
     }
@@ -109,7 +109,7 @@ __kernel void simt_kernel_row_sums(__global float* simt_p_m_data, ulong simt_p_m
   do {
     v_w = 2.5;
     // loops.py:22: if w > 2:
-    if ((v_w > 2.0)) {
+    if (v_w > 2.0) {
       // loops.py:23: break
       goto simt_break4;
     }
@@ -119,7 +119,7 @@ __kernel void simt_kernel_row_sums(__global float* simt_p_m_data, ulong simt_p_m
   do {
     v_w = ((double)(3L));
     // loops.py:22: if w > 2:
-    if ((v_w > 2.0)) {
+    if (v_w > 2.0) {
       // loops.py:23: break
       goto simt_break4;
     }

@@ -82,7 +82,7 @@ static inline void simt_body_mandelbrot(const simt_block_ctx* simt_ctx, simt_thr
   v_height = simt_tmp0;
   v_width = simt_tmp1;
   // mandelbrot.py:6: if px >= width or py >= height:
-  if (((v_px >= v_width) || (v_py >= v_height))) {
+  if ((v_px >= v_width) || (v_py >= v_height)) {
     // mandelbrot.py:7: return
     return;
   }
@@ -93,7 +93,7 @@ static inline void simt_body_mandelbrot(const simt_block_ctx* simt_ctx, simt_thr
   // mandelbrot.py:10: n = 0
   v_n = 0LL;
   // mandelbrot.py:11: while n < max_iter and abs(z) <= 2.0:
-  while (((v_n < ((long long)(v_max_iter))) && (simt_cabs_c128(v_z) <= 2.0))) {
+  while ((v_n < ((long long)(v_max_iter))) && (simt_cabs_c128(v_z) <= 2.0)) {
     // mandelbrot.py:12: z = z * z + c
     v_z = simt_cadd_c128(simt_cmul_c128(v_z, v_z), v_c);
     // mandelbrot.py:13: n += 1

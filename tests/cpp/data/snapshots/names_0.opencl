@@ -62,7 +62,7 @@ __kernel void simt_kernel_kernel(__global long* simt_p_sin_data, ulong simt_p_si
   // names.py:7: double = threadIdx - j1
   v_double = ((long)((ulong)v_threadIdx - (ulong)((long)(v_j1))));
   // names.py:8: if float4 < len(sin):
-  if ((v_float4 < v_sin.shape[0])) {
+  if (v_float4 < v_sin.shape[0]) {
     // names.py:9: sin[float4] = double ** 2 + (double << 3) + (double >> 65) + (-double) // 7
     v_sin.data[v_float4] = ((long)((ulong)((long)((ulong)((long)((ulong)simt_ipow_i64(v_double, 2L) + (ulong)((long)((ulong)v_double << (ulong)3L)))) + (ulong)simt_shr_i64(v_double, 65L))) + (ulong)simt_floordiv_i64(((long)((ulong)0 - (ulong)v_double)), 7L)));
     // names.py:10: print("sin", float4, sin[float4], 1.5, True)

@@ -90,7 +90,7 @@ static inline void simt_body_nbody(const simt_block_ctx* simt_ctx, simt_thread s
   // nbody.py:5: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // nbody.py:6: if i >= pos.shape[0]:
-  if ((v_i >= v_pos.shape[0])) {
+  if (v_i >= v_pos.shape[0]) {
     // nbody.py:7: return
     return;
   }
@@ -104,7 +104,7 @@ static inline void simt_body_nbody(const simt_block_ctx* simt_ctx, simt_thread s
   for (long long simt_i0 = 0, simt_stop1 = v_pos.shape[0]; simt_i0 < simt_stop1; ++simt_i0) {
     v_j = simt_i0;
     // nbody.py:12: if j != i:
-    if ((v_j != v_i)) {
+    if (v_j != v_i) {
       // nbody.py:13: fx, fy, fz = pair_force(pos, i, j, eps2)
       simt_tuple_f32_f32_f32 simt_tmp1 = simt_func_pair_force_0(simt_ctx, simt_tid, v_pos, v_i, v_j, v_eps2);
       v_fx = simt_tmp1.v0;

@@ -79,7 +79,7 @@ __kernel void simt_kernel_nbody(__global double* simt_p_pos_data, ulong simt_p_p
   // nbody.py:5: i = cuda.grid(1)
   v_i = (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0));
   // nbody.py:6: if i >= pos.shape[0]:
-  if ((v_i >= v_pos.shape[0])) {
+  if (v_i >= v_pos.shape[0]) {
     // nbody.py:7: return
     return;
   }
@@ -93,7 +93,7 @@ __kernel void simt_kernel_nbody(__global double* simt_p_pos_data, ulong simt_p_p
   for (long simt_i0 = 0, simt_stop1 = v_pos.shape[0]; simt_i0 < simt_stop1; ++simt_i0) {
     v_j = simt_i0;
     // nbody.py:12: if j != i:
-    if ((v_j != v_i)) {
+    if (v_j != v_i) {
       // nbody.py:13: fx, fy, fz = pair_force(pos, i, j, eps2)
       simt_tuple_f64_f64_f64 simt_tmp1 = simt_func_pair_force_0(v_pos, v_i, v_j, v_eps2);
       v_fx = simt_tmp1.v0;

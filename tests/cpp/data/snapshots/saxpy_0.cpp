@@ -38,7 +38,7 @@ static inline void simt_body_saxpy(const simt_block_ctx* simt_ctx, simt_thread s
   // saxpy.py:5: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // saxpy.py:6: if i < out.size:
-  if ((v_i < (v_out.shape[0]))) {
+  if (v_i < (v_out.shape[0])) {
     // saxpy.py:7: out[i] = a * x[i] + y[i]
     v_out.data[v_i] = ((v_a * v_x.data[v_i]) + v_y.data[v_i]);
   }

@@ -27,7 +27,7 @@ __kernel void simt_kernel_saxpy(float simt_p_a, __global float* simt_p_x_data, u
   // saxpy.py:5: i = cuda.grid(1)
   v_i = (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0));
   // saxpy.py:6: if i < out.size:
-  if ((v_i < (v_out.shape[0]))) {
+  if (v_i < (v_out.shape[0])) {
     // saxpy.py:7: out[i] = a * x[i] + y[i]
     v_out.data[v_i] = ((v_a * v_x.data[v_i]) + v_y.data[v_i]);
   }

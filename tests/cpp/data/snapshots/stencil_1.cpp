@@ -53,12 +53,12 @@ static inline void simt_body_heat_step(const simt_block_ctx* simt_ctx, simt_thre
   v_n = simt_tmp2;
   v_m = simt_tmp3;
   // stencil.py:6: if 0 < i < n - 1 and 0 < j < m - 1:
-  if ((((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL)))))) {
+  if (((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL))))) {
     // stencil.py:7: lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j]
     v_lap = ((((v_u.data[simt_wrap_index(((long long)((unsigned long long)v_i - (unsigned long long)1LL)), v_u.shape[0]) * v_u.strides[0] + v_j * v_u.strides[1]] + v_u.data[((long long)((unsigned long long)v_i + (unsigned long long)1LL)) * v_u.strides[0] + v_j * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + simt_wrap_index(((long long)((unsigned long long)v_j - (unsigned long long)1LL)), v_u.shape[1]) * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + ((long long)((unsigned long long)v_j + (unsigned long long)1LL)) * v_u.strides[1]]) - (4.0 * v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]]));
     // stencil.py:8: out[i, j] = u[i, j] + alpha * lap
     v_out.data[v_i * v_out.strides[0] + v_j * v_out.strides[1]] = (v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]] + (v_alpha * v_lap));
-  } else if (((v_i < v_n) && (v_j < v_m))) {
+  } else if ((v_i < v_n) && (v_j < v_m)) {
     // stencil.py:10: out[i, j] = u[i, j]
     v_out.data[v_i * v_out.strides[0] + v_j * v_out.strides[1]] = v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]];
   }

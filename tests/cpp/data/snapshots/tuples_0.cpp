@@ -63,7 +63,7 @@ static inline void simt_body_tuples(const simt_block_ctx* simt_ctx, simt_thread 
   simt_t1_v_shape = simt_tmp4;
   simt_t2_v_shape = simt_tmp5;
   // tuples.py:5: if x < shape[0] and y < shape[1] and z < shape[2]:
-  if (((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape))) {
+  if ((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape)) {
     // tuples.py:6: a, b = offset
     long long simt_tmp6 = simt_t0_v_offset;
     long long simt_tmp7 = simt_t1_v_offset;

@@ -52,7 +52,7 @@ __kernel void simt_kernel_tuples(__global long* simt_p_out_data, ulong simt_p_ou
   simt_t1_v_shape = simt_tmp4;
   simt_t2_v_shape = simt_tmp5;
   // tuples.py:5: if x < shape[0] and y < shape[1] and z < shape[2]:
-  if (((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape))) {
+  if ((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape)) {
     // tuples.py:6: a, b = offset
     long simt_tmp6 = simt_t0_v_offset;
     long simt_tmp7 = simt_t1_v_offset;
