@@ -8,7 +8,7 @@ name the scalar types (``simt.float32`` is ``numpy.float32``).
 import atexit
 
 from numpy import (  # noqa: F401  (the scalar types kernels name)
-    bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
+    bool, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64)
 
 from . import cuda  # noqa: F401

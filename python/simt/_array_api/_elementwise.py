@@ -470,7 +470,11 @@ def assign(out, value):
             operand.value = np.asarray(value).astype(out.dtype)[()]
         source = out.dtype
     in_dtype = source
-    text = "{0}.real" if source.kind == "c" and out.dtype.kind != "c" else "{0}"
+    text = "{0}"
+    if source.kind == "c" and out.dtype.kind == "b":
+        text = "{0} != 0"  # nonzero, the imaginary part included
+    elif source.kind == "c" and out.dtype.kind != "c":
+        text = "{0}.real"
     run("copy", text, [], out, [operand], [in_dtype])
     return out
 

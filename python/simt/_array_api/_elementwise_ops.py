@@ -27,7 +27,8 @@ _ARITHMETIC = {
                                    "*": "{T}(1) / {0}"}),
     "sign": (np.sign, {"b": "{0}", "u": "{T}(1) if {0} > 0 else {T}(0)",
                        "c": "dev_complex_sign({0})",
-                       "*": "{T}(1) if {0} > 0 else ({T}(-1) if {0} < 0 else {0})"}),
+                       "*": "{T}(1) if {0} > 0 else ({T}(-1) if {0} < 0 else "
+                            "({T}(0) if {0} == 0 else {0}))"}),  # sign(-0.0) is +0.0; NaN stays
     "maximum": (np.maximum, {"b": "{0} or {1}", "*": "np.maximum({0}, {1})"}),
     "minimum": (np.minimum, {"b": "{0} and {1}", "*": "np.minimum({0}, {1})"}),
     "fmax": (np.fmax, {"f": "{1} if {0} != {0} else ({0} if {1} != {1} else np.maximum({0}, {1}))",
