@@ -1,0 +1,29 @@
+"""Assertions the array tests share."""
+
+import numpy as np
+
+import simt
+
+
+def assert_exact(got, expected, what=""):
+    """got (a simt array) is NumPy's `expected`: dtype, shape, and every bit (NaN payloads
+    aside; the sign of zero counted)."""
+    assert isinstance(got, simt.Array), f"{what}: got {type(got).__name__}, not simt.Array"
+    host = got.get()
+    expected = np.asarray(expected)
+    assert host.dtype == expected.dtype, f"{what}: dtype {host.dtype}, NumPy's {expected.dtype}"
+    assert host.shape == expected.shape, f"{what}: shape {host.shape}, NumPy's {expected.shape}"
+    parts = [(host.real, expected.real), (host.imag, expected.imag)] \
+        if host.dtype.kind == "c" else [(host, expected)]
+    for g, e in parts:
+        if g.dtype.kind == "f":
+            bits = np.dtype(f"u{g.dtype.itemsize}")
+            both_nan = np.isnan(g) & np.isnan(e)
+            bad = ~both_nan & (g.view(bits) != e.view(bits))
+        else:
+            bad = g != e
+        if np.any(bad):
+            i = np.argwhere(np.atleast_1d(bad))[:5]
+            raise AssertionError(f"{what}: not NumPy's result at {i.tolist()}: simt "
+                                 f"{np.atleast_1d(host)[tuple(i.T)]!r}, NumPy "
+                                 f"{np.atleast_1d(expected)[tuple(i.T)]!r}")
