@@ -141,13 +141,10 @@ class _Custom(Elementwise):
     """An element-wise function that is not a NumPy ufunc: its own type rule."""
 
     def __init__(self, name, nin, text, doc):
-        self.__name__, self.nin, self._text = name, nin, text
+        self.__name__, self.nin = name, nin
         self.expressions = {"*": text}
         self._resolved, self._fast = {}, {}
         self.__doc__ = doc
-
-    def __call__(self, *args, out=None):
-        return Elementwise.__call__(self, *args, out=out)
 
 
 _WEAK_EXAMPLES = {int: 0, float: 0.0, complex: 0j}

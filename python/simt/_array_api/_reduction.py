@@ -220,7 +220,7 @@ def _reduce_rows(op, rows, out, acc, divisor):
     size = acc.itemsize
     strides = (size, m * size) if columns else (segments * size, size)
     again = _broadcast.element_view(partial, (m, segments), strides)
-    _launch_reduction(op, again, out, acc, divisor, _layout_of(device, columns and m > 1),
+    _launch_reduction(op, again, out, acc, divisor, _layout_of(device, columns),
                       mapped=False, final=True)
 
 
@@ -730,7 +730,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     return x
 
 
-def _method(function, numpy_style=True):
+def _method(function):
     def method(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
         if out is not None:
             raise TypeError(f"Array.{function.__name__}: out= is not supported")
