@@ -70,3 +70,12 @@ def collapse(shape, strides_of):
 def element_view(array, shape, strides):
     """A view of `array`'s memory (from its first element) with another shape and strides."""
     return Array._wrap(array._impl.view(array._impl.offset, list(shape), list(strides)))
+
+
+def c_strides(shape, itemsize):
+    """The strides (bytes) of a C-contiguous array of `shape`."""
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))

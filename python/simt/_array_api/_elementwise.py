@@ -353,7 +353,8 @@ def _plan(name, make_expression, loop, operands, device, out):
     for extent in shape:
         size *= extent
     if size:
-        out_strides = out.strides if out is not None else _c_strides(shape, loop[-1].itemsize)
+        out_strides = out.strides if out is not None else \
+            _broadcast.c_strides(shape, loop[-1].itemsize)
         views = [_broadcast.broadcast_strides(a.shape, a.strides, shape) for a in arrays]
         dims, strides = _broadcast.collapse(shape, [out_strides] + views)
         if not dims:
@@ -370,14 +371,6 @@ def _plan(name, make_expression, loop, operands, device, out):
     if len(_plans) < 4096:
         _plans[key] = plan
     return plan
-
-
-def _c_strides(shape, itemsize):
-    strides, step = [], itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
 
 
 def kernel_for(name, text, helpers, in_dtypes, is_array, ndim, form):

@@ -78,14 +78,6 @@ def _view(x, offset, shape, strides):
     return Array._wrap(x._impl.view(offset, [int(n) for n in shape], [int(s) for s in strides]))
 
 
-def _c_strides(shape, itemsize):
-    strides, step = [], itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
-
-
 def _slice(x, axis, start, stop):
     """x[..., start:stop, ...] along `axis` (0 <= start <= stop <= extent), as a view."""
     shape = list(x.shape)
@@ -163,7 +155,7 @@ def _reshaped_strides(shape, strides, new_shape, itemsize):
     None where no strides do. Each run of x's axes that merges into one stride can be cut
     anew; axes of extent 1 do not matter."""
     if _size(shape) == 0:
-        return _c_strides(new_shape, itemsize)
+        return _broadcast.c_strides(new_shape, itemsize)
     old = [(n, s) for n, s in zip(shape, strides) if n != 1]
     targets = [axis for axis, n in enumerate(new_shape) if n != 1]
     result = [None] * len(new_shape)
@@ -220,7 +212,7 @@ def reshape(x, /, shape, *, copy=None, order="C"):
                              f"strides {x.strides} into shape {new_shape} without copying "
                              f"(copy=False)")
         x = contiguous_copy(x)
-        strides = _c_strides(new_shape, x.itemsize)
+        strides = _broadcast.c_strides(new_shape, x.itemsize)
     return _view(x, x._impl.offset, new_shape, strides)
 
 

@@ -162,15 +162,7 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
 def _reshaped(out, shape):
     if out.shape == tuple(shape):
         return out
-    return _broadcast.element_view(out, shape, _c_strides(shape, out.itemsize))
-
-
-def _c_strides(shape, itemsize):
-    strides, step = [], itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= builtins.max(extent, 1)
-    return list(reversed(strides))
+    return _broadcast.element_view(out, shape, _broadcast.c_strides(shape, out.itemsize))
 
 
 def _flat(out):
@@ -676,7 +668,7 @@ def scan_{op}(out, x, first):
     order = [d for d in range(x.ndim) if d != a] + [a]
     result_shape = [0] * x.ndim
     result_strides = [0] * x.ndim
-    strides = _c_strides(shape, acc.itemsize)
+    strides = _broadcast.c_strides(shape, acc.itemsize)
     for position, d in enumerate(order):
         result_shape[d] = shape[position]
         result_strides[d] = strides[position]
