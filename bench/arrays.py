@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 import simt
+from timing import event_ms, host_us
 
 ROWS = []
 
@@ -25,20 +26,6 @@ def report(case, simt_value, peer_name, peer_value, unit, target):
     ROWS.append((case, peer_name, simt_value, peer_value, unit, ratio, target))
     print(f"{case:38s} simt {simt_value:10.3f} {unit}  {peer_name:14s} {peer_value:10.3f} "
           f"{unit}  ratio {ratio:5.2f}  (target {target})", flush=True)
-
-
-def host_us(fn, rounds=11, inner=2000, sync=None):
-    for _ in range(inner):
-        fn()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - start) / inner)
-        if sync:
-            sync()
-    return statistics.median(samples) * 1e6
 
 
 def wall_ms(fn, sync, repeats=15):
@@ -53,18 +40,13 @@ def wall_ms(fn, sync, repeats=15):
     return statistics.median(samples) * 1e3
 
 
-def cupy_event_ms(cp, fn, repeats=30):
-    fn()
-    cp.cuda.Device().synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    samples = []
-    for _ in range(repeats):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(cp.cuda.get_elapsed_time(start, stop))
-    return statistics.median(samples)
+def cupy_event_ms(cp, fn):
+    return event_ms(cp, fn, repeats=30)
+
+
+def small_call_us(fn, sync=None):
+    """The host cost of a warm call on one element."""
+    return host_us(fn, rounds=11, inner=2000, sync=sync)
 
 
 FLOAT4_ADD = r"""
@@ -139,8 +121,8 @@ def bench_cuda(device):
     del m, cm
 
     one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
-    report("a + 1, 1 element (host cost)", host_us(lambda: one + 1, sync=sync), "cupy",
-           host_us(lambda: cone + 1, sync=cp.cuda.Device().synchronize), "us", "<= cupy")
+    report("a + 1, 1 element (host cost)", small_call_us(lambda: one + 1, sync), "cupy",
+           small_call_us(lambda: cone + 1, cp.cuda.Device().synchronize), "us", "<= cupy")
 
 
 def bench_cpu(device):
@@ -170,8 +152,8 @@ def bench_cpu(device):
         report(f"sum(axis={axis}) 4096^2 f32", wall_ms(lambda: simt.sum(m, axis=axis), sync),
                "numpy", wall_ms(lambda: mh.sum(axis=axis), lambda: None), "ms", ">= 1.5")
     one, none = simt.asarray(np.ones(1, np.float32), device=device), np.ones(1, np.float32)
-    simt_us = host_us(lambda: one + 1, sync=sync)
-    numpy_us = host_us(lambda: none + 1)
+    simt_us = small_call_us(lambda: one + 1, sync)
+    numpy_us = small_call_us(lambda: none + 1)
     report("a + 1, 1 element (host cost)", simt_us, "numpy x 3", 3 * numpy_us, "us",
            "<= 3x numpy, ratio >= 1")
 

@@ -9,7 +9,6 @@ launch costs are medians of rounds of many warm launches.
 """
 
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,34 +22,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 
 import heat  # noqa: E402
+from timing import event_ms, host_us  # noqa: E402
 import mandelbrot as mandel  # noqa: E402
 import saxpy as sx  # noqa: E402
 
 
 def host_cost(fn, rounds=15, inner=5000):
-    for _ in range(inner):
-        fn()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - start) / inner)
-    return statistics.median(samples) * 1e6
-
-
-def event_ms(cp, fn, repeats=20):
-    fn()
-    cp.cuda.Device().synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    samples = []
-    for _ in range(repeats):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(cp.cuda.get_elapsed_time(start, stop))
-    return statistics.median(samples)
+    return host_us(fn, rounds, inner)
 
 
 @simt.kernel
