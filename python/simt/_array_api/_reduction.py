@@ -25,7 +25,7 @@ import numpy as np
 
 from .._array import Array, empty
 from . import _broadcast, _generated, _launch
-from ._elementwise import FUNCTIONS, assign, contiguous_copy
+from ._elementwise import FUNCTIONS, TracedValue, assign, contiguous_copy
 
 __all__ = ["sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "count_nonzero",
            "argmin", "argmax", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod",
@@ -132,6 +132,8 @@ def _accumulator(op, dtype, requested):
 def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
     """The reduction `name` of x over `axis`: the shared path of every reduction."""
     what = what or f"simt.{name}"
+    if isinstance(x, TracedValue):  # the end of a function simt.fuse traces
+        return x.trace.reduction(x, name, axis, keepdims, dtype)
     if not isinstance(x, Array):
         raise TypeError(f"{what} takes a simt array, not {type(x).__name__}")
     op = _OPS[name]
@@ -171,9 +173,11 @@ def _flat(out):
 
 
 # A row is split into segments (each a block on a GPU, a thread on the CPU) when there
-# are too few rows to fill the device: at least this many elements per segment, and
-# about this many blocks in all on a GPU.
+# are too few rows to fill the device: at least _SEGMENT_MIN elements per segment (a GPU
+# column's thread, _COLUMN_SEGMENT_MIN), and about _TARGET_BLOCKS blocks in all on a GPU
+# (several waves of resident blocks, so that the last wave's idle time is small).
 _SEGMENT_MIN = 4096
+_COLUMN_SEGMENT_MIN = 64
 _TARGET_BLOCKS = 1024
 _MAX_SEGMENTS = 1024
 
@@ -185,12 +189,13 @@ def _workers(device):
 
 
 def _segments(device, m, k, thread_per_segment=False):
-    workers = _workers(device)
+    workers, minimum = _workers(device), _SEGMENT_MIN
     if thread_per_segment and _launch.block_size(device) > 1:
-        workers *= _launch.block_size(device)  # the GPU's COLUMNS: a thread, not a block
-    if m >= workers or k <= _SEGMENT_MIN:
+        # The GPU's COLUMNS: a segment is a thread's, not a block's.
+        workers, minimum = workers * _launch.block_size(device), _COLUMN_SEGMENT_MIN
+    if m >= workers or k <= minimum:
         return 1
-    return builtins.min(-(-workers // m), -(-k // _SEGMENT_MIN), _MAX_SEGMENTS)
+    return builtins.min(-(-workers // m), -(-k // minimum), _MAX_SEGMENTS)
 
 
 def _reduce_rows(op, rows, out, acc, divisor):
@@ -231,7 +236,7 @@ def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segmen
     m, k = rows.shape
     device = rows.device
     block = _launch.block_size(device)
-    text = _template(op, acc, layout, block, mapped, final)
+    text = _template(op, acc, layout, block, mapped, final, _shuffles(device, acc))
     kernel = _generated.kernel(f"reduce_{op.name}", text)
     items = m * segments
     if layout == _GPU_ROWS:
@@ -271,7 +276,13 @@ def _extreme(dtype, high):
     return f"{_generated.dtype_name(dtype)}({value})"
 
 
-def _template(op, acc, layout, block, mapped, final):
+def _shuffles(device, acc):
+    """Whether the GPU tree of a block reduces within warps by shuffles (CUDA's, of 32- and
+    64-bit numbers) rather than through shared memory alone."""
+    return device.backend == "cuda" and acc.kind in "iuf" and acc.itemsize in (4, 8)
+
+
+def _template(op, acc, layout, block, mapped, final, shuffles=False):
     identity, mapping, combine, final_text = _pieces(op, acc, mapped, final)
     element = "(" + mapping.replace("v", "x[m, k]") + ")"
     accumulate = "acc = " + _substitute(combine, "acc", element)
@@ -353,7 +364,6 @@ def _template(op, acc, layout, block, mapped, final):
         out[i] = {final_text}
         i += step
 '''
-    tree = _substitute(combine, "sh[t]", "sh[t + w]")
     # Each thread keeps _GPU_LANES accumulators, a block's width apart: independent loads
     # in flight instead of one chain of dependent additions.
     gpu_lanes = _GPU_LANES
@@ -363,8 +373,11 @@ def _template(op, acc, layout, block, mapped, final):
             "v", f"x[m, k + {j * block}]") + ")") for j in range(gpu_lanes))
     tail = "acc0 = " + _substitute(combine, "acc0", element)
     merge = _merge_tree(combine, [f"acc{j}" for j in range(gpu_lanes)])
+    tree = _shuffle_tree(combine, identity, block, final_text) if shuffles else \
+        _shared_tree(combine, block, final_text)
+    width = block // 32 if shuffles else block
     return head + f'''
-    sh = simt.shared.array({block}, {_generated.dtype_name(acc)})
+    sh = simt.shared.array({width}, {_generated.dtype_name(acc)})
     t = simt.threadIdx.x
     b = simt.blockIdx.x
     L = K // S + 1
@@ -380,7 +393,17 @@ def _template(op, acc, layout, block, mapped, final):
         while k < end:
             {tail}
             k += {block}
-        sh[t] = {merge}
+        v = {merge}
+{tree}
+        simt.syncthreads()
+        b += simt.gridDim.x
+'''
+
+
+def _shared_tree(combine, block, final_text):
+    """A block's values v combined in shared memory, halving the threads each step."""
+    tree = _substitute(combine, "sh[t]", "sh[t + w]")
+    return f'''        sh[t] = v
         simt.syncthreads()
         w = {block // 2}
         while w > 0:
@@ -390,10 +413,26 @@ def _template(op, acc, layout, block, mapped, final):
             w //= 2
         if t == 0:
             acc = sh[0]
-            out[b] = {final_text}
+            out[b] = {final_text}'''
+
+
+def _shuffle_tree(combine, identity, block, final_text):
+    """A block's values v combined within each warp by shuffles, the warps' results through
+    shared memory, then by the first warp: one barrier instead of one per halving."""
+    steps = "\n".join(f"{{pad}}o = simt.shfl_down_sync(0xFFFFFFFF, v, {d})\n"
+                      f"{{pad}}v = {_substitute(combine, 'v', 'o')}" for d in (16, 8, 4, 2, 1))
+    return f'''{steps.format(pad=" " * 8)}
+        if t % 32 == 0:
+            sh[t // 32] = v
         simt.syncthreads()
-        b += simt.gridDim.x
-'''
+        if t < 32:
+            v = {identity}
+            if t < {block // 32}:
+                v = sh[t]
+{steps.format(pad=" " * 12)}
+            if t == 0:
+                acc = v
+                out[b] = {final_text}'''
 
 
 _LANES = 8
