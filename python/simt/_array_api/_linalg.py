@@ -1,0 +1,341 @@
+"""Products of arrays: matmul (and the @ operator), tensordot, vecdot, outer, dot, inner.
+
+Every product is one shape: a batch of (M, K) x (K, N) matrix products, the batch axes
+broadcast and merged into one. On GPUs (cuda, opencl) a template in simt's kernel language
+computes it: a block of 256 threads per 64 x 64 tile of the output, the operands' 64 x 16
+slices staged in shared memory, each thread keeping a 4 x 4 block of the tile in
+registers. On the cpu device the arrays' memory is the host's, and NumPy's BLAS computes
+the product there, in place (much faster than a generated loop nest on two cores).
+"""
+
+import operator
+
+import numpy as np
+
+from .._array import Array, empty
+from . import _broadcast, _generated
+from ._elementwise import FUNCTIONS, assign, contiguous_copy
+from ._manipulation import permute_dims, reshape
+from ._reduction import sum as _sum
+
+__all__ = ["matmul", "tensordot", "vecdot", "outer", "dot", "inner"]
+
+# The GPU tile: TILE x TILE outputs per block of (TILE // REGS)**2 threads, each thread
+# REGS x REGS of them; the reduced axis staged STEP at a time.
+TILE = 64
+REGS = 4
+STEP = 16
+_THREADS = (TILE // REGS) ** 2
+
+
+def _arrays(x1, x2, where):
+    for name, x in (("x1", x1), ("x2", x2)):
+        if not isinstance(x, Array):
+            raise TypeError(f"{where}: {name} must be a simt array, not {type(x).__name__}")
+    if x1.device != x2.device:
+        raise ValueError(f"{where}: arrays on two devices, {x1.device.id} and {x2.device.id}; "
+                         f"move one with .to_device() (simt never copies implicitly)")
+
+
+def _result_dtype(x1, x2, where):
+    dtype = np.result_type(x1.dtype, x2.dtype)
+    if dtype.kind not in "biufc":
+        raise TypeError(f"{where}: unsupported dtypes {x1.dtype} and {x2.dtype}")
+    return dtype
+
+
+def matmul(x1, x2, /):
+    """The matrix product of x1 and x2, as NumPy's matmul: the last two axes are the
+    matrices, the others a broadcast batch; a 1-D operand is a row (x1) or column (x2)
+    vector whose axis the result drops."""
+    where = "simt.matmul"
+    _arrays(x1, x2, where)
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError(f"{where}: operands must have at least one dimension (shapes "
+                         f"{x1.shape} and {x2.shape}); use * for scalars")
+    a = reshape(x1, (1,) + x1.shape) if x1.ndim == 1 else x1
+    b = reshape(x2, x2.shape + (1,)) if x2.ndim == 1 else x2
+    m, k = a.shape[-2:]
+    k2, n = b.shape[-2:]
+    if k != k2:
+        raise ValueError(f"{where}: the operands' inner dimensions differ: shapes {x1.shape} "
+                         f"and {x2.shape} (core dimension {k} of x1 against {k2} of x2)")
+    batch = _broadcast.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    dtype = _result_dtype(x1, x2, where)
+    out = empty(batch + (m, n), dtype, x1.device)
+    _product(a, b, out)
+    drop = ([out.ndim - 2] if x1.ndim == 1 else []) + ([out.ndim - 1] if x2.ndim == 1 else [])
+    if drop:
+        shape = tuple(e for axis, e in enumerate(out.shape) if axis not in drop)
+        out = reshape(out, shape)
+    return out
+
+
+def _product(a, b, out):
+    """out[..., m, n] = sum over k of a[..., m, k] * b[..., k, n], the batch broadcast."""
+    if out.size == 0:
+        return
+    k = a.shape[-1]
+    if k == 0:
+        assign(out, 0)
+        return
+    if out.device.backend == "cpu":
+        # Host memory: NumPy's BLAS writes the result in place.
+        np.matmul(np.asarray(a), np.asarray(b), out=np.asarray(out))
+        return
+    batch = out.shape[:-2]
+    count = 1
+    for extent in batch:
+        count *= extent
+    m, n = out.shape[-2:]
+    a3 = _batched(a, batch, count)
+    b3 = _batched(b, batch, count)
+    out3 = reshape(out, (count, m, n))
+    acc = _accumulator(out.dtype)
+    grid_z = min(count, out.device.max_grid_dim[2])
+    kernel = _generated.kernel("matmul_tiled", _source(a.dtype, b.dtype, acc))
+    kernel[(-(-n // TILE), -(-m // TILE), grid_z), _THREADS](a3, b3, out3)
+
+
+def _batched(x, batch, count):
+    """x (..., r, c) broadcast to batch + (r, c), viewed as (count, r, c): a view where the
+    batch axes merge into one stride, else a C-order copy."""
+    shape = batch + x.shape[-2:]
+    strides = _broadcast.broadcast_strides(x.shape, x.strides, shape)
+    dims, (merged,) = _broadcast.collapse(batch, [strides[:len(batch)]])
+    if len(dims) <= 1:
+        stride = merged[0] if dims else 0
+        return _broadcast.element_view(x, (count,) + x.shape[-2:], (stride,) + strides[-2:])
+    copy = contiguous_copy(_broadcast.element_view(x, shape, strides))
+    return reshape(copy, (count,) + x.shape[-2:])
+
+
+def _accumulator(dtype):
+    # float16 products are summed in float32, as NumPy's and cuBLAS's default.
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def _source(a_dtype, b_dtype, acc):
+    """The tiled matmul kernel for these dtypes (module text in simt's kernel language)."""
+    name = _generated.dtype_name(acc)
+    per = TILE // REGS  # threads along a tile's edge
+    loads = TILE * STEP // _THREADS  # elements of each operand a thread stages per step
+    if acc.kind == "b":
+        def mac(c, x, y):
+            return f"{c} = {c} or ({x} and {y})"
+    else:
+        def mac(c, x, y):
+            return f"{c} = {c} + {x} * {y}"
+    cells = [(i, j) for i in range(REGS) for j in range(REGS)]
+    zero = "False" if acc.kind == "b" else f"{name}(0)"
+    lines = [
+        "def matmul_tiled(a, b, out):",
+        f"    sa = simt.shared.array({STEP * TILE}, {name})",
+        f"    sb = simt.shared.array({STEP * TILE}, {name})",
+        "    t = simt.threadIdx.x",
+        f"    tx = t % {per}",
+        f"    ty = t // {per}",
+        f"    row0 = simt.blockIdx.y * {TILE}",
+        f"    col0 = simt.blockIdx.x * {TILE}",
+        "    m = out.shape[1]",
+        "    n = out.shape[2]",
+        "    k = a.shape[2]",
+        "    z = simt.blockIdx.z",
+        "    while z < out.shape[0]:",
+        *[f"        c{i}{j} = {zero}" for i, j in cells],
+        "        k0 = 0",
+        "        while k0 < k:",
+    ]
+    for j in range(loads):
+        # a's slice: TILE rows x STEP columns, stored column-major (sa[kk * TILE + r]).
+        lines += [
+            f"            e = t + {j * _THREADS}",
+            f"            r = e // {STEP}",
+            f"            kk = e % {STEP}",
+            f"            if row0 + r < m and k0 + kk < k:",
+            f"                sa[kk * {TILE} + r] = {name}(a[z, row0 + r, k0 + kk])",
+            "            else:",
+            f"                sa[kk * {TILE} + r] = {zero}",
+            # b's slice: STEP rows x TILE columns (sb[kk * TILE + c]).
+            f"            kk = e // {TILE}",
+            f"            c = e % {TILE}",
+            f"            if k0 + kk < k and col0 + c < n:",
+            f"                sb[kk * {TILE} + c] = {name}(b[z, k0 + kk, col0 + c])",
+            "            else:",
+            f"                sb[kk * {TILE} + c] = {zero}",
+        ]
+    lines += [
+        "            simt.syncthreads()",
+        f"            for kk in range({STEP}):",
+        *[f"                x{i} = sa[kk * {TILE} + ty + {i * per}]" for i in range(REGS)],
+        *[f"                y{j} = sb[kk * {TILE} + tx + {j * per}]" for j in range(REGS)],
+        *[f"                {mac(f'c{i}{j}', f'x{i}', f'y{j}')}" for i, j in cells],
+        "            simt.syncthreads()",
+        f"            k0 += {STEP}",
+    ]
+    for i, j in cells:
+        lines += [
+            f"        if row0 + ty + {i * per} < m and col0 + tx + {j * per} < n:",
+            f"            out[z, row0 + ty + {i * per}, col0 + tx + {j * per}] = c{i}{j}",
+        ]
+    lines.append("        z += simt.gridDim.z")
+    return f"# loads {a_dtype} x {b_dtype}\n" + "\n".join(lines) + "\n"
+
+
+def _normalized_axes(axes, ndim, where, name):
+    found = []
+    for axis in axes:
+        a = operator.index(axis)
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim, f"{where} ({name})")
+        found.append(a % ndim)
+    if len(set(found)) != len(found):
+        raise ValueError(f"{where}: an axis of {name} repeats in {tuple(axes)}")
+    return found
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """The sum of products over `axes` (an int: x1's last and x2's first that many axes;
+    or two sequences of axes, paired), as NumPy's tensordot."""
+    where = "simt.tensordot"
+    _arrays(x1, x2, where)
+    if isinstance(axes, (int, np.integer)):
+        count = operator.index(axes)
+        if count < 0 or count > min(x1.ndim, x2.ndim):
+            raise ValueError(f"{where}: axes={count} for operands of {x1.ndim} and "
+                             f"{x2.ndim} dimensions")
+        axes1, axes2 = list(range(x1.ndim - count, x1.ndim)), list(range(count))
+    else:
+        try:
+            axes1, axes2 = axes
+        except (TypeError, ValueError):
+            raise TypeError(f"{where}: axes must be an int or a pair of sequences of axes, "
+                            f"not {axes!r}") from None
+        axes1 = [axes1] if isinstance(axes1, (int, np.integer)) else list(axes1)
+        axes2 = [axes2] if isinstance(axes2, (int, np.integer)) else list(axes2)
+        if len(axes1) != len(axes2):
+            raise ValueError(f"{where}: {len(axes1)} axes of x1 paired with {len(axes2)} "
+                             f"of x2")
+        axes1 = _normalized_axes(axes1, x1.ndim, where, "x1")
+        axes2 = _normalized_axes(axes2, x2.ndim, where, "x2")
+    for a1, a2 in zip(axes1, axes2):
+        if x1.shape[a1] != x2.shape[a2]:
+            raise ValueError(f"{where}: shape mismatch for the summed axes: x1's axis {a1} "
+                             f"has {x1.shape[a1]} elements, x2's axis {a2} {x2.shape[a2]}")
+    free1 = [a for a in range(x1.ndim) if a not in axes1]
+    free2 = [a for a in range(x2.ndim) if a not in axes2]
+    m = _size(x1.shape[a] for a in free1)
+    n = _size(x2.shape[a] for a in free2)
+    k = _size(x1.shape[a] for a in axes1)
+    a = reshape(permute_dims(x1, tuple(free1 + axes1)), (m, k))
+    b = reshape(permute_dims(x2, tuple(axes2 + free2)), (k, n))
+    out = empty((m, n), _result_dtype(x1, x2, where), x1.device)
+    _product(a, b, out)
+    return reshape(out, tuple(x1.shape[a] for a in free1) + tuple(x2.shape[a] for a in free2))
+
+
+def _size(extents):
+    n = 1
+    for e in extents:
+        n *= e
+    return n
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot products of the vectors along `axis` (x1's conjugated), the other axes
+    broadcast, in the operands' promoted dtype (the array API's vecdot)."""
+    where = "simt.vecdot"
+    _arrays(x1, x2, where)
+    dtype = _result_dtype(x1, x2, where)
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError(f"{where}: operands must have at least one dimension")
+    ndim = max(x1.ndim, x2.ndim)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim, where)
+    axis = axis - ndim if axis >= 0 else axis
+    n1 = x1.shape[axis] if x1.ndim >= -axis else None
+    n2 = x2.shape[axis] if x2.ndim >= -axis else None
+    if n1 is None or n1 != n2:
+        raise ValueError(f"{where}: the vectors along axis {axis} differ in length: shapes "
+                         f"{x1.shape} and {x2.shape}")
+    left = FUNCTIONS["conj"](x1) if x1.dtype.kind == "c" else x1
+    return _sum(FUNCTIONS["multiply"](left, x2), axis=axis, dtype=dtype)
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors (NumPy flattens other inputs first)."""
+    where = "simt.outer"
+    _arrays(x1, x2, where)
+    a = reshape(x1, (x1.size, 1))
+    b = reshape(x2, (1, x2.size))
+    return FUNCTIONS["multiply"](a, b)
+
+
+def dot(a, b, /, out=None):
+    """NumPy's dot: scalars multiply, vectors give their inner product, matrices their
+    product, and N-D operands sum over a's last axis and b's second-to-last."""
+    where = "simt.dot"
+    _arrays(a, b, where)
+    if a.ndim == 0 or b.ndim == 0:
+        result = FUNCTIONS["multiply"](a, b)
+    elif b.ndim <= 2 and a.ndim <= 2:
+        result = matmul(a, b)
+    else:
+        result = tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2 if b.ndim > 1 else 0]))
+    if out is None:
+        return result
+    if not isinstance(out, Array) or out.shape != result.shape or out.dtype != result.dtype:
+        raise ValueError(f"{where}: out must be a simt array of shape {result.shape} and "
+                         f"dtype {result.dtype} (NumPy's rule for dot)")
+    return assign(out, result)
+
+
+def inner(a, b, /):
+    """NumPy's inner: the sum of products over the last axes of both."""
+    where = "simt.inner"
+    _arrays(a, b, where)
+    if a.ndim == 0 or b.ndim == 0:
+        return FUNCTIONS["multiply"](a, b)
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+
+
+def _matmul_operator(self, other):
+    if not isinstance(other, Array):
+        return _foreign(other)
+    return matmul(self, other)
+
+
+def _rmatmul_operator(self, other):
+    if not isinstance(other, Array):
+        return _foreign(other)
+    return matmul(other, self)
+
+
+def _imatmul_operator(self, other):
+    if not isinstance(other, Array):
+        return _foreign(other)
+    result = matmul(self, other)
+    if result.shape != self.shape:
+        raise ValueError(f"a @= b: the product has shape {result.shape}, a has {self.shape} "
+                         f"(in-place matmul keeps a's shape)")
+    if not np.can_cast(result.dtype, self.dtype, "same_kind"):
+        raise TypeError(f"a @= b: cannot cast the product from {result.dtype} to "
+                        f"{self.dtype} (NumPy's casting rule 'same_kind')")
+    assign(self, result)
+    return self
+
+
+def _foreign(other):
+    if isinstance(other, np.ndarray):
+        raise TypeError("a simt array @ a NumPy array: copy the NumPy array to the device "
+                        "first (simt.asarray(x, device=a.device)), or bring the simt array "
+                        "back with .get()")
+    return NotImplemented
+
+
+METHODS = {
+    "__matmul__": _matmul_operator,
+    "__rmatmul__": _rmatmul_operator,
+    "__imatmul__": _imatmul_operator,
+    "dot": lambda self, b, out=None: dot(self, b, out=out),
+}

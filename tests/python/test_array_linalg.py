@@ -1,0 +1,115 @@
+"""Matrix products (matmul and @, tensordot, vecdot, dot, inner, outer) on every device,
+against NumPy on fresh random inputs."""
+
+import numpy as np
+import pytest
+
+import simt
+
+# (x1 shape, x2 shape): matrices of sizes that are not multiples of the GPU tile, vectors
+# on either side, broadcast batches (a batch axis of 1 against 3), an empty product axis.
+SHAPES = [((5, 7), (7, 3)), ((70, 33), (33, 130)), ((7,), (7,)), ((4, 7), (7,)),
+          ((7,), (3, 7, 2)), ((2, 1, 9, 6), (3, 6, 5)), ((3, 0), (0, 4))]
+
+
+def _random(rng, shape, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind in "iu":
+        return rng.integers(0 if dtype.kind == "u" else -9, 10, shape).astype(dtype)
+    x = rng.standard_normal(shape)
+    if dtype.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def _check(got, want, dtype):
+    assert isinstance(got, simt.Array)
+    host = got.get()
+    assert host.shape == want.shape and host.dtype == want.dtype, (host.shape, host.dtype)
+    dtype = np.dtype(dtype)
+    real_size = dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize
+    tol = {2: 2e-2, 4: 1e-4, 8: 1e-10}[real_size] if dtype.kind in "fc" else 0
+    np.testing.assert_allclose(host, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_matmul_matches_numpy(device, rng, shapes):
+    a, b = _random(rng, shapes[0], np.float32), _random(rng, shapes[1], np.float32)
+    x1, x2 = simt.asarray(a, device=device), simt.asarray(b, device=device)
+    _check(x1 @ x2, a @ b, np.float32)
+    _check(simt.matmul(x1, x2), np.matmul(a, b), np.float32)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("int32", "int8"), ("bool", "bool"),
+                                    ("complex64", "complex64"), ("float16", "float16"),
+                                    ("uint8", "float32")], ids=str)
+def test_matmul_dtypes_promote_as_numpy(device, rng, dtypes):
+    a, b = _random(rng, (19, 23), dtypes[0]), _random(rng, (23, 66), dtypes[1])
+    x1, x2 = simt.asarray(a, device=device), simt.asarray(b, device=device)
+    want = a @ b
+    _check(x1 @ x2, want, want.dtype)
+
+
+def test_matmul_of_views_and_in_place(device, rng):
+    a = _random(rng, (40, 30), np.float64)
+    b = _random(rng, (30, 40), np.float64)
+    x1, x2 = simt.asarray(a, device=device), simt.asarray(b, device=device)
+    # Transposed, reversed and strided operands are read through their strides.
+    _check(x1.T @ x2.T, a.T @ b.T, np.float64)
+    _check(x1[::-2, ::3] @ x2[::3, 5:9], a[::-2, ::3] @ b[::3, 5:9], np.float64)
+    _check(x1.mT.mT @ x2, a @ b, np.float64)
+    square = simt.asarray(a[:30].copy(), device=device)  # cpu arrays may share memory
+    square @= x2[:, :30]
+    _check(square, a[:30] @ b[:, :30], np.float64)
+
+
+def test_tensordot_vecdot_dot_inner_outer(device, rng):
+    a, b = _random(rng, (3, 4, 5), np.float64), _random(rng, (4, 5, 2), np.float64)
+    x1, x2 = simt.asarray(a, device=device), simt.asarray(b, device=device)
+    _check(simt.tensordot(x1, x2, axes=([1, 2], [0, 1])),
+           np.tensordot(a, b, axes=([1, 2], [0, 1])), np.float64)
+    _check(simt.tensordot(x1, x2, axes=0), np.tensordot(a, b, axes=0), np.float64)
+    _check(simt.tensordot(x1[..., :4], x2[:, :4], axes=2),
+           np.tensordot(a[..., :4], b[:, :4], axes=2), np.float64)
+    _check(simt.vecdot(x1, x1), np.vecdot(a, a), np.float64)
+    _check(simt.vecdot(x1, x1[0], axis=-2), np.vecdot(a, a[0], axis=-2), np.float64)
+    c = _random(rng, (6, 3), np.complex128)
+    z = simt.asarray(c, device=device)
+    _check(simt.vecdot(z, z, axis=0), np.vecdot(c, c, axis=0), np.complex128)
+    _check(simt.dot(x1, x2), np.dot(a, b), np.float64)
+    _check(x1.dot(x2[0]), a.dot(b[0]), np.float64)
+    _check(simt.dot(x1[0, 0], x1[1, 1]), np.dot(a[0, 0], a[1, 1]), np.float64)
+    _check(simt.inner(x1, x1), np.inner(a, a), np.float64)
+    _check(simt.outer(x1[0, 0], x2[0, 0]), np.outer(a[0, 0], b[0, 0]), np.float64)
+
+
+def test_product_errors_say_what(device):
+    x = simt.zeros((3, 4), device=device)
+    with pytest.raises(ValueError, match=r"inner dimensions differ.*\(3, 4\).*\(3, 4\)"):
+        x @ x
+    with pytest.raises(ValueError, match="at least one dimension"):
+        simt.matmul(x, simt.zeros((), device=device))
+    with pytest.raises(TypeError, match="NumPy array"):
+        x @ np.zeros((4, 2))
+    with pytest.raises(TypeError, match="x2 must be a simt array"):
+        simt.matmul(x, [[1.0]])
+    with pytest.raises(ValueError, match="differ in length"):
+        simt.vecdot(x, simt.zeros((3, 5), device=device))
+    with pytest.raises(ValueError, match="shape mismatch"):
+        simt.tensordot(x, x, axes=([1], [1, 0])[:1] + ([0],))
+    with pytest.raises(ValueError, match="keeps a's shape"):
+        x @= simt.zeros((4, 5), device=device)
+    with pytest.raises(TypeError, match="same_kind"):
+        i = simt.zeros((2, 2), dtype=np.int32, device=device)
+        i @= simt.zeros((2, 2), device=device)
+
+
+def test_products_across_devices_are_refused(device):
+    others = [d for d in simt.devices() if d != device]
+    if not others:
+        pytest.skip("one device only")
+    x = simt.zeros((2, 2), device=device)
+    with pytest.raises(ValueError, match="two devices"):
+        x @ simt.zeros((2, 2), device=others[0])
