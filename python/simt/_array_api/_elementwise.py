@@ -44,6 +44,13 @@ class Operand:
             raise TypeError(f"{where}: unsupported operand type {type(value).__name__}")
 
 
+class TracedValue:
+    """A stand-in for an array in a function being traced by simt.fuse: the element-wise
+    functions hand their calls on such values to its trace (`trace.call`)."""
+
+    __slots__ = ()
+
+
 def common_device(operands, where, out=None):
     """The device of the array operands (all on one); ValueError naming two that differ."""
     device = None
@@ -82,6 +89,9 @@ class Elementwise:
                 result = fast(args)
                 if result is not None:
                     return result
+        for a in args:
+            if isinstance(a, TracedValue):
+                return a.trace.call(self, args, out)
         if len(args) != self.nin:
             raise TypeError(f"simt.{self.__name__}() takes {self.nin} arguments, "
                             f"not {len(args)}")
@@ -176,6 +186,11 @@ class Clip(_Custom):
                          "(NaN stays NaN).")
 
     def __call__(self, x, /, min=None, max=None, *, out=None):
+        if isinstance(x, TracedValue):
+            if out is not None:
+                raise TypeError("simt.fuse: out= inside a fused function (clip)")
+            return x.trace.clip(x, *(_bound(x, v, name) for v, name in
+                                     ((min, "min"), (max, "max"))))
         if not isinstance(x, Array):
             raise TypeError(f"simt.clip: x must be a simt array, not {type(x).__name__}")
         if min is None and max is None:

@@ -1,0 +1,343 @@
+"""simt.fuse: a Python function of arrays and scalars compiled into one element-wise
+kernel (CuPy's fuse), so that an expression reads each input once and writes once.
+
+The function is traced, once per argument types: it is called with TracedValue stand-ins,
+and each element-wise function or operator they meet (through the same Elementwise
+objects as eager calls, so the same NumPy type resolution and expression table) appends
+one statement to a device function. The kernel is then the element-wise template with
+that device function as its expression: the same broadcasting, collapsed dimensions,
+loop forms, plans and caches as simt.add. A function ending in a reduction (simt.sum,
+x.max(), ...) runs that reduction over the fused result.
+"""
+
+import functools
+
+import numpy as np
+
+from .._array import Array, empty
+from . import _generated
+from ._elementwise import (FUNCTIONS, Operand, TracedValue, check_out, common_device,
+                           expression, _plan)
+from ._methods import _BINARY, _COMPARISONS, _UNARY
+
+__all__ = ["fuse"]
+
+# How a Python scalar argument is passed to the kernel (weak in the expression: each use
+# converts it to that operation's dtype, as NEP 50 converts a Python scalar operand).
+_PASSED = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
+           complex: np.dtype(np.complex128)}
+_PYTHON_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+class _Traced(TracedValue):
+    """A value in a function being fused: the name of a local of the device function,
+    its dtype, and (for values of Python scalars alone) the Python type it acts as."""
+
+    __slots__ = ("trace", "name", "dtype", "weak", "host")
+
+    def __init__(self, trace, name, dtype, weak=None, host=None):
+        self.trace, self.name, self.dtype, self.weak = trace, name, dtype, weak
+        # For a value of Python scalars alone: its value from the call's arguments, as
+        # NumPy computes it on the host (checked against the integer dtypes it meets).
+        self.host = host
+
+    @property
+    def resolve_as(self):
+        return self.weak if self.weak is not None else self.dtype
+
+    def astype(self, dtype, /, *, copy=True):
+        return self.trace.cast(self, np.dtype(dtype))
+
+    @property
+    def real(self):
+        return self.trace.part(self, "real")
+
+    @property
+    def imag(self):
+        return self.trace.part(self, "imag")
+
+    def __bool__(self):
+        raise TypeError("simt.fuse: the value of an array is not known while the function "
+                        "is traced; use simt.where(condition, x, y) instead of if/and/or")
+
+
+def _operator_methods():
+    def binary(name):
+        f = FUNCTIONS[name]
+        return (lambda self, other: f(self, other)), (lambda self, other: f(other, self))
+
+    for stem, name in _BINARY.items():
+        forward, reflected = binary(name)
+        setattr(_Traced, f"__{stem}__", forward)
+        setattr(_Traced, f"__r{stem}__", reflected)
+    for stem, name in _COMPARISONS.items():
+        setattr(_Traced, f"__{stem}__", binary(name)[0])
+    for stem, name in _UNARY.items():
+        setattr(_Traced, f"__{stem}__", lambda self, f=FUNCTIONS[name]: f(self))
+    _Traced.__hash__ = None
+    for name in ("sum", "prod", "min", "max", "mean", "all", "any"):
+        setattr(_Traced, name, _reduction_method(name))
+
+
+def _reduction_method(name):
+    def method(self, axis=None, dtype=None, keepdims=False):
+        from . import _reduction
+
+        kwargs = {"axis": axis, "keepdims": keepdims}
+        if name in ("sum", "prod", "mean"):
+            kwargs["dtype"] = dtype
+        return getattr(_reduction, name)(self, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+_operator_methods()
+
+
+class _ResolveAs:
+    """What Elementwise.resolve reads of an operand: its dtype (or weak Python type)."""
+
+    __slots__ = ("value", "is_array", "resolve_as")
+
+    def __init__(self, value):
+        if isinstance(value, _Traced):
+            self.value, self.is_array, self.resolve_as = value, True, value.resolve_as
+        else:
+            operand = Operand(value, "simt.fuse")
+            self.value, self.is_array, self.resolve_as = value, False, operand.resolve_as
+
+
+class _Reduction:
+    """A reduction the fused function ends in: applied to the fused element-wise result."""
+
+    def __init__(self, value, name, axis, keepdims, dtype):
+        self.value, self.name = value, name
+        self.axis, self.keepdims, self.dtype = axis, keepdims, dtype
+
+
+class _Trace:
+    """The statements of one fused function for one set of argument types."""
+
+    def __init__(self, function_name):
+        self.function_name = function_name
+        self.statements = []
+        self.helpers = []
+        self.narrowed = []  # (host value of a weak int, an integer dtype it converts to)
+        self.inputs = []
+
+    def input(self, position, value):
+        name = f"v{position}"
+        if isinstance(value, Array):
+            traced = _Traced(self, name, value.dtype)
+        elif isinstance(value, np.generic):
+            traced = _Traced(self, name, value.dtype.newbyteorder("="))
+        else:
+            kind = bool if isinstance(value, bool) else type(value)
+            traced = _Traced(self, name, _PASSED[kind], weak=kind,
+                             host=lambda args, k=position: args[k])
+        self.inputs.append(traced)
+        return traced
+
+    def _new(self, text, dtype, weak=None, host=None):
+        name = f"t{len(self.statements)}"
+        self.statements.append(f"{name} = {text}")
+        return _Traced(self, name, dtype, weak, host)
+
+    def _text(self, value, dtype):
+        """`value` (a traced value or a constant) as text of dtype `dtype`."""
+        dtype_name = _generated.dtype_name(dtype)
+        if isinstance(value, _Traced):
+            if value.weak is int and dtype.kind in "iu" and value.host is not None:
+                self.narrowed.append((value.host, dtype))
+            return value.name if value.dtype == dtype else f"{dtype_name}({value.name})"
+        constant = np.asarray(value).astype(dtype)[()]
+        if dtype.kind in "iu" or (dtype.kind == "f" and np.isfinite(constant)):
+            return f"{dtype_name}({constant.item()!r})"
+        if dtype.kind == "b":
+            return repr(bool(constant))
+        # A non-finite or complex constant: a local holding it, built from finite parts.
+        return self._new(_constant_text(constant, dtype_name), dtype).name
+
+    def call(self, function, args, out):
+        """One element-wise function applied to traced values and constants."""
+        if out is not None:
+            raise TypeError(f"simt.fuse: out= inside a fused function ({function.__name__})")
+        if len(args) != function.nin:
+            raise TypeError(f"simt.{function.__name__}() takes {function.nin} arguments, "
+                            f"not {len(args)}")
+        for a in args:
+            if isinstance(a, Array):
+                raise TypeError(f"simt.fuse: {self.function_name} uses an array it was not "
+                                f"given as an argument (in simt.{function.__name__}); pass "
+                                f"every array as an argument of the fused function")
+            if isinstance(a, _Traced) and a.trace is not self:
+                raise TypeError("simt.fuse: a value of another fused function")
+        operands = [_ResolveAs(a) for a in args]
+        loop = function.resolve(operands)
+        text, helpers = expression(function, loop)
+        for helper in helpers:
+            if helper not in self.helpers:
+                self.helpers.append(helper)
+        converted = [self._text(a, d) for a, d in zip(args, loop)]
+        weak = host = None
+        if not any(isinstance(a, _Traced) and a.weak is None for a in args):
+            weak = _PYTHON_TYPE[loop[-1].kind]  # an expression of Python scalars alone
+            parts = [a.host if isinstance(a, _Traced) else (lambda args, c=a: c) for a in args]
+            if function.ufunc is not None and None not in parts:
+                def host(args, ufunc=function.ufunc, parts=parts):
+                    return ufunc(*(part(args) for part in parts))
+        return self._new(text.format(*converted), loop[-1], weak, host)
+
+    def clip(self, x, low, high):
+        operands = [_ResolveAs(v) for v in (x, low, high)]
+        loop = FUNCTIONS["clip"].resolve(operands)
+        text = FUNCTIONS["clip"].expressions["*"]
+        return self._new(text.format(*(self._text(v, d) for v, d in zip((x, low, high), loop))),
+                         loop[-1])
+
+    def cast(self, value, dtype):
+        if dtype.kind not in "biufc":
+            raise TypeError(f"simt.fuse: astype to {dtype}")
+        if value.dtype.kind == "c" and dtype.kind != "c":
+            text = f"{value.name} != 0" if dtype.kind == "b" else f"{value.name}.real"
+            return self._new(f"{_generated.dtype_name(dtype)}({text})", dtype)
+        return self._new(self._text(value, dtype), dtype)
+
+    def part(self, value, which):
+        if value.dtype.kind != "c":
+            if which == "real":
+                return value
+            return self._new(f"{_generated.dtype_name(value.dtype)}(0)", value.dtype)
+        real = np.dtype(np.float32 if value.dtype == np.complex64 else np.float64)
+        return self._new(f"{value.name}.{which}", real)
+
+    def reduction(self, value, name, axis, keepdims, dtype):
+        if value.trace is not self:
+            raise TypeError("simt.fuse: a value of another fused function")
+        return _Reduction(value, name, axis, keepdims, dtype)
+
+    def device_function(self, result, name):
+        params = ", ".join(v.name for v in self.inputs)
+        body = [f"    {s}" for s in self.statements] + [f"    return {result.name}"]
+        return f"def {name}({params}):\n" + "\n".join(body) + "\n"
+
+
+def _constant_text(constant, dtype_name):
+    def part(x):
+        if np.isnan(x):
+            return "math.nan"
+        if np.isinf(x):
+            return "math.inf" if x > 0 else "-math.inf"
+        return repr(float(x))
+
+    if np.iscomplexobj(constant):
+        return f"{dtype_name}(complex({part(constant.real)}, {part(constant.imag)}))"
+    return f"{dtype_name}({part(constant)})"
+
+
+class _Compiled:
+    """A fused function traced for one set of argument types."""
+
+    __slots__ = ("name", "text", "helpers", "loop", "narrowed", "reduction")
+
+
+class Fused:
+    """A function compiled by simt.fuse: called with simt arrays and scalars (at least one
+    array; all on one device), it returns what the function computes, in one kernel."""
+
+    def __init__(self, function, name=None):
+        functools.update_wrapper(self, function)
+        self._function = function
+        self._name = name or getattr(function, "__name__", "fused")
+        self._compiled = {}
+        self._serial = next(_serials)
+
+    def __repr__(self):
+        return f"<simt.fuse of {self._name}>"
+
+    def __call__(self, *args):
+        where = f"simt.fuse({self._name})"
+        operands = [Operand(a, where) for a in args]
+        device = common_device(operands, where)
+        if device is None:
+            raise TypeError(f"{where}: at least one argument must be a simt array (these "
+                            f"are all scalars: call the function itself)")
+        key = tuple(op.resolve_as for op in operands)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = self._compiled[key] = self._trace(args)
+        for host, dtype in compiled.narrowed:
+            value = int(host(args))
+            info = np.iinfo(dtype)
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"{where}: Python integer {value} out of bounds for "
+                                    f"{dtype}")
+        for position, op in enumerate(operands):
+            if not op.is_array and isinstance(op.value, int) and not isinstance(op.value, bool):
+                info = np.iinfo(compiled.loop[position])
+                if not info.min <= op.value <= info.max:
+                    raise OverflowError(f"{where}: Python integer {op.value} out of bounds "
+                                        f"for {compiled.loop[position]}")
+        plan = _plan(compiled.name, lambda: (compiled.text, compiled.helpers), compiled.loop,
+                     operands, device, None)
+        out = empty(plan.shape, compiled.loop[-1], device)
+        check_out(compiled.name, out, plan.shape, compiled.loop[-1])
+        if plan.launch is not None:
+            plan.launch(*plan.arguments(out, operands))
+        reduction = compiled.reduction
+        if reduction is None:
+            return out
+        from . import _reduction
+
+        kwargs = {"axis": reduction.axis, "keepdims": reduction.keepdims}
+        if reduction.name in ("sum", "prod", "mean"):
+            kwargs["dtype"] = reduction.dtype
+        return getattr(_reduction, reduction.name)(out, **kwargs)
+
+    def _trace(self, args):
+        trace = _Trace(self._name)
+        traced = [trace.input(k, a) for k, a in enumerate(args)]
+        result = self._function(*traced)
+        reduction = None
+        if isinstance(result, _Reduction):
+            reduction, result = result, result.value
+        if isinstance(result, tuple):
+            raise TypeError(f"simt.fuse({self._name}): the function returns a tuple; a fused "
+                            f"function returns one array")
+        if not isinstance(result, _Traced) or result.trace is not trace:
+            raise TypeError(f"simt.fuse({self._name}): the function must return an "
+                            f"expression of its arguments, not {type(result).__name__}")
+        index = len(self._compiled)
+        function_name = f"dev_fused_{self._serial}_{index}"
+        compiled = _Compiled()
+        compiled.name = f"fused_{self._serial}_{index}"
+        compiled.helpers = trace.helpers + [trace.device_function(result, function_name)]
+        compiled.text = f"{function_name}({', '.join('{%d}' % k for k in range(len(args)))})"
+        compiled.loop = tuple(v.dtype for v in trace.inputs) + (result.dtype,)
+        compiled.narrowed = trace.narrowed
+        compiled.reduction = reduction
+        return compiled
+
+
+def _counter():
+    n = 0
+    while True:
+        yield n
+        n += 1
+
+
+_serials = _counter()
+
+
+def fuse(*args, kernel_name=None):
+    """Compiles a function of arrays and scalars into one element-wise kernel (CuPy's
+    fuse): `simt.fuse(f)`, `@simt.fuse` or `@simt.fuse(kernel_name="f")`. The function may
+    use operators, simt's element-wise functions, where, clip, astype, real, imag, and end
+    in one reduction (sum, prod, min, max, mean, all, any)."""
+    if len(args) == 1 and callable(args[0]):
+        return Fused(args[0], kernel_name)
+    if args:
+        raise TypeError("simt.fuse takes a function (or keyword arguments only)")
+    return lambda function: Fused(function, kernel_name)
+
