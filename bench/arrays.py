@@ -120,6 +120,34 @@ def bench_cuda(device):
                "cupy", cupy_event_ms(cp, lambda: cp.sum(cm, axis=axis)), "ms", ">= 1.0")
     del m, cm
 
+    # A fused 4-operation expression (two products, a sum, a square root): one kernel each.
+    n = 2 ** 26
+    xh, yh = rng.random(n, np.float32), rng.random(n, np.float32)
+    x, y, cx, cy = (simt.asarray(xh, device=device), simt.asarray(yh, device=device),
+                    cp.asarray(xh), cp.asarray(yh))
+    def norm2(x, y):  # not 'hypot': CuPy's kernel would clash with C's hypot
+        return cp.sqrt(x * x + y * y)
+
+    fused = simt.fuse(lambda x, y: simt.sqrt(x * x + y * y))
+    cupy_fused = cp.fuse(norm2)  # CuPy's kernel takes the function's name: no lambda
+    check("fuse", fused(x, y).get(), np.sqrt(xh * xh + yh * yh), 1e-6)
+    report("fuse sqrt(x*x+y*y) 2^26 f32", cupy_event_ms(cp, lambda: fused(x, y)), "cupy.fuse",
+           cupy_event_ms(cp, lambda: cupy_fused(cx, cy)), "ms", ">= 1.0")
+    del x, y, cx, cy
+
+    # Matrix product: simt's generated tiled kernel against cuBLAS (through CuPy).
+    n = 8192
+    ph, qh = rng.random((n, n), np.float32), rng.random((n, n), np.float32)
+    p, q, cp_p, cp_q = (simt.asarray(ph, device=device), simt.asarray(qh, device=device),
+                        cp.asarray(ph), cp.asarray(qh))
+    check("matmul", (p[:512] @ q).get(), ph[:512] @ qh, 1e-5)
+    simt_ms = event_ms(cp, lambda: p @ q, repeats=5)
+    cublas_ms = event_ms(cp, lambda: cp_p @ cp_q, repeats=5)
+    report("matmul 8192^2 f32 (generated kernel)", simt_ms, "cupy (cuBLAS)", cublas_ms, "ms",
+           "reported (issue 15: cuBLAS >= 0.95)")
+    print(f"  simt matmul: {2 * n ** 3 / simt_ms / 1e9:.1f} TFLOP/s", flush=True)
+    del p, q, cp_p, cp_q
+
     one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
     report("a + 1, 1 element (host cost)", small_call_us(lambda: one + 1, sync), "cupy",
            small_call_us(lambda: cone + 1, cp.cuda.Device().synchronize), "us", "<= cupy")
@@ -151,6 +179,15 @@ def bench_cpu(device):
               mh.astype(np.float64).sum(axis=axis), 1e-5)
         report(f"sum(axis={axis}) 4096^2 f32", wall_ms(lambda: simt.sum(m, axis=axis), sync),
                "numpy", wall_ms(lambda: mh.sum(axis=axis), lambda: None), "ms", ">= 1.5")
+    fused = simt.fuse(lambda x, y: simt.sqrt(x * x + y * y))
+    check("fuse", fused(a, b).get(), np.sqrt(ah * ah + bh * bh), 1e-6)
+    report("fuse sqrt(x*x+y*y) 2^24 f32", wall_ms(lambda: fused(a, b), sync), "numpy",
+           wall_ms(lambda: np.sqrt(ah * ah + bh * bh), lambda: None), "ms", ">= 1.5")
+    ph, qh = rng.random((2048, 2048), np.float32), rng.random((2048, 2048), np.float32)
+    p, q = simt.asarray(ph, device=device), simt.asarray(qh, device=device)
+    check("matmul", (p @ q).get(), ph @ qh, 1e-5)
+    report("matmul 2048^2 f32", wall_ms(lambda: p @ q, sync, repeats=5), "numpy",
+           wall_ms(lambda: ph @ qh, lambda: None, repeats=5), "ms", "~1.0 (the same BLAS)")
     one, none = simt.asarray(np.ones(1, np.float32), device=device), np.ones(1, np.float32)
     simt_us = small_call_us(lambda: one + 1, sync)
     numpy_us = small_call_us(lambda: none + 1)

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _core
 from .._array import Array, empty
 from . import _broadcast, _generated, _launch
-from ._elementwise_ops import ALIASES, COMPLEX, HELPERS, OPERATIONS
+from ._elementwise_ops import ALIASES, COMPLEX, OPERATIONS, helpers_for
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -239,8 +239,7 @@ def expression(function, loop):
             and "*" not in function.expressions:
         text = function.expressions["f"]
     text = text.replace("{T}", _generated.dtype_name(loop[-1]))
-    helpers = [h for name, h in HELPERS.items() if name in text]
-    return text, helpers
+    return text, helpers_for(text)
 
 
 def apply(function, loop, operands, device, out=None):

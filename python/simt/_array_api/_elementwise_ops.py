@@ -10,6 +10,8 @@ generated module defines before the kernel. `{T}` is the loop's output dtype (np
 
 import numpy as np
 
+from . import _complex_ops
+
 # name: (NumPy ufunc, {kind: expression}).
 _ARITHMETIC = {
     "add": (np.add, {"*": "{0} + {1}"}),
@@ -98,13 +100,16 @@ _FUNCTIONS.update({
     "rad2deg": (np.rad2deg, {"*": "{0} * {T}(57.29577951308232)"}),
 })
 
+OPERATIONS = {**_ARITHMETIC, **_COMPARISONS, **_LOGICAL_AND_BITWISE, **_FUNCTIONS}
+for _name, _text in _complex_ops.EXPRESSIONS.items():
+    OPERATIONS[_name][1]["c"] = _text
+
 # The operations simt computes on complex numbers; the others raise TypeError for them
-# (NumPy's complex ordering, powers and transcendental functions are not written yet).
+# (NumPy's complex ordering, and the real-only functions: floor, atan2, hypot, ...).
 COMPLEX = {"add", "subtract", "multiply", "divide", "negative", "positive", "abs", "square",
            "reciprocal", "sign", "conj", "equal", "not_equal", "logical_and", "logical_or",
-           "logical_xor", "logical_not", "isnan", "isinf", "isfinite"}
-
-OPERATIONS = {**_ARITHMETIC, **_COMPARISONS, **_LOGICAL_AND_BITWISE, **_FUNCTIONS}
+           "logical_xor", "logical_not", "isnan", "isinf", "isfinite",
+           *_complex_ops.EXPRESSIONS}
 
 # Other names of the same operations: NumPy's (which the array API renamed) and aliases.
 ALIASES = {
@@ -138,7 +143,18 @@ def dev_int_reciprocal(x):
 def dev_complex_sign(z):
     r = abs(z)
     if r == 0:
-        return z * 0
-    return z / r
+        return z - z  # +0 in both parts, whatever the zero's signs
+    # Each part divided by the real modulus: a complex division would scale a subnormal
+    # modulus's reciprocal to inf.
+    return complex(z.real / r, z.imag / r)
 ''',
+    **_complex_ops.HELPERS,
 }
+
+
+def helpers_for(text):
+    """The device functions an expression calls, callees first."""
+    names = [name for name in HELPERS if name + "(" in text]
+    for name in list(names):
+        names[:0] = [callee for callee in _complex_ops.CALLS.get(name, []) if callee not in names]
+    return [HELPERS[name] for name in names]

@@ -178,8 +178,12 @@ def _flat(out):
 # (several waves of resident blocks, so that the last wave's idle time is small).
 _SEGMENT_MIN = 4096
 _COLUMN_SEGMENT_MIN = 64
-_TARGET_BLOCKS = 1024
-_MAX_SEGMENTS = 1024
+_TARGET_BLOCKS = 4096
+_MAX_SEGMENTS = 4096
+# Rows up to this long are reduced by a group of _GROUP threads each (several rows per
+# block) rather than by a whole block per row, whose threads would mostly idle.
+_GROUP = 32
+_GROUP_ROWS_MAX_K = 16384
 
 
 def _workers(device):
@@ -207,6 +211,8 @@ def _reduce_rows(op, rows, out, acc, divisor):
     columns = m > 1 and abs(row_stride) < abs(elem_stride)
     layout = _layout_of(device, columns)
     segments = 1 if layout == _CPU_COLUMNS else _segments(device, m, k, columns)
+    if segments == 1 and layout == _GPU_ROWS and m > 1 and k <= _GROUP_ROWS_MAX_K:
+        layout = _GPU_GROUP_ROWS
     if segments == 1:
         _launch_reduction(op, rows, out, acc, divisor, layout, mapped=True, final=True)
         return
@@ -217,13 +223,15 @@ def _reduce_rows(op, rows, out, acc, divisor):
     size = acc.itemsize
     strides = (size, m * size) if columns else (segments * size, size)
     again = _broadcast.element_view(partial, (m, segments), strides)
-    _launch_reduction(op, again, out, acc, divisor, _layout_of(device, columns),
-                      mapped=False, final=True)
+    again_layout = _layout_of(device, columns)
+    if again_layout == _GPU_ROWS and m > 1:
+        again_layout = _GPU_GROUP_ROWS  # rows of at most _MAX_SEGMENTS partials
+    _launch_reduction(op, again, out, acc, divisor, again_layout, mapped=False, final=True)
 
 
 # The templates' layouts over the device's threads.
-_GPU_ROWS, _GPU_COLUMNS, _CPU_ROWS, _CPU_COLUMNS = "gpu_rows", "gpu_columns", "cpu_rows", \
-    "cpu_columns"
+_GPU_ROWS, _GPU_GROUP_ROWS, _GPU_COLUMNS, _CPU_ROWS, _CPU_COLUMNS = (
+    "gpu_rows", "gpu_group_rows", "gpu_columns", "cpu_rows", "cpu_columns")
 
 
 def _layout_of(device, columns):
@@ -241,6 +249,8 @@ def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segmen
     items = m * segments
     if layout == _GPU_ROWS:
         config = (builtins.min(items, 2 ** 31 - 1), block)
+    elif layout == _GPU_GROUP_ROWS:
+        config = (builtins.min(-(-m // (block // _GROUP)), 2 ** 31 - 1), block)
     elif layout == _GPU_COLUMNS:
         config = (-(-items // block), block)
     else:  # the CPU: a thread per row, segment or chunk of columns
@@ -364,6 +374,8 @@ def _template(op, acc, layout, block, mapped, final, shuffles=False):
         out[i] = {final_text}
         i += step
 '''
+    if layout == _GPU_GROUP_ROWS:
+        return head + _group_rows(combine, identity, mapping, acc, block, final_text, shuffles)
     # Each thread keeps _GPU_LANES accumulators, a block's width apart: independent loads
     # in flight instead of one chain of dependent additions.
     gpu_lanes = _GPU_LANES
@@ -398,6 +410,57 @@ def _template(op, acc, layout, block, mapped, final, shuffles=False):
         simt.syncthreads()
         b += simt.gridDim.x
 '''
+
+
+def _group_rows(combine, identity, mapping, acc, block, final_text, shuffles):
+    """A group of _GROUP threads per row, block // _GROUP rows per block: each thread
+    strides through its row with _GPU_LANES accumulators, then the group combines its
+    values (by warp shuffles on CUDA, else in shared memory). The loop runs while the
+    block's first row exists, so every thread of a block reaches the same barriers."""
+    lanes, group = _GPU_LANES, _GROUP
+    init = "\n        ".join(f"acc{j} = {identity}" for j in range(lanes))
+    unrolled = "\n                ".join(
+        f"acc{j} = " + _substitute(combine, f"acc{j}", "(" + mapping.replace(
+            "v", f"x[r, k + {j * group}]") + ")") for j in range(lanes))
+    tail = "acc0 = " + _substitute(combine, "acc0", "(" + mapping.replace("v", "x[r, k]") + ")")
+    merge = _merge_tree(combine, [f"acc{j}" for j in range(lanes)])
+    if shuffles:
+        tree = "\n".join(f"        o = simt.shfl_down_sync(0xFFFFFFFF, v, {d})\n"
+                         f"        v = {_substitute(combine, 'v', 'o')}"
+                         for d in (16, 8, 4, 2, 1) if d < group) + "\n        acc = v"
+        shared = ""
+    else:
+        halving = _substitute(combine, "sh[t]", "sh[t + w]")
+        tree = "\n".join([
+            "        sh[t] = v", "        simt.syncthreads()", f"        w = {group // 2}",
+            "        while w > 0:", "            if lane < w:", f"                sh[t] = {halving}",
+            "            simt.syncthreads()", "            w //= 2", "        acc = sh[t]",
+            "        simt.syncthreads()"])
+        shared = f"\n    sh = simt.shared.array({block}, {_generated.dtype_name(acc)})"
+    return "\n".join([
+        shared,
+        "    t = simt.threadIdx.x",
+        f"    lane = t % {group}",
+        f"    g = t // {group}",
+        f"    first = simt.blockIdx.x * {block // group}",
+        f"    step = simt.gridDim.x * {block // group}",
+        "    while first < M:",
+        "        r = first + g",
+        f"        {init}",
+        "        if r < M:",
+        "            k = lane",
+        f"            while k + {group * (lanes - 1)} < K:",
+        f"                {unrolled}",
+        f"                k += {group * lanes}",
+        "            while k < K:",
+        f"                {tail}",
+        f"                k += {group}",
+        f"        v = {merge}",
+        tree,
+        "        if lane == 0 and r < M:",
+        f"            out[r] = {final_text}",
+        "        first += step",
+    ]) + "\n"
 
 
 def _shared_tree(combine, block, final_text):
@@ -443,6 +506,7 @@ _GPU_LANES = 4
 # negative-index wrapping and the CPU's loops vectorize.
 _SIZES = {
     "gpu_rows": "\n    M = x.shape[0]\n    K = x.shape[1]\n    S = max(segments, 1)",
+    "gpu_group_rows": "\n    M = x.shape[0]\n    K = x.shape[1]",
     "gpu_columns": "\n    M = x.shape[0]\n    K = x.shape[1]\n    S = max(segments, 1)",
     "cpu_rows": "\n    M = x.shape[0]\n    K = x.shape[1]\n    S = max(segments, 1)",
     "cpu_columns": "\n    K = x.shape[0]\n    M = x.shape[1]",
