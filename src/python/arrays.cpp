@@ -258,6 +258,8 @@ void bind_arrays(nb::module_& m) {
                    })
       .def_prop_ro("total_memory", [](const PyDevice& d) { return d.device->info().total_memory; })
       .def_prop_ro("is_gpu", [](const PyDevice& d) { return d.device->info().gpu; })
+      .def_prop_ro("supports_float64",
+                   [](const PyDevice& d) { return d.device->info().float64.present; })
       .def_prop_ro("host_accessible", [](const PyDevice& d) { return d.device->host_accessible(); })
       .def("synchronize",
            [](const PyDevice& d) {

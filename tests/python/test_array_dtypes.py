@@ -285,3 +285,21 @@ def test_namespace_dtypes():
 
 def test_namespace_has_bool_dtype():  # the array API's name for it
     assert np.dtype(simt.bool) == np.dtype(bool)
+
+
+def test_float64_on_a_device_without_it_is_a_type_error(device, monkeypatch):
+    """An OpenCL device without cl_khr_fp64 (simulated: every device here has it) refuses
+    float64 and complex128 operations by name, before compiling anything."""
+    from simt._array_api import _launch
+
+    x = simt.zeros(4, dtype=np.float64, device=device)
+    z = simt.zeros((2, 2), dtype=np.complex128, device=device)
+    monkeypatch.setattr(_launch, "has_float64", lambda d: False)
+    with pytest.raises(TypeError, match=f"{device.id}.*cannot compute in float64"):
+        simt.sin(x[::2])  # a layout no earlier test planned
+    with pytest.raises(TypeError, match="cannot compute in float64"):
+        simt.sum(x[1:])
+    with pytest.raises(TypeError, match="cannot compute in complex128"):
+        z[:, :1] @ z[:1]
+    f = simt.zeros(4, dtype=np.float32, device=device)
+    assert simt.sin(f[::3]).dtype == np.float32  # float32 still runs

@@ -359,6 +359,7 @@ def _plan(name, make_expression, loop, operands, device, out):
     else:
         shape = arrays[0].shape if len(arrays) == 1 else \
             _broadcast.broadcast_shapes(*(a.shape for a in arrays))
+    _launch.check_dtypes(device, loop, f"simt.{name}")
     plan = _Plan()
     plan.shape = shape
     plan.scalar_types = [d.type for d in loop[:-1]]

@@ -60,6 +60,21 @@ def flat_loop(body, form, indent="    "):
 
 
 _block_cache = {}
+_WIDE = {"float64", "complex128"}
+
+
+def has_float64(device):
+    return device.supports_float64
+
+
+def check_dtypes(device, dtypes, where):
+    """TypeError naming the device and dtype when an operation would compute in float64
+    (or complex128) on a device without it (an OpenCL device lacking cl_khr_fp64)."""
+    wide = sorted({d.name for d in dtypes} & _WIDE)
+    if wide and not has_float64(device):
+        raise TypeError(f"{where}: {device.id} ({device.name}) cannot compute in {wide[0]} "
+                        f"(it has no double precision: cl_khr_fp64); use float32 or "
+                        f"complex64 arrays there, or another device")
 
 
 def block_size(device):

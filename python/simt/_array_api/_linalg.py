@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from .._array import Array, empty
-from . import _broadcast, _generated
+from . import _broadcast, _generated, _launch
 from ._elementwise import FUNCTIONS, assign, contiguous_copy
 from ._manipulation import permute_dims, reshape
 from ._reduction import sum as _sum
@@ -75,6 +75,7 @@ def _product(a, b, out):
     """out[..., m, n] = sum over k of a[..., m, k] * b[..., k, n], the batch broadcast."""
     if out.size == 0:
         return
+    _launch.check_dtypes(out.device, (a.dtype, b.dtype, out.dtype), "simt.matmul")
     k = a.shape[-1]
     if k == 0:
         assign(out, 0)

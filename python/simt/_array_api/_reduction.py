@@ -153,6 +153,7 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
                        "mean": float("nan")}[name]
         assign(out, empty_value)
         return _reshaped(out, final_shape)
+    _launch.check_dtypes(x.device, (x.dtype, acc, result_dtype), what)
     rows, _ = _as_rows(x, axes)
     target = out if acc == result_dtype else empty(kept_shape, acc, x.device)
     _reduce_rows(op, rows, _flat(target), acc, float(count))
