@@ -119,6 +119,13 @@ def bench_cuda(device):
         report(f"sum(axis={axis}) 8192^2 f32", cupy_event_ms(cp, lambda: simt.sum(m, axis=axis)),
                "cupy", cupy_event_ms(cp, lambda: cp.sum(cm, axis=axis)), "ms", ">= 1.0")
     del m, cm
+    sh = rng.random((65536, 64), np.float32)  # short rows: a group of threads per row
+    srows, csrows = simt.asarray(sh, device=device), cp.asarray(sh)
+    check("sum short rows", simt.sum(srows, axis=1).get(), sh.astype(np.float64).sum(axis=1),
+          1e-5)
+    report("sum(axis=1) 65536x64 f32", cupy_event_ms(cp, lambda: simt.sum(srows, axis=1)),
+           "cupy", cupy_event_ms(cp, lambda: cp.sum(csrows, axis=1)), "ms", ">= 1.0")
+    del srows, csrows
 
     # A fused 4-operation expression (two products, a sum, a square root): one kernel each.
     n = 2 ** 26

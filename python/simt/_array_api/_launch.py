@@ -8,6 +8,8 @@ there each thread takes one contiguous chunk, a loop the C++ compiler can vector
 
 import re
 
+import numpy as np
+
 GRID_STRIDE = "grid_stride"
 CHUNKED = "chunked"
 
@@ -60,7 +62,7 @@ def flat_loop(body, form, indent="    "):
 
 
 _block_cache = {}
-_WIDE = {"float64", "complex128"}
+_WIDE = (np.dtype(np.float64), np.dtype(np.complex128))
 
 
 def has_float64(device):
@@ -70,7 +72,7 @@ def has_float64(device):
 def check_dtypes(device, dtypes, where):
     """TypeError naming the device and dtype when an operation would compute in float64
     (or complex128) on a device without it (an OpenCL device lacking cl_khr_fp64)."""
-    wide = sorted({d.name for d in dtypes} & _WIDE)
+    wide = [d for d in _WIDE if d in dtypes]
     if wide and not has_float64(device):
         raise TypeError(f"{where}: {device.id} ({device.name}) cannot compute in {wide[0]} "
                         f"(it has no double precision: cl_khr_fp64); use float32 or "

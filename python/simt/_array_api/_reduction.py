@@ -241,12 +241,17 @@ def _layout_of(device, columns):
     return _GPU_COLUMNS if columns else _GPU_ROWS
 
 
+_kernels = {}  # (operation, accumulator dtype, layout, block, mapped, final, shuffles)
+
+
 def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segments=1):
     m, k = rows.shape
     device = rows.device
     block = _launch.block_size(device)
-    text = _template(op, acc, layout, block, mapped, final, _shuffles(device, acc))
-    kernel = _generated.kernel(f"reduce_{op.name}", text)
+    key = (op.name, acc, layout, block, mapped, final, _shuffles(device, acc))
+    kernel = _kernels.get(key)
+    if kernel is None:  # the template's text built once per specialization, not per call
+        kernel = _kernels[key] = _generated.kernel(f"reduce_{op.name}", _template(op, *key[1:]))
     items = m * segments
     if layout == _GPU_ROWS:
         config = (builtins.min(items, 2 ** 31 - 1), block)
