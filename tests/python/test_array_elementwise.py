@@ -608,14 +608,15 @@ def test_equality_of_complex(device, rng):
         check(name, function, x, y, device=device)
 
 
-@pytest.mark.xfail(reason="int64 against uint64 compares in float64 (resolve_dtypes' loop); "
-                          "NumPy 2 compares the values exactly", strict=True)
 def test_comparisons_of_mixed_integer_kinds_are_exact(device, rng):
     # int64 against uint64: NumPy compares the values exactly (no float64 rounding).
     x = np.array([-1, 2 ** 62, 2 ** 63 - 1, 0, -(2 ** 63)], np.int64)
     y = np.array([2 ** 64 - 1, 2 ** 62 + 1, 2 ** 63, 0, 2 ** 63], np.uint64)
     for name, function in COMPARISONS:
         check(name, function, x, y, device=device)
+        check(name, function, y, x, device=device)
+        check(name, function, x.astype(np.int8), y, device=device)
+        check(name, function, y, 2 ** 63 + 1, device=device)
 
 
 # ------------------------------------------------------------------ logical, bitwise

@@ -125,6 +125,8 @@ class Elementwise:
             if any(d.kind == "c" for d in loop[:-1]) and self.__name__ not in COMPLEX:
                 raise TypeError(f"simt.{self.__name__} does not take complex arrays yet "
                                 f"({', '.join(d.name for d in loop[:-1])})")
+            if self.ufunc in _COMPARISON_UFUNCS:
+                loop = _exact_mixed_integers(key, loop)
             self._resolved[key] = loop
         return self._checked_scalars(loop, operands)
 
@@ -231,9 +233,33 @@ _COMPARISON_UFUNCS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater
                       np.greater_equal}
 
 
+_I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
+_CMP_SIGNS = {np.equal: "== 0", np.not_equal: "!= 0", np.less: "< 0", np.less_equal: "<= 0",
+              np.greater: "> 0", np.greater_equal: ">= 0"}
+
+
+def _exact_mixed_integers(key, loop):
+    """A signed integer against uint64 (NumPy's loop: both in float64, which rounds) is
+    compared exactly, as NumPy 2 compares them: the operands keep int64 and uint64."""
+    kinds = [k.kind if isinstance(k, np.dtype) else None for k in key]
+    if loop[0].kind == "f" and sorted(kinds) == ["i", "u"] and _U64 in key:
+        return tuple(_I64 if k == "i" else _U64 for k in kinds) + (np.dtype(bool),)
+    return loop
+
+
+def _mixed_comparison(function, loop):
+    # dev_compare_iu(signed, unsigned): -1, 0 or 1, as the exact values compare.
+    if loop[0].kind == "i":
+        return f"dev_compare_iu({{0}}, {{1}}) {_CMP_SIGNS[function.ufunc]}"
+    return f"-dev_compare_iu({{1}}, {{0}}) {_CMP_SIGNS[function.ufunc]}"
+
+
 def expression(function, loop):
     """The expression of `function` for loop dtypes `loop`, and the helpers it calls."""
     kind = loop[0].kind
+    if function.ufunc in _COMPARISON_UFUNCS and {kind, loop[1].kind} == {"i", "u"}:
+        text = _mixed_comparison(function, loop)
+        return text, helpers_for(text)
     text = function.expressions.get(kind, function.expressions.get("*"))
     if kind in "iu" and kind not in function.expressions and "f" in function.expressions \
             and "*" not in function.expressions:

@@ -148,6 +148,17 @@ def dev_complex_sign(z):
     # modulus's reciprocal to inf.
     return complex(z.real / r, z.imag / r)
 ''',
+    "dev_compare_iu": '''
+def dev_compare_iu(a, b):
+    if a < 0:
+        return -1
+    u = np.uint64(a)
+    if u < b:
+        return -1
+    if u > b:
+        return 1
+    return 0
+''',
     **_complex_ops.HELPERS,
 }
 
