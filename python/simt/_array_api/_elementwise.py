@@ -241,7 +241,7 @@ _CMP_SIGNS = {np.equal: "== 0", np.not_equal: "!= 0", np.less: "< 0", np.less_eq
 def _exact_mixed_integers(key, loop):
     """A signed integer against uint64 (NumPy's loop: both in float64, which rounds) is
     compared exactly, as NumPy 2 compares them: the operands keep int64 and uint64."""
-    kinds = [k.kind if isinstance(k, np.dtype) else None for k in key]
+    kinds = [k.kind if isinstance(k, np.dtype) else "" for k in key]  # "": a Python type
     if loop[0].kind == "f" and sorted(kinds) == ["i", "u"] and _U64 in key:
         return tuple(_I64 if k == "i" else _U64 for k in kinds) + (np.dtype(bool),)
     return loop
