@@ -69,8 +69,12 @@ def dev_ctanh(z):
     y = z.imag
     if abs(x) > 22:  # cosh(2x) overflows; tanh is +-1 to the last bit there
         return complex(math.copysign(1.0, x), np.sin(y * 2) * np.exp(-abs(x) * 2) * 2)
-    d = np.cosh(x * 2) + np.cos(y * 2)
-    return complex(np.sinh(x * 2) / d, np.sin(y * 2) / d)
+    # Kahan's form: no cancellation where cosh(2x) + cos(2y) would be near 0
+    t = np.tan(y)
+    b = t * t + 1
+    s = np.sinh(x)
+    d = b * s * s + 1
+    return complex(b * np.sqrt(s * s + 1) * s / d, t / d)
 ''',
     "dev_ctan": '''
 def dev_ctan(z):
