@@ -105,7 +105,7 @@ class Elementwise:
                             f"all scalars: use NumPy)")
         loop = self.resolve(operands)
         result, plan = apply(self, loop, operands, device, out)
-        if key is not None and len(self._fast) < 1024:
+        if key is not None and len(self._fast) < 1024 and type(loop) is not _ValueLoop:
             self._fast[key] = _FastCall(plan, loop, operands, device)
         return result
 
@@ -140,13 +140,22 @@ class Elementwise:
             if info.min <= op.value <= info.max:
                 continue
             if self.ufunc in _COMPARISON_UFUNCS:
-                wide = np.dtype(np.int64 if op.value < 0 or op.value < 2 ** 63 else np.uint64)
+                wide = np.dtype(np.int64 if op.value < 2 ** 63 else np.uint64)
                 if op.value < -(2 ** 63) or op.value >= 2 ** 64:
+                    # Beyond every integer dtype: it compares with each element as the
+                    # infinity of its sign does (float64, where every element is finite).
                     wide = np.dtype(np.float64)
+                    op.value = float("inf") if op.value > 0 else float("-inf")
                 key = tuple(wide if o is op else o.resolve_as for o in operands)
-                return self.ufunc.resolve_dtypes(key + (None,))
+                return _ValueLoop(_exact_mixed_integers(
+                    key, self.ufunc.resolve_dtypes(key + (None,))))
             raise OverflowError(f"Python integer {op.value} out of bounds for {loop[position]}")
         return loop
+
+
+class _ValueLoop(tuple):
+    """Loop dtypes chosen by a scalar's value, not its type: never kept for the fast path
+    (the next call's scalar of the same type may need another loop)."""
 
 
 class _Custom(Elementwise):
