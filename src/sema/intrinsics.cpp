@@ -102,6 +102,7 @@ constexpr Intrinsic kIntrinsics[] = {
     {"math.fmod", Rule::FloatBinary, "fmod", 2, 2},
     {"math.pow", Rule::FloatBinary, "pow", 2, 2},
     {"math.remainder", Rule::FloatBinary, "remainder", 2, 2},
+    {"math.nextafter", Rule::FloatBinary, "nextafter", 2, 2},
     {"math.ldexp", Rule::Ldexp, "ldexp", 2, 2},
     // Two results through a pointer in C: evaluated into temporaries.
     {"math.frexp", Rule::FloatSplit, "frexp", 1, 1, false},
@@ -144,6 +145,7 @@ constexpr Intrinsic kIntrinsics[] = {
     {"numpy.arctan2", Rule::FloatBinary, "atan2", 2, 2},
     {"numpy.hypot", Rule::FloatBinary, "hypot", 2, 2},
     {"numpy.copysign", Rule::FloatBinary, "copysign", 2, 2},
+    {"numpy.nextafter", Rule::FloatBinary, "nextafter", 2, 2},
     {"numpy.isnan", Rule::FloatPredicate, "isnan", 1, 1},
     {"numpy.isinf", Rule::FloatPredicate, "isinf", 1, 1},
     {"numpy.isfinite", Rule::FloatPredicate, "isfinite", 1, 1},

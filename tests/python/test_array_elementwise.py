@@ -1017,3 +1017,15 @@ def test_clip(dtype, device, rng):
     out = dev(np.full(200, 3, dtype), device)
     simt.clip(sx, -1, 1, out=out)
     assert_exact(out, np.clip(x, -1, 1), x)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_nextafter_steps_as_numpy(dtype, device, rng):
+    info = np.finfo(dtype)
+    edges = [0.0, -0.0, 1.0, 1.0, np.inf, -np.inf, np.nan, float(info.smallest_subnormal),
+             3.0, -float(info.smallest_subnormal), float(info.max), float(info.tiny), 0.5]
+    toward = [1.0, -1.0, 2.0, 0.0, 0.0, 0.0, 1.0, 0.0, np.nan, 5.0, np.inf, 0.0, 0.0]
+    x = np.concatenate([np.array(edges, dtype),
+                        (rng.standard_normal(300) * 10.0 ** rng.integers(-6, 5, 300)).astype(dtype)])
+    y = np.concatenate([np.array(toward, dtype), (rng.standard_normal(300) * 100).astype(dtype)])
+    check("nextafter", np.nextafter, x, y, device=device)

@@ -269,7 +269,8 @@ def expression(function, loop):
     if function.ufunc in _COMPARISON_UFUNCS and {kind, loop[1].kind} == {"i", "u"}:
         text = _mixed_comparison(function, loop)
         return text, helpers_for(text)
-    text = function.expressions.get(kind, function.expressions.get("*"))
+    text = function.expressions.get(loop[0].name) or \
+        function.expressions.get(kind, function.expressions.get("*"))
     if kind in "iu" and kind not in function.expressions and "f" in function.expressions \
             and "*" not in function.expressions:
         text = function.expressions["f"]

@@ -95,6 +95,10 @@ _FUNCTIONS.update({
     "atan2": (np.arctan2, {"*": "np.arctan2({0}, {1})"}),
     "hypot": (np.hypot, {"*": "np.hypot({0}, {1})"}),
     "copysign": (np.copysign, {"*": "np.copysign({0}, {1})"}),
+    # float16 computes in float32, whose step is finer: its own device function.
+    "nextafter": (np.nextafter, {"float16": "{T}(dev_nextafter_half(np.float32({0}), "
+                                            "np.float32({1})))",
+                                 "*": "np.nextafter({0}, {1})"}),
     "logaddexp": (np.logaddexp, {"*": "dev_logaddexp({0}, {1})"}),
     "deg2rad": (np.deg2rad, {"*": "{0} * {T}(0.017453292519943295)"}),
     "rad2deg": (np.rad2deg, {"*": "{0} * {T}(57.29577951308232)"}),
@@ -147,6 +151,27 @@ def dev_complex_sign(z):
     # Each part divided by the real modulus: a complex division would scale a subnormal
     # modulus's reciprocal to inf.
     return complex(z.real / r, z.imag / r)
+''',
+    "dev_nextafter_half": '''
+def dev_nextafter_half(x, y):
+    # the float16 next to x toward y, in float32 arithmetic (exact for these values)
+    if x != x or y != y:
+        return x + y
+    if x == y:
+        return y
+    if x == 0:
+        return math.copysign(np.float32(5.960464477539063e-08), y)  # 2**-24
+    if np.isinf(x):
+        return math.copysign(np.float32(65504.0), x)
+    m, e = math.frexp(x)
+    toward_zero = (x > 0) == (y < x)
+    bits = e - 11
+    if toward_zero and abs(m) == 0.5:
+        bits = e - 12  # below a power of two the step halves
+    step = math.ldexp(np.float32(1.0), max(bits, -24))
+    if toward_zero:
+        return math.copysign(abs(x) - step, x)  # -2**-24 steps to -0.0
+    return math.copysign(abs(x) + step, x)
 ''',
     "dev_compare_iu": '''
 def dev_compare_iu(a, b):
