@@ -80,6 +80,26 @@ def _axes(x, axis, what):
 def _as_rows(x, axes):
     """x as a 2-D (M kept, K reduced) view (or C-order copy when the axes do not merge),
     and the kept shape."""
+    key = (x.shape, x.strides, axes)
+    geometry = _geometries.get(key)
+    if geometry is None:
+        geometry = _rows_geometry(x, axes)
+        if len(_geometries) < 4096:
+            _geometries[key] = geometry
+    (m, k), merged, kept_shape, order = geometry
+    if merged is None:
+        # The axes do not merge into one stride each: reduce a C-order copy instead.
+        permuted = _broadcast.element_view(x, [x.shape[a] for a in order],
+                                           [x.strides[a] for a in order])
+        x = contiguous_copy(permuted)
+        merged = [k * x.itemsize, x.itemsize]
+    return _broadcast.element_view(x, (m, k), merged), kept_shape
+
+
+_geometries = {}  # (shape, strides, axes) -> what _as_rows needs of them
+
+
+def _rows_geometry(x, axes):
     kept = [a for a in range(x.ndim) if a not in axes]
     order = kept + list(axes)
     shape = [x.shape[a] for a in order]
@@ -91,13 +111,7 @@ def _as_rows(x, axes):
     for part in (slice(0, len(kept)), slice(len(kept), len(order))):
         dims, (s,) = _broadcast.collapse(shape[part], [strides[part]])
         merged.append(s[0] if len(dims) == 1 else (0 if not dims else None))
-    if None in merged:
-        # The axes do not merge into one stride each: reduce a C-order copy instead.
-        permuted = _broadcast.element_view(x, shape, strides)
-        copy = contiguous_copy(permuted)
-        merged = [k * x.itemsize, x.itemsize]
-        x = copy
-    return _broadcast.element_view(x, (m, k), merged), kept_shape
+    return (m, k), (None if None in merged else merged), kept_shape, order
 
 
 def _product(values):
@@ -263,8 +277,7 @@ def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segmen
         config = (builtins.max(1, builtins.min(items, _workers(device))), 1)
     if layout == _CPU_COLUMNS:
         rows = _broadcast.element_view(rows, (k, m), rows.strides[::-1])
-    kernel[config](out, rows, np.int64(m), np.int64(k), np.int64(segments),
-                   np.float64(divisor))
+    kernel[config](out, rows, m, k, segments, divisor)
 
 
 def _pieces(op, acc, mapped, final):
