@@ -33,6 +33,7 @@ PIP_PACKAGES=(
   "nanobind>=2.0"
   numpy
   pytest
+  hypothesis
 )
 
 log() { echo "[setup] $*"; }
