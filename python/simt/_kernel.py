@@ -81,6 +81,23 @@ class Kernel(_Compiled):
         """kernel[grid, block](*args): grid and block are ints or tuples of up to 3 ints."""
         return configured_launch(self._configured, self._dispatcher.configure, config)
 
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """The launcher of `ntasks` threads (Numba's forall): blocks of `tpb` threads (0:
+        a size that suits the device), as many as cover ntasks; the kernel guards its
+        index against ntasks."""
+        if ntasks < 0:
+            raise ValueError(f"forall: ntasks must be >= 0, not {ntasks}")
+        device = get_device(stream.device if hasattr(stream, "device") else None)
+        if tpb == 0:
+            tpb = 1 if device.backend == "cpu" else min(256, device.max_threads_per_block)
+        blocks = max(1, -(-ntasks // tpb))
+        return self[blocks, tpb, stream, sharedmem]
+
+    def specialize(self, *args):
+        """This kernel, compiled now for the types of `args` (Numba's specialize)."""
+        self.compile(tuple(args))
+        return self
+
     def __call__(self, *args, **kwargs):
         raise TypeError(f"launch {self.__name__} with a configuration: "
                         f"{self.__name__}[grid, block](*args)")

@@ -1,5 +1,6 @@
 """Streams, events and host memory: ordering and overlapping work, as in CUDA."""
 
+import contextlib
 import operator
 
 import numpy as np
@@ -45,6 +46,14 @@ class Stream:
     def wait_event(self, event):
         """Makes work queued on this stream from now on wait for `event`."""
         self._impl.wait_event(event)
+
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """Synchronizes the stream when the block ends (Numba's name)."""
+        try:
+            yield self
+        finally:
+            self.synchronize()
 
     def record(self, event=None):
         """Records `event` (a new one if None) on this stream and returns it."""
@@ -111,6 +120,11 @@ class Event:
     def synchronize(self):
         """Waits until the work the event captured is done."""
         self._impl.synchronize()
+
+    def wait(self, stream=None):
+        """Makes work queued on `stream` (default: the default stream) from now on wait
+        for this event (Numba's Event.wait)."""
+        (default_stream(self.device) if stream in (None, 0) else stream).wait_event(self)
 
     def query(self):
         """True when the captured work is done (or the event was never recorded)."""

@@ -1,6 +1,8 @@
-"""Numba-compatible names: ``from simt import cuda`` then ``cuda.grid(1)``,
-``cuda.threadIdx.x``, ``cuda.shared.array``, ``cuda.atomic.add`` and the rest,
-as in Numba's CUDA target."""
+"""numba.cuda's names, so that Numba programs run on every simt device by changing
+`from numba import cuda` to `from simt import cuda`: the device API (``cuda.grid(1)``,
+``cuda.threadIdx.x``, ``cuda.shared.array``, ``cuda.atomic.add``, ...), ``cuda.jit``,
+memory (``to_device``, ``device_array``, pinned and mapped arrays), devices, streams and
+events. docs/porting.md lists what differs from Numba."""
 
 from ._device_api import (  # noqa: F401
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, const, blockIdx, block_dim,
@@ -8,3 +10,12 @@ from ._device_api import (  # noqa: F401
     shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and, syncthreads_count,
     syncthreads_or, thread_idx, threadIdx, threadfence, threadfence_block, threadfence_system,
     warpsize)
+from ._numba_devices import (  # noqa: F401
+    Device, close, current_context, default_stream, defer_cleanup, detect, event,
+    event_elapsed_time, get_current_device, gpus, is_available, legacy_default_stream,
+    list_devices, per_thread_default_stream, select_device, stream, synchronize)
+from ._numba_jit import jit  # noqa: F401
+from ._numba_memory import (  # noqa: F401
+    as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
+    managed_array, mapped_array, mapped_array_like, pinned_array, pinned_array_like,
+    to_device)

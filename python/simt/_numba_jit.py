@@ -1,0 +1,44 @@
+"""numba.cuda.jit for `simt.cuda`: every form of the decorator, giving simt kernels and
+device functions.
+
+`@cuda.jit` and `@cuda.jit("void(float32[:], int32)")` (or a list of signatures,
+compiled at once for the current device) make a simt.Kernel; `@cuda.jit(device=True)`
+a simt.Func. Numba's compiler options are accepted; those that have no meaning for simt
+(opt, lineinfo, max_registers, lto, inline, cache: simt caches every kernel on disk
+anyway) change nothing, as docs/porting.md says.
+"""
+
+from ._kernel import Func, Kernel
+
+_ACCEPTED = {"opt", "lineinfo", "max_registers", "lto", "inline", "cache", "boundscheck"}
+
+
+def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **options):
+    """Compiles a kernel (or, with device=True, a device function) as numba.cuda.jit."""
+    unknown = sorted(set(options) - _ACCEPTED)
+    if unknown:
+        raise TypeError(f"cuda.jit: unknown option{'s' if len(unknown) > 1 else ''} "
+                        f"{', '.join(unknown)} (Numba's are {', '.join(sorted(_ACCEPTED))}, "
+                        f"device, link, debug, fastmath)")
+    if link:
+        raise NotImplementedError("cuda.jit(link=...): linking CUDA C device functions into "
+                                  "Python kernels is not supported yet; use simt.RawModule "
+                                  "for CUDA C kernels")
+
+    def decorate(function, signatures):
+        if device:
+            return Func(function)
+        return Kernel(function, signatures=signatures, debug=debug, fastmath=fastmath)
+
+    if callable(func_or_sig) and not isinstance(func_or_sig, str):
+        return decorate(func_or_sig, ())
+    if func_or_sig is None:
+        signatures = ()
+    elif isinstance(func_or_sig, str):
+        signatures = (func_or_sig,)
+    elif isinstance(func_or_sig, (list, tuple)) and all(isinstance(s, str) for s in func_or_sig):
+        signatures = tuple(func_or_sig)
+    else:
+        raise TypeError(f"cuda.jit: a signature is a string such as 'void(float32[:], int32)' "
+                        f"(or a list of them), not {type(func_or_sig).__name__}")
+    return lambda function: decorate(function, () if device else signatures)

@@ -1,0 +1,145 @@
+"""numba.cuda's memory functions for `simt.cuda`: to_device, device_array, pinned and
+mapped host arrays, and the device array's Numba methods, on simt's arrays and devices.
+
+Numba passes `stream=0` for the default stream; simt's functions take 0 as well. Every
+array is made on the current device (`cuda.select_device`, `simt.use_device`), which is
+the CPU or an OpenCL device on machines without CUDA.
+"""
+
+import numpy as np
+
+from . import _array, _interop, _stream
+from ._array import Array
+
+
+def _order_checked(strides, order, where):
+    if strides is not None:
+        raise ValueError(f"{where}: strides= is not taken (simt arrays are made dense); use "
+                         f"order='C' or 'F'")
+    if order not in ("C", "F"):
+        raise ValueError(f"{where}: order must be 'C' or 'F', not {order!r}")
+    return order
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """A device copy of a NumPy array (or anything with the buffer protocol), on the
+    current device; with `to=`, copies into that device array instead."""
+    if to is not None:
+        to.copy_to_device(obj, stream=stream)
+        return to
+    if not copy:
+        raise ValueError("cuda.to_device(copy=False): simt always copies (use simt.asarray "
+                         "for zero-copy views of device memory)")
+    return _array.to_device(obj, stream=stream)
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    """An uninitialized array on the current device."""
+    order = _order_checked(strides, order, "cuda.device_array")
+    return _array.empty(shape, dtype, order=order)
+
+
+def device_array_like(ary, stream=0):
+    """An uninitialized device array of ary's shape, dtype and order."""
+    order = "F" if _f_only(ary) else "C"
+    return _array.empty(ary.shape, ary.dtype, order=order)
+
+
+def _f_only(ary):
+    flags = getattr(ary, "flags", None)
+    return bool(flags is not None and flags.f_contiguous and not flags.c_contiguous)
+
+
+def _host(make, shape, dtype, order, where):
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if order == "F":
+        return make(shape[::-1], dtype).T
+    return make(shape, dtype)
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    """A NumPy array in page-locked host memory (fast, asynchronous copies)."""
+    order = _order_checked(strides, order, "cuda.pinned_array")
+    return _host(_stream.pinned_empty, shape, dtype, order, "cuda.pinned_array")
+
+
+def pinned_array_like(ary):
+    return pinned_array(ary.shape, ary.dtype, order="F" if _f_only(ary) else "C")
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
+                 wc=False):
+    """A NumPy array in host memory the device reads and writes directly (kernels take it
+    as it is)."""
+    order = _order_checked(strides, order, "cuda.mapped_array")
+    return _host(_stream.mapped_empty, shape, dtype, order, "cuda.mapped_array")
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    return mapped_array(ary.shape, ary.dtype, order="F" if _f_only(ary) else "C")
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,
+                  attach_global=True):
+    """An array in managed (unified) memory, usable from the host and the device."""
+    order = _order_checked(strides, order, "cuda.managed_array")
+    return _host(_stream.managed_empty, shape, dtype, order, "cuda.managed_array")
+
+
+def is_cuda_array(obj):
+    """Whether obj exports __cuda_array_interface__ (a CUDA device array of any library)."""
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+def as_cuda_array(obj, sync=True):
+    """A simt array viewing obj's device memory (no copy), from its
+    __cuda_array_interface__."""
+    if not is_cuda_array(obj):
+        raise TypeError(f"cuda.as_cuda_array: {type(obj).__name__} has no "
+                        f"__cuda_array_interface__")
+    return _interop.asarray(obj)
+
+
+class _Interface:
+    """An owner of a bare __cuda_array_interface__ dictionary."""
+
+    def __init__(self, desc, owner):
+        self.__cuda_array_interface__ = desc
+        self.owner = owner
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A simt array viewing the memory a __cuda_array_interface__ dictionary describes."""
+    return _interop.asarray(_Interface(dict(desc), owner))
+
+
+# The device array's Numba methods that simt.Array does not have under these names.
+
+def _copy_to_device(self, ary, stream=0):
+    """Copies a host array (or another device array of this shape) into this array."""
+    if isinstance(ary, Array):
+        self[...] = ary
+        return
+    self.set(np.ascontiguousarray(ary), stream=stream)
+
+
+def _split(self, section, stream=0):
+    """Views of consecutive `section`-element pieces of a 1-D array (the last may be
+    shorter)."""
+    if self.ndim != 1:
+        raise ValueError(f"split: only 1-D arrays are split, not shape {self.shape}")
+    return [self[start:start + section] for start in range(0, self.size, section)]
+
+
+METHODS = {
+    "copy_to_device": _copy_to_device,
+    "split": _split,
+    "is_c_contiguous": lambda self: self.flags.c_contiguous,
+    "is_f_contiguous": lambda self: self.flags.f_contiguous,
+    "alloc_size": property(lambda self: self.nbytes,
+                           doc="The bytes the array's elements take (Numba's alloc_size)."),
+    "getitem": lambda self, item, stream=0: self[item],
+    "setitem": lambda self, key, value, stream=0: self.__setitem__(key, value),
+}
+for _name, _method in METHODS.items():
+    setattr(Array, _name, _method)

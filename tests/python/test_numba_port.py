@@ -1,0 +1,182 @@
+"""Numba-CUDA programs, written as Numba's documentation writes them, run through
+`from simt import cuda` on every device, against NumPy."""
+
+import math
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+
+@pytest.fixture
+def current(device):
+    """Numba programs use the current device: the test's device, for the test."""
+    with simt.use_device(device):
+        yield device
+
+
+def test_vector_add_with_to_device_and_copy_to_host(current, rng):
+    @cuda.jit
+    def add(x, y, out):
+        start = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        for i in range(start, x.shape[0], stride):
+            out[i] = x[i] + y[i]
+
+    n = 100000
+    x = rng.random(n).astype(np.float32)
+    y = rng.random(n).astype(np.float32)
+    d_x, d_y = cuda.to_device(x), cuda.to_device(y)
+    d_out = cuda.device_array_like(d_x)
+    threads_per_block = 128
+    blocks_per_grid = 30
+    add[blocks_per_grid, threads_per_block](d_x, d_y, d_out)
+    cuda.synchronize()
+    np.testing.assert_array_equal(d_out.copy_to_host(), x + y)
+    host = np.full(n, -1.0, np.float32)
+    d_out.copy_to_host(host)
+    np.testing.assert_array_equal(host, x + y)
+
+
+TPB = 16
+
+
+def test_tiled_matmul_with_shared_memory(current, rng):
+    # Numba's documentation's fast_matmul, unchanged but for the import.
+    @cuda.jit
+    def fast_matmul(A, B, C):
+        sA = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
+        sB = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
+        x, y = cuda.grid(2)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        bpg = cuda.gridDim.x
+        tmp = np.float32(0.)
+        for i in range(bpg):
+            sA[ty, tx] = 0
+            sB[ty, tx] = 0
+            if y < A.shape[0] and (tx + i * TPB) < A.shape[1]:
+                sA[ty, tx] = A[y, tx + i * TPB]
+            if x < B.shape[1] and (ty + i * TPB) < B.shape[0]:
+                sB[ty, tx] = B[ty + i * TPB, x]
+            cuda.syncthreads()
+            for j in range(TPB):
+                tmp += sA[ty, j] * sB[j, tx]
+            cuda.syncthreads()
+        if y < C.shape[0] and x < C.shape[1]:
+            C[y, x] = tmp
+
+    a = rng.random((48, 48)).astype(np.float32)
+    b = rng.random((48, 48)).astype(np.float32)
+    d_a, d_b = cuda.to_device(a), cuda.to_device(b)
+    d_c = cuda.device_array((48, 48), np.float32)
+    blocks = (math.ceil(48 / TPB), math.ceil(48 / TPB))
+    fast_matmul[blocks, (TPB, TPB)](d_a, d_b, d_c)
+    np.testing.assert_allclose(d_c.copy_to_host(), a @ b, rtol=1e-5)
+
+
+def test_device_function_and_signature_forms(current, rng):
+    @cuda.jit(device=True)
+    def clamp(v, low, high):
+        return min(max(v, low), high)
+
+    @cuda.jit("void(float64[:], float64, float64)")
+    def clamp_all(x, low, high):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = clamp(x[i], low, high)
+
+    x = rng.standard_normal(1000)
+    d_x = cuda.to_device(x)
+    clamp_all.forall(x.size)(d_x, -0.5, 0.5)
+    np.testing.assert_array_equal(d_x.copy_to_host(), np.clip(x, -0.5, 0.5))
+
+    @cuda.jit(["void(int32[:], int32)", "void(float32[:], float32)"], fastmath=False, opt=True,
+              lineinfo=True, cache=True)
+    def scale(x, s):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= s
+
+    ints = cuda.to_device(np.arange(10, dtype=np.int32))
+    scale[1, 32](ints, 3)
+    np.testing.assert_array_equal(ints.copy_to_host(), np.arange(10) * 3)
+    assert scale.specialize(ints, np.int32(3)) is scale
+
+
+def test_grid_stride_while_loop_reduction_with_atomics(current, rng):
+    @cuda.jit
+    def total(x, out):
+        i = cuda.grid(1)
+        s = 0.0
+        while i < x.size:
+            s += x[i]
+            i += cuda.gridsize(1)
+        cuda.atomic.add(out, 0, s)
+
+    x = rng.random(50000)
+    out = cuda.to_device(np.zeros(1))
+    total[16, 64](cuda.to_device(x), out)
+    np.testing.assert_allclose(out.copy_to_host()[0], x.sum(), rtol=1e-10)
+
+
+def test_streams_events_and_async_copies(current, rng):
+    @cuda.jit
+    def increment(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] += 1
+
+    stream = cuda.stream()
+    host = cuda.pinned_array(4096, dtype=np.float32)
+    host[:] = rng.random(4096)
+    expected = host + 1
+    start, stop = cuda.event(timing=True), cuda.event()
+    start.record(stream)
+    with stream.auto_synchronize():
+        d = cuda.to_device(host, stream=stream)
+        increment[16, 256, stream](d)
+        d.copy_to_host(host, stream=stream)
+    stop.record(stream)
+    stop.synchronize()
+    np.testing.assert_array_equal(host, expected)
+    assert cuda.event_elapsed_time(start, stop) >= 0
+
+
+def test_device_array_methods_numba_code_uses(current):
+    d = cuda.to_device(np.arange(10, dtype=np.int64))
+    assert d.is_c_contiguous() and d.is_f_contiguous() and d.alloc_size == 80
+    parts = d.split(4)
+    assert [p.shape for p in parts] == [(4,), (4,), (2,)]
+    np.testing.assert_array_equal(parts[2].copy_to_host(), [8, 9])
+    d.copy_to_device(np.arange(10, 20))
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(10, 20))
+    f = cuda.device_array((3, 4), dtype=np.float32, order="F")
+    assert f.is_f_contiguous() and not f.is_c_contiguous()
+    assert cuda.is_cuda_array(d) == (current.backend == "cuda")
+    with pytest.raises(ValueError, match="strides= is not taken"):
+        cuda.device_array(4, strides=(8,))
+
+
+def test_devices_and_contexts_describe_the_device_in_use():
+    assert cuda.is_available()
+    device = cuda.get_current_device()
+    assert device.MAX_THREADS_PER_BLOCK >= 1 and device.MULTIPROCESSOR_COUNT >= 1
+    assert len(cuda.gpus) >= 1 and cuda.gpus[0].id == 0
+    with cuda.gpus[0] as selected:
+        assert simt.current_device() == selected.simt_device
+    free, total = cuda.current_context().get_memory_info()
+    assert 0 <= free <= total and total > 0
+    major, minor = device.compute_capability
+    assert (major > 0) == (device.simt_device.backend == "cuda")
+
+
+def test_jit_errors_say_what():
+    with pytest.raises(TypeError, match="unknown option"):
+        cuda.jit(fast_math=True)
+    with pytest.raises(TypeError, match="a signature is a string"):
+        cuda.jit(3)
+    with pytest.raises(NotImplementedError, match="link"):
+        cuda.jit(link=["f.cu"])
