@@ -3,7 +3,7 @@
 import functools
 import os
 
-from . import _core
+from . import _core, _host_staging  # noqa: F401  (NumPy arguments on GPUs)
 from ._compiled import _Compiled
 from ._device import get_device
 from ._launch import configured_launch

@@ -49,3 +49,8 @@ class BackendCompileError(CompileError, DeviceError):
                 filename, line, source_line = cited[1], int(cited[2]), cited[3]
                 column = 1
         super().__init__(message, filename, line, column, source_line, formatted=message)
+
+
+class PerformanceWarning(UserWarning):
+    """Work simt does that the program could avoid: NumPy arrays copied to a GPU and back
+    around every launch (Numba's NumbaPerformanceWarning)."""

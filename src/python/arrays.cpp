@@ -323,6 +323,12 @@ void bind_arrays(nb::module_& m) {
       .def_prop_ro("itemsize", &DeviceArray::itemsize)
       .def_prop_ro("offset", [](const DeviceArray& a) { return a.offset; })
       .def_prop_ro("readonly", [](const DeviceArray& a) { return a.readonly; })
+      .def("readonly_view",
+           [](const DeviceArray& a) {
+             DeviceArray view = a;
+             view.readonly = true;
+             return view;
+           })
       .def_prop_ro("device", [](const DeviceArray& a) { return wrap(a.buffer->device()); })
       .def_prop_ro("data_ptr",
                    [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })

@@ -31,6 +31,41 @@ namespace {
 // after the interpreter has finalized.
 PyObject* g_compile_observer = nullptr;
 
+// NumPy arrays given to a launch on a device the host cannot address are copied there
+// before the launch and back after it, as Numba does: numpy.ndarray, and the Python
+// side's stage(array, device, kernel name) -> device copy and copy_back(copy, array).
+// Raw references, never released (see g_compile_observer).
+PyTypeObject* g_ndarray_type = nullptr;
+PyObject* g_stage_host_array = nullptr;
+PyObject* g_copy_back_host_array = nullptr;
+
+// A staged argument: where it was, the caller's NumPy array and its device copy.
+struct Staged {
+  size_t index;
+  nb::object original;
+  nb::object copy;
+};
+
+// The arguments with each NumPy array replaced by a device copy (`staged` says which),
+// or `args` itself when there is none or the device reads host memory.
+nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::Device>& device,
+                           const std::string& kernel_name, std::vector<Staged>& staged) {
+  if (device->host_accessible() || !g_ndarray_type) return args;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (!PyObject_TypeCheck(args[k].ptr(), g_ndarray_type)) continue;
+    nb::object copy = nb::steal(PyObject_CallFunction(
+        g_stage_host_array, "OOs", args[k].ptr(), nb::cast(PyDevice{device}).ptr(),
+        kernel_name.c_str()));
+    if (!copy) throw nb::python_error();
+    staged.push_back({k, nb::borrow(args[k]), std::move(copy)});
+  }
+  if (staged.empty()) return args;
+  nb::list items;
+  for (size_t k = 0; k < args.size(); ++k) items.append(args[k]);
+  for (const Staged& st : staged) items[st.index] = st.copy;
+  return nb::tuple(items);
+}
+
 // Reused between launches so a warm launch allocates nothing.
 struct Scratch : Classification {
   std::vector<std::array<uint64_t, 2>> values;
@@ -67,6 +102,9 @@ class Dispatcher {
   runtime::LaunchDims configure(const nb::handle& config) const;
   // `stream`: null for the default stream of the current device.
   void launch(const runtime::LaunchDims& dims, const PyStream* stream, const nb::args& args);
+  // Queues a packed launch of `spec` on `queue` (the GIL released).
+  static void enqueue(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s,
+                      const std::shared_ptr<runtime::Device>& device, runtime::Stream& queue);
   // Compiles for these argument types now (explicit signatures).
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
   size_t specialization_count() const { return cache_.size(); }
@@ -209,6 +247,8 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   }
   if (!device) device = current_device();
   runtime::validate_launch(device->info(), dims);
+  std::vector<Staged> staged;
+  const nb::tuple values = staged_arguments(args, device, function_->name(), staged);
   // A launch from inside a launch (a callback resolving globals) gets its own scratch.
   Scratch local;
   Scratch& s = t_scratch.in_use ? local : t_scratch;
@@ -222,14 +262,28 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   } release{s};
   s.clear();
   append_device_key(s.key, *device);
-  for (size_t k = 0; k < args.size(); ++k)
-    classify_argument(args[k], param_names_[k], s, device.get());
+  for (size_t k = 0; k < values.size(); ++k)
+    classify_argument(values[k], param_names_[k], s, device.get());
   auto found = cache_.find(std::string_view(s.key));
   const std::shared_ptr<Specialization> spec =
       found != cache_.end() ? found->second : specialize(s.key, device);
   pack(*spec, dims, s);
-  nb::gil_scoped_release unlocked;
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
+  {
+    nb::gil_scoped_release unlocked;
+    enqueue(*spec, dims, s, device, queue);
+    if (!staged.empty()) queue.synchronize();
+  }
+  for (const Staged& st : staged) {
+    nb::object done = nb::steal(
+        PyObject_CallFunction(g_copy_back_host_array, "OO", st.copy.ptr(), st.original.ptr()));
+    if (!done) throw nb::python_error();
+  }
+}
+
+void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& dims,
+                         Scratch& s, const std::shared_ptr<runtime::Device>& device,
+                         runtime::Stream& queue) {
   // A launch queued on a stream holds its arrays' buffers until it ran where
   // dropping them early could hand their memory to other work: on the CPU
   // (whose queued launches run later than a GPU driver would see them), and
@@ -239,7 +293,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   const bool queued_on_cpu = queued && device->host_accessible();
   runtime::KeepAlive keep;
   if (queued_on_cpu || (queued && s.foreign)) keep.buffers = std::move(s.holds);
-  device->queue_launch(*spec->kernel, dims, s.pointers.data(), queue, std::move(keep));
+  device->queue_launch(*spec.kernel, dims, s.pointers.data(), queue, std::move(keep));
   if (queued_on_cpu && s.host_arrays) queue.synchronize();
 }
 
@@ -316,6 +370,12 @@ void bind_dispatch(nb::module_& m) {
       nb::arg("value").none(), nb::arg("name") = "value",
       "The type a launch gives an argument value ('float32[::1]', '(int64, float64)'), as "
       "the launch path classifies it.");
+  m.def("_register_host_staging", [](nb::handle ndarray, nb::handle stage, nb::handle copy_back) {
+    if (!PyType_Check(ndarray.ptr())) throw nb::type_error("expected a type");
+    g_ndarray_type = reinterpret_cast<PyTypeObject*>(nb::borrow(ndarray).release().ptr());
+    g_stage_host_array = nb::borrow(stage).release().ptr();
+    g_copy_back_host_array = nb::borrow(copy_back).release().ptr();
+  });
   m.def("_register_array_type", [](nb::handle type) {
     if (!PyType_Check(type.ptr())) throw nb::type_error("expected a type");
     register_array_type(reinterpret_cast<PyTypeObject*>(type.ptr()));

@@ -3,6 +3,8 @@
 import math
 import threading
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -210,15 +212,26 @@ def test_saxpy_device_arrays(device, rng, dtype):
     np.testing.assert_allclose(out.get(), a * x + y, rtol=1e-6)
 
 
-def test_saxpy_numpy_arguments_on_host_devices(device, rng):
-    if not device.host_accessible:
-        pytest.skip("NumPy arrays are kernel arguments only on host-memory devices")
+def test_saxpy_numpy_arguments_on_every_device(device, rng):
+    # Host-memory devices use NumPy arrays in place; the others copy them there and back
+    # around the launch (Numba's behaviour), with a PerformanceWarning.
     n = 513
     x, y = rng.random(n), rng.random(n)
     out = np.full(n, np.nan)
-    with simt.use_device(device):
+    with simt.use_device(device), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         saxpy[5, 128](2.0, x, y, out)
     np.testing.assert_allclose(out, 2.0 * x + y)
+    staged = [w for w in caught if issubclass(w.category, simt.PerformanceWarning)]
+    assert bool(staged) == (not device.host_accessible)
+    readonly = np.full(n, 7.0)
+    readonly.flags.writeable = False
+    with simt.use_device(device), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(simt.TypingError, match="read-only"):  # staged or not
+            saxpy[5, 128](2.0, x, y, readonly)
+        saxpy[5, 128](2.0, readonly, y, out)  # read-only inputs are fine
+    np.testing.assert_allclose(out, 2.0 * readonly + y)
 
 
 @pytest.mark.parametrize("order", ["C", "F", "strided"])
