@@ -180,3 +180,25 @@ def test_jit_errors_say_what():
         cuda.jit(3)
     with pytest.raises(NotImplementedError, match="link"):
         cuda.jit(link=["f.cu"])
+
+
+def test_cuda_reduce_as_numba_documents_it(current, rng):
+    @cuda.reduce
+    def sum_reduce(a, b):
+        return a + b
+
+    @cuda.reduce
+    def max_reduce(a, b):
+        return max(a, b)
+
+    for n in (1, 7, 1000, 70000):
+        a = rng.random(n)
+        np.testing.assert_allclose(sum_reduce(a), a.sum(), rtol=1e-12)
+        b = rng.integers(-1000, -1, n).astype(np.int32)
+        assert max_reduce(cuda.to_device(b), init=np.int32(-2 ** 31)) == b.max()
+    res = cuda.device_array(1)
+    assert sum_reduce(a, res=res, size=10) is None
+    np.testing.assert_allclose(res.copy_to_host()[0], a[:10].sum(), rtol=1e-12)
+    assert sum_reduce(np.zeros(0), init=5) == 5
+    with pytest.raises(ValueError, match="1-D"):
+        sum_reduce(cuda.to_device(np.zeros((2, 2))))
