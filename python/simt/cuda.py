@@ -16,6 +16,7 @@ from ._numba_devices import (  # noqa: F401
     list_devices, per_thread_default_stream, select_device, stream, synchronize)
 from ._numba_jit import jit  # noqa: F401
 from ._numba_reduce import Reduce, reduce  # noqa: F401
+from ._numba_vectorize import vectorize  # noqa: F401
 from ._numba_memory import (  # noqa: F401
     as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
     managed_array, mapped_array, mapped_array_like, pinned_array, pinned_array_like,

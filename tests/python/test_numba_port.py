@@ -202,3 +202,32 @@ def test_cuda_reduce_as_numba_documents_it(current, rng):
     assert sum_reduce(np.zeros(0), init=5) == 5
     with pytest.raises(ValueError, match="1-D"):
         sum_reduce(cuda.to_device(np.zeros((2, 2))))
+
+
+def test_cuda_vectorize_as_numba_documents_it(current, rng):
+    @cuda.vectorize(["float32(float32, float32)", "float64(float64, float64)"], target="cuda")
+    def rel_diff(x, y):
+        return 2 * (x - y) / (x + y)
+
+    @cuda.vectorize("float64(float64)")
+    def gauss(x):
+        return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+
+    x = (rng.random(1000) + 1).astype(np.float32)
+    y = (rng.random(1000) + 1).astype(np.float32)
+    host = rel_diff(x, y)  # NumPy in, NumPy out
+    assert isinstance(host, np.ndarray) and host.dtype == np.float32
+    np.testing.assert_allclose(host, 2 * (x - y) / (x + y), rtol=1e-6)
+    on_device = rel_diff(cuda.to_device(x), cuda.to_device(y))
+    assert isinstance(on_device, simt.Array)
+    np.testing.assert_array_equal(on_device.copy_to_host(), host)
+    m = rng.random((3, 4)) + 1
+    broadcast = rel_diff(cuda.to_device(m), 2.0)  # a Python scalar, broadcast
+    assert broadcast.dtype == np.float64
+    np.testing.assert_allclose(broadcast.copy_to_host(), 2 * (m - 2) / (m + 2), rtol=1e-12)
+    t = np.linspace(-3, 3, 7)
+    np.testing.assert_allclose(gauss(t), np.exp(-t * t / 2) / math.sqrt(2 * math.pi), rtol=1e-12)
+    with pytest.raises(TypeError, match="no signature takes"):
+        rel_diff(np.zeros(3, np.complex64), np.zeros(3))
+    with pytest.raises(TypeError, match="needs its signatures"):
+        cuda.vectorize(lambda a: a)

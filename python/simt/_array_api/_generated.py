@@ -19,6 +19,14 @@ _NAMESPACE = {"np": np, "math": math}
 _kernels = {}  # source text -> Kernel
 
 
+def define(prefix, function):
+    """A name generated kernels can call `function` (a simt.func) by: unique to it, so a
+    kernel's text, which names it, stays a complete key."""
+    name = f"{prefix}_{len(_NAMESPACE)}"
+    _NAMESPACE[name] = function
+    return name
+
+
 def kernel(name, text):
     """The kernel `name` of generated module `text` (device functions first, then the
     kernel), compiled on first use and kept: the text is the key, so one specialization of
