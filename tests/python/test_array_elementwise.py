@@ -1029,3 +1029,20 @@ def test_nextafter_steps_as_numpy(dtype, device, rng):
                         (rng.standard_normal(300) * 10.0 ** rng.integers(-6, 5, 300)).astype(dtype)])
     y = np.concatenate([np.array(toward, dtype), (rng.standard_normal(300) * 100).astype(dtype)])
     check("nextafter", np.nextafter, x, y, device=device)
+
+
+@pytest.mark.parametrize("name", ["asinh", "asin", "acos", "acosh", "exp", "sinh", "cosh",
+                                  "sin", "cos", "sqrt", "log"])
+def test_complex_functions_near_zero_on_cuts_and_far_out(name, device):
+    # Tiny arguments (no cancellation), both sides of the branch cuts (a signed zero
+    # picks the side), large ones (no overflow of z * z), exp(710 + 0j) without NaN.
+    z = np.array([1e-10 + 0j, 1e-20 + 0j, 1e-10 + 1e-10j, complex(-1e-12, 3e-13),
+                  complex(-0.0, 710.0), complex(0.0, -710.0), complex(-2.0, -0.0),
+                  complex(-2.0, 0.0), complex(2.0, -0.0), 1e30 + 1e30j, 3 + 4j])
+    if name in ("exp", "sinh", "cosh"):
+        z = np.concatenate([z[:4], [710 + 0j, -710 + 0j, 5 + 0j]])
+    if name in ("sin", "cos"):
+        z = np.concatenate([z[:4], [710j, complex(0.0, -710.0), 3 + 4j]])
+    function = getattr(np, {"asinh": "arcsinh", "asin": "arcsin", "acos": "arccos",
+                            "acosh": "arccosh"}.get(name, name))
+    check(name, function, z, device=device, exact=False, rtol=1e-13)

@@ -78,3 +78,42 @@ def test_fused_function_errors_say_what(device):
         simt.fuse(lambda a: (a, a))(x)
     with pytest.raises(TypeError, match="NumPy array"):
         simt.fuse(lambda a: a + 1)(np.zeros(3))
+
+
+def test_fused_scalars_behave_as_in_eager_calls(device, rng):
+    u = simt.asarray(np.array([0, 2 ** 64 - 1, 2 ** 63], np.uint64), device=device)
+    # A constant beyond every integer dtype compares exactly, as eager simt and NumPy do.
+    np.testing.assert_array_equal(simt.fuse(lambda x: x < 2 ** 64)(u).get(), [True] * 3)
+    # A Python int argument beyond int64 still fits a uint64 operation.
+    add = simt.fuse(lambda x, s: x + s)
+    np.testing.assert_array_equal(add(u[:1], 2 ** 63).get(),
+                                  np.array([0], np.uint64) + np.uint64(2 ** 63))
+    # A Python int argument compared with uint8 values: exact, not an OverflowError.
+    small = simt.asarray(np.array([0, 255], np.uint8), device=device)
+    less = simt.fuse(lambda x, s: x < s)
+    np.testing.assert_array_equal(less(small, 300).get(), [True, True])
+    np.testing.assert_array_equal(less(small, -1).get(), [False, False])
+    # A Python bool is a bool operand.
+    xh = rng.standard_normal(5).astype(np.float32)
+    got = simt.fuse(lambda x, f: x * f)(simt.asarray(xh, device=device), True)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.get(), xh * True)
+
+
+def test_the_same_fused_body_compiles_once(device):
+    from simt._array_api import _generated
+
+    x = simt.zeros(8, device=device)
+    simt.fuse(lambda a: a * 2 + 1)(x)
+    before = len(_generated._kernels)
+    for _ in range(3):  # a lambda made again each time, as users write it in loops
+        simt.fuse(lambda a: a * 2 + 1)(x)
+    assert len(_generated._kernels) == before
+
+
+def test_a_reduction_must_come_last(device):
+    x = simt.zeros(8, device=device)
+    with pytest.raises(TypeError, match="reduction can only be the function's last"):
+        simt.fuse(lambda a: simt.sqrt((a * a).sum()))(x)
+    with pytest.raises(TypeError, match="reduction can only be the function's last"):
+        simt.fuse(lambda a: a.sum() + 1)(x)

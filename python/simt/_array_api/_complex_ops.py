@@ -12,8 +12,16 @@ _LN2 = "0.6931471805599453"
 _LN10 = "2.302585092994046"
 
 HELPERS = {
+    "dev_cshift": '''
+def dev_cshift(z, a):
+    # z + a for a real a, keeping the sign of z's imaginary zero (on a branch cut it
+    # decides the side; z + a as complex numbers would make -0 into +0)
+    return complex(z.real + a, z.imag)
+''',
     "dev_cexp": '''
 def dev_cexp(z):
+    if z.imag == 0:  # exp(710+0j) is inf+0j, not inf * sin(0) = nan
+        return complex(np.exp(z.real), z.imag)
     e = np.exp(z.real)
     return complex(e * np.cos(z.imag), e * np.sin(z.imag))
 ''',
@@ -49,18 +57,26 @@ def dev_clog1p(z):
 ''',
     "dev_csin": '''
 def dev_csin(z):
+    if z.real == 0:  # 0 * cosh(y) would be nan where cosh overflows
+        return complex(z.real, np.sinh(z.imag))
     return complex(np.sin(z.real) * np.cosh(z.imag), np.cos(z.real) * np.sinh(z.imag))
 ''',
     "dev_ccos": '''
 def dev_ccos(z):
+    if z.real == 0:
+        return complex(np.cosh(z.imag), -z.real * math.copysign(1.0, z.imag))
     return complex(np.cos(z.real) * np.cosh(z.imag), -(np.sin(z.real) * np.sinh(z.imag)))
 ''',
     "dev_csinh": '''
 def dev_csinh(z):
+    if z.imag == 0:
+        return complex(np.sinh(z.real), z.imag)
     return complex(np.sinh(z.real) * np.cos(z.imag), np.cosh(z.real) * np.sin(z.imag))
 ''',
     "dev_ccosh": '''
 def dev_ccosh(z):
+    if z.imag == 0:
+        return complex(np.cosh(z.real), z.imag * math.copysign(1.0, z.real))
     return complex(np.cosh(z.real) * np.cos(z.imag), np.sinh(z.real) * np.sin(z.imag))
 ''',
     "dev_ctanh": '''
@@ -84,17 +100,27 @@ def dev_ctan(z):
 ''',
     "dev_casinh": '''
 def dev_casinh(z):
-    # log(z + sqrt(z*z + 1)), taken where z's real part is >= 0 (no cancellation)
-    flip = z.real < 0
+    # log(z + sqrt(z*z + 1)), taken where z's real part is >= 0 (no cancellation); near 0
+    # as log1p(z + z*z / (sqrt(z*z + 1) + 1)), and far out as log(2z) (z*z would overflow)
+    flip = math.copysign(1.0, z.real) < 0  # -0 too: the imaginary axis's left side
     if flip:
         z = -z
-    w = dev_clog(z + dev_csqrt(z * z + 1))
+    r = abs(z)
+    if r > 1e18:
+        w = dev_clog(z) + 0.6931471805599453
+    elif r < 1:
+        w = dev_clog1p(z + z * z / (dev_csqrt(dev_cshift(z * z, 1)) + 1))
+    else:
+        w = dev_clog(z + dev_csqrt(dev_cshift(z * z, 1)))
     if flip:
         return -w
     return w
 ''',
     "dev_casin": '''
 def dev_casin(z):
+    if z.imag == 0 and abs(z.real) > 1:  # on the cut: the imaginary part's sign decides
+        return complex(math.copysign(1.5707963267948966, z.real),
+                       math.copysign(np.arccosh(abs(z.real)), z.imag))
     # asin z = -i asinh(i z)
     w = dev_casinh(complex(-z.imag, z.real))
     return complex(w.imag, -w.real)
@@ -106,7 +132,7 @@ def dev_cacos(z):
 ''',
     "dev_cacosh": '''
 def dev_cacosh(z):
-    return dev_clog(z + dev_csqrt(z + 1) * dev_csqrt(z - 1))
+    return dev_clog(z + dev_csqrt(dev_cshift(z, 1)) * dev_csqrt(dev_cshift(z, -1)))
 ''',
     "dev_catanh": '''
 def dev_catanh(z):
@@ -133,10 +159,10 @@ def dev_cpow(z, w):
 # The device functions each helper calls in turn (a module defines callees first).
 CALLS = {
     "dev_ctan": ["dev_ctanh"],
-    "dev_casinh": ["dev_clog", "dev_csqrt"],
-    "dev_casin": ["dev_clog", "dev_csqrt", "dev_casinh"],
-    "dev_cacos": ["dev_clog", "dev_csqrt", "dev_casinh", "dev_casin"],
-    "dev_cacosh": ["dev_clog", "dev_csqrt"],
+    "dev_casinh": ["dev_cshift", "dev_clog", "dev_clog1p", "dev_csqrt"],
+    "dev_casin": ["dev_cshift", "dev_clog", "dev_clog1p", "dev_csqrt", "dev_casinh"],
+    "dev_cacos": ["dev_cshift", "dev_clog", "dev_clog1p", "dev_csqrt", "dev_casinh", "dev_casin"],
+    "dev_cacosh": ["dev_cshift", "dev_clog", "dev_csqrt"],
     "dev_catanh": ["dev_clog1p"],
     "dev_catan": ["dev_clog1p", "dev_catanh"],
     "dev_cpow": ["dev_clog", "dev_cexp"],

@@ -11,13 +11,14 @@ x.max(), ...) runs that reduction over the fused result.
 """
 
 import functools
+import hashlib
 
 import numpy as np
 
 from .._array import Array, empty
-from . import _generated
-from ._elementwise import (FUNCTIONS, Operand, TracedValue, check_out, common_device,
-                           expression, _plan)
+from . import _generated, _launch
+from ._elementwise import (_COMPARISON_UFUNCS, FUNCTIONS, Operand, TracedValue, _plan,
+                           common_device, expression)
 from ._methods import _BINARY, _COMPARISONS, _UNARY
 
 __all__ = ["fuse"]
@@ -43,7 +44,11 @@ class _Traced(TracedValue):
 
     @property
     def resolve_as(self):
-        return self.weak if self.weak is not None else self.dtype
+        # NumPy's type resolution takes Python int, float and complex as weak types; a
+        # Python bool is simply bool.
+        if self.weak is None or self.weak is bool:
+            return self.dtype
+        return self.weak
 
     def astype(self, dtype, /, *, copy=True):
         return self.trace.cast(self, np.dtype(dtype))
@@ -61,59 +66,70 @@ class _Traced(TracedValue):
                         "is traced; use simt.where(condition, x, y) instead of if/and/or")
 
 
-def _operator_methods():
+def _operator_methods(cls):
     def binary(name):
         f = FUNCTIONS[name]
         return (lambda self, other: f(self, other)), (lambda self, other: f(other, self))
 
     for stem, name in _BINARY.items():
         forward, reflected = binary(name)
-        setattr(_Traced, f"__{stem}__", forward)
-        setattr(_Traced, f"__r{stem}__", reflected)
+        setattr(cls, f"__{stem}__", forward)
+        setattr(cls, f"__r{stem}__", reflected)
     for stem, name in _COMPARISONS.items():
-        setattr(_Traced, f"__{stem}__", binary(name)[0])
+        setattr(cls, f"__{stem}__", binary(name)[0])
     for stem, name in _UNARY.items():
-        setattr(_Traced, f"__{stem}__", lambda self, f=FUNCTIONS[name]: f(self))
-    _Traced.__hash__ = None
-    for name in ("sum", "prod", "min", "max", "mean", "all", "any"):
-        setattr(_Traced, name, _reduction_method(name))
+        setattr(cls, f"__{stem}__", lambda self, f=FUNCTIONS[name]: f(self))
+    cls.__hash__ = None
 
 
 def _reduction_method(name):
-    def method(self, axis=None, dtype=None, keepdims=False):
-        from . import _reduction
+    from . import _reduction
 
-        kwargs = {"axis": axis, "keepdims": keepdims}
-        if name in ("sum", "prod", "mean"):
-            kwargs["dtype"] = dtype
-        return getattr(_reduction, name)(self, **kwargs)
-
+    if name in ("sum", "prod", "mean"):
+        def method(self, axis=None, dtype=None, keepdims=False):
+            return getattr(_reduction, name)(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    else:
+        def method(self, axis=None, keepdims=False):
+            return getattr(_reduction, name)(self, axis=axis, keepdims=keepdims)
     method.__name__ = name
     return method
 
 
-_operator_methods()
+_operator_methods(_Traced)
+for _name in ("sum", "prod", "min", "max", "mean", "all", "any"):
+    setattr(_Traced, _name, _reduction_method(_name))
 
 
 class _ResolveAs:
-    """What Elementwise.resolve reads of an operand: its dtype (or weak Python type)."""
+    """What Elementwise.resolve reads of an operand: its dtype (or weak Python type), and
+    for a constant its value (which a comparison's exact rule may replace)."""
 
     __slots__ = ("value", "is_array", "resolve_as")
 
-    def __init__(self, value):
+    def __init__(self, value, comparison):
         if isinstance(value, _Traced):
             self.value, self.is_array, self.resolve_as = value, True, value.resolve_as
+            if comparison and value.weak is int:
+                # A Python int argument compared: its value is only known at the call, so
+                # it is compared as an int64 (exact for every value that fits one).
+                self.resolve_as = np.dtype(np.int64)
         else:
             operand = Operand(value, "simt.fuse")
             self.value, self.is_array, self.resolve_as = value, False, operand.resolve_as
 
 
-class _Reduction:
-    """A reduction the fused function ends in: applied to the fused element-wise result."""
+class _Reduction(TracedValue):
+    """A reduction the fused function ends in: applied to the fused element-wise result.
+    Anything done with it afterwards is an error (trace.call says so)."""
+
+    __slots__ = ("trace", "value", "name", "axis", "keepdims", "dtype")
 
     def __init__(self, value, name, axis, keepdims, dtype):
-        self.value, self.name = value, name
+        self.trace, self.value, self.name = value.trace, value, name
         self.axis, self.keepdims, self.dtype = axis, keepdims, dtype
+
+
+_operator_methods(_Reduction)
 
 
 class _Trace:
@@ -167,19 +183,27 @@ class _Trace:
             raise TypeError(f"simt.{function.__name__}() takes {function.nin} arguments, "
                             f"not {len(args)}")
         for a in args:
+            if isinstance(a, _Reduction):
+                raise TypeError(f"simt.fuse: {self.function_name} uses the result of "
+                                f"simt.{a.name} in simt.{function.__name__}; a reduction can "
+                                f"only be the function's last operation")
             if isinstance(a, Array):
                 raise TypeError(f"simt.fuse: {self.function_name} uses an array it was not "
                                 f"given as an argument (in simt.{function.__name__}); pass "
                                 f"every array as an argument of the fused function")
             if isinstance(a, _Traced) and a.trace is not self:
                 raise TypeError("simt.fuse: a value of another fused function")
-        operands = [_ResolveAs(a) for a in args]
+        comparison = function.ufunc in _COMPARISON_UFUNCS
+        operands = [_ResolveAs(a, comparison) for a in args]
         loop = function.resolve(operands)
         text, helpers = expression(function, loop)
         for helper in helpers:
             if helper not in self.helpers:
                 self.helpers.append(helper)
-        converted = [self._text(a, d) for a, d in zip(args, loop)]
+        # A constant's value as resolution left it (a comparison with an int beyond every
+        # integer dtype compares it as an infinity).
+        converted = [self._text(a if o.is_array else o.value, d)
+                     for a, o, d in zip(args, operands, loop)]
         weak = host = None
         if not any(isinstance(a, _Traced) and a.weak is None for a in args):
             weak = _PYTHON_TYPE[loop[-1].kind]  # an expression of Python scalars alone
@@ -190,7 +214,7 @@ class _Trace:
         return self._new(text.format(*converted), loop[-1], weak, host)
 
     def clip(self, x, low, high):
-        operands = [_ResolveAs(v) for v in (x, low, high)]
+        operands = [_ResolveAs(v, False) for v in (x, low, high)]
         loop = FUNCTIONS["clip"].resolve(operands)
         text = FUNCTIONS["clip"].expressions["*"]
         return self._new(text.format(*(self._text(v, d) for v, d in zip((x, low, high), loop))),
@@ -244,14 +268,14 @@ class _Compiled:
 
 class Fused:
     """A function compiled by simt.fuse: called with simt arrays and scalars (at least one
-    array; all on one device), it returns what the function computes, in one kernel."""
+    array; all on one device), it returns what the function computes, in one kernel (a
+    final reduction runs as a second)."""
 
     def __init__(self, function, name=None):
         functools.update_wrapper(self, function)
         self._function = function
         self._name = name or getattr(function, "__name__", "fused")
         self._compiled = {}
-        self._serial = next(_serials)
 
     def __repr__(self):
         return f"<simt.fuse of {self._name}>"
@@ -273,16 +297,10 @@ class Fused:
             if not info.min <= value <= info.max:
                 raise OverflowError(f"{where}: Python integer {value} out of bounds for "
                                     f"{dtype}")
-        for position, op in enumerate(operands):
-            if not op.is_array and isinstance(op.value, int) and not isinstance(op.value, bool):
-                info = np.iinfo(compiled.loop[position])
-                if not info.min <= op.value <= info.max:
-                    raise OverflowError(f"{where}: Python integer {op.value} out of bounds "
-                                        f"for {compiled.loop[position]}")
-        plan = _plan(compiled.name, lambda: (compiled.text, compiled.helpers), compiled.loop,
-                     operands, device, None)
-        out = empty(plan.shape, compiled.loop[-1], device)
-        check_out(compiled.name, out, plan.shape, compiled.loop[-1])
+        loop = _passed(compiled.loop, operands, device, where)
+        plan = _plan(compiled.name, lambda: (compiled.text, compiled.helpers), loop, operands,
+                     device, None)
+        out = empty(plan.shape, loop[-1], device)
         if plan.launch is not None:
             plan.launch(*plan.arguments(out, operands))
         reduction = compiled.reduction
@@ -308,10 +326,12 @@ class Fused:
         if not isinstance(result, _Traced) or result.trace is not trace:
             raise TypeError(f"simt.fuse({self._name}): the function must return an "
                             f"expression of its arguments, not {type(result).__name__}")
-        index = len(self._compiled)
-        function_name = f"dev_fused_{self._serial}_{index}"
+        # Named by what it computes: the same body (a lambda made again in a loop, another
+        # fused function alike) is the same kernel, compiled once.
+        body = "".join(trace.helpers) + trace.device_function(result, "dev_fused")
+        function_name = "dev_fused_" + hashlib.sha1(body.encode()).hexdigest()[:16]
         compiled = _Compiled()
-        compiled.name = f"fused_{self._serial}_{index}"
+        compiled.name = function_name[len("dev_"):]
         compiled.helpers = trace.helpers + [trace.device_function(result, function_name)]
         compiled.text = f"{function_name}({', '.join('{%d}' % k for k in range(len(args)))})"
         compiled.loop = tuple(v.dtype for v in trace.inputs) + (result.dtype,)
@@ -320,14 +340,30 @@ class Fused:
         return compiled
 
 
-def _counter():
-    n = 0
-    while True:
-        yield n
-        n += 1
+def _passed(loop, operands, device, where):
+    """The loop with each Python scalar's dtype as this call passes it: an int as int64,
+    or uint64 beyond int64 (each use converts it to its operation's dtype); a float or
+    complex in double precision, or single on a device without it (eager operations
+    convert weak scalars to their array's dtype, so they run there too)."""
+    passed = list(loop)
+    for position, op in enumerate(operands):
+        if op.is_array or not isinstance(op.resolve_as, type):
+            continue
+        if op.resolve_as is int:
+            if -(2 ** 63) <= op.value < 2 ** 63:
+                continue
+            if 0 <= op.value < 2 ** 64:
+                passed[position] = np.dtype(np.uint64)
+                continue
+            raise OverflowError(f"{where}: Python integer {op.value} out of bounds for int64 "
+                                f"and uint64")
+        if loop[position] in _DOUBLE and not _launch.has_float64(device):
+            passed[position] = _DOUBLE[loop[position]]
+    return tuple(passed)
 
 
-_serials = _counter()
+_DOUBLE = {np.dtype(np.float64): np.dtype(np.float32),
+           np.dtype(np.complex128): np.dtype(np.complex64)}
 
 
 def fuse(*args, kernel_name=None):

@@ -8,6 +8,7 @@ registers. On the cpu device the arrays' memory is the host's, and NumPy's BLAS 
 the product there, in place (much faster than a generated loop nest on two cores).
 """
 
+import functools
 import operator
 
 import numpy as np
@@ -92,10 +93,16 @@ def _product(a, b, out):
     a3 = _batched(a, batch, count)
     b3 = _batched(b, batch, count)
     out3 = reshape(out, (count, m, n))
-    acc = _accumulator(out.dtype)
-    grid_z = min(count, out.device.max_grid_dim[2])
-    kernel = _generated.kernel("matmul_tiled", _source(a.dtype, b.dtype, acc))
-    kernel[(-(-n // TILE), -(-m // TILE), grid_z), _THREADS](a3, b3, out3)
+    device = out.device
+    if device.max_threads_per_block < _THREADS:
+        raise ValueError(f"simt.matmul: {device.id} runs at most {device.max_threads_per_block} "
+                         f"threads per block; the product kernel uses {_THREADS}")
+    # Row tiles on the grid's x (2**31 - 1 blocks), column tiles on y.
+    grid = (-(-m // TILE), -(-n // TILE), min(count, device.max_grid_dim[2]))
+    if grid[1] > device.max_grid_dim[1]:
+        raise ValueError(f"simt.matmul: {n} columns need {grid[1]} tiles of {TILE}, more "
+                         f"than {device.id}'s {device.max_grid_dim[1]} blocks along a grid's y")
+    _kernel(_accumulator(out.dtype))[grid, _THREADS](a3, b3, out3)
 
 
 def _batched(x, batch, count):
@@ -116,8 +123,15 @@ def _accumulator(dtype):
     return np.dtype(np.float32) if dtype == np.float16 else dtype
 
 
-def _source(a_dtype, b_dtype, acc):
-    """The tiled matmul kernel for these dtypes (module text in simt's kernel language)."""
+@functools.lru_cache(maxsize=None)
+def _kernel(acc):
+    """The tiled matmul kernel accumulating in `acc` (it specializes on the operands'
+    dtypes as every kernel does)."""
+    return _generated.kernel("matmul_tiled", _source(acc))
+
+
+def _source(acc):
+    """The tiled matmul kernel's module text, in simt's kernel language."""
     name = _generated.dtype_name(acc)
     per = TILE // REGS  # threads along a tile's edge
     loads = TILE * STEP // _THREADS  # elements of each operand a thread stages per step
@@ -136,8 +150,8 @@ def _source(a_dtype, b_dtype, acc):
         "    t = simt.threadIdx.x",
         f"    tx = t % {per}",
         f"    ty = t // {per}",
-        f"    row0 = simt.blockIdx.y * {TILE}",
-        f"    col0 = simt.blockIdx.x * {TILE}",
+        f"    row0 = simt.blockIdx.x * {TILE}",
+        f"    col0 = simt.blockIdx.y * {TILE}",
         "    m = out.shape[1]",
         "    n = out.shape[2]",
         "    k = a.shape[2]",
@@ -180,7 +194,7 @@ def _source(a_dtype, b_dtype, acc):
             f"            out[z, row0 + ty + {i * per}, col0 + tx + {j * per}] = c{i}{j}",
         ]
     lines.append("        z += simt.gridDim.z")
-    return f"# loads {a_dtype} x {b_dtype}\n" + "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def _normalized_axes(axes, ndim, where, name):

@@ -277,6 +277,9 @@ def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segmen
         config = (builtins.max(1, builtins.min(items, _workers(device))), 1)
     if layout == _CPU_COLUMNS:
         rows = _broadcast.element_view(rows, (k, m), rows.strides[::-1])
+    # divisor (read by mean alone) in the accumulator's dtype: a float32 mean divides in
+    # float32, as NumPy's, and needs no float64 on the device.
+    divisor = acc.type(divisor) if acc.kind in "fc" else np.int64(divisor)
     kernel[config](out, rows, m, k, segments, divisor)
 
 
