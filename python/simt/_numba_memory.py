@@ -50,7 +50,7 @@ def _f_only(ary):
     return bool(flags is not None and flags.f_contiguous and not flags.c_contiguous)
 
 
-def _host(make, shape, dtype, order, where):
+def _host(make, shape, dtype, order):
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if order == "F":
         return make(shape[::-1], dtype).T
@@ -60,7 +60,7 @@ def _host(make, shape, dtype, order, where):
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
     """A NumPy array in page-locked host memory (fast, asynchronous copies)."""
     order = _order_checked(strides, order, "cuda.pinned_array")
-    return _host(_stream.pinned_empty, shape, dtype, order, "cuda.pinned_array")
+    return _host(_stream.pinned_empty, shape, dtype, order)
 
 
 def pinned_array_like(ary):
@@ -72,7 +72,7 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
     """A NumPy array in host memory the device reads and writes directly (kernels take it
     as it is)."""
     order = _order_checked(strides, order, "cuda.mapped_array")
-    return _host(_stream.mapped_empty, shape, dtype, order, "cuda.mapped_array")
+    return _host(_stream.mapped_empty, shape, dtype, order)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
@@ -83,7 +83,7 @@ def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,
                   attach_global=True):
     """An array in managed (unified) memory, usable from the host and the device."""
     order = _order_checked(strides, order, "cuda.managed_array")
-    return _host(_stream.managed_empty, shape, dtype, order, "cuda.managed_array")
+    return _host(_stream.managed_empty, shape, dtype, order)
 
 
 def is_cuda_array(obj):
