@@ -52,7 +52,10 @@ nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::
                            const std::string& kernel_name, std::vector<Staged>& staged) {
   if (device->host_accessible() || !g_ndarray_type) return args;
   for (size_t k = 0; k < args.size(); ++k) {
-    if (!PyObject_TypeCheck(args[k].ptr(), g_ndarray_type)) continue;
+    // A 0-d array is a scalar argument: passed by value, nothing to stage.
+    if (!PyObject_TypeCheck(args[k].ptr(), g_ndarray_type) ||
+        nb::cast<int>(nb::getattr(args[k], "ndim")) == 0)
+      continue;
     nb::object copy = nb::steal(PyObject_CallFunction(
         g_stage_host_array, "OOs", args[k].ptr(), nb::cast(PyDevice{device}).ptr(),
         kernel_name.c_str()));
