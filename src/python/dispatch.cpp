@@ -56,9 +56,9 @@ nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::
     if (!PyObject_TypeCheck(args[k].ptr(), g_ndarray_type) ||
         nb::cast<int>(nb::getattr(args[k], "ndim")) == 0)
       continue;
-    nb::object copy = nb::steal(PyObject_CallFunction(
-        g_stage_host_array, "OOs", args[k].ptr(), nb::cast(PyDevice{device}).ptr(),
-        kernel_name.c_str()));
+    nb::object copy =
+        nb::steal(PyObject_CallFunction(g_stage_host_array, "OOs", args[k].ptr(),
+                                        nb::cast(PyDevice{device}).ptr(), kernel_name.c_str()));
     if (!copy) throw nb::python_error();
     staged.push_back({k, nb::borrow(args[k]), std::move(copy)});
   }
@@ -284,9 +284,8 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   }
 }
 
-void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& dims,
-                         Scratch& s, const std::shared_ptr<runtime::Device>& device,
-                         runtime::Stream& queue) {
+void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s,
+                         const std::shared_ptr<runtime::Device>& device, runtime::Stream& queue) {
   // A launch queued on a stream holds its arrays' buffers until it ran where
   // dropping them early could hand their memory to other work: on the CPU
   // (whose queued launches run later than a GPU driver would see them), and
