@@ -16,7 +16,7 @@ import hashlib
 import numpy as np
 
 from .._array import Array, empty
-from . import _generated, _launch
+from . import _generated, _launch, _reduction
 from ._elementwise import (_COMPARISON_UFUNCS, FUNCTIONS, Operand, TracedValue, _plan,
                            common_device, expression)
 from ._methods import _BINARY, _COMPARISONS, _UNARY
@@ -83,8 +83,6 @@ def _operator_methods(cls):
 
 
 def _reduction_method(name):
-    from . import _reduction
-
     if name in ("sum", "prod", "mean"):
         def method(self, axis=None, dtype=None, keepdims=False):
             return getattr(_reduction, name)(self, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -306,8 +304,6 @@ class Fused:
         reduction = compiled.reduction
         if reduction is None:
             return out
-        from . import _reduction
-
         kwargs = {"axis": reduction.axis, "keepdims": reduction.keepdims}
         if reduction.name in ("sum", "prod", "mean"):
             kwargs["dtype"] = reduction.dtype

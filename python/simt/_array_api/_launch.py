@@ -66,6 +66,7 @@ _WIDE = (np.dtype(np.float64), np.dtype(np.complex128))
 
 
 def has_float64(device):
+    # One place to ask (tests stand in a device without double precision here).
     return device.supports_float64
 
 
