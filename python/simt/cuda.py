@@ -4,6 +4,8 @@
 memory (``to_device``, ``device_array``, pinned and mapped arrays), devices, streams and
 events. docs/porting.md lists what differs from Numba."""
 
+import sys
+
 from ._device_api import (  # noqa: F401
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, const, blockIdx, block_dim,
     block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared, shfl_down_sync,
@@ -17,6 +19,10 @@ from ._numba_devices import (  # noqa: F401
 from ._numba_jit import jit  # noqa: F401
 from ._numba_reduce import Reduce, reduce  # noqa: F401
 from ._numba_vectorize import vectorize  # noqa: F401
+from . import _numba_random as random  # noqa: F401
+
+# `from simt.cuda.random import xoroshiro128p_uniform_float32`, as Numba's programs write it.
+sys.modules[__name__ + ".random"] = random
 from ._numba_memory import (  # noqa: F401
     as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
     managed_array, mapped_array, mapped_array_like, pinned_array, pinned_array_like,

@@ -231,3 +231,88 @@ def test_cuda_vectorize_as_numba_documents_it(current, rng):
         rel_diff(np.zeros(3, np.complex64), np.zeros(3))
     with pytest.raises(TypeError, match="needs its signatures"):
         cuda.vectorize(lambda a: a)
+
+
+# Numba's xoroshiro128+ (its seeding, rotations and jump), in Python ints: the reference
+# the device generators must equal bit for bit.
+_M64 = (1 << 64) - 1
+
+
+def _ref_next(s0, s1):
+    s1 ^= s0
+    return (((s0 << 55) | (s0 >> 9)) ^ s1 ^ (s1 << 14)) & _M64, ((s1 << 36) | (s1 >> 28)) & _M64
+
+
+def _ref_jump(s0, s1):
+    t0 = t1 = 0
+    for word in (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922):
+        for bit in range(64):
+            if word >> bit & 1:
+                t0, t1 = t0 ^ s0, t1 ^ s1
+            s0, s1 = _ref_next(s0, s1)
+    return t0, t1
+
+
+def _ref_states(n, seed, subsequence_start):
+    z = (seed + 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    state = (z ^ (z >> 31),) * 2
+    for _ in range(subsequence_start):
+        state = _ref_jump(*state)
+    states = [state]
+    while len(states) < n:
+        states.append(_ref_jump(*states[-1]))
+    return states
+
+
+def test_cuda_random_streams_are_numbas(current):
+    from simt.cuda.random import (create_xoroshiro128p_states, xoroshiro128p_normal_float32,
+                                  xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
+
+    @cuda.jit
+    def draw(states, u32, u64, normal):
+        i = cuda.grid(1)
+        if i < states.shape[0]:
+            for k in range(u32.shape[1]):
+                u32[i, k] = xoroshiro128p_uniform_float32(states, i)
+            u64[i] = xoroshiro128p_uniform_float64(states, i)
+            normal[i] = xoroshiro128p_normal_float32(states, i)
+
+    n = 37
+    states = create_xoroshiro128p_states(n, seed=12345, subsequence_start=3)
+    reference = _ref_states(n, 12345, 3)
+    assert [tuple(map(int, row)) for row in states.copy_to_host()] == reference
+    u32, u64 = cuda.device_array((n, 3), np.float32), cuda.device_array(n)
+    normal = cuda.device_array(n, np.float32)
+    draw[2, 32](states, u32, u64, normal)
+    want32, want64 = np.zeros((n, 3), np.float32), np.zeros(n)
+    for i, s in enumerate(reference):
+        for k in range(3):
+            want32[i, k] = np.float32(((s[0] + s[1]) & _M64) >> 11) * np.float32(2.0 ** -53)
+            s = _ref_next(*s)
+        want64[i] = (((s[0] + s[1]) & _M64) >> 11) * 2.0 ** -53
+    np.testing.assert_array_equal(u32.copy_to_host(), want32)
+    np.testing.assert_array_equal(u64.copy_to_host(), want64)
+    assert np.all(np.isfinite(normal.copy_to_host()))
+
+
+def test_monte_carlo_pi_with_cuda_random(current):
+    from simt.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+    @cuda.jit
+    def compute_pi(rng_states, iterations, out):
+        thread_id = cuda.grid(1)
+        inside = 0
+        for i in range(iterations):
+            x = xoroshiro128p_uniform_float32(rng_states, thread_id)
+            y = xoroshiro128p_uniform_float32(rng_states, thread_id)
+            if x ** 2 + y ** 2 <= 1.0:
+                inside += 1
+        out[thread_id] = 4.0 * inside / iterations
+
+    threads_per_block, blocks = 64, 8
+    rng_states = create_xoroshiro128p_states(threads_per_block * blocks, seed=1)
+    out = np.zeros(threads_per_block * blocks, dtype=np.float32)
+    compute_pi[blocks, threads_per_block](rng_states, 500, out)
+    assert abs(out.mean() - math.pi) < 0.02
