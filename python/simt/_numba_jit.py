@@ -9,6 +9,7 @@ anyway) change nothing, as docs/porting.md says.
 """
 
 from ._kernel import Func, Kernel
+from ._numba_types import Signature
 
 _ACCEPTED = {"opt", "lineinfo", "max_registers", "lto", "inline", "cache", "boundscheck"}
 
@@ -30,14 +31,17 @@ def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **o
             return Func(function)
         return Kernel(function, signatures=signatures, debug=debug, fastmath=fastmath)
 
+    if isinstance(func_or_sig, Signature):  # void(float32[:], int32) as type objects
+        func_or_sig = str(func_or_sig)
     if callable(func_or_sig) and not isinstance(func_or_sig, str):
         return decorate(func_or_sig, ())
     if func_or_sig is None:
         signatures = ()
     elif isinstance(func_or_sig, str):
         signatures = (func_or_sig,)
-    elif isinstance(func_or_sig, (list, tuple)) and all(isinstance(s, str) for s in func_or_sig):
-        signatures = tuple(func_or_sig)
+    elif isinstance(func_or_sig, (list, tuple)) and \
+            all(isinstance(s, (str, Signature)) for s in func_or_sig):
+        signatures = tuple(map(str, func_or_sig))
     else:
         raise TypeError(f"cuda.jit: a signature is a string such as 'void(float32[:], int32)' "
                         f"(or a list of them), not {type(func_or_sig).__name__}")

@@ -72,6 +72,9 @@ def describe(value):
                                    "most 64 KiB, the size of GPU constant memory)")
         return ("ndarray", value.dtype.name, list(value.shape),
                 np.ascontiguousarray(value).tobytes())
+    simt_dtype = getattr(value, "_simt_dtype", None)  # simt.cuda's Numba-style types
+    if isinstance(simt_dtype, np.dtype):
+        return ("dtype", simt_dtype.name)
     if isinstance(value, np.ufunc):
         return ("function", "numpy." + value.__name__)
     name = getattr(value, "__name__", None)

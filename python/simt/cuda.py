@@ -20,9 +20,14 @@ from ._numba_jit import jit  # noqa: F401
 from ._numba_reduce import Reduce, reduce  # noqa: F401
 from ._numba_vectorize import vectorize  # noqa: F401
 from . import _numba_random as random  # noqa: F401
+from ._numba_types import SCALARS as _SCALARS, types, void  # noqa: F401
 
 # `from simt.cuda.random import xoroshiro128p_uniform_float32`, as Numba's programs write it.
 sys.modules[__name__ + ".random"] = random
+
+# Numba's type objects: float32, int32[:], void(float32[:], int32), f4, i8, ... (not
+# `bool`, which `from simt.cuda import *` would shadow; Numba's name is `boolean`).
+globals().update({name: t for name, t in _SCALARS.items() if name != "bool"})
 from ._numba_memory import (  # noqa: F401
     as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
     managed_array, mapped_array, mapped_array_like, pinned_array, pinned_array_like,

@@ -316,3 +316,35 @@ def test_monte_carlo_pi_with_cuda_random(current):
     out = np.zeros(threads_per_block * blocks, dtype=np.float32)
     compute_pi[blocks, threads_per_block](rng_states, 500, out)
     assert abs(out.mean() - math.pi) < 0.02
+
+
+def test_numba_type_objects_as_signatures_and_dtypes(current):
+    from simt.cuda import f8, float32, int32, types, void
+
+    @cuda.jit(void(float32[:], int32))
+    def scale(x, k):
+        i = cuda.grid(1)
+        if i < x.size:
+            tmp = cuda.local.array(2, dtype=float32)
+            tmp[0] = float32(k)
+            x[i] = x[i] * tmp[0]
+
+    x = cuda.to_device(np.arange(5, dtype=np.float32))
+    scale[1, 32](x, 3)
+    np.testing.assert_array_equal(x.copy_to_host(), np.arange(5) * 3)
+
+    @cuda.jit([void(f8[::1], f8), "void(float32[::1], float32)"])
+    def add(x, v):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] += v
+
+    y = cuda.to_device(np.zeros(4))
+    add[1, 32](y, 2.5)
+    np.testing.assert_array_equal(y.copy_to_host(), np.full(4, 2.5))
+    assert str(void(float32[:, ::1], types.Array(types.float64, 2, "F"),
+                    types.UniTuple(types.int32, 2))) == \
+        "void(float32[:, ::1], float64[::1, :], (int32, int32))"
+    assert cuda.device_array(3, dtype=float32).dtype == np.float32 and np.dtype(f8) == np.float64
+    with pytest.raises(TypeError, match="':' or '::1'"):
+        float32[1:2]

@@ -1,0 +1,131 @@
+"""Numba's type objects for `simt.cuda`: `float32`, `int32[:]`, `float32[:, ::1]`,
+`void(float32[:], int32)`, `types.Array(types.float32, 2, "C")`, `types.UniTuple(...)`,
+and the short names `f4 f8 i4 i8 u4 u8 b1`.
+
+Each is simt's own spelling of a type underneath (str() gives it: "float32[:, ::1]",
+"void(float32[:], int32)"), which is what simt's kernels take as signatures, so they
+serve `cuda.jit(...)` as Numba's do. A scalar type is also a dtype (`np.dtype(float32)`,
+`cuda.device_array(n, dtype=float32)`) and, inside kernels, names that dtype
+(`cuda.local.array(4, dtype=float32)`, `float32(x)`).
+"""
+
+import types as _types
+
+import numpy as np
+
+
+class _Type:
+    """Something with a type string: str() is simt's spelling."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return self._text
+
+    def __eq__(self, other):
+        return isinstance(other, _Type) and str(other) == self._text
+
+    def __hash__(self):
+        return hash(self._text)
+
+
+class Scalar(_Type):
+    """A number type: a dtype too, and subscripted it makes array types."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.dtype = np.dtype(name)
+        self._simt_dtype = self.dtype  # what a kernel's global of this value is
+
+    def __getitem__(self, key):
+        """float32[:] (any layout), float32[::1] (C), float32[:, ::1] (C),
+        float32[::1, :] (Fortran), as Numba's."""
+        items = key if isinstance(key, tuple) else (key,)
+        parts = []
+        for item in items:
+            if not isinstance(item, slice) or item.start is not None or item.stop is not None \
+                    or item.step not in (None, 1):
+                raise TypeError(f"{self}[{key!r}]: an array type takes ':' or '::1' for each "
+                                f"dimension")
+            parts.append("::1" if item.step == 1 else ":")
+        if "::1" in parts[1:-1] or (len(parts) > 1 and parts[0] == parts[-1] == "::1"):
+            raise TypeError(f"{self}[...]: '::1' marks the first (Fortran) or last (C) "
+                            f"dimension only")
+        return ArrayType(self, parts)
+
+    def __call__(self, *args):
+        """float32(float32[:], int32): a signature (for kernels, `void(...)`), or, given a
+        number, that number as this type (as np.float32(x))."""
+        if args and all(isinstance(a, _Type) for a in args):
+            return Signature(self, args)
+        if len(args) == 1:
+            return self.dtype.type(args[0])
+        raise TypeError(f"{self}(...) takes types (a signature) or one number")
+
+
+class ArrayType(_Type):
+    def __init__(self, scalar, parts):
+        super().__init__(f"{scalar}[{', '.join(parts)}]")
+        self.dtype = scalar.dtype
+        self.ndim = len(parts)
+        self.layout = "C" if parts[-1] == "::1" and (len(parts) == 1 or parts[0] == ":") \
+            else "F" if parts[0] == "::1" else "A"
+
+
+class Signature(_Type):
+    def __init__(self, result, args):
+        super().__init__(f"{result}({', '.join(map(str, args))})")
+        self.return_type, self.args = result, tuple(args)
+
+
+class _Void(_Type):
+    def __call__(self, *args):
+        return Signature(self, args)
+
+
+void = none = _Void("void")
+
+_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+SCALARS = {name: Scalar(name) for name in _NAMES}
+SCALARS["boolean"] = SCALARS["bool_"] = SCALARS["b1"] = SCALARS["bool"]
+SHORT = {"f2": "float16", "f4": "float32", "f8": "float64", "i1": "int8", "i2": "int16",
+         "i4": "int32", "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32",
+         "u8": "uint64", "c8": "complex64", "c16": "complex128", "intp": "int64",
+         "uintp": "uint64", "float_": "float32", "double": "float64"}
+SCALARS.update({short: SCALARS[name] for short, name in SHORT.items()})
+
+
+def _array(dtype, ndim, layout="A", readonly=False):
+    """types.Array(types.float32, 2, "C")."""
+    if layout not in ("C", "F", "A"):
+        raise ValueError(f"types.Array: layout must be 'C', 'F' or 'A', not {layout!r}")
+    if ndim < 1:
+        raise ValueError(f"types.Array: ndim must be >= 1, not {ndim}")
+    parts = [":"] * ndim
+    if layout == "C":
+        parts[-1] = "::1"
+    elif layout == "F":
+        parts[0] = "::1"
+    array = ArrayType(dtype if isinstance(dtype, Scalar) else Scalar(np.dtype(dtype).name), parts)
+    if readonly:
+        array._text = "readonly " + array._text
+    return array
+
+
+def _uni_tuple(dtype, count):
+    """types.UniTuple(types.int32, 3): a tuple of `count` values of one type."""
+    return _Type(f"({', '.join([str(dtype)] * count)})")
+
+
+def _tuple(items):
+    """types.Tuple([types.int32, types.float64])."""
+    return _Type(f"({', '.join(map(str, items))})")
+
+
+types = _types.SimpleNamespace(Array=_array, UniTuple=_uni_tuple, Tuple=_tuple, void=void,
+                               none=void, **SCALARS)
