@@ -88,3 +88,12 @@ shfl_xor_sync = _DeviceFunction("simt.shfl_xor_sync")
 ballot_sync = _DeviceFunction("simt.ballot_sync")
 all_sync = _DeviceFunction("simt.all_sync")
 any_sync = _DeviceFunction("simt.any_sync")
+
+# Numba's cuda.* arithmetic on numbers.
+popc = _DeviceFunction("simt.popc")
+clz = _DeviceFunction("simt.clz")
+ffs = _DeviceFunction("simt.ffs")
+brev = _DeviceFunction("simt.brev")
+fma = _DeviceFunction("simt.fma")
+cbrt = _DeviceFunction("simt.cbrt")
+selp = _DeviceFunction("simt.selp")

@@ -147,6 +147,17 @@ std::string Emitter::call(const Expr& e) {
                                    "(int)" + truth(*e.items[2]), "");
       return k == 0 ? "((unsigned int)" + code + ")" : "(" + code + " != 0)";
     }
+    case sema::Rule::FloatTernary:
+      return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot) + ", " + arg(2, ot));
+    case sema::Rule::IntBits: {
+      Helper h = fn.c_name == "popc"  ? Helper::PopCount
+                 : fn.c_name == "clz" ? Helper::CountLeadingZeros
+                 : fn.c_name == "ffs" ? Helper::FindFirstSet
+                                      : Helper::BitReverse;
+      return helpers_.use(h, s) + "(" + arg(0, ot) + ")";
+    }
+    case sema::Rule::Select:
+      return "(" + truth(*e.items[1]) + " ? " + arg(1, ot) + " : " + arg(2, ot) + ")";
   }
   throw std::logic_error("unknown intrinsic");
 }

@@ -275,6 +275,57 @@ constexpr const char* kComplexTruth = R"($Qbool $N($T a) {
 }
 )";
 
+// Numba's integer bit functions, over the value's $W bits ($U: the 32- or 64-bit unsigned
+// type holding them). Portable C loops, one per dialect's compiler to turn into its
+// instruction where it recognizes the idiom.
+constexpr const char* kPopCount = R"($Q$T $N($T x) {
+  $U v = ($U)x;
+  if ($W < 32) v &= (($U)1 << ($W % 32)) - 1;
+  $T n = 0;
+  while (v != 0) {
+    v &= v - 1;
+    ++n;
+  }
+  return n;
+}
+)";
+
+constexpr const char* kCountLeadingZeros = R"($Q$T $N($T x) {
+  $U v = ($U)x;
+  if ($W < 32) v &= (($U)1 << ($W % 32)) - 1;
+  $T n = $W;
+  while (v != 0) {
+    v >>= 1;
+    --n;
+  }
+  return n;
+}
+)";
+
+constexpr const char* kFindFirstSet = R"($Qint $N($T x) {
+  $U v = ($U)x;
+  if ($W < 32) v &= (($U)1 << ($W % 32)) - 1;
+  if (v == 0) return 0;
+  int n = 1;
+  while ((v & 1) == 0) {
+    v >>= 1;
+    ++n;
+  }
+  return n;
+}
+)";
+
+constexpr const char* kBitReverse = R"($Q$T $N($T x) {
+  $U v = ($U)x;
+  $U r = 0;
+  for (int k = 0; k < $W; ++k) {
+    r = (r << 1) | (v & 1);
+    v >>= 1;
+  }
+  return ($T)r;
+}
+)";
+
 struct HelperInfo {
   const char* prefix;  // helper names are simt_<prefix>_<type suffix>
   bool per_type;       // false: one definition for all types
@@ -328,6 +379,14 @@ HelperInfo helper_info(Helper h) {
       return {"cabs", true};
     case Helper::ComplexTruth:
       return {"ctruth", true};
+    case Helper::PopCount:
+      return {"popc", true};
+    case Helper::CountLeadingZeros:
+      return {"clz", true};
+    case Helper::FindFirstSet:
+      return {"ffs", true};
+    case Helper::BitReverse:
+      return {"brev", true};
   }
   return {"", false};
 }
@@ -394,7 +453,7 @@ std::string HelperSet::use(Helper helper, Scalar type) {
 
 std::string HelperSet::define(Helper helper, Scalar type) {
   const char* text = nullptr;
-  bool is_complex_helper = helper >= Helper::ComplexType;
+  bool is_complex_helper = helper >= Helper::ComplexType && helper <= Helper::ComplexTruth;
   switch (helper) {
     case Helper::FloorDiv:
       text = sema::is_float(type)    ? kFloorDivFloat
@@ -469,6 +528,18 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       break;
     case Helper::ComplexTruth:
       text = kComplexTruth;
+      break;
+    case Helper::PopCount:
+      text = kPopCount;
+      break;
+    case Helper::CountLeadingZeros:
+      text = kCountLeadingZeros;
+      break;
+    case Helper::FindFirstSet:
+      text = kFindFirstSet;
+      break;
+    case Helper::BitReverse:
+      text = kBitReverse;
       break;
   }
   if (is_complex_helper && helper != Helper::ComplexType) use(Helper::ComplexType, type);

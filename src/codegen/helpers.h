@@ -38,6 +38,10 @@ enum class Helper {
   ComplexEq,
   ComplexAbs,
   ComplexTruth,
+  PopCount,           // set bits of an integer's $W bits (Numba's cuda.popc)
+  CountLeadingZeros,  // zeros above the highest set bit, within $W bits (cuda.clz)
+  FindFirstSet,       // 1 + the index of the lowest set bit, 0 for 0 (cuda.ffs): an int
+  BitReverse,         // the $W bits in reverse order (cuda.brev)
 };
 
 // The suffix that names a scalar in helper names: i32, u8, f64, c64.

@@ -244,6 +244,36 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       i.operand = Type::scalar_of(Scalar::Bool);
       return i;
     }
+    case Rule::FloatTernary: {
+      Type t;
+      for (size_t k = 0; k < 3; ++k) {
+        if (!real_arg(e, k, args[k], shown)) return typed(Type::unknown());
+        t = k == 0 ? float_view(args[k]) : promote(t, float_view(args[k]));
+      }
+      ExprInfo i = typed(t);
+      i.operand = t;
+      return i;
+    }
+    case Rule::IntBits: {
+      const Type& a = args[0];
+      if (!a.is_scalar() || !is_integer(a.scalar))
+        return typed(error(e.items[1]->span, shown + "() needs an integer, not " + a.str()));
+      Type operand = a.strong();  // a literal: int64, as Numba types it
+      ExprInfo i = typed(fn.c_name == "ffs" ? Type::scalar_of(Scalar::Int32) : operand,
+                         fn.c_name != "brev" || is_unsigned(operand.scalar));
+      i.operand = operand;
+      return i;
+    }
+    case Rule::Select: {
+      if (!args[0].is_scalar() || is_complex(args[0].scalar))
+        return typed(error(e.items[1]->span, shown + "() needs a number or bool predicate"));
+      if (!args[1].is_scalar() || !args[2].is_scalar())
+        return typed(error(e.items[2]->span, shown + "() selects between two numbers"));
+      Type t = promote(args[1], args[2]);
+      ExprInfo i = typed(t, arg_nonneg(1) && arg_nonneg(2));
+      i.operand = t;
+      return i;
+    }
   }
   return typed(Type::unknown());
 }

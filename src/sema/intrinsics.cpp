@@ -65,6 +65,14 @@ constexpr Intrinsic kIntrinsics[] = {
     {"simt.ballot_sync", Rule::Vote, "ballot", 2, 2, false},
     {"simt.all_sync", Rule::Vote, "all", 2, 2, false},
     {"simt.any_sync", Rule::Vote, "any", 2, 2, false},
+    // Numba's cuda.* arithmetic (cuda.popc, cuda.fma, ...).
+    {"simt.popc", Rule::IntBits, "popc", 1, 1},
+    {"simt.clz", Rule::IntBits, "clz", 1, 1},
+    {"simt.ffs", Rule::IntBits, "ffs", 1, 1},
+    {"simt.brev", Rule::IntBits, "brev", 1, 1},
+    {"simt.fma", Rule::FloatTernary, "fma", 3, 3},
+    {"simt.cbrt", Rule::FloatUnary, "cbrt", 1, 1},
+    {"simt.selp", Rule::Select, "", 3, 3},
 
     // math: one argument, float result.
     SIMT_MATH_UNARY("sin", "sin"),
@@ -103,6 +111,7 @@ constexpr Intrinsic kIntrinsics[] = {
     {"math.pow", Rule::FloatBinary, "pow", 2, 2},
     {"math.remainder", Rule::FloatBinary, "remainder", 2, 2},
     {"math.nextafter", Rule::FloatBinary, "nextafter", 2, 2},
+    {"math.fma", Rule::FloatTernary, "fma", 3, 3},
     {"math.ldexp", Rule::Ldexp, "ldexp", 2, 2},
     // Two results through a pointer in C: evaluated into temporaries.
     {"math.frexp", Rule::FloatSplit, "frexp", 1, 1, false},

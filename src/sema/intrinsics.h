@@ -51,6 +51,9 @@ enum class Rule : uint8_t {
   ConstArrayLike,  // simt.const.array_like(global ndarray): the array as constant memory
   Shuffle,         // simt.shfl_*_sync(mask, value, lane): c_name "idx"/"up"/"down"/"xor"
   Vote,            // simt.ballot/all/any_sync(mask, pred): c_name "ballot"/"all"/"any"
+  FloatTernary,    // fma(a, b, c): all promote, as FloatBinary (one rounding)
+  IntBits,         // simt.popc/clz/ffs/brev(x) on an integer: c_name the helper; ffs -> int32
+  Select,          // simt.selp(pred, a, b): a or b, promoted
 };
 
 // Whether a rule makes the threads of a block (or a warp) wait for each

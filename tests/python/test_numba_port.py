@@ -348,3 +348,47 @@ def test_numba_type_objects_as_signatures_and_dtypes(current):
     assert cuda.device_array(3, dtype=float32).dtype == np.float32 and np.dtype(f8) == np.float64
     with pytest.raises(TypeError, match="':' or '::1'"):
         float32[1:2]
+
+
+def _bits_reference(value, width):
+    u = int(value) & ((1 << width) - 1)
+    return (bin(u).count("1"), width - u.bit_length(), (u & -u).bit_length(),
+            int(format(u, f"0{width}b")[::-1], 2))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_integer_bit_functions(current, rng, dtype):
+    @cuda.jit
+    def bits(x, pc, lz, fs, rv):
+        i = cuda.grid(1)
+        if i < x.size:
+            pc[i] = cuda.popc(x[i])
+            lz[i] = cuda.clz(x[i])
+            fs[i] = cuda.ffs(x[i])
+            rv[i] = cuda.brev(x[i])
+
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, 64, dtype=dtype, endpoint=True)
+    x[:3] = [0, 1, info.max]
+    outs = [cuda.device_array(64, dtype), cuda.device_array(64, dtype),
+            cuda.device_array(64, np.int32), cuda.device_array(64, dtype)]
+    bits[1, 64](cuda.to_device(x), *outs)
+    width = np.dtype(dtype).itemsize * 8
+    got = zip(*(o.copy_to_host().tolist() for o in outs))
+    for value, (pc, lz, fs, rv) in zip(x.tolist(), got):
+        assert (pc, lz, fs, rv & ((1 << width) - 1)) == _bits_reference(value, width), value
+
+
+def test_fma_selp_cbrt(current, rng):
+    @cuda.jit
+    def arith(a, b, c, out, sel):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = cuda.fma(a[i], b[i], c[i])
+            sel[i] = cuda.selp(a[i] > b[i], a[i], b[i]) + cuda.cbrt(c[i])
+
+    a, b, c = rng.random(100), rng.random(100), rng.random(100)
+    out, sel = cuda.device_array(100), cuda.device_array(100)
+    arith[1, 128](cuda.to_device(a), cuda.to_device(b), cuda.to_device(c), out, sel)
+    np.testing.assert_allclose(out.copy_to_host(), a * b + c, rtol=1e-15)
+    np.testing.assert_allclose(sel.copy_to_host(), np.maximum(a, b) + np.cbrt(c), rtol=1e-15)

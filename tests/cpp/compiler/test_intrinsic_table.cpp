@@ -56,6 +56,9 @@ const std::map<Rule, std::string>& snippets() {
       {Rule::ConstArrayLike, "t = F(TABLE)\n    out[i] = t[1]"},
       {Rule::Shuffle, "out[i] = F(0xffffffff, x[i], 1)"},
       {Rule::Vote, "v = F(0xffffffff, x[i] > 0.0)\n    out[i] = 1.0 if v else 0.0"},
+      {Rule::FloatTernary, "out[i] = F(x[i], x[0], 1.0)"},
+      {Rule::IntBits, "u[i] = F(u[i])\n    out[i] = F(n)"},
+      {Rule::Select, "out[i] = F(x[i] > 0.0, x[i], n)"},
   };
   return kSnippets;
 }
