@@ -20,7 +20,7 @@ def _stage(array, device, kernel_name):
         warnings.warn(f"{kernel_name}: a NumPy array argument is copied to {device.id} before "
                       f"the launch and back after it, every launch; copy it once with "
                       f"simt.to_device (cuda.to_device) to keep it there",
-                      PerformanceWarning, stacklevel=3)
+                      PerformanceWarning, stacklevel=2)
     copy = to_device(array, device=device)
     if not array.flags.writeable:  # a kernel writing it is a TypingError, as on the CPU
         copy = Array._wrap(copy._impl.readonly_view())

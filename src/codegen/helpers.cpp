@@ -99,13 +99,38 @@ constexpr const char* kWrapIndex = R"($Qsimt_i64 $N(simt_i64 i, simt_i64 n) {
 }
 )";
 
+// Python's round(x, n): x * 10**n rounded half to even by its exact value. The product in
+// floating point is exact enough except at a tie (y exactly k + 0.5), where the exact
+// product decides the side: fma gives x * p - y exactly (10**n is exact up to n = 22).
+// A value whose spacing is at least 10**-n has no digits there to round: it stays x
+// (also where the product would overflow). Literals as float: no double on OpenCL
+// devices without it.
 constexpr const char* kRoundDigits = R"($Q$T $N($T x, simt_i64 ndigits) {
+  if (x - x != 0 || x == 0) return x;
+  $T integral = $W == 64 ? ($T)4503599627370496.0f : ($T)8388608.0f;  // 2**52, 2**23
   if (ndigits >= 0) {
-    $T scale = $pow(($T)10, ($T)ndigits);
-    return $rint(x * scale) / scale;
+    if ($fabs(x) >= integral) return x;
+    $T p = $pow(($T)10, ($T)ndigits);
+    $T y = x * p;
+    if (y - y != 0) return x;
+    $T r = $rint(y);
+    if ($fabs(y - r) == ($T)0.5) {
+      $T e = $fma(x, p, -y);
+      if (e > 0) r = $floor(y) + 1;
+      if (e < 0) r = $floor(y);
+    }
+    return r / p;
   }
-  $T scale = $pow(($T)10, ($T)-ndigits);
-  return $rint(x / scale) * scale;
+  $T p = $pow(($T)10, ($T)-ndigits);
+  $T y = x / p;
+  if ($fabs(y) >= integral) return x;
+  $T r = $rint(y);
+  if ($fabs(y - r) == ($T)0.5) {
+    $T e = $fma(y, p, -x);
+    if (e > 0) r = $floor(y);
+    if (e < 0) r = $floor(y) + 1;
+  }
+  return r * p;
 }
 )";
 
@@ -575,7 +600,7 @@ std::string HelperSet::define(Helper helper, Scalar type) {
     replace_all(s, "$MIN", min);
     replace_all(s, "$MAX", max);
   }
-  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint", "pow", "hypot"})
+  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint", "pow", "hypot", "fma"})
     replace_all(s, std::string("$") + fn, dialect_.math_name(fn, real));
   replace_all(s, "$uint_as_float(bits)", apply_pattern(dialect_.uint_as_float, "bits"));
   replace_all(s, "$float_as_uint(f)", apply_pattern(dialect_.float_as_uint, "f"));

@@ -1242,3 +1242,25 @@ def test_range_near_int64_limits_stops(bounds):
     launch(k_range_values, 1, np.array(bounds, np.int64), out, count)
     assert out[:len(expected)].tolist() == expected
     assert count[0] == len(expected)
+
+
+@simt.kernel
+def k_round_digits(a, ndigits, out):
+    i = simt.grid(1)
+    if i < a.size:
+        out[i] = round(a[i], ndigits)
+
+
+def test_round_with_digits_is_pythons(device, rng):
+    # Python rounds the exact decimal value half to even: round(0.3425, 3) is 0.343 (0.3425
+    # is a little above the tie), round(2.675, 2) is 2.67 (a little below); a product
+    # x * 10**n that lands exactly on a tie must not decide it.
+    a = np.concatenate([[0.3425, 1.005, 2.675, 2.5, -2.675, 1234.5, 0.125, 1e300, -0.0, 5e-324],
+                        [round(v, int(d)) + e for v, d, e in zip(
+                            rng.uniform(-1000, 1000, 500), rng.integers(0, 6, 500),
+                            rng.choice([0.0, 5e-4, 5e-5, 5e-3], 500))]])
+    for ndigits in (-2, 0, 1, 2, 3, 5):
+        out = simt.zeros(a.size, device=device)
+        with simt.use_device(device):
+            k_round_digits[(a.size + 63) // 64, 64](simt.asarray(a, device=device), ndigits, out)
+        np.testing.assert_array_equal(out.get(), [round(v, ndigits) for v in a.tolist()])
