@@ -18,6 +18,10 @@ from ._numba_devices import (  # noqa: F401
     event_elapsed_time, get_current_device, gpus, is_available, legacy_default_stream,
     list_devices, per_thread_default_stream, select_device, stream, synchronize)
 from ._numba_jit import jit  # noqa: F401
+from ._numba_memory import (  # noqa: F401
+    as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
+    managed_array, mapped_array, mapped_array_like, pinned_array, pinned_array_like,
+    to_device)
 from ._numba_reduce import Reduce, reduce  # noqa: F401
 from ._numba_vectorize import vectorize  # noqa: F401
 from . import _numba_random as random  # noqa: F401
@@ -29,7 +33,3 @@ sys.modules[__name__ + ".random"] = random
 # Numba's type objects: float32, int32[:], void(float32[:], int32), f4, i8, ... (not
 # `bool`, which `from simt.cuda import *` would shadow; Numba's name is `boolean`).
 globals().update({name: t for name, t in _SCALARS.items() if name != "bool"})
-from ._numba_memory import (  # noqa: F401
-    as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
-    managed_array, mapped_array, mapped_array_like, pinned_array, pinned_array_like,
-    to_device)

@@ -207,8 +207,7 @@ class _Trace:
             weak = _PYTHON_TYPE[loop[-1].kind]  # an expression of Python scalars alone
             parts = [a.host if isinstance(a, _Traced) else (lambda args, c=a: c) for a in args]
             if function.ufunc is not None and None not in parts:
-                def host(args, ufunc=function.ufunc, parts=parts):
-                    return ufunc(*(part(args) for part in parts))
+                host = _host_value(function.ufunc, parts)
         return self._new(text.format(*converted), loop[-1], weak, host)
 
     def clip(self, x, low, high):
@@ -256,6 +255,12 @@ def _constant_text(constant, dtype_name):
     if np.iscomplexobj(constant):
         return f"{dtype_name}(complex({part(constant.real)}, {part(constant.imag)}))"
     return f"{dtype_name}({part(constant)})"
+
+
+def _host_value(ufunc, parts):
+    """The value NumPy computes on the host for a Python-scalar expression, from the
+    call's arguments."""
+    return lambda args: ufunc(*(part(args) for part in parts))
 
 
 class _Compiled:
