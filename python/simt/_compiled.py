@@ -31,6 +31,9 @@ class _Compiled:
         array operations' kernels), whose text Python's inspect cannot find."""
         if not inspect.isfunction(function):
             raise TypeError(f"{decorator} decorates a function, not {type(function).__name__}")
+        if function.__name__ == "<lambda>" and source is None:
+            raise TypeError(f"{decorator} compiles functions defined with def, not lambdas "
+                            f"(simt parses the function's source text)")
         self.py_func = function
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__

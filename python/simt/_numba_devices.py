@@ -84,7 +84,11 @@ class _Gpus:
     the block with that device current."""
 
     def __getitem__(self, index):
-        return Device(_listed()[index], index)
+        listed = _listed()
+        if not -len(listed) <= index < len(listed):
+            raise IndexError(f"cuda.gpus[{index}]: there {'is' if len(listed) == 1 else 'are'} "
+                             f"{len(listed)} ({', '.join(d.id for d in listed)})")
+        return Device(listed[index], index % len(listed))
 
     def __len__(self):
         return len(_listed())

@@ -180,6 +180,10 @@ def test_jit_errors_say_what():
         cuda.jit(3)
     with pytest.raises(NotImplementedError, match="link"):
         cuda.jit(link=["f.cu"])
+    with pytest.raises(TypeError, match="defined with def, not lambdas"):
+        cuda.jit(device=True)(lambda a: a)
+    with pytest.raises(IndexError, match=r"cuda.gpus\[99\]: there"):
+        cuda.select_device(99)
 
 
 def test_cuda_reduce_as_numba_documents_it(current, rng):
