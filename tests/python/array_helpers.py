@@ -27,3 +27,19 @@ def assert_exact(got, expected, what=""):
             raise AssertionError(f"{what}: not NumPy's result at {i.tolist()}: simt "
                                  f"{np.atleast_1d(host)[tuple(i.T)]!r}, NumPy "
                                  f"{np.atleast_1d(expected)[tuple(i.T)]!r}")
+
+
+def random_numbers(rng, shape, dtype, bound=100, scale=1.0):
+    """Random values of `dtype`: integers in [-bound, bound] (within the dtype), bools,
+    normal floats (and complex parts) times `scale`."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -bound), min(info.max, bound), shape,
+                            endpoint=True).astype(dtype)
+    values = rng.standard_normal(shape) * scale
+    if dtype.kind == "c":
+        values = values + 1j * rng.standard_normal(shape) * scale
+    return values.astype(dtype)

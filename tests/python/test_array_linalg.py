@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import simt
+from array_helpers import random_numbers
 
 # (x1 shape, x2 shape): matrices of sizes that are not multiples of the GPU tile, vectors
 # on either side, broadcast batches (a batch axis of 1 against 3), an empty product axis.
@@ -13,15 +14,7 @@ SHAPES = [((5, 7), (7, 3)), ((70, 33), (33, 130)), ((7,), (7,)), ((4, 7), (7,)),
 
 
 def _random(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind in "iu":
-        return rng.integers(0 if dtype.kind == "u" else -9, 10, shape).astype(dtype)
-    x = rng.standard_normal(shape)
-    if dtype.kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+    return random_numbers(rng, shape, dtype, bound=9)
 
 
 def _check(got, want, dtype):

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import simt
+from array_helpers import random_numbers
 
 # A few dtypes of each kind: every pair is a new kernel to compile (a second each on
 # PoCL), so the draws stay within a small set; the examples then vary shapes and values.
@@ -17,14 +18,7 @@ SETTINGS = settings(max_examples=25, deadline=None,
 
 
 def _values(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -100), min(info.max, 100), shape,
-                            endpoint=True).astype(dtype)
-    return (rng.standard_normal(shape) * 10).astype(dtype)
+    return random_numbers(rng, shape, dtype, bound=100, scale=10.0)
 
 
 @SETTINGS

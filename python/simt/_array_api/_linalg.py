@@ -9,6 +9,7 @@ the product there, in place (much faster than a generated loop nest on two cores
 """
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -86,9 +87,7 @@ def _product(a, b, out):
         np.matmul(np.asarray(a), np.asarray(b), out=np.asarray(out))
         return
     batch = out.shape[:-2]
-    count = 1
-    for extent in batch:
-        count *= extent
+    count = math.prod(batch)
     m, n = out.shape[-2:]
     a3 = _batched(a, batch, count)
     b3 = _batched(b, batch, count)
@@ -239,21 +238,14 @@ def tensordot(x1, x2, /, *, axes=2):
                              f"has {x1.shape[a1]} elements, x2's axis {a2} {x2.shape[a2]}")
     free1 = [a for a in range(x1.ndim) if a not in axes1]
     free2 = [a for a in range(x2.ndim) if a not in axes2]
-    m = _size(x1.shape[a] for a in free1)
-    n = _size(x2.shape[a] for a in free2)
-    k = _size(x1.shape[a] for a in axes1)
+    m = math.prod(x1.shape[a] for a in free1)
+    n = math.prod(x2.shape[a] for a in free2)
+    k = math.prod(x1.shape[a] for a in axes1)
     a = reshape(permute_dims(x1, tuple(free1 + axes1)), (m, k))
     b = reshape(permute_dims(x2, tuple(axes2 + free2)), (k, n))
     out = empty((m, n), _result_dtype(x1, x2, where), x1.device)
     _product(a, b, out)
     return reshape(out, tuple(x1.shape[a] for a in free1) + tuple(x2.shape[a] for a in free2))
-
-
-def _size(extents):
-    n = 1
-    for e in extents:
-        n *= e
-    return n
 
 
 def vecdot(x1, x2, /, *, axis=-1):

@@ -447,9 +447,7 @@ def _group_rows(combine, identity, mapping, acc, block, final_text, shuffles):
     tail = "acc0 = " + _substitute(combine, "acc0", "(" + mapping.replace("v", "x[r, k]") + ")")
     merge = _merge_tree(combine, [f"acc{j}" for j in range(lanes)])
     if shuffles:
-        tree = "\n".join(f"        o = simt.shfl_down_sync(0xFFFFFFFF, v, {d})\n"
-                         f"        v = {_substitute(combine, 'v', 'o')}"
-                         for d in (16, 8, 4, 2, 1) if d < group) + "\n        acc = v"
+        tree = _warp_steps(combine, 8) + "\n        acc = v"  # a group is one warp
         shared = ""
     else:
         halving = _substitute(combine, "sh[t]", "sh[t + w]")
@@ -504,9 +502,7 @@ def _shared_tree(combine, block, final_text):
 def _shuffle_tree(combine, identity, block, final_text):
     """A block's values v combined within each warp by shuffles, the warps' results through
     shared memory, then by the first warp: one barrier instead of one per halving."""
-    steps = "\n".join(f"{{pad}}o = simt.shfl_down_sync(0xFFFFFFFF, v, {d})\n"
-                      f"{{pad}}v = {_substitute(combine, 'v', 'o')}" for d in (16, 8, 4, 2, 1))
-    return f'''{steps.format(pad=" " * 8)}
+    return f'''{_warp_steps(combine, 8)}
         if t % 32 == 0:
             sh[t // 32] = v
         simt.syncthreads()
@@ -514,10 +510,18 @@ def _shuffle_tree(combine, identity, block, final_text):
             v = {identity}
             if t < {block // 32}:
                 v = sh[t]
-{steps.format(pad=" " * 12)}
+{_warp_steps(combine, 12)}
             if t == 0:
                 acc = v
                 out[b] = {final_text}'''
+
+
+def _warp_steps(combine, indent):
+    """Lines combining each lane's v across its warp of 32 by shuffles: lane 0 ends with the
+    warp's value."""
+    pad = " " * indent
+    return "\n".join(f"{pad}o = simt.shfl_down_sync(0xFFFFFFFF, v, {d})\n"
+                     f"{pad}v = {_substitute(combine, 'v', 'o')}" for d in (16, 8, 4, 2, 1))
 
 
 _LANES = 8
