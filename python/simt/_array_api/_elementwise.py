@@ -510,14 +510,19 @@ def assign(out, value):
             warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
             operand.value = np.asarray(value).astype(out.dtype)[()]
         source = out.dtype
-    in_dtype = source
-    text = "{0}"
-    if source.kind == "c" and out.dtype.kind == "b":
-        text = "{0} != 0"  # nonzero, the imaginary part included
-    elif source.kind == "c" and out.dtype.kind != "c":
-        text = "{0}.real"
-    run("copy", text, [], out, [operand], [in_dtype])
+    run("copy", conversion(source, out.dtype), [], out, [operand], [source])
     return out
+
+
+def conversion(source, target):
+    """The expression of {0} (a value of dtype `source`) that the conversion to `target`
+    reads, as NumPy's astype converts: a complex number's real part, or to bool whether
+    it is nonzero (the imaginary part included)."""
+    if source.kind == "c" and target.kind == "b":
+        return "{0} != 0"
+    if source.kind == "c" and target.kind != "c":
+        return "{0}.real"
+    return "{0}"
 
 
 def _functions():

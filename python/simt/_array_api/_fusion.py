@@ -18,7 +18,7 @@ import numpy as np
 from .._array import Array, empty
 from . import _generated, _launch, _reduction
 from ._elementwise import (_COMPARISON_UFUNCS, FUNCTIONS, Operand, TracedValue, _plan,
-                           common_device, expression)
+                           common_device, conversion, expression)
 from ._methods import _BINARY, _COMPARISONS, _UNARY
 
 __all__ = ["fuse"]
@@ -220,9 +220,9 @@ class _Trace:
     def cast(self, value, dtype):
         if dtype.kind not in "biufc":
             raise TypeError(f"simt.fuse: astype to {dtype}")
-        if value.dtype.kind == "c" and dtype.kind != "c":
-            text = f"{value.name} != 0" if dtype.kind == "b" else f"{value.name}.real"
-            return self._new(f"{_generated.dtype_name(dtype)}({text})", dtype)
+        text = conversion(value.dtype, dtype)
+        if text != "{0}":  # complex to real or bool: astype's rule, as assignments use it
+            return self._new(f"{_generated.dtype_name(dtype)}({text.format(value.name)})", dtype)
         return self._new(self._text(value, dtype), dtype)
 
     def part(self, value, which):
