@@ -64,11 +64,12 @@ class Device:
         _device.free_cached_memory(self._device)
 
     def __enter__(self):
-        self._previous = _core.set_current_device(self._device)
+        self._using = _device.use_device(self._device)
+        self._using.__enter__()
         return self
 
     def __exit__(self, *exc):
-        _core.set_current_device(self._previous)
+        return self._using.__exit__(*exc)
 
     def __repr__(self):
         return f"<CUDA device {self.id} '{self.name}' (simt {self._device.id})>"
