@@ -44,19 +44,28 @@ def func(function):
     return Func(function)
 
 
+def _environment_flag(name):
+    return os.environ.get(name, "") not in ("", "0")
+
+
 class Kernel(_Compiled):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
-    def __init__(self, function, *, signatures=(), debug=None, fastmath=False, source=None):
+    def __init__(self, function, *, signatures=(), debug=None, fastmath=False, boundscheck=None,
+                 source=None):
         super().__init__(function, "simt.kernel", source)
         if debug is None:
-            debug = os.environ.get("SIMT_DEBUG", "") not in ("", "0")
-        self.debug = debug
+            debug = _environment_flag("SIMT_DEBUG")
+        if boundscheck is None:
+            boundscheck = _environment_flag("SIMT_BOUNDSCHECK")
+        self.debug = bool(debug)
+        self.boundscheck = bool(boundscheck)
         self.fastmath = fastmath
         # The resolver must not refer to self: the dispatcher (a C++ object the
         # garbage collector cannot traverse) would keep the kernel alive forever.
         resolver = functools.partial(resolve, function, self._function.free_names)
-        self._dispatcher = _core.Dispatcher(self._function, resolver, debug, fastmath)
+        self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
+                                            self.boundscheck)
         self._configured = {}
         for signature in signatures:
             self.compile(signature)
@@ -126,7 +135,7 @@ class Kernel(_Compiled):
         if dialect not in DIALECTS:
             raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
         generated = self._function.generate(self._signature(args), self._globals(), dialect,
-                                            self.debug)
+                                            self.debug, self.boundscheck)
         return generated["source"]
 
     def inspect_types(self, *args):
@@ -166,18 +175,24 @@ def _signature_types(signature):
     return tuple(signature)
 
 
-def kernel(function=None, *, signatures=None, debug=None, fastmath=False):
+def kernel(function=None, *, signatures=None, debug=None, fastmath=False, boundscheck=None):
     """Compiles a Python function as a kernel, once per argument-type signature.
 
     Use as ``@simt.kernel``, ``@simt.kernel(debug=True, fastmath=True)``, or with
     signatures to compile eagerly: ``@simt.kernel("void(float32[:], float32)")``
-    or ``@simt.kernel(signatures=[...])``. Debug mode is also on with SIMT_DEBUG=1.
+    or ``@simt.kernel(signatures=[...])``.
+
+    ``debug=True`` (or SIMT_DEBUG=1) checks every array index and every ``assert``;
+    ``boundscheck=True`` (or SIMT_BOUNDSCHECK=1) the indices only. A checked launch
+    waits for its kernel and raises ``IndexError`` / ``AssertionError`` for the first
+    failed check, naming the kernel, the array, the index, the thread and the line.
     """
     if isinstance(function, (str, tuple, list)):
         signatures, function = function, None
     if isinstance(signatures, (str, tuple)):
         signatures = [signatures]
-    options = dict(signatures=signatures or (), debug=debug, fastmath=fastmath)
+    options = dict(signatures=signatures or (), debug=debug, fastmath=fastmath,
+                   boundscheck=boundscheck)
     if function is None:
         return lambda f: Kernel(f, **options)
     return Kernel(function, **options)

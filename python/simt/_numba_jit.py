@@ -29,7 +29,8 @@ def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **o
     def decorate(function, signatures):
         if device:
             return Func(function)
-        return Kernel(function, signatures=signatures, debug=debug, fastmath=fastmath)
+        return Kernel(function, signatures=signatures, debug=debug, fastmath=fastmath,
+                      boundscheck=options.get("boundscheck"))
 
     if isinstance(func_or_sig, Signature):  # void(float32[:], int32) as type objects
         func_or_sig = str(func_or_sig)

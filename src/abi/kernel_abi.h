@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "abi/check_record.h"
 #include "abi/scalar.h"
 #include "abi/source_map.h"
 
@@ -26,17 +27,27 @@ const char* language_name(Language language);  // "cuda", "opencl", "cpp"
 struct Param {
   // SharedBytes: the launch's dynamic shared memory size in bytes (int64),
   // the last parameter of kernels that use `shared.array(0, dtype)`.
-  enum class Role : uint8_t { Scalar, ArrayData, ArrayShape, ArrayStride, SharedBytes };
+  // CheckRecord: the device address of a checked launch's record
+  // (abi/check_record.h), passed as an array's data is; only in kernels
+  // built with checks.
+  enum class Role : uint8_t {
+    Scalar,
+    ArrayData,
+    ArrayShape,
+    ArrayStride,
+    SharedBytes,
+    CheckRecord
+  };
   Role role = Role::Scalar;
-  int argument = 0;               // which Python argument it comes from (-1: SharedBytes)
-  std::vector<int> path;          // item indices inside a tuple argument
-  int leaf = -1;                  // which leaf of the flattened arguments (-1: SharedBytes)
-  int dim = 0;                    // ArrayShape/ArrayStride: which dimension
+  int argument = 0;       // which Python argument it comes from (-1: SharedBytes, CheckRecord)
+  std::vector<int> path;  // item indices inside a tuple argument
+  int leaf = -1;          // which leaf of the flattened arguments (-1: none)
+  int dim = 0;            // ArrayShape/ArrayStride: which dimension
   Scalar scalar = Scalar::Int64;  // Scalar: its type; ArrayData: the dtype
   std::string c_type;             // as declared in the generated code
   // How many C parameters the record is. 2 for an OpenCL array (its buffer
   // and a byte offset into it: OpenCL buffers are handles, so a view into one
-  // cannot be a plain pointer) and for OpenCL dynamic shared memory (the
+  // cannot be a plain pointer; a CheckRecord likewise) and for OpenCL dynamic shared memory (the
   // `__local` buffer and its size); else 1.
   int c_params = 1;
 
@@ -65,6 +76,9 @@ struct GeneratedKernel {
   std::string entry;  // the symbol to launch
   std::vector<Param> params;
   Requirements requirements;
+  // What a checked kernel checks (empty without checks): a failed check's
+  // record names one of these by its index.
+  std::vector<CheckSite> check_sites;
 };
 
 }  // namespace simt::abi

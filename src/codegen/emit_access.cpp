@@ -50,37 +50,30 @@ std::vector<std::string> Emitter::indices(const Expr& e, const std::string& a, c
   }
   std::vector<std::string> out;
   Type i64 = Type::scalar_of(Scalar::Int64);
-  for (size_t k = 0; k < items.size(); ++k) {
-    std::string v = emit_as(*items[k], i64);
-    if (!info(*items[k]).nonnegative)
-      v = helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + v + ", " + a + ".shape[" +
-          std::to_string(k) + "])";
-    out.push_back(v);
-  }
+  for (size_t k = 0; k < items.size(); ++k)
+    out.push_back(
+        index_into(emit_as(*items[k], i64), info(*items[k]).nonnegative, a, k, *e.items[0]));
   return out;
 }
 
-std::vector<std::string> Emitter::index_list(const Expr& index, const std::string& a) {
+std::vector<std::string> Emitter::index_list(const Expr& array, const Expr& index,
+                                             const std::string& a) {
   Type i64 = Type::scalar_of(Scalar::Int64);
   std::vector<std::string> out;
-  auto wrap = [&](std::string v, bool nonnegative, size_t k) {
-    if (nonnegative) return v;
-    return helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + v + ", " + a + ".shape[" +
-           std::to_string(k) + "])";
-  };
   const Type& t = info(index).type;
   if (!t.is_tuple()) {
-    out.push_back(wrap(emit_as(index, i64), info(index).nonnegative, 0));
+    out.push_back(index_into(emit_as(index, i64), info(index).nonnegative, a, 0, array));
     return out;
   }
   if (index.kind == ExprKind::Tuple) {
     for (size_t k = 0; k < index.items.size(); ++k)
-      out.push_back(wrap(emit_as(*index.items[k], i64), info(*index.items[k]).nonnegative, k));
+      out.push_back(index_into(emit_as(*index.items[k], i64), info(*index.items[k]).nonnegative, a,
+                               k, array));
     return out;
   }
   std::vector<std::string> parts = values(index);
   for (size_t k = 0; k < parts.size(); ++k)
-    out.push_back(wrap(convert(parts[k], t.items[k], i64), false, k));
+    out.push_back(index_into(convert(parts[k], t.items[k], i64), false, a, k, array));
   return out;
 }
 

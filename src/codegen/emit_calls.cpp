@@ -179,6 +179,7 @@ std::string Emitter::call_code(const Expr& e) {
   const sema::TypedFunction& callee = i.function->typed;
   std::vector<std::string> args;
   if (!d_.function_hidden_args.empty()) args.emplace_back(d_.function_hidden_args);
+  if (checked()) args.emplace_back("simt_checks");
   for (size_t p = 0; p < i.arguments.size(); ++p) {
     const sema::CallArgument& a = i.arguments[p];
     const Type& pt = callee.param_types[p];

@@ -25,9 +25,13 @@ void number_params(std::vector<abi::Param>& params, const Dialect& dialect) {
   int leaf = -1;
   for (abi::Param& p : params) {
     if (p.role == abi::Param::Role::Scalar || p.role == abi::Param::Role::ArrayData) ++leaf;
-    p.leaf = p.role == abi::Param::Role::SharedBytes ? -1 : leaf;
+    const bool argument =
+        p.role != abi::Param::Role::SharedBytes && p.role != abi::Param::Role::CheckRecord;
+    p.leaf = argument ? leaf : -1;
     p.c_params = 1;
-    if (p.role == abi::Param::Role::ArrayData && !dialect.array_offset_type.empty()) p.c_params = 2;
+    const bool buffer =
+        p.role == abi::Param::Role::ArrayData || p.role == abi::Param::Role::CheckRecord;
+    if (buffer && !dialect.array_offset_type.empty()) p.c_params = 2;
     if (p.role == abi::Param::Role::SharedBytes && !dialect.dynamic_shared_param.empty())
       p.c_params = 2;
   }

@@ -177,7 +177,7 @@ std::string Emitter::atomic_code(const Expr& e) {
   const Type& at = info(array).type;
   Scalar s = at.scalar;
   std::string a = expr(array);
-  std::vector<std::string> idx = index_list(*e.items[2], a);
+  std::vector<std::string> idx = index_list(array, *e.items[2], a);
   std::string pointer = "&" + a + ".data[" + offset(a, at, idx) + "]";
   std::string T(d_.value_type(s));
   Type st = Type::scalar_of(s);

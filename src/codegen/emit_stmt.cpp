@@ -86,7 +86,7 @@ void Emitter::stmt(const Stmt& s) {
       expr_stmt(*s.value);
       break;
     case StmtKind::Assert:
-      if (options_.debug) line("// assert: checked once the runtime reports device errors");
+      assert_stmt(s);
       break;
   }
 }
@@ -94,6 +94,7 @@ void Emitter::stmt(const Stmt& s) {
 void Emitter::loop_body(const std::vector<lang::StmtPtr>& body, bool unrolled, std::string label) {
   loops_.push_back({unrolled, std::move(label), regions_.active && regions_.uniform_level});
   ++indent_;
+  if (!unrolled && !loops_.back().uniform) stop_loop_after_failure(body);
   block(body);
   --indent_;
   loops_.pop_back();

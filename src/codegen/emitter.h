@@ -13,7 +13,8 @@
 namespace simt::codegen {
 
 struct EmitOptions {
-  bool debug = false;  // emit assert checks (their reporting comes with the runtime)
+  bool debug = false;        // check every array index and every `assert` (emit_checks.cpp)
+  bool boundscheck = false;  // check every array index (Numba's boundscheck=True)
 };
 
 // The generated kernel's symbol for a Python function name.

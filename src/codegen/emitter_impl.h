@@ -83,6 +83,9 @@ struct Module {
   // Features a device must have, from the kernel or any device function.
   std::optional<PythonLine> warp_use;
   std::optional<PythonLine> int64_atomic_use;
+  // What a checked kernel and its device functions check, numbered in
+  // emission order (abi::GeneratedKernel::check_sites).
+  std::vector<abi::CheckSite> check_sites;
 };
 
 // The CPU's lowering of a kernel with barriers (emit_regions.cpp): all of
@@ -411,6 +414,31 @@ class Emitter {
 
   std::string from_bits(Scalar s, const std::string& x) const;
 
+  // ---- checked kernels: bounds and asserts (emit_checks.cpp) -----------------
+
+  // debug=True or boundscheck=True: indices are checked, the kernel takes a
+  // check record (simt_checks), and so does every device function.
+  bool checked() const;
+  // Defines the record's helpers once; returns the index check's name.
+  std::string check_helpers();
+  // A new site of the module at `span`.
+  int check_site(abi::CheckSite::Kind kind, const lang::Span& span, std::string what);
+  std::string source_text(const lang::Span& span) const;
+  // ", tx, ty, tz, bx, by, bz": the current thread and block, for a failure.
+  std::string thread_and_block();
+  // `index` into axis `axis` of the array C value `a` (the expression
+  // `array`): wrapped when negative, checked in checked kernels.
+  std::string index_into(const std::string& index, bool nonnegative, const std::string& a,
+                         size_t axis, const Expr& array);
+  void assert_stmt(const Stmt& s);
+  // At the top of a loop's body: leave once any check failed (not in loops
+  // that wait for other threads).
+  void stop_loop_after_failure(const std::vector<lang::StmtPtr>& body);
+  // The kernel's record parameter (its slot, its C declarations).
+  void add_check_record(std::vector<abi::Param>& slots, std::vector<std::string>& params);
+  // A device function's record parameter.
+  std::string check_record_param() const;
+
   // ---- attributes and array access (emit_access.cpp) ------------------------
 
   std::string attribute(const Expr& e);
@@ -421,7 +449,7 @@ class Emitter {
   std::vector<std::string> indices(const Expr& e, const std::string& a, const Type&);
 
   // The indices of an atomic's `index` argument (an int or a tuple).
-  std::vector<std::string> index_list(const Expr& index, const std::string& a);
+  std::vector<std::string> index_list(const Expr& array, const Expr& index, const std::string& a);
 
   // Offsets from indices: C and F layouts known at compile time use the
   // extents (no stride loads); others use the strides.

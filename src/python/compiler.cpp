@@ -191,7 +191,8 @@ nb::dict local_types(const Function& fn, const std::vector<std::string>& arg_typ
 }
 
 nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
-                  const nb::dict& globals, const std::string& dialect_name, bool debug) {
+                  const nb::dict& globals, const std::string& dialect_name, bool debug,
+                  bool boundscheck) {
   auto dialect = codegen::dialect_from_name(dialect_name);
   if (!dialect)
     throw nb::value_error(
@@ -199,6 +200,7 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
   GlobalsReader reader;
   codegen::EmitOptions options;
   options.debug = debug;
+  options.boundscheck = boundscheck;
   abi::GeneratedKernel kernel =
       fn.generate(types_from_text(arg_types), reader.read(globals), *dialect, options);
   nb::dict out;
@@ -306,7 +308,7 @@ void bind_compiler(nb::module_& m) {
       .def_prop_ro("free_names", &Function::free_names)
       .def("local_types", &local_types, nb::arg("arg_types"), nb::arg("globals"))
       .def("generate", &generate, nb::arg("arg_types"), nb::arg("globals"), nb::arg("dialect"),
-           nb::arg("debug") = false);
+           nb::arg("debug") = false, nb::arg("boundscheck") = false);
 
   m.def("nvrtc_compile", &nvrtc_compile, nb::arg("source"), nb::arg("arch") = 90,
         "Compiles CUDA C++ with NVRTC to a cubin: {available, reason | version, ok, log, "

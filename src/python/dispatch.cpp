@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -18,13 +19,14 @@
 #include "abi/arg_type.h"
 #include "python/arguments.h"
 #include "python/bindings.h"
+#include "python/checked_launch.h"
 #include "python/classify.h"
 
 namespace simt::python {
 
 namespace {
 
-// Called with (function, argument types, globals) at every new
+// Called with (function, argument types, globals, debug, boundscheck) at every new
 // specialization; the test suite uses it to compile each kernel for the
 // other dialects too (NVRTC in CI, where no GPU runs the CUDA code).
 // A raw reference, never released: a static nb::object would be released
@@ -73,6 +75,7 @@ nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::
 struct Scratch : Classification {
   std::vector<std::array<uint64_t, 2>> values;
   std::vector<void*> pointers;
+  const CheckRecord* checks = nullptr;  // a checked launch's record
   bool in_use = false;
 };
 
@@ -87,15 +90,21 @@ struct Specialization {
   std::shared_ptr<runtime::Device> device;
   std::unique_ptr<runtime::CompiledKernel> kernel;
   std::vector<abi::Param> slots;
+  // Built with checks (debug, boundscheck): what they check; the kernel then
+  // takes a check record.
+  bool checked = false;
+  std::vector<abi::CheckSite> check_sites;
 };
 
 class Dispatcher {
  public:
-  Dispatcher(nb::object function, nb::object resolve_globals, bool debug, bool fastmath)
+  Dispatcher(nb::object function, nb::object resolve_globals, bool debug, bool fastmath,
+             bool boundscheck)
       : function_object_(std::move(function)),
         function_(nb::cast<Function*>(function_object_)),
         resolve_globals_(std::move(resolve_globals)),
-        param_names_(function_->param_names()) {
+        param_names_(function_->param_names()),
+        boundscheck_(boundscheck) {
     options_.debug = debug;
     options_.fastmath = fastmath;
   }
@@ -121,12 +130,16 @@ class Dispatcher {
   std::shared_ptr<Specialization> specialize(const std::string& key,
                                              const std::shared_ptr<runtime::Device>& device);
   void pack(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s);
+  // Runs a checked launch to its end and raises its first failed check.
+  void run_checked(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s,
+                   const std::shared_ptr<runtime::Device>& device, runtime::Stream& queue);
 
   nb::object function_object_;
   Function* function_;
   nb::object resolve_globals_;
   std::vector<std::string> param_names_;
   runtime::CompileOptions options_;
+  bool boundscheck_ = false;
   // Shared: a launch holds the one it queues, with the GIL released.
   std::unordered_map<std::string, std::shared_ptr<Specialization>, StringHash, std::equal_to<>>
       cache_;
@@ -139,6 +152,13 @@ class Dispatcher {
   // serves the launch that compiled it but is not kept.
   uint64_t generation_ = 0;
 };
+
+// The number of elements of an array leaf.
+int64_t element_count(const Scratch& s, const Leaf& leaf) {
+  int64_t count = 1;
+  for (int d = 0; d < leaf.ndim; ++d) count *= s.dims[leaf.dims_at + static_cast<size_t>(d)];
+  return count;
+}
 
 // One value per C parameter, read from the classified leaf its record names.
 void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s) {
@@ -155,14 +175,24 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
       std::memcpy(value, &bytes, 8);
       continue;
     }
+    if (param.role == Role::CheckRecord) {
+      if (!s.checks) throw std::logic_error("a checked kernel launched without its record");
+      void* record = s.checks->address();
+      std::memcpy(value, &record, sizeof(void*));
+      continue;
+    }
     const Leaf& leaf = s.leaves[static_cast<size_t>(param.leaf)];
     switch (param.role) {
       case Role::Scalar:
         store_scalar(leaf, param.scalar, value);
         break;
-      case Role::ArrayData:
-        std::memcpy(value, &leaf.data, sizeof(void*));
+      case Role::ArrayData: {
+        void* data = leaf.data;
+        // An array without elements has none a failed check could use instead.
+        if (s.checks && element_count(s, leaf) == 0) data = s.checks->scratch();
+        std::memcpy(value, &data, sizeof(void*));
         break;
+      }
       case Role::ArrayShape:
         std::memcpy(value, &s.dims[leaf.dims_at + param.dim], 8);
         break;
@@ -170,6 +200,7 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
         std::memcpy(value, &s.dims[leaf.dims_at + leaf.ndim + param.dim], 8);
         break;
       case Role::SharedBytes:
+      case Role::CheckRecord:
         break;
     }
   }
@@ -187,16 +218,20 @@ std::shared_ptr<Specialization> Dispatcher::specialize(
     nb::list type_names;
     for (const auto& a : *arguments) type_names.append(a.str());
     nb::handle observer(g_compile_observer);
-    observer(function_object_, type_names, globals);
+    observer(function_object_, type_names, globals, options_.debug, boundscheck_);
   }
   GlobalsReader reader;
   codegen::EmitOptions emit_options;
   emit_options.debug = options_.debug;
+  emit_options.boundscheck = boundscheck_;
   abi::GeneratedKernel emitted =
       function_->generate(types, reader.read(globals), device->language(), emit_options);
   auto spec = std::make_shared<Specialization>();
   spec->device = device;
   spec->slots = emitted.params;
+  spec->check_sites = emitted.check_sites;
+  for (const abi::Param& param : emitted.params)
+    spec->checked = spec->checked || param.role == abi::Param::Role::CheckRecord;
   {
     nb::gil_scoped_release release;
     spec->kernel = device->compile(emitted, options_);
@@ -260,6 +295,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     Scratch& s;
     ~Release() {
       s.release_buffers();
+      s.checks = nullptr;
       s.in_use = false;
     }
   } release{s};
@@ -270,11 +306,27 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   auto found = cache_.find(std::string_view(s.key));
   const std::shared_ptr<Specialization> spec =
       found != cache_.end() ? found->second : specialize(s.key, device);
-  pack(*spec, dims, s);
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
+  std::optional<CheckRecord> checks;
+  if (spec->checked) {
+    checks.emplace(device, queue);
+    s.checks = &*checks;
+  }
+  pack(*spec, dims, s);
+  std::array<int64_t, abi::check_record::kWords> record{};
   {
     nb::gil_scoped_release unlocked;
-    enqueue(*spec, dims, s, device, queue);
+    if (checks) {
+      // No dynamic shared memory has no byte a failed check could use.
+      runtime::LaunchDims checked_dims = dims;
+      for (const abi::Param& param : spec->slots)
+        if (param.role == abi::Param::Role::SharedBytes)
+          checked_dims.shared_bytes = std::max<size_t>(dims.shared_bytes, 32);
+      enqueue(*spec, checked_dims, s, device, queue);
+      record = checks->read(queue);
+    } else {
+      enqueue(*spec, dims, s, device, queue);
+    }
     if (!staged.empty()) queue.synchronize();
   }
   for (const Staged& st : staged) {
@@ -282,6 +334,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
         PyObject_CallFunction(g_copy_back_host_array, "OO", st.copy.ptr(), st.original.ptr()));
     if (!done) throw nb::python_error();
   }
+  if (checks) raise_check_failure(record, spec->check_sites, function_->name());
 }
 
 void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s,
@@ -325,8 +378,9 @@ struct ConfiguredLaunch {
 
 void bind_dispatch(nb::module_& m) {
   nb::class_<Dispatcher>(m, "Dispatcher")
-      .def(nb::init<nb::object, nb::object, bool, bool>(), nb::arg("function"),
-           nb::arg("resolve_globals"), nb::arg("debug") = false, nb::arg("fastmath") = false)
+      .def(nb::init<nb::object, nb::object, bool, bool, bool>(), nb::arg("function"),
+           nb::arg("resolve_globals"), nb::arg("debug") = false, nb::arg("fastmath") = false,
+           nb::arg("boundscheck") = false)
       .def("configure",
            [](nb::handle self, const nb::handle& config) {
              Dispatcher& d = nb::cast<Dispatcher&>(self);
@@ -353,7 +407,8 @@ void bind_dispatch(nb::module_& m) {
         return previous;
       },
       nb::arg("observer").none(),
-      "Calls observer(function, arg_types, globals) at each new specialization; returns the "
+      "Calls observer(function, arg_types, globals, debug, boundscheck) at each new "
+      "specialization; returns the "
       "previous observer.");
   m.def(
       "typeof",

@@ -94,8 +94,8 @@ def compile_every_kernel_for_cuda():
         return
     failures = []
 
-    def observe(function, arg_types, globals_):
-        generated = function.generate(list(arg_types), globals_, "cuda", False)
+    def observe(function, arg_types, globals_, debug, boundscheck):
+        generated = function.generate(list(arg_types), globals_, "cuda", debug, boundscheck)
         result = simt._core.nvrtc_compile(generated["source"], 90)
         if not result["ok"]:
             failures.append(f"{function.name}{tuple(arg_types)}:\n{result['log']}\n"

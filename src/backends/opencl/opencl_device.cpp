@@ -659,7 +659,7 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::build(
     OpenCLKernel::Argument argument;
     argument.index = index;
     argument.bytes = param.bytes();
-    if (param.role == abi::Param::Role::ArrayData)
+    if (param.role == abi::Param::Role::ArrayData || param.role == abi::Param::Role::CheckRecord)
       argument.kind = OpenCLKernel::Argument::Kind::Buffer;
     else if (param.role == abi::Param::Role::SharedBytes)
       argument.kind = OpenCLKernel::Argument::Kind::LocalMemory;

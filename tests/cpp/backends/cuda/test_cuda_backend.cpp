@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <stdexcept>
 #include <vector>
 
 #include "backends/cuda/cuda_device.h"
@@ -521,6 +522,8 @@ PackedArgs pack_saxpy(const simt::abi::GeneratedKernel& kernel, const void* scal
       case Kind::SharedBytes:
         args.add(int64_t{0});
         break;
+      case Kind::CheckRecord:
+        throw std::logic_error("saxpy is built without checks");
     }
   }
   return args;
