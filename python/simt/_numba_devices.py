@@ -21,6 +21,7 @@ _ATTRIBUTES = {
     "MAX_GRID_DIM_Y": lambda d: d.max_grid_dim[1],
     "MAX_GRID_DIM_Z": lambda d: d.max_grid_dim[2],
     "MULTIPROCESSOR_COUNT": lambda d: d.compute_units,
+    "MAX_SHARED_MEMORY_PER_BLOCK": lambda d: d.max_shared_memory_per_block,
     "WARP_SIZE": lambda d: 32,  # what cuda.warpsize reads in kernels on every backend
 }
 

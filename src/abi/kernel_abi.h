@@ -67,6 +67,9 @@ struct Requirements {
   std::optional<PythonLine> float64;
   std::optional<PythonLine> warps;          // shuffles, votes, activemask
   std::optional<PythonLine> int64_atomics;  // atomics on 64-bit words
+  // Static shared arrays, in bytes, and the statement of the first of them.
+  int64_t shared_bytes = 0;
+  std::optional<PythonLine> shared;
 };
 
 // A generated kernel, ready for a backend to compile.

@@ -76,6 +76,9 @@ struct Dialect {
 
   std::string_view kernel_prefix{};                     // before `void name(...)` of the kernel
   std::string_view function_prefix = "static inline ";  // helpers and device functions
+  // A helper only failures call (checked kernels' reporting): kept out of
+  // line, so the checks' fast path stays small.
+  std::string_view cold_function_prefix = "static ";
   // What every device function takes before its own parameters, and what
   // every call passes for them: the C++ dialect's index expressions read the
   // block context and the thread index, which only the kernel body has in

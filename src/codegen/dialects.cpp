@@ -67,6 +67,7 @@ const Dialect kCuda{
     .name = "cuda",
     .kernel_prefix = "extern \"C\" __global__ ",
     .function_prefix = "static __device__ __forceinline__ ",
+    .cold_function_prefix = "static __device__ __noinline__ ",
     .index_objects = {{{"threadIdx.x", "threadIdx.y", "threadIdx.z"},
                        {"blockIdx.x", "blockIdx.y", "blockIdx.z"},
                        {"blockDim.x", "blockDim.y", "blockDim.z"},
@@ -156,6 +157,7 @@ const Dialect kCpp{
     .name = "cpp",
     .block_model = BlockModel::Loops,
     .kernel_prefix = "extern \"C\" ",
+    .cold_function_prefix = "static __attribute__((noinline, cold)) ",
     .function_hidden_params = "const simt_block_ctx* simt_ctx, simt_thread simt_tid",
     .function_hidden_args = "simt_ctx, simt_tid",
     .index_objects =

@@ -2,18 +2,23 @@
 // checked against its axis, `assert` statements evaluated, the first failure
 // written to the launch's check record (abi/check_record.h), which the host
 // reads after the launch. A failed access uses index 0 instead, so it never
-// reaches memory outside its array; loops stop once a check failed, so a
-// loop walking off an array ends rather than reading element 0 forever.
+// reaches memory outside its array; loops stop once a check of their thread
+// failed, so a loop walking off an array ends rather than reading element 0
+// forever. That test is a plain load, not a volatile one: the failure path is
+// an out-of-line call, after which the compiler reloads it (a thread sees
+// its own failure at once), and a loop without checks may hoist it out (a
+// volatile load per pass made a GPU loop several times slower).
 #include "codegen/emitter_impl.h"
 
 namespace simt::codegen::detail {
 
 namespace {
 
-// The record's helpers, one text per dialect: $Q the function prefix, $G the
-// record's address space, $CAS the dialect's compare-and-swap of the status.
+// The record's helpers, one text per dialect: $Q the function prefix ($C a
+// cold function's), $G the record's address space, $CAS the dialect's
+// compare-and-swap of the status.
 constexpr const char* kCheckHelpers =
-    R"($Qvoid simt_check_fail($Gsimt_i64* r, unsigned int kind, simt_i64 site,
+    R"($Cvoid simt_check_fail($Gsimt_i64* r, unsigned int kind, simt_i64 site,
     simt_i64 index, simt_i64 extent, simt_i64 axis, simt_i64 tx, simt_i64 ty, simt_i64 tz,
     simt_i64 bx, simt_i64 by, simt_i64 bz) {
   if ($CAS != 0u) return;
@@ -34,7 +39,7 @@ $Qsimt_i64 simt_check_index(simt_i64 i, simt_i64 n, $Gsimt_i64* r, simt_i64 site
   simt_check_fail(r, 1u, site, i, n, axis, tx, ty, tz, bx, by, bz);
   return 0;
 }
-$Qint simt_check_failed($Gsimt_i64* r) { return *(volatile $Gsimt_i64*)r != 0; }
+$Qint simt_check_failed($Gsimt_i64* r) { return r[0] != 0; }
 )";
 
 bool may_wait_stmt(const sema::TypedFunction& f, const Stmt& s);
@@ -89,6 +94,7 @@ std::string Emitter::check_helpers() {
   };
   replace_all("$CAS", cas);
   replace_all("$Q", std::string(d_.function_prefix));
+  replace_all("$C", std::string(d_.cold_function_prefix));
   replace_all("$G", global);
   replace_all("$SITE", std::to_string(kSite));
   replace_all("$INDEX", std::to_string(kIndex));

@@ -138,6 +138,7 @@ std::string Emitter::array_alloc(const Expr& e) {
     total *= i.shape[k];
   }
   std::string view = name + "_view";
+  count_array_bytes(e, shared, total);
   if (shared && total == 0) {
     // Dynamic: every such array views the launch's one buffer.
     uses_dynamic_shared_ = true;
@@ -161,6 +162,22 @@ std::string Emitter::array_alloc(const Expr& e) {
   }
   prologue_ += "  " + view_type + " " + view + " = {" + name + ", " + init + ";\n";
   return view;
+}
+
+void Emitter::count_array_bytes(const Expr& e, bool shared, int64_t elements) {
+  const int64_t bytes = elements * (sema::bit_width(info(e).type.scalar) / 8);
+  if (shared) {
+    // Checked against the device's limit when the kernel compiles for it.
+    module_.shared_bytes += bytes;
+    if (!module_.shared_use && bytes > 0) module_.shared_use = where(e);
+    return;
+  }
+  local_bytes_ += bytes;
+  if (local_bytes_ > kMaxLocalBytes)
+    fail_at(e.span, "local arrays of " + std::to_string(local_bytes_) +
+                        " bytes per thread are more than simt allows (" +
+                        std::to_string(kMaxLocalBytes) +
+                        ", CUDA's limit of local memory per thread); use a global array");
 }
 
 int Emitter::atomic_op_index(std::string_view op) {

@@ -83,6 +83,8 @@ struct Module {
   // Features a device must have, from the kernel or any device function.
   std::optional<PythonLine> warp_use;
   std::optional<PythonLine> int64_atomic_use;
+  int64_t shared_bytes = 0;  // static shared arrays (abi::Requirements::shared_bytes)
+  std::optional<PythonLine> shared_use;
   // What a checked kernel and its device functions check, numbered in
   // emission order (abi::GeneratedKernel::check_sites).
   std::vector<abi::CheckSite> check_sites;
@@ -395,6 +397,10 @@ class Emitter {
   // `shared.array(shape, dtype)` / `local.array(...)`: storage declared at the
   // top of the function, and a view of it (the expression's value).
   std::string array_alloc(const Expr& e);
+  // Counts an array's bytes: shared ones for the kernel's requirements,
+  // local ones against kMaxLocalBytes (a CompileError at the array beyond).
+  void count_array_bytes(const Expr& e, bool shared, int64_t elements);
+  static constexpr int64_t kMaxLocalBytes = 512 * 1024;
 
   static int atomic_op_index(std::string_view op);
 
@@ -487,6 +493,7 @@ class Emitter {
   std::set<std::string> constant_views_;  // constant arrays viewed in this function
   int indent_ = 1;
   int temp_counter_ = 0;
+  int64_t local_bytes_ = 0;  // this function's local arrays, per thread
   bool in_elif_ = false;
   struct Loop {
     bool unrolled;

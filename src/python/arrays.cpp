@@ -256,6 +256,9 @@ void bind_arrays(nb::module_& m) {
                      const auto& m = d.device->info().max_grid_dim;
                      return nb::make_tuple(m[0], m[1], m[2]);
                    })
+      .def_prop_ro("max_shared_memory_per_block",
+                   [](const PyDevice& d) { return d.device->info().max_shared_bytes; })
+      .def_prop_ro("max_blocks", [](const PyDevice& d) { return d.device->info().max_blocks; })
       .def_prop_ro("total_memory", [](const PyDevice& d) { return d.device->info().total_memory; })
       .def_prop_ro("is_gpu", [](const PyDevice& d) { return d.device->info().gpu; })
       .def_prop_ro("supports_float64",

@@ -1,25 +1,58 @@
 #include "python/checked_launch.h"
 
+#include <mutex>
+#include <unordered_map>
+
 namespace simt::python {
 
 namespace {
 
 constexpr size_t kRecordBytes = abi::check_record::kWords * sizeof(int64_t);
 
+// Records no launch uses, per device, for the next checked launch: a driver
+// allocation and free per launch (cuMemAlloc/cuMemFree synchronize) cost
+// more than the launch. Devices live as long as the process, and so do these.
+struct FreeRecords {
+  std::mutex mutex;
+  std::unordered_map<const runtime::Device*, std::vector<void*>> free;
+
+  void* take(runtime::Device& device) {
+    {
+      std::lock_guard lock(mutex);
+      auto& list = free[&device];
+      if (!list.empty()) {
+        void* address = list.back();
+        list.pop_back();
+        return address;
+      }
+    }
+    return device.allocate(kRecordBytes);
+  }
+  void give_back(const runtime::Device& device, void* address) {
+    std::lock_guard lock(mutex);
+    free[&device].push_back(address);
+  }
+};
+
+FreeRecords& free_records() {
+  static auto* records = new FreeRecords;  // never destroyed: used until exit
+  return *records;
+}
+
 }  // namespace
 
 CheckRecord::CheckRecord(std::shared_ptr<runtime::Device> device, runtime::Stream& queue)
-    : device_(std::move(device)), address_(device_->allocate(kRecordBytes)) {
+    : device_(std::move(device)), address_(free_records().take(*device_)) {
   const std::array<int64_t, abi::check_record::kWords> zeros{};
   try {
     device_->queue_copy_from_host(address_, zeros.data(), kRecordBytes, queue, {});
   } catch (...) {
-    device_->deallocate(address_, kRecordBytes);
+    free_records().give_back(*device_, address_);
     throw;
   }
 }
 
-CheckRecord::~CheckRecord() { device_->deallocate(address_, kRecordBytes); }
+CheckRecord::~CheckRecord() { free_records().give_back(*device_, address_); }
 
 void* CheckRecord::scratch() const {
   return static_cast<char*>(address_) + abi::check_record::kScratch * sizeof(int64_t);

@@ -58,6 +58,11 @@ nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::
     if (!PyObject_TypeCheck(args[k].ptr(), g_ndarray_type) ||
         nb::cast<int>(nb::getattr(args[k], "ndim")) == 0)
       continue;
+    // Only numbers are staged: other dtypes (datetime, structured, object)
+    // reach the classifier as they are, which rejects them naming the argument.
+    const std::string kind = nb::cast<std::string>(args[k].attr("dtype").attr("kind"));
+    if (kind.size() != 1 || std::string_view("biufc").find(kind[0]) == std::string_view::npos)
+      continue;
     nb::object copy =
         nb::steal(PyObject_CallFunction(g_stage_host_array, "OOs", args[k].ptr(),
                                         nb::cast(PyDevice{device}).ptr(), kernel_name.c_str()));
@@ -94,6 +99,7 @@ struct Specialization {
   // takes a check record.
   bool checked = false;
   std::vector<abi::CheckSite> check_sites;
+  int64_t static_shared_bytes = 0;  // its shared arrays'
 };
 
 class Dispatcher {
@@ -230,6 +236,7 @@ std::shared_ptr<Specialization> Dispatcher::specialize(
   spec->device = device;
   spec->slots = emitted.params;
   spec->check_sites = emitted.check_sites;
+  spec->static_shared_bytes = emitted.requirements.shared_bytes;
   for (const abi::Param& param : emitted.params)
     spec->checked = spec->checked || param.role == abi::Param::Role::CheckRecord;
   {
@@ -306,6 +313,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   auto found = cache_.find(std::string_view(s.key));
   const std::shared_ptr<Specialization> spec =
       found != cache_.end() ? found->second : specialize(s.key, device);
+  runtime::validate_shared_memory(device->info(), spec->static_shared_bytes, dims.shared_bytes);
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
   std::optional<CheckRecord> checks;
   if (spec->checked) {

@@ -255,6 +255,12 @@ void check_requirements(const abi::GeneratedKernel& kernel, const DeviceInfo& de
     unsupported(kernel, device, needs.int64_atomics,
                 "64-bit atomics (on int64, uint64 or float64 arrays) are not supported on",
                 device.int64_atomics);
+  if (needs.shared_bytes > device.max_shared_bytes)
+    throw UnsupportedFeature("this kernel's shared arrays take " +
+                                 std::to_string(needs.shared_bytes) + " bytes, more than " +
+                                 device.id + " (" + device.name + ") has for a block (" +
+                                 std::to_string(device.max_shared_bytes) + ")",
+                             needs.shared, kernel.entry);
 }
 
 void validate_launch(const DeviceInfo& device, const LaunchDims& dims) {
@@ -281,6 +287,24 @@ void validate_launch(const DeviceInfo& device, const LaunchDims& dims) {
     throw std::invalid_argument("a block of " + std::to_string(threads) + " threads is more than " +
                                 device.id + " allows (" +
                                 std::to_string(device.max_threads_per_block) + ")");
+  int64_t blocks = 0;
+  const bool overflow = __builtin_mul_overflow(dims.grid[0], dims.grid[1], &blocks) ||
+                        __builtin_mul_overflow(blocks, dims.grid[2], &blocks);
+  if (overflow || blocks > device.max_blocks)
+    throw std::invalid_argument(
+        "a grid of " + std::to_string(dims.grid[0]) + " x " + std::to_string(dims.grid[1]) + " x " +
+        std::to_string(dims.grid[2]) + " blocks is more than " + device.id +
+        " runs in one launch (" + std::to_string(device.max_blocks) + " blocks)");
+}
+
+void validate_shared_memory(const DeviceInfo& device, int64_t static_bytes, size_t dynamic_bytes) {
+  const auto limit = static_cast<uint64_t>(device.max_shared_bytes);
+  const auto fixed = static_cast<uint64_t>(static_bytes);
+  if (dynamic_bytes <= limit && fixed + dynamic_bytes <= limit) return;
+  throw std::invalid_argument(
+      std::to_string(dynamic_bytes) + " bytes of dynamic shared memory" +
+      (static_bytes ? " and the kernel's " + std::to_string(static_bytes) + " static bytes" : "") +
+      " are more than " + device.id + " has for a block (" + std::to_string(limit) + " bytes)");
 }
 
 }  // namespace simt::runtime

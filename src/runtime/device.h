@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -61,6 +62,10 @@ struct DeviceInfo {
   int max_threads_per_block = 1024;
   std::array<int64_t, 3> max_block_dim{1024, 1024, 64};
   std::array<int64_t, 3> max_grid_dim{2147483647, 65535, 65535};
+  // Blocks of one launch, all axes together (PoCL fails from 2**32 work-groups).
+  int64_t max_blocks = std::numeric_limits<int64_t>::max();
+  // Shared memory of one block, static and dynamic together.
+  int64_t max_shared_bytes = 48 * 1024;
   Capability float64;
   Capability warps;
   Capability int64_atomics;
@@ -335,5 +340,9 @@ void fill_by_doubling(Device& device, void* dst, const void* pattern, size_t pat
 // Checks a launch configuration against the device's limits; throws
 // std::invalid_argument with a message naming the dimension at fault.
 void validate_launch(const DeviceInfo& device, const LaunchDims& dims);
+// Throws std::invalid_argument when a block's shared memory, the kernel's
+// static arrays and the launch's dynamic bytes together, is more than
+// `device` has.
+void validate_shared_memory(const DeviceInfo& device, int64_t static_bytes, size_t dynamic_bytes);
 
 }  // namespace simt::runtime

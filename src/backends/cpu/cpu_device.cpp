@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -17,6 +21,7 @@
 
 #include "abi/cpu_entry.h"
 #include "backends/cpu/clang_jit.h"
+#include "backends/cpu/fault_guard.h"
 #include "runtime/disk_cache.h"
 
 namespace simt::cpu {
@@ -28,9 +33,14 @@ using KernelEntry = abi::CpuKernelEntry;
 
 class CpuKernel : public runtime::CompiledKernel {
  public:
-  CpuKernel(std::shared_ptr<JitModule> module, KernelEntry entry, std::vector<size_t> param_bytes)
-      : module_(std::move(module)), entry_(entry), param_bytes_(std::move(param_bytes)) {}
+  CpuKernel(std::shared_ptr<JitModule> module, KernelEntry entry, std::string name,
+            std::vector<size_t> param_bytes)
+      : module_(std::move(module)),
+        entry_(entry),
+        name_(std::move(name)),
+        param_bytes_(std::move(param_bytes)) {}
   KernelEntry entry() const { return entry_; }
+  const std::string& name() const { return name_; }
   // Held by queued launches: the code stays loaded until they ran, even if
   // the kernel is dropped meanwhile.
   const std::shared_ptr<JitModule>& module() const { return module_; }
@@ -40,6 +50,7 @@ class CpuKernel : public runtime::CompiledKernel {
  private:
   std::shared_ptr<JitModule> module_;
   KernelEntry entry_;
+  std::string name_;  // for errors
   std::vector<size_t> param_bytes_;
 };
 
@@ -164,7 +175,8 @@ runtime::DeviceInfo cpu_info() {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   info.name = "CPU (" + info.architecture + ", " + std::to_string(threads) + " threads)";
   info.compute_units = static_cast<int>(threads);
-  // The same limits as CUDA's, so a launch valid on one is valid on the other.
+  // The same limits as CUDA's, so a launch valid on one is valid on the other
+  // (shared memory too: DeviceInfo's default, CUDA's 48 KiB per block).
   info.max_threads_per_block = 1024;
   info.max_block_dim = {1024, 1024, 64};
   info.max_grid_dim = {2147483647, 65535, 65535};
@@ -184,6 +196,7 @@ void CpuStream::wait_event(runtime::Event& event) {
 
 CpuDevice::CpuDevice() : Device(cpu_info()) {
   default_stream_ = std::make_unique<CpuDefaultStream>(*this);
+  install_fault_handlers();
 }
 
 void* CpuDevice::allocate(size_t bytes) {
@@ -309,14 +322,35 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::build(const abi::GeneratedKe
   if (!entry) throw runtime::DeviceError("compiled kernel has no symbol " + kernel.entry);
   std::vector<size_t> param_bytes;
   for (const auto& param : kernel.params) param_bytes.push_back(param.bytes());
-  return std::make_unique<CpuKernel>(std::move(module), entry, std::move(param_bytes));
+  // Errors name the Python function the entry symbol was made from.
+  constexpr std::string_view kPrefix = "simt_kernel_";
+  std::string name =
+      kernel.entry.starts_with(kPrefix) ? kernel.entry.substr(kPrefix.size()) : kernel.entry;
+  return std::make_unique<CpuKernel>(std::move(module), entry, std::move(name),
+                                     std::move(param_bytes));
 }
 
 namespace {
 
-void run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* args) {
+// The first fault of a launch's blocks; the others stop at their next block.
+struct GridFault {
+  std::atomic<bool> happened{false};
+  std::mutex mutex;
+  Fault fault;
+  int64_t block[3] = {0, 0, 0};
+};
+
+std::string hex(uintptr_t value) {
+  char text[2 + 2 * sizeof value + 1];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+void run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchDims& dims,
+              void* const* args) {
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
   const int64_t blocks = gx * gy * dims.grid[2];
+  GridFault faulted;
   auto run_blocks = [&](int64_t begin, int64_t end) {
     BlockContext ctx;
     for (int d = 0; d < 3; ++d) {
@@ -329,19 +363,37 @@ void run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* a
                                          sizeof(std::max_align_t));
     ctx.dynamic_shared = shared.data();
     for (int64_t b = begin; b < end; ++b) {
+      if (faulted.happened.load(std::memory_order_relaxed)) return;
       ctx.block_idx[0] = b % gx;
       ctx.block_idx[1] = (b / gx) % gy;
       ctx.block_idx[2] = b / (gx * gy);
-      entry(&ctx, args);
+      Fault fault;
+      if (run_block_guarded(entry, &ctx, args, &fault)) continue;
+      std::lock_guard lock(faulted.mutex);
+      if (!faulted.happened.exchange(true)) {
+        faulted.fault = fault;
+        for (int d = 0; d < 3; ++d) faulted.block[d] = ctx.block_idx[d];
+      }
+      return;
     }
   };
   // A single block gains nothing from the pool and would pay its wake-up.
   if (blocks == 1) {
     run_blocks(0, 1);
-    return;
+  } else {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, blocks),
+        [&](const tbb::blocked_range<int64_t>& r) { run_blocks(r.begin(), r.end()); });
   }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks),
-                    [&](const tbb::blocked_range<int64_t>& r) { run_blocks(r.begin(), r.end()); });
+  if (!faulted.happened) return;
+  const Fault& f = faulted.fault;
+  throw runtime::DeviceError(
+      "kernel '" + name + "' on cpu touched memory it may not (" +
+      (f.signal == SIGBUS ? std::string("SIGBUS") : std::string("SIGSEGV")) + " at address " +
+      hex(f.address) + ") in block (" + std::to_string(faulted.block[0]) + ", " +
+      std::to_string(faulted.block[1]) + ", " + std::to_string(faulted.block[2]) +
+      "); the launch stopped there, and what it wrote is unspecified. An index past an "
+      "array's end does this: launch with boundscheck=True (or SIMT_BOUNDSCHECK=1) to find it");
 }
 
 }  // namespace
@@ -352,19 +404,20 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
   const auto& kernel = static_cast<const CpuKernel&>(compiled);
   if (stream.is_default()) {
     drain_streams();
-    run_grid(kernel.entry(), dims, args);
+    run_grid(kernel.entry(), kernel.name(), dims, args);
     return;
   }
   // The arguments are read now: copied into storage the queued launch owns.
   const auto& sizes = kernel.param_bytes();
   std::vector<std::array<uint64_t, 2>> values(sizes.size());
   for (size_t k = 0; k < sizes.size(); ++k) std::memcpy(values[k].data(), args[k], sizes[k]);
-  static_cast<CpuStream&>(stream).push([module = kernel.module(), entry = kernel.entry(), dims,
-                                        values = std::move(values), keep = std::move(keep)] {
+  static_cast<CpuStream&>(stream).push([module = kernel.module(), entry = kernel.entry(),
+                                        name = kernel.name(), dims, values = std::move(values),
+                                        keep = std::move(keep)] {
     std::vector<void*> pointers(values.size());
     for (size_t k = 0; k < values.size(); ++k)
       pointers[k] = const_cast<uint64_t*>(values[k].data());
-    run_grid(entry, dims, pointers.data());
+    run_grid(entry, name, dims, pointers.data());
   });
 }
 

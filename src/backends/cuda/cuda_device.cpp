@@ -169,6 +169,8 @@ CudaDevice::Probe CudaDevice::probe(const Driver& driver, int ordinal) {
   info.max_grid_dim = {attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
                        attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
                        attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
+  // Without opting in per kernel (cuFuncSetAttribute), which simt does not.
+  info.max_shared_bytes = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
   return probe;
 }
 
@@ -233,7 +235,22 @@ CudaStream::~CudaStream() {
 
 void CudaStream::synchronize() {
   context_->make_current();
-  context_->check(context_->driver().fn().cuStreamSynchronize(handle_), "cuStreamSynchronize");
+  CUresult status = context_->driver().fn().cuStreamSynchronize(handle_);
+  if (status == CUDA_SUCCESS) return;
+  std::string last;
+  {
+    std::lock_guard<std::mutex> lock(last_launch_mutex_);
+    last = last_launch_;
+  }
+  if (last.empty()) context_->check(status, "cuStreamSynchronize");
+  throw runtime::DeviceError(context_->driver().describe(
+      "cuStreamSynchronize", context_->label(), status,
+      " (the most recent kernel queued on this stream was " + last + ")"));
+}
+
+void CudaStream::note_launch(const std::string& kernel) {
+  std::lock_guard<std::mutex> lock(last_launch_mutex_);
+  last_launch_ = kernel;
 }
 
 bool CudaStream::done() {
@@ -762,6 +779,7 @@ void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,
               dims_text(dims.block) + " and " + std::to_string(dims.shared_bytes) +
               " bytes of dynamic shared memory");
   }
+  static_cast<CudaStream&>(stream).note_launch(kernel.entry());
   release_after(static_cast<CudaStream&>(stream), std::move(keep));
 }
 

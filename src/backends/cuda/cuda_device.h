@@ -150,12 +150,17 @@ class CudaStream : public runtime::Stream {
   void wait_event(runtime::Event& event) override;
   void add_callback(std::function<void()> callback) override;
   bool is_default() const override { return handle_ == nullptr; }
+  // A kernel queued here: a fault it causes surfaces at a later wait, whose
+  // error then names it.
+  void note_launch(const std::string& kernel);
 
  private:
   std::shared_ptr<const PrimaryContext> context_;
   CUstream handle_;
   bool owned_;
   std::shared_ptr<runtime::WorkQueue> host_queue_;
+  std::mutex last_launch_mutex_;
+  std::string last_launch_;
 };
 
 class CudaEvent : public runtime::Event {

@@ -45,6 +45,11 @@ runtime::DeviceInfo runtime_info(const DeviceInfo& device, int index) {
     // describe fits; the driver reports what it cannot run.
     info.max_grid_dim[d] = INT_MAX;
   }
+  // PoCL crashes from 2**32 work-groups; other drivers may allow more, but
+  // one limit keeps a launch valid on every OpenCL device.
+  info.max_blocks = (int64_t{1} << 32) - 1;
+  info.max_shared_bytes =
+      static_cast<int64_t>(std::min<uint64_t>(device.local_mem_size, INT64_MAX));
   // Warp operations need sub-group shuffles and votes, which OpenCL 1.2 and
   // the devices simt is tested on lack; 64-bit atomics need
   // cl_khr_int64_base/extended_atomics.

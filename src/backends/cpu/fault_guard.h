@@ -1,0 +1,35 @@
+// Faults in CPU kernels end the launch, not the process. A kernel indexing
+// past an array's end may land on an unmapped page: SIGSEGV (or SIGBUS) in
+// the thread running the block. Kernels run on simt's threads and on the
+// caller's, so simt handles those two signals process-wide; a fault in a
+// thread that is running a block jumps back to where that block started,
+// and the launch raises DeviceError. Any other fault goes to the handler
+// installed before simt's (Python's faulthandler, a debugger's), or ends the
+// process as it would have without simt.
+//
+// What remains undefined (docs/architecture.md, "Faults in CPU kernels"):
+// writes past an array that land on mapped memory corrupt it without a
+// fault; a block stopped by a fault leaves its writes half done and its
+// per-thread scratch allocated. boundscheck=True catches both.
+#pragma once
+
+#include <cstdint>
+
+#include "abi/cpu_entry.h"
+
+namespace simt::cpu {
+
+struct Fault {
+  int signal = 0;         // SIGSEGV or SIGBUS
+  uintptr_t address = 0;  // the address the kernel touched
+};
+
+// Installs the handlers (once per process; later calls do nothing).
+void install_fault_handlers();
+
+// Runs one block; false when it faulted (`fault` then says how). Cheap
+// enough to call per block: no system call.
+bool run_block_guarded(abi::CpuKernelEntry entry, const abi::CpuBlockContext* ctx,
+                       void* const* args, Fault* fault);
+
+}  // namespace simt::cpu
