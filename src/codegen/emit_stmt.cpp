@@ -347,6 +347,12 @@ bool Emitter::contains_break(const std::vector<lang::StmtPtr>& body) {
 
 void Emitter::expr_stmt(const Expr& e) {
   if (e.kind == ExprKind::String || e.kind == ExprKind::None) return;
+  if (e.kind == ExprKind::Tuple) {
+    // Each item is a statement of its own: a string, None or module inside a
+    // tuple (`"doc",`) has no value to emit, as it has none alone.
+    for (const auto& item : e.items) expr_stmt(*item);
+    return;
+  }
   const ExprInfo& i = info(e);
   if (e.kind == ExprKind::Call && i.function) {
     // A device function called for its effects: its result is dropped.
