@@ -184,9 +184,13 @@ void Emitter::store_parts(const Expr& target, const std::vector<std::string>& pa
 void Emitter::aug_assign(const Stmt& s) {
   const Expr& target = *s.targets[0];
   const ExprInfo& op = fn_.at(s);
-  std::string current = expr(target);
-  std::string result = binary_code(s.op, op.operand, current, info(target), *s.value);
   Type tt = target_type(target);
+  std::string current = expr(target);
+  // C widens a real target to the operation's type by itself, but has no
+  // conversion between the complex structs (complex64 += float64).
+  if (sema::is_complex(sema::concrete(op.operand)))
+    current = convert(current, tt, Type::scalar_of(sema::concrete(op.operand)));
+  std::string result = binary_code(s.op, op.operand, current, info(target), *s.value);
   std::string value = convert(result, op.type, tt);
   if (target.kind == ExprKind::Name)
     line(local_name(info(target).local) + " = " + value + ";");

@@ -10,6 +10,7 @@
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
 #include "sema/types.h"
+#include "support/compile_checks.h"
 #include "support/kernel_corpus.h"
 
 namespace {
@@ -56,6 +57,31 @@ TEST(FuzzRegression, TupleStatementOfValuesWithoutCode) {
   for (Language language : kDialects) {
     std::string code = generate(text, {"float32[::1]"}, language);
     EXPECT_NE(code.find("(void)("), std::string::npos) << code;  // a[0] is still evaluated
+  }
+}
+
+// `x[i] += v` with x complex64 and v float64 or complex128 computes in
+// complex128; the element was passed as it is, a complex64 struct, to the
+// complex128 helper, which the C compilers reject.
+TEST(FuzzRegression, AugmentedAssignmentWidensTheTargetToTheOperation) {
+  const std::string text =
+      "def k(x, v):\n"
+      "    i = cuda.grid(1)\n"
+      "    if i < x.size:\n"
+      "        x[i] += v\n"
+      "        x[i] *= v\n";
+  for (const char* v : {"float64", "int64", "complex128"}) {
+    std::string code = generate(text, {"complex64[::1]", v}, Language::Cpp);
+    auto checked = simt::testing::check_cpp(code, "aug_complex");
+    if (checked.ran) {
+      EXPECT_TRUE(checked.ok) << v << "\n" << checked.log << "\n" << code;
+    }
+    EXPECT_EQ(code.find("simt_cadd_c128(v_x.data"), std::string::npos) << code;
+    std::string opencl = generate(text, {"complex64[::1]", v}, Language::OpenCL);
+    auto built = simt::testing::check_opencl(opencl, /*needs_fp64=*/true);
+    if (built.ran) {
+      EXPECT_TRUE(built.ok) << v << "\n" << built.log << "\n" << opencl;
+    }
   }
 }
 
