@@ -85,4 +85,22 @@ TEST(FuzzRegression, AugmentedAssignmentWidensTheTargetToTheOperation) {
   }
 }
 
+// `cuda.syncthreads(),` (a barrier inside a tuple statement) is a barrier
+// on the GPUs and a CompileError on the CPU, whose barriers must be
+// statements of their own; it was std::logic_error("syncthreads() and
+// threadfence() are statements").
+TEST(FuzzRegression, BarrierInsideATupleStatement) {
+  const std::string text =
+      "def k(a):\n"
+      "    cuda.syncthreads(),\n"
+      "    a[0] = 1\n";
+  EXPECT_NE(generate(text, {"float32[::1]"}, Language::Cuda).find("__syncthreads()"),
+            std::string::npos);
+  simt::lang::SourceText source(text, "fuzz.py", 1);
+  auto parsed = simt::lang::parse_function(source);
+  EXPECT_THROW(simt::compiler::generate(parsed, source, types({"float32[::1]"}),
+                                        simt::testing::corpus_module_globals(), Language::Cpp),
+               simt::lang::CompileError);
+}
+
 }  // namespace
