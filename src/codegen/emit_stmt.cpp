@@ -240,7 +240,11 @@ void Emitter::for_stmt(const Stmt& s) {
     std::string label = "simt_break" + std::to_string(temp_counter_++);
     bool uses_break = contains_break(s.body);
     size_t offset = 0;
+    // Each copy of the body evaluates its calls anew: a call's temporary from
+    // the copy before is out of scope (and of the wrong iteration).
+    const auto hoisted_before = hoisted_;
     for (size_t k = 0; k < iter.items.size(); ++k) {
+      hoisted_ = hoisted_before;
       std::vector<std::string> n;
       std::vector<Type> t;
       flatten(iter.items[k], "", n, t);

@@ -103,4 +103,27 @@ TEST(FuzzRegression, BarrierInsideATupleStatement) {
                simt::lang::CompileError);
 }
 
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The body of a loop over a tuple is emitted once per item: a call in it
+// (an atomic, a device function) ran in the first copy only, and the later
+// copies named its temporary, out of scope there (BackendCompileError).
+TEST(FuzzRegression, CallsInALoopOverATupleRunInEveryIteration) {
+  const std::string text =
+      "def k(x, hist):\n"
+      "    for j in (1, 2, x.size):\n"
+      "        cuda.atomic.add(hist, j, 1)\n";
+  std::string cuda = generate(text, {"uint8[::1]", "int32[::1]"}, Language::Cuda);
+  EXPECT_EQ(count(cuda, "atomicAdd("), 3u) << cuda;
+  std::string cpp = generate(text, {"uint8[::1]", "int32[::1]"}, Language::Cpp);
+  auto checked = simt::testing::check_cpp(cpp, "tuple_loop_calls");
+  if (checked.ran) {
+    EXPECT_TRUE(checked.ok) << checked.log << "\n" << cpp;
+  }
+}
+
 }  // namespace
