@@ -40,8 +40,10 @@ try:
 except ImportError:  # the --random mode needs no atheris
     atheris = None
 
-# atheris follows the coverage of the Python code imported under instrument_imports.
-with atheris.instrument_imports() if atheris else contextlib.nullcontext():
+# atheris follows the coverage of the Python code imported under instrument_imports
+# (not needed, and noisy, for the random modes).
+_INSTRUMENT = atheris is not None and not {"--random", "--case"} & set(sys.argv)
+with atheris.instrument_imports() if _INSTRUMENT else contextlib.nullcontext():
     import simt
     from simt import cuda
 
