@@ -26,6 +26,10 @@ APT_PACKAGES=(
   ocl-icd-opencl-dev
   clinfo
   clang-format
+  # scripts/fuzz.sh: libFuzzer comes with Clang's runtime libraries (the distribution's
+  # default Clang: 14 on Debian 12, 18 on Ubuntu 24.04).
+  clang
+  libclang-rt-dev
 )
 
 PIP_PACKAGES=(
@@ -34,6 +38,7 @@ PIP_PACKAGES=(
   numpy
   pytest
   hypothesis
+  atheris  # tests/fuzz/fuzz_kernels.py (binary wheels; without it, its --random mode)
 )
 
 log() { echo "[setup] $*"; }

@@ -185,9 +185,13 @@ void Emitter::store_parts(const Expr& target, const std::vector<std::string>& pa
 void Emitter::aug_assign(const Stmt& s) {
   const Expr& target = *s.targets[0];
   const ExprInfo& op = fn_.at(s);
-  std::string current = expr(target);
-  std::string result = binary_code(s.op, op.operand, current, info(target), *s.value);
   Type tt = target_type(target);
+  std::string current = expr(target);
+  // C widens a real target to the operation's type by itself, but has no
+  // conversion between the complex structs (complex64 += float64).
+  if (sema::is_complex(sema::concrete(op.operand)))
+    current = convert(current, tt, Type::scalar_of(sema::concrete(op.operand)));
+  std::string result = binary_code(s.op, op.operand, current, info(target), *s.value);
   std::string value = convert(result, op.type, tt);
   if (target.kind == ExprKind::Name)
     line(local_name(info(target).local) + " = " + value + ";");
@@ -237,7 +241,11 @@ void Emitter::for_stmt(const Stmt& s) {
     std::string label = "simt_break" + std::to_string(temp_counter_++);
     bool uses_break = contains_break(s.body);
     size_t offset = 0;
+    // Each copy of the body evaluates its calls anew: a call's temporary from
+    // the copy before is out of scope (and of the wrong iteration).
+    const auto hoisted_before = hoisted_;
     for (size_t k = 0; k < iter.items.size(); ++k) {
+      hoisted_ = hoisted_before;
       std::vector<std::string> n;
       std::vector<Type> t;
       flatten(iter.items[k], "", n, t);
@@ -348,6 +356,12 @@ bool Emitter::contains_break(const std::vector<lang::StmtPtr>& body) {
 
 void Emitter::expr_stmt(const Expr& e) {
   if (e.kind == ExprKind::String || e.kind == ExprKind::None) return;
+  if (e.kind == ExprKind::Tuple) {
+    // Each item is a statement of its own: a string, None or module inside a
+    // tuple (`"doc",`) has no value to emit, as it has none alone.
+    for (const auto& item : e.items) expr_stmt(*item);
+    return;
+  }
   const ExprInfo& i = info(e);
   if (e.kind == ExprKind::Call && i.function) {
     // A device function called for its effects: its result is dropped.

@@ -1,0 +1,41 @@
+@simt.kernel
+def k_all_math(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        x = a[i, 0]
+        out[i, 0] = math.sin(x)
+        out[i, 1] = math.cos(a[i, 1])
+        out[i, 2] = math.tan(a[i, 2])
+        out[i, 3] = math.asin(a[i, 3])
+        out[i, 4] = math.acos(a[i, 4])
+        out[i, 5] = math.atan(a[i, 5])
+        out[i, 6] = math.sinh(a[i, 6])
+        out[i, 7] = math.cosh(a[i, 7])
+        out[i, 8] = math.tanh(a[i, 8])
+        out[i, 9] = math.asinh(a[i, 9])
+        out[i, 10] = math.acosh(a[i, 10])
+        out[i, 11] = math.atanh(a[i, 11])
+        out[i, 12] = math.exp(a[i, 12])
+        out[i, 13] = math.exp2(a[i, 13])
+        out[i, 14] = math.expm1(a[i, 14])
+        out[i, 15] = math.log(a[i, 15])
+        out[i, 16] = math.log2(a[i, 16])
+        out[i, 17] = math.log10(a[i, 17])
+        out[i, 18] = math.log1p(a[i, 18])
+        out[i, 19] = math.sqrt(a[i, 19])
+        out[i, 20] = math.cbrt(a[i, 20])
+        out[i, 21] = math.erf(a[i, 21])
+        out[i, 22] = math.erfc(a[i, 22])
+        out[i, 23] = math.gamma(a[i, 23])
+        out[i, 24] = math.lgamma(a[i, 24])
+        out[i, 25] = math.fabs(a[i, 25])
+        out[i, 26] = math.degrees(a[i, 26])
+        out[i, 27] = math.radians(a[i, 27])
+        out[i, 28] = math.atan2(x, b[i])
+        out[i, 29] = math.hypot(x, b[i])
+        out[i, 30] = math.copysign(x, b[i])
+        out[i, 31] = math.fmod(x, b[i])
+        out[i, 32] = math.pow(abs(x), b[i])
+        out[i, 33] = math.pi + math.e * 10 + math.tau * 100
+        out[i, 34] = math.trunc(x) + math.floor(x) * 100 + math.ceil(x) * 10000
+        out[i, 35] = math.isfinite(b[i]) + math.isinf(b[i]) * 10 + math.isnan(b[i]) * 100

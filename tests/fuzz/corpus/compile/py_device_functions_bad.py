@@ -1,0 +1,3 @@
+@simt.func
+def bad(x):
+    return x & 1.5

@@ -1,0 +1,3 @@
+@simt.kernel
+def k(out):
+    out[0] = bad(out[0])

@@ -1,0 +1,3 @@
+@simt.kernel
+def k(a):
+    pass

@@ -1,0 +1,3 @@
+@simt.func
+def _shifted(v):
+    return v + OFFSET

@@ -1,0 +1,3 @@
+@simt.kernel
+def write_first(x):
+    x[0] = 1

@@ -1,0 +1,3 @@
+@cuda.jit(device=True)
+def clamp(v, low, high):
+    return min(max(v, low), high)
