@@ -28,6 +28,7 @@
 #include "lang/parser.h"
 #include "sema/infer.h"
 #include "sema/types.h"
+#include "support/kernel_corpus.h"
 
 namespace {
 
@@ -53,30 +54,11 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
-// Splits at top-level commas, as tests/cpp/support/kernel_corpus.h does.
-std::vector<std::string> split_signature(std::string_view s) {
-  std::vector<std::string> out;
-  std::string current;
-  int depth = 0;
-  for (char c : s) {
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(current);
-      current.clear();
-      continue;
-    }
-    current += c;
-  }
-  if (current.find_first_not_of(' ') != std::string::npos) out.push_back(current);
-  return out;
-}
-
 // nullopt when a type does not parse: such a signature is skipped, as the
 // Python side rejects it before the compiler runs.
 std::optional<std::vector<Type>> parse_signature(std::string_view text) {
   std::vector<Type> types;
-  for (const auto& part : split_signature(text)) {
+  for (const auto& part : simt::testing::split_signature(std::string(text))) {
     auto t = simt::sema::parse_type(part);
     if (!t) return std::nullopt;
     types.push_back(*t);
