@@ -136,9 +136,6 @@ class Dispatcher {
   std::shared_ptr<Specialization> specialize(const std::string& key,
                                              const std::shared_ptr<runtime::Device>& device);
   void pack(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s);
-  // Runs a checked launch to its end and raises its first failed check.
-  void run_checked(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s,
-                   const std::shared_ptr<runtime::Device>& device, runtime::Stream& queue);
 
   nb::object function_object_;
   Function* function_;
