@@ -148,5 +148,12 @@ void bind_dispatch(nb::module_& m);
 void bind_streams(nb::module_& m);
 void bind_interop(nb::module_& m);
 void bind_raw_kernels(nb::module_& m);
+void bind_interrupts(nb::module_& m);
+
+// Raises what interrupted a wait (runtime::Interrupted), for exception
+// translators.
+void raise_pending_interrupt();
+// Chains simt's SIGINT hook before the interpreter's (interrupts.cpp).
+void install_sigint_hook();
 
 }  // namespace simt::python

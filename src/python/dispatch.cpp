@@ -19,6 +19,7 @@
 #include "python/arguments.h"
 #include "python/bindings.h"
 #include "python/classify.h"
+#include "runtime/interrupt.h"
 
 namespace simt::python {
 
@@ -275,7 +276,11 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   {
     nb::gil_scoped_release unlocked;
     enqueue(*spec, dims, s, device, queue);
-    if (!staged.empty()) queue.synchronize();
+    if (!staged.empty()) {
+      // Interrupted, the NumPy arguments are not copied back.
+      runtime::InterruptibleScope interruptible;
+      queue.synchronize();
+    }
   }
   for (const Staged& st : staged) {
     nb::object done = nb::steal(
@@ -295,7 +300,14 @@ void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& 
   const bool queued_on_cpu = queued && device->host_accessible();
   runtime::KeepAlive keep;
   if (queued_on_cpu || (queued && s.foreign)) keep.buffers = std::move(s.holds);
-  device->queue_launch(*spec.kernel, dims, s.pointers.data(), queue, std::move(keep));
+  {
+    // A CPU launch on the default stream runs here, first waiting for the
+    // other streams: both may be stopped by Ctrl-C.
+    runtime::InterruptibleScope interruptible;
+    device->queue_launch(*spec.kernel, dims, s.pointers.data(), queue, std::move(keep));
+  }
+  // Not interruptible: the kernel reads and writes host memory the caller
+  // may free once the call returns.
   if (queued_on_cpu && s.host_arrays) queue.synchronize();
 }
 

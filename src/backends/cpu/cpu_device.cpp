@@ -18,6 +18,7 @@
 #include "abi/cpu_entry.h"
 #include "backends/cpu/clang_jit.h"
 #include "runtime/disk_cache.h"
+#include "runtime/interrupt.h"
 
 namespace simt::cpu {
 
@@ -314,7 +315,13 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::build(const abi::GeneratedKe
 
 namespace {
 
-void run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* args) {
+// Returns whether the launch was cancelled before it ended.
+bool run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* args) {
+  // A Ctrl-C from now on moves the epoch on: the kernel's `while` loops end,
+  // and blocks not started are skipped.
+  const std::atomic<int64_t>& epoch = runtime::cancel_epoch();
+  const int64_t started = epoch.load(std::memory_order_relaxed);
+  auto cancelled = [&] { return epoch.load(std::memory_order_relaxed) != started; };
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
   const int64_t blocks = gx * gy * dims.grid[2];
   auto run_blocks = [&](int64_t begin, int64_t end) {
@@ -328,7 +335,8 @@ void run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* a
     std::vector<std::max_align_t> shared((dims.shared_bytes + sizeof(std::max_align_t) - 1) /
                                          sizeof(std::max_align_t));
     ctx.dynamic_shared = shared.data();
-    for (int64_t b = begin; b < end; ++b) {
+    ctx.cancel_epoch = started;
+    for (int64_t b = begin; b < end && !cancelled(); ++b) {
       ctx.block_idx[0] = b % gx;
       ctx.block_idx[1] = (b / gx) % gy;
       ctx.block_idx[2] = b / (gx * gy);
@@ -338,10 +346,12 @@ void run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* a
   // A single block gains nothing from the pool and would pay its wake-up.
   if (blocks == 1) {
     run_blocks(0, 1);
-    return;
+  } else {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, blocks),
+        [&](const tbb::blocked_range<int64_t>& r) { run_blocks(r.begin(), r.end()); });
   }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks),
-                    [&](const tbb::blocked_range<int64_t>& r) { run_blocks(r.begin(), r.end()); });
+  return cancelled();
 }
 
 }  // namespace
@@ -352,7 +362,9 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
   const auto& kernel = static_cast<const CpuKernel&>(compiled);
   if (stream.is_default()) {
     drain_streams();
-    run_grid(kernel.entry(), dims, args);
+    // The grid runs on this thread: a Ctrl-C reaches it only through the
+    // cancellation flag, and is raised here once the kernel stopped.
+    if (run_grid(kernel.entry(), dims, args)) runtime::check_interrupt();
     return;
   }
   // The arguments are read now: copied into storage the queued launch owns.

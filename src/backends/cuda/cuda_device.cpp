@@ -10,6 +10,7 @@
 
 #include "backends/cuda/nvrtc.h"
 #include "runtime/disk_cache.h"
+#include "runtime/interrupt.h"
 
 namespace simt::cuda {
 
@@ -233,6 +234,9 @@ CudaStream::~CudaStream() {
 
 void CudaStream::synchronize() {
   context_->make_current();
+  if (runtime::interruptible())  // the blocking call cannot be interrupted: poll first
+    runtime::poll_interruptibly(
+        [&] { return context_->driver().fn().cuStreamQuery(handle_) != CUDA_ERROR_NOT_READY; });
   context_->check(context_->driver().fn().cuStreamSynchronize(handle_), "cuStreamSynchronize");
 }
 
@@ -306,6 +310,9 @@ void CudaEvent::record(runtime::Stream& stream) {
 
 void CudaEvent::synchronize() {
   context_->make_current();
+  if (runtime::interruptible())
+    runtime::poll_interruptibly(
+        [&] { return context_->driver().fn().cuEventQuery(handle_) != CUDA_ERROR_NOT_READY; });
   context_->check(context_->driver().fn().cuEventSynchronize(handle_), "cuEventSynchronize");
 }
 
@@ -777,6 +784,12 @@ bool CudaDevice::holds_pointer(const void* pointer) const {
 
 void CudaDevice::synchronize() {
   context_->make_current();
+  // The context has no query: an interruptible wait polls the legacy default
+  // stream (where launches without a stream go); work on other streams is
+  // then waited for by cuCtxSynchronize, uninterruptibly.
+  if (runtime::interruptible())
+    runtime::poll_interruptibly(
+        [&] { return driver_.fn().cuStreamQuery(nullptr) != CUDA_ERROR_NOT_READY; });
   CUresult status = driver_.fn().cuCtxSynchronize();
   if (status == CUDA_SUCCESS) collect_released(true);
   if (status != CUDA_SUCCESS) {
