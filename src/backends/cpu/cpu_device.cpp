@@ -187,6 +187,8 @@ CpuDevice::CpuDevice() : Device(cpu_info()) {
   default_stream_ = std::make_unique<CpuDefaultStream>(*this);
 }
 
+CpuDevice::~CpuDevice() { release_pool(); }
+
 void* CpuDevice::allocate(size_t bytes) {
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);

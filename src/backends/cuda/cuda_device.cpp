@@ -211,6 +211,9 @@ void* CudaDevice::allocate(size_t bytes) {
   return from_device(pointer);
 }
 
+// The pool's segments go while the context is still retained.
+CudaDevice::~CudaDevice() { release_pool(); }
+
 void CudaDevice::deallocate(void* pointer, size_t) noexcept {
   if (pointer == nullptr) return;
   context_->make_current_noexcept();

@@ -245,6 +245,7 @@ OpenCLDevice::OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index)
 OpenCLDevice::~OpenCLDevice() {
   // Work still queued may use buffers released below.
   if (queue_) api_.clFinish(queue_.get());
+  release_pool();
 }
 
 void OpenCLDevice::check(cl_int status, const char* call, const std::string& detail) const {
