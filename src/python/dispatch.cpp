@@ -112,6 +112,22 @@ class Dispatcher {
   // Compiles for these argument types now (explicit signatures).
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
   size_t specialization_count() const { return cache_.size(); }
+
+  // The garbage collector's view: a kernel defined at module level is in the
+  // globals its resolver reads, a cycle through this C++ object that
+  // Python frees only if it can see the references (tp_traverse/tp_clear).
+  int traverse(visitproc visit, void* arg) const {
+    Py_VISIT(function_object_.ptr());
+    Py_VISIT(resolve_globals_.ptr());
+    return 0;
+  }
+  // Breaks the cycle; the dispatcher is unusable afterwards (it is being
+  // collected).
+  void clear_references() {
+    function_ = nullptr;
+    function_object_.reset();
+    resolve_globals_.reset();
+  }
   // Drops every specialization: the next launch (or compile) of each
   // signature resolves the globals again and compiles anew.
   void clear();
@@ -236,6 +252,7 @@ void Dispatcher::clear() {
 
 void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
                         const nb::args& args) {
+  if (!function_) throw std::logic_error("the kernel was garbage collected");
   if (args.size() != param_names_.size())
     throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
                           " arguments but " + std::to_string(args.size()) + " were given")
@@ -312,6 +329,7 @@ void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& 
 }
 
 void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevice& device) {
+  if (!function_) throw std::logic_error("the kernel was garbage collected");
   if (arg_types.size() != param_names_.size())
     throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
                           " arguments but the signature has " + std::to_string(arg_types.size()))
@@ -324,6 +342,7 @@ void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevi
 }
 
 runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
+  if (!function_) throw std::logic_error("the kernel was garbage collected");
   return parse_launch_config(config, function_->name());
 }
 
@@ -333,10 +352,45 @@ struct ConfiguredLaunch {
   std::optional<PyStream> stream;
 };
 
+// Garbage-collector support (Dispatcher::traverse): a heap type visits its
+// type too.
+int dispatcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  return nb::inst_ptr<Dispatcher>(self)->traverse(visit, arg);
+}
+
+int dispatcher_clear(PyObject* self) {
+  if (nb::inst_ready(self)) nb::inst_ptr<Dispatcher>(self)->clear_references();
+  return 0;
+}
+
+PyType_Slot dispatcher_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(dispatcher_traverse)},
+                                  {Py_tp_clear, reinterpret_cast<void*>(dispatcher_clear)},
+                                  {0, nullptr}};
+
+// A configured launch, kept in its kernel's table of configurations, holds
+// the dispatcher: part of the same cycle.
+int launch_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  Py_VISIT(nb::inst_ptr<ConfiguredLaunch>(self)->dispatcher.ptr());
+  return 0;
+}
+
+int launch_clear(PyObject* self) {
+  if (nb::inst_ready(self)) nb::inst_ptr<ConfiguredLaunch>(self)->dispatcher.reset();
+  return 0;
+}
+
+PyType_Slot launch_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(launch_traverse)},
+                              {Py_tp_clear, reinterpret_cast<void*>(launch_clear)},
+                              {0, nullptr}};
+
 }  // namespace
 
 void bind_dispatch(nb::module_& m) {
-  nb::class_<Dispatcher>(m, "Dispatcher")
+  nb::class_<Dispatcher>(m, "Dispatcher", nb::type_slots(dispatcher_slots))
       .def(nb::init<nb::object, nb::object, bool, bool>(), nb::arg("function"),
            nb::arg("resolve_globals"), nb::arg("debug") = false, nb::arg("fastmath") = false)
       .def("configure",
@@ -351,8 +405,9 @@ void bind_dispatch(nb::module_& m) {
            "again and compiles anew.")
       .def_prop_ro("specialization_count", &Dispatcher::specialization_count);
 
-  nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch")
+  nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch", nb::type_slots(launch_slots))
       .def("__call__", [](ConfiguredLaunch& c, nb::args args) {
+        if (!c.dispatcher) throw std::logic_error("the kernel was garbage collected");
         nb::cast<Dispatcher&>(c.dispatcher).launch(c.dims, c.stream ? &*c.stream : nullptr, args);
       });
 
