@@ -1,5 +1,8 @@
 // Statements, each preceded by its Python source line as a comment.
+#include <stdexcept>
+
 #include "codegen/emitter_impl.h"
+#include "lang/diagnostics.h"
 
 namespace simt::codegen::detail {
 
@@ -60,6 +63,19 @@ void Emitter::block(const std::vector<lang::StmtPtr>& body) {
 }
 
 void Emitter::stmt(const Stmt& s) {
+  try {
+    stmt_unchecked(s);
+  } catch (const std::logic_error& e) {
+    // A case inference let through that the emitter cannot lower: the user
+    // gets simt.TypingError at the innermost statement, not a bare
+    // RuntimeError without a location.
+    lang::fail(lang::DiagnosticKind::Typing, *fn_.source, s.span,
+               std::string("simt cannot compile this statement (internal error: ") + e.what() +
+                   "; please report it)");
+  }
+}
+
+void Emitter::stmt_unchecked(const Stmt& s) {
   if (s.kind != StmtKind::If || !in_elif_) source_comment(s);
   switch (s.kind) {
     case StmtKind::Assign:
