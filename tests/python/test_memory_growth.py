@@ -85,7 +85,7 @@ GROWTH = textwrap.dedent('''
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads /proc/self/statm")
 def test_creating_and_dropping_kernels_does_not_grow_memory(device, tmp_path):
     # Resident memory, which sees what C++ allocates: each kernel kept alive
-    # cost about 50 KB on cpu and 160 KB on opencl. The kernels' source is
+    # cost about 50 KiB on cpu and 160 KiB on opencl. The kernels' source is
     # one, so after the first they load from the disk cache: the loop is quick.
     module = tmp_path / "generated_kernels.py"
     module.write_text(MODULE)
@@ -96,4 +96,7 @@ def test_creating_and_dropping_kernels_does_not_grow_memory(device, tmp_path):
                          capture_output=True, text=True, timeout=600, env=env)
     assert out.returncode == 0, out.stderr
     per_kernel = float(out.stdout.strip().splitlines()[-1])
-    assert per_kernel < 12_000, f"{per_kernel / 1024:.1f} KiB more resident memory per kernel"
+    # A third of what a kept kernel cost. PoCL's own state keeps growing for
+    # a while, more slowly each time (5-20 KiB per kernel in this window).
+    bound = 16 * 1024 if device.backend == "cpu" else 50 * 1024
+    assert per_kernel < bound, f"{per_kernel / 1024:.1f} KiB more resident memory per kernel"
