@@ -153,7 +153,5 @@ void bind_interrupts(nb::module_& m);
 // Raises what interrupted a wait (runtime::Interrupted), for exception
 // translators.
 void raise_pending_interrupt();
-// Chains simt's SIGINT hook before the interpreter's (interrupts.cpp).
-void install_sigint_hook();
 
 }  // namespace simt::python

@@ -286,8 +286,15 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   for (size_t k = 0; k < values.size(); ++k)
     classify_argument(values[k], param_names_[k], s, device.get());
   auto found = cache_.find(std::string_view(s.key));
-  const std::shared_ptr<Specialization> spec =
-      found != cache_.end() ? found->second : specialize(s.key, device);
+  std::shared_ptr<Specialization> spec;
+  if (found != cache_.end()) {
+    spec = found->second;
+  } else {
+    spec = specialize(s.key, device);
+    // A Ctrl-C while it compiled (the GIL released) is raised now: a CPU
+    // kernel launched after it would not see it (runtime/interrupt.h).
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  }
   pack(*spec, dims, s);
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
   {

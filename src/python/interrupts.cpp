@@ -40,17 +40,10 @@ void on_sigint(int signal, siginfo_t* info, void* context) {
     g_previous.sa_handler(signal);
 }
 
-}  // namespace
-
-void raise_pending_interrupt() {
-  if (t_pending) {
-    t_pending->restore();
-    t_pending.reset();
-  } else {
-    PyErr_SetNone(PyExc_KeyboardInterrupt);
-  }
-}
-
+// Once, at import: installing it again later could chain it after a
+// handler that restores the one it replaced and raises the signal again
+// (LLVM's, which PoCL loads, does), which would then call this one's
+// predecessor in a loop.
 void install_sigint_hook() {
   struct sigaction current {};
   if (sigaction(SIGINT, nullptr, &current) != 0) return;
@@ -71,12 +64,20 @@ void install_sigint_hook() {
   sigaction(SIGINT, &hook, nullptr);
 }
 
-void bind_interrupts(nb::module_& m) {
+}  // namespace
+
+void raise_pending_interrupt() {
+  if (t_pending) {
+    t_pending->restore();
+    t_pending.reset();
+  } else {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+  }
+}
+
+void bind_interrupts(nb::module_& /*m*/) {
   runtime::set_interrupt_check(&signals_pending);
   install_sigint_hook();
-  m.def("install_sigint_hook", &install_sigint_hook,
-        "Lets Ctrl-C stop running CPU kernels again (after signal.signal restored "
-        "the default SIGINT handler).");
 }
 
 }  // namespace simt::python

@@ -61,10 +61,10 @@ void wait_in_slices(const std::function<bool(std::chrono::milliseconds)>& wait_s
 void poll_interruptibly(const std::function<bool()>& ready);
 
 // Cooperative cancellation of CPU kernels: a Ctrl-C (the Python layer's
-// SIGINT hook) moves this epoch on. A CPU launch notes it when it starts
+// SIGINT hook) moves this epoch on. A CPU launch notes it when it is queued
 // (abi::CpuBlockContext::cancel_epoch); generated code compares the two at
 // the top of each `while` loop's body and leaves the loop once they differ,
-// and the backend skips blocks not started. A launch that starts after the
+// and the backend skips blocks not started. A launch queued after the
 // interrupt notes the new epoch and runs normally; nothing is ever reset,
 // and a launch pays one load for it.
 std::atomic<int64_t>& cancel_epoch();

@@ -61,6 +61,12 @@ CHILD = textwrap.dedent('''
             elif mode == "grid":
                 print("waiting", flush=True); start = time.monotonic()
                 spin_nested[64, 32](x)
+            elif mode == "queued":
+                # The second kernel waits behind the first: the Ctrl-C skips it too.
+                spin[1, 1, stream](x)
+                spin[1, 1, stream](x)
+                print("waiting", flush=True); start = time.monotonic()
+                stream.synchronize()
             elif mode in ("stream", "own-handler"):
                 spin[1, 1, stream](x)
                 print("waiting", flush=True); start = time.monotonic()
@@ -124,7 +130,8 @@ def run_child(tmp_path, mode):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
-@pytest.mark.parametrize("mode", ["one-block", "grid", "stream", "event", "get", "device"])
+@pytest.mark.parametrize("mode", ["one-block", "grid", "stream", "queued", "event", "get",
+                                  "device"])
 def test_ctrl_c_interrupts_the_wait_and_stops_the_cpu_kernel(tmp_path, mode):
     code, out, err = run_child(tmp_path, mode)
     assert code == 0, (out, err)

@@ -318,12 +318,13 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::build(const abi::GeneratedKe
 namespace {
 
 // Returns whether the launch was cancelled before it ended.
-bool run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* args) {
-  // A Ctrl-C from now on moves the epoch on: the kernel's `while` loops end,
-  // and blocks not started are skipped.
+// `launched`: the cancellation epoch when the launch was queued. A Ctrl-C
+// since then moved it on: the kernel's `while` loops end, and blocks not
+// started are skipped (all of them, for a launch queued before the Ctrl-C).
+bool run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* args,
+              int64_t launched) {
   const std::atomic<int64_t>& epoch = runtime::cancel_epoch();
-  const int64_t started = epoch.load(std::memory_order_relaxed);
-  auto cancelled = [&] { return epoch.load(std::memory_order_relaxed) != started; };
+  auto cancelled = [&] { return epoch.load(std::memory_order_relaxed) != launched; };
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
   const int64_t blocks = gx * gy * dims.grid[2];
   auto run_blocks = [&](int64_t begin, int64_t end) {
@@ -337,7 +338,7 @@ bool run_grid(KernelEntry entry, const runtime::LaunchDims& dims, void* const* a
     std::vector<std::max_align_t> shared((dims.shared_bytes + sizeof(std::max_align_t) - 1) /
                                          sizeof(std::max_align_t));
     ctx.dynamic_shared = shared.data();
-    ctx.cancel_epoch = started;
+    ctx.cancel_epoch = launched;
     for (int64_t b = begin; b < end && !cancelled(); ++b) {
       ctx.block_idx[0] = b % gx;
       ctx.block_idx[1] = (b / gx) % gy;
@@ -362,11 +363,12 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
                              const runtime::LaunchDims& dims, void* const* args,
                              runtime::Stream& stream, runtime::KeepAlive keep) {
   const auto& kernel = static_cast<const CpuKernel&>(compiled);
+  const int64_t launched = runtime::cancel_epoch().load(std::memory_order_relaxed);
   if (stream.is_default()) {
     drain_streams();
     // The grid runs on this thread: a Ctrl-C reaches it only through the
-    // cancellation flag, and is raised here once the kernel stopped.
-    if (run_grid(kernel.entry(), dims, args)) runtime::check_interrupt();
+    // cancellation epoch, and is raised here once the kernel stopped.
+    if (run_grid(kernel.entry(), dims, args, launched)) runtime::check_interrupt();
     return;
   }
   // The arguments are read now: copied into storage the queued launch owns.
@@ -374,11 +376,12 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
   std::vector<std::array<uint64_t, 2>> values(sizes.size());
   for (size_t k = 0; k < sizes.size(); ++k) std::memcpy(values[k].data(), args[k], sizes[k]);
   static_cast<CpuStream&>(stream).push([module = kernel.module(), entry = kernel.entry(), dims,
-                                        values = std::move(values), keep = std::move(keep)] {
+                                        values = std::move(values), keep = std::move(keep),
+                                        launched] {
     std::vector<void*> pointers(values.size());
     for (size_t k = 0; k < values.size(); ++k)
       pointers[k] = const_cast<uint64_t*>(values[k].data());
-    run_grid(entry, dims, pointers.data());
+    run_grid(entry, dims, pointers.data(), launched);
   });
 }
 
