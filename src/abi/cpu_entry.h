@@ -19,6 +19,7 @@
   "  simt_i64 block_dim[3];\n"   \
   "  simt_i64 block_idx[3];\n"   \
   "  void* dynamic_shared;\n"    \
+  "  simt_i64 cancel_epoch;\n"   \
   "};\n"
 
 namespace simt::abi {
@@ -28,11 +29,15 @@ struct CpuBlockContext {
   int64_t block_dim[3];
   int64_t block_idx[3];
   void* dynamic_shared;  // the launch's dynamic shared memory, one buffer per running block
+  // runtime::cancel_epoch() when the launch started: generated `while` loops
+  // end once the epoch moved on (a Ctrl-C, runtime/interrupt.h).
+  int64_t cancel_epoch;
 };
 static_assert(offsetof(CpuBlockContext, block_dim) == 3 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, block_idx) == 6 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, dynamic_shared) == 9 * sizeof(int64_t));
-static_assert(sizeof(CpuBlockContext) == 9 * sizeof(int64_t) + sizeof(void*));
+static_assert(offsetof(CpuBlockContext, cancel_epoch) == 9 * sizeof(int64_t) + sizeof(void*));
+static_assert(sizeof(CpuBlockContext) == 10 * sizeof(int64_t) + sizeof(void*));
 
 using CpuKernelEntry = void (*)(const CpuBlockContext*, void* const*);
 

@@ -117,6 +117,12 @@ struct Dialect {
   std::string_view ulong_as_double{};
 
   std::string_view prelude{};  // declarations every kernel of this dialect needs
+  // A statement at the top of a `while` loop's body that leaves the loop
+  // when the runtime asks running kernels to stop (the CPU's Ctrl-C), and the
+  // declaration of the epoch it reads (defined once, where used); empty
+  // where a kernel cannot be stopped from the host.
+  std::string_view loop_cancel_flag{};
+  std::string_view loop_cancel_check{};
 
   // ---- shared memory, barriers, atomics, warps ----------------------------
   // Qualifier of pointers into shared (block) memory, and of its declarations.

@@ -175,6 +175,10 @@ const Dialect kCpp{
     .double_as_ulong = "__builtin_bit_cast(long long, %x)",
     .ulong_as_double = "__builtin_bit_cast(double, %x)",
     .prelude = kCppPrelude,
+    .loop_cancel_flag = "extern \"C\" simt_i64 simt_cancel;",
+    .loop_cancel_check =
+        "if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != "
+        "simt_ctx->cancel_epoch, 0)) break;",
     .dynamic_shared_storage =
         "  unsigned char* simt_dynamic_shared = (unsigned char*)simt_ctx->dynamic_shared;\n",
     .fences = {"__atomic_thread_fence(__ATOMIC_SEQ_CST)", "__atomic_thread_fence(__ATOMIC_SEQ_CST)",

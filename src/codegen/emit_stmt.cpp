@@ -1,7 +1,44 @@
 // Statements, each preceded by its Python source line as a comment.
+#include <stdexcept>
+
 #include "codegen/emitter_impl.h"
+#include "lang/diagnostics.h"
 
 namespace simt::codegen::detail {
+
+namespace {
+
+bool has_continue(const std::vector<lang::StmtPtr>& body) {
+  for (const auto& s : body) {
+    if (s->kind == StmtKind::Continue || has_continue(s->body) || has_continue(s->orelse))
+      return true;
+  }
+  return false;
+}
+
+// `while i < n: ...; i += 1` (an ordering test of a variable the body steps
+// by a constant, at its top level, on every iteration: no `continue`) ends,
+// and is the loop a compiler vectorizes, which the cancellation check would
+// prevent (bench/interrupt_check.py): it goes without the check.
+bool counted_while(const Stmt& s) {
+  const lang::Expr& test = *s.test;
+  if (test.kind != lang::ExprKind::Compare || test.ops.size() != 1) return false;
+  const lang::Op op = test.ops[0];
+  if (op != lang::Op::Lt && op != lang::Op::LtE && op != lang::Op::Gt && op != lang::Op::GtE)
+    return false;
+  if (test.items[0]->kind != lang::ExprKind::Name) return false;
+  const std::string& counter = test.items[0]->name;
+  if (has_continue(s.body)) return false;
+  for (const auto& b : s.body) {
+    if (b->kind == StmtKind::AugAssign && b->targets[0]->kind == lang::ExprKind::Name &&
+        b->targets[0]->name == counter && (b->op == lang::Op::Add || b->op == lang::Op::Sub) &&
+        b->value->kind == lang::ExprKind::Int && b->value->int_value > 0)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 void Emitter::line(const std::string& text) {
   body_ += std::string(2 * indent_, ' ') + text + "\n";
@@ -26,6 +63,19 @@ void Emitter::block(const std::vector<lang::StmtPtr>& body) {
 }
 
 void Emitter::stmt(const Stmt& s) {
+  try {
+    stmt_unchecked(s);
+  } catch (const std::logic_error& e) {
+    // A case inference let through that the emitter cannot lower: the user
+    // gets simt.TypingError at the innermost statement, not a bare
+    // RuntimeError without a location.
+    lang::fail(lang::DiagnosticKind::Typing, *fn_.source, s.span,
+               std::string("simt cannot compile this statement (internal error: ") + e.what() +
+                   "; please report it)");
+  }
+}
+
+void Emitter::stmt_unchecked(const Stmt& s) {
   if (s.kind != StmtKind::If || !in_elif_) source_comment(s);
   switch (s.kind) {
     case StmtKind::Assign:
@@ -59,6 +109,12 @@ void Emitter::stmt(const Stmt& s) {
         --indent_;
       } else {
         line("while (" + condition(*s.test) + ") {");
+      }
+      if (!d_.loop_cancel_check.empty() && !counted_while(s)) {
+        helpers_.define_once("simt_cancel", std::string(d_.loop_cancel_flag));
+        ++indent_;
+        line(std::string(d_.loop_cancel_check));
+        --indent_;
       }
       loop_body(s.body, false);
       line("}");

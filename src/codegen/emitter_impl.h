@@ -179,6 +179,7 @@ class Emitter {
   void source_comment(const Stmt& s);
   void block(const std::vector<lang::StmtPtr>& body);
   void stmt(const Stmt& s);
+  void stmt_unchecked(const Stmt& s);
   void loop_body(const std::vector<lang::StmtPtr>& body, bool unrolled, std::string label = "");
   void assign(const Stmt& s);
 

@@ -1,6 +1,10 @@
 #include "compiler/pipeline.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "codegen/dialect.h"
+#include "lang/diagnostics.h"
 #include "passes/passes.h"
 
 namespace simt::compiler {
@@ -17,7 +21,16 @@ abi::GeneratedKernel generate(const sema::TypedFunction& typed, abi::Language la
                               const codegen::EmitOptions& options) {
   const codegen::Dialect& dialect = codegen::dialect(language);
   if (dialect.threads_are_loops()) passes::reject_collectives_in_functions(typed);
-  abi::GeneratedKernel kernel = codegen::emit_kernel(typed, dialect, options);
+  abi::GeneratedKernel kernel;
+  try {
+    kernel = codegen::emit_kernel(typed, dialect, options);
+  } catch (const std::logic_error& e) {
+    // Outside any statement (those name their own, codegen/emit_stmt.cpp):
+    // the function's header, rather than no location at all.
+    lang::fail(lang::DiagnosticKind::Typing, *typed.source, typed.parsed->def.span,
+               std::string("simt cannot compile this function (internal error: ") + e.what() +
+                   "; please report it)");
+  }
   kernel.requirements.float64 = passes::first_float64_use(typed);
   return kernel;
 }

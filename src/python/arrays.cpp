@@ -9,6 +9,7 @@
 #include "backends/registry.h"
 #include "python/bindings.h"
 #include "runtime/disk_cache.h"
+#include "runtime/interrupt.h"
 
 namespace simt::python {
 
@@ -134,6 +135,18 @@ void copy_from_host(DeviceArray& a, const nb::handle& source, const nb::handle& 
   device.queue_copy_from_host(a.data(), b.view.buf, bytes, queue, std::move(keep));
 }
 
+// A copy to host memory without an owner (pageable: a NumPy array) is done
+// with that memory on return, so its wait must not be interrupted: what it
+// waits for first (the kernels queued before it) is waited for here, where
+// Ctrl-C may stop the wait, and the copy itself is then short.
+void wait_before_copy_to_host(runtime::Device& device, runtime::Stream& queue) {
+  runtime::InterruptibleScope interruptible;
+  if (queue.is_default())
+    device.synchronize();  // legacy order: the default stream waits for the others
+  else
+    queue.synchronize();
+}
+
 void copy_to_host(const DeviceArray& a, const nb::handle& destination, const nb::handle& stream) {
   HostBuffer b;
   acquire(b, destination, true);
@@ -146,6 +159,7 @@ void copy_to_host(const DeviceArray& a, const nb::handle& destination, const nb:
   runtime::Stream& queue = stream_argument(stream, device, "copy to the host");
   runtime::KeepAlive keep = copy_keep_alive(queue, b.view.buf, bytes, {&a});
   nb::gil_scoped_release release;
+  if (!keep.host) wait_before_copy_to_host(device, queue);
   device.queue_copy_to_host(b.view.buf, a.data(), bytes, queue, std::move(keep));
 }
 
@@ -173,6 +187,7 @@ void copy_buffer_bytes_to_host(const DeviceArray& a, int64_t start, const nb::ha
   if (start < 0 || static_cast<size_t>(start + b.view.len) > a.buffer->bytes())
     throw nb::value_error("byte range outside the array's buffer");
   nb::gil_scoped_release release;
+  wait_before_copy_to_host(*a.buffer->device(), a.buffer->device()->default_stream());
   a.buffer->device()->copy_to_host(b.view.buf, static_cast<char*>(a.buffer->data()) + start,
                                    static_cast<size_t>(b.view.len));
 }
@@ -221,6 +236,8 @@ void translate_runtime_errors(const std::exception_ptr& p, void*) {
     set_diagnostic_error(lang::CompileError(unsupported_feature_diagnostic(e)));
   } catch (const lang::CompileError& e) {
     set_diagnostic_error(e);
+  } catch (const runtime::Interrupted&) {
+    raise_pending_interrupt();
   }
 }
 
@@ -267,6 +284,7 @@ void bind_arrays(nb::module_& m) {
       .def("synchronize",
            [](const PyDevice& d) {
              nb::gil_scoped_release release;
+             runtime::InterruptibleScope interruptible;
              d.device->synchronize();
            })
       .def("__eq__", [](const PyDevice& a, const PyDevice& b) { return a.device == b.device; })

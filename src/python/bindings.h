@@ -148,5 +148,10 @@ void bind_dispatch(nb::module_& m);
 void bind_streams(nb::module_& m);
 void bind_interop(nb::module_& m);
 void bind_raw_kernels(nb::module_& m);
+void bind_interrupts(nb::module_& m);
+
+// Raises what interrupted a wait (runtime::Interrupted), for exception
+// translators.
+void raise_pending_interrupt();
 
 }  // namespace simt::python

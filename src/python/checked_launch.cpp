@@ -52,15 +52,21 @@ CheckRecord::CheckRecord(std::shared_ptr<runtime::Device> device, runtime::Strea
   }
 }
 
-CheckRecord::~CheckRecord() { free_records().give_back(*device_, address_); }
+CheckRecord::~CheckRecord() {
+  // A record whose kernel may still run (its wait was interrupted) is never
+  // reused: the kernel could still write it.
+  if (!abandoned_) free_records().give_back(*device_, address_);
+}
 
 void* CheckRecord::scratch() const {
   return static_cast<char*>(address_) + abi::check_record::kScratch * sizeof(int64_t);
 }
 
-std::array<int64_t, abi::check_record::kWords> CheckRecord::read(runtime::Stream& queue) const {
+std::array<int64_t, abi::check_record::kWords> CheckRecord::read(runtime::Stream& queue) {
   std::array<int64_t, abi::check_record::kWords> record{};
+  abandoned_ = true;
   device_->queue_copy_to_host(record.data(), address_, kRecordBytes, queue, {});
+  abandoned_ = false;
   return record;
 }
 

@@ -31,11 +31,12 @@ class CheckRecord {
   // all fail, and go here instead of to memory that is not theirs.
   void* scratch() const;
   // Waits for `queue` (the launch's) and reads the record.
-  std::array<int64_t, abi::check_record::kWords> read(runtime::Stream& queue) const;
+  std::array<int64_t, abi::check_record::kWords> read(runtime::Stream& queue);
 
  private:
   std::shared_ptr<runtime::Device> device_;
   void* address_ = nullptr;
+  bool abandoned_ = false;  // a wait for its kernel failed or was interrupted
 };
 
 // Raises the record's failure as Python's IndexError or AssertionError;

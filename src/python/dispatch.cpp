@@ -21,6 +21,7 @@
 #include "python/bindings.h"
 #include "python/checked_launch.h"
 #include "python/classify.h"
+#include "runtime/interrupt.h"
 
 namespace simt::python {
 
@@ -126,6 +127,22 @@ class Dispatcher {
   // Compiles for these argument types now (explicit signatures).
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
   size_t specialization_count() const { return cache_.size(); }
+
+  // The garbage collector's view: a kernel defined at module level is in the
+  // globals its resolver reads, a cycle through this C++ object that
+  // Python frees only if it can see the references (tp_traverse/tp_clear).
+  int traverse(visitproc visit, void* arg) const {
+    Py_VISIT(function_object_.ptr());
+    Py_VISIT(resolve_globals_.ptr());
+    return 0;
+  }
+  // Breaks the cycle; the dispatcher is unusable afterwards (it is being
+  // collected).
+  void clear_references() {
+    function_ = nullptr;
+    function_object_.reset();
+    resolve_globals_.reset();
+  }
   // Drops every specialization: the next launch (or compile) of each
   // signature resolves the globals again and compiles anew.
   void clear();
@@ -274,6 +291,7 @@ void Dispatcher::clear() {
 
 void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
                         const nb::args& args) {
+  if (!function_) throw std::logic_error("the kernel was garbage collected");
   if (args.size() != param_names_.size())
     throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
                           " arguments but " + std::to_string(args.size()) + " were given")
@@ -308,8 +326,15 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   for (size_t k = 0; k < values.size(); ++k)
     classify_argument(values[k], param_names_[k], s, device.get());
   auto found = cache_.find(std::string_view(s.key));
-  const std::shared_ptr<Specialization> spec =
-      found != cache_.end() ? found->second : specialize(s.key, device);
+  std::shared_ptr<Specialization> spec;
+  if (found != cache_.end()) {
+    spec = found->second;
+  } else {
+    spec = specialize(s.key, device);
+    // A Ctrl-C while it compiled (the GIL released) is raised now: a CPU
+    // kernel launched after it would not see it (runtime/interrupt.h).
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  }
   runtime::validate_shared_memory(device->info(), spec->static_shared_bytes, dims.shared_bytes);
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
   std::optional<CheckRecord> checks;
@@ -328,11 +353,16 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
         if (param.role == abi::Param::Role::SharedBytes)
           checked_dims.shared_bytes = std::max<size_t>(dims.shared_bytes, 32);
       enqueue(*spec, checked_dims, s, device, queue);
+      runtime::InterruptibleScope interruptible;
       record = checks->read(queue);
     } else {
       enqueue(*spec, dims, s, device, queue);
     }
-    if (!staged.empty()) queue.synchronize();
+    if (!staged.empty()) {
+      // Interrupted, the NumPy arguments are not copied back.
+      runtime::InterruptibleScope interruptible;
+      queue.synchronize();
+    }
   }
   for (const Staged& st : staged) {
     nb::object done = nb::steal(
@@ -353,11 +383,19 @@ void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& 
   const bool queued_on_cpu = queued && device->host_accessible();
   runtime::KeepAlive keep;
   if (queued_on_cpu || (queued && s.foreign)) keep.buffers = std::move(s.holds);
-  device->queue_launch(*spec.kernel, dims, s.pointers.data(), queue, std::move(keep));
+  {
+    // A CPU launch on the default stream runs here, first waiting for the
+    // other streams: both may be stopped by Ctrl-C.
+    runtime::InterruptibleScope interruptible;
+    device->queue_launch(*spec.kernel, dims, s.pointers.data(), queue, std::move(keep));
+  }
+  // Not interruptible: the kernel reads and writes host memory the caller
+  // may free once the call returns.
   if (queued_on_cpu && s.host_arrays) queue.synchronize();
 }
 
 void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevice& device) {
+  if (!function_) throw std::logic_error("the kernel was garbage collected");
   if (arg_types.size() != param_names_.size())
     throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
                           " arguments but the signature has " + std::to_string(arg_types.size()))
@@ -370,6 +408,7 @@ void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevi
 }
 
 runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
+  if (!function_) throw std::logic_error("the kernel was garbage collected");
   return parse_launch_config(config, function_->name());
 }
 
@@ -379,10 +418,45 @@ struct ConfiguredLaunch {
   std::optional<PyStream> stream;
 };
 
+// Garbage-collector support (Dispatcher::traverse): a heap type visits its
+// type too.
+int dispatcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  return nb::inst_ptr<Dispatcher>(self)->traverse(visit, arg);
+}
+
+int dispatcher_clear(PyObject* self) {
+  if (nb::inst_ready(self)) nb::inst_ptr<Dispatcher>(self)->clear_references();
+  return 0;
+}
+
+PyType_Slot dispatcher_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(dispatcher_traverse)},
+                                  {Py_tp_clear, reinterpret_cast<void*>(dispatcher_clear)},
+                                  {0, nullptr}};
+
+// A configured launch, kept in its kernel's table of configurations, holds
+// the dispatcher: part of the same cycle.
+int launch_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  Py_VISIT(nb::inst_ptr<ConfiguredLaunch>(self)->dispatcher.ptr());
+  return 0;
+}
+
+int launch_clear(PyObject* self) {
+  if (nb::inst_ready(self)) nb::inst_ptr<ConfiguredLaunch>(self)->dispatcher.reset();
+  return 0;
+}
+
+PyType_Slot launch_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(launch_traverse)},
+                              {Py_tp_clear, reinterpret_cast<void*>(launch_clear)},
+                              {0, nullptr}};
+
 }  // namespace
 
 void bind_dispatch(nb::module_& m) {
-  nb::class_<Dispatcher>(m, "Dispatcher")
+  nb::class_<Dispatcher>(m, "Dispatcher", nb::type_slots(dispatcher_slots))
       .def(nb::init<nb::object, nb::object, bool, bool, bool>(), nb::arg("function"),
            nb::arg("resolve_globals"), nb::arg("debug") = false, nb::arg("fastmath") = false,
            nb::arg("boundscheck") = false)
@@ -398,8 +472,9 @@ void bind_dispatch(nb::module_& m) {
            "again and compiles anew.")
       .def_prop_ro("specialization_count", &Dispatcher::specialization_count);
 
-  nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch")
+  nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch", nb::type_slots(launch_slots))
       .def("__call__", [](ConfiguredLaunch& c, nb::args args) {
+        if (!c.dispatcher) throw std::logic_error("the kernel was garbage collected");
         nb::cast<Dispatcher&>(c.dispatcher).launch(c.dims, c.stream ? &*c.stream : nullptr, args);
       });
 

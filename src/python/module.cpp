@@ -19,4 +19,5 @@ NB_MODULE(_core, m) {
   simt::python::bind_streams(m);
   simt::python::bind_interop(m);
   simt::python::bind_raw_kernels(m);
+  simt::python::bind_interrupts(m);
 }

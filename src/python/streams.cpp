@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "python/bindings.h"
+#include "runtime/interrupt.h"
 
 namespace simt::python {
 
@@ -108,6 +109,7 @@ void bind_streams(nb::module_& m) {
       .def("synchronize",
            [](const PyStream& s) {
              nb::gil_scoped_release release;
+             runtime::InterruptibleScope interruptible;
              s.stream->synchronize();
            })
       .def("done",
@@ -151,6 +153,7 @@ void bind_streams(nb::module_& m) {
       .def("synchronize",
            [](const PyEvent& e) {
              nb::gil_scoped_release release;
+             runtime::InterruptibleScope interruptible;
              e.event->synchronize();
            })
       .def("done",
@@ -163,6 +166,7 @@ void bind_streams(nb::module_& m) {
         if (begin.device != end.device)
           throw nb::value_error("elapsed_time: the events are on different devices");
         nb::gil_scoped_release release;
+        runtime::InterruptibleScope interruptible;
         return end.event->elapsed_ms_since(*begin.event);
       });
 

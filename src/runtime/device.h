@@ -278,6 +278,9 @@ class Device {
 
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}
+  // Every backend's destructor calls this first, while deallocate() still
+  // works (the pool, a member of this base, goes after the backend).
+  void release_pool() noexcept { pool_.release_all(); }
   // The backend's compiler and loader, for code that fits the device.
   virtual std::unique_ptr<CompiledKernel> build(const abi::GeneratedKernel& kernel,
                                                 const CompileOptions& options) = 0;

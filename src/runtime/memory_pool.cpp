@@ -121,6 +121,18 @@ size_t MemoryPool::release() {
   return release_locked();
 }
 
+void MemoryPool::release_all() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [id, segment] : segments_)
+    device_.deallocate(reinterpret_cast<void*>(segment.base), segment.size);
+  segments_.clear();
+  blocks_.clear();
+  free_.clear();
+  stats_.in_use = 0;
+  stats_.held = 0;
+  stats_.segments = 0;
+}
+
 MemoryPool::Stats MemoryPool::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;

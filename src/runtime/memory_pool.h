@@ -43,8 +43,9 @@ class MemoryPool {
   static constexpr size_t kSmallSegment = size_t{2} << 20;
 
   explicit MemoryPool(Device& device) : device_(device) {}
-  // Held segments are not returned here: the pool goes with its device,
-  // whose own teardown (or the process's end) reclaims them.
+  // The pool cannot free here: it is a member of its device's base class, so
+  // the backend that frees memory is gone by then. Each backend's destructor
+  // calls Device::release_pool() (release_all) first.
   ~MemoryPool() = default;
   MemoryPool(const MemoryPool&) = delete;
   MemoryPool& operator=(const MemoryPool&) = delete;
@@ -57,6 +58,10 @@ class MemoryPool {
   // Gives every entirely free segment back to the device; returns the bytes
   // given back.
   size_t release();
+  // Gives every segment back, blocks in use or not: only for the device's
+  // destructor, when no array (each holds its device) and no queued work
+  // can use them.
+  void release_all() noexcept;
   Stats stats() const;
 
  private:

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "runtime/interrupt.h"
+
 namespace simt::runtime {
 
 WorkQueue::WorkQueue() : state_(std::make_shared<State>()) {}
@@ -56,8 +58,14 @@ void WorkQueue::run(const std::shared_ptr<State>& shared) {
 }
 
 void WorkQueue::drain() {
+  // No lock is held between slices: the interrupt check takes the GIL, which
+  // a thread pushing work may hold.
+  wait_in_slices([&](std::chrono::milliseconds slice) {
+    std::unique_lock lock(state_->mutex);
+    return state_->finished.wait_for(lock, slice,
+                                     [&] { return state_->tasks.empty() && !state_->busy; });
+  });
   std::unique_lock lock(state_->mutex);
-  state_->finished.wait(lock, [&] { return state_->tasks.empty() && !state_->busy; });
   if (state_->error) std::rethrow_exception(std::exchange(state_->error, nullptr));
 }
 
@@ -82,13 +90,17 @@ void HostEvent::complete(uint64_t recording) {
 }
 
 void HostEvent::wait() {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return completed_ == armed_; });
+  wait_in_slices([&](std::chrono::milliseconds slice) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, slice, [&] { return completed_ == armed_; });
+  });
 }
 
 void HostEvent::wait_for(uint64_t recording) {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return completed_ >= recording; });
+  wait_in_slices([&](std::chrono::milliseconds slice) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, slice, [&] { return completed_ >= recording; });
+  });
 }
 
 uint64_t HostEvent::armed() {

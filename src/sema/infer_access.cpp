@@ -119,6 +119,11 @@ ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& ind
     if (at < 0 || at >= n)
       return typed(error(index.span, "tuple index " + std::to_string(*k) +
                                          " out of range for a tuple of " + std::to_string(n)));
+    // Indexing a tuple display evaluates all of it, to a value: an item that
+    // is none (a module) can only be reached this way for its attributes.
+    if (e.items[0]->kind == ExprKind::Tuple && is_data(base.items[at]) && !is_data(base) &&
+        !base.contains_unknown())
+      return typed(error(e.items[0]->span, not_a_value(base)));
     ExprInfo i = typed(base.items[at], info(*e.items[0]).nonnegative);
     const ExprInfo& bi = info(*e.items[0]);
     if (bi.constant && static_cast<size_t>(at) < bi.constant->items.size())

@@ -54,9 +54,13 @@ void Inferencer::stmt(const Stmt& s) {
       break;
     case StmtKind::Pass:
       break;
-    case StmtKind::ExprStmt:
-      expr(*s.value);
+    case StmtKind::ExprStmt: {
+      // A tuple's items are evaluated for their effects: each must be a value.
+      Type t = expr(*s.value);
+      if (t.is_tuple() && !is_data(t) && !t.contains_unknown())
+        error(s.value->span, not_a_value(t));
       break;
+    }
     case StmtKind::Assert:
       truth(*s.test, "assert");
       if (s.value) {

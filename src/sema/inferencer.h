@@ -62,6 +62,13 @@ inline bool is_data(const Type& t) {
   return true;
 }
 
+// The error for a tuple display holding something that is not a value.
+inline std::string not_a_value(const Type& tuple) {
+  return "the tuple " + tuple.str() +
+         " cannot be evaluated: tuples hold numbers and arrays; write the item itself where it "
+         "is used";
+}
+
 // One device function typed for one argument signature, or the error that
 // typing it raised (kept: a later pass or caller with the same signature
 // gets the same error).

@@ -512,6 +512,35 @@ def test_a_variable_holding_a_module_function_or_dtype_is_a_typing_error_at_its_
     assert info.value.line == 8
 
 
+_TUPLES_NOT_DATA = {
+    # Each was a RuntimeError without a location ("global 'simt' has no value
+    # to emit") when the kernel was generated.
+    "a tuple display as a statement": "    (simt, 1)\n",
+    "an item of a tuple display": "    out[0] = (simt, 1)[1]\n",
+    "a dtype in a tuple display": "    out[0] = (np.float32, 2.5)[1]\n",
+}
+
+
+@pytest.mark.parametrize("what", sorted(_TUPLES_NOT_DATA))
+def test_a_tuple_display_holding_a_module_is_a_typing_error_at_its_line(tmp_path, what):
+    module = _load_module(tmp_path, "kernels_tuples_not_data",
+                          "import numpy as np\nimport simt\n\n\ndef k(out):\n"
+                          "    out[1] = 2\n" + _TUPLES_NOT_DATA[what])
+    kernel = simt.kernel(module.k)
+    out = simt.zeros(2, device="cpu")
+    with pytest.raises(simt.TypingError, match="cannot be evaluated") as info:
+        kernel[1, 1](out)
+    assert info.value.line == 7
+    assert info.value.filename == str(tmp_path / "kernels_tuples_not_data.py")
+    # An item that is not a value itself is still reached without evaluating
+    # the tuple (its attributes are resolved at compile time).
+    reached = _load_module(tmp_path, "kernels_tuple_attribute",
+                           "import simt\n\n\ndef k(out):\n"
+                           "    out[0] = (simt, 1)[0].grid(1) + 5\n")
+    simt.kernel(reached.k)[1, 1](out)
+    assert out.get()[0] == 5
+
+
 def _load_module(tmp_path, name, text):
     path = tmp_path / f"{name}.py"
     path.write_text(text)

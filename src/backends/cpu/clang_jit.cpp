@@ -38,6 +38,8 @@
 #include <atomic>
 #include <utility>
 
+#include "runtime/interrupt.h"
+
 namespace simt::cpu {
 
 namespace {
@@ -150,6 +152,14 @@ ClangJit::ClangJit() {
   if (!jit) throw JitError("simt cpu jit: cannot create LLJIT: " + error_text(jit.takeError()));
   impl_->jit = std::move(*jit);
   impl_->jit->getExecutionSession().setErrorReporter(report_session_error);
+
+  // The epoch generated `while` loops read to stop on Ctrl-C (runtime/interrupt.h).
+  llvm::orc::SymbolMap runtime_symbols;
+  runtime_symbols[impl_->jit->mangleAndIntern("simt_cancel")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&runtime::cancel_epoch()), llvm::JITSymbolFlags::Exported};
+  if (auto error = impl_->jit->getProcessSymbolsJITDylib()->define(
+          llvm::orc::absoluteSymbols(std::move(runtime_symbols))))
+    throw JitError("simt cpu jit: cannot define simt_cancel: " + error_text(std::move(error)));
 
 #if defined(__linux__)
   // Kernels call libm (what __builtin_sin lowers to). The process-symbols dylib only

@@ -23,6 +23,7 @@
 #include "backends/cpu/clang_jit.h"
 #include "backends/cpu/fault_guard.h"
 #include "runtime/disk_cache.h"
+#include "runtime/interrupt.h"
 
 namespace simt::cpu {
 
@@ -199,6 +200,8 @@ CpuDevice::CpuDevice() : Device(cpu_info()) {
   install_fault_handlers();
 }
 
+CpuDevice::~CpuDevice() { release_pool(); }
+
 void* CpuDevice::allocate(size_t bytes) {
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
@@ -346,8 +349,15 @@ std::string hex(uintptr_t value) {
   return text;
 }
 
-void run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchDims& dims,
-              void* const* args) {
+// Returns whether the launch was cancelled before it ended; throws
+// DeviceError when a block faulted.
+// `launched`: the cancellation epoch when the launch was queued. A Ctrl-C
+// since then moved it on: the kernel's `while` loops end, and blocks not
+// started are skipped (all of them, for a launch queued before the Ctrl-C).
+bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchDims& dims,
+              void* const* args, int64_t launched) {
+  const std::atomic<int64_t>& epoch = runtime::cancel_epoch();
+  auto cancelled = [&] { return epoch.load(std::memory_order_relaxed) != launched; };
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
   const int64_t blocks = gx * gy * dims.grid[2];
   GridFault faulted;
@@ -362,7 +372,8 @@ void run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
     std::vector<std::max_align_t> shared((dims.shared_bytes + sizeof(std::max_align_t) - 1) /
                                          sizeof(std::max_align_t));
     ctx.dynamic_shared = shared.data();
-    for (int64_t b = begin; b < end; ++b) {
+    ctx.cancel_epoch = launched;
+    for (int64_t b = begin; b < end && !cancelled(); ++b) {
       if (faulted.happened.load(std::memory_order_relaxed)) return;
       ctx.block_idx[0] = b % gx;
       ctx.block_idx[1] = (b / gx) % gy;
@@ -385,15 +396,17 @@ void run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
         tbb::blocked_range<int64_t>(0, blocks),
         [&](const tbb::blocked_range<int64_t>& r) { run_blocks(r.begin(), r.end()); });
   }
-  if (!faulted.happened) return;
-  const Fault& f = faulted.fault;
-  throw runtime::DeviceError(
-      "kernel '" + name + "' on cpu touched memory it may not (" +
-      (f.signal == SIGBUS ? std::string("SIGBUS") : std::string("SIGSEGV")) + " at address " +
-      hex(f.address) + ") in block (" + std::to_string(faulted.block[0]) + ", " +
-      std::to_string(faulted.block[1]) + ", " + std::to_string(faulted.block[2]) +
-      "); the launch stopped there, and what it wrote is unspecified. An index past an "
-      "array's end does this: launch with boundscheck=True (or SIMT_BOUNDSCHECK=1) to find it");
+  if (faulted.happened) {
+    const Fault& f = faulted.fault;
+    throw runtime::DeviceError(
+        "kernel '" + name + "' on cpu touched memory it may not (" +
+        (f.signal == SIGBUS ? std::string("SIGBUS") : std::string("SIGSEGV")) + " at address " +
+        hex(f.address) + ") in block (" + std::to_string(faulted.block[0]) + ", " +
+        std::to_string(faulted.block[1]) + ", " + std::to_string(faulted.block[2]) +
+        "); the launch stopped there, and what it wrote is unspecified. An index past an "
+        "array's end does this: launch with boundscheck=True (or SIMT_BOUNDSCHECK=1) to find it");
+  }
+  return cancelled();
 }
 
 }  // namespace
@@ -402,9 +415,12 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
                              const runtime::LaunchDims& dims, void* const* args,
                              runtime::Stream& stream, runtime::KeepAlive keep) {
   const auto& kernel = static_cast<const CpuKernel&>(compiled);
+  const int64_t launched = runtime::cancel_epoch().load(std::memory_order_relaxed);
   if (stream.is_default()) {
     drain_streams();
-    run_grid(kernel.entry(), kernel.name(), dims, args);
+    // The grid runs on this thread: a Ctrl-C reaches it only through the
+    // cancellation epoch, and is raised here once the kernel stopped.
+    if (run_grid(kernel.entry(), kernel.name(), dims, args, launched)) runtime::check_interrupt();
     return;
   }
   // The arguments are read now: copied into storage the queued launch owns.
@@ -413,11 +429,11 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
   for (size_t k = 0; k < sizes.size(); ++k) std::memcpy(values[k].data(), args[k], sizes[k]);
   static_cast<CpuStream&>(stream).push([module = kernel.module(), entry = kernel.entry(),
                                         name = kernel.name(), dims, values = std::move(values),
-                                        keep = std::move(keep)] {
+                                        keep = std::move(keep), launched] {
     std::vector<void*> pointers(values.size());
     for (size_t k = 0; k < values.size(); ++k)
       pointers[k] = const_cast<uint64_t*>(values[k].data());
-    run_grid(entry, name, dims, pointers.data());
+    run_grid(entry, name, dims, pointers.data(), launched);
   });
 }
 

@@ -21,6 +21,7 @@ class CpuStream;
 class CpuDevice : public runtime::Device {
  public:
   CpuDevice();
+  ~CpuDevice() override;
 
   abi::Language language() const override { return abi::Language::Cpp; }
   bool host_accessible() const override { return true; }

@@ -10,6 +10,7 @@
 
 #include "backends/cuda/nvrtc.h"
 #include "runtime/disk_cache.h"
+#include "runtime/interrupt.h"
 
 namespace simt::cuda {
 
@@ -212,6 +213,9 @@ void* CudaDevice::allocate(size_t bytes) {
   return from_device(pointer);
 }
 
+// The pool's segments go while the context is still retained.
+CudaDevice::~CudaDevice() { release_pool(); }
+
 void CudaDevice::deallocate(void* pointer, size_t) noexcept {
   if (pointer == nullptr) return;
   context_->make_current_noexcept();
@@ -235,6 +239,9 @@ CudaStream::~CudaStream() {
 
 void CudaStream::synchronize() {
   context_->make_current();
+  if (runtime::interruptible())  // the blocking call cannot be interrupted: poll first
+    runtime::poll_interruptibly(
+        [&] { return context_->driver().fn().cuStreamQuery(handle_) != CUDA_ERROR_NOT_READY; });
   CUresult status = context_->driver().fn().cuStreamSynchronize(handle_);
   if (status == CUDA_SUCCESS) return;
   std::string last;
@@ -323,6 +330,9 @@ void CudaEvent::record(runtime::Stream& stream) {
 
 void CudaEvent::synchronize() {
   context_->make_current();
+  if (runtime::interruptible())
+    runtime::poll_interruptibly(
+        [&] { return context_->driver().fn().cuEventQuery(handle_) != CUDA_ERROR_NOT_READY; });
   context_->check(context_->driver().fn().cuEventSynchronize(handle_), "cuEventSynchronize");
 }
 
@@ -795,6 +805,12 @@ bool CudaDevice::holds_pointer(const void* pointer) const {
 
 void CudaDevice::synchronize() {
   context_->make_current();
+  // The context has no query: an interruptible wait polls the legacy default
+  // stream (where launches without a stream go); work on other streams is
+  // then waited for by cuCtxSynchronize, uninterruptibly.
+  if (runtime::interruptible())
+    runtime::poll_interruptibly(
+        [&] { return driver_.fn().cuStreamQuery(nullptr) != CUDA_ERROR_NOT_READY; });
   CUresult status = driver_.fn().cuCtxSynchronize();
   if (status == CUDA_SUCCESS) collect_released(true);
   if (status != CUDA_SUCCESS) {

@@ -188,6 +188,7 @@ class CudaDevice : public runtime::Device {
   // Opens device `ordinal` of an initialised driver and retains its primary
   // context. Throws runtime::DeviceError.
   CudaDevice(const Driver& driver, int ordinal);
+  ~CudaDevice() override;
 
   abi::Language language() const override { return abi::Language::Cuda; }
   bool host_accessible() const override { return false; }

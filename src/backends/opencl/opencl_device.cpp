@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "runtime/disk_cache.h"
+#include "runtime/interrupt.h"
 
 namespace simt::opencl {
 
@@ -249,6 +250,7 @@ OpenCLDevice::OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index)
 OpenCLDevice::~OpenCLDevice() {
   // Work still queued may use buffers released below.
   if (queue_) api_.clFinish(queue_.get());
+  release_pool();
 }
 
 void OpenCLDevice::check(cl_int status, const char* call, const std::string& detail) const {
@@ -445,8 +447,28 @@ Event OpenCLDevice::enqueue_marker(runtime::Stream& stream) {
   return Event(&api_, event);
 }
 
+// clFinish and clWaitForEvents cannot be interrupted: an interruptible wait
+// first polls `event`'s status (errors are left to the blocking call).
+void OpenCLDevice::poll_event(cl_event event) {
+  runtime::poll_interruptibly([&] {
+    cl_int status = CL_COMPLETE;
+    if (api_.clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                            nullptr) != CL_SUCCESS)
+      return true;
+    return status <= CL_COMPLETE;
+  });
+}
+
 void OpenCLDevice::finish(OpenCLStream& stream) {
   const uint64_t queued = stream.enqueued_;
+  if (runtime::interruptible() && stream.finished_ != queued) {
+    cl_event raw = nullptr;
+    check(api_.clEnqueueMarkerWithWaitList(stream.queue(), 0, nullptr, &raw),
+          "clEnqueueMarkerWithWaitList");
+    Event marker(&api_, raw);
+    api_.clFlush(stream.queue());
+    poll_event(raw);
+  }
   cl_int status = api_.clFinish(stream.queue());
   if (status == CL_SUCCESS) {
     stream.finished_ = queued;
@@ -467,6 +489,7 @@ void OpenCLEvent::record(runtime::Stream& stream) { marker_ = device_.enqueue_ma
 void OpenCLEvent::synchronize() {
   if (!marker_) return;
   cl_event event = marker_.get();
+  if (runtime::interruptible()) device_.poll_event(event);
   device_.check(device_.api().clWaitForEvents(1, &event), "clWaitForEvents");
 }
 

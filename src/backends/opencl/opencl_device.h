@@ -166,6 +166,7 @@ class OpenCLDevice : public runtime::Device {
   Event enqueue_marker(runtime::Stream& stream);
   // Waits for `stream`'s queue and notes its queued work as finished.
   void finish(OpenCLStream& stream);
+  void poll_event(cl_event event);
   // Runs host callbacks after their markers.
   runtime::WorkQueue& callbacks() { return callbacks_; }
   // OpenCL C source, built with the options given and -cl-kernel-arg-info

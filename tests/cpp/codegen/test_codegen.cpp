@@ -583,6 +583,37 @@ TEST(CodegenProperties, ComparisonWithOutOfRangeLiteralDoesNotWrap) {
   EXPECT_EQ(c.kernel.source.find("-1294967296"), std::string::npos) << c.kernel.source;
 }
 
+// A case inference let through that the emitter cannot lower is a
+// CompileError at the statement, not an error without a location.
+TEST(CodegenProperties, InternalErrorsNameTheStatement) {
+  simt::lang::SourceText source(
+      "def k(out):\n"
+      "    x = 1\n"
+      "    if x > 0:\n"
+      "        out[0] = x\n",
+      "tests/props.py", 10);
+  simt::lang::ParsedFunction parsed = simt::lang::parse_function(source);
+  simt::sema::TypedFunction typed = simt::sema::infer_types(
+      parsed, source, {*simt::sema::parse_type("int64[::1]")}, simt::testing::corpus_globals());
+  // `x` in `out[0] = x` as a name with no variable: what a global module
+  // in a tuple display was before inference rejected it.
+  const simt::lang::Expr& x = *parsed.def.body[1]->body[0]->value;
+  ASSERT_EQ(x.kind, simt::lang::ExprKind::Name);
+  typed.exprs[&x].local = -1;
+  typed.exprs[&x].constant.reset();
+  try {
+    simt::compiler::generate(typed, simt::abi::Language::Cpp);
+    FAIL() << "expected a CompileError";
+  } catch (const simt::lang::CompileError& e) {
+    EXPECT_EQ(e.diagnostic().kind, simt::lang::DiagnosticKind::Typing);
+    EXPECT_EQ(e.diagnostic().span.line, 13u);  // the innermost statement
+    EXPECT_NE(e.diagnostic().message.find("internal error"), std::string::npos)
+        << e.diagnostic().message;
+    EXPECT_NE(e.diagnostic().message.find("global 'x' has no value"), std::string::npos)
+        << e.diagnostic().message;
+  }
+}
+
 TEST(CodegenProperties, DialectsAreNamedAndFound) {
   for (simt::abi::Language d : kDialects) {
     auto found = simt::codegen::dialect_from_name(dialect_name(d));

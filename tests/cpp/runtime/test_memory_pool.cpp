@@ -24,12 +24,10 @@ using simt::runtime::OutOfMemory;
 // Host memory with a byte budget; counts the device calls the pool makes.
 class BudgetDevice : public simt::runtime::Device {
  public:
-  explicit BudgetDevice(size_t budget) : Device(info()), budget_(budget) {}
-  // The pool keeps its segments when it goes (a real device's teardown
-  // reclaims them): this device frees what is left, so tests leak nothing.
-  ~BudgetDevice() override {
-    for (const auto& [pointer, bytes] : sizes_) std::free(pointer);
-  }
+  explicit BudgetDevice(size_t budget, int* live_allocations = nullptr)
+      : Device(info()), budget_(budget), live_(live_allocations) {}
+  // As every backend does: the pool's segments go while deallocate() works.
+  ~BudgetDevice() override { release_pool(); }
 
   simt::abi::Language language() const override { return simt::abi::Language::Cpp; }
   bool host_accessible() const override { return true; }
@@ -39,6 +37,7 @@ class BudgetDevice : public simt::runtime::Device {
     used_ += bytes;
     ++allocations;
     sizes_[p] = bytes;
+    if (live_) ++*live_;
     return p;
   }
   void deallocate(void* pointer, size_t bytes) noexcept override {
@@ -46,6 +45,7 @@ class BudgetDevice : public simt::runtime::Device {
     sizes_.erase(pointer);
     used_ -= bytes;
     ++deallocations;
+    if (live_) --*live_;
     std::free(pointer);
   }
   void queue_copy_from_host(void*, const void*, size_t, simt::runtime::Stream&,
@@ -92,6 +92,7 @@ class BudgetDevice : public simt::runtime::Device {
   [[noreturn]] static void unused() { throw std::logic_error("not used by the pool"); }
 
   size_t budget_;
+  int* live_;
   size_t used_ = 0;
   std::map<void*, size_t> sizes_;
 };
@@ -120,6 +121,19 @@ TEST(MemoryPool, FreedBlocksAreReusedWithoutDeviceCalls) {
   EXPECT_EQ(device.used(), 0u);
   EXPECT_EQ(pool.stats().held, 0u);
   EXPECT_EQ(pool.stats().peak_in_use, 1024u + 100u * 4096u);
+}
+
+TEST(MemoryPool, ADestroyedDeviceGivesBackItsPoolsSegments) {
+  int live = 0;
+  {
+    BudgetDevice device(64 * kMiB, &live);
+    MemoryPool& pool = device.pool();
+    pool.deallocate(pool.allocate(1000));  // a free segment, kept for reuse
+    pool.allocate(8 * kMiB);               // a block still in use when the device goes
+    EXPECT_EQ(live, 2);
+    EXPECT_EQ(pool.stats().segments, 2u);
+  }
+  EXPECT_EQ(live, 0);
 }
 
 TEST(MemoryPool, BlocksSplitAndMergeBack) {

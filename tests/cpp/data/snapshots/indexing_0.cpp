@@ -9,6 +9,7 @@ struct simt_block_ctx {
   simt_i64 block_dim[3];
   simt_i64 block_idx[3];
   void* dynamic_shared;
+  simt_i64 cancel_epoch;
 };
 static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -61,6 +62,7 @@ static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
   return i < 0 ? i + n : i;
 }
 
+extern "C" simt_i64 simt_cancel;
 static inline long long simt_mod_i64(long long a, long long b) {
   if (b == 0 || b == -1) return 0;
   long long r = (long long)(a % b);
@@ -111,6 +113,7 @@ static inline void simt_body_indexing(const simt_block_ctx* simt_ctx, simt_threa
   v_k = ((long long)((unsigned long long)v_cols - (unsigned long long)1LL));
   // indexing.py:18: while k >= 0 and k > cols - 4:
   while ((v_k >= 0LL) && (v_k > ((long long)((unsigned long long)v_cols - (unsigned long long)4LL)))) {
+    if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
     // indexing.py:19: acc += m[i, k] * h
     v_acc = (v_acc + (v_m.data[(v_i) * v_m.shape[1] + simt_wrap_index(v_k, v_m.shape[1])] * v_h));
     // indexing.py:20: k -= 1

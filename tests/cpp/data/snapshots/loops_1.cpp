@@ -9,6 +9,7 @@ struct simt_block_ctx {
   simt_i64 block_dim[3];
   simt_i64 block_idx[3];
   void* dynamic_shared;
+  simt_i64 cancel_epoch;
 };
 static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -39,6 +40,7 @@ static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
   return i < 0 ? i + n : i;
 }
 
+extern "C" simt_i64 simt_cancel;
 static inline simt_arr_f64_1 simt_view_f64_2_1(simt_arr_f64_2 a, simt_i64 offset) {
   simt_arr_f64_1 v;
   v.data = a.data + offset;
@@ -93,6 +95,7 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   v_k = 0LL;
   // loops.py:15: while True:
   while (true) {
+    if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
     // loops.py:16: k += 1
     v_k = ((long long)((unsigned long long)v_k + (unsigned long long)1LL));
     // loops.py:17: if k > 3:

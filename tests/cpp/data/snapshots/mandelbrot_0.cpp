@@ -9,6 +9,7 @@ struct simt_block_ctx {
   simt_i64 block_dim[3];
   simt_i64 block_idx[3];
   void* dynamic_shared;
+  simt_i64 cancel_epoch;
 };
 static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -45,6 +46,7 @@ static inline double simt_cabs_c128(simt_c128 a) {
   return __builtin_hypot(a.re, a.im);
 }
 
+extern "C" simt_i64 simt_cancel;
 static inline simt_c128 simt_cmul_c128(simt_c128 a, simt_c128 b) {
   simt_c128 z;
   z.re = a.re * b.re - a.im * b.im;
@@ -94,6 +96,7 @@ static inline void simt_body_mandelbrot(const simt_block_ctx* simt_ctx, simt_thr
   v_n = 0LL;
   // mandelbrot.py:11: while n < max_iter and abs(z) <= 2.0:
   while ((v_n < ((long long)(v_max_iter))) && (simt_cabs_c128(v_z) <= 2.0)) {
+    if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
     // mandelbrot.py:12: z = z * z + c
     v_z = simt_cadd_c128(simt_cmul_c128(v_z, v_z), v_c);
     // mandelbrot.py:13: n += 1
