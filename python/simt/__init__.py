@@ -18,7 +18,7 @@ from .cuda import (  # noqa: F401
     block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared, shfl_down_sync,
     shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and, syncthreads_count,
     syncthreads_or, thread_idx, threadIdx, threadfence, threadfence_block, threadfence_system,
-    warpsize)
+    warpsize, lanemask_lt, match_all_sync, match_any_sync, syncwarp)
 from ._array import (  # noqa: F401
     Array, empty, empty_like, full, to_device, zeros, zeros_like)
 from ._interop import asarray, from_dlpack  # noqa: F401

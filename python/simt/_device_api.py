@@ -68,7 +68,7 @@ shared = _Namespace("shared", ["array"])
 local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
 atomic = _Namespace("atomic", ["add", "sub", "min", "max", "and_", "or_", "xor", "exch", "inc",
-                               "dec", "cas"])
+                               "dec", "cas", "compare_and_swap", "nanmin", "nanmax"])
 
 syncthreads = _DeviceFunction("simt.syncthreads")
 syncthreads_count = _DeviceFunction("simt.syncthreads_count")
@@ -88,6 +88,10 @@ shfl_xor_sync = _DeviceFunction("simt.shfl_xor_sync")
 ballot_sync = _DeviceFunction("simt.ballot_sync")
 all_sync = _DeviceFunction("simt.all_sync")
 any_sync = _DeviceFunction("simt.any_sync")
+syncwarp = _DeviceFunction("simt.syncwarp")
+lanemask_lt = _DeviceFunction("simt.lanemask_lt")
+match_any_sync = _DeviceFunction("simt.match_any_sync")
+match_all_sync = _DeviceFunction("simt.match_all_sync")
 
 # Numba's cuda.* arithmetic on numbers.
 popc = _DeviceFunction("simt.popc")

@@ -8,6 +8,7 @@ import sys
 
 from ._device_api import (  # noqa: F401
     brev, cbrt, clz, ffs, fma, popc, selp,
+    lanemask_lt, match_all_sync, match_any_sync, syncwarp,
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, const, blockIdx, block_dim,
     block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared, shfl_down_sync,
     shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and, syncthreads_count,

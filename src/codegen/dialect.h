@@ -158,6 +158,9 @@ struct Dialect {
   // value, `%l` lane / delta / lane mask.
   std::array<std::string_view, 4> shuffles{};  // idx, up, down, xor
   std::array<std::string_view, 3> votes{};     // ballot, all, any
+  std::string_view syncwarp{};                 // a statement
+  // match_any_sync, match_all_sync (`%l`: an int* that receives the predicate).
+  std::array<std::string_view, 2> matches{};
   std::string_view activemask{};
   std::string_view warpsize{};
 

@@ -99,6 +99,8 @@ const Dialect kCuda{
     .shuffles = {"__shfl_sync(%m, %x, %l)", "__shfl_up_sync(%m, %x, %l)",
                  "__shfl_down_sync(%m, %x, %l)", "__shfl_xor_sync(%m, %x, %l)"},
     .votes = {"__ballot_sync(%m, %x)", "__all_sync(%m, %x)", "__any_sync(%m, %x)"},
+    .syncwarp = "__syncwarp(%m)",
+    .matches = {"__match_any_sync(%m, %x)", "__match_all_sync(%m, %x, %l)"},
     .activemask = "__activemask()",
     .warpsize = "warpSize",
     .constant_decl = "static __constant__ ",

@@ -121,6 +121,14 @@ void Emitter::hoist_intrinsic(const Expr& e) {
       hoisted_[&e] = {};
       return;
     }
+    case sema::Rule::SyncWarp: {
+      note_warp_use(e);
+      std::string mask = e.items.size() > 1 ? emit_as(*e.items[1], Type::scalar_of(Scalar::UInt32))
+                                            : "0xffffffffu";
+      if (!d_.syncwarp.empty()) line(warp_call(d_.syncwarp, mask, "", "") + ";");
+      hoisted_[&e] = {};
+      return;
+    }
     case sema::Rule::FloatSplit: {
       // frexp(x, &e) / modf(x, &i) in the operand's float type (float16
       // computes in float: both parts of a float16 are exact float16s).
@@ -145,6 +153,23 @@ void Emitter::hoist_intrinsic(const Expr& e) {
       }
       return;
     }
+    case sema::Rule::Match:
+      if (i.intrinsic->c_name == "all") {
+        // match_all_sync's predicate comes back through a pointer.
+        note_warp_use(e);
+        std::string m = "simt_tmp" + std::to_string(temp_counter_++);
+        std::string pred = "simt_tmp" + std::to_string(temp_counter_++);
+        line("int " + pred + " = 0;");
+        std::string code =
+            d_.matches[1].empty()
+                ? "0u"
+                : warp_call(d_.matches[1], emit_as(*e.items[1], Type::scalar_of(Scalar::UInt32)),
+                            emit_as(*e.items[2], i.operand), "&" + pred);
+        line("unsigned int " + m + " = " + code + ";");
+        hoisted_[&e] = {m, "(" + pred + " != 0)"};
+        return;
+      }
+      [[fallthrough]];
     default: {
       std::string code = call(e);
       std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);

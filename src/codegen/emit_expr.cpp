@@ -32,6 +32,9 @@ std::vector<std::string> Emitter::values(const Expr& e) {
       return out;
     }
     case ExprKind::Call: {
+      if (i.intrinsic &&
+          (i.intrinsic->rule == sema::Rule::Enumerate || i.intrinsic->rule == sema::Rule::Zip))
+        return tuple_iteration_parts(e);
       std::vector<std::string> out;
       int n = static_cast<int>(i.type.items.size());
       for (int c = 0; c < n; ++c) out.push_back(grid_component(i.intrinsic->rule, c));

@@ -158,6 +158,25 @@ std::string Emitter::call(const Expr& e) {
     }
     case sema::Rule::Select:
       return "(" + truth(*e.items[1]) + " ? " + arg(1, ot) + " : " + arg(2, ot) + ")";
+    case sema::Rule::Enumerate:
+    case sema::Rule::Zip:
+      throw std::logic_error("enumerate() and zip() are iterated over by for loops");
+    case sema::Rule::CompareAndSwap:
+      return atomic_code(e);
+    case sema::Rule::SyncWarp:
+      throw std::logic_error("syncwarp() is a statement");
+    case sema::Rule::LaneMask:
+      note_warp_use(e);
+      return "((1u << " + lane_id() + ") - 1u)";
+    case sema::Rule::Match: {
+      note_warp_use(e);
+      if (fn.c_name != "any")
+        throw std::logic_error("match_all_sync() is evaluated into temporaries");
+      if (d_.matches[0].empty()) return "0u";
+      return "((unsigned int)" +
+             warp_call(d_.matches[0], arg(0, Type::scalar_of(Scalar::UInt32)), arg(1, ot), "") +
+             ")";
+    }
   }
   throw std::logic_error("unknown intrinsic");
 }

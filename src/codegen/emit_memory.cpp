@@ -194,7 +194,12 @@ std::string Emitter::atomic_code(const Expr& e) {
   const Type& at = info(array).type;
   Scalar s = at.scalar;
   std::string a = expr(array);
-  std::vector<std::string> idx = index_list(array, *e.items[2], a);
+  // compare_and_swap(array, old, value) swaps element 0; its values come an item earlier.
+  bool first_element = i.intrinsic->rule == sema::Rule::CompareAndSwap;
+  size_t v = first_element ? 2 : 3;
+  std::vector<std::string> idx = first_element
+                                     ? std::vector<std::string>{index_into("0", true, a, 0, array)}
+                                     : index_list(array, *e.items[2], a);
   std::string pointer = "&" + a + ".data[" + offset(a, at, idx) + "]";
   std::string T(d_.value_type(s));
   Type st = Type::scalar_of(s);
@@ -205,12 +210,14 @@ std::string Emitter::atomic_code(const Expr& e) {
   if (wide && sema::is_float(s) && !module_.int64_atomic_use && d_.atomic_float_add[1].empty())
     module_.int64_atomic_use = where(e);
   std::string_view op = i.intrinsic->c_name;
+  // Integers have no NaN: nanmin/nanmax are min/max (native where those are).
+  if (!sema::is_float(s) && op.starts_with("nan")) op.remove_prefix(3);
   std::string space =
       at.space == sema::Space::Shared ? std::string(d_.shared_space) : std::string(d_.global_space);
   if (op == "cas") {
     // Floats compare and swap their bits, as CUDA programs do through
     // __float_as_int.
-    std::string expected = emit_as(*e.items[3], st), desired = emit_as(*e.items[4], st);
+    std::string expected = emit_as(*e.items[v], st), desired = emit_as(*e.items[v + 1], st);
     std::string cas =
         fill_pattern(wide ? d_.atomic_cas64 : d_.atomic_cas32, {{"%S", space},
                                                                 {"%p", pointer},
@@ -218,7 +225,7 @@ std::string Emitter::atomic_code(const Expr& e) {
                                                                 {"%d", to_bits(s, desired)}});
     return from_bits(s, cas);
   }
-  std::string value = emit_as(*e.items[3], st);
+  std::string value = emit_as(*e.items[v], st);
   if (d_.threads_are_loops() && at.space == sema::Space::Shared)
     return atomic_helper(op, s, space, true) + "(" + pointer + ", " + value + ")";
   int k = atomic_op_index(op);
@@ -247,6 +254,10 @@ std::string Emitter::atomic_helper(std::string_view op, Scalar s, const std::str
     next = "(v < cur ? v : cur)";
   } else if (op == "max") {
     next = "(v > cur ? v : cur)";
+  } else if (op == "nanmin") {
+    next = "(cur != cur || v < cur ? v : cur)";
+  } else if (op == "nanmax") {
+    next = "(cur != cur || v > cur ? v : cur)";
   } else if (op == "and" || op == "or" || op == "xor") {
     next = "(" + T + ")(cur " + (op == "and" ? "&" : op == "or" ? "|" : "^") + " v)";
   } else if (op == "exch") {

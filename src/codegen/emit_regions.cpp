@@ -192,7 +192,8 @@ bool Emitter::warp_collectives_only(const Stmt& s) const {
   std::vector<const Expr*> found = regions_.uniformity->collectives(s);
   return !found.empty() && std::all_of(found.begin(), found.end(), [&](const Expr* call) {
     sema::Rule rule = info(*call).intrinsic->rule;
-    return rule == sema::Rule::Shuffle || rule == sema::Rule::Vote;
+    return rule == sema::Rule::Shuffle || rule == sema::Rule::Vote ||
+           rule == sema::Rule::SyncWarp || rule == sema::Rule::Match;
   });
 }
 
@@ -254,7 +255,9 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
   auto per_thread_array = [&](const std::string& type, const std::string& name) {
     prologue_ += "  " + type + "* " + name + " = " + scratch(type, "simt_nthreads") + ";\n";
   };
-  if (fn.rule == sema::Rule::Barrier) {
+  if (fn.rule == sema::Rule::Barrier || fn.rule == sema::Rule::SyncWarp) {
+    // syncwarp: every lane of every warp has run the region above, as a block barrier has.
+    if (fn.rule == sema::Rule::SyncWarp) note_warp_use(call);
     line("// barrier: the region above ends here for every thread");
     return;
   }
@@ -281,7 +284,8 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
   note_warp_use(call);
   std::string value = "simt_c" + n + "_value", lane = "simt_c" + n + "_lane";
   bool shuffle = fn.rule == sema::Rule::Shuffle;
-  std::string vt = shuffle ? ctype(i.type) : "int";
+  bool match = fn.rule == sema::Rule::Match;
+  std::string vt = shuffle ? ctype(i.type) : match ? ctype(i.operand) : "int";
   per_thread_array(vt, value);
   if (shuffle) per_thread_array("simt_i64", lane);
   open_thread_loop();
@@ -289,6 +293,8 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
   if (shuffle) {
     line(value + "[simt_t] = " + emit_as(*call.items[2], i.type) + ";");
     line(lane + "[simt_t] = " + emit_as(*call.items[3], Type::scalar_of(Scalar::Int64)) + ";");
+  } else if (match) {
+    line(value + "[simt_t] = " + emit_as(*call.items[2], i.operand) + ";");
   } else {
     line(value + "[simt_t] = (int)" + truth(*call.items[2]) + ";");
   }
@@ -308,6 +314,31 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     line("simt_i64 simt_src = " + src + ";");
     line("if (simt_src >= simt_nthreads) simt_src = simt_t;");
     line(vt + " " + result + " = " + value + "[simt_src];");
+  } else if (match) {
+    // The lanes in the mask holding this lane's value, compared as bits (as CUDA does).
+    Scalar vs = i.operand.scalar;
+    std::string mask = emit_as(*call.items[1], Type::scalar_of(Scalar::UInt32));
+    line("unsigned int " + result + "_bits = 0;");
+    line(
+        "for (simt_i64 simt_k = 0; simt_k < 32 && simt_warp + simt_k < simt_nthreads; "
+        "++simt_k)");
+    line(std::string("  if (") +
+         (regions_.has_exits ? "!simt_exited[simt_warp + simt_k] && " : "") +
+         (regions_.masks.empty() ? "" : regions_.masks.back() + "[simt_warp + simt_k] && ") +
+         to_bits(vs, value + "[simt_warp + simt_k]") + " == " + to_bits(vs, value + "[simt_t]") +
+         ") " + result + "_bits |= 1u << simt_k;");
+    line("const unsigned int simt_members = " + mask + " & " + cpu_active_mask() + ";");
+    line(result + "_bits &= simt_members;");
+    if (fn.c_name == "any") {
+      line("unsigned int " + result + " = " + result + "_bits;");
+    } else {
+      line("unsigned int " + result + " = " + result +
+           "_bits == simt_members ? simt_members : 0u;");
+      hoisted_[&call] = {result, "(" + result + "_bits == simt_members)"};
+      stmt_without_comment(s);
+      close_thread_loop();
+      return;
+    }
   } else {
     std::string mask = emit_as(*call.items[1], Type::scalar_of(Scalar::UInt32));
     line("unsigned int " + result + "_bits = 0;");

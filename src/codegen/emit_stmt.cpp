@@ -1,4 +1,5 @@
 // Statements, each preceded by its Python source line as a comment.
+#include <functional>
 #include <stdexcept>
 
 #include "codegen/emitter_impl.h"
@@ -317,6 +318,10 @@ void Emitter::for_stmt(const Stmt& s) {
     if (uses_break) line(label + ":;");
     return;
   }
+  if (!iter.items.empty()) {
+    counted_loop(s);
+    return;
+  }
   const Expr& call = *s.value;
   const Type& index = info(call).operand;  // the range's integer type
   Type strong = Type::scalar_of(sema::concrete(index));
@@ -398,6 +403,111 @@ void Emitter::for_stmt(const Stmt& s) {
   line("}");
   --indent_;
   line("}");
+}
+
+void Emitter::counted_parts(const Expr& iter, std::vector<CountedPart>& out) {
+  const ExprInfo& i = info(iter);
+  if (iter.kind != ExprKind::Call || !i.intrinsic)
+    fail_at(iter.span, "enumerate() and zip() take range(...) calls written in the loop header");
+  Type i64 = Type::scalar_of(Scalar::Int64);
+  switch (i.intrinsic->rule) {
+    case sema::Rule::Enumerate:
+      out.push_back({i64, iter.items.size() > 2 ? emit_as(*iter.items[2], i64) : "0", "",
+                     literal_int(1, Scalar::Int64)});
+      counted_parts(*iter.items[1], out);
+      return;
+    case sema::Rule::Zip:
+      for (size_t k = 1; k < iter.items.size(); ++k) counted_parts(*iter.items[k], out);
+      return;
+    default: {
+      // range(...), in its arguments' integer type.
+      Type t = Type::scalar_of(sema::concrete(i.operand));
+      size_t n = iter.items.size() - 1;
+      out.push_back({t, n == 1 ? "0" : emit_as(*iter.items[1], t),
+                     emit_as(*iter.items[n == 1 ? 1 : 2], t),
+                     n == 3 ? emit_as(*iter.items[3], t) : literal_int(1, t.scalar)});
+      return;
+    }
+  }
+}
+
+void Emitter::counted_loop(const Stmt& s) {
+  std::vector<CountedPart> parts;
+  counted_parts(*s.value, parts);
+  std::string n = std::to_string(temp_counter_++);
+  std::string u64(d_.value_type(Scalar::UInt64));
+  std::string count = "simt_count" + n, k = "simt_k" + n;
+  line("{");
+  ++indent_;
+  // Each range's length as Python's range computes it, in its unsigned type (no
+  // value past its stop is formed); the loop runs the shortest, as zip does.
+  line(u64 + " " + count + " = ~(" + u64 + ")0;");
+  std::vector<std::string> values_now;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const CountedPart& c = parts[p];
+    std::string ct = ctype(c.type);
+    std::string u(
+        d_.value_type(sema::bit_width(c.type.scalar) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
+    std::string tag = n + "_" + std::to_string(p);
+    std::string start = "simt_start" + tag, stop = "simt_stop" + tag, step = "simt_step" + tag;
+    line(ct + " " + start + " = " + c.start + ", " + step + " = " + c.step + ";");
+    if (!c.stop.empty()) {
+      line(ct + " " + stop + " = " + c.stop + ";");
+      std::string up = "(" + start + " < " + stop + " ? ((" + u + ")" + stop + " - (" + u + ")" +
+                       start + " - 1u) / (" + u + ")" + step + " + 1u : 0u)";
+      std::string down = "(" + start + " > " + stop + " ? ((" + u + ")" + start + " - (" + u + ")" +
+                         stop + " - 1u) / (0u - (" + u + ")" + step + ") + 1u : 0u)";
+      std::string len = "simt_len" + tag;
+      line(u64 + " " + len + " = (" + step + " > 0 ? " + up + " : " + step + " < 0 ? " + down +
+           " : 0u);");
+      line("if (" + len + " < " + count + ") " + count + " = " + len + ";");
+    }
+    values_now.push_back("(" + ct + ")((" + u + ")" + start + " + (" + u + ")" + k + " * (" + u +
+                         ")" + step + ")");
+  }
+  line("for (" + u64 + " " + k + " = 0; " + k + " < " + count + "; ++" + k + ") {");
+  ++indent_;
+  // The parts are in the order the yielded tuple flattens to; its leaves are
+  // stored with the parts' own (strong) types.
+  std::function<Type(const Type&)> strong_items = [&](const Type& t) {
+    if (!t.is_tuple()) return t.strong();
+    std::vector<Type> items;
+    for (const Type& item : t.items) items.push_back(strong_items(item));
+    return Type::tuple(std::move(items));
+  };
+  store_parts(*s.targets[0], values_now, strong_items(info(*s.value).type.range_item()));
+  --indent_;
+  loop_body(s.body, false);
+  line("}");
+  --indent_;
+  line("}");
+}
+
+std::vector<std::string> Emitter::tuple_iteration_parts(const Expr& call) {
+  std::vector<std::string> out;
+  auto item_parts = [&](const Expr& tuple, const std::vector<std::string>& parts, size_t j) {
+    const Type& t = info(tuple).type;
+    size_t offset = item_offset(t, static_cast<int64_t>(j));
+    out.insert(out.end(), parts.begin() + offset, parts.begin() + offset + count_parts(t.items[j]));
+  };
+  size_t rows = info(call).type.items.size();
+  if (info(call).intrinsic->rule == sema::Rule::Enumerate) {
+    const Expr& x = *call.items[1];
+    std::vector<std::string> parts = values(x);
+    Type i64 = Type::scalar_of(Scalar::Int64);
+    std::string start = call.items.size() > 2 ? emit_as(*call.items[2], i64) : "";
+    for (size_t j = 0; j < rows; ++j) {
+      std::string index = literal_int(static_cast<int64_t>(j), Scalar::Int64);
+      out.push_back(start.empty() ? index : "(" + start + " + " + index + ")");
+      item_parts(x, parts, j);
+    }
+    return out;
+  }
+  std::vector<std::vector<std::string>> each;
+  for (size_t k = 1; k < call.items.size(); ++k) each.push_back(values(*call.items[k]));
+  for (size_t j = 0; j < rows; ++j)
+    for (size_t k = 1; k < call.items.size(); ++k) item_parts(*call.items[k], each[k - 1], j);
+  return out;
 }
 
 bool Emitter::contains_break(const std::vector<lang::StmtPtr>& body) {

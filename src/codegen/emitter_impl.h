@@ -206,6 +206,18 @@ class Emitter {
   void range_loop(const std::string& header, const std::string& assign_local, const Stmt& s);
 
   void for_stmt(const Stmt& s);
+  // A for loop over enumerate/zip of ranges: one counted loop, each range's value
+  // computed from the iteration number.
+  void counted_loop(const Stmt& s);
+  struct CountedPart {
+    Type type;          // the value's integer type
+    std::string start;  // C code
+    std::string stop;   // empty: unbounded (enumerate's counter)
+    std::string step;
+  };
+  void counted_parts(const Expr& iter, std::vector<CountedPart>& out);
+  // The flattened items of enumerate/zip over tuples (a tuple of tuples, unrolled).
+  std::vector<std::string> tuple_iteration_parts(const Expr& call);
   static bool contains_break(const std::vector<lang::StmtPtr>& body);
   void expr_stmt(const Expr& e);
   void print(const Expr& call);

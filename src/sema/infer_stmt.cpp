@@ -165,7 +165,10 @@ void Inferencer::aug_assign(const Stmt& s) {
 void Inferencer::for_loop(const Stmt& s) {
   const Expr& target = *s.targets[0];
   Type iter = expr(*s.value);
-  if (iter.kind == TypeKind::Range) {
+  if (iter.kind == TypeKind::Range && !iter.items.empty()) {
+    // enumerate/zip of ranges: each iteration yields a tuple, unpacked as an assignment.
+    assign(target, iter.range_item(), false);
+  } else if (iter.kind == TypeKind::Range) {
     if (target.kind != ExprKind::Name) {
       error(target.span, "a range loop binds one variable");
     } else {

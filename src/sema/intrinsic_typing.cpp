@@ -2,6 +2,7 @@
 // order of Rule in intrinsics.h, as the lowering in codegen does, so the two
 // read side by side; rules that share a case sit where the first of them is.
 #include <algorithm>
+#include <cstdint>
 
 #include "sema/inferencer.h"
 
@@ -274,6 +275,89 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       i.operand = t;
       return i;
     }
+    case Rule::Enumerate: {
+      // Numba's counter is an intp, whatever the start's type.
+      Type counter = Type::scalar_of(Scalar::Int64);
+      if (args.size() == 2 && (!args[1].is_int_like() || is_bool(args[1].scalar)))
+        return typed(
+            error(e.items[2]->span, shown + "() start must be an integer, not " + args[1].str()));
+      const Type& x = args[0];
+      if (x.kind == TypeKind::Range) {
+        Type r = Type::range(Scalar::Int64);
+        r.name = "enumerate";
+        r.items = {counter, x.range_item()};
+        return typed(r);
+      }
+      if (x.is_tuple()) {
+        // Unrolled as the tuple is: a tuple of (counter, item) pairs.
+        std::vector<Type> pairs;
+        for (const Type& item : x.items) pairs.push_back(Type::tuple({counter, item}));
+        return typed(Type::tuple(std::move(pairs)));
+      }
+      return typed(error(e.items[1]->span, shown +
+                                               "() in kernels iterates over range(...), "
+                                               "zip(...) of ranges or a tuple, not " +
+                                               x.str()));
+    }
+    case Rule::Zip: {
+      bool ranges = args[0].kind == TypeKind::Range;
+      size_t shortest = SIZE_MAX;
+      for (size_t k = 0; k < args.size(); ++k) {
+        bool ok = ranges ? args[k].kind == TypeKind::Range : args[k].is_tuple();
+        if (!ok)
+          return typed(error(e.items[k + 1]->span,
+                             shown +
+                                 "() in kernels zips ranges (one loop) or tuples (unrolled), "
+                                 "all of one kind, not " +
+                                 args[k].str()));
+        if (!ranges) shortest = std::min(shortest, args[k].items.size());
+      }
+      if (ranges) {
+        Type r = Type::range(Scalar::Int64);
+        r.name = "zip";
+        for (const Type& a : args) r.items.push_back(a.range_item());
+        return typed(r);
+      }
+      std::vector<Type> rows;
+      for (size_t j = 0; j < shortest; ++j) {
+        std::vector<Type> row;
+        for (const Type& a : args) row.push_back(a.items[j]);
+        rows.push_back(Type::tuple(std::move(row)));
+      }
+      return typed(Type::tuple(std::move(rows)));
+    }
+    case Rule::CompareAndSwap:
+      if (args[0].is_array() && args[0].ndim != 1)
+        return typed(error(e.items[1]->span, shown + "() swaps element 0 of a 1-D array, not of " +
+                                                 args[0].str() +
+                                                 "; use atomic.cas(a, index, "
+                                                 "old, value)"));
+      return atomic_call(e, fn, shown, args);
+    case Rule::SyncWarp:
+      if (!args.empty() && !mask_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      return typed(Type::none());
+    case Rule::LaneMask:
+      return typed(Type::scalar_of(Scalar::UInt32), true);
+    case Rule::Match: {
+      if (!mask_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      const Type& v = args[1];
+      if (!v.is_scalar() || is_complex(v.scalar) || v.scalar == Scalar::Float16 ||
+          is_bool(v.scalar))
+        return typed(error(e.items[2]->span, shown +
+                                                 "() compares 32- and 64-bit integers and "
+                                                 "float32/float64, not " +
+                                                 v.str()));
+      // As shuffles: literals as NumPy types them, narrow integers widened to 32 bits.
+      Type value = v.strong();
+      if (bit_width(value.scalar) < 32)
+        value = Type::scalar_of(is_signed(value.scalar) ? Scalar::Int32 : Scalar::UInt32);
+      Type mask = Type::scalar_of(Scalar::UInt32);
+      ExprInfo i =
+          typed(fn.c_name == "any" ? mask : Type::tuple({mask, Type::scalar_of(Scalar::Bool)}),
+                fn.c_name == "any");
+      i.operand = value;
+      return i;
+    }
   }
   return typed(Type::unknown());
 }
@@ -307,6 +391,16 @@ ExprInfo Inferencer::atomic_call(const Expr& e, const Intrinsic& fn, const std::
   bool bitwise = op == "and" || op == "or" || op == "xor";
   if ((bitwise || op == "inc" || op == "dec") && is_float(s))
     return typed(error(e.items[1]->span, shown + "() needs an integer array, not " + a.str()));
+  // compare_and_swap(array, old, value) has no index: its values start at args[1].
+  size_t first_value = fn.rule == Rule::CompareAndSwap ? 1 : 2;
+  for (size_t k = first_value; k < args.size(); ++k) {
+    if (!args[k].is_scalar() || (is_complex(args[k].scalar) && !is_complex(s)))
+      return typed(error(e.items[k + 1]->span,
+                         shown + "() value must be a real number, not " + args[k].str()));
+  }
+  ExprInfo i = typed(Type::scalar_of(s), is_unsigned(s));
+  i.operand = Type::scalar_of(s);
+  if (first_value == 1) return i;
   // The index: an integer, or a tuple of one integer per dimension.
   const Type& index = args[1];
   size_t count = index.is_tuple() ? index.items.size() : 1;
@@ -320,13 +414,6 @@ ExprInfo Inferencer::atomic_call(const Expr& e, const Intrinsic& fn, const std::
                   (a.ndim == 1 ? std::string("an integer index")
                                : "a tuple of " + std::to_string(a.ndim) + " integer indices") +
                   ", not " + index.str()));
-  for (size_t k = 2; k < args.size(); ++k) {
-    if (!args[k].is_scalar() || (is_complex(args[k].scalar) && !is_complex(s)))
-      return typed(error(e.items[k + 1]->span,
-                         shown + "() value must be a real number, not " + args[k].str()));
-  }
-  ExprInfo i = typed(Type::scalar_of(s), is_unsigned(s));
-  i.operand = Type::scalar_of(s);
   return i;
 }
 

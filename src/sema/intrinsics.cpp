@@ -30,6 +30,8 @@ constexpr Intrinsic kIntrinsics[] = {
     {"builtins.round", Rule::Round, "rint", 1, 2},
     {"builtins.pow", Rule::Pow, "pow", 2, 2},
     {"builtins.print", Rule::Print, "", 0, kAny, false},
+    {"builtins.enumerate", Rule::Enumerate, "", 1, 2},
+    {"builtins.zip", Rule::Zip, "", 1, kAny},
 
     // The simt device API (also reached as numba's cuda.grid).
     {"simt.grid", Rule::Grid, "", 1, 1},
@@ -55,6 +57,10 @@ constexpr Intrinsic kIntrinsics[] = {
     {"simt.atomic.inc", Rule::Atomic, "inc", 3, 3, false},
     {"simt.atomic.dec", Rule::Atomic, "dec", 3, 3, false},
     {"simt.atomic.cas", Rule::AtomicCas, "cas", 4, 4, false},
+    {"simt.atomic.compare_and_swap", Rule::CompareAndSwap, "cas", 3, 3, false},
+    // NaN is a missing value: the other operand wins (ints: min and max).
+    {"simt.atomic.nanmin", Rule::Atomic, "nanmin", 3, 3, false},
+    {"simt.atomic.nanmax", Rule::Atomic, "nanmax", 3, 3, false},
     {"simt.laneid", Rule::LaneId, "", 0, 0},
     {"simt.warpsize", Rule::WarpSize, "", 0, 0},
     {"simt.activemask", Rule::ActiveMask, "", 0, 0, false},
@@ -65,6 +71,10 @@ constexpr Intrinsic kIntrinsics[] = {
     {"simt.ballot_sync", Rule::Vote, "ballot", 2, 2, false},
     {"simt.all_sync", Rule::Vote, "all", 2, 2, false},
     {"simt.any_sync", Rule::Vote, "any", 2, 2, false},
+    {"simt.syncwarp", Rule::SyncWarp, "", 0, 1, false},
+    {"simt.lanemask_lt", Rule::LaneMask, "", 0, 0},
+    {"simt.match_any_sync", Rule::Match, "any", 2, 2, false},
+    {"simt.match_all_sync", Rule::Match, "all", 2, 2, false},
     // Numba's cuda.* arithmetic (cuda.popc, cuda.fma, ...).
     {"simt.popc", Rule::IntBits, "popc", 1, 1},
     {"simt.clz", Rule::IntBits, "clz", 1, 1},
@@ -208,6 +218,8 @@ bool is_collective(Rule rule) {
     case Rule::BarrierReduce:
     case Rule::Shuffle:
     case Rule::Vote:
+    case Rule::SyncWarp:
+    case Rule::Match:
       return true;
     default:
       return false;

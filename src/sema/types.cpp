@@ -183,6 +183,11 @@ Type Type::strong() const {
   return t;
 }
 
+Type Type::range_item() const {
+  if (items.empty()) return scalar_of(scalar, weak);
+  return tuple(items);
+}
+
 bool Type::operator==(const Type& o) const {
   if (kind != o.kind) return false;
   switch (kind) {
@@ -194,8 +199,9 @@ bool Type::operator==(const Type& o) const {
     case TypeKind::Tuple:
       return items == o.items;
     case TypeKind::DType:
-    case TypeKind::Range:
       return scalar == o.scalar;
+    case TypeKind::Range:
+      return scalar == o.scalar && items == o.items && name == o.name;
     case TypeKind::Module:
     case TypeKind::Function:
     case TypeKind::Dim3:
@@ -247,7 +253,7 @@ std::string Type::str() const {
     case TypeKind::Dim3:
       return name;
     case TypeKind::Range:
-      return "range";
+      return name.empty() ? "range" : name;
   }
   return "?";
 }

@@ -57,8 +57,10 @@ struct Type {
   Layout layout = Layout::Any;  // Array
   Space space = Space::Global;  // Array
   bool readonly = false;        // Array
-  std::vector<Type> items;      // Tuple
-  std::string name;             // Module, Function, Dim3
+  // Tuple: its items. Range: empty for range(...); for enumerate/zip of ranges, the items of
+  // the tuple each iteration yields (name says which).
+  std::vector<Type> items;
+  std::string name;  // Module, Function, Dim3; Range: "enumerate" or "zip", else empty
 
   static Type unknown() { return {}; }
   static Type none();
@@ -88,6 +90,8 @@ struct Type {
   size_t leaf_count() const;
   // The same type, not weak.
   Type strong() const;
+  // What one iteration of a Range yields: its index, or the tuple of an enumerate/zip.
+  Type range_item() const;
 
   bool operator==(const Type& o) const;
   bool operator!=(const Type& o) const { return !(*this == o); }

@@ -59,6 +59,12 @@ const std::map<Rule, std::string>& snippets() {
       {Rule::FloatTernary, "out[i] = F(x[i], x[0], 1.0)"},
       {Rule::IntBits, "u[i] = F(u[i])\n    out[i] = F(n)"},
       {Rule::Select, "out[i] = F(x[i] > 0.0, x[i], n)"},
+      {Rule::Enumerate, "for a, b in F(range(n)):\n        out[i] += x[b] + a"},
+      {Rule::Zip, "for a, b in F(range(n), range(1, n, 2)):\n        out[i] += x[a] + b"},
+      {Rule::CompareAndSwap, "out[i] = F(u, 1, 2)"},
+      {Rule::SyncWarp, "F()\n    F(0xffff)"},
+      {Rule::LaneMask, "u[i] = F()"},
+      {Rule::Match, "r = F(0xffffffff, x[i])\n    out[i] = 1.0"},
   };
   return kSnippets;
 }
@@ -116,8 +122,9 @@ TEST(IntrinsicTable, EveryRowTypesAndEmitsInEveryDialect) {
         continue;
       }
       EXPECT_NE(kernel.source.find(kernel.entry), std::string::npos) << row.name;
-      const bool warp =
-          row.rule == Rule::Shuffle || row.rule == Rule::Vote || row.rule == Rule::ActiveMask;
+      const bool warp = row.rule == Rule::Shuffle || row.rule == Rule::Vote ||
+                        row.rule == Rule::ActiveMask || row.rule == Rule::SyncWarp ||
+                        row.rule == Rule::LaneMask || row.rule == Rule::Match;
       EXPECT_EQ(kernel.requirements.warps.has_value(), warp) << row.name;
       if (language != Language::Cuda) continue;
       auto check = simt::testing::check_cuda(kernel.source, "table");
