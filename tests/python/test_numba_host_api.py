@@ -1,0 +1,172 @@
+"""Numba-CUDA's host API beyond kernels (generalized ufuncs, lazy vectorize, the
+dispatcher's inspection methods, compile_ptx, numpy_support, transpose, pinned and
+mapped contexts), written as Numba's users write it, through `from simt import cuda`, on
+every device, against NumPy."""
+
+import math
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+
+@pytest.fixture
+def current(device):
+    """Numba programs use the current device: the test's device, for the test."""
+    with simt.use_device(device):
+        yield device
+
+
+# --- cuda.guvectorize ---------------------------------------------------------------
+
+@cuda.guvectorize(["void(float32[:], float32[:], float32[:])",
+                   "void(float64[:], float64[:], float64[:])"], "(n),(n)->(n)")
+def add_rows(a, b, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + b[i]
+
+
+@cuda.guvectorize(["void(float64[:,:], float64[:,:], float64[:,:])"], "(m,n),(n,p)->(m,p)")
+def matmul(A, B, C):
+    m, n = A.shape
+    n, p = B.shape
+    for i in range(m):
+        for j in range(p):
+            C[i, j] = 0
+            for k in range(n):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+@cuda.guvectorize(["void(float32[:], float32, float32[:])"], "(n),()->(n)")
+def scale(x, s, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * s
+
+
+@cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n)->(),()")
+def min_max(x, lo, hi):
+    lo[0] = x[0]
+    hi[0] = x[0]
+    for i in range(1, x.shape[0]):
+        lo[0] = min(lo[0], x[i])
+        hi[0] = max(hi[0], x[i])
+
+
+def test_guvectorize_numpy_in_numpy_out(current, rng):
+    a = rng.random((50, 7), dtype=np.float32)
+    b = rng.random((50, 7), dtype=np.float32)
+    result = add_rows(a, b)
+    assert isinstance(result, np.ndarray) and result.dtype == np.float32
+    np.testing.assert_array_equal(result, a + b)
+    # The float64 loop for float64 inputs; int16 converts safely to the float32 loop.
+    c = rng.random((3, 4, 5))
+    np.testing.assert_array_equal(add_rows(c, c), c + c)
+    i = rng.integers(-100, 100, (6, 3), dtype=np.int16)
+    got = add_rows(i, i)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, (i + i).astype(np.float32))
+
+
+def test_guvectorize_broadcasts_loop_dimensions(current, rng):
+    a = rng.random((4, 6, 8), dtype=np.float32)
+    row = rng.random(8, dtype=np.float32)
+    np.testing.assert_array_equal(add_rows(a, row), a + row)
+    mid = rng.random((6, 8), dtype=np.float32)
+    np.testing.assert_array_equal(add_rows(a, mid), a + mid)
+    ones = rng.random((4, 1, 8), dtype=np.float32)
+    np.testing.assert_array_equal(add_rows(ones, mid), ones + mid)
+    # No loop dimension: one call on the core arrays.
+    np.testing.assert_array_equal(add_rows(row, row), row + row)
+
+
+def test_guvectorize_matmul_core(current, rng):
+    A = rng.random((5, 3, 4))
+    B = rng.random((5, 4, 2))
+    np.testing.assert_allclose(matmul(A, B), A @ B, rtol=1e-12)
+    np.testing.assert_allclose(matmul(A, B[0]), A @ B[0], rtol=1e-12)
+    with pytest.raises(ValueError, match="n"):
+        matmul(A, rng.random((5, 3, 2)))
+
+
+def test_guvectorize_scalar_inputs_and_scalar_outputs(current, rng):
+    x = rng.random((9, 5), dtype=np.float32)
+    s = rng.random(9, dtype=np.float32)
+    np.testing.assert_array_equal(scale(x, s), x * s[:, None])
+    np.testing.assert_array_equal(scale(x, np.float32(3)), x * np.float32(3))
+    np.testing.assert_array_equal(scale(x, 2.0), x * np.float32(2))
+    y = rng.random((3, 4, 10))
+    lo, hi = min_max(y)
+    assert lo.shape == hi.shape == (3, 4)
+    np.testing.assert_array_equal(lo, y.min(axis=-1))
+    np.testing.assert_array_equal(hi, y.max(axis=-1))
+
+
+def test_guvectorize_device_arrays_and_given_outputs(current, rng):
+    a = rng.random((20, 16), dtype=np.float32)
+    b = rng.random((20, 16), dtype=np.float32)
+    d_a, d_b = cuda.to_device(a), cuda.to_device(b)
+    d_out = cuda.device_array_like(d_a)
+    result = add_rows(d_a, d_b, d_out)
+    assert result is d_out
+    np.testing.assert_array_equal(d_out.copy_to_host(), a + b)
+    fresh = add_rows(d_a, d_b)
+    assert cuda.is_cuda_array(fresh) or isinstance(fresh, simt.Array)
+    np.testing.assert_array_equal(fresh.copy_to_host(), a + b)
+    host_out = np.zeros_like(a)
+    assert add_rows(a, b, host_out) is host_out
+    np.testing.assert_array_equal(host_out, a + b)
+    stream = cuda.stream()
+    again = add_rows(d_a, d_a, stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(again.copy_to_host(), a + a)
+
+
+def test_guvectorize_errors():
+    with pytest.raises(ValueError, match="->"):
+        cuda.guvectorize(["void(float32[:], float32[:])"], "(n),(n)")(lambda a, b: None)
+    with pytest.raises(TypeError, match="arguments"):
+        @cuda.guvectorize(["void(float32[:], float32[:])"], "(n),(n)->(n)")
+        def three(a, b, c):
+            pass
+    with pytest.raises(TypeError, match="dimensions"):
+        @cuda.guvectorize(["void(float32[:,:], float32[:])"], "(n)->(n)")
+        def wrong_ndim(a, b):
+            pass
+    with pytest.raises(TypeError, match="no signature"):
+        add_rows(np.zeros((2, 2), np.complex64), np.zeros((2, 2), np.complex64))
+    with pytest.raises(ValueError, match="broadcast"):
+        add_rows(np.zeros((3, 2), np.float32), np.zeros((4, 2), np.float32))
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        add_rows(np.zeros(2, np.float32))
+
+
+# --- lazy cuda.vectorize ----------------------------------------------------------------
+
+@cuda.vectorize
+def hypot_lazy(a, b):
+    return math.sqrt(a * a + b * b)
+
+
+@cuda.vectorize()
+def axpy_lazy(a, x):
+    return a * 2 + x
+
+
+def test_lazy_vectorize_compiles_per_input_dtypes(current, rng):
+    a = rng.random(1000, dtype=np.float32)
+    b = rng.random(1000, dtype=np.float32)
+    got = hypot_lazy(a, b)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, np.hypot(a, b), rtol=1e-6)
+    c = rng.random((30, 3))
+    np.testing.assert_allclose(hypot_lazy(c, c), np.hypot(c, c), rtol=1e-14)
+    i = rng.integers(-1000, 1000, 200, dtype=np.int32)
+    got = axpy_lazy(i, i)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, i * 2 + i)
+    d = axpy_lazy(cuda.to_device(a), 1.5)  # a Python float is float64, as Numba types it
+    assert d.dtype == np.float64
+    np.testing.assert_allclose(d.copy_to_host(), a.astype(np.float64) * 2 + 1.5)
+    assert "ff->f" in hypot_lazy.types
