@@ -7,6 +7,7 @@ from . import _core, _host_staging  # noqa: F401  (NumPy arguments on GPUs)
 from ._compiled import _Compiled
 from ._device import get_device
 from ._launch import configured_launch
+from ._numba_dispatcher import NumbaDispatcher
 from ._resolve import resolve
 from ._types import typeof
 
@@ -48,7 +49,7 @@ def _environment_flag(name):
     return os.environ.get(name, "") not in ("", "0")
 
 
-class Kernel(_Compiled):
+class Kernel(_Compiled, NumbaDispatcher):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
     def __init__(self, function, *, signatures=(), debug=None, fastmath=False, boundscheck=None,
@@ -67,6 +68,7 @@ class Kernel(_Compiled):
         self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
                                             self.boundscheck)
         self._configured = {}
+        self._register()  # records the signatures compiled (Numba's k.overloads)
         for signature in signatures:
             self.compile(signature)
 
@@ -138,8 +140,13 @@ class Kernel(_Compiled):
                                             self.debug, self.boundscheck)
         return generated["source"]
 
-    def inspect_types(self, *args):
-        """{variable: type} that inference gives each local for these argument types."""
+    def inspect_types(self, *args, file=None):
+        """{variable: type} that inference gives each local for these argument types.
+
+        Without arguments, for a kernel that has parameters (Numba's form), prints each
+        compiled signature's variables and types to `file` (default: stdout) instead."""
+        if not args and self._function.param_names:
+            return self._print_types(file)
         return self._function.local_types(self._signature(args), self._globals())
 
     def __repr__(self):

@@ -170,3 +170,106 @@ def test_lazy_vectorize_compiles_per_input_dtypes(current, rng):
     assert d.dtype == np.float64
     np.testing.assert_allclose(d.copy_to_host(), a.astype(np.float64) * 2 + 1.5)
     assert "ff->f" in hypot_lazy.types
+
+
+# --- the dispatcher's inspection, compile_ptx -----------------------------------------
+
+needs_nvrtc = pytest.mark.skipif(not simt._nvrtc_ptx.available(),
+                                 reason="PTX needs NVRTC, which is not installed")
+
+
+def test_overloads_record_launched_and_compiled_signatures(current, rng):
+    @cuda.jit
+    def axpy(a, x, y, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            t = a * x[i]
+            out[i] = t + y[i]
+
+    assert axpy.overloads == {} and axpy.signatures == []
+    x = cuda.to_device(rng.random(100, dtype=np.float32))
+    out = cuda.device_array_like(x)
+    axpy[4, 32](np.float32(2), x, x, out)
+    np.testing.assert_allclose(out.copy_to_host(), 3 * x.copy_to_host(), rtol=1e-6)
+    axpy.compile("void(float64, float64[:], float64[:], float64[:])")
+    assert list(axpy.overloads) == axpy.signatures == [
+        ("float32", "float32[::1]", "float32[::1]", "float32[::1]"),
+        ("float64", "float64[:]", "float64[:]", "float64[:]")]
+    assert axpy.definitions.keys() == axpy.overloads.keys()
+    assert axpy.specialize(np.float32(1), x, x, out) is axpy
+    assert len(axpy.signatures) == 2
+
+    import io
+    text = io.StringIO()
+    assert axpy.inspect_types(file=text) is None
+    lines = text.getvalue()
+    assert "axpy (float64, float64[:], float64[:], float64[:])" in lines
+    assert "t: float32" in lines and "t: float64" in lines
+    # simt's form with argument types still returns {variable: type}
+    assert axpy.inspect_types("float32", "float32[:]", "float32[:]", "float32[:]")["t"] == \
+        "float32"
+
+    sources = axpy.inspect_llvm()
+    assert set(sources) == set(axpy.signatures)
+    assert "__global__" in axpy.inspect_llvm(("float64", "float64[:]", "float64[:]",
+                                              "float64[:]"))
+    assert "__global__" in axpy.inspect_llvm("void(float64, float64[:], float64[:], "
+                                             "float64[:])")
+
+
+@needs_nvrtc
+def test_inspect_asm_gives_ptx(current, rng):
+    @cuda.jit("void(float32[:], float32)")
+    def fill(x, v):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = v
+
+    asm = fill.inspect_asm()
+    assert list(asm) == [("float32[:]", "float32")]
+    ptx = asm[("float32[:]", "float32")]
+    assert ".entry" in ptx and "fill" in ptx and ".version" in ptx
+    assert fill.inspect_asm(("float32[:]", "float32")) == ptx
+
+
+@needs_nvrtc
+def test_compile_ptx_kernels_and_device_functions():
+    from simt.cuda import float32, float64, void
+
+    def scale(x, factor):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= factor
+
+    ptx, resty = cuda.compile_ptx(scale, "void(float32[:], float32)")
+    assert resty == void
+    assert ".visible .entry" in ptx and "scale" in ptx and ".target sm_75" in ptx
+    ptx, _ = cuda.compile_ptx(scale, void(float64[:], float64), cc=(8, 0), fastmath=True)
+    assert ".target sm_80" in ptx and ".f64" in ptx
+
+    def hypot(a, b):
+        return math.sqrt(a * a + b * b)
+
+    ptx, resty = cuda.compile_ptx(hypot, "float32(float32, float32)", device=True)
+    assert resty == float32 and "sqrt" in ptx
+    ptx, resty = cuda.compile_ptx(hypot, (float64, float64), device=True)
+    assert resty == float64 and "sqrt.rn.f64" in ptx
+    ptx, resty = cuda.compile_ptx_for_current_device(hypot, (float32, float32), device=True)
+    assert resty == float32 and ".target sm_" in ptx
+    with pytest.raises(TypeError, match="returns nothing"):
+        cuda.compile_ptx(scale, "float32(float32[:], float32)")
+    with pytest.raises(NotImplementedError):
+        cuda.compile_ptx(scale, "void(float32[:], float32)", output="ltoir")
+
+
+def test_compile_ptx_without_nvrtc_says_so(monkeypatch):
+    from simt import _nvrtc_ptx
+
+    monkeypatch.setattr(_nvrtc_ptx, "_library", None)
+    monkeypatch.setenv("SIMT_NVRTC_PATH", "/nonexistent/libnvrtc.so")
+
+    def kern(x):
+        x[0] = 1
+
+    with pytest.raises(_nvrtc_ptx.NvrtcUnavailable, match="NVRTC"):
+        cuda.compile_ptx(kern, "void(float32[:])")
