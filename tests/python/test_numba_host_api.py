@@ -273,3 +273,86 @@ def test_compile_ptx_without_nvrtc_says_so(monkeypatch):
 
     with pytest.raises(_nvrtc_ptx.NvrtcUnavailable, match="NVRTC"):
         cuda.compile_ptx(kern, "void(float32[:])")
+
+
+# --- numpy_support, carray/farray, kernels.transpose, pinned/mapped --------------------
+
+def test_numpy_support_from_dtype_and_as_dtype():
+    from simt.cuda.np import numpy_support
+    from simt.cuda import float32, int64, types
+
+    assert numpy_support.from_dtype(np.float32) == float32
+    assert numpy_support.from_dtype(np.dtype("int64")) == int64
+    assert numpy_support.as_dtype(float32) == np.dtype(np.float32)
+    assert numpy_support.as_dtype(types.complex128) == np.dtype(np.complex128)
+    for name in ("bool", "int8", "uint16", "float16", "complex64"):
+        t = numpy_support.from_dtype(np.dtype(name))
+        assert numpy_support.as_dtype(t) == np.dtype(name)
+    assert cuda.np.numpy_support is numpy_support
+    with pytest.raises(NotImplementedError):
+        numpy_support.from_dtype(np.dtype([("x", np.int32)]))
+    with pytest.raises(NotImplementedError):
+        numpy_support.as_dtype(float32[:])
+    namespace = {"np": np}
+    exec("from simt.cuda import *", namespace)
+    assert namespace["np"] is np  # the star import keeps NumPy's np
+
+
+def test_carray_and_farray_view_host_memory(rng):
+    import ctypes
+
+    a = rng.random(12).astype(np.float32)
+    view = cuda.carray(a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), (3, 4))
+    np.testing.assert_array_equal(view, a.reshape(3, 4))
+    view[0, 0] = -1  # a view, no copy
+    assert a[0] == -1
+    f = cuda.farray(a.ctypes.data, (3, 4), np.float32)
+    assert f.flags.f_contiguous
+    np.testing.assert_array_equal(f, a.reshape(4, 3).T)
+    with pytest.raises(TypeError, match="mismatching"):
+        cuda.carray(a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), 12, np.float64)
+    with pytest.raises(TypeError, match="dtype"):
+        cuda.carray(a.ctypes.data, 12)
+
+
+@pytest.mark.parametrize("shape", [(70, 45), (1, 33), (32, 32)])
+def test_transpose(current, rng, shape):
+    from simt.cuda.kernels.transpose import transpose
+
+    x = rng.random(shape)
+    d_x = cuda.to_device(x)
+    np.testing.assert_array_equal(transpose(d_x).copy_to_host(), x.T)
+    b = cuda.device_array(shape[::-1], dtype=np.float64)
+    assert transpose(d_x, b) is b
+    np.testing.assert_array_equal(b.copy_to_host(), x.T)
+    i = rng.integers(-5, 5, shape, dtype=np.int16)
+    np.testing.assert_array_equal(cuda.kernels.transpose(cuda.to_device(i)).copy_to_host(),
+                                  i.T)
+    with pytest.raises(ValueError, match="shape"):
+        transpose(d_x, cuda.device_array(shape, dtype=np.float32))
+
+
+def test_pinned_and_mapped_contexts(current, rng):
+    @cuda.jit
+    def add_index(v):
+        i = cuda.grid(1)
+        if i < v.size:
+            v[i] += i
+
+    a = rng.integers(0, 100, 300).astype(np.int64)
+    expected = a + np.arange(a.size)
+    with cuda.pinned(a):
+        d_a = cuda.to_device(a)
+        add_index[10, 32](d_a)
+        np.testing.assert_array_equal(d_a.copy_to_host(), expected)
+    b = a.copy()
+    c = rng.random(64)
+    c_before = c.copy()
+    with cuda.mapped(b, c) as (d_b, d_c):
+        add_index[10, 32](d_b)
+        add_index[2, 32](d_c)
+    np.testing.assert_array_equal(b, expected)
+    np.testing.assert_array_equal(c, c_before + np.arange(c.size))
+    with cuda.mapped(a) as d_one:
+        add_index[10, 32](d_one)
+    np.testing.assert_array_equal(a, expected)
