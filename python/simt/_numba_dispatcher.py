@@ -1,6 +1,6 @@
 """Numba's dispatcher inspection for simt's kernels (`k.overloads`, `k.definitions`,
-`k.signatures`, `k.inspect_types()`, `k.inspect_llvm()`, `k.inspect_asm()`) and
-`cuda.compile_ptx` / `compile_ptx_for_current_device`.
+`k.signatures`, `k.inspect_types()`, `k.inspect_llvm()`, `k.inspect_asm()`), a mixin
+of simt.Kernel (cuda.compile_ptx is in _numba_compile).
 
 simt generates C++ (CUDA C++, OpenCL C or the CPU's C++) where Numba generates LLVM IR,
 so `inspect_llvm` gives the generated CUDA C++ (what NVRTC compiles) and `inspect_asm`
@@ -17,7 +17,8 @@ import sys
 import weakref
 
 from . import _core, _nvrtc_ptx
-from ._numba_types import SCALARS, Signature, void
+from ._numba_devices import get_current_device
+from ._numba_types import Signature, _signature_types
 
 DEFAULT_PTX_CC = (7, 5)  # the oldest architecture NVRTC 12 and 13 both compile for
 
@@ -47,8 +48,6 @@ _core.set_compile_observer = _set_compile_observer
 def _arg_types(signature):
     """'void(float32[:], int32)', a Signature, or a tuple of types -> a tuple of simt's
     type strings."""
-    from ._kernel import _signature_types
-
     if isinstance(signature, Signature):
         signature = signature.args
     if isinstance(signature, str):
@@ -89,8 +88,6 @@ class Overload:
 
 
 def _current_cc():
-    from ._numba_devices import get_current_device
-
     cc = get_current_device().compute_capability
     return cc if cc != (0, 0) else DEFAULT_PTX_CC
 
@@ -142,66 +139,3 @@ class NumbaDispatcher:
             for name, kind in self._function.local_types(list(types), self._globals()).items():
                 print(f"    {name}: {kind}", file=file)
             print("=" * 80, file=file)
-
-
-def _python_function(pyfunc):
-    return getattr(pyfunc, "py_func", pyfunc)
-
-
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
-                cc=None, opt=True, abi="numba", abi_info=None, output="ptx",
-                forceinline=False, launch_bounds=None):
-    """(PTX, return type) of `pyfunc` compiled for `sig` (Numba's compile_ptx): a kernel,
-    or with device=True a device function, whose PTX is that of a kernel calling it once
-    (`simt_device_call`: the result stored to an array) since simt inlines device
-    functions. `cc` (default (7, 5)) is the PTX's compute capability. NVRTC compiles it;
-    no GPU is needed."""
-    from ._array_api import _generated
-    from ._kernel import Func, Kernel
-
-    if output != "ptx":
-        raise NotImplementedError(f"compile_ptx(output={output!r}): simt emits PTX only")
-    cc = tuple(cc) if cc is not None else DEFAULT_PTX_CC
-    function = _python_function(pyfunc)
-    argtypes = _arg_types(sig)
-    declared = _return_type(sig)
-    if not device:
-        if declared not in (None, "void", "none"):
-            raise TypeError(f"compile_ptx: a kernel returns nothing; its signature is "
-                            f"'void(...)', not {sig!r}")
-        kernel = Kernel(function, debug=debug, fastmath=fastmath)
-        source = kernel.inspect_source(*argtypes, dialect="cuda")
-        return _nvrtc_ptx.ptx(source, cc, fastmath, debug or lineinfo), void
-    callee = _generated.define("compile_ptx_device", Func(function))
-    params = [f"x{k}" for k in range(len(argtypes))]
-    call = f"{callee}({', '.join(params)})"
-    if declared in ("void", "none"):
-        resty_text = "void"
-    else:
-        probe = _generated.kernel("compile_ptx_result",
-                                  f"def compile_ptx_result({', '.join(params)}):\n"
-                                  f"    r = {call}\n")
-        resty_text = declared or probe.inspect_types(*argtypes)["r"]
-    if resty_text == "void":
-        body = f"    {call}\n"
-        kernel_types = argtypes
-    else:
-        body = f"    out[0] = {call}\n"
-        kernel_types = (f"{resty_text}[::1]",) + argtypes
-        params = ["out"] + params
-    wrapper = _generated.kernel("simt_device_call",
-                                f"def simt_device_call({', '.join(params)}):\n{body}")
-    source = wrapper.inspect_source(*kernel_types, dialect="cuda")
-    resty = void if resty_text == "void" else SCALARS.get(resty_text, resty_text)
-    return _nvrtc_ptx.ptx(source, cc, fastmath, debug or lineinfo), resty
-
-
-def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
-                                   fastmath=False, opt=True, abi="numba", abi_info=None,
-                                   output="ptx", forceinline=False, launch_bounds=None):
-    """compile_ptx for the current device's compute capability (a CUDA device's; on
-    OpenCL and CPU devices, which have none, compute_75)."""
-    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
-                       fastmath=fastmath, cc=_current_cc(), opt=opt, abi=abi,
-                       abi_info=abi_info, output=output, forceinline=forceinline,
-                       launch_bounds=launch_bounds)

@@ -22,8 +22,8 @@ import numpy as np
 
 from . import _array
 from ._array_api import _generated
-from ._kernel import Func, _signature_types
-from ._numba_types import Signature
+from ._kernel import Func
+from ._numba_types import Signature, _signature_types
 from ._numba_vectorize import _dtype
 
 _NAME = re.compile(r"^[A-Za-z_]\w*$")

@@ -141,6 +141,9 @@ def vectorize(signatures=None, target="cuda", **options):
     arrays from a scalar function (Numba's vectorize with target='cuda'). `target` is
     accepted as Numba's ('cuda', 'parallel', 'cpu'): the current device runs it."""
     if callable(signatures):  # @cuda.vectorize: lazy, compiled per call's input dtypes
+        if getattr(signatures, "__name__", "") == "<lambda>":
+            raise TypeError("cuda.vectorize needs its signatures for a lambda, or a function "
+                            "defined with def (simt parses the function's source text)")
         return Vectorized(signatures, [])
     if signatures is None:
         signatures = []

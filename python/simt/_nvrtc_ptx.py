@@ -12,6 +12,7 @@ import ctypes
 import os
 
 from . import _core
+from .errors import BackendCompileError
 
 _SONAMES = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
 _library = None
@@ -84,7 +85,6 @@ def ptx(source, cc=(7, 5), fastmath=False, debug=False):
             nvrtc.nvrtcGetProgramLogSize(program, ctypes.byref(size))
             log = ctypes.create_string_buffer(size.value)
             nvrtc.nvrtcGetProgramLog(program, log)
-            from .errors import BackendCompileError
             raise BackendCompileError(f"NVRTC rejected the generated CUDA C++ for "
                                       f"compute_{cc[0]}{cc[1]}:\n"
                                       f"{log.value.decode(errors='replace')}")
