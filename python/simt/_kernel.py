@@ -7,6 +7,8 @@ from . import _core, _host_staging  # noqa: F401  (NumPy arguments on GPUs)
 from ._compiled import _Compiled
 from ._device import get_device
 from ._launch import configured_launch
+from ._numba_dispatcher import NumbaDispatcher
+from ._numba_types import _signature_types, _split_top_level  # noqa: F401  (fuzz_kernels)
 from ._resolve import resolve
 from ._types import typeof
 
@@ -48,7 +50,7 @@ def _environment_flag(name):
     return os.environ.get(name, "") not in ("", "0")
 
 
-class Kernel(_Compiled):
+class Kernel(_Compiled, NumbaDispatcher):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
     def __init__(self, function, *, signatures=(), debug=None, fastmath=False, boundscheck=None,
@@ -67,6 +69,7 @@ class Kernel(_Compiled):
         self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
                                             self.boundscheck)
         self._configured = {}
+        self._register()  # records the signatures compiled (Numba's k.overloads)
         for signature in signatures:
             self.compile(signature)
 
@@ -138,41 +141,18 @@ class Kernel(_Compiled):
                                             self.debug, self.boundscheck)
         return generated["source"]
 
-    def inspect_types(self, *args):
-        """{variable: type} that inference gives each local for these argument types."""
+    def inspect_types(self, *args, file=None):
+        """{variable: type} that inference gives each local for these argument types.
+
+        Without arguments, for a kernel that has parameters and has compiled signatures
+        (Numba's form), prints each compiled signature's variables and types to `file`
+        (default: stdout) instead."""
+        if not args and self._function.param_names and self._overloads:
+            return self._print_types(file)
         return self._function.local_types(self._signature(args), self._globals())
 
     def __repr__(self):
         return f"<simt.kernel {self.__qualname__}>"
-
-
-def _split_top_level(text):
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
-def _signature_types(signature):
-    """The argument types of "void(float32[:], int64)", "(float32[:], int64)" or a tuple."""
-    if isinstance(signature, str):
-        text = signature.strip()
-        if text.startswith("void"):
-            text = text[4:].strip()
-        if not (text.startswith("(") and text.endswith(")")):
-            raise ValueError(f"a signature looks like '(float32[:], int64)', not {signature!r}")
-        return tuple(_split_top_level(text[1:-1]))
-    return tuple(signature)
 
 
 def kernel(function=None, *, signatures=None, debug=None, fastmath=False, boundscheck=None):

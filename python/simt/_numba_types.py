@@ -129,3 +129,32 @@ def _tuple(items):
 
 types = _types.SimpleNamespace(Array=_array, UniTuple=_uni_tuple, Tuple=_tuple, void=void,
                                none=void, **SCALARS)
+
+
+def _split_top_level(text):
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _signature_types(signature):
+    """The argument types of "void(float32[:], int64)", "(float32[:], int64)" or a tuple."""
+    if isinstance(signature, str):
+        text = signature.strip()
+        if text.startswith("void"):
+            text = text[4:].strip()
+        if not (text.startswith("(") and text.endswith(")")):
+            raise ValueError(f"a signature looks like '(float32[:], int64)', not {signature!r}")
+        return tuple(_split_top_level(text[1:-1]))
+    return tuple(signature)

@@ -7,6 +7,7 @@ alone it copies them to the current device and returns a NumPy array, as Numba's
 with host arrays.
 """
 
+import inspect
 import re
 
 import numpy as np
@@ -15,6 +16,7 @@ from . import _array
 from ._array_api import _elementwise, _generated
 from ._kernel import Func
 
+_PYTHON_TYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
 _SIGNATURE = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*$")
 _NUMBA_NAMES = {"f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64", "u4": "uint32",
                 "u8": "uint64", "b1": "bool", "boolean": "bool", "intp": "int64",
@@ -52,18 +54,51 @@ class Vectorized:
         self.__name__ = getattr(function, "__name__", "vectorized")
         self.__doc__ = function.__doc__
         self._loops = [_parse(s) for s in signatures]
-        counts = {len(inputs) for inputs, _ in self._loops}
-        if len(counts) != 1:
-            raise TypeError(f"vectorize({self.__name__}): signatures with different numbers "
-                            f"of arguments")
-        self.nin = counts.pop()
+        # Without signatures (Numba's lazy vectorize) each call's input dtypes make a loop,
+        # its output dtype what simt infers for the function's result.
+        self._lazy = not self._loops
         self._callee = _generated.define("user_vectorized", Func(function))
+        if self._lazy:
+            self.nin = len(inspect.signature(function).parameters)
+        else:
+            counts = {len(inputs) for inputs, _ in self._loops}
+            if len(counts) != 1:
+                raise TypeError(f"vectorize({self.__name__}): signatures with different "
+                                f"numbers of arguments")
+            self.nin = counts.pop()
         self._text = f"{self._callee}({', '.join('{%d}' % k for k in range(self.nin))})"
 
     def __repr__(self):
         return f"<simt.cuda.vectorize {self.__name__}>"
 
+    @property
+    def types(self):
+        """The loops compiled so far, as NumPy's ufunc.types ('ff->f')."""
+        return ["".join(d.char for d in inputs) + "->" + output.char
+                for inputs, output in self._loops]
+
+    def _lazy_loop(self, operands):
+        inputs = tuple(op.resolve_as if isinstance(op.resolve_as, np.dtype)
+                       else np.dtype(_PYTHON_TYPES[op.resolve_as]) for op in operands)
+        for loop_inputs, output in self._loops:
+            if loop_inputs == inputs:
+                return inputs + (output,)
+        params = ", ".join(f"x{k}" for k in range(self.nin))
+        probe = _generated.kernel("vectorize_result_type",
+                                  f"def vectorize_result_type({params}):\n"
+                                  f"    r = {self._text.format(*params.split(', '))}\n")
+        try:
+            output = np.dtype(probe.inspect_types(*inputs)["r"])
+        except (KeyError, TypeError) as error:
+            raise TypeError(f"vectorize({self.__name__}): the function's result for "
+                            f"({', '.join(map(str, inputs))}) is not a number ({error})") \
+                from None
+        self._loops.append((inputs, output))
+        return inputs + (output,)
+
     def _loop(self, operands):
+        if self._lazy:
+            return self._lazy_loop(operands)
         # The first signature every operand converts to safely (as NumPy picks a ufunc's
         # loop); Python scalars go with any signature whose type holds their kind.
         for inputs, output in self._loops:
@@ -101,13 +136,17 @@ class _Expression:
         self.ufunc = None
 
 
-def vectorize(signatures, target="cuda", **options):
+def vectorize(signatures=None, target="cuda", **options):
     """`@cuda.vectorize(['float32(float32, float32)', ...])`: an element-wise function of
     arrays from a scalar function (Numba's vectorize with target='cuda'). `target` is
     accepted as Numba's ('cuda', 'parallel', 'cpu'): the current device runs it."""
-    if callable(signatures):
-        raise TypeError("cuda.vectorize needs its signatures: @cuda.vectorize(['float32("
-                        "float32, float32)'])")
+    if callable(signatures):  # @cuda.vectorize: lazy, compiled per call's input dtypes
+        if getattr(signatures, "__name__", "") == "<lambda>":
+            raise TypeError("cuda.vectorize needs its signatures for a lambda, or a function "
+                            "defined with def (simt parses the function's source text)")
+        return Vectorized(signatures, [])
+    if signatures is None:
+        signatures = []
     if isinstance(signatures, str):
         signatures = [signatures]
     return lambda function: Vectorized(function, list(signatures))

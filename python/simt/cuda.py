@@ -18,6 +18,11 @@ from ._numba_devices import (  # noqa: F401
     Device, close, current_context, default_stream, defer_cleanup, detect, event,
     event_elapsed_time, get_current_device, gpus, is_available, legacy_default_stream,
     list_devices, per_thread_default_stream, select_device, stream, synchronize)
+from ._numba_compile import compile_ptx, compile_ptx_for_current_device  # noqa: F401
+from ._numba_guvectorize import guvectorize  # noqa: F401
+from ._numba_host import (  # noqa: F401
+    carray, farray, kernels_module as kernels, mapped, np_module as _np, pinned,
+    transpose_module as _transpose_module)
 from ._numba_jit import jit  # noqa: F401
 from ._numba_memory import (  # noqa: F401
     as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
@@ -30,7 +35,20 @@ from ._numba_types import SCALARS as _SCALARS, types, void  # noqa: F401
 
 # `from simt.cuda.random import xoroshiro128p_uniform_float32`, as Numba's programs write it.
 sys.modules[__name__ + ".random"] = random
+# `from simt.cuda.np import numpy_support`, `from simt.cuda.kernels.transpose import transpose`.
+sys.modules[__name__ + ".np"] = _np
+sys.modules[__name__ + ".np.numpy_support"] = _np.numpy_support
+sys.modules[__name__ + ".kernels"] = kernels
+sys.modules[__name__ + ".kernels.transpose"] = _transpose_module
 
 # Numba's type objects: float32, int32[:], void(float32[:], int32), f4, i8, ... (not
 # `bool`, which `from simt.cuda import *` would shadow; Numba's name is `boolean`).
 globals().update({name: t for name, t in _SCALARS.items() if name != "bool"})
+
+
+def __getattr__(name):
+    # `cuda.np.numpy_support`, without `np` among the names `from simt.cuda import *`
+    # gives (it would shadow NumPy's `np`).
+    if name == "np":
+        return _np
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,141 @@
+"""Numba's dispatcher inspection for simt's kernels (`k.overloads`, `k.definitions`,
+`k.signatures`, `k.inspect_types()`, `k.inspect_llvm()`, `k.inspect_asm()`), a mixin
+of simt.Kernel (cuda.compile_ptx is in _numba_compile).
+
+simt generates C++ (CUDA C++, OpenCL C or the CPU's C++) where Numba generates LLVM IR,
+so `inspect_llvm` gives the generated CUDA C++ (what NVRTC compiles) and `inspect_asm`
+the PTX NVRTC makes of it; both need no GPU, and PTX needs NVRTC (_nvrtc_ptx).
+
+Which signatures a kernel has compiled is recorded through the compiler's observer hook,
+called at each new specialization (launches included). That hook holds one observer, so
+this module keeps it and puts its own `_core.set_compile_observer` in the module's place:
+an observer set through it (the test suite's) is called after the record, and setting
+it, or None, leaves the record on.
+"""
+
+import sys
+import weakref
+
+from . import _core, _nvrtc_ptx
+from ._numba_devices import get_current_device
+from ._numba_types import Signature, _signature_types
+
+DEFAULT_PTX_CC = (7, 5)  # the oldest architecture NVRTC 12 and 13 both compile for
+
+_kernels = weakref.WeakValueDictionary()  # id(kernel._function) -> kernel
+
+
+def _observe(function, arg_types, globals_, debug, boundscheck):
+    kernel = _kernels.get(id(function))
+    if kernel is not None and kernel._function is function:
+        kernel._overloads.setdefault(tuple(arg_types), None)
+    if _observer is not None:
+        _observer(function, arg_types, globals_, debug, boundscheck)
+
+
+def _set_compile_observer(observer):
+    """Calls observer(function, arg_types, globals, debug, boundscheck) at each new
+    specialization (None: no observer); returns the previous observer."""
+    global _observer
+    previous, _observer = _observer, observer
+    return previous
+
+
+_observer = _core.set_compile_observer(_observe)
+_core.set_compile_observer = _set_compile_observer
+
+
+def _arg_types(signature):
+    """'void(float32[:], int32)', a Signature, or a tuple of types -> a tuple of simt's
+    type strings."""
+    if isinstance(signature, Signature):
+        signature = signature.args
+    if isinstance(signature, str):
+        text = signature.strip()
+        if not text.startswith(("(", "void")):
+            text = text[text.index("("):] if "(" in text else f"({text})"
+        signature = _signature_types(text)
+    return tuple(_core.normalize_type(str(t)) for t in signature)
+
+
+def _return_type(signature):
+    """The declared result of 'float32(float32)' or Signature; None when not given."""
+    if isinstance(signature, Signature):
+        return str(signature.return_type)
+    if isinstance(signature, str):
+        head = signature.strip()
+        if "(" in head and not head.startswith("("):
+            return head[:head.index("(")].strip()
+    return None
+
+
+class Overload:
+    """One compiled signature of a kernel: Numba's `k.overloads[argtypes]`."""
+
+    def __init__(self, kernel, argtypes):
+        self._kernel, self.argtypes = kernel, argtypes
+        self.signature = f"void({', '.join(argtypes)})"
+
+    def __repr__(self):
+        return f"<{self._kernel.__name__} {self.signature}>"
+
+    def inspect_llvm(self):
+        return self._kernel.inspect_source(*self.argtypes, dialect="cuda")
+
+    def inspect_asm(self, cc=None):
+        return _nvrtc_ptx.ptx(self.inspect_llvm(), cc or _current_cc(),
+                              fastmath=bool(self._kernel.fastmath))
+
+
+def _current_cc():
+    cc = get_current_device().compute_capability
+    return cc if cc != (0, 0) else DEFAULT_PTX_CC
+
+
+class NumbaDispatcher:
+    """What simt.Kernel has of Numba's dispatcher for inspection (a mixin)."""
+
+    def _register(self):
+        self._overloads = {}
+        _kernels[id(self._function)] = self
+
+    @property
+    def overloads(self):
+        """{argument types: the compiled kernel}, for each signature compiled so far (on
+        any device), as Numba's; the keys are tuples of type strings ('float32[::1]')."""
+        return {types: Overload(self, types) for types in self._overloads}
+
+    definitions = overloads
+
+    @property
+    def signatures(self):
+        """The argument types of each signature compiled so far."""
+        return list(self._overloads)
+
+    @property
+    def specialized(self):
+        return False
+
+    def _each(self, signature, method):
+        if signature is not None:
+            return method(Overload(self, _arg_types(signature)))
+        return {types: method(o) for types, o in self.overloads.items()}
+
+    def inspect_llvm(self, signature=None):
+        """The generated CUDA C++ (simt's counterpart of Numba's LLVM IR) of `signature`,
+        or {argument types: source} for each compiled signature."""
+        return self._each(signature, Overload.inspect_llvm)
+
+    def inspect_asm(self, signature=None):
+        """The PTX of `signature` (NVRTC, for the current CUDA device's architecture, else
+        compute_75), or {argument types: PTX} for each compiled signature."""
+        return self._each(signature, Overload.inspect_asm)
+
+    def _print_types(self, file=None):
+        file = file or sys.stdout
+        for types in self._overloads:
+            print(f"{self.__name__} ({', '.join(types)})", file=file)
+            print("-" * 80, file=file)
+            for name, kind in self._function.local_types(list(types), self._globals()).items():
+                print(f"    {name}: {kind}", file=file)
+            print("=" * 80, file=file)

@@ -1,0 +1,272 @@
+"""numba.cuda.guvectorize for `simt.cuda`: generalized ufuncs.
+
+`@cuda.guvectorize(["void(float32[:], float32[:], float32[:])"], "(n),(n)->(n)")` makes
+a function of arrays whose trailing (core) dimensions are the layout's and whose leading
+(loop) dimensions are broadcast, NumPy's way, over all arguments. One thread runs the
+user's function, compiled as a device function, for each element of the loop shape, on
+views of the arguments (`a[i, j]` of an array with two loop dimensions is the view of its
+core dimensions); an argument whose loop dimension is 1 gives the same view to every
+thread of that dimension.
+
+As Numba's: the inputs come first, then the outputs; outputs not given are allocated;
+NumPy in gives NumPy out (copied back into NumPy outputs that were given), a device
+array in any argument gives device arrays out; a "()" argument declared as an array
+(`float32[:]`) is a one-element array (write `res[0] = ...`), one declared as a scalar
+is the element's value; the first signature the inputs convert to safely is used and
+the inputs are converted to it.
+"""
+
+import re
+
+import numpy as np
+
+from . import _array
+from ._array_api import _generated
+from ._kernel import Func
+from ._numba_types import Signature, _signature_types
+from ._numba_vectorize import _dtype
+
+_NAME = re.compile(r"^[A-Za-z_]\w*$")
+_ARG_TYPE = re.compile(r"^(?:readonly\s+)?(\w+)\s*(?:\[(.*)\])?$")
+_GPU_BLOCK = 256
+
+
+def parse_layout(layout):
+    """'(m,n),(n,p)->(m,p)' -> ([('m', 'n'), ('n', 'p')], [('m', 'p')])."""
+    if not isinstance(layout, str):
+        raise TypeError(f"guvectorize: the layout is a string such as '(n),(n)->(n)', not "
+                        f"{type(layout).__name__}")
+    text = re.sub(r"\s+", "", layout)
+    if text.count("->") != 1:
+        raise ValueError(f"guvectorize: the layout {layout!r} needs one '->' between inputs "
+                         f"and outputs, as '(n),(n)->(n)'")
+    sides = []
+    for side in text.split("->"):
+        if not re.fullmatch(r"\([^()]*\)(,\([^()]*\))*", side):
+            raise ValueError(f"guvectorize: cannot read {side!r} in the layout {layout!r} "
+                             f"(write each argument's dimensions as '(m,n)' or '()')")
+        groups = []
+        for group in re.findall(r"\(([^()]*)\)", side):
+            names = tuple(n for n in group.split(",")) if group else ()
+            for name in names:
+                if not _NAME.match(name):
+                    raise ValueError(f"guvectorize: {name!r} in the layout {layout!r} is not "
+                                     f"a dimension name")
+            groups.append(names)
+        sides.append(groups)
+    return sides[0], sides[1]
+
+
+def _arg_type(text, signature):
+    """'float32[:, ::1]' -> (dtype, ndim); 'float32' -> (dtype, 0)."""
+    match = _ARG_TYPE.match(text.strip())
+    if not match:
+        raise TypeError(f"guvectorize: cannot read the type {text!r} in {signature!r}")
+    dtype = _dtype(match.group(1), signature)
+    dims = match.group(2)
+    return dtype, (0 if dims is None else len(dims.split(",")))
+
+
+class _Loop:
+    """One signature: each argument's dtype and declared ndim (0 for a scalar)."""
+
+    def __init__(self, signature, nin, nout, core):
+        text = str(signature) if isinstance(signature, Signature) else signature
+        if not isinstance(text, str):
+            raise TypeError(f"guvectorize: a signature is a string such as 'void(float32[:], "
+                            f"float32[:])', not {type(signature).__name__}")
+        head = text.strip()
+        if "(" in head and not head.startswith("(") and not head.startswith("void"):
+            raise TypeError(f"guvectorize: {text!r} returns a value; a gufunc returns nothing "
+                            f"(write 'void(...)' and give the outputs as arguments)")
+        args = [_arg_type(t, text) for t in _signature_types(head)]
+        if len(args) != nin + nout:
+            raise TypeError(f"guvectorize: {text!r} has {len(args)} arguments but the layout "
+                            f"has {nin} inputs and {nout} outputs")
+        for k, ((dtype, ndim), dims) in enumerate(zip(args, core)):
+            if ndim != len(dims) and not (ndim == 1 and not dims):
+                raise TypeError(f"guvectorize: argument {k + 1} of {text!r} has {ndim} "
+                                f"dimensions but its layout ({','.join(dims)}) has {len(dims)}")
+            if k >= nin and ndim == 0:
+                raise TypeError(f"guvectorize: output {k - nin + 1} of {text!r} is a scalar; "
+                                f"outputs are arrays (declare '()' outputs as 'float32[:]' and "
+                                f"write out[0])")
+        self.text = text
+        self.dtypes = tuple(d for d, _ in args)
+        # A '()' argument declared as an array: a one-element trailing dimension.
+        self.unit = tuple(ndim == 1 and not dims for (_, ndim), dims in zip(args, core))
+
+
+class GUVectorized:
+    """A generalized ufunc made by cuda.guvectorize."""
+
+    def __init__(self, function, signatures, layout):
+        self.__name__ = getattr(function, "__name__", "gufunc")
+        self.__doc__ = function.__doc__
+        self.py_func = function
+        self.layout = layout
+        inputs, outputs = parse_layout(layout)
+        self.nin, self.nout = len(inputs), len(outputs)
+        self.nargs = self.nin + self.nout
+        if not self.nout:
+            raise ValueError(f"guvectorize: the layout {layout!r} has no output")
+        self._core = inputs + outputs
+        if isinstance(signatures, (str, Signature)):
+            signatures = [signatures]
+        self._loops = [_Loop(s, self.nin, self.nout, self._core) for s in signatures]
+        if not self._loops:
+            raise TypeError("guvectorize needs at least one signature")
+        self.types = [l.text for l in self._loops]
+        self._callee = _generated.define("user_gufunc", Func(function))
+        self.max_blocksize = 2 ** 30  # Numba's attribute: caps the threads per block
+
+    def __repr__(self):
+        return f"<simt.cuda.guvectorize {self.__name__} {self.layout!r}>"
+
+    @property
+    def signature(self):
+        return self.layout
+
+    def _select(self, inputs):
+        for loop in self._loops:
+            if all(np.can_cast(np.min_scalar_type(a) if python else a.dtype, d,
+                               "same_kind" if python else "safe")
+                   for (a, python), d in zip(inputs, loop.dtypes)):
+                return loop
+        kinds = ", ".join(type(a).__name__ if python else str(a.dtype) for a, python in inputs)
+        raise TypeError(f"guvectorize({self.__name__}): no signature takes ({kinds}); it has "
+                        f"{', '.join(self.types)}")
+
+    def _kernel(self, nloop):
+        """The kernel over `nloop` loop dimensions: thread i runs the function on the
+        views at i's loop index (taken modulo each argument's extent: broadcasting)."""
+        names = [f"a{k}" for k in range(self.nargs)]
+        shape = [f"s{d}" for d in range(1, nloop)]
+        lines = [f"def gufunc_loop(count, {', '.join(names + shape)}):",
+                 "    i = simt.grid(1)",
+                 "    if i < count:"]
+        rest = "i"
+        for d in range(nloop - 1, 0, -1):
+            lines.append(f"        j{d} = {rest} % s{d}")
+            lines.append(f"        r{d} = {rest} // s{d}")
+            rest = f"r{d}"
+        lines.append(f"        j0 = {rest}")
+        views = []
+        for name in names:
+            index = ", ".join(f"j{d} % {name}.shape[{d}]" for d in range(nloop))
+            views.append(f"{name}[{index}]")
+        lines.append(f"        {self._callee}({', '.join(views)})")
+        return _generated.kernel("gufunc_loop", "\n".join(lines) + "\n")
+
+    def __call__(self, *args, out=None, stream=0):
+        where = f"guvectorize({self.__name__})"
+        if out is not None:
+            if len(args) != self.nin:
+                raise ValueError(f"{where}: outputs given both as arguments and as out=")
+            args = args + (tuple(out) if isinstance(out, (tuple, list)) else (out,))
+        if len(args) not in (self.nin, self.nargs):
+            raise TypeError(f"{where} takes {self.nin} arguments (the inputs) or {self.nargs} "
+                            f"(inputs and outputs), not {len(args)}")
+        given = list(args[self.nin:]) or [None] * self.nout
+        host = not any(isinstance(a, _array.Array) for a in args)
+        inputs = []
+        for a in args[:self.nin]:
+            python = isinstance(a, (bool, int, float, complex))
+            inputs.append((a if python or isinstance(a, _array.Array) else np.asarray(a),
+                           python))
+        loop = self._select(inputs)
+        arrays = [a if isinstance(a, _array.Array) else np.asarray(a, dtype=d)
+                  for (a, _), d in zip(inputs, loop.dtypes)]
+
+        # Core dimensions from the inputs (and given outputs); loop shapes broadcast.
+        sizes, loop_shapes = {}, []
+        for k, (a, dims) in enumerate(zip(arrays + given, self._core)):
+            if a is None:
+                continue
+            if a.ndim < len(dims):
+                raise ValueError(f"{where}: argument {k + 1} has {a.ndim} dimensions, fewer "
+                                 f"than its layout ({','.join(dims)})")
+            split = a.ndim - len(dims)
+            for axis, (name, size) in enumerate(zip(dims, a.shape[split:])):
+                if sizes.setdefault(name, size) != size:
+                    raise ValueError(f"{where}: argument {k + 1}'s dimension {split + axis} "
+                                     f"({name}) is {size}, but {name} is {sizes[name]}")
+            if k < self.nin:
+                loop_shapes.append(a.shape[:split])
+        try:
+            loop_shape = np.broadcast_shapes(*loop_shapes)
+        except ValueError:
+            raise ValueError(f"{where}: the loop dimensions of the inputs "
+                             f"{', '.join(map(str, loop_shapes))} do not broadcast") from None
+        out_shapes = []
+        for k, dims in enumerate(self._core[self.nin:]):
+            missing = [n for n in dims if n not in sizes]
+            if missing:
+                raise ValueError(f"{where}: output {k + 1}'s dimension {missing[0]} is not "
+                                 f"in the inputs; give the output")
+            out_shapes.append(loop_shape + tuple(sizes[n] for n in dims))
+        for k, (o, shape) in enumerate(zip(given, out_shapes)):
+            if o is not None and tuple(o.shape) != shape:
+                raise ValueError(f"{where}: output {k + 1} has shape {tuple(o.shape)}, not "
+                                 f"{shape}")
+
+        # Everything on the device, converted to the signature's dtypes.
+        device = next((a.device for a in arrays + given if isinstance(a, _array.Array)),
+                      None)
+        operands = []
+        for a, d in zip(arrays, loop.dtypes):
+            if not isinstance(a, _array.Array):
+                a = _array.to_device(np.ascontiguousarray(a), device, stream=stream or None)
+            elif a.device != device:
+                raise ValueError(f"{where}: arrays on {a.device.id} and {device.id}")
+            operands.append(a if a.dtype == d else a.astype(d))
+        outputs = []
+        for o, shape, d in zip(given, out_shapes, loop.dtypes[self.nin:]):
+            if isinstance(o, _array.Array):
+                if o.dtype != d:
+                    raise TypeError(f"{where}: output of dtype {o.dtype}; the signature "
+                                    f"{loop.text} writes {d}")
+                outputs.append(o)
+            else:
+                outputs.append(_array.empty(shape, d, device))
+
+        count = int(np.prod(loop_shape, dtype=np.int64))
+        if count:
+            nloop = max(len(loop_shape), 1)
+            full = (1,) * (nloop - len(loop_shape)) + loop_shape
+            views = []
+            for k, (a, dims) in enumerate(zip(operands + outputs, self._core)):
+                core = tuple(a.shape[a.ndim - len(dims):])
+                own = tuple(a.shape[:a.ndim - len(dims)])
+                shape = (1,) * (nloop - len(own)) + own + core + ((1,) if loop.unit[k] else ())
+                views.append(a.reshape(shape) if tuple(a.shape) != shape else a)
+            kernel = self._kernel(nloop)
+            target = views[0].device
+            block = 1 if target.backend == "cpu" else \
+                max(1, min(_GPU_BLOCK, target.max_threads_per_block, self.max_blocksize))
+            blocks = -(-count // block)
+            kernel[blocks, block, stream](count, *views, *full[1:])
+
+        if host:
+            results = []
+            for o, d_o in zip(given, outputs):
+                if o is None:
+                    results.append(d_o.get(stream=stream or None))
+                else:
+                    np.copyto(o, d_o.get(stream=stream or None))
+                    results.append(o)
+            outputs = results
+        else:
+            outputs = [o if isinstance(o, _array.Array) else d_o
+                       for o, d_o in zip(given, outputs)]
+        return outputs[0] if self.nout == 1 else tuple(outputs)
+
+
+def guvectorize(signatures, layout, target="cuda", identity=None, nopython=True,
+                **options):
+    """`@cuda.guvectorize(['void(float32[:], float32[:])'], '(n)->(n)')`: a generalized
+    ufunc of arrays on the current device (Numba's guvectorize with target='cuda')."""
+    if callable(signatures) and not isinstance(signatures, Signature):
+        raise TypeError("cuda.guvectorize needs its signatures and layout: "
+                        "@cuda.guvectorize(['void(float32[:], float32[:])'], '(n)->(n)')")
+    return lambda function: GUVectorized(function, signatures, layout)

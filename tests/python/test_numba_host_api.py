@@ -1,0 +1,358 @@
+"""Numba-CUDA's host API beyond kernels (generalized ufuncs, lazy vectorize, the
+dispatcher's inspection methods, compile_ptx, numpy_support, transpose, pinned and
+mapped contexts), written as Numba's users write it, through `from simt import cuda`, on
+every device, against NumPy."""
+
+import math
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+
+@pytest.fixture
+def current(device):
+    """Numba programs use the current device: the test's device, for the test."""
+    with simt.use_device(device):
+        yield device
+
+
+# --- cuda.guvectorize ---------------------------------------------------------------
+
+@cuda.guvectorize(["void(float32[:], float32[:], float32[:])",
+                   "void(float64[:], float64[:], float64[:])"], "(n),(n)->(n)")
+def add_rows(a, b, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + b[i]
+
+
+@cuda.guvectorize(["void(float64[:,:], float64[:,:], float64[:,:])"], "(m,n),(n,p)->(m,p)")
+def matmul(A, B, C):
+    m, n = A.shape
+    n, p = B.shape
+    for i in range(m):
+        for j in range(p):
+            C[i, j] = 0
+            for k in range(n):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+@cuda.guvectorize(["void(float32[:], float32, float32[:])"], "(n),()->(n)")
+def scale(x, s, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * s
+
+
+@cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n)->(),()")
+def min_max(x, lo, hi):
+    lo[0] = x[0]
+    hi[0] = x[0]
+    for i in range(1, x.shape[0]):
+        lo[0] = min(lo[0], x[i])
+        hi[0] = max(hi[0], x[i])
+
+
+def test_guvectorize_numpy_in_numpy_out(current, rng):
+    a = rng.random((50, 7), dtype=np.float32)
+    b = rng.random((50, 7), dtype=np.float32)
+    result = add_rows(a, b)
+    assert isinstance(result, np.ndarray) and result.dtype == np.float32
+    np.testing.assert_array_equal(result, a + b)
+    # The float64 loop for float64 inputs; int16 converts safely to the float32 loop.
+    c = rng.random((3, 4, 5))
+    np.testing.assert_array_equal(add_rows(c, c), c + c)
+    i = rng.integers(-100, 100, (6, 3), dtype=np.int16)
+    got = add_rows(i, i)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, (i + i).astype(np.float32))
+
+
+def test_guvectorize_broadcasts_loop_dimensions(current, rng):
+    a = rng.random((4, 6, 8), dtype=np.float32)
+    row = rng.random(8, dtype=np.float32)
+    np.testing.assert_array_equal(add_rows(a, row), a + row)
+    mid = rng.random((6, 8), dtype=np.float32)
+    np.testing.assert_array_equal(add_rows(a, mid), a + mid)
+    ones = rng.random((4, 1, 8), dtype=np.float32)
+    np.testing.assert_array_equal(add_rows(ones, mid), ones + mid)
+    # No loop dimension: one call on the core arrays.
+    np.testing.assert_array_equal(add_rows(row, row), row + row)
+
+
+def test_guvectorize_matmul_core(current, rng):
+    A = rng.random((5, 3, 4))
+    B = rng.random((5, 4, 2))
+    np.testing.assert_allclose(matmul(A, B), A @ B, rtol=1e-12)
+    np.testing.assert_allclose(matmul(A, B[0]), A @ B[0], rtol=1e-12)
+    with pytest.raises(ValueError, match="n"):
+        matmul(A, rng.random((5, 3, 2)))
+
+
+def test_guvectorize_scalar_inputs_and_scalar_outputs(current, rng):
+    x = rng.random((9, 5), dtype=np.float32)
+    s = rng.random(9, dtype=np.float32)
+    np.testing.assert_array_equal(scale(x, s), x * s[:, None])
+    np.testing.assert_array_equal(scale(x, np.float32(3)), x * np.float32(3))
+    np.testing.assert_array_equal(scale(x, 2.0), x * np.float32(2))
+    y = rng.random((3, 4, 10))
+    lo, hi = min_max(y)
+    assert lo.shape == hi.shape == (3, 4)
+    np.testing.assert_array_equal(lo, y.min(axis=-1))
+    np.testing.assert_array_equal(hi, y.max(axis=-1))
+
+
+def test_guvectorize_device_arrays_and_given_outputs(current, rng):
+    a = rng.random((20, 16), dtype=np.float32)
+    b = rng.random((20, 16), dtype=np.float32)
+    d_a, d_b = cuda.to_device(a), cuda.to_device(b)
+    d_out = cuda.device_array_like(d_a)
+    result = add_rows(d_a, d_b, d_out)
+    assert result is d_out
+    np.testing.assert_array_equal(d_out.copy_to_host(), a + b)
+    fresh = add_rows(d_a, d_b)
+    assert cuda.is_cuda_array(fresh) or isinstance(fresh, simt.Array)
+    np.testing.assert_array_equal(fresh.copy_to_host(), a + b)
+    host_out = np.zeros_like(a)
+    assert add_rows(a, b, host_out) is host_out
+    np.testing.assert_array_equal(host_out, a + b)
+    stream = cuda.stream()
+    again = add_rows(d_a, d_a, stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(again.copy_to_host(), a + a)
+
+
+def test_guvectorize_errors():
+    with pytest.raises(ValueError, match="->"):
+        cuda.guvectorize(["void(float32[:], float32[:])"], "(n),(n)")(lambda a, b: None)
+    with pytest.raises(TypeError, match="arguments"):
+        @cuda.guvectorize(["void(float32[:], float32[:])"], "(n),(n)->(n)")
+        def three(a, b, c):
+            pass
+    with pytest.raises(TypeError, match="dimensions"):
+        @cuda.guvectorize(["void(float32[:,:], float32[:])"], "(n)->(n)")
+        def wrong_ndim(a, b):
+            pass
+    with pytest.raises(TypeError, match="no signature"):
+        add_rows(np.zeros((2, 2), np.complex64), np.zeros((2, 2), np.complex64))
+    with pytest.raises(ValueError, match="broadcast"):
+        add_rows(np.zeros((3, 2), np.float32), np.zeros((4, 2), np.float32))
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        add_rows(np.zeros(2, np.float32))
+
+
+# --- lazy cuda.vectorize ----------------------------------------------------------------
+
+@cuda.vectorize
+def hypot_lazy(a, b):
+    return math.sqrt(a * a + b * b)
+
+
+@cuda.vectorize()
+def axpy_lazy(a, x):
+    return a * 2 + x
+
+
+def test_lazy_vectorize_compiles_per_input_dtypes(current, rng):
+    a = rng.random(1000, dtype=np.float32)
+    b = rng.random(1000, dtype=np.float32)
+    got = hypot_lazy(a, b)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, np.hypot(a, b), rtol=1e-6)
+    c = rng.random((30, 3))
+    np.testing.assert_allclose(hypot_lazy(c, c), np.hypot(c, c), rtol=1e-14)
+    i = rng.integers(-1000, 1000, 200, dtype=np.int32)
+    got = axpy_lazy(i, i)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, i * 2 + i)
+    d = axpy_lazy(cuda.to_device(a), 1.5)  # a Python float is float64, as Numba types it
+    assert d.dtype == np.float64
+    np.testing.assert_allclose(d.copy_to_host(), a.astype(np.float64) * 2 + 1.5)
+    assert "ff->f" in hypot_lazy.types
+
+
+# --- the dispatcher's inspection, compile_ptx -----------------------------------------
+
+needs_nvrtc = pytest.mark.skipif(not simt._nvrtc_ptx.available(),
+                                 reason="PTX needs NVRTC, which is not installed")
+
+
+def test_overloads_record_launched_and_compiled_signatures(current, rng):
+    @cuda.jit
+    def axpy(a, x, y, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            t = a * x[i]
+            out[i] = t + y[i]
+
+    assert axpy.overloads == {} and axpy.signatures == []
+    x = cuda.to_device(rng.random(100, dtype=np.float32))
+    out = cuda.device_array_like(x)
+    axpy[4, 32](np.float32(2), x, x, out)
+    np.testing.assert_allclose(out.copy_to_host(), 3 * x.copy_to_host(), rtol=1e-6)
+    axpy.compile("void(float64, float64[:], float64[:], float64[:])")
+    assert list(axpy.overloads) == axpy.signatures == [
+        ("float32", "float32[::1]", "float32[::1]", "float32[::1]"),
+        ("float64", "float64[:]", "float64[:]", "float64[:]")]
+    assert axpy.definitions.keys() == axpy.overloads.keys()
+    assert axpy.specialize(np.float32(1), x, x, out) is axpy
+    assert len(axpy.signatures) == 2
+
+    import io
+    text = io.StringIO()
+    assert axpy.inspect_types(file=text) is None
+    lines = text.getvalue()
+    assert "axpy (float64, float64[:], float64[:], float64[:])" in lines
+    assert "t: float32" in lines and "t: float64" in lines
+    # simt's form with argument types still returns {variable: type}
+    assert axpy.inspect_types("float32", "float32[:]", "float32[:]", "float32[:]")["t"] == \
+        "float32"
+
+    sources = axpy.inspect_llvm()
+    assert set(sources) == set(axpy.signatures)
+    assert "__global__" in axpy.inspect_llvm(("float64", "float64[:]", "float64[:]",
+                                              "float64[:]"))
+    assert "__global__" in axpy.inspect_llvm("void(float64, float64[:], float64[:], "
+                                             "float64[:])")
+
+
+@needs_nvrtc
+def test_inspect_asm_gives_ptx(current, rng):
+    @cuda.jit("void(float32[:], float32)")
+    def fill(x, v):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = v
+
+    asm = fill.inspect_asm()
+    assert list(asm) == [("float32[:]", "float32")]
+    ptx = asm[("float32[:]", "float32")]
+    assert ".entry" in ptx and "fill" in ptx and ".version" in ptx
+    assert fill.inspect_asm(("float32[:]", "float32")) == ptx
+
+
+@needs_nvrtc
+def test_compile_ptx_kernels_and_device_functions():
+    from simt.cuda import float32, float64, void
+
+    def scale(x, factor):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= factor
+
+    ptx, resty = cuda.compile_ptx(scale, "void(float32[:], float32)")
+    assert resty == void
+    assert ".visible .entry" in ptx and "scale" in ptx and ".target sm_75" in ptx
+    ptx, _ = cuda.compile_ptx(scale, void(float64[:], float64), cc=(8, 0), fastmath=True)
+    assert ".target sm_80" in ptx and ".f64" in ptx
+
+    def hypot(a, b):
+        return math.sqrt(a * a + b * b)
+
+    ptx, resty = cuda.compile_ptx(hypot, "float32(float32, float32)", device=True)
+    assert resty == float32 and "sqrt" in ptx
+    ptx, resty = cuda.compile_ptx(hypot, (float64, float64), device=True)
+    assert resty == float64 and "sqrt.rn.f64" in ptx
+    ptx, resty = cuda.compile_ptx_for_current_device(hypot, (float32, float32), device=True)
+    assert resty == float32 and ".target sm_" in ptx
+    with pytest.raises(TypeError, match="returns nothing"):
+        cuda.compile_ptx(scale, "float32(float32[:], float32)")
+    with pytest.raises(NotImplementedError):
+        cuda.compile_ptx(scale, "void(float32[:], float32)", output="ltoir")
+
+
+def test_compile_ptx_without_nvrtc_says_so(monkeypatch):
+    from simt import _nvrtc_ptx
+
+    monkeypatch.setattr(_nvrtc_ptx, "_library", None)
+    monkeypatch.setenv("SIMT_NVRTC_PATH", "/nonexistent/libnvrtc.so")
+
+    def kern(x):
+        x[0] = 1
+
+    with pytest.raises(_nvrtc_ptx.NvrtcUnavailable, match="NVRTC"):
+        cuda.compile_ptx(kern, "void(float32[:])")
+
+
+# --- numpy_support, carray/farray, kernels.transpose, pinned/mapped --------------------
+
+def test_numpy_support_from_dtype_and_as_dtype():
+    from simt.cuda.np import numpy_support
+    from simt.cuda import float32, int64, types
+
+    assert numpy_support.from_dtype(np.float32) == float32
+    assert numpy_support.from_dtype(np.dtype("int64")) == int64
+    assert numpy_support.as_dtype(float32) == np.dtype(np.float32)
+    assert numpy_support.as_dtype(types.complex128) == np.dtype(np.complex128)
+    for name in ("bool", "int8", "uint16", "float16", "complex64"):
+        t = numpy_support.from_dtype(np.dtype(name))
+        assert numpy_support.as_dtype(t) == np.dtype(name)
+    assert cuda.np.numpy_support is numpy_support
+    with pytest.raises(NotImplementedError):
+        numpy_support.from_dtype(np.dtype([("x", np.int32)]))
+    with pytest.raises(NotImplementedError):
+        numpy_support.as_dtype(float32[:])
+    namespace = {"np": np}
+    exec("from simt.cuda import *", namespace)
+    assert namespace["np"] is np  # the star import keeps NumPy's np
+
+
+def test_carray_and_farray_view_host_memory(rng):
+    import ctypes
+
+    a = rng.random(12).astype(np.float32)
+    view = cuda.carray(a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), (3, 4))
+    np.testing.assert_array_equal(view, a.reshape(3, 4))
+    view[0, 0] = -1  # a view, no copy
+    assert a[0] == -1
+    f = cuda.farray(a.ctypes.data, (3, 4), np.float32)
+    assert f.flags.f_contiguous
+    np.testing.assert_array_equal(f, a.reshape(4, 3).T)
+    with pytest.raises(TypeError, match="mismatching"):
+        cuda.carray(a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), 12, np.float64)
+    with pytest.raises(TypeError, match="dtype"):
+        cuda.carray(a.ctypes.data, 12)
+
+
+@pytest.mark.parametrize("shape", [(70, 45), (1, 33), (32, 32)])
+def test_transpose(current, rng, shape):
+    from simt.cuda.kernels.transpose import transpose
+
+    x = rng.random(shape)
+    d_x = cuda.to_device(x)
+    np.testing.assert_array_equal(transpose(d_x).copy_to_host(), x.T)
+    b = cuda.device_array(shape[::-1], dtype=np.float64)
+    assert transpose(d_x, b) is b
+    np.testing.assert_array_equal(b.copy_to_host(), x.T)
+    i = rng.integers(-5, 5, shape, dtype=np.int16)
+    np.testing.assert_array_equal(cuda.kernels.transpose(cuda.to_device(i)).copy_to_host(),
+                                  i.T)
+    with pytest.raises(ValueError, match="shape"):
+        transpose(d_x, cuda.device_array(shape, dtype=np.float32))
+
+
+def test_pinned_and_mapped_contexts(current, rng):
+    @cuda.jit
+    def add_index(v):
+        i = cuda.grid(1)
+        if i < v.size:
+            v[i] += i
+
+    a = rng.integers(0, 100, 300).astype(np.int64)
+    expected = a + np.arange(a.size)
+    with cuda.pinned(a):
+        d_a = cuda.to_device(a)
+        add_index[10, 32](d_a)
+        np.testing.assert_array_equal(d_a.copy_to_host(), expected)
+    b = a.copy()
+    c = rng.random(64)
+    c_before = c.copy()
+    with cuda.mapped(b, c) as (d_b, d_c):
+        add_index[10, 32](d_b)
+        add_index[2, 32](d_c)
+    np.testing.assert_array_equal(b, expected)
+    np.testing.assert_array_equal(c, c_before + np.arange(c.size))
+    with cuda.mapped(a) as d_one:
+        add_index[10, 32](d_one)
+    np.testing.assert_array_equal(a, expected)
