@@ -69,7 +69,6 @@ class Kernel(_Compiled, NumbaDispatcher):
         self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
                                             self.boundscheck)
         self._configured = {}
-        self._register()  # records the signatures compiled (Numba's k.overloads)
         for signature in signatures:
             self.compile(signature)
 

@@ -6,44 +6,17 @@ simt generates C++ (CUDA C++, OpenCL C or the CPU's C++) where Numba generates L
 so `inspect_llvm` gives the generated CUDA C++ (what NVRTC compiles) and `inspect_asm`
 the PTX NVRTC makes of it; both need no GPU, and PTX needs NVRTC (_nvrtc_ptx).
 
-Which signatures a kernel has compiled is recorded through the compiler's observer hook,
-called at each new specialization (launches included). That hook holds one observer, so
-this module keeps it and puts its own `_core.set_compile_observer` in the module's place:
-an observer set through it (the test suite's) is called after the record, and setting
-it, or None, leaves the record on.
+Which signatures a kernel has compiled is the dispatcher's own record
+(`Dispatcher.signatures`: every specialization, launches included).
 """
 
 import sys
-import weakref
 
 from . import _core, _nvrtc_ptx
 from ._numba_devices import get_current_device
 from ._numba_types import Signature, _signature_types
 
 DEFAULT_PTX_CC = (7, 5)  # the oldest architecture NVRTC 12 and 13 both compile for
-
-_kernels = weakref.WeakValueDictionary()  # id(kernel._function) -> kernel
-
-
-def _observe(function, arg_types, globals_, debug, boundscheck):
-    kernel = _kernels.get(id(function))
-    if kernel is not None and kernel._function is function:
-        kernel._overloads.setdefault(tuple(arg_types), None)
-    if _observer is not None:
-        _observer(function, arg_types, globals_, debug, boundscheck)
-
-
-def _set_compile_observer(observer):
-    """Calls observer(function, arg_types, globals, debug, boundscheck) at each new
-    specialization (None: no observer); returns the previous observer."""
-    global _observer
-    previous, _observer = _observer, observer
-    return previous
-
-
-_observer = _core.set_compile_observer(_observe)
-_core.set_compile_observer = _set_compile_observer
-
 
 def _arg_types(signature):
     """'void(float32[:], int32)', a Signature, or a tuple of types -> a tuple of simt's
@@ -95,9 +68,9 @@ def _current_cc():
 class NumbaDispatcher:
     """What simt.Kernel has of Numba's dispatcher for inspection (a mixin)."""
 
-    def _register(self):
-        self._overloads = {}
-        _kernels[id(self._function)] = self
+    @property
+    def _overloads(self):
+        return [tuple(types) for types in self._dispatcher.signatures]
 
     @property
     def overloads(self):

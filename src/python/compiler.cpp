@@ -236,6 +236,28 @@ nb::dict nvrtc_compile(const std::string& source, int arch) {
   return out;
 }
 
+// PTX of CUDA C++ for compute_<arch> (cuda.compile_ptx, Kernel.inspect_asm),
+// with NVRTC options such as --use_fast_math.
+nb::dict nvrtc_ptx(const std::string& source, int arch, const std::vector<std::string>& options) {
+  std::string why;
+  const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
+  nb::dict out;
+  out["available"] = nvrtc != nullptr;
+  if (!nvrtc) {
+    out["reason"] = why;
+    return out;
+  }
+  cuda::CompileResult r;
+  {
+    nb::gil_scoped_release release;
+    r = nvrtc->compile(source, "simt_kernel.cu", arch / 10, arch % 10, options, false);
+  }
+  out["ok"] = r.ok;
+  out["log"] = r.log;
+  out["ptx"] = r.ptx;
+  return out;
+}
+
 // Builds OpenCL C for the first OpenCL device (PoCL in CI).
 nb::dict opencl_build(const std::string& source) {
   std::string why;
@@ -313,6 +335,10 @@ void bind_compiler(nb::module_& m) {
   m.def("nvrtc_compile", &nvrtc_compile, nb::arg("source"), nb::arg("arch") = 90,
         "Compiles CUDA C++ with NVRTC to a cubin: {available, reason | version, ok, log, "
         "cubin_bytes}.");
+  m.def("nvrtc_ptx", &nvrtc_ptx, nb::arg("source"), nb::arg("arch") = 75,
+        nb::arg("options") = std::vector<std::string>(),
+        "Compiles CUDA C++ with NVRTC to PTX for compute_<arch>: {available, reason | ok, log, "
+        "ptx}.");
   m.def("opencl_build", &opencl_build, nb::arg("source"),
         "Builds OpenCL C on the first OpenCL device: {available, reason | device, ok, log}.");
   m.def("dialect_spellings", &dialect_spellings, nb::arg("name"),

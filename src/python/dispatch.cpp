@@ -127,6 +127,9 @@ class Dispatcher {
   // Compiles for these argument types now (explicit signatures).
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
   size_t specialization_count() const { return cache_.size(); }
+  // The argument types of each signature compiled (on any device), in the
+  // order first compiled: Numba's `k.signatures`.
+  std::vector<std::vector<std::string>> signatures() const { return signatures_; }
 
   // The garbage collector's view: a kernel defined at module level is in the
   // globals its resolver reads, a cycle through this C++ object that
@@ -168,6 +171,7 @@ class Dispatcher {
   // clear() frees those no launch holds, after their devices synchronized,
   // so they are kept for one generation, not for the dispatcher's life.
   std::vector<std::shared_ptr<Specialization>> retired_;
+  std::vector<std::vector<std::string>> signatures_;
   // Counts clear()s: a specialization whose globals were resolved before one
   // serves the launch that compiled it but is not kept.
   uint64_t generation_ = 0;
@@ -262,6 +266,10 @@ std::shared_ptr<Specialization> Dispatcher::specialize(
     retired_.push_back(spec);
     return spec;
   }
+  std::vector<std::string> names;
+  for (const auto& a : *arguments) names.push_back(a.str());
+  if (std::find(signatures_.begin(), signatures_.end(), names) == signatures_.end())
+    signatures_.push_back(std::move(names));
   // Another thread may have compiled the same signature meanwhile: keep one.
   auto [it, inserted] = cache_.try_emplace(key, std::move(spec));
   return it->second;
@@ -470,7 +478,8 @@ void bind_dispatch(nb::module_& m) {
       .def("clear", &Dispatcher::clear,
            "Drops every specialization: each signature's next launch resolves the globals "
            "again and compiles anew.")
-      .def_prop_ro("specialization_count", &Dispatcher::specialization_count);
+      .def_prop_ro("specialization_count", &Dispatcher::specialization_count)
+      .def_prop_ro("signatures", &Dispatcher::signatures);
 
   nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch", nb::type_slots(launch_slots))
       .def("__call__", [](ConfiguredLaunch& c, nb::args args) {

@@ -4,6 +4,9 @@ mapped contexts), written as Numba's users write it, through `from simt import c
 every device, against NumPy."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -262,17 +265,22 @@ def test_compile_ptx_kernels_and_device_functions():
         cuda.compile_ptx(scale, "void(float32[:], float32)", output="ltoir")
 
 
-def test_compile_ptx_without_nvrtc_says_so(monkeypatch):
-    from simt import _nvrtc_ptx
-
-    monkeypatch.setattr(_nvrtc_ptx, "_library", None)
-    monkeypatch.setenv("SIMT_NVRTC_PATH", "/nonexistent/libnvrtc.so")
-
-    def kern(x):
-        x[0] = 1
-
-    with pytest.raises(_nvrtc_ptx.NvrtcUnavailable, match="NVRTC"):
-        cuda.compile_ptx(kern, "void(float32[:])")
+def test_compile_ptx_without_nvrtc_says_so(tmp_path):
+    # NVRTC is loaded once per process: a fresh one that finds none.
+    script = tmp_path / "no_nvrtc.py"
+    script.write_text(
+        "from simt import cuda, _nvrtc_ptx\n"
+        "def kern(x):\n"
+        "    x[0] = 1\n"
+        "try:\n"
+        "    cuda.compile_ptx(kern, 'void(float32[:])')\n"
+        "except _nvrtc_ptx.NvrtcUnavailable as error:\n"
+        "    print('NvrtcUnavailable:', error)\n")
+    env = dict(os.environ, SIMT_NVRTC_PATH="/nonexistent/libnvrtc.so")
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "NvrtcUnavailable: compiling PTX needs NVRTC" in done.stdout
 
 
 # --- numpy_support, carray/farray, kernels.transpose, pinned/mapped --------------------
