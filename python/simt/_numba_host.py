@@ -129,7 +129,9 @@ def transpose(a, b=None, stream=0):
         raise ValueError(f"transpose: b must be {a.dtype} of shape {(a.shape[1], a.shape[0])}, "
                          f"not {b.dtype} of shape {tuple(b.shape)}")
     device = a.device
-    tpb = 64 if device.backend == "cpu" else min(device.max_threads_per_block, 1024)
+    # OpenCL drivers may allow a kernel fewer threads than the device's maximum
+    # (CL_KERNEL_WORK_GROUP_SIZE: NVIDIA's refused 32x32 float64 tiles), so 16x16 there.
+    tpb = {"cpu": 64, "cuda": min(device.max_threads_per_block, 1024)}.get(device.backend, 256)
     tile = int(2 ** (int(math.log2(tpb)) // 2))
     blocks = (-(-b.shape[1] // tile), -(-b.shape[0] // tile))
     _transpose_kernel(a.dtype.type, tile)[blocks, (tile, tile), stream](a, b)

@@ -16,6 +16,11 @@ import time
 
 import pytest
 
+import simt
+
+pytestmark = pytest.mark.skipif("cpu" not in [d.id for d in simt.devices()],
+                                reason="the cpu device is not built here")
+
 
 CHILD = textwrap.dedent('''
     import signal, sys, time
