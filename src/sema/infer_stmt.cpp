@@ -54,13 +54,12 @@ void Inferencer::stmt(const Stmt& s) {
       break;
     case StmtKind::Pass:
       break;
-    case StmtKind::ExprStmt: {
-      // A tuple's items are evaluated for their effects: each must be a value.
-      Type t = expr(*s.value);
-      if (t.is_tuple() && !is_data(t) && !t.contains_unknown())
-        error(s.value->span, not_a_value(t));
+    case StmtKind::ExprStmt:
+      // A tuple display here is evaluated item by item, for their effects
+      // (the emitter's expr_stmt): items that are not values (a docstring, a
+      // module) have none, as in Python.
+      expr(*s.value);
       break;
-    }
     case StmtKind::Assert:
       truth(*s.test, "assert");
       if (s.value) {

@@ -515,7 +515,6 @@ def test_a_variable_holding_a_module_function_or_dtype_is_a_typing_error_at_its_
 _TUPLES_NOT_DATA = {
     # Each was a RuntimeError without a location ("global 'simt' has no value
     # to emit") when the kernel was generated.
-    "a tuple display as a statement": "    (simt, 1)\n",
     "an item of a tuple display": "    out[0] = (simt, 1)[1]\n",
     "a dtype in a tuple display": "    out[0] = (np.float32, 2.5)[1]\n",
 }
@@ -536,7 +535,8 @@ def test_a_tuple_display_holding_a_module_is_a_typing_error_at_its_line(tmp_path
     # the tuple (its attributes are resolved at compile time).
     reached = _load_module(tmp_path, "kernels_tuple_attribute",
                            "import simt\n\n\ndef k(out):\n"
-                           "    out[0] = (simt, 1)[0].grid(1) + 5\n")
+                           "    out[0] = (simt, 1)[0].grid(1) + 5\n"
+                           "    (simt, 1)  # a statement: its items have no effect, as in Python\n")
     simt.kernel(reached.k)[1, 1](out)
     assert out.get()[0] == 5
 
