@@ -318,15 +318,9 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     // The lanes in the mask holding this lane's value, compared as bits (as CUDA does).
     Scalar vs = i.operand.scalar;
     std::string mask = emit_as(*call.items[1], Type::scalar_of(Scalar::UInt32));
-    line("unsigned int " + result + "_bits = 0;");
-    line(
-        "for (simt_i64 simt_k = 0; simt_k < 32 && simt_warp + simt_k < simt_nthreads; "
-        "++simt_k)");
-    line(std::string("  if (") +
-         (regions_.has_exits ? "!simt_exited[simt_warp + simt_k] && " : "") +
-         (regions_.masks.empty() ? "" : regions_.masks.back() + "[simt_warp + simt_k] && ") +
-         to_bits(vs, value + "[simt_warp + simt_k]") + " == " + to_bits(vs, value + "[simt_t]") +
-         ") " + result + "_bits |= 1u << simt_k;");
+    lane_bits(result, [&](const std::string& lane) {
+      return to_bits(vs, value + "[" + lane + "]") + " == " + to_bits(vs, value + "[simt_t]");
+    });
     line("const unsigned int simt_members = " + mask + " & " + cpu_active_mask() + ";");
     line(result + "_bits &= simt_members;");
     if (fn.c_name == "any") {
@@ -341,14 +335,7 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     }
   } else {
     std::string mask = emit_as(*call.items[1], Type::scalar_of(Scalar::UInt32));
-    line("unsigned int " + result + "_bits = 0;");
-    line(
-        "for (simt_i64 simt_k = 0; simt_k < 32 && simt_warp + simt_k < simt_nthreads; "
-        "++simt_k)");
-    line(std::string("  if (") +
-         (regions_.has_exits ? "!simt_exited[simt_warp + simt_k] && " : "") +
-         (regions_.masks.empty() ? "" : regions_.masks.back() + "[simt_warp + simt_k] && ") +
-         value + "[simt_warp + simt_k]) " + result + "_bits |= 1u << simt_k;");
+    lane_bits(result, [&](const std::string& lane) { return value + "[" + lane + "]"; });
     line("const unsigned int simt_members = " + mask + " & " + cpu_active_mask() + ";");
     std::string out = fn.c_name == "ballot" ? result + "_bits & simt_members"
                       : fn.c_name == "all"  ? "(" + result + "_bits & simt_members) == simt_members"
@@ -421,6 +408,16 @@ std::string Emitter::region_function_body() {
   block(fn_.parsed->def.body);
   regions_.uniform_level = false;
   return prologue_ + decls + fills + body_;
+}
+
+void Emitter::lane_bits(const std::string& result,
+                        const std::function<std::string(const std::string&)>& holds) {
+  const std::string lane = "simt_warp + simt_k";
+  line("unsigned int " + result + "_bits = 0;");
+  line("for (simt_i64 simt_k = 0; simt_k < 32 && " + lane + " < simt_nthreads; ++simt_k)");
+  line(std::string("  if (") + (regions_.has_exits ? "!simt_exited[" + lane + "] && " : "") +
+       (regions_.masks.empty() ? "" : regions_.masks.back() + "[" + lane + "] && ") + holds(lane) +
+       ") " + result + "_bits |= 1u << simt_k;");
 }
 
 }  // namespace simt::codegen::detail

@@ -381,6 +381,12 @@ class Emitter {
 
   std::string lane_id();
 
+  // `<result>_bits`: bit k set for each lane k of this thread's warp that
+  // exists, runs (not exited, under the current mask) and where `holds(lane
+  // index expression)` is true (ballot, match).
+  void lane_bits(const std::string& result,
+                 const std::function<std::string(const std::string&)>& holds);
+
   // On the CPU every thread of a warp that exists runs: the mask of those.
   std::string cpu_active_mask();
 

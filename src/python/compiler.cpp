@@ -212,9 +212,10 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
   return out;
 }
 
-// Compiles CUDA C++ with NVRTC for sm_<arch>: what the CUDA backend will
-// do before loading, usable without a GPU.
-nb::dict nvrtc_compile(const std::string& source, int arch) {
+// NVRTC on CUDA C++ for <arch> (a cubin for sm_<arch>, else PTX for
+// compute_<arch>), usable without a GPU: {available, reason | version, ok, log}.
+nb::dict nvrtc_run(const std::string& source, int arch, const std::vector<std::string>& options,
+                   bool want_cubin, cuda::CompileResult* result) {
   std::string why;
   const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
   nb::dict out;
@@ -223,38 +224,31 @@ nb::dict nvrtc_compile(const std::string& source, int arch) {
     out["reason"] = why;
     return out;
   }
-  cuda::CompileResult r;
   {
     nb::gil_scoped_release release;
-    r = nvrtc->compile(source, "simt_kernel.cu", arch / 10, arch % 10, {}, true);
+    *result = nvrtc->compile(source, "simt_kernel.cu", arch / 10, arch % 10, options, want_cubin);
   }
   auto [major, minor] = nvrtc->version();
   out["version"] = std::to_string(major) + "." + std::to_string(minor);
-  out["ok"] = r.ok;
-  out["log"] = r.log;
-  out["cubin_bytes"] = r.cubin.size();
+  out["ok"] = result->ok;
+  out["log"] = result->log;
   return out;
 }
 
-// PTX of CUDA C++ for compute_<arch> (cuda.compile_ptx, Kernel.inspect_asm),
-// with NVRTC options such as --use_fast_math.
-nb::dict nvrtc_ptx(const std::string& source, int arch, const std::vector<std::string>& options) {
-  std::string why;
-  const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
-  nb::dict out;
-  out["available"] = nvrtc != nullptr;
-  if (!nvrtc) {
-    out["reason"] = why;
-    return out;
-  }
+// What the CUDA backend will do before loading.
+nb::dict nvrtc_compile(const std::string& source, int arch) {
   cuda::CompileResult r;
-  {
-    nb::gil_scoped_release release;
-    r = nvrtc->compile(source, "simt_kernel.cu", arch / 10, arch % 10, options, false);
-  }
-  out["ok"] = r.ok;
-  out["log"] = r.log;
-  out["ptx"] = r.ptx;
+  nb::dict out = nvrtc_run(source, arch, {}, true, &r);
+  if (out.contains("ok")) out["cubin_bytes"] = r.cubin.size();
+  return out;
+}
+
+// PTX (cuda.compile_ptx, Kernel.inspect_asm), with NVRTC options such as
+// --use_fast_math.
+nb::dict nvrtc_ptx(const std::string& source, int arch, const std::vector<std::string>& options) {
+  cuda::CompileResult r;
+  nb::dict out = nvrtc_run(source, arch, options, false, &r);
+  if (out.contains("ok")) out["ptx"] = r.ptx;
   return out;
 }
 
