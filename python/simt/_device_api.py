@@ -70,6 +70,12 @@ const = _Namespace("const", ["array_like"])
 atomic = _Namespace("atomic", ["add", "sub", "min", "max", "and_", "or_", "xor", "exch", "inc",
                                "dec", "cas", "compare_and_swap", "nanmin", "nanmax"])
 
+# Numba's cuda.fp16: float16 arithmetic, math and comparisons.
+fp16 = _Namespace("fp16", [
+    "hadd", "hsub", "hmul", "hdiv", "hneg", "habs", "hfma", "hsqrt", "hrsqrt", "hrcp", "hexp",
+    "hexp2", "hexp10", "hlog", "hlog2", "hlog10", "hsin", "hcos", "hceil", "hfloor", "hrint",
+    "htrunc", "hmax", "hmin", "heq", "hne", "hgt", "hge", "hlt", "hle"])
+
 syncthreads = _DeviceFunction("simt.syncthreads")
 syncthreads_count = _DeviceFunction("simt.syncthreads_count")
 syncthreads_and = _DeviceFunction("simt.syncthreads_and")

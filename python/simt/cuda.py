@@ -7,7 +7,7 @@ events. docs/porting.md lists what differs from Numba."""
 import sys
 
 from ._device_api import (  # noqa: F401
-    brev, cbrt, clz, ffs, fma, popc, selp,
+    brev, cbrt, clz, ffs, fma, fp16, popc, selp,
     lanemask_lt, match_all_sync, match_any_sync, syncwarp,
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, const, blockIdx, block_dim,
     block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared, shfl_down_sync,
@@ -35,6 +35,8 @@ from ._numba_types import SCALARS as _SCALARS, types, void  # noqa: F401
 
 # `from simt.cuda.random import xoroshiro128p_uniform_float32`, as Numba's programs write it.
 sys.modules[__name__ + ".random"] = random
+# `from simt.cuda.fp16 import hadd`.
+sys.modules[__name__ + ".fp16"] = fp16
 # `from simt.cuda.np import numpy_support`, `from simt.cuda.kernels.transpose import transpose`.
 sys.modules[__name__ + ".np"] = _np
 sys.modules[__name__ + ".np.numpy_support"] = _np.numpy_support

@@ -16,6 +16,40 @@ std::string Emitter::math_call(std::string_view c_name, Scalar s, const std::str
   return round_half_if(s, d_.math_name(c_name, real) + "(" + args + ")");
 }
 
+// cuda.fp16's functions: float16 values are floats in the generated code, so
+// each is float's operation (or math function) and one rounding to float16,
+// as float16 `+`, `*` and math.* are. hfma's exact a * b + c is rounded once
+// by a float-only helper (OpenCL devices may lack double).
+std::string Emitter::half_call(const sema::Intrinsic& fn,
+                               const std::function<std::string(size_t, const Type&)>& arg) {
+  const Scalar h = Scalar::Float16;
+  const Type ht = Type::scalar_of(h);
+  std::string_view op = fn.c_name;
+  if (fn.rule == sema::Rule::HalfCompare)
+    return "(" + arg(0, ht) + " " + std::string(op) + " " + arg(1, ht) + ")";
+  if (fn.rule == sema::Rule::HalfTernary)
+    return helpers_.use(Helper::HalfFma, h) + "(" + arg(0, ht) + ", " + arg(1, ht) + ", " +
+           arg(2, ht) + ")";
+  const std::string one = float_literal(1.0, Scalar::Float32);
+  if (fn.rule == sema::Rule::HalfBinary) {
+    std::string a = arg(0, ht), b = arg(1, ht);
+    if (op == "max" || op == "min")
+      return math_call(op == "max" ? "fmax" : "fmin", h, a + ", " + b);
+    std::string_view c_op = op == "add" ? "+" : op == "sub" ? "-" : op == "mul" ? "*" : "/";
+    return round_half_if(h, "(" + a + " " + std::string(c_op) + " " + b + ")");
+  }
+  std::string a = arg(0, ht);
+  if (op == "neg") return "(-" + a + ")";  // exact
+  if (op == "abs") return math_call("fabs", h, a);
+  if (op == "rcp") return round_half_if(h, "(" + one + " / " + a + ")");
+  if (op == "rsqrt")
+    return round_half_if(
+        h, "(" + one + " / " + d_.math_name("sqrt", Scalar::Float32) + "(" + a + "))");
+  // exp10 is not C's: 10 ** x as float's pow.
+  if (op == "exp10") return math_call("pow", h, float_literal(10.0, Scalar::Float32) + ", " + a);
+  return math_call(op, h, a);
+}
+
 std::string Emitter::call(const Expr& e) {
   const ExprInfo& i = info(e);
   const Type& callee = info(*e.items[0]).type;
@@ -177,6 +211,11 @@ std::string Emitter::call(const Expr& e) {
              warp_call(d_.matches[0], arg(0, Type::scalar_of(Scalar::UInt32)), arg(1, ot), "") +
              ")";
     }
+    case sema::Rule::HalfUnary:
+    case sema::Rule::HalfBinary:
+    case sema::Rule::HalfTernary:
+    case sema::Rule::HalfCompare:
+      return half_call(fn, arg);
   }
   throw std::logic_error("unknown intrinsic");
 }

@@ -351,6 +351,9 @@ class Emitter {
                          const std::string& b);
 
   std::string round_half_if(Scalar s, const std::string& code);
+  // A cuda.fp16.h* call; `arg` emits argument k as a type.
+  std::string half_call(const sema::Intrinsic& fn,
+                        const std::function<std::string(size_t, const Type&)>& arg);
 
   // x ** c for the constants NumPy computes without pow (its fast paths for
   // array ** scalar): exact, where a device's pow may be off by an ulp.

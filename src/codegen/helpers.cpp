@@ -351,6 +351,25 @@ constexpr const char* kBitReverse = R"($Q$T $N($T x) {
 }
 )";
 
+// cuda.fp16.hfma: a * b of float16 values is exact in float (11 + 11 bits),
+// and the rounding error of + c is exactly representable (TwoSum, no
+// multiplications for a compiler to contract). The sum rounded to odd (the
+// neighbour with its last bit set where inexact) rounds to float16 once,
+// correctly, as float's 24 bits >= 2 * 11 + 2; no double needed.
+constexpr const char* kHalfFma = R"($Qfloat $N(float a, float b, float c) {
+  float p = a * b;
+  float f = p + c;
+  float t = f - p;
+  float err = (p - (f - t)) + (c - t);
+  if (err != 0.0f && err == err) {
+    unsigned int bits = $float_as_uint(f);
+    if ((bits & 1u) == 0u) bits = ((err > 0.0f) == (f > 0.0f)) ? bits + 1u : bits - 1u;
+    f = $uint_as_float(bits);
+  }
+  return simt_round_f16(f);
+}
+)";
+
 struct HelperInfo {
   const char* prefix;  // helper names are simt_<prefix>_<type suffix>
   bool per_type;       // false: one definition for all types
@@ -412,6 +431,8 @@ HelperInfo helper_info(Helper h) {
       return {"ffs", true};
     case Helper::BitReverse:
       return {"brev", true};
+    case Helper::HalfFma:
+      return {"hfma", false};
   }
   return {"", false};
 }
@@ -565,6 +586,10 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       break;
     case Helper::BitReverse:
       text = kBitReverse;
+      break;
+    case Helper::HalfFma:
+      use(Helper::RoundHalf, Scalar::Float16);
+      text = kHalfFma;
       break;
   }
   if (is_complex_helper && helper != Helper::ComplexType) use(Helper::ComplexType, type);

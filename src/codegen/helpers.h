@@ -42,6 +42,7 @@ enum class Helper {
   CountLeadingZeros,  // zeros above the highest set bit, within $W bits (cuda.clz)
   FindFirstSet,       // 1 + the index of the lowest set bit, 0 for 0 (cuda.ffs): an int
   BitReverse,         // the $W bits in reverse order (cuda.brev)
+  HalfFma,            // float16 a * b + c, rounded to float16 once (cuda.fp16.hfma)
 };
 
 // The suffix that names a scalar in helper names: i32, u8, f64, c64.

@@ -358,6 +358,20 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       i.operand = value;
       return i;
     }
+    case Rule::HalfUnary:
+    case Rule::HalfBinary:
+    case Rule::HalfTernary:
+    case Rule::HalfCompare: {
+      // Numba's signatures take float16; other real numbers convert to it, as
+      // they would on assignment to a float16 variable.
+      for (size_t k = 0; k < args.size(); ++k)
+        if (!real_arg(e, k, args[k], shown)) return typed(Type::unknown());
+      Type half = Type::scalar_of(Scalar::Float16);
+      ExprInfo i = typed(fn.rule == Rule::HalfCompare ? Type::scalar_of(Scalar::Bool) : half,
+                         fn.c_name == "abs");
+      i.operand = half;
+      return i;
+    }
   }
   return typed(Type::unknown());
 }

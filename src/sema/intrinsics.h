@@ -60,6 +60,11 @@ enum class Rule : uint8_t {
   SyncWarp,        // simt.syncwarp(mask=0xffffffff): the warp's lanes in mask wait for each other
   LaneMask,        // simt.lanemask_lt() -> uint32: the lanes below this one
   Match,  // simt.match_any/all_sync(mask, value): c_name "any" -> uint32, "all" -> (uint32, bool)
+  // Numba's cuda.fp16.h*: arguments become float16; c_name the operation ("add", "sqrt", ...).
+  HalfUnary,    // -> float16
+  HalfBinary,   // -> float16
+  HalfTernary,  // hfma -> float16, rounded once
+  HalfCompare,  // heq, hne, ... -> bool: c_name the C operator
 };
 
 // Whether a rule makes the threads of a block (or a warp) wait for each

@@ -65,6 +65,10 @@ const std::map<Rule, std::string>& snippets() {
       {Rule::SyncWarp, "F()\n    F(0xffff)"},
       {Rule::LaneMask, "u[i] = F()"},
       {Rule::Match, "r = F(0xffffffff, x[i])\n    out[i] = 1.0"},
+      {Rule::HalfUnary, "out[i] = F(x[i])"},
+      {Rule::HalfBinary, "out[i] = F(x[i], 1.5)"},
+      {Rule::HalfTernary, "out[i] = F(x[i], x[0], n)"},
+      {Rule::HalfCompare, "out[i] = 1.0 if F(x[i], 0.5) else 0.0"},
   };
   return kSnippets;
 }
