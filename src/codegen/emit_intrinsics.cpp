@@ -182,6 +182,10 @@ std::string Emitter::call(const Expr& e) {
       return k == 0 ? "((unsigned int)" + code + ")" : "(" + code + " != 0)";
     }
     case sema::Rule::FloatTernary:
+      // float16: float's fma rounded to float16 again would round twice.
+      if (s == Scalar::Float16)
+        return helpers_.use(Helper::HalfFma, s) + "(" + arg(0, ot) + ", " + arg(1, ot) + ", " +
+               arg(2, ot) + ")";
       return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot) + ", " + arg(2, ot));
     case sema::Rule::IntBits: {
       Helper h = fn.c_name == "popc"  ? Helper::PopCount

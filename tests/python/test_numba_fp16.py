@@ -3,6 +3,8 @@ result is the float16 NumPy computes (float32's operation rounded to float16 onc
 hfma is a * b + c rounded once; the math functions are within one float16 ulp of
 NumPy's (the device's float32 functions may differ from the host's by an ulp)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -157,7 +159,15 @@ def fma_kernel(a, b, c, out):
         out[i] = cuda.fp16.hfma(a[i], b[i], c[i])
 
 
-def test_hfma_rounds_once(current, rng):
+@cuda.jit
+def math_fma_kernel(a, b, c, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = math.fma(a[i], b[i], c[i])  # float16 operands: float16, rounded once too
+
+
+@pytest.mark.parametrize("kernel", [fma_kernel, math_fma_kernel], ids=["hfma", "math.fma"])
+def test_hfma_rounds_once(current, rng, kernel):
     # Magnitudes within 2**-7 .. 2**6 keep a * b + c exact in float64, which NumPy
     # then rounds to float16 once.
     def moderate(n):
@@ -170,7 +180,7 @@ def test_hfma_rounds_once(current, rng):
     b[:4] = [-0.055877685546875, 0.02850341796875, -0.0212554931640625, -0.41064453125]
     c[:4] = [0.12030029296875, -0.443603515625, -0.10955810546875, 2.95703125]
     out = np.full(N, POISON, np.float16)
-    fma_kernel[N // 128, 128](a, b, c, out)
+    kernel[N // 128, 128](a, b, c, out)
     exact = a.astype(np.float64) * b + c
     twice = exact.astype(np.float32).astype(np.float16)
     assert (twice[:4] != exact[:4].astype(np.float16)).all()
