@@ -20,9 +20,9 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
-#include <stdexcept>
 #include <vector>
 
 #include "backends/cuda/cuda_device.h"
