@@ -354,8 +354,7 @@ void Emitter::for_stmt(const Stmt& s) {
     // nvcc's grid-stride sum on the H200). The counter advances in the
     // unsigned type, so the value past the last is never an overflow; a zero
     // step runs no iteration (Python raises there).
-    std::string u(
-        d_.value_type(sema::bit_width(strong.scalar) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
+    std::string u = range_unsigned(strong.scalar);
     std::string step_code =
         step ? literal_int(*step, strong.scalar) : emit_as(*call.items[3], strong);
     std::string count = "simt_count" + std::to_string(temp_counter_);
@@ -372,22 +371,14 @@ void Emitter::for_stmt(const Stmt& s) {
     line("}");
     return;
   }
-  // Other steps count iterations in the unsigned type, as Python's range
-  // computes its length: no value past `stop` is ever formed, so nothing
-  // wraps near the ends of the type.
-  std::string u(
-      d_.value_type(sema::bit_width(strong.scalar) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
+  // Other steps count iterations in the unsigned type (range_length).
+  std::string u = range_unsigned(strong.scalar);
   std::string start = "simt_start" + std::to_string(temp_counter_);
   std::string count = "simt_count" + std::to_string(temp_counter_);
   std::string k = "simt_k" + std::to_string(temp_counter_);
   std::string step_code =
       step ? literal_int(*step, strong.scalar) : emit_as(*call.items[3], strong);
-  std::string up = "(" + start + " < " + stop + " ? ((" + u + ")" + stop + " - (" + u + ")" +
-                   start + " - 1u) / (" + u + ")" + step_name + " + 1u : 0u)";
-  std::string down = "(" + start + " > " + stop + " ? ((" + u + ")" + start + " - (" + u + ")" +
-                     stop + " - 1u) / (0u - (" + u + ")" + step_name + ") + 1u : 0u)";
-  std::string count_code =
-      step ? (*step > 0 ? up : down) : "(" + step_name + " > 0 ? " + up + " : " + down + ")";
+  std::string count_code = range_length(u, start, stop, step_name, step);
   line("{");
   ++indent_;
   line(ct + " " + start + " = " + start_code + ", " + stop + " = " + stop_code + ", " + step_name +
@@ -446,20 +437,14 @@ void Emitter::counted_loop(const Stmt& s) {
   for (size_t p = 0; p < parts.size(); ++p) {
     const CountedPart& c = parts[p];
     std::string ct = ctype(c.type);
-    std::string u(
-        d_.value_type(sema::bit_width(c.type.scalar) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
+    std::string u = range_unsigned(c.type.scalar);
     std::string tag = n + "_" + std::to_string(p);
     std::string start = "simt_start" + tag, stop = "simt_stop" + tag, step = "simt_step" + tag;
     line(ct + " " + start + " = " + c.start + ", " + step + " = " + c.step + ";");
     if (!c.stop.empty()) {
       line(ct + " " + stop + " = " + c.stop + ";");
-      std::string up = "(" + start + " < " + stop + " ? ((" + u + ")" + stop + " - (" + u + ")" +
-                       start + " - 1u) / (" + u + ")" + step + " + 1u : 0u)";
-      std::string down = "(" + start + " > " + stop + " ? ((" + u + ")" + start + " - (" + u + ")" +
-                         stop + " - 1u) / (0u - (" + u + ")" + step + ") + 1u : 0u)";
       std::string len = "simt_len" + tag;
-      line(u64 + " " + len + " = (" + step + " > 0 ? " + up + " : " + step + " < 0 ? " + down +
-           " : 0u);");
+      line(u64 + " " + len + " = " + range_length(u, start, stop, step, std::nullopt) + ";");
       line("if (" + len + " < " + count + ") " + count + " = " + len + ";");
     }
     values_now.push_back("(" + ct + ")((" + u + ")" + start + " + (" + u + ")" + k + " * (" + u +
@@ -508,6 +493,21 @@ std::vector<std::string> Emitter::tuple_iteration_parts(const Expr& call) {
   for (size_t j = 0; j < rows; ++j)
     for (size_t k = 1; k < call.items.size(); ++k) item_parts(*call.items[k], each[k - 1], j);
   return out;
+}
+
+std::string Emitter::range_unsigned(Scalar s) const {
+  return std::string(d_.value_type(sema::bit_width(s) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
+}
+
+std::string Emitter::range_length(const std::string& u, const std::string& start,
+                                  const std::string& stop, const std::string& step,
+                                  std::optional<int64_t> known_step) const {
+  std::string up = "(" + start + " < " + stop + " ? ((" + u + ")" + stop + " - (" + u + ")" +
+                   start + " - 1u) / (" + u + ")" + step + " + 1u : 0u)";
+  std::string down = "(" + start + " > " + stop + " ? ((" + u + ")" + start + " - (" + u + ")" +
+                     stop + " - 1u) / (0u - (" + u + ")" + step + ") + 1u : 0u)";
+  if (known_step) return *known_step > 0 ? up : *known_step < 0 ? down : "0u";
+  return "(" + step + " > 0 ? " + up + " : " + step + " < 0 ? " + down + " : 0u)";
 }
 
 bool Emitter::contains_break(const std::vector<lang::StmtPtr>& body) {

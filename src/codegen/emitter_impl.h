@@ -206,6 +206,16 @@ class Emitter {
   void range_loop(const std::string& header, const std::string& assign_local, const Stmt& s);
 
   void for_stmt(const Stmt& s);
+  // The unsigned type a range of `s` values counts in (at least 32 bits, so
+  // narrow types never promote to int).
+  std::string range_unsigned(Scalar s) const;
+  // How many values range(start, stop, step) yields, as Python's range
+  // computes it, in the unsigned type `u`: no value past `stop` is formed,
+  // so nothing wraps near the ends of the type. `known_step`: the step's
+  // value when constant (one branch then); a step of 0 yields none (Python
+  // raises there).
+  std::string range_length(const std::string& u, const std::string& start, const std::string& stop,
+                           const std::string& step, std::optional<int64_t> known_step) const;
   // A for loop over enumerate/zip of ranges: one counted loop, each range's value
   // computed from the iteration number.
   void counted_loop(const Stmt& s);

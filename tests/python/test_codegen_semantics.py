@@ -1235,6 +1235,15 @@ def test_range_with_run_time_bounds_and_steps(bounds):
     assert out[:len(expected)].tolist() == expected
 
 
+@pytest.mark.parametrize("bounds", [(5, 0, 0), (0, 5, 0)])
+def test_range_with_a_run_time_zero_step_runs_no_iteration(bounds):
+    # Python raises ValueError; a kernel cannot, and runs none (it divided by zero
+    # computing the trip count when start > stop).
+    out, count = poisoned(16, np.int64), poisoned(1, np.int64)
+    launch(k_range_values, 1, np.array(bounds, np.int64), out, count)
+    assert count[0] == 0
+
+
 @pytest.mark.parametrize("bounds", [(2**63 - 5, 2**63 - 1, 3), (-(2**63) + 4, -(2**63), -3)])
 def test_range_near_int64_limits_stops(bounds):
     expected = list(range(*bounds))
