@@ -9,10 +9,13 @@ namespace simt::codegen::detail {
 
 namespace {
 
-bool has_continue(const std::vector<lang::StmtPtr>& body) {
+// Whether `body`, a loop's, holds a `kind` statement (break, continue) of
+// that loop: a nested loop's are its own.
+bool loop_contains(const std::vector<lang::StmtPtr>& body, StmtKind kind) {
   for (const auto& s : body) {
-    if (s->kind == StmtKind::Continue || has_continue(s->body) || has_continue(s->orelse))
-      return true;
+    if (s->kind == kind) return true;
+    if (s->kind == StmtKind::For || s->kind == StmtKind::While) continue;
+    if (loop_contains(s->body, kind) || loop_contains(s->orelse, kind)) return true;
   }
   return false;
 }
@@ -29,7 +32,7 @@ bool counted_while(const Stmt& s) {
     return false;
   if (test.items[0]->kind != lang::ExprKind::Name) return false;
   const std::string& counter = test.items[0]->name;
-  if (has_continue(s.body)) return false;
+  if (loop_contains(s.body, StmtKind::Continue)) return false;
   for (const auto& b : s.body) {
     if (b->kind == StmtKind::AugAssign && b->targets[0]->kind == lang::ExprKind::Name &&
         b->targets[0]->name == counter && (b->op == lang::Op::Add || b->op == lang::Op::Sub) &&
@@ -296,7 +299,7 @@ void Emitter::for_stmt(const Stmt& s) {
     // iteration's do-while, `break` jumps past all of them.
     std::vector<std::string> parts = values(*s.value);
     std::string label = "simt_break" + std::to_string(temp_counter_++);
-    bool uses_break = contains_break(s.body);
+    bool uses_break = loop_contains(s.body, StmtKind::Break);
     size_t offset = 0;
     // Each copy of the body evaluates its calls anew: a call's temporary from
     // the copy before is out of scope (and of the wrong iteration).
@@ -508,16 +511,6 @@ std::string Emitter::range_length(const std::string& u, const std::string& start
                      stop + " - 1u) / (0u - (" + u + ")" + step + ") + 1u : 0u)";
   if (known_step) return *known_step > 0 ? up : *known_step < 0 ? down : "0u";
   return "(" + step + " > 0 ? " + up + " : " + step + " < 0 ? " + down + " : 0u)";
-}
-
-bool Emitter::contains_break(const std::vector<lang::StmtPtr>& body) {
-  for (const auto& s : body) {
-    if (s->kind == StmtKind::Break) return true;
-    // A nested loop's break is its own.
-    if (s->kind == StmtKind::For || s->kind == StmtKind::While) continue;
-    if (contains_break(s->body) || contains_break(s->orelse)) return true;
-  }
-  return false;
 }
 
 void Emitter::expr_stmt(const Expr& e) {

@@ -228,7 +228,6 @@ class Emitter {
   void counted_parts(const Expr& iter, std::vector<CountedPart>& out);
   // The flattened items of enumerate/zip over tuples (a tuple of tuples, unrolled).
   std::vector<std::string> tuple_iteration_parts(const Expr& call);
-  static bool contains_break(const std::vector<lang::StmtPtr>& body);
   void expr_stmt(const Expr& e);
   void print(const Expr& call);
 
