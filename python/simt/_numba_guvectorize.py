@@ -24,7 +24,7 @@ from . import _array
 from ._array_api import _generated
 from ._kernel import Func
 from ._numba_types import Signature, _signature_types
-from ._numba_vectorize import _dtype
+from ._numba_vectorize import _dtype, _takes
 
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 _ARG_TYPE = re.compile(r"^(?:readonly\s+)?(\w+)\s*(?:\[(.*)\])?$")
@@ -129,8 +129,7 @@ class GUVectorized:
 
     def _select(self, inputs):
         for loop in self._loops:
-            if all(np.can_cast(np.min_scalar_type(a) if python else a.dtype, d,
-                               "same_kind" if python else "safe")
+            if all(_takes(a if python else a.dtype, python, d)
                    for (a, python), d in zip(inputs, loop.dtypes)):
                 return loop
         kinds = ", ".join(type(a).__name__ if python else str(a.dtype) for a, python in inputs)

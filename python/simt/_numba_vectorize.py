@@ -23,6 +23,15 @@ _NUMBA_NAMES = {"f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64", 
                 "float_": "float32", "double": "float64"}
 
 
+def _takes(operand, python, target):
+    """Whether a loop taking dtype `target` takes an operand (as NumPy picks a ufunc's
+    loop): an array's dtype that converts to it safely, or a Python scalar (`python`)
+    whose value's kind it holds."""
+    if python:
+        return np.can_cast(np.min_scalar_type(operand), target, "same_kind")
+    return np.can_cast(operand, target, "safe")
+
+
 def _dtype(name, signature):
     name = _NUMBA_NAMES.get(name, name)
     try:
@@ -99,12 +108,10 @@ class Vectorized:
     def _loop(self, operands):
         if self._lazy:
             return self._lazy_loop(operands)
-        # The first signature every operand converts to safely (as NumPy picks a ufunc's
-        # loop); Python scalars go with any signature whose type holds their kind.
+        # The first signature that takes every operand (_takes).
         for inputs, output in self._loops:
-            if all(np.can_cast(op.resolve_as, d, "safe") if isinstance(op.resolve_as, np.dtype)
-                   else np.can_cast(np.min_scalar_type(op.value), d, "same_kind")
-                   for op, d in zip(operands, inputs)):
+            if all(_takes(op.resolve_as, False, d) if isinstance(op.resolve_as, np.dtype)
+                   else _takes(op.value, True, d) for op, d in zip(operands, inputs)):
                 return inputs + (output,)
         kinds = ", ".join(str(op.resolve_as if isinstance(op.resolve_as, np.dtype)
                               else type(op.value).__name__) for op in operands)
