@@ -32,6 +32,7 @@ void wait_in_slices(const std::function<bool(std::chrono::milliseconds)>& wait_s
 }
 
 void poll_interruptibly(const std::function<bool()>& ready) {
+  if (!interruptible()) return;  // the caller's blocking call waits, as before
   using Clock = std::chrono::steady_clock;
   // Short waits stay as quick as the blocking call's spin; long ones sleep,
   // at most a quarter millisecond past the work's end.

@@ -55,9 +55,9 @@ void wait_in_slices(const std::function<bool(std::chrono::milliseconds)>& wait_s
 
 // For APIs that only answer "done yet?" (cuStreamQuery, an OpenCL event's
 // status): polls `ready` with a short spin, then sleeps growing up to a
-// fraction of a millisecond, checking for an interrupt every slice. Only
-// called inside a scope; the caller then makes its blocking call, which
-// returns at once and reports errors as before.
+// fraction of a millisecond, checking for an interrupt every slice; returns
+// at once outside a scope. The caller then makes its blocking call, which
+// returns at once (or, outside a scope, waits) and reports errors as before.
 void poll_interruptibly(const std::function<bool()>& ready);
 
 // Cooperative cancellation of CPU kernels: a Ctrl-C (the Python layer's

@@ -239,9 +239,9 @@ CudaStream::~CudaStream() {
 
 void CudaStream::synchronize() {
   context_->make_current();
-  if (runtime::interruptible())  // the blocking call cannot be interrupted: poll first
-    runtime::poll_interruptibly(
-        [&] { return context_->driver().fn().cuStreamQuery(handle_) != CUDA_ERROR_NOT_READY; });
+  // The blocking call cannot be interrupted: an interruptible wait polls first.
+  runtime::poll_interruptibly(
+      [&] { return context_->driver().fn().cuStreamQuery(handle_) != CUDA_ERROR_NOT_READY; });
   CUresult status = context_->driver().fn().cuStreamSynchronize(handle_);
   if (status == CUDA_SUCCESS) return;
   std::string last;
@@ -330,9 +330,8 @@ void CudaEvent::record(runtime::Stream& stream) {
 
 void CudaEvent::synchronize() {
   context_->make_current();
-  if (runtime::interruptible())
-    runtime::poll_interruptibly(
-        [&] { return context_->driver().fn().cuEventQuery(handle_) != CUDA_ERROR_NOT_READY; });
+  runtime::poll_interruptibly(
+      [&] { return context_->driver().fn().cuEventQuery(handle_) != CUDA_ERROR_NOT_READY; });
   context_->check(context_->driver().fn().cuEventSynchronize(handle_), "cuEventSynchronize");
 }
 
@@ -808,9 +807,8 @@ void CudaDevice::synchronize() {
   // The context has no query: an interruptible wait polls the legacy default
   // stream (where launches without a stream go); work on other streams is
   // then waited for by cuCtxSynchronize, uninterruptibly.
-  if (runtime::interruptible())
-    runtime::poll_interruptibly(
-        [&] { return driver_.fn().cuStreamQuery(nullptr) != CUDA_ERROR_NOT_READY; });
+  runtime::poll_interruptibly(
+      [&] { return driver_.fn().cuStreamQuery(nullptr) != CUDA_ERROR_NOT_READY; });
   CUresult status = driver_.fn().cuCtxSynchronize();
   if (status == CUDA_SUCCESS) collect_released(true);
   if (status != CUDA_SUCCESS) {

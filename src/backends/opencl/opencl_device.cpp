@@ -489,7 +489,7 @@ void OpenCLEvent::record(runtime::Stream& stream) { marker_ = device_.enqueue_ma
 void OpenCLEvent::synchronize() {
   if (!marker_) return;
   cl_event event = marker_.get();
-  if (runtime::interruptible()) device_.poll_event(event);
+  device_.poll_event(event);
   device_.check(device_.api().clWaitForEvents(1, &event), "clWaitForEvents");
 }
 
