@@ -10,7 +10,7 @@ import types as _pytypes
 
 import numpy as np
 
-from . import _array, _device_api as cuda
+from . import _array, _device_api as cuda, _stream
 from ._device import get_device
 from ._kernel import Kernel
 from ._numba_types import SCALARS, Scalar, _Type
@@ -154,27 +154,39 @@ kernels_module.transpose = transpose_module
 
 # --- pinned, mapped ---------------------------------------------------------------------
 
-@contextlib.contextmanager
-def pinned(*arylist):
-    """Numba's `with cuda.pinned(a, b):` page-locks existing host arrays for the block.
-    simt cannot page-lock memory it did not allocate: the arrays are used as they are
-    (copies of them are synchronous); cuda.pinned_array makes page-locked arrays."""
+def _host_arrays(arylist, where):
     for ary in arylist:
         if not isinstance(ary, np.ndarray):
-            raise TypeError(f"cuda.pinned: host (NumPy) arrays, not {type(ary).__name__}")
-    yield
+            raise TypeError(f"{where}: host (NumPy) arrays, not {type(ary).__name__}")
+
+
+@contextlib.contextmanager
+def pinned(*arylist):
+    """Numba's `with cuda.pinned(a, b):` page-locks existing host arrays for the block:
+    copies between them and device arrays on a stream are then asynchronous (on CUDA;
+    the CPU device queues them; OpenCL copies wait in any case). When the block ends,
+    simt waits for the device's queued work and unlocks the memory."""
+    _host_arrays(arylist, "cuda.pinned")
+    with _stream.registered_host(arylist, "pinned"):
+        yield
 
 
 @contextlib.contextmanager
 def mapped(*arylist, stream=0, portable=False, wc=False):
-    """Numba's `with cuda.mapped(a) as d_a:` gives device arrays mapped to the host
-    arrays. simt gives device copies and copies them back into the host arrays when the
-    block ends, so the host arrays hold the kernels' writes after the block (not during
-    it, as Numba's mapped memory would)."""
-    for ary in arylist:
-        if not isinstance(ary, np.ndarray):
-            raise TypeError(f"cuda.mapped: host (NumPy) arrays, not {type(ary).__name__}")
+    """Numba's `with cuda.mapped(a) as d_a:` maps existing host arrays into the device's
+    address space for the block and gives device arrays over the same memory (zero
+    copy: kernels read and write the host arrays). CUDA and the CPU device map C- or
+    F-contiguous writeable arrays; elsewhere (OpenCL, other layouts, read-only arrays) the device arrays are copies,
+    copied back into the host arrays when the block ends."""
+    _host_arrays(arylist, "cuda.mapped")
     device = get_device(stream.device if hasattr(stream, "device") else None)
+    if device.backend != "opencl" and all(
+            a.flags.writeable and (a.flags.c_contiguous or a.flags.f_contiguous)
+            for a in arylist):
+        with _stream.registered_host(arylist, "mapped", device) as memories:
+            views = [_stream.mapped_view(a, m, device) for a, m in zip(arylist, memories)]
+            yield views[0] if len(views) == 1 else views
+        return
     copies = [_array.to_device(ary, device) for ary in arylist]
     try:
         yield copies[0] if len(copies) == 1 else copies

@@ -195,3 +195,47 @@ def managed_empty(shape, dtype=np.float64, device=None):
     is ordinary memory; OpenCL devices raise ValueError.
     """
     return _device_array("managed", shape, dtype, device)
+
+
+def _byte_span(ary):
+    """(first address, bytes) of the memory an ndarray's elements occupy."""
+    low, high = np.lib.array_utils.byte_bounds(ary) if hasattr(np.lib, "array_utils") \
+        else np.byte_bounds(ary)
+    return low, high - low
+
+
+@contextlib.contextmanager
+def registered_host(arrays, kind, device=None):
+    """Page-locks ("pinned") or maps ("mapped") the memory of existing NumPy arrays for
+    the block; yields one HostMemory per array. Memory registered already (a
+    pinned_empty array, an enclosing block) is used as it is and left registered. Work
+    queued on the device is waited for before the registrations end: the arrays are the
+    caller's alone again after the block."""
+    device = get_device(device)
+    memories, made = [], []
+    try:
+        for ary in arrays:
+            address, nbytes = _byte_span(ary)
+            memory, created = _core.register_host(device, address, nbytes, kind)
+            memories.append(memory)
+            if created:
+                made.append(memory)
+        yield memories
+    finally:
+        if made:
+            device.synchronize()
+            for memory in made:
+                memory.withdraw()
+
+
+def mapped_view(ary, memory, device=None):
+    """A simt.Array over a mapped NumPy array's memory (C- or F-contiguous), or None
+    where it cannot view it in place (other layouts)."""
+    device = get_device(device)
+    dtype = _dtype_name(ary.dtype)
+    if ary.flags.c_contiguous:
+        return Array._wrap(_core.host_memory_array(device, memory, list(ary.shape), dtype))
+    if ary.flags.f_contiguous:
+        flipped = _core.host_memory_array(device, memory, list(ary.shape[::-1]), dtype)
+        return Array._wrap(flipped).T
+    return None

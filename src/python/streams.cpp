@@ -188,6 +188,7 @@ void bind_streams(nb::module_& m) {
                      return std::string(runtime::host_memory_name(h.allocation->kind()));
                    })
       .def_prop_ro("nbytes", [](const PyHostMemory& h) { return h.allocation->bytes(); })
+      .def("withdraw", [](const PyHostMemory& h) { h.allocation->withdraw(); })
       .def_prop_ro(
           "host_ptr",
           [](const PyHostMemory& h) { return reinterpret_cast<uintptr_t>(h.allocation->host()); })
@@ -231,22 +232,41 @@ void bind_streams(nb::module_& m) {
         return a;
       },
       nb::arg("device"), nb::arg("memory"), nb::arg("shape"), nb::arg("dtype"));
+  auto host_memory_kind = [](const std::string& kind) {
+    if (kind == "pinned") return runtime::HostMemoryKind::Pinned;
+    if (kind == "mapped") return runtime::HostMemoryKind::Mapped;
+    if (kind == "managed") return runtime::HostMemoryKind::Managed;
+    throw nb::value_error("host memory kind must be 'pinned', 'mapped' or 'managed'");
+  };
   m.def(
       "allocate_host",
-      [](const PyDevice& d, size_t bytes, const std::string& kind) {
-        runtime::HostMemoryKind k;
-        if (kind == "pinned")
-          k = runtime::HostMemoryKind::Pinned;
-        else if (kind == "mapped")
-          k = runtime::HostMemoryKind::Mapped;
-        else if (kind == "managed")
-          k = runtime::HostMemoryKind::Managed;
-        else
-          throw nb::value_error("host memory kind must be 'pinned', 'mapped' or 'managed'");
+      [host_memory_kind](const PyDevice& d, size_t bytes, const std::string& kind) {
+        runtime::HostMemoryKind k = host_memory_kind(kind);
         nb::gil_scoped_release release;
         return PyHostMemory{d.device->allocate_host(bytes, k)};
       },
       nb::arg("device"), nb::arg("nbytes"), nb::arg("kind"));
+  // Existing host memory (a NumPy array's bytes) page-locked or mapped for
+  // the caller, who keeps the memory alive and calls withdraw() when done.
+  // Memory registered already (by simt or an earlier call) is returned as it
+  // is, with False: the caller must not withdraw what it did not register.
+  m.def(
+      "register_host",
+      [host_memory_kind](const PyDevice& d, uintptr_t address, size_t bytes,
+                         const std::string& kind) {
+        runtime::HostMemoryKind k = host_memory_kind(kind);
+        void* host = reinterpret_cast<void*>(address);
+        if (auto existing = runtime::HostAllocation::find(host, bytes);
+            existing && (existing->kind() == k || k == runtime::HostMemoryKind::Pinned))
+          return nb::make_tuple(PyHostMemory{existing}, false);
+        std::shared_ptr<runtime::HostAllocation> registered;
+        {
+          nb::gil_scoped_release release;
+          registered = d.device->register_host(host, bytes, k);
+        }
+        return nb::make_tuple(PyHostMemory{registered}, true);
+      },
+      nb::arg("device"), nb::arg("address"), nb::arg("nbytes"), nb::arg("kind"));
 }
 
 }  // namespace simt::python

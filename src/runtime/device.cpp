@@ -123,12 +123,18 @@ HostAllocation::HostAllocation(HostMemoryKind kind, void* host, void* device_poi
       release_(std::move(release)) {}
 
 HostAllocation::~HostAllocation() {
-  {
-    HostRegistry& registry = host_registry();
-    std::lock_guard lock(registry.mutex);
-    registry.live.erase(reinterpret_cast<uintptr_t>(host_));
-  }
+  withdraw();
   if (release_) release_();
+}
+
+void HostAllocation::withdraw() {
+  HostRegistry& registry = host_registry();
+  std::lock_guard lock(registry.mutex);
+  // The entry at this address may be a later registration of the same memory.
+  auto it = registry.live.find(reinterpret_cast<uintptr_t>(host_));
+  if (it == registry.live.end()) return;
+  auto entry = it->second.second.lock();
+  if (!entry || entry.get() == this) registry.live.erase(it);
 }
 
 std::shared_ptr<HostAllocation> HostAllocation::registered(std::shared_ptr<HostAllocation> a) {

@@ -179,6 +179,9 @@ class HostAllocation {
   static std::shared_ptr<HostAllocation> registered(std::shared_ptr<HostAllocation> allocation);
   // The live allocation holding [pointer, pointer + bytes), or null.
   static std::shared_ptr<HostAllocation> find(const void* pointer, size_t bytes);
+  // Leaves the registry now (find() no longer returns it), while copies that
+  // hold it may still run; the memory is released with the last reference.
+  void withdraw();
 
  private:
   HostMemoryKind kind_;
@@ -260,6 +263,11 @@ class Device {
   virtual std::shared_ptr<Event> create_event() = 0;
   // Throws std::invalid_argument where the backend lacks the kind.
   virtual std::shared_ptr<HostAllocation> allocate_host(size_t bytes, HostMemoryKind kind) = 0;
+  // Page-locks (Pinned) or maps (Mapped) host memory simt did not allocate, for
+  // Numba's `cuda.pinned(a)` / `cuda.mapped(a)`: registered as allocate_host's
+  // memory is until withdraw() or the last reference; the memory stays the caller's.
+  virtual std::shared_ptr<HostAllocation> register_host(void* host, size_t bytes,
+                                                        HostMemoryKind kind) = 0;
   // Whether `pointer`, memory another library allocated (a
   // __cuda_array_interface__ pointer, which names no device), is this
   // device's memory. Backends that cannot tell answer false.

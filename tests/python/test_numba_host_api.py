@@ -364,3 +364,60 @@ def test_pinned_and_mapped_contexts(current, rng):
     with cuda.mapped(a) as d_one:
         add_index[10, 32](d_one)
     np.testing.assert_array_equal(a, expected)
+
+
+def test_mapped_arrays_are_the_host_memory(current, rng):
+    """Where the device maps host memory (CUDA, the CPU), a kernel's writes reach the
+    host array during the block, not only when it ends; layouts and read-only arrays
+    that cannot be mapped are copied and behave the same after the block."""
+    @cuda.jit
+    def scale_2d(m, f):
+        i, j = cuda.grid(2)
+        if i < m.shape[0] and j < m.shape[1]:
+            m[i, j] = m[i, j] * f + i
+
+    m = rng.random((5, 7))
+    fortran = np.asfortranarray(rng.random((6, 3)))
+    expected_m, expected_f = m * 3 + np.arange(5)[:, None], fortran * 3 + np.arange(6)[:, None]
+    with cuda.mapped(m, fortran) as (d_m, d_f):
+        assert d_m.shape == m.shape and d_f.shape == fortran.shape
+        scale_2d[(1, 1), (8, 8)](d_m, 3.0)
+        scale_2d[(1, 1), (8, 8)](d_f, 3.0)
+        cuda.synchronize()
+        if current.backend != "opencl":
+            np.testing.assert_allclose(m, expected_m)  # in place: before the block ends
+    np.testing.assert_allclose(m, expected_m)
+    np.testing.assert_allclose(fortran, expected_f)
+
+    strided = rng.random(20)[::2]
+    frozen = rng.random(8)
+    frozen.flags.writeable = False
+    with cuda.mapped(strided, frozen) as (d_s, d_r):
+        np.testing.assert_array_equal(d_s.copy_to_host(), strided)
+        np.testing.assert_array_equal(d_r.copy_to_host(), frozen)
+    with pytest.raises(TypeError, match="host \\(NumPy\\) arrays"):
+        with cuda.mapped(d_s):
+            pass
+
+
+def test_pinned_arrays_copy_on_streams(current, rng):
+    """Copies between page-locked host arrays and device arrays on a stream, nested
+    and repeated registrations of the same memory, and a pinned_array inside the block."""
+    host = rng.random(4096)
+    back = np.full_like(host, np.nan)
+    already = cuda.pinned_array(16)
+    already[:] = 7
+    stream = cuda.stream()
+    with cuda.pinned(host, back, already):
+        with cuda.pinned(host):  # registered already: used as it is
+            d = cuda.to_device(host, stream=stream)
+            d.copy_to_host(back, stream=stream)
+            d_small = cuda.to_device(already, stream=stream)
+        stream.synchronize()
+    np.testing.assert_array_equal(back, host)
+    np.testing.assert_array_equal(d_small.copy_to_host(), np.full(16, 7.0))
+    with cuda.pinned(host):  # registered again after the first block ended
+        np.testing.assert_array_equal(cuda.to_device(host).copy_to_host(), host)
+    with pytest.raises(TypeError, match="cuda.pinned"):
+        with cuda.pinned([1, 2, 3]):
+            pass

@@ -256,6 +256,17 @@ std::shared_ptr<runtime::HostAllocation> CpuDevice::allocate_host(size_t bytes,
       kind, p, device_pointer, bytes, [p] { std::free(p); }));
 }
 
+std::shared_ptr<runtime::HostAllocation> CpuDevice::register_host(void* host, size_t bytes,
+                                                                  runtime::HostMemoryKind kind) {
+  if (kind == runtime::HostMemoryKind::Managed)
+    throw std::invalid_argument("existing memory cannot become managed memory");
+  // Already the device's memory: registering only lets kernels take it in
+  // place (mapped) and copies of it run queued (pinned).
+  void* device_pointer = kind == runtime::HostMemoryKind::Pinned ? nullptr : host;
+  return runtime::HostAllocation::registered(
+      std::make_shared<runtime::HostAllocation>(kind, host, device_pointer, bytes, nullptr));
+}
+
 void CpuDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
                                      runtime::Stream& stream, runtime::KeepAlive keep) {
   if (stream.is_default()) {

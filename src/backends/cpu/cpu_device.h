@@ -47,6 +47,8 @@ class CpuDevice : public runtime::Device {
   std::shared_ptr<runtime::Event> create_event() override;
   std::shared_ptr<runtime::HostAllocation> allocate_host(size_t bytes,
                                                          runtime::HostMemoryKind kind) override;
+  std::shared_ptr<runtime::HostAllocation> register_host(void* host, size_t bytes,
+                                                         runtime::HostMemoryKind kind) override;
 
   // Runs `task` in order on `stream`: inline on the default stream (after
   // the other streams' queued work), else on the stream's worker.

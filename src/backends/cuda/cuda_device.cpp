@@ -442,6 +442,44 @@ void CudaDevice::collect_released(bool all) {
   });
 }
 
+std::shared_ptr<runtime::HostAllocation> CudaDevice::register_host(void* host, size_t bytes,
+                                                                   runtime::HostMemoryKind kind) {
+  if (kind == runtime::HostMemoryKind::Managed)
+    throw std::invalid_argument("existing memory cannot become managed memory");
+  context_->make_current();
+  const std::string detail = " page-locking " + std::to_string(bytes) + " bytes (" +
+                             runtime::human_bytes(bytes) + ") of existing host memory";
+  const bool mapped = kind == runtime::HostMemoryKind::Mapped;
+  // Zero bytes: nothing to lock (the driver rejects it); the registration
+  // still lets a kernel take the empty array.
+  auto context = context_;
+  std::function<void()> release;
+  if (bytes > 0) {
+    check(
+        driver_.fn().cuMemHostRegister_v2(
+            host, bytes, CU_MEMHOSTREGISTER_PORTABLE | (mapped ? CU_MEMHOSTREGISTER_DEVICEMAP : 0)),
+        "cuMemHostRegister", detail);
+    release = [context, host] {
+      context->make_current_noexcept();
+      context->driver().fn().cuMemHostUnregister(host);
+    };
+  }
+  void* device_pointer = nullptr;
+  if (mapped && bytes > 0) {
+    CUdeviceptr pointer = 0;
+    CUresult status = driver_.fn().cuMemHostGetDevicePointer_v2(&pointer, host, 0);
+    if (status != CUDA_SUCCESS) {
+      release();
+      check(status, "cuMemHostGetDevicePointer", detail);
+    }
+    device_pointer = from_device(pointer);
+  } else if (mapped) {
+    device_pointer = host;
+  }
+  return runtime::HostAllocation::registered(
+      std::make_shared<runtime::HostAllocation>(kind, host, device_pointer, bytes, release));
+}
+
 void CudaDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
                                       runtime::Stream& stream, runtime::KeepAlive keep) {
   if (bytes == 0) return;

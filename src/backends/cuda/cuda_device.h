@@ -217,6 +217,8 @@ class CudaDevice : public runtime::Device {
   std::shared_ptr<runtime::Event> create_event() override;
   std::shared_ptr<runtime::HostAllocation> allocate_host(size_t bytes,
                                                          runtime::HostMemoryKind kind) override;
+  std::shared_ptr<runtime::HostAllocation> register_host(void* host, size_t bytes,
+                                                         runtime::HostMemoryKind kind) override;
 
   // CUDA C++ source, compiled by NVRTC with the options given (the toolkit's
   // headers on the include path) for this device's architecture.

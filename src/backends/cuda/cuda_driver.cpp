@@ -186,6 +186,8 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
     SIMT_CUDA_REQUIRE(cuMemHostAlloc);
     SIMT_CUDA_REQUIRE(cuMemFreeHost);
     SIMT_CUDA_REQUIRE(cuMemHostGetDevicePointer_v2);
+    SIMT_CUDA_REQUIRE(cuMemHostRegister_v2);
+    SIMT_CUDA_REQUIRE(cuMemHostUnregister);
     SIMT_CUDA_REQUIRE(cuMemAllocManaged);
     SIMT_CUDA_REQUIRE(cuStreamCreate);
     SIMT_CUDA_REQUIRE(cuStreamDestroy_v2);

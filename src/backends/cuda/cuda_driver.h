@@ -104,6 +104,8 @@ constexpr unsigned int CU_EVENT_DISABLE_TIMING = 0x2;
 constexpr unsigned int CU_MEMHOSTALLOC_PORTABLE = 0x01;
 constexpr unsigned int CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
 constexpr unsigned int CU_MEM_ATTACH_GLOBAL = 0x1;
+constexpr unsigned int CU_MEMHOSTREGISTER_PORTABLE = 0x01;
+constexpr unsigned int CU_MEMHOSTREGISTER_DEVICEMAP = 0x02;
 
 // The entry points simt uses. Each member is named after the symbol libcuda
 // exports (hence the _v2 suffixes); all are required unless marked optional.
@@ -142,6 +144,8 @@ struct DriverFunctions {
   CUresult (*cuMemFreeHost)(void* pointer) = nullptr;
   CUresult (*cuMemHostGetDevicePointer_v2)(CUdeviceptr* device_pointer, void* host,
                                            unsigned int flags) = nullptr;
+  CUresult (*cuMemHostRegister_v2)(void* host, std::size_t bytes, unsigned int flags) = nullptr;
+  CUresult (*cuMemHostUnregister)(void* host) = nullptr;
   CUresult (*cuMemAllocManaged)(CUdeviceptr* pointer, std::size_t bytes,
                                 unsigned int flags) = nullptr;
   CUresult (*cuStreamCreate)(CUstream* stream, unsigned int flags) = nullptr;

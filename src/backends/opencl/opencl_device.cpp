@@ -553,6 +553,18 @@ std::shared_ptr<runtime::HostAllocation> OpenCLDevice::allocate_host(size_t byte
       std::make_shared<runtime::HostAllocation>(kind, p, nullptr, bytes, [p] { std::free(p); }));
 }
 
+std::shared_ptr<runtime::HostAllocation> OpenCLDevice::register_host(void* host, size_t bytes,
+                                                                     runtime::HostMemoryKind kind) {
+  if (kind != runtime::HostMemoryKind::Pinned)
+    throw std::invalid_argument(std::string(runtime::host_memory_name(kind)) +
+                                " memory is a CUDA feature; " + info_.id +
+                                " (OpenCL) has pinned memory only");
+  // OpenCL copies from host memory wait for their data whatever the memory
+  // is, so a registration changes nothing but is accepted as Numba's is.
+  return runtime::HostAllocation::registered(
+      std::make_shared<runtime::HostAllocation>(kind, host, nullptr, bytes, nullptr));
+}
+
 void OpenCLDevice::queue_copy_from_host(void* device_dst, const void* host_src, size_t bytes,
                                         runtime::Stream& stream, runtime::KeepAlive) {
   if (bytes == 0) return;

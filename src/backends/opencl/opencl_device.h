@@ -155,6 +155,8 @@ class OpenCLDevice : public runtime::Device {
   // mapped and managed memory are CUDA's.
   std::shared_ptr<runtime::HostAllocation> allocate_host(size_t bytes,
                                                          runtime::HostMemoryKind kind) override;
+  std::shared_ptr<runtime::HostAllocation> register_host(void* host, size_t bytes,
+                                                         runtime::HostMemoryKind kind) override;
 
   const OpenCLApi& api() const { return api_; }
   cl_command_queue queue() const { return queue_.get(); }

@@ -78,6 +78,10 @@ class BudgetDevice : public simt::runtime::Device {
       size_t, simt::runtime::HostMemoryKind) override {
     unused();
   }
+  std::shared_ptr<simt::runtime::HostAllocation> register_host(
+      void*, size_t, simt::runtime::HostMemoryKind) override {
+    unused();
+  }
 
   size_t used() const { return used_; }
   int allocations = 0;
