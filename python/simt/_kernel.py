@@ -54,7 +54,9 @@ class Kernel(_Compiled, NumbaDispatcher):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
     def __init__(self, function, *, signatures=(), debug=None, fastmath=False, boundscheck=None,
-                 source=None):
+                 source=None, link=()):
+        """`link`: [(origin, text, languages)] sources compiled with the kernel
+        (cuda.jit(link=...), _numba_foreign.linked_sources)."""
         super().__init__(function, "simt.kernel", source)
         if debug is None:
             debug = _environment_flag("SIMT_DEBUG")
@@ -66,8 +68,9 @@ class Kernel(_Compiled, NumbaDispatcher):
         # The resolver must not refer to self: the dispatcher (a C++ object the
         # garbage collector cannot traverse) would keep the kernel alive forever.
         resolver = functools.partial(resolve, function, self._function.free_names)
+        self._link = list(link)
         self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
-                                            self.boundscheck)
+                                            self.boundscheck, self._link)
         self._configured = {}
         for signature in signatures:
             self.compile(signature)
@@ -137,7 +140,7 @@ class Kernel(_Compiled, NumbaDispatcher):
         if dialect not in DIALECTS:
             raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
         generated = self._function.generate(self._signature(args), self._globals(), dialect,
-                                            self.debug, self.boundscheck)
+                                            self.debug, self.boundscheck, self._link)
         return generated["source"]
 
     def inspect_types(self, *args, file=None):

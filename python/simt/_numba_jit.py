@@ -9,6 +9,7 @@ anyway) change nothing, as docs/porting.md says.
 """
 
 from ._kernel import Func, Kernel
+from ._numba_foreign import linked_sources
 from ._numba_types import Signature
 
 _ACCEPTED = {"opt", "lineinfo", "max_registers", "lto", "inline", "cache", "boundscheck"}
@@ -21,16 +22,16 @@ def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **o
         raise TypeError(f"cuda.jit: unknown option{'s' if len(unknown) > 1 else ''} "
                         f"{', '.join(unknown)} (Numba's are {', '.join(sorted(_ACCEPTED))}, "
                         f"device, link, debug, fastmath)")
-    if link:
-        raise NotImplementedError("cuda.jit(link=...): linking CUDA C device functions into "
-                                  "Python kernels is not supported yet; use simt.RawModule "
-                                  "for CUDA C kernels")
+    if link and device:
+        raise ValueError("cuda.jit: link= is taken by kernels, not device functions (give "
+                         "it to the kernels that call into the linked code)")
+    sources = linked_sources(link, "cuda.jit")
 
     def decorate(function, signatures):
         if device:
             return Func(function)
         return Kernel(function, signatures=signatures, debug=debug, fastmath=fastmath,
-                      boundscheck=options.get("boundscheck"))
+                      boundscheck=options.get("boundscheck"), link=sources)
 
     if isinstance(func_or_sig, Signature):  # void(float32[:], int32) as type objects
         func_or_sig = str(func_or_sig)

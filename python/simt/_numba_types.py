@@ -127,8 +127,16 @@ def _tuple(items):
     return _Type(f"({', '.join(map(str, items))})")
 
 
+def _c_pointer(dtype):
+    """types.CPointer(types.float32): a pointer parameter of a declare_device function
+    (an array's data pointer is passed)."""
+    if not isinstance(dtype, Scalar):
+        raise TypeError(f"types.CPointer takes a number type such as float32, not {dtype!r}")
+    return _Type(f"CPointer({dtype})")
+
+
 types = _types.SimpleNamespace(Array=_array, UniTuple=_uni_tuple, Tuple=_tuple, void=void,
-                               none=void, **SCALARS)
+                               none=void, CPointer=_c_pointer, **SCALARS)
 
 
 def _split_top_level(text):

@@ -29,6 +29,9 @@ def describe(value):
     """A description of a Python value the compiler understands, as a tuple."""
     if isinstance(value, _Compiled):  # a simt.func (a kernel is not a value kernels use)
         return value._description()
+    foreign = getattr(value, "_simt_foreign", None)  # cuda.declare_device
+    if isinstance(foreign, tuple):
+        return foreign
     member = getattr(value, "_simt_member", None)
     if member is not None:
         return ("attr", member[0], member[1])

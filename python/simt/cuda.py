@@ -19,6 +19,7 @@ from ._numba_devices import (  # noqa: F401
     event_elapsed_time, get_current_device, gpus, is_available, legacy_default_stream,
     list_devices, per_thread_default_stream, select_device, stream, synchronize)
 from ._numba_compile import compile_ptx, compile_ptx_for_current_device  # noqa: F401
+from ._numba_foreign import CUSource, declare_device  # noqa: F401
 from ._numba_guvectorize import guvectorize  # noqa: F401
 from ._numba_host import (  # noqa: F401
     carray, farray, kernels_module as kernels, mapped, np_module as _np, pinned,

@@ -117,6 +117,9 @@ struct Dialect {
   std::string_view ulong_as_double{};
 
   std::string_view prelude{};  // declarations every kernel of this dialect needs
+  // Ahead of each linked source (cuda.jit(link=...)): the CPU's C++ reads
+  // CUDA's function qualifiers in .cu sources as nothing.
+  std::string_view linked_prelude{};
   // A statement at the top of a `while` loop's body that leaves the loop
   // when the runtime asks running kernels to stop (the CPU's Ctrl-C), and the
   // declaration of the epoch it reads (defined once, where used); empty

@@ -177,6 +177,9 @@ const Dialect kCpp{
     .double_as_ulong = "__builtin_bit_cast(long long, %x)",
     .ulong_as_double = "__builtin_bit_cast(double, %x)",
     .prelude = kCppPrelude,
+    .linked_prelude =
+        "#ifndef __device__\n#define __device__\n#define __host__\n#define __forceinline__ "
+        "inline\n#endif\n",
     .loop_cancel_flag = "extern \"C\" simt_i64 simt_cancel;",
     .loop_cancel_check =
         "if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != "

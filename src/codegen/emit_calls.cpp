@@ -1,5 +1,7 @@
 // Device-function calls and effectful intrinsics, evaluated into
 // temporaries before the statement that uses them, and returns.
+#include <algorithm>
+
 #include "codegen/emitter_impl.h"
 
 namespace simt::codegen::detail {
@@ -43,7 +45,8 @@ bool Emitter::has_call(const Expr* e) {
   if (auto it = has_call_.find(e); it != has_call_.end()) return it->second;
   auto i = fn_.exprs.find(e);
   bool found =
-      i != fn_.exprs.end() && (i->second.function != nullptr || effectful_intrinsic(i->second));
+      i != fn_.exprs.end() && (i->second.function != nullptr || i->second.foreign != nullptr ||
+                               effectful_intrinsic(i->second));
   for (const auto& item : e->items) found = has_call(item.get()) || found;
   for (const auto& kw : e->keywords) found = has_call(kw.value.get()) || found;
   has_call_[e] = found;
@@ -58,6 +61,11 @@ void Emitter::prepare(const Expr& e) {
       if (effectful_intrinsic(i)) {
         prepare_arguments(e);
         hoist_intrinsic(e);
+        return;
+      }
+      if (i.foreign) {
+        prepare_arguments(e);
+        hoist_foreign(e);
         return;
       }
       if (!i.function) break;
@@ -197,6 +205,46 @@ void Emitter::hoist_call(const Expr& e) {
   std::vector<std::string> parts;
   for (size_t k = 0; k < count_parts(rt); ++k) parts.push_back(tmp + ".v" + std::to_string(k));
   hoisted_[&e] = parts;
+}
+
+void Emitter::hoist_foreign(const Expr& e) {
+  const sema::ForeignFunction& fn = *info(e).foreign;
+  link_foreign(fn, e.span);
+  // The result's slot; a function without a result gets an int to write to.
+  const bool has_result = fn.result.kind != TypeKind::None;
+  std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+  line((has_result ? ctype(fn.result) : std::string("int")) + " " + tmp + " = 0;");
+  std::vector<std::string> args{"&" + tmp};
+  for (size_t k = 0; k < fn.params.size(); ++k) {
+    const Expr& arg = *e.items[k + 1];
+    if (fn.params[k].pointer) {
+      args.push_back(expr(arg) + ".data");
+    } else {
+      args.push_back(emit_as(arg, Type::scalar_of(fn.params[k].scalar)));
+    }
+  }
+  line("(void)" + fn.symbol + "(" + join_list(args) + ");");
+  hoisted_[&e] = has_result ? std::vector<std::string>{tmp} : std::vector<std::string>{};
+}
+
+void Emitter::link_foreign(const sema::ForeignFunction& fn, lang::Span at) {
+  if (!module_.foreign_symbols.insert(fn.symbol).second) return;
+  bool defined = false;
+  auto add = [&](const sema::LinkedSource& s) {
+    if (std::find(s.languages.begin(), s.languages.end(), d_.id) == s.languages.end()) return;
+    defined = true;
+    if (!module_.linked.insert(s.text).second) return;
+    module_.linked_code += "// Linked from " + s.origin + "\n" + std::string(d_.linked_prelude) +
+                           s.text + (s.text.empty() || s.text.back() == '\n' ? "" : "\n");
+  };
+  for (const auto& s : fn.sources) add(s);
+  for (const auto& s : options_.link) add(s);
+  if (!defined)
+    fail_at(at, fn.name + "() (declare_device('" + fn.symbol + "', ...)) has no source for " +
+                    std::string(abi::language_name(d_.id)) +
+                    " devices: link one with cuda.jit(link=[...]) or declare_device(..., "
+                    "link=[...]) (.cu or cuda.CUSource for CUDA and the CPU, .cl for OpenCL, "
+                    ".c/.cpp for the CPU)");
 }
 
 std::string Emitter::call_code(const Expr& e) {

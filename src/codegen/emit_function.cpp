@@ -81,7 +81,8 @@ abi::GeneratedKernel Emitter::run() {
   header += ")\n";
 
   std::string src = header + std::string(d_.prelude) + "\n" + helpers_.definitions() +
-                    module_.constant_code + view_code_ + module_.tuple_code + module_.function_code;
+                    module_.linked_code + module_.constant_code + view_code_ + module_.tuple_code +
+                    module_.function_code;
   if (regions_.active) {
     // One call per block; the body loops over the threads itself.
     src += std::string(d_.kernel_prefix) + "void " + out.entry +

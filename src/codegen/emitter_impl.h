@@ -80,6 +80,11 @@ struct Module {
   // Constant arrays (global NumPy arrays), defined at program scope once.
   std::set<std::string> constants;
   std::string constant_code;
+  // Linked sources (each once) ahead of the device functions that call the
+  // foreign functions they define; the symbols already checked.
+  std::set<std::string> linked;
+  std::set<std::string> foreign_symbols;
+  std::string linked_code;
   // Features a device must have, from the kernel or any device function.
   std::optional<PythonLine> warp_use;
   std::optional<PythonLine> int64_atomic_use;
@@ -313,6 +318,10 @@ class Emitter {
 
   void hoist_intrinsic(const Expr& e);
   void hoist_call(const Expr& e);
+  // A declare_device function's call (Numba's ABI, the result through a
+  // pointer), its linked sources added to the module on first use.
+  void hoist_foreign(const Expr& e);
+  void link_foreign(const sema::ForeignFunction& fn, lang::Span at);
 
   // `simt_func_f_0(hidden..., args...)`: each argument converted to the
   // callee's parameter type; a missing one is the parameter's default.

@@ -33,6 +33,8 @@ void set_diagnostic_error(const lang::CompileError& error);
 // "(int64, float32)"); ValueError naming the text when malformed.
 sema::Type type_from_text(const std::string& text);
 abi::ArgType argument_type_from_text(const std::string& text);
+// [(origin, text, [language name])] from Python: sources linked into kernels.
+std::vector<sema::LinkedSource> linked_sources(const nb::handle& sources);
 
 // Reads resolved globals, described by the Python side as tuples (see
 // python/simt/_resolve.py), as the compiler's Globals, following each

@@ -42,6 +42,48 @@ abi::ArgType argument_type_from_text(const std::string& text) {
   return *t;
 }
 
+std::vector<sema::LinkedSource> linked_sources(const nb::handle& sources) {
+  std::vector<sema::LinkedSource> out;
+  for (nb::handle item : nb::cast<nb::list>(sources)) {
+    nb::tuple t = nb::cast<nb::tuple>(item);
+    sema::LinkedSource s;
+    s.origin = nb::cast<std::string>(t[0]);
+    s.text = nb::cast<std::string>(t[1]);
+    for (nb::handle language : nb::cast<nb::list>(t[2])) {
+      auto dialect = codegen::dialect_from_name(nb::cast<std::string>(language));
+      if (!dialect) throw nb::value_error("unknown language of a linked source");
+      s.languages.push_back(*dialect);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+namespace {
+
+// ("foreign", name, symbol, result, [parameter], [linked source]) from
+// simt.cuda.declare_device: types as text ("float32", "none"; a pointer
+// parameter "float32*").
+std::shared_ptr<const sema::ForeignFunction> foreign_function(const nb::tuple& t) {
+  auto fn = std::make_shared<sema::ForeignFunction>();
+  fn->name = nb::cast<std::string>(t[1]);
+  fn->symbol = nb::cast<std::string>(t[2]);
+  std::string result = nb::cast<std::string>(t[3]);
+  fn->result = result == "none" ? sema::Type::none() : type_from_text(result);
+  for (nb::handle param : nb::cast<nb::list>(t[4])) {
+    std::string text = nb::cast<std::string>(param);
+    sema::ForeignFunction::Param p;
+    p.pointer = !text.empty() && text.back() == '*';
+    if (p.pointer) text.pop_back();
+    p.scalar = type_from_text(text).scalar;
+    fn->params.push_back(p);
+  }
+  fn->sources = linked_sources(t[5]);
+  return fn;
+}
+
+}  // namespace
+
 // A resolved global as the Python side describes it: a tuple whose first
 // item says the kind ("module", "function", "dtype", "int", "float",
 // "complex", "bool", "scalar", "tuple").
@@ -111,6 +153,9 @@ sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
     for (nb::handle extent : nb::cast<nb::list>(t[2])) g.shape.push_back(nb::cast<int64_t>(extent));
     g.bytes = std::make_shared<const std::string>(nb::cast<nb::bytes>(t[3]).c_str(),
                                                   nb::cast<nb::bytes>(t[3]).size());
+  } else if (kind == "foreign") {
+    g.kind = sema::GlobalValue::Kind::Foreign;
+    g.foreign = foreign_function(t);
   } else if (kind == "tuple") {
     g.kind = sema::GlobalValue::Kind::Tuple;
     for (nb::handle item : nb::cast<nb::list>(t[1])) g.items.push_back(this->value(item));
@@ -192,7 +237,7 @@ nb::dict local_types(const Function& fn, const std::vector<std::string>& arg_typ
 
 nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
                   const nb::dict& globals, const std::string& dialect_name, bool debug,
-                  bool boundscheck) {
+                  bool boundscheck, const nb::list& link) {
   auto dialect = codegen::dialect_from_name(dialect_name);
   if (!dialect)
     throw nb::value_error(
@@ -201,6 +246,7 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
   codegen::EmitOptions options;
   options.debug = debug;
   options.boundscheck = boundscheck;
+  options.link = linked_sources(link);
   abi::GeneratedKernel kernel =
       fn.generate(types_from_text(arg_types), reader.read(globals), *dialect, options);
   nb::dict out;
@@ -324,7 +370,7 @@ void bind_compiler(nb::module_& m) {
       .def_prop_ro("free_names", &Function::free_names)
       .def("local_types", &local_types, nb::arg("arg_types"), nb::arg("globals"))
       .def("generate", &generate, nb::arg("arg_types"), nb::arg("globals"), nb::arg("dialect"),
-           nb::arg("debug") = false, nb::arg("boundscheck") = false);
+           nb::arg("debug") = false, nb::arg("boundscheck") = false, nb::arg("link") = nb::list());
 
   m.def("nvrtc_compile", &nvrtc_compile, nb::arg("source"), nb::arg("arch") = 90,
         "Compiles CUDA C++ with NVRTC to a cubin: {available, reason | version, ok, log, "

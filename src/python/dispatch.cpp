@@ -106,12 +106,14 @@ struct Specialization {
 class Dispatcher {
  public:
   Dispatcher(nb::object function, nb::object resolve_globals, bool debug, bool fastmath,
-             bool boundscheck)
+             bool boundscheck, nb::list link)
       : function_object_(std::move(function)),
         function_(nb::cast<Function*>(function_object_)),
         resolve_globals_(std::move(resolve_globals)),
         param_names_(function_->param_names()),
-        boundscheck_(boundscheck) {
+        boundscheck_(boundscheck),
+        link_(std::move(link)),
+        link_sources_(linked_sources(link_)) {
     options_.debug = debug;
     options_.fastmath = fastmath;
   }
@@ -163,6 +165,8 @@ class Dispatcher {
   std::vector<std::string> param_names_;
   runtime::CompileOptions options_;
   bool boundscheck_ = false;
+  nb::list link_;  // cuda.jit(link=[...]) as Python gave it (for the compile observer)
+  std::vector<sema::LinkedSource> link_sources_;
   // Shared: a launch holds the one it queues, with the GIL released.
   std::unordered_map<std::string, std::shared_ptr<Specialization>, StringHash, std::equal_to<>>
       cache_;
@@ -242,12 +246,13 @@ std::shared_ptr<Specialization> Dispatcher::specialize(
     nb::list type_names;
     for (const auto& a : *arguments) type_names.append(a.str());
     nb::handle observer(g_compile_observer);
-    observer(function_object_, type_names, globals, options_.debug, boundscheck_);
+    observer(function_object_, type_names, globals, options_.debug, boundscheck_, link_);
   }
   GlobalsReader reader;
   codegen::EmitOptions emit_options;
   emit_options.debug = options_.debug;
   emit_options.boundscheck = boundscheck_;
+  emit_options.link = link_sources_;
   abi::GeneratedKernel emitted =
       function_->generate(types, reader.read(globals), device->language(), emit_options);
   auto spec = std::make_shared<Specialization>();
@@ -465,9 +470,9 @@ PyType_Slot launch_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(launch_tr
 
 void bind_dispatch(nb::module_& m) {
   nb::class_<Dispatcher>(m, "Dispatcher", nb::type_slots(dispatcher_slots))
-      .def(nb::init<nb::object, nb::object, bool, bool, bool>(), nb::arg("function"),
+      .def(nb::init<nb::object, nb::object, bool, bool, bool, nb::list>(), nb::arg("function"),
            nb::arg("resolve_globals"), nb::arg("debug") = false, nb::arg("fastmath") = false,
-           nb::arg("boundscheck") = false)
+           nb::arg("boundscheck") = false, nb::arg("link") = nb::list())
       .def("configure",
            [](nb::handle self, const nb::handle& config) {
              Dispatcher& d = nb::cast<Dispatcher&>(self);
@@ -496,7 +501,7 @@ void bind_dispatch(nb::module_& m) {
         return previous;
       },
       nb::arg("observer").none(),
-      "Calls observer(function, arg_types, globals, debug, boundscheck) at each new "
+      "Calls observer(function, arg_types, globals, debug, boundscheck, link) at each new "
       "specialization; returns the "
       "previous observer.");
   m.def(

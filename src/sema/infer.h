@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "abi/kernel_abi.h"
 #include "lang/ast.h"
 #include "lang/source.h"
 #include "sema/intrinsics.h"
@@ -28,6 +29,30 @@ struct Constant {
 
 struct DeviceFunctionSource;
 
+// Source text compiled into a kernel beside the generated code
+// (`cuda.jit(link=[...])`, `declare_device(..., link=...)`, `cuda.CUSource`),
+// by the dialects of the languages it is written in.
+struct LinkedSource {
+  std::string origin;  // the file's path, or "CUSource"
+  std::string text;
+  std::vector<abi::Language> languages;
+};
+
+// A device function written in CUDA C++, OpenCL C or C++ (Numba's
+// `declare_device`), called with Numba's ABI: `int symbol(R* result,
+// P...)`; the int (Numba's exception status) is ignored.
+struct ForeignFunction {
+  struct Param {
+    Scalar scalar = Scalar::Int64;
+    bool pointer = false;  // `CPointer(float32)`: an array's data pointer
+  };
+  std::string name;    // the Python name of the declaration, for errors
+  std::string symbol;  // the C symbol
+  Type result;         // a scalar, or None
+  std::vector<Param> params;
+  std::vector<LinkedSource> sources;  // its own link=
+};
+
 // What a free name resolved to on the Python side: the value of a global,
 // closure variable or builtin the kernel reads.
 struct GlobalValue {
@@ -44,7 +69,8 @@ struct GlobalValue {
     Member,
     Unsupported,
     DeviceFunction,
-    ConstArray
+    ConstArray,
+    Foreign
   };
   Kind kind = Kind::Constant;
   std::string name;                // Module: "math"/"numpy"/"simt"; Function: qualified name;
@@ -56,6 +82,7 @@ struct GlobalValue {
   std::shared_ptr<const DeviceFunctionSource> function;  // DeviceFunction
   std::vector<int64_t> shape;                            // ConstArray: extents
   std::shared_ptr<const std::string> bytes;              // ConstArray: C-ordered data
+  std::shared_ptr<const ForeignFunction> foreign;        // Foreign
 };
 using Globals = std::map<std::string, GlobalValue, std::less<>>;
 
@@ -91,7 +118,9 @@ struct ExprInfo {
   // kernel's TypedFunction::functions) and what each callee parameter gets.
   const TypedDeviceFunction* function = nullptr;
   std::vector<CallArgument> arguments;  // one per callee parameter, in order
-  bool nonnegative = false;             // provably >= 0: indexing skips wraparound
+  // Call of a foreign function (owned by TypedFunction::foreign).
+  const ForeignFunction* foreign = nullptr;
+  bool nonnegative = false;  // provably >= 0: indexing skips wraparound
   // Call of simt.shared.array / simt.local.array: the extents (a dynamic
   // shared array, `shared.array(0, dtype)`, has the one extent 0).
   std::vector<int64_t> shape;
@@ -128,6 +157,9 @@ struct TypedFunction {
   // The device-function specializations this function calls, in order of
   // first call.
   std::vector<const TypedDeviceFunction*> callees;
+  // The foreign functions this function calls (not its callees'), kept alive
+  // for the emitter.
+  std::vector<std::shared_ptr<const ForeignFunction>> foreign;
   // The kernel only: every specialization reachable from it, callees before
   // their callers (the order to emit them in). Owns them.
   std::vector<std::shared_ptr<const TypedDeviceFunction>> functions;

@@ -14,6 +14,8 @@ ExprInfo Inferencer::call(const Expr& e) {
   if (callee.is_unknown()) return typed(callee);
   if (callee.kind == TypeKind::Function && callee.name.rfind(kDeviceFunctionPrefix, 0) == 0)
     return device_call(e, callee);
+  if (callee.kind == TypeKind::Function && callee.name.rfind(kForeignFunctionPrefix, 0) == 0)
+    return foreign_call(e, callee);
   for (const auto& a : args)
     if (a.is_unknown()) return typed(a);
   if (callee.kind == TypeKind::DType) {

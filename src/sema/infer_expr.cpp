@@ -173,6 +173,8 @@ ExprInfo Inferencer::global_value(const GlobalValue& g, const std::string& id, S
       return typed(error(span, "'" + id + "' is " + g.name + ", which kernels cannot use"));
     case GlobalValue::Kind::DeviceFunction:
       return typed(Type::function(std::string(kDeviceFunctionPrefix) + id));
+    case GlobalValue::Kind::Foreign:
+      return typed(Type::function(std::string(kForeignFunctionPrefix) + id));
     case GlobalValue::Kind::Constant: {
       ExprInfo i = typed(g.constant.type, g.constant.real >= 0 && g.constant.int_value >= 0);
       i.constant = g.constant;

@@ -44,6 +44,8 @@ inline Constant int_constant(int64_t v, Type t) {
 // The callee of a call to a device function is typed as a Function whose
 // name is this prefix and the global name it was resolved through.
 inline constexpr std::string_view kDeviceFunctionPrefix = "simt.func:";
+// ... and of a call to a foreign function (declare_device), likewise.
+inline constexpr std::string_view kForeignFunctionPrefix = "simt.foreign:";
 
 // The most numbers and arrays one tuple value holds.
 inline constexpr size_t kMaxTupleLeaves = 1024;
@@ -136,6 +138,10 @@ class Inferencer {
   void check_returns();
 
   ExprInfo device_call(const Expr& e, const Type& callee);
+
+  // A call of a declare_device function (infer_foreign.cpp): its declared
+  // signature, array arguments for pointer parameters.
+  ExprInfo foreign_call(const Expr& e, const Type& callee);
 
   // The specialization of `source` for `signature`, typed on first use.
   // Null (with the error held back until the final pass) when typing it fails.

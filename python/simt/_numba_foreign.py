@@ -1,0 +1,126 @@
+"""Device functions written in CUDA C++, OpenCL C or C++, called from Python kernels:
+Numba's `cuda.declare_device`, `cuda.CUSource` and `cuda.jit(link=[...])`.
+
+A linked source is compiled as part of each kernel that calls into it, by the devices
+of its language: `.cu` files and CUSource by CUDA and by the CPU device (as C++, with
+`__device__` read as nothing), `.cl` files by OpenCL devices, `.c`/`.cpp` files by the
+CPU device. A call uses Numba's ABI, `int f(T* result, args...)`, the int ignored.
+"""
+
+import os
+
+from ._numba_types import Signature, _split_top_level
+
+_LANGUAGES = {".cu": ("cuda", "cpp"), ".cuh": ("cuda", "cpp"), ".cl": ("opencl",),
+              ".c": ("cpp",), ".cc": ("cpp",), ".cpp": ("cpp",), ".cxx": ("cpp",)}
+_BINARY = (".ptx", ".cubin", ".fatbin", ".o", ".a", ".ltoir", ".lib", ".obj")
+_NUMBERS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+            "float32", "float64"}
+_ALIASES = {"boolean": "bool", "b1": "bool", "i1": "int8", "i2": "int16", "i4": "int32",
+            "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
+            "f4": "float32", "f8": "float64", "intp": "int64", "uintp": "uint64",
+            "double": "float64", "float_": "float32"}
+
+
+class CUSource:
+    """CUDA C++ source text given in Python, for `link=[...]` (Numba's cuda.CUSource)."""
+
+    def __init__(self, data):
+        if isinstance(data, bytes):
+            data = data.decode()
+        if not isinstance(data, str):
+            raise TypeError(f"cuda.CUSource takes the source as str or bytes, not "
+                            f"{type(data).__name__}")
+        self.data = data
+
+    def __repr__(self):
+        return f"<cuda.CUSource of {len(self.data)} characters>"
+
+
+def linked_sources(link, where):
+    """[(origin, text, languages)] for a link= list of file paths and CUSource objects."""
+    if isinstance(link, (str, os.PathLike, CUSource)):
+        link = [link]
+    out = []
+    for item in link or ():
+        if isinstance(item, CUSource):
+            out.append(("CUSource", item.data, ["cuda", "cpp"]))
+            continue
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"{where}: link= takes file paths and cuda.CUSource objects, not "
+                            f"{type(item).__name__}")
+        path = os.fspath(item)
+        extension = os.path.splitext(path)[1].lower()
+        if extension in _BINARY:
+            raise NotImplementedError(
+                f"{where}: {path!r} is compiled code ({extension}); simt links source files "
+                f"(.cu, .cl, .c, .cpp) and cuda.CUSource, which it compiles with each kernel "
+                f"for the device it runs on")
+        if extension not in _LANGUAGES:
+            raise ValueError(f"{where}: {path!r}: simt links .cu (CUDA and the CPU), .cl "
+                             f"(OpenCL) and .c/.cpp (the CPU) sources; the name says the "
+                             f"language")
+        with open(path, encoding="utf-8") as f:
+            out.append((os.path.abspath(path), f.read(), list(_LANGUAGES[extension])))
+    return out
+
+
+def _type_text(text, where):
+    text = text.strip()
+    pointer = text.startswith("CPointer(") and text.endswith(")")
+    if pointer:
+        text = text[len("CPointer("):-1].strip()
+    name = _ALIASES.get(text, text)
+    if name not in _NUMBERS:
+        raise TypeError(f"{where}: {text!r} is not a type declare_device takes (booleans, "
+                        f"integers, float32, float64, and CPointer of those)")
+    return name + ("*" if pointer else "")
+
+
+def _parse(sig, where):
+    """(result, [parameters]) as text from 'float32(float32, CPointer(int32))' or a
+    Signature made of type objects."""
+    text = str(sig).strip() if isinstance(sig, (str, Signature)) else None
+    if text is None:
+        raise TypeError(f"{where}: the signature is a string such as 'float32(float32, "
+                        f"int32)' or a type-object signature, not {type(sig).__name__}")
+    open_at = text.find("(")
+    if open_at <= 0 or not text.endswith(")"):
+        raise ValueError(f"{where}: a signature looks like 'float32(float32, int32)', not "
+                         f"{sig!r}")
+    result = text[:open_at].strip()
+    result = "none" if result in ("void", "none") else _type_text(result, where)
+    if result.endswith("*"):
+        raise TypeError(f"{where}: a declared function returns a number, not a pointer")
+    params = [_type_text(p, where) for p in _split_top_level(text[open_at + 1:-1])]
+    return result, params
+
+
+class ForeignFunction:
+    """A device function defined in a linked source: call it from kernels."""
+
+    def __init__(self, name, sig, link=None):
+        where = f"cuda.declare_device({name!r}, ...)"
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"cuda.declare_device: the name is the C symbol, an identifier, "
+                             f"not {name!r}")
+        self.name = name
+        self.sig = str(sig)
+        result, params = _parse(sig, where)
+        self._simt_foreign = ("foreign", name, name, result, params,
+                              linked_sources(link, where))
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.name} is a device function declared with declare_device: "
+                        f"call it from a kernel")
+
+    def __repr__(self):
+        return f"<declared device function {self.name}: {self.sig}>"
+
+
+def declare_device(name, sig, link=None):
+    """Declares a device function written in CUDA C++ (or OpenCL C, or C++ for the CPU)
+    with Numba's ABI, `extern "C" __device__ int name(T* result, args...)`, for kernels
+    to call; its source comes from `link=` here or from the kernel's `cuda.jit(link=...)`.
+    `CPointer(t)` parameters take arrays of dtype t (their data pointer is passed)."""
+    return ForeignFunction(name, sig, link)

@@ -1,0 +1,132 @@
+"""Device functions written in CUDA C++, OpenCL C or C++ called from Python kernels
+(Numba's `cuda.declare_device`, `cuda.CUSource`, `cuda.jit(link=[...])`), on every device:
+each device compiles the linked source written in its language."""
+
+import os
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+from simt.cuda import types
+
+HERE = os.path.join(os.path.dirname(__file__), "ffi")
+CU, CL, CPP = (os.path.join(HERE, name) for name in ("functions.cu", "functions.cl", "clamp.cpp"))
+
+mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)")
+sum_reduce = cuda.declare_device("sum_reduce", types.float32(types.CPointer(types.float32),
+                                                             types.int32))
+
+
+@pytest.fixture
+def current(device):
+    with simt.use_device(device):
+        yield device
+
+
+def test_numba_documentation_example(current, rng):
+    """Numba's FFI example: multiply_vectors calls mul_f32_f32 from functions.cu (and its
+    OpenCL C twin on OpenCL devices)."""
+    @cuda.jit(link=[CU, CL])
+    def multiply_vectors(r, x, y):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = mul(x[i], y[i])
+
+    x = rng.random(1000).astype(np.float32)
+    y = rng.random(1000).astype(np.float32)
+    r = np.full_like(x, np.nan)
+    multiply_vectors[8, 128](r, x, y)
+    np.testing.assert_array_equal(r, x * y)
+
+
+def test_pointer_parameters_take_arrays(current, rng):
+    @cuda.jit(link=[CU, CL])
+    def row_sums(out, m):
+        i = cuda.grid(1)
+        if i < m.shape[0]:
+            out[i] = sum_reduce(m[i], m.shape[1])
+
+    m = rng.random((16, 33)).astype(np.float32)
+    out = np.full(16, np.nan, np.float32)
+    row_sums[1, 32](out, m)
+    np.testing.assert_allclose(out, m.sum(axis=1), rtol=1e-5)
+
+
+def test_cusource_and_declare_device_link(current, rng):
+    """Source given as text (CUSource) and a link= on the declaration itself; the CPU
+    compiles CUDA sources as C++."""
+    source = cuda.CUSource("""
+        extern "C" __device__ int twice_plus(double* r, double x, int k) {
+            *r = 2 * x + k;
+            return 0;
+        }""")
+    if current.backend == "opencl":
+        pytest.skip("CUSource is CUDA C++: OpenCL devices compile .cl sources")
+    twice_plus = cuda.declare_device("twice_plus", "float64(float64, int32)", link=[source])
+
+    @cuda.jit
+    def k(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = twice_plus(x[i], i)
+
+    x = rng.random(100)
+    out = np.full_like(x, np.nan)
+    k[1, 128](out, x)
+    np.testing.assert_array_equal(out, 2 * x + np.arange(100))
+
+
+def test_cpu_only_source_and_missing_language(current, rng):
+    clamp = cuda.declare_device("clamp_i64", "int64(int64, int64, int64)")
+
+    @cuda.jit(link=[CPP])
+    def clip(a, lo, hi):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = clamp(a[i], lo, hi)
+
+    a = rng.integers(-100, 100, 64)
+    if current.backend != "cpu":
+        with pytest.raises(simt.CompileError, match="has no source for opencl"):
+            clip[1, 64](simt.asarray(a, device=current), -10, 10)
+        return
+    expected = np.clip(a, -10, 10)
+    clip[1, 64](a, -10, 10)
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_declaration_errors(tmp_path):
+    with pytest.raises(TypeError, match="not a type declare_device takes"):
+        cuda.declare_device("f", "float32(complex64)")
+    with pytest.raises(ValueError, match="looks like"):
+        cuda.declare_device("f", "float32")
+    with pytest.raises(ValueError, match="identifier"):
+        cuda.declare_device("not a name", "float32(float32)")
+    with pytest.raises(NotImplementedError, match="compiled code"):
+        cuda.jit(link=[str(tmp_path / "f.ptx")])
+    with pytest.raises(ValueError, match="the name says the language"):
+        cuda.jit(link=[str(tmp_path / "f.txt")])
+    with pytest.raises(FileNotFoundError):
+        cuda.jit(link=[str(tmp_path / "missing.cu")])
+    with pytest.raises(ValueError, match="not device functions"):
+        cuda.jit(device=True, link=[CU])
+    with pytest.raises(TypeError, match="call it from a kernel"):
+        mul(1.0, 2.0)
+
+
+def test_call_errors(device):
+    @cuda.jit(link=[CU, CL])
+    def wrong_count(r):
+        r[0] = mul(r[0])
+
+    @cuda.jit(link=[CU, CL])
+    def wrong_pointer(r, n):
+        r[0] = sum_reduce(n, 3)
+
+    r = simt.zeros(4, np.float32, device=device)
+    with pytest.raises(simt.TypingError, match="takes 2 arguments"):
+        wrong_count[1, 1](r)
+    with pytest.raises(simt.TypingError, match="pointer to float32"):
+        wrong_pointer[1, 1](r, np.int32(3))
