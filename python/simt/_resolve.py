@@ -108,4 +108,10 @@ def resolve(function, free_names):
             if value is _MISSING:
                 continue  # the compiler reports the undefined name where it is used
         resolved[name] = describe(value)
+    # `cuda.random.xoroshiro128p_uniform_float32(...)` reads the function as an
+    # attribute: the compiler finds it as the global "simt.random.<name>". Attribute
+    # names are in co_names, so only kernels that may call one pay for it.
+    from . import _numba_random
+    for name in _numba_random.KERNEL_FUNCTIONS.intersection(code.co_names):
+        resolved["simt.random." + name] = describe(getattr(_numba_random, name))
     return resolved
