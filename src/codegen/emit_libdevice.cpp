@@ -23,11 +23,11 @@ std::pair<std::string, size_t> group(const std::string& code, size_t open) {
   throw std::logic_error("unbalanced libdevice code: " + code);
 }
 
-// The k-th '|'-separated part of `code`.
+// The k-th "|||"-separated part of `code`.
 std::string part_of(const std::string& code, size_t part) {
   size_t start = 0;
-  for (size_t k = 0; k < part; ++k) start = code.find('|', start) + 1;
-  size_t end = code.find('|', start);
+  for (size_t k = 0; k < part; ++k) start = code.find("|||", start) + 3;
+  size_t end = code.find("|||", start);
   return code.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
@@ -83,20 +83,6 @@ std::string Emitter::libdevice_helper(std::string_view name, size_t part) {
       k += 2;
       continue;
     }
-    bool cast = false;
-    for (auto [token, pattern] : casts) {
-      if (code.compare(k, token.size(), token) != 0 || (k > 0 && word_char(code[k - 1]))) continue;
-      auto [inner, next] = group(code, k + token.size() - 1);
-      std::string bits = fill_pattern(pattern, {{"%x", "(" + inner + ")"}});
-      // The bits as an unsigned word (some dialects' casts give a signed one).
-      if (token[0] == 'F') bits = "((" + type('u') + ")" + bits + ")";
-      if (token[0] == 'D') bits = "((" + type('U') + ")" + bits + ")";
-      out += bits;
-      k = next;
-      cast = true;
-      break;
-    }
-    if (cast) continue;
     // 64-bit literal suffixes after a digit.
     if (k > 0 && std::isxdigit(static_cast<unsigned char>(code[k - 1]))) {
       if (code.compare(k, 3, "ULL") == 0) {
@@ -124,6 +110,26 @@ std::string Emitter::libdevice_helper(std::string_view name, size_t part) {
     }
     out += c;
     ++k;
+  }
+  // Bit casts last: their operands are spelled by then.
+  std::string spelled = std::move(out);
+  out.clear();
+  for (size_t k = 0; k < spelled.size();) {
+    bool cast = false;
+    for (auto [token, pattern] : casts) {
+      if (spelled.compare(k, token.size(), token) != 0 || (k > 0 && word_char(spelled[k - 1])))
+        continue;
+      auto [inner, next] = group(spelled, k + token.size() - 1);
+      std::string bits = fill_pattern(pattern, {{"%x", "(" + inner + ")"}});
+      // The bits as an unsigned word (some dialects' casts give a signed one).
+      if (token[0] == 'F') bits = "((" + type('u') + ")" + bits + ")";
+      if (token[0] == 'D') bits = "((" + type('U') + ")" + bits + ")";
+      out += bits;
+      k = next;
+      cast = true;
+      break;
+    }
+    if (!cast) out += spelled[k++];
   }
   std::vector<Scalar> results = row.results();
   std::vector<Scalar> arguments = row.arguments();

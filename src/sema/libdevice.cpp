@@ -78,6 +78,16 @@ std::string directed(const std::string& setup, char mode, const std::string& big
   return body + " return r;";
 }
 
+// sin(pi x) and cos(pi x): x reduced exactly to r in [-0.5, 0.5] (by
+// periodicity and sin(pi (1 - r)) = sin(pi r)), where pi r keeps the
+// result's relative accuracy near the zeros; cos(pi x) = sin(pi (0.5 - |r|)).
+const std::string kReduce = "$x r = a - 2.0# * @rint(0.5# * a); ";
+const std::string kSinPi = kReduce +
+                           "if (r > 0.5#) r = 1.0# - r; else if (r < -0.5#) r = -1.0# - r; "
+                           "return @sin(3.141592653589793# * r);";
+const std::string kCosPi = kReduce +
+                           "r = 0.5# - (r < 0.0# ? -r : r); return @sin(3.141592653589793# * r);";
+
 Rows build() {
   Rows rows;
   // Math functions C99 (and so OpenCL and the CPU) has under the same name.
@@ -102,15 +112,11 @@ Rows build() {
   both(rows, "rcbrt", "x(x)", "1.0# / @cbrt(a)", "rcbrt(a)", "rcbrtf(a)");
   // sin(pi x) after reducing x to [-1, 1] exactly, so large x keep their
   // accuracy (pi x itself would not be representable).
-  both(rows, "sinpi", "x(x)", "return @sin(3.141592653589793# * (a - 2.0# * @rint(0.5# * a)));",
-       "sinpi(a)", "sinpif(a)");
-  both(rows, "cospi", "x(x)", "return @cos(3.141592653589793# * (a - 2.0# * @rint(0.5# * a)));",
-       "cospi(a)", "cospif(a)");
-  both(rows, "sincos", "xx(x)", "@sin(a)|@cos(a)", "sin(a)|cos(a)", "sinf(a)|cosf(a)");
-  both(rows, "sincospi", "xx(x)",
-       "return @sin(3.141592653589793# * (a - 2.0# * @rint(0.5# * a)));|"
-       "return @cos(3.141592653589793# * (a - 2.0# * @rint(0.5# * a)));",
-       "sinpi(a)|cospi(a)", "sinpif(a)|cospif(a)");
+  both(rows, "sinpi", "x(x)", kSinPi, "sinpi(a)", "sinpif(a)");
+  both(rows, "cospi", "x(x)", kCosPi, "cospi(a)", "cospif(a)");
+  both(rows, "sincos", "xx(x)", "@sin(a)|||@cos(a)", "sin(a)|||cos(a)", "sinf(a)|||cosf(a)");
+  both(rows, "sincospi", "xx(x)", kSinPi + "|||" + kCosPi, "sinpi(a)|||cospi(a)",
+       "sinpif(a)|||cospif(a)");
   both(rows, "normcdf", "x(x)", "0.5# * @erfc(-0.7071067811865476# * a)", "normcdf(a)",
        "normcdff(a)");
   both(rows, "erfcx", "x(x)", "@exp(a * a) * @erfc(a)", "erfcx(a)", "erfcxf(a)");
@@ -136,10 +142,10 @@ Rows build() {
   both(rows, "erfcinv", "x(x)", erfcinv, "erfcinv(a)", "erfcinvf(a)");
   both(rows, "normcdfinv", "x(x)", "-1.4142135623730951# * simt_ld_erfcinv~_0(2.0# * a)",
        "normcdfinv(a)", "normcdfinvf(a)");
-  both(rows, "frexp", "xi(x)", "int e; return @frexp(a, &e);|int e; @frexp(a, &e); return e;");
-  both(rows, "modf", "xx(x)", "$x i; return @modf(a, &i);|$x i; @modf(a, &i); return i;");
+  both(rows, "frexp", "xi(x)", "int e; return @frexp(a, &e);|||int e; @frexp(a, &e); return e;");
+  both(rows, "modf", "xx(x)", "$x i; return @modf(a, &i);|||$x i; @modf(a, &i); return i;");
   both(rows, "remquo", "xi(xx)",
-       "int q; return @remquo(a, b, &q);|int q; @remquo(a, b, &q); return q;");
+       "int q; return @remquo(a, b, &q);|||int q; @remquo(a, b, &q); return q;");
   both(rows, "llrint", "l(x)",
        saturate("@rint(a)", "-9223372036854775808.0#", "9223372036854775808.0#",
                 "(-9223372036854775807LL - 1)", "9223372036854775807LL", "$l"));
@@ -164,7 +170,7 @@ Rows build() {
   rows.push_back({"fast_exp10f", "f(f)", "@pow(10.0f, a)", "__exp10f(a)"});
   rows.push_back({"fast_powf", "f(ff)", "@pow(a, b)", "__powf(a, b)"});
   rows.push_back({"fast_fdividef", "f(ff)", "a / b", "__fdividef(a, b)"});
-  rows.push_back({"fast_sincosf", "ff(f)", "@sin(a)|@cos(a)", "__sinf(a)|__cosf(a)"});
+  rows.push_back({"fast_sincosf", "ff(f)", "@sin(a)|||@cos(a)", "__sinf(a)|||__cosf(a)"});
   // Arithmetic in a given rounding: to nearest is C's; the directed ones
   // step from it by the sign of the exact error (error-free transforms).
   struct Op {
@@ -411,9 +417,11 @@ std::vector<Scalar> LibdeviceFunction::arguments() const {
 }
 
 Scalar LibdeviceFunction::real() const {
-  for (Scalar s : arguments())
-    if (is_float(s)) return s;
+  // A float result's type (double2float_rd steps in float), else the first
+  // float argument's (float2int_rd floors in float).
   for (Scalar s : results())
+    if (is_float(s)) return s;
+  for (Scalar s : arguments())
     if (is_float(s)) return s;
   return Scalar::Float64;
 }

@@ -25,7 +25,7 @@ struct LibdeviceFunction {
   // i int32, l int64 ("fi(f)": frexpf(float32) -> (float32, int32)).
   std::string signature;
   // The helper's code for OpenCL and the CPU, one part per result separated
-  // by '|'; empty: not implemented. A part is an expression, or a function
+  // by '|||'; empty: not implemented. A part is an expression, or a function
   // body when it holds `return`. Arguments are a, b, c; `@sin` is the math
   // function for the row's float type; `$i $u $l $U $f $d` are int32,
   // uint32, int64, uint64, float and double; F2U( U2F( D2U( U2D( are the
@@ -36,7 +36,8 @@ struct LibdeviceFunction {
   bool implemented() const { return !portable.empty(); }
   std::vector<Scalar> results() const;
   std::vector<Scalar> arguments() const;
-  // The float type `@name` spells math functions in.
+  // The float type `@name` spells math functions in: a float result's, else
+  // the first float argument's.
   Scalar real() const;
 };
 
