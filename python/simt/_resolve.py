@@ -17,6 +17,10 @@ from ._compiled import _Compiled
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 _MISSING = object()
 
+# cuda.random's device functions by name, registered by _numba_random (which imports
+# this module, so it cannot be imported from here).
+ATTRIBUTE_FUNCTIONS = {}
+
 
 def _module_name(module):
     name = module.__name__
@@ -111,7 +115,6 @@ def resolve(function, free_names):
     # `cuda.random.xoroshiro128p_uniform_float32(...)` reads the function as an
     # attribute: the compiler finds it as the global "simt.random.<name>". Attribute
     # names are in co_names, so only kernels that may call one pay for it.
-    from . import _numba_random
-    for name in _numba_random.KERNEL_FUNCTIONS.intersection(code.co_names):
-        resolved["simt.random." + name] = describe(getattr(_numba_random, name))
+    for name in ATTRIBUTE_FUNCTIONS.keys() & set(code.co_names):
+        resolved["simt.random." + name] = describe(ATTRIBUTE_FUNCTIONS[name])
     return resolved
