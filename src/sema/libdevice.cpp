@@ -85,8 +85,8 @@ const std::string kReduce = "$x r = a - 2.0# * @rint(0.5# * a); ";
 const std::string kSinPi = kReduce +
                            "if (r > 0.5#) r = 1.0# - r; else if (r < -0.5#) r = -1.0# - r; "
                            "return @sin(3.141592653589793# * r);";
-const std::string kCosPi = kReduce +
-                           "r = 0.5# - (r < 0.0# ? -r : r); return @sin(3.141592653589793# * r);";
+const std::string kCosPi =
+    kReduce + "r = 0.5# - (r < 0.0# ? -r : r); return @sin(3.141592653589793# * r);";
 
 Rows build() {
   Rows rows;
