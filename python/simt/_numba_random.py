@@ -13,6 +13,11 @@ import numpy as np
 
 from . import _array, _device_api as cuda
 from ._kernel import func, kernel
+from ._resolve import ATTRIBUTE_FUNCTIONS
+
+# Kernels name this module as `cuda.random`: its device functions are then resolved
+# as the globals "simt.random.<name>" (_resolve.py), so `cuda.random.f(...)` works.
+_simt_member = ("simt", "random")
 
 _MASK = (1 << 64) - 1
 _JUMP = (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922)
@@ -183,3 +188,9 @@ def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
     states = _array.empty((n, 2), np.uint64)
     init_xoroshiro128p_states(states, seed, subsequence_start, stream)
     return states
+
+
+# Kernels may call them as `cuda.random.<name>` (_resolve.py).
+ATTRIBUTE_FUNCTIONS.update({f.__name__: f for f in (
+    xoroshiro128p_next, xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64,
+    xoroshiro128p_normal_float32, xoroshiro128p_normal_float64)})

@@ -17,6 +17,10 @@ from ._compiled import _Compiled
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 _MISSING = object()
 
+# cuda.random's device functions by name, registered by _numba_random (which imports
+# this module, so it cannot be imported from here).
+ATTRIBUTE_FUNCTIONS = {}
+
 
 def _module_name(module):
     name = module.__name__
@@ -111,4 +115,9 @@ def resolve(function, free_names):
             if value is _MISSING:
                 continue  # the compiler reports the undefined name where it is used
         resolved[name] = describe(value)
+    # `cuda.random.xoroshiro128p_uniform_float32(...)` reads the function as an
+    # attribute: the compiler finds it as the global "simt.random.<name>". Attribute
+    # names are in co_names, so only kernels that may call one pay for it.
+    for name in ATTRIBUTE_FUNCTIONS.keys() & set(code.co_names):
+        resolved["simt.random." + name] = describe(ATTRIBUTE_FUNCTIONS[name])
     return resolved

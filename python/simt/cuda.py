@@ -32,12 +32,14 @@ from ._numba_memory import (  # noqa: F401
 from ._numba_reduce import Reduce, reduce  # noqa: F401
 from ._numba_vectorize import vectorize  # noqa: F401
 from . import _numba_random as random  # noqa: F401
+from ._numba_libdevice import libdevice  # noqa: F401
 from ._numba_types import SCALARS as _SCALARS, types, void  # noqa: F401
 
 # `from simt.cuda.random import xoroshiro128p_uniform_float32`, as Numba's programs write it.
 sys.modules[__name__ + ".random"] = random
-# `from simt.cuda.fp16 import hadd`.
+# `from simt.cuda.fp16 import hadd`, `from simt.cuda.libdevice import sinf`.
 sys.modules[__name__ + ".fp16"] = fp16
+sys.modules[__name__ + ".libdevice"] = libdevice
 # `from simt.cuda.np import numpy_support`, `from simt.cuda.kernels.transpose import transpose`.
 sys.modules[__name__ + ".np"] = _np
 sys.modules[__name__ + ".np.numpy_support"] = _np.numpy_support

@@ -178,6 +178,19 @@ void Emitter::hoist_intrinsic(const Expr& e) {
         return;
       }
       [[fallthrough]];
+    case sema::Rule::Libdevice:
+      if (i.type.is_tuple()) {
+        // sincos, frexp, ...: one helper per result, each into a temporary.
+        std::vector<std::string> parts;
+        for (size_t k = 0; k < i.type.items.size(); ++k) {
+          std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+          line(ctype(i.type.items[k]) + " " + tmp + " = " + libdevice_part(e, k) + ";");
+          parts.push_back(tmp);
+        }
+        hoisted_[&e] = parts;
+        return;
+      }
+      [[fallthrough]];
     default: {
       std::string code = call(e);
       std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
@@ -256,6 +269,7 @@ std::string Emitter::call_code(const Expr& e) {
   for (size_t p = 0; p < i.arguments.size(); ++p) {
     const sema::CallArgument& a = i.arguments[p];
     const Type& pt = callee.param_types[p];
+    if (pt.kind == TypeKind::DType || pt.kind == TypeKind::Function) continue;  // compile time
     if (pt.is_tuple()) {
       std::vector<std::string> parts, names;
       std::vector<Type> from, to;

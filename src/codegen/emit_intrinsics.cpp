@@ -220,6 +220,9 @@ std::string Emitter::call(const Expr& e) {
     case sema::Rule::HalfTernary:
     case sema::Rule::HalfCompare:
       return half_call(fn, arg);
+    case sema::Rule::Libdevice:
+      if (i.type.is_tuple()) throw std::logic_error("tuple results are evaluated into temporaries");
+      return libdevice_part(e, 0);
   }
   throw std::logic_error("unknown intrinsic");
 }

@@ -58,6 +58,9 @@ std::string Emitter::tuple_struct(const Type& t) {
 
 void Emitter::flatten(const Type& t, const std::string& base, std::vector<std::string>& names,
                       std::vector<Type>& types, const std::string& path) {
+  // Dtypes and functions passed to device functions are compile-time values
+  // of the callee's specialization: no C parameter carries them.
+  if (t.kind == TypeKind::DType || t.kind == TypeKind::Function) return;
   if (t.is_tuple()) {
     for (size_t k = 0; k < t.items.size(); ++k)
       flatten(t.items[k], base, names, types, path + std::to_string(k) + "_");

@@ -392,6 +392,14 @@ class Emitter {
 
   std::string math_call(std::string_view c_name, Scalar s, const std::string& args);
   std::string call(const Expr& e);
+
+  // ---- cuda.libdevice (emit_libdevice.cpp) -----------------------------------
+  // Result `part` of a libdevice call: its helper called on the arguments
+  // converted to the row's types.
+  std::string libdevice_part(const Expr& e, size_t part);
+  // Defines the helper computing result `part` of libdevice function `name`
+  // (and the helpers its code calls) once; returns its name.
+  std::string libdevice_helper(std::string_view name, size_t part);
   std::optional<PythonLine> where(const Expr& e) const;
   void note_warp_use(const Expr& e);
   static std::string warp_call(std::string_view pattern, const std::string& mask,

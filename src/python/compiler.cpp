@@ -1,5 +1,6 @@
 // Bindings of the compiler: parse once, infer and emit per signature, and
 // check generated code with the vendor compilers (usable without a GPU).
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -13,6 +14,7 @@
 #include "compiler/pipeline.h"
 #include "lang/parser.h"
 #include "python/bindings.h"
+#include "sema/libdevice.h"
 
 namespace simt::python {
 
@@ -400,6 +402,15 @@ void bind_compiler(nb::module_& m) {
       },
       nb::arg("a"), nb::arg("a_weak"), nb::arg("b"), nb::arg("b_weak"),
       "NumPy's result type of two scalar types; a weak type is a Python literal (NEP 50).");
+  m.def(
+      "libdevice_functions",
+      [] {
+        std::vector<std::pair<std::string, bool>> out;
+        for (const auto& row : sema::libdevice_table())
+          out.emplace_back(row.name, row.implemented());
+        return out;
+      },
+      "Numba's cuda.libdevice names (without __nv_), each with whether simt implements it.");
 }
 
 }  // namespace simt::python

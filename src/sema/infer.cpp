@@ -132,9 +132,10 @@ void Inferencer::bind(int index, const Type& value, Span where, bool nonnegative
                      "gives None); variables hold numbers, arrays and tuples");
     return;
   }
-  if (value.kind == TypeKind::Function && value.name.rfind(kDeviceFunctionPrefix, 0) == 0) {
-    error(where, "the device function '" + value.name.substr(kDeviceFunctionPrefix.size()) +
-                     "' can only be called, not assigned to '" + v.name + "'");
+  if (is_device_function(value)) {
+    error(where, "the device function '" + device_function_name(value) +
+                     "' can only be called or passed to a device function, not assigned to '" +
+                     v.name + "'");
     return;
   }
   if (!is_data(value) && !value.contains_unknown()) {

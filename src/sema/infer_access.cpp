@@ -24,6 +24,15 @@ ExprInfo Inferencer::module_member(const std::string& module, const std::string&
     }
   }
   std::string qualified = module + "." + attr;
+  if (module == "simt.random") {
+    // cuda.random.<f>: the simt.func the Python side resolved under this name.
+    auto g = globals_.find(qualified);
+    if (g != globals_.end()) return global_value(g->second, qualified, span);
+    return typed(error(span, "'cuda.random." + attr +
+                                 "' is not a device function of cuda.random (its functions: "
+                                 "xoroshiro128p_uniform_float32/64, "
+                                 "xoroshiro128p_normal_float32/64, xoroshiro128p_next)"));
+  }
   if (const Intrinsic* fn = find_intrinsic(qualified)) {
     if (fn->rule == Rule::LaneId || fn->rule == Rule::WarpSize) {
       ExprInfo i = typed(Type::scalar_of(Scalar::Int32), true);

@@ -12,8 +12,7 @@ ExprInfo Inferencer::call(const Expr& e) {
   for (size_t k = 1; k < e.items.size(); ++k) args.push_back(expr(*e.items[k]));
   for (const auto& kw : e.keywords) expr(*kw.value);
   if (callee.is_unknown()) return typed(callee);
-  if (callee.kind == TypeKind::Function && callee.name.rfind(kDeviceFunctionPrefix, 0) == 0)
-    return device_call(e, callee);
+  if (is_device_function(callee)) return device_call(e, callee);
   if (callee.kind == TypeKind::Function && callee.name.rfind(kForeignFunctionPrefix, 0) == 0)
     return foreign_call(e, callee);
   for (const auto& a : args)

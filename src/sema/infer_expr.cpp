@@ -172,7 +172,9 @@ ExprInfo Inferencer::global_value(const GlobalValue& g, const std::string& id, S
     case GlobalValue::Kind::Unsupported:
       return typed(error(span, "'" + id + "' is " + g.name + ", which kernels cannot use"));
     case GlobalValue::Kind::DeviceFunction:
-      return typed(Type::function(std::string(kDeviceFunctionPrefix) + id));
+      if (!g.function || !g.function->parsed || !g.function->source)
+        return typed(error(span, "'" + id + "' is not a device function"));
+      return typed(context_.function_type(g.function));
     case GlobalValue::Kind::Foreign:
       return typed(Type::function(std::string(kForeignFunctionPrefix) + id));
     case GlobalValue::Kind::Constant: {

@@ -123,12 +123,8 @@ void Inferencer::check_returns() {
 }
 
 ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
-  std::string id = callee.name.substr(kDeviceFunctionPrefix.size());
-  auto g = globals_.find(id);
-  if (g == globals_.end() || g->second.kind != GlobalValue::Kind::DeviceFunction ||
-      !g->second.function || !g->second.function->parsed || !g->second.function->source)
-    return typed(error(e.items[0]->span, "'" + id + "' is not a device function"));
-  const std::shared_ptr<const DeviceFunctionSource>& source = g->second.function;
+  size_t index = std::stoul(callee.name.substr(callee.name.rfind('#') + 1));
+  const std::shared_ptr<const DeviceFunctionSource> source = context_.functions.at(index);
   const lang::FunctionDef& def = source->parsed->def;
   const std::string& shown = source->name;
   const size_t n = def.params.size();
@@ -180,10 +176,12 @@ ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
     const CallArgument& a = arguments[p];
     Type t = a.expr ? info(*a.expr).type : a.default_value.type;
     if (t.contains_unknown()) return typed(Type::unknown());
-    if (!is_data(t))
+    if (!is_data(t) && !is_compile_time_argument(t))
       return typed(error(a.expr ? a.expr->span : e.span,
                          "argument '" + def.params[p].name + "' of " + shown +
-                             "() must be a number, an array or a tuple of those, not " + t.str()));
+                             "() must be a number, an array or a tuple of those, a dtype or a "
+                             "function, not " +
+                             t.str()));
     signature.push_back(concrete_type(t));
   }
 

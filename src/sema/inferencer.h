@@ -41,11 +41,33 @@ inline Constant int_constant(int64_t v, Type t) {
   return c;
 }
 
-// The callee of a call to a device function is typed as a Function whose
-// name is this prefix and the global name it was resolved through.
+// A device function used as a value is typed as a Function whose name is
+// this prefix, the Python function's name, '#' and its index in
+// Context::functions: the name alone identifies it wherever the value
+// travels (into another device function as an argument, whose globals do not
+// hold it), and two references to one function have equal types (one
+// specialization of a callee per distinct function passed).
 inline constexpr std::string_view kDeviceFunctionPrefix = "simt.func:";
 // ... and of a call to a foreign function (declare_device), likewise.
 inline constexpr std::string_view kForeignFunctionPrefix = "simt.foreign:";
+
+inline bool is_device_function(const Type& t) {
+  return t.kind == TypeKind::Function && t.name.rfind(kDeviceFunctionPrefix, 0) == 0;
+}
+
+// The Python name of a device function's Function type ("g" of "simt.func:g#0").
+inline std::string device_function_name(const Type& t) {
+  std::string rest = t.name.substr(kDeviceFunctionPrefix.size());
+  return rest.substr(0, rest.rfind('#'));
+}
+
+// What a device-function parameter can receive beyond data: a dtype or a
+// function (a device function or an intrinsic), which become part of the
+// callee's specialization (as Numba specializes on them) and are not C
+// parameters.
+inline bool is_compile_time_argument(const Type& t) {
+  return t.kind == TypeKind::DType || t.kind == TypeKind::Function;
+}
 
 // The most numbers and arrays one tuple value holds.
 inline constexpr size_t kMaxTupleLeaves = 1024;
@@ -86,6 +108,17 @@ struct Specialization {
 struct Context {
   std::vector<std::unique_ptr<Specialization>> specializations;
   std::vector<const DeviceFunctionSource*> stack;  // device functions being typed, outermost first
+  // Every device function named so far, indexed by its Function type's name.
+  std::vector<std::shared_ptr<const DeviceFunctionSource>> functions;
+
+  // The Function type of `source` (registered on first use).
+  Type function_type(const std::shared_ptr<const DeviceFunctionSource>& source) {
+    size_t k = 0;
+    while (k < functions.size() && functions[k] != source) ++k;
+    if (k == functions.size()) functions.push_back(source);
+    return Type::function(std::string(kDeviceFunctionPrefix) + source->name + "#" +
+                          std::to_string(k));
+  }
 };
 
 // Types one kernel, or one device function for one argument signature;

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "sema/inferencer.h"
+#include "sema/libdevice.h"
 
 namespace simt::sema::detail {
 
@@ -371,6 +372,19 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
                          fn.c_name == "abs");
       i.operand = half;
       return i;
+    }
+    case Rule::Libdevice: {
+      // Numba's signatures: arguments convert to the declared types.
+      const LibdeviceFunction& row = *find_libdevice(fn.c_name);
+      if (!row.implemented())
+        return typed(error(e.span, shown + "() (libdevice's __nv_" + row.name +
+                                       ") is not implemented on simt; docs/libdevice.md lists "
+                                       "the functions that are"));
+      for (size_t k = 0; k < args.size(); ++k)
+        if (!real_arg(e, k, args[k], shown)) return typed(Type::unknown());
+      std::vector<Type> results;
+      for (Scalar s : row.results()) results.push_back(Type::scalar_of(s));
+      return typed(results.size() == 1 ? results[0] : Type::tuple(std::move(results)));
     }
   }
   return typed(Type::unknown());

@@ -3,6 +3,8 @@
 #include <array>
 #include <string>
 
+#include "sema/libdevice.h"
+
 namespace simt::sema {
 
 namespace {
@@ -232,6 +234,10 @@ const Member kMembers[] = {
     {"simt", "atomic", {NamespaceMember::Kind::Module, "simt.atomic"}},
     {"simt", "const", {NamespaceMember::Kind::Module, "simt.const"}},
     {"simt", "fp16", {NamespaceMember::Kind::Module, "simt.fp16"}},
+    {"simt", "libdevice", {NamespaceMember::Kind::Module, "simt.libdevice"}},
+    // Numba's cuda.random: its device functions are simt.funcs the Python
+    // side resolves as globals named "simt.random.<name>".
+    {"simt", "random", {NamespaceMember::Kind::Module, "simt.random"}},
     {"simt", "thread_idx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
     {"simt", "threadIdx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
     {"simt", "block_idx", {NamespaceMember::Kind::Dim3, "block_idx"}},
@@ -261,7 +267,7 @@ bool is_collective(Rule rule) {
 const Intrinsic* find_intrinsic(std::string_view qualified_name) {
   for (const auto& entry : kIntrinsics)
     if (entry.name == qualified_name) return &entry;
-  return nullptr;
+  return find_libdevice_intrinsic(qualified_name);
 }
 
 std::span<const Intrinsic> intrinsic_table() { return kIntrinsics; }

@@ -65,6 +65,9 @@ enum class Rule : uint8_t {
   HalfBinary,   // -> float16
   HalfTernary,  // hfma -> float16, rounded once
   HalfCompare,  // heq, hne, ... -> bool: c_name the C operator
+  // Numba's cuda.libdevice.<name>: c_name the name in sema/libdevice.h's table,
+  // which gives the types and the code.
+  Libdevice,
 };
 
 // Whether a rule makes the threads of a block (or a warp) wait for each

@@ -247,6 +247,8 @@ std::string Type::str() const {
     case TypeKind::Module:
       return "module " + name;
     case TypeKind::Function:
+      if (name.rfind("simt.func:", 0) == 0)  // a device function: "simt.func:<name>#<k>"
+        return "device function " + name.substr(10, name.rfind('#') - 10);
       return "function " + name;
     case TypeKind::DType:
       return std::string("dtype ") + scalar_name(scalar);
