@@ -15,6 +15,9 @@ namespace simt::codegen {
 struct EmitOptions {
   bool debug = false;        // check every array index and every `assert` (emit_checks.cpp)
   bool boundscheck = false;  // check every array index (Numba's boundscheck=True)
+  // CPU: run the kernel in fiber mode even where the region lowering could
+  // take it (bench/cpu.py compares the two; SIMT_CPU_FIBERS=1).
+  bool cpu_fibers = false;
 };
 
 // The generated kernel's symbol for a Python function name.
