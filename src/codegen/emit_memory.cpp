@@ -156,9 +156,7 @@ std::string Emitter::array_alloc(const Expr& e) {
   }
   if (shared && module_.fibers) {
     // Fiber mode runs each thread's code on its own stack: the block's
-    // arrays (the kernel's and its device functions', each call site one
-    // array, as CUDA's static __shared__) live in the runtime's per-block
-    // buffer.
+    // arrays live in the runtime's per-block buffer.
     const int64_t at = (module_.fiber_shared_bytes + 63) & ~int64_t{63};
     module_.fiber_shared_bytes = at + total * (sema::bit_width(t.scalar) / 8);
     prologue_ += "  " + element + "* " + name + " = (" + element +

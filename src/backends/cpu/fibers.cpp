@@ -321,10 +321,11 @@ void run_block(const CpuBlockContext* ctx, abi::CpuThreadFunction thread, void* 
                   static_cast<long long>(threads), static_cast<long long>(stack_bytes));
     abandon_block(reason);
   }
-  // Zeroed, so a kernel never reads indeterminate shared memory.
-  w.shared.assign(
-      (static_cast<size_t>(shared_bytes) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t),
-      std::max_align_t{});
+  // Zeroed, so a kernel never reads indeterminate shared memory (bytewise:
+  // assigning max_align_t values leaves their padding as it was).
+  w.shared.resize((static_cast<size_t>(shared_bytes) + sizeof(std::max_align_t) - 1) /
+                  sizeof(std::max_align_t));
+  if (!w.shared.empty()) std::memset(w.shared.data(), 0, w.shared.size() * sizeof w.shared[0]);
   w.block = *ctx;
   w.block.fiber_shared = w.shared.data();
   w.thread = thread;
