@@ -234,7 +234,8 @@ const Dialect kCpp{
     .syncwarp = "simt_fiber_vote(simt_ctx, 7, %s, %m, 1)",
     .matches = {"simt_fiber_match(simt_ctx, 8, %s, %m, %x, (int*)0)",
                 "simt_fiber_match(simt_ctx, 9, %s, %m, %x, %l)"},
-    .activemask = "simt_fiber_vote(simt_ctx, 10, %s, 0xffffffffu, 1)",
+    // activemask names no lanes to wait for: the lanes at its call site then.
+    .activemask = "simt_fiber_vote(simt_ctx, 10, %s, 0u, 1)",
     .warpsize = "32",
     .constant_decl = "static const ",
     .constant_space = "const ",

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -262,16 +263,45 @@ void complete_warp_op(Worker& w, int64_t begin, int64_t end, int site) {
     if (members >> l & 1u) lanes[l].state = State::Ready;
 }
 
+// The call site whose warp operation completes next, among the lanes of
+// warp [begin, end) waiting at one (-1: none waits). A site is ready when
+// every lane its waiting lanes name in their masks waits there too, or has
+// exited, or waits at a block barrier (CUDA's *_sync contract); the ready
+// site of the lowest lane goes first. When no site is ready (a mask names a
+// lane waiting at another site), the lowest waiting lane's site goes anyway:
+// that would hang a GPU.
+int next_site(const Worker& w, int64_t begin, int64_t end) {
+  const Fiber* lanes = w.fibers.data() + begin;
+  const int64_t n = end - begin;
+  uint32_t waiting_anywhere = 0;
+  for (int64_t l = 0; l < n; ++l)
+    if (lanes[l].state == State::AtWarp) waiting_anywhere |= 1u << l;
+  if (!waiting_anywhere) return -1;
+  uint32_t tried = 0;
+  for (int64_t l = 0; l < n; ++l) {
+    if (!(waiting_anywhere >> l & 1u) || (tried >> l & 1u)) continue;
+    const int site = lanes[l].op->site;
+    uint32_t here = 0, named = 0;
+    for (int64_t k = l; k < n; ++k) {
+      if (!(waiting_anywhere >> k & 1u) || lanes[k].op->site != site) continue;
+      here |= 1u << k;
+      named |= lanes[k].op->mask;
+    }
+    tried |= here;
+    if ((named & waiting_anywhere & ~here) == 0) return site;
+  }
+  return lanes[std::countr_zero(waiting_anywhere)].op->site;
+}
+
 // Runs the lanes of one warp until each waits at a block barrier or has
 // exited, completing its warp operations on the way.
 void run_warp(Worker& w, int64_t begin, int64_t end) {
   for (;;) {
     for (int64_t t = begin; t < end; ++t)
       if (w.fibers[static_cast<size_t>(t)].state == State::Ready) resume(w, t);
-    int64_t first = begin;
-    while (first < end && w.fibers[static_cast<size_t>(first)].state != State::AtWarp) ++first;
-    if (first == end) return;
-    complete_warp_op(w, begin, end, w.fibers[static_cast<size_t>(first)].op->site);
+    const int site = next_site(w, begin, end);
+    if (site < 0) return;
+    complete_warp_op(w, begin, end, site);
   }
 }
 

@@ -7,11 +7,12 @@
 //
 // - a thread runs until it waits at a block barrier or a warp operation, or
 //   returns (exits);
-// - a warp operation completes once every lane of its warp that has not
+// - warp operations complete once every lane of their warp that has not
 //   exited waits at a warp operation or a block barrier (lanes waiting at a
-//   block barrier count as inactive, as exited ones do): the lanes waiting
-//   at the same call site as the lowest waiting lane complete together, the
-//   others wait for the next round;
+//   block barrier count as inactive, as exited ones do). The lanes waiting
+//   at one call site complete together, a site whose masks name only lanes
+//   waiting there (or inactive) first, the lowest lane's first among those;
+//   the others wait for the next round;
 // - a block barrier (any syncthreads* call, wherever it is: as on Volta and
 //   later GPUs) completes once every thread that has not exited waits at
 //   one; syncthreads_count/and/or reduce over those threads.
@@ -20,8 +21,9 @@
 // lane at a warp operation completes it (its other lanes are at the block
 // barrier or exited), and when only block-barrier waiters remain, the
 // barrier completes. A program that would hang on a GPU (lanes at a warp
-// operation while others of the warp wait at a block barrier) completes the
-// warp operation with the lanes that reached it.
+// operation while others of the warp wait at a block barrier, or at another
+// warp operation its mask does not allow) completes the warp operation with
+// the lanes that reached it.
 #pragma once
 
 #include "abi/cpu_entry.h"
