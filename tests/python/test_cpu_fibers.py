@@ -406,7 +406,7 @@ def test_warp_op_beside_a_block_barrier_completes_with_its_lanes():
         np.testing.assert_array_equal(out[32 * w + 8:32 * w + 32], -1)
 
 
-def test_regions_and_fibers_agree(rng):
+def test_regions_and_fibers_agree(rng, tmp_path):
     """A kernel the regions can run gives the same results forced into fiber mode."""
     code = textwrap.dedent("""
         import os, sys
@@ -438,23 +438,20 @@ def test_regions_and_fibers_agree(rng):
         print(fibers)
         np.save(sys.argv[2], out)
     """)
-    import tempfile
     import os
-    with tempfile.TemporaryDirectory() as folder:
-        script = os.path.join(folder, "scan.py")
-        with open(script, "w") as f:
-            f.write(code)
-        x = rng.integers(-9, 9, 1024).astype(np.float64)
-        np.save(os.path.join(folder, "x.npy"), x)
-        results = {}
-        for mode in ("0", "1"):
-            env = dict(os.environ, SIMT_CPU_FIBERS=mode, SIMT_CACHE_DIR="off")
-            done = subprocess.run([sys.executable, script, os.path.join(folder, "x.npy"),
-                                   os.path.join(folder, f"out{mode}.npy")],
-                                  capture_output=True, text=True, env=env, timeout=300)
-            assert done.returncode == 0, done.stderr
-            assert done.stdout.strip() == ("True" if mode == "1" else "False")
-            results[mode] = np.load(os.path.join(folder, f"out{mode}.npy"))
+    script = tmp_path / "scan.py"  # kernels need their source in a file
+    script.write_text(code)
+    x = rng.integers(-9, 9, 1024).astype(np.float64)
+    np.save(tmp_path / "x.npy", x)
+    results = {}
+    for mode in ("0", "1"):
+        env = dict(os.environ, SIMT_CPU_FIBERS=mode, SIMT_CACHE_DIR="off")
+        done = subprocess.run([sys.executable, str(script), str(tmp_path / "x.npy"),
+                               str(tmp_path / f"out{mode}.npy")],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == ("True" if mode == "1" else "False")
+        results[mode] = np.load(tmp_path / f"out{mode}.npy")
     scans = np.cumsum(x.reshape(4, 256), axis=1).ravel()
     expected = scans + scans.reshape(-1, 2)[:, ::-1].ravel()
     np.testing.assert_array_equal(results["0"], expected)
