@@ -6,6 +6,14 @@
 // generated code's prelude (codegen/dialects.cpp) and as a struct for the
 // backend (backends/cpu/cpu_device.cpp); the static_asserts keep them one
 // layout.
+//
+// Kernels the region lowering cannot take (codegen/emit_regions.cpp: a
+// barrier under a condition that differs between threads, a collective in a
+// device function or inside an expression) run in fiber mode instead: the
+// entry hands a per-thread function to `fibers->run_block`, which runs each
+// thread of the block as a fiber (backends/cpu/fibers.cpp), and barriers and
+// warp operations call `fibers->barrier` / `fibers->warp`, which suspend the
+// calling fiber until the operation completes.
 #pragma once
 
 #include <cstddef>
@@ -13,16 +21,83 @@
 
 // A macro, so the prelude's raw string literals concatenate with it at
 // compile time.
-#define SIMT_CPU_BLOCK_CONTEXT_C \
-  "struct simt_block_ctx {\n"    \
-  "  simt_i64 grid_dim[3];\n"    \
-  "  simt_i64 block_dim[3];\n"   \
-  "  simt_i64 block_idx[3];\n"   \
-  "  void* dynamic_shared;\n"    \
-  "  simt_i64 cancel_epoch;\n"   \
+#define SIMT_CPU_BLOCK_CONTEXT_C                                                   \
+  "struct simt_block_ctx;\n"                                                       \
+  "struct simt_fiber_op {\n"                                                       \
+  "  int kind;\n"                                                                  \
+  "  int site;\n"                                                                  \
+  "  unsigned int mask;\n"                                                         \
+  "  int pred;\n"                                                                  \
+  "  simt_i64 lane;\n"                                                             \
+  "  unsigned long long value[2];\n"                                               \
+  "  unsigned long long result[2];\n"                                              \
+  "};\n"                                                                           \
+  "struct simt_fiber_api {\n"                                                      \
+  "  void (*run_block)(const simt_block_ctx*,\n"                                   \
+  "                    void (*)(const simt_block_ctx*, void*, simt_i64), void*,\n" \
+  "                    simt_i64, simt_i64);\n"                                     \
+  "  int (*barrier)(const simt_block_ctx*, int, int);\n"                           \
+  "  void (*warp)(const simt_block_ctx*, simt_fiber_op*);\n"                       \
+  "};\n"                                                                           \
+  "struct simt_block_ctx {\n"                                                      \
+  "  simt_i64 grid_dim[3];\n"                                                      \
+  "  simt_i64 block_dim[3];\n"                                                     \
+  "  simt_i64 block_idx[3];\n"                                                     \
+  "  void* dynamic_shared;\n"                                                      \
+  "  simt_i64 cancel_epoch;\n"                                                     \
+  "  const simt_fiber_api* fibers;\n"                                              \
+  "  void* fiber_shared;\n"                                                        \
   "};\n"
 
 namespace simt::abi {
+
+struct CpuBlockContext;
+
+// What a fiber-mode warp operation asks for and gets back; it lives in the
+// calling fiber's frame while the fiber waits.
+struct CpuFiberOp {
+  // The operation (CpuFiberKind); lanes waiting at the same `site` (a call
+  // site of the generated module) complete together.
+  int kind;
+  int site;
+  unsigned int mask;  // the lanes named by the call
+  int pred;           // votes' predicate; match_all's result predicate
+  int64_t lane;       // shuffles' source lane, delta or lane mask
+  uint64_t value[2];  // shuffled or matched value's bits, zero-padded
+  uint64_t result[2];
+};
+
+enum class CpuFiberKind : int {
+  ShflIdx,
+  ShflUp,
+  ShflDown,
+  ShflXor,
+  Ballot,
+  All,
+  Any,
+  SyncWarp,
+  MatchAny,
+  MatchAll,
+  ActiveMask,
+};
+
+// The block barrier's kinds (syncthreads, _count, _and, _or).
+enum class CpuBarrierKind : int { Sync, Count, And, Or };
+
+using CpuThreadFunction = void (*)(const CpuBlockContext*, void* user, int64_t thread);
+
+struct CpuFiberApi {
+  // Runs thread(ctx', user, t) for every thread t of the block, each on its
+  // own fiber with `stack_bytes` of stack; ctx' is a copy of ctx whose
+  // fiber_shared holds `shared_bytes` zeroed bytes (the block's static
+  // shared arrays).
+  void (*run_block)(const CpuBlockContext* ctx, CpuThreadFunction thread, void* user,
+                    int64_t stack_bytes, int64_t shared_bytes);
+  // A block barrier (CpuBarrierKind); returns the reduction of the waiting
+  // threads' predicates (0 for Sync).
+  int (*barrier)(const CpuBlockContext* ctx, int kind, int pred);
+  void (*warp)(const CpuBlockContext* ctx, CpuFiberOp* op);
+};
 
 struct CpuBlockContext {
   int64_t grid_dim[3];
@@ -32,12 +107,17 @@ struct CpuBlockContext {
   // runtime::cancel_epoch() when the launch started: generated `while` loops
   // end once the epoch moved on (a Ctrl-C, runtime/interrupt.h).
   int64_t cancel_epoch;
+  const CpuFiberApi* fibers;  // the fiber runtime, for kernels in fiber mode
+  void* fiber_shared;         // fiber mode: the block's static shared arrays
 };
 static_assert(offsetof(CpuBlockContext, block_dim) == 3 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, block_idx) == 6 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, dynamic_shared) == 9 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, cancel_epoch) == 9 * sizeof(int64_t) + sizeof(void*));
-static_assert(sizeof(CpuBlockContext) == 10 * sizeof(int64_t) + sizeof(void*));
+static_assert(offsetof(CpuBlockContext, fibers) == 10 * sizeof(int64_t) + sizeof(void*));
+static_assert(offsetof(CpuBlockContext, fiber_shared) == 10 * sizeof(int64_t) + 2 * sizeof(void*));
+static_assert(sizeof(CpuBlockContext) == 10 * sizeof(int64_t) + 3 * sizeof(void*));
+static_assert(sizeof(CpuFiberOp) == 56);
 
 using CpuKernelEntry = void (*)(const CpuBlockContext*, void* const*);
 

@@ -24,9 +24,12 @@ enum class BlockModel : uint8_t {
   Hardware,
   // One call per block runs its threads as loops (the CPU): barriers split
   // the loops into regions (emit_regions.cpp), warp operations are emulated
-  // there, atomics on shared arrays are plain read-modify-writes (a block's
-  // threads never run at once), and device functions, which run for one
-  // thread at a time, cannot call barriers or warp operations.
+  // there, and atomics on shared arrays are plain read-modify-writes (a
+  // block's threads never run at once). Kernels the regions cannot take
+  // (a barrier under a condition that differs between threads, a collective
+  // in a device function or an expression) run in fiber mode instead: each
+  // thread a fiber, the dialect's barrier and warp spellings calls into the
+  // runtime (backends/cpu/fibers.h).
   Loops,
 };
 
@@ -137,7 +140,8 @@ struct Dialect {
   // the kernel body.
   std::string_view dynamic_shared_param{};
   std::string_view dynamic_shared_storage{};
-  // `syncthreads()` as a statement (BlockModel::Loops: regions instead).
+  // `syncthreads()` as a statement (BlockModel::Loops: fiber mode's; regions
+  // lower barriers themselves).
   std::string_view barrier{};
   // syncthreads_count/and/or with `%x` the int predicate; empty: lowered on
   // a shared counter (OpenCL 1.2 has no work-group reductions) or regions.
@@ -158,7 +162,8 @@ struct Dialect {
   std::array<std::string_view, 2> atomic_float_add{};
   // Warp operations; empty where the dialect has none (OpenCL 1.2): a
   // compile error, or the CPU's emulation in regions. `%m` mask, `%x`
-  // value, `%l` lane / delta / lane mask.
+  // value, `%l` lane / delta / lane mask, `%s` a number for the call site
+  // (the CPU's fibers group the lanes waiting at one site).
   std::array<std::string_view, 4> shuffles{};  // idx, up, down, xor
   std::array<std::string_view, 3> votes{};     // ballot, all, any
   std::string_view syncwarp{};                 // a statement

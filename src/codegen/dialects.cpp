@@ -49,6 +49,33 @@ static inline unsigned long long simt_cas64(unsigned long long* p, unsigned long
 struct simt_thread {
   simt_i64 x, y, z;
 };
+template <class T>
+static inline T simt_fiber_shfl(const simt_block_ctx* c, int kind, int site, unsigned int mask,
+                                T x, simt_i64 lane) {
+  simt_fiber_op op = {kind, site, mask, 0, lane, {0, 0}, {0, 0}};
+  __builtin_memcpy(op.value, &x, sizeof x);
+  c->fibers->warp(c, &op);
+  T r;
+  __builtin_memcpy(&r, op.result, sizeof r);
+  return r;
+}
+static inline unsigned int simt_fiber_vote(const simt_block_ctx* c, int kind, int site,
+                                           unsigned int mask, int pred) {
+  simt_fiber_op op = {kind, site, mask, pred, 0, {0, 0}, {0, 0}};
+  c->fibers->warp(c, &op);
+  const unsigned int r = op.result[0];
+  return r;
+}
+template <class T>
+static inline unsigned int simt_fiber_match(const simt_block_ctx* c, int kind, int site,
+                                            unsigned int mask, T x, int* pred) {
+  simt_fiber_op op = {kind, site, mask, 0, 0, {0, 0}, {0, 0}};
+  __builtin_memcpy(op.value, &x, sizeof x);
+  c->fibers->warp(c, &op);
+  if (pred) *pred = op.pred;
+  const unsigned int r = op.result[0];
+  return r;
+}
 )";
 
 // The CPU's atomics are the compiler's builtins, the same for 32 and 64 bits.
@@ -186,12 +213,32 @@ const Dialect kCpp{
         "simt_ctx->cancel_epoch, 0)) break;",
     .dynamic_shared_storage =
         "  unsigned char* simt_dynamic_shared = (unsigned char*)simt_ctx->dynamic_shared;\n",
+    // Fiber mode's calls into the runtime (abi/cpu_entry.h: the kinds are
+    // CpuBarrierKind and CpuFiberKind; `%s` numbers the call site). Region
+    // mode lowers collectives itself (emit_regions.cpp) and never reads these.
+    .barrier = "simt_ctx->fibers->barrier(simt_ctx, 0, 0);",
+    .barrier_reduce = {"simt_ctx->fibers->barrier(simt_ctx, 1, %x)",
+                       "simt_ctx->fibers->barrier(simt_ctx, 2, %x)",
+                       "simt_ctx->fibers->barrier(simt_ctx, 3, %x)"},
     .fences = {"__atomic_thread_fence(__ATOMIC_SEQ_CST)", "__atomic_thread_fence(__ATOMIC_SEQ_CST)",
                "__atomic_thread_fence(__ATOMIC_SEQ_CST)"},
     .atomic_cas32 = "simt_cas32((unsigned int*)(%p), %e, %d)",
     .atomic_cas64 = "simt_cas64((unsigned long long*)(%p), %e, %d)",
     .atomic_int32 = kCppAtomics,
     .atomic_int64 = kCppAtomics,
+    // Fiber mode's warp operations (CpuFiberKind).
+    .shuffles = {"simt_fiber_shfl(simt_ctx, 0, %s, %m, %x, %l)",
+                 "simt_fiber_shfl(simt_ctx, 1, %s, %m, %x, %l)",
+                 "simt_fiber_shfl(simt_ctx, 2, %s, %m, %x, %l)",
+                 "simt_fiber_shfl(simt_ctx, 3, %s, %m, %x, %l)"},
+    .votes = {"simt_fiber_vote(simt_ctx, 4, %s, %m, %x)",
+              "simt_fiber_vote(simt_ctx, 5, %s, %m, %x)",
+              "simt_fiber_vote(simt_ctx, 6, %s, %m, %x)"},
+    .syncwarp = "simt_fiber_vote(simt_ctx, 7, %s, %m, 1)",
+    .matches = {"simt_fiber_match(simt_ctx, 8, %s, %m, %x, (int*)0)",
+                "simt_fiber_match(simt_ctx, 9, %s, %m, %x, %l)"},
+    // activemask names no lanes to wait for: the lanes at its call site then.
+    .activemask = "simt_fiber_vote(simt_ctx, 10, %s, 0u, 1)",
     .warpsize = "32",
     .constant_decl = "static const ",
     .constant_space = "const ",

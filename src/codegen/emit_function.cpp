@@ -56,7 +56,7 @@ abi::GeneratedKernel Emitter::run() {
   abi::GeneratedKernel out;
   const auto& def = fn_.parsed->def;
   out.entry = kernel_symbol(def.name);
-  if (d_.threads_are_loops() && needs_regions()) {
+  if (d_.threads_are_loops() && !module_.fibers && needs_regions()) {
     regions_.active = true;
     regions_.uniformity = std::make_unique<passes::Uniformity>(fn_);
     regions_.has_exits = contains_return(def.body);
@@ -98,43 +98,69 @@ abi::GeneratedKernel Emitter::run() {
         "simt_ctx->block_dim[2];\n" +
         scratch_setup() + body + "  free(simt_scratch);\n}\n";
   } else if (d_.threads_are_loops()) {
-    // Threads of a block run as loops around the body; `return` in the
-    // kernel returns from the body of one thread.
+    // Threads of a block run as loops around the body (or as fibers); `return`
+    // in the kernel returns from the body of one thread.
     std::string body_name = "simt_body_" + mangle(def.name).substr(2);
     src += "static inline void " + body_name +
            "(const simt_block_ctx* simt_ctx, simt_thread simt_tid" +
            (params.empty() ? "" : ", " + join_list(params)) + ") {\n" + body + "}\n\n";
-    src += std::string(d_.kernel_prefix) + "void " + out.entry +
-           "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n";
     // Arguments and the launch geometry are read once into locals, so the
-    // thread loops see loop-invariant pointers and bounds. The loop over
-    // threadIdx.x is not vectorized: kernel bodies are guarded (`if i < n`),
-    // and the AVX2 masked loads and stores that guard becomes ran about 8x
-    // slower than scalar code on the machines measured (docs/performance.md).
-    // Loops inside the kernel body still vectorize.
-    std::string args;
+    // thread loops see loop-invariant pointers and bounds.
+    std::string reads, args;
     for (size_t k = 0; k < out.params.size(); ++k) {
       std::string arg = "simt_arg" + std::to_string(k);
-      src += "  " + out.params[k].c_type + " " + arg + " = *(" + out.params[k].c_type +
-             "*)simt_args[" + std::to_string(k) + "];\n";
+      reads += "  " + out.params[k].c_type + " " + arg + " = *(" + out.params[k].c_type +
+               "*)simt_args[" + std::to_string(k) + "];\n";
       args += ", " + arg;
     }
-    if (out.params.empty()) src += "  (void)simt_args;\n";
-    src +=
-        "  const simt_block_ctx simt_block = *simt_ctx;\n"
-        "  simt_thread simt_tid;\n"
-        "  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)\n"
-        "    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)\n"
-        "      _Pragma(\"clang loop vectorize(disable)\")\n"
-        "      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)\n"
-        "        " +
-        body_name + "(&simt_block, simt_tid" + args + ");\n}\n";
+    if (out.params.empty()) reads += "  (void)simt_args;\n";
+    if (module_.fibers) {
+      src += fiber_entry(out.entry, body_name, reads, args);
+    } else {
+      // The loop over threadIdx.x is not vectorized: kernel bodies are
+      // guarded (`if i < n`), and the AVX2 masked loads and stores that guard
+      // becomes ran about 8x slower than scalar code on the machines measured
+      // (docs/performance.md). Loops inside the kernel body still vectorize.
+      src += std::string(d_.kernel_prefix) + "void " + out.entry +
+             "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n" + reads +
+             "  const simt_block_ctx simt_block = *simt_ctx;\n"
+             "  simt_thread simt_tid;\n"
+             "  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)\n"
+             "    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)\n"
+             "      _Pragma(\"clang loop vectorize(disable)\")\n"
+             "      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)\n"
+             "        " +
+             body_name + "(&simt_block, simt_tid" + args + ");\n}\n";
+    }
   } else {
     src += std::string(d_.kernel_prefix) + "void " + out.entry + "(" + join_list(params) + ") {\n" +
            body + "}\n";
   }
   out.source = std::move(src);
   return out;
+}
+
+std::string Emitter::fiber_entry(const std::string& entry, const std::string& body_name,
+                                 const std::string& reads, const std::string& args) const {
+  // Each fiber's stack holds its local arrays (of the kernel and of every
+  // device function, as if all were live at once) and the frames of the
+  // generated code and what it calls (printf, libm), for which 64 KiB is
+  // ample.
+  const int64_t stack_bytes = module_.local_bytes + 64 * 1024;
+  std::string thread_name = "simt_thread_" + body_name.substr(std::string("simt_body_").size());
+  return "static void " + thread_name +
+         "(const simt_block_ctx* simt_ctx, void* simt_user, simt_i64 simt_t) {\n"
+         "  void* const* simt_args = (void* const*)simt_user;\n" +
+         reads +
+         "  const simt_i64 simt_bx = simt_ctx->block_dim[0], simt_by = simt_ctx->block_dim[1];\n"
+         "  const simt_thread simt_tid = {simt_t % simt_bx, simt_t / simt_bx % simt_by,\n"
+         "                                simt_t / (simt_bx * simt_by)};\n"
+         "  " +
+         body_name + "(simt_ctx, simt_tid" + args + ");\n}\n\n" + std::string(d_.kernel_prefix) +
+         "void " + entry + "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n" +
+         "  simt_ctx->fibers->run_block(simt_ctx, " + thread_name + ", (void*)simt_args, " +
+         std::to_string(stack_bytes) + ", " + std::to_string(module_.fiber_shared_bytes) +
+         ");\n}\n";
 }
 
 std::vector<std::string> Emitter::parameters(std::vector<abi::Param>& slots) {

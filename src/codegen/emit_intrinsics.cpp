@@ -160,8 +160,8 @@ std::string Emitter::call(const Expr& e) {
       throw std::logic_error("laneid and warpsize are attributes");
     case sema::Rule::ActiveMask:
       note_warp_use(e);
-      if (d_.threads_are_loops()) return cpu_active_mask();
-      return d_.activemask.empty() ? "0u" : std::string(d_.activemask);
+      if (d_.threads_are_loops() && !module_.fibers) return cpu_active_mask();
+      return d_.activemask.empty() ? "0u" : warp_call(d_.activemask, "", "", "");
     case sema::Rule::ConstArrayLike:
       return constant_array(i);
     case sema::Rule::Shuffle: {
@@ -238,7 +238,9 @@ void Emitter::note_warp_use(const Expr& e) {
 
 std::string Emitter::warp_call(std::string_view pattern, const std::string& mask,
                                const std::string& value, const std::string& lane) {
-  return fill_pattern(pattern, {{"%m", mask}, {"%x", value}, {"%l", lane}});
+  return fill_pattern(
+      pattern,
+      {{"%m", mask}, {"%x", value}, {"%l", lane}, {"%s", std::to_string(module_.warp_sites++)}});
 }
 
 std::string Emitter::linear_thread() {

@@ -37,11 +37,10 @@ void number_params(std::vector<abi::Param>& params, const Dialect& dialect) {
   }
 }
 
-}  // namespace
-
-abi::GeneratedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
-                                 const EmitOptions& options) {
+abi::GeneratedKernel emit_module(const sema::TypedFunction& fn, const Dialect& dialect,
+                                 const EmitOptions& options, bool fibers) {
   Module module(dialect);
+  module.fibers = fibers;
   // Callees come first in `functions`, so each is defined before its use.
   for (const auto& f : fn.functions)
     Emitter(f->typed, dialect, options, module, f.get()).emit_function();
@@ -50,6 +49,25 @@ abi::GeneratedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& d
   kernel.language = dialect.id;
   number_params(kernel.params, dialect);
   return kernel;
+}
+
+}  // namespace
+
+abi::GeneratedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
+                                 const EmitOptions& options) {
+  // The CPU runs a block's threads as loops split at barriers (regions) where
+  // it can, and as fibers where it cannot: a collective in a device function,
+  // or one the region lowering refuses (detail::RegionsRefused).
+  bool fibers =
+      dialect.threads_are_loops() && (options.cpu_fibers || passes::functions_call_collectives(fn));
+  if (!fibers) {
+    try {
+      return emit_module(fn, dialect, options, false);
+    } catch (const detail::RegionsRefused&) {
+      fibers = true;
+    }
+  }
+  return emit_module(fn, dialect, options, fibers);
 }
 
 }  // namespace simt::codegen

@@ -154,7 +154,14 @@ std::string Emitter::array_alloc(const Expr& e) {
                  scratch(element, std::to_string(total) + " * simt_nthreads") + ";\n";
     return view_type + "{" + name + " + simt_t * " + std::to_string(total) + ", " + init;
   }
-  if (shared) {
+  if (shared && module_.fibers) {
+    // Fiber mode runs each thread's code on its own stack: the block's
+    // arrays live in the runtime's per-block buffer.
+    const int64_t at = (module_.fiber_shared_bytes + 63) & ~int64_t{63};
+    module_.fiber_shared_bytes = at + total * (sema::bit_width(t.scalar) / 8);
+    prologue_ += "  " + element + "* " + name + " = (" + element +
+                 "*)((unsigned char*)simt_ctx->fiber_shared + " + std::to_string(at) + ");\n";
+  } else if (shared) {
     prologue_ += "  " + std::string(d_.shared_decl) + element + " " + name + "[" +
                  std::to_string(total) + "];\n";
   } else {
@@ -173,6 +180,7 @@ void Emitter::count_array_bytes(const Expr& e, bool shared, int64_t elements) {
     return;
   }
   local_bytes_ += bytes;
+  module_.local_bytes += bytes;
   if (local_bytes_ > kMaxLocalBytes)
     fail_at(e.span, "local arrays of " + std::to_string(local_bytes_) +
                         " bytes per thread are more than simt allows (" +

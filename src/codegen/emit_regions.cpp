@@ -6,7 +6,8 @@
 // thread has finished it before the next starts. Varying locals live in
 // per-thread arrays (simt_pt_*); warp operations and
 // syncthreads_count/and/or read the other threads' values from arrays
-// written in the region before.
+// written in the region before. What the regions cannot place throws
+// RegionsRefused, and the kernel runs in fiber mode instead (emit_kernel.cpp).
 #include <algorithm>
 #include <functional>
 
@@ -27,10 +28,6 @@ bool Emitter::needs_regions() const {
 
 void Emitter::fail_at(lang::Span span, const std::string& message) const {
   lang::fail(lang::DiagnosticKind::Syntax, *fn_.source, span, message);
-}
-
-std::string Emitter::collective_name(const Expr& call) const {
-  return std::string(info(call).intrinsic->name.substr(5)) + "()";  // drop "simt."
 }
 
 const Expr* Emitter::first_collective(const Stmt& s) const {
@@ -145,17 +142,12 @@ void Emitter::uniform_stmt(const Stmt& s) {
     return;
   }
   bool compound = s.kind == StmtKind::If || s.kind == StmtKind::While || s.kind == StmtKind::For;
+  // What the regions cannot place (fiber mode runs it instead): break and
+  // continue under a mask, and a collective inside a larger statement.
   if (!regions_.masks.empty() && (s.kind == StmtKind::Break || s.kind == StmtKind::Continue))
-    fail_at(s.span,
-            "on the CPU, break and continue are not supported under a condition that may "
-            "differ between threads in code with warp operations");
+    throw RegionsRefused{};
   if (!compound) {
-    if (const Expr* call = first_collective(s)) {
-      fail_at(call->span, "on the CPU, " + collective_name(*call) +
-                              " must be a statement of its own (`x = " + collective_name(*call) +
-                              "`, `x += ...` or a call alone): the threads of a block wait "
-                              "for each other there");
-    }
+    if (first_collective(s)) throw RegionsRefused{};
     stmt(s);  // a uniform assignment, break or continue
     return;
   }
@@ -171,20 +163,10 @@ void Emitter::uniform_stmt(const Stmt& s) {
       masked_while(s);
     return;
   }
-  if (!regions_.uniformity->uniform_expr(header)) {
-    const Expr* call = first_collective(s);
-    // Otherwise a break/continue of a loop with a barrier, or an
-    // assignment of a variable every thread must agree on.
-    std::string what = call ? collective_name(*call)
-                            : std::string(
-                                  "leaving or continuing a loop that contains a barrier "
-                                  "(syncthreads() or a warp operation)");
-    fail_at(header.span,
-            "on the CPU, " + what + " must be reached by all threads of a block together, but " +
-                "this condition may differ between threads (it reads threadIdx, grid(), an "
-                "array element or a variable computed from them); make it depend only on "
-                "parameters, constants, blockIdx, blockDim and gridDim");
-  }
+  // A block barrier (or a break/continue of a loop with one, or a variable
+  // every thread must agree on) under a condition that may differ between
+  // threads: fiber mode.
+  if (!regions_.uniformity->uniform_expr(header)) throw RegionsRefused{};
   stmt(s);
 }
 

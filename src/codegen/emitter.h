@@ -18,6 +18,9 @@ struct EmitOptions {
   // Sources the kernel links (cuda.jit(link=[...])): each compiled, by the
   // dialects of its languages, ahead of the code that calls into it.
   std::vector<sema::LinkedSource> link;
+  // CPU: run the kernel in fiber mode even where the region lowering could
+  // take it (bench/cpu.py compares the two; SIMT_CPU_FIBERS=1).
+  bool cpu_fibers = false;
 };
 
 // The generated kernel's symbol for a Python function name.

@@ -93,7 +93,18 @@ struct Module {
   // What a checked kernel and its device functions check, numbered in
   // emission order (abi::GeneratedKernel::check_sites).
   std::vector<abi::CheckSite> check_sites;
+  // The CPU kernel runs in fiber mode (backends/cpu/fibers.h): each thread
+  // a fiber, barriers and warp operations calls into the runtime.
+  bool fibers = false;
+  int warp_sites = 0;              // call sites of warp operations so far (`%s`)
+  int64_t fiber_shared_bytes = 0;  // fiber mode: static shared arrays, at offsets
+  int64_t local_bytes = 0;         // local arrays per thread, all functions together
 };
+
+// Thrown by the region lowering where it cannot place a barrier or warp
+// operation; emit_kernel then emits the kernel in fiber mode. Not a
+// std::exception, so no statement's error handler takes it for a failure.
+struct RegionsRefused {};
 
 // The CPU's lowering of a kernel with barriers (emit_regions.cpp): all of
 // its state in one place, so that what the other parts of the emitter read
@@ -135,6 +146,11 @@ class Emitter {
   static bool find_path(const Type& t, size_t target, size_t& counter, std::vector<int>& path);
   static bool contains_return(const std::vector<lang::StmtPtr>& body);
   std::string function_body();
+  // Fiber mode's entry: a function running one thread (reading the
+  // arguments, `reads`, and calling the body with them, `args`), handed to
+  // the runtime with the stack and shared memory a block needs.
+  std::string fiber_entry(const std::string& entry, const std::string& body_name,
+                          const std::string& reads, const std::string& args) const;
 
   // ---- names, types, literals and conversions (emit_types.cpp) --------------
 
@@ -240,7 +256,6 @@ class Emitter {
 
   bool needs_regions() const;
   [[noreturn]] void fail_at(lang::Span span, const std::string& message) const;
-  std::string collective_name(const Expr& call) const;
   const Expr* first_collective(const Stmt& s) const;
 
   // Whether `s` runs at the uniform level (once per block) rather than in a
@@ -402,8 +417,9 @@ class Emitter {
   std::string libdevice_helper(std::string_view name, size_t part);
   std::optional<PythonLine> where(const Expr& e) const;
   void note_warp_use(const Expr& e);
-  static std::string warp_call(std::string_view pattern, const std::string& mask,
-                               const std::string& value, const std::string& lane);
+  // A warp operation's pattern filled in; each call is a new site (`%s`).
+  std::string warp_call(std::string_view pattern, const std::string& mask, const std::string& value,
+                        const std::string& lane);
 
   // The thread's index within its block, x fastest (how warps are formed).
   std::string linear_thread();

@@ -1,5 +1,6 @@
 #include "compiler/pipeline.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -20,10 +21,14 @@ abi::GeneratedKernel generate(const lang::ParsedFunction& fn, const lang::Source
 abi::GeneratedKernel generate(const sema::TypedFunction& typed, abi::Language language,
                               const codegen::EmitOptions& options) {
   const codegen::Dialect& dialect = codegen::dialect(language);
-  if (dialect.threads_are_loops()) passes::reject_collectives_in_functions(typed);
+  codegen::EmitOptions chosen = options;
+  // Benchmarks only (bench/cpu.py): CPU kernels in fiber mode even where
+  // regions could run them, to compare the two.
+  if (const char* fibers = std::getenv("SIMT_CPU_FIBERS"); fibers && std::string(fibers) == "1")
+    chosen.cpu_fibers = true;
   abi::GeneratedKernel kernel;
   try {
-    kernel = codegen::emit_kernel(typed, dialect, options);
+    kernel = codegen::emit_kernel(typed, dialect, chosen);
   } catch (const std::logic_error& e) {
     // Outside any statement (those name their own, codegen/emit_stmt.cpp):
     // the function's header, rather than no location at all.

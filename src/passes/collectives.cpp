@@ -1,21 +1,15 @@
-// On the CPU a device function runs for one thread at a time, so it cannot
-// wait for the others: barriers and warp operations belong in the kernel.
-#include "lang/diagnostics.h"
+// On the CPU a device function runs inside one thread's code: a barrier or
+// warp operation there cannot become the end of a region (emit_regions.cpp),
+// so such kernels run in fiber mode.
 #include "passes/passes.h"
 
 namespace simt::passes {
 
-void reject_collectives_in_functions(const sema::TypedFunction& kernel) {
-  for (const auto& f : kernel.functions) {
-    for (const auto& [e, i] : f->typed.exprs) {
-      if (!i.intrinsic || !sema::is_collective(i.intrinsic->rule)) continue;
-      lang::fail(lang::DiagnosticKind::Syntax, *f->typed.source, e->span,
-                 "on the CPU, " + std::string(i.intrinsic->name.substr(5)) +
-                     "() can only be called in the kernel itself, not in a device function "
-                     "('" +
-                     f->source->name + "')");
-    }
-  }
+bool functions_call_collectives(const sema::TypedFunction& kernel) {
+  for (const auto& f : kernel.functions)
+    for (const auto& [e, i] : f->typed.exprs)
+      if (i.intrinsic && sema::is_collective(i.intrinsic->rule)) return true;
+  return false;
 }
 
 }  // namespace simt::passes

@@ -6,7 +6,7 @@
 //   float64_use.cpp     the first statement computing in double precision
 //                       (abi::Requirements::float64)
 //   collectives.cpp     barriers and warp operations called from device
-//                       functions, for dialects that cannot lower them there
+//                       functions (the CPU then runs the kernel in fiber mode)
 #pragma once
 
 #include <optional>
@@ -22,8 +22,8 @@ namespace simt::passes {
 // calls; nullopt when none does.
 std::optional<abi::PythonLine> first_float64_use(const sema::TypedFunction& kernel);
 
-// Throws lang::CompileError at the first collective call (sema::is_collective)
-// made in a device function `kernel` calls.
-void reject_collectives_in_functions(const sema::TypedFunction& kernel);
+// Whether a device function `kernel` calls makes a collective call
+// (sema::is_collective).
+bool functions_call_collectives(const sema::TypedFunction& kernel);
 
 }  // namespace simt::passes

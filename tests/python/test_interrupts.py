@@ -43,6 +43,15 @@ CHILD = textwrap.dedent('''
             while x[0] == 0:
                 x[1] += i
 
+    @simt.kernel
+    def spin_fibers(x):
+        # A barrier under a varying condition: the CPU runs this in fiber mode.
+        t = simt.thread_idx.x
+        while x[0] == 0:
+            if t % 2 == 0:
+                simt.syncthreads()
+            x[1] += 1
+
     mode = sys.argv[1]
     x = simt.zeros(2, dtype=np.int64, device="cpu")
     view = np.asarray(x)  # now: reading it later waits for the queued kernels
@@ -56,7 +65,7 @@ CHILD = textwrap.dedent('''
 
     if mode == "own-handler":
         signal.signal(signal.SIGINT, stop)
-    stream = simt.Stream(device="cpu") if mode not in ("one-block", "grid") else None
+    stream = simt.Stream(device="cpu") if mode not in ("one-block", "grid", "fibers") else None
     start = None
     try:
         with simt.use_device("cpu"):
@@ -66,6 +75,9 @@ CHILD = textwrap.dedent('''
             elif mode == "grid":
                 print("waiting", flush=True); start = time.monotonic()
                 spin_nested[64, 32](x)
+            elif mode == "fibers":
+                print("waiting", flush=True); start = time.monotonic()
+                spin_fibers[4, 64](x)
             elif mode == "queued":
                 # The second kernel waits behind the first: the Ctrl-C skips it too.
                 spin[1, 1, stream](x)
@@ -135,8 +147,8 @@ def run_child(tmp_path, mode):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
-@pytest.mark.parametrize("mode", ["one-block", "grid", "stream", "queued", "event", "get",
-                                  "device"])
+@pytest.mark.parametrize("mode", ["one-block", "grid", "fibers", "stream", "queued", "event",
+                                  "get", "device"])
 def test_ctrl_c_interrupts_the_wait_and_stops_the_cpu_kernel(tmp_path, mode):
     code, out, err = run_child(tmp_path, mode)
     assert code == 0, (out, err)

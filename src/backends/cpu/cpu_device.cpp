@@ -22,6 +22,7 @@
 #include "abi/cpu_entry.h"
 #include "backends/cpu/clang_jit.h"
 #include "backends/cpu/fault_guard.h"
+#include "backends/cpu/fibers.h"
 #include "runtime/disk_cache.h"
 #include "runtime/interrupt.h"
 
@@ -384,6 +385,8 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
                                          sizeof(std::max_align_t));
     ctx.dynamic_shared = shared.data();
     ctx.cancel_epoch = launched;
+    ctx.fibers = fiber_api();
+    ctx.fiber_shared = nullptr;
     for (int64_t b = begin; b < end && !cancelled(); ++b) {
       if (faulted.happened.load(std::memory_order_relaxed)) return;
       ctx.block_idx[0] = b % gx;
@@ -409,6 +412,11 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
   }
   if (faulted.happened) {
     const Fault& f = faulted.fault;
+    if (f.signal == 0)
+      throw runtime::DeviceError("kernel '" + name + "' on cpu could not run block (" +
+                                 std::to_string(faulted.block[0]) + ", " +
+                                 std::to_string(faulted.block[1]) + ", " +
+                                 std::to_string(faulted.block[2]) + "): " + f.reason);
     throw runtime::DeviceError(
         "kernel '" + name + "' on cpu touched memory it may not (" +
         (f.signal == SIGBUS ? std::string("SIGBUS") : std::string("SIGSEGV")) + " at address " +

@@ -3,6 +3,8 @@
 #include <setjmp.h>
 #include <signal.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace simt::cpu {
@@ -66,6 +68,15 @@ void install_fault_handlers() {
       sigaction(signal, &action, &g_previous[slot_of(signal)]);
     }
   });
+}
+
+void abandon_block(const char* reason) {
+  Landing* landing = t_landing;
+  if (!landing) std::abort();
+  t_landing = nullptr;
+  landing->fault.signal = 0;
+  std::snprintf(landing->fault.reason, sizeof landing->fault.reason, "%s", reason);
+  siglongjmp(landing->jump, 1);
 }
 
 bool run_block_guarded(abi::CpuKernelEntry entry, const abi::CpuBlockContext* ctx,

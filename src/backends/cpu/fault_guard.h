@@ -20,8 +20,9 @@
 namespace simt::cpu {
 
 struct Fault {
-  int signal = 0;         // SIGSEGV or SIGBUS
+  int signal = 0;         // SIGSEGV or SIGBUS; 0: abandoned (abandon_block)
   uintptr_t address = 0;  // the address the kernel touched
+  char reason[192] = {};  // why the runtime abandoned the block
 };
 
 // Installs the handlers (once per process; later calls do nothing).
@@ -29,6 +30,11 @@ void install_fault_handlers();
 
 // Runs one block; false when it faulted (`fault` then says how). Cheap
 // enough to call per block: no system call.
+// Ends the block running on this thread as a fault does, for a failure the
+// runtime meets inside it (no memory for a fiber block's stacks): the launch
+// raises DeviceError with `reason`. Without a block running, aborts.
+[[noreturn]] void abandon_block(const char* reason);
+
 bool run_block_guarded(abi::CpuKernelEntry entry, const abi::CpuBlockContext* ctx,
                        void* const* args, Fault* fault);
 

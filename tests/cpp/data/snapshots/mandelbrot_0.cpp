@@ -4,12 +4,31 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+struct simt_block_ctx;
+struct simt_fiber_op {
+  int kind;
+  int site;
+  unsigned int mask;
+  int pred;
+  simt_i64 lane;
+  unsigned long long value[2];
+  unsigned long long result[2];
+};
+struct simt_fiber_api {
+  void (*run_block)(const simt_block_ctx*,
+                    void (*)(const simt_block_ctx*, void*, simt_i64), void*,
+                    simt_i64, simt_i64);
+  int (*barrier)(const simt_block_ctx*, int, int);
+  void (*warp)(const simt_block_ctx*, simt_fiber_op*);
+};
 struct simt_block_ctx {
   simt_i64 grid_dim[3];
   simt_i64 block_dim[3];
   simt_i64 block_idx[3];
   void* dynamic_shared;
   simt_i64 cancel_epoch;
+  const simt_fiber_api* fibers;
+  void* fiber_shared;
 };
 static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -23,6 +42,33 @@ static inline unsigned long long simt_cas64(unsigned long long* p, unsigned long
 struct simt_thread {
   simt_i64 x, y, z;
 };
+template <class T>
+static inline T simt_fiber_shfl(const simt_block_ctx* c, int kind, int site, unsigned int mask,
+                                T x, simt_i64 lane) {
+  simt_fiber_op op = {kind, site, mask, 0, lane, {0, 0}, {0, 0}};
+  __builtin_memcpy(op.value, &x, sizeof x);
+  c->fibers->warp(c, &op);
+  T r;
+  __builtin_memcpy(&r, op.result, sizeof r);
+  return r;
+}
+static inline unsigned int simt_fiber_vote(const simt_block_ctx* c, int kind, int site,
+                                           unsigned int mask, int pred) {
+  simt_fiber_op op = {kind, site, mask, pred, 0, {0, 0}, {0, 0}};
+  c->fibers->warp(c, &op);
+  const unsigned int r = op.result[0];
+  return r;
+}
+template <class T>
+static inline unsigned int simt_fiber_match(const simt_block_ctx* c, int kind, int site,
+                                            unsigned int mask, T x, int* pred) {
+  simt_fiber_op op = {kind, site, mask, 0, 0, {0, 0}, {0, 0}};
+  __builtin_memcpy(op.value, &x, sizeof x);
+  c->fibers->warp(c, &op);
+  if (pred) *pred = op.pred;
+  const unsigned int r = op.result[0];
+  return r;
+}
 
 typedef struct {
   unsigned char* data;
