@@ -20,6 +20,8 @@
   "  simt_i64 block_idx[3];\n"   \
   "  void* dynamic_shared;\n"    \
   "  simt_i64 cancel_epoch;\n"   \
+  "  int (*grid_sync)(const struct simt_block_ctx*);\n" \
+  "  void* grid;\n"              \
   "};\n"
 
 namespace simt::abi {
@@ -32,12 +34,20 @@ struct CpuBlockContext {
   // runtime::cancel_epoch() when the launch started: generated `while` loops
   // end once the epoch moved on (a Ctrl-C, runtime/interrupt.h).
   int64_t cancel_epoch;
+  // A cooperative launch's grid barrier (cuda.cg.this_grid().sync()): every
+  // block of the launch calls grid_sync(ctx) and returns when all have;
+  // nonzero means the launch is stopping (a fault in another block, or
+  // Ctrl-C), and the block returns at once. `grid` is the runtime's barrier;
+  // both are null for other launches.
+  int (*grid_sync)(const CpuBlockContext*);
+  void* grid;
 };
 static_assert(offsetof(CpuBlockContext, block_dim) == 3 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, block_idx) == 6 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, dynamic_shared) == 9 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, cancel_epoch) == 9 * sizeof(int64_t) + sizeof(void*));
-static_assert(sizeof(CpuBlockContext) == 10 * sizeof(int64_t) + sizeof(void*));
+static_assert(offsetof(CpuBlockContext, grid_sync) == 10 * sizeof(int64_t) + sizeof(void*));
+static_assert(sizeof(CpuBlockContext) == 10 * sizeof(int64_t) + 3 * sizeof(void*));
 
 using CpuKernelEntry = void (*)(const CpuBlockContext*, void* const*);
 

@@ -220,6 +220,10 @@ std::string Emitter::call(const Expr& e) {
     case sema::Rule::HalfTernary:
     case sema::Rule::HalfCompare:
       return half_call(fn, arg);
+    case sema::Rule::ThisGrid:
+      return "0";  // a grid group has no storage: nothing reads this value
+    case sema::Rule::GridSync:
+      throw std::logic_error("grid_group.sync() is a statement");
   }
   throw std::logic_error("unknown intrinsic");
 }

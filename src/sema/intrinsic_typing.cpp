@@ -372,6 +372,10 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       i.operand = half;
       return i;
     }
+    case Rule::ThisGrid:
+      return typed(Type::grid_group());
+    case Rule::GridSync:
+      return typed(Type::none());
   }
   return typed(Type::unknown());
 }

@@ -65,6 +65,9 @@ enum class Rule : uint8_t {
   HalfBinary,   // -> float16
   HalfTernary,  // hfma -> float16, rounded once
   HalfCompare,  // heq, hne, ... -> bool: c_name the C operator
+  // Numba's cooperative groups.
+  ThisGrid,  // simt.cg.this_grid() -> a grid group (zero-size)
+  GridSync,  // grid_group.sync(): every thread of the launch waits for the others
 };
 
 // Whether a rule makes the threads of a block (or a warp) wait for each
