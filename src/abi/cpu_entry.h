@@ -13,15 +13,15 @@
 
 // A macro, so the prelude's raw string literals concatenate with it at
 // compile time.
-#define SIMT_CPU_BLOCK_CONTEXT_C \
-  "struct simt_block_ctx {\n"    \
-  "  simt_i64 grid_dim[3];\n"    \
-  "  simt_i64 block_dim[3];\n"   \
-  "  simt_i64 block_idx[3];\n"   \
-  "  void* dynamic_shared;\n"    \
-  "  simt_i64 cancel_epoch;\n"   \
+#define SIMT_CPU_BLOCK_CONTEXT_C                        \
+  "struct simt_block_ctx {\n"                           \
+  "  simt_i64 grid_dim[3];\n"                           \
+  "  simt_i64 block_dim[3];\n"                          \
+  "  simt_i64 block_idx[3];\n"                          \
+  "  void* dynamic_shared;\n"                           \
+  "  simt_i64 cancel_epoch;\n"                          \
   "  int (*grid_sync)(const struct simt_block_ctx*);\n" \
-  "  void* grid;\n"              \
+  "  void* grid;\n"                                     \
   "};\n"
 
 namespace simt::abi {

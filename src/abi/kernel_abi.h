@@ -43,10 +43,11 @@ struct Param {
     GridBarrier
   };
   Role role = Role::Scalar;
-  int argument = 0;  // which Python argument it comes from (-1: SharedBytes, CheckRecord, GridBarrier)
-  std::vector<int> path;  // item indices inside a tuple argument
-  int leaf = -1;          // which leaf of the flattened arguments (-1: none)
-  int dim = 0;            // ArrayShape/ArrayStride: which dimension
+  // Which Python argument it comes from (-1: SharedBytes, CheckRecord, GridBarrier).
+  int argument = 0;
+  std::vector<int> path;          // item indices inside a tuple argument
+  int leaf = -1;                  // which leaf of the flattened arguments (-1: none)
+  int dim = 0;                    // ArrayShape/ArrayStride: which dimension
   Scalar scalar = Scalar::Int64;  // Scalar: its type; ArrayData: the dtype
   std::string c_type;             // as declared in the generated code
   // How many C parameters the record is. 2 for an OpenCL array (its buffer

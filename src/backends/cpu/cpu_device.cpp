@@ -419,10 +419,13 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
   };
   // A single block gains nothing from the pool and would pay its wake-up.
   if (cooperative && blocks > 1) {
-    run_concurrently(blocks, [&](int64_t b) {
-      run_blocks(b, b + 1);
-      barrier.leave();
-    }, barrier);
+    run_concurrently(
+        blocks,
+        [&](int64_t b) {
+          run_blocks(b, b + 1);
+          barrier.leave();
+        },
+        barrier);
   } else if (blocks == 1) {
     run_blocks(0, 1);
   } else {

@@ -755,8 +755,7 @@ std::unique_ptr<CudaKernel> CudaDevice::compile_for(const abi::GeneratedKernel& 
 }
 
 int64_t CudaDevice::max_cooperative_blocks(const runtime::CompiledKernel& compiled,
-                                           int64_t threads_per_block,
-                                           size_t dynamic_shared_bytes) {
+                                           int64_t threads_per_block, size_t dynamic_shared_bytes) {
   const auto& kernel = static_cast<const CudaKernel&>(compiled);
   if (threads_per_block < 1 || threads_per_block > info_.max_threads_per_block) return 0;
   context_->make_current();
@@ -820,8 +819,8 @@ void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,
     CUdeviceptr barrier = 0;
     if (kernel.grid_barrier_param >= 0) {
       barrier = cuda_stream.grid_barrier();
-      check(driver_.fn().cuMemsetD32Async(barrier, 0, 2, cuda_stream.handle()),
-            "cuMemsetD32Async", " zeroing the grid barrier of " + kernel.entry());
+      check(driver_.fn().cuMemsetD32Async(barrier, 0, 2, cuda_stream.handle()), "cuMemsetD32Async",
+            " zeroing the grid barrier of " + kernel.entry());
       params.assign(args, args + kernel.param_count);
       params[static_cast<size_t>(kernel.grid_barrier_param)] = &barrier;
     }
@@ -831,10 +830,10 @@ void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,
         static_cast<unsigned int>(dims.shared_bytes), cuda_stream.handle(),
         params.empty() ? const_cast<void**>(args) : params.data());
   } else {
-    status = driver_.fn().cuLaunchKernel(
-        kernel.function(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
-        static_cast<unsigned int>(dims.shared_bytes), cuda_stream.handle(),
-        const_cast<void**>(args), nullptr);
+    status = driver_.fn().cuLaunchKernel(kernel.function(), grid[0], grid[1], grid[2], block[0],
+                                         block[1], block[2],
+                                         static_cast<unsigned int>(dims.shared_bytes),
+                                         cuda_stream.handle(), const_cast<void**>(args), nullptr);
   }
   if (status != CUDA_SUCCESS) {
     check(status, call,

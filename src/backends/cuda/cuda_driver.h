@@ -177,9 +177,9 @@ struct DriverFunctions {
                                         unsigned int block_x, unsigned int block_y,
                                         unsigned int block_z, unsigned int shared_bytes,
                                         CUstream stream, void** kernel_params) = nullptr;
-  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int* blocks, CUfunction function,
-                                                          int block_threads,
-                                                          std::size_t dynamic_shared_bytes) = nullptr;
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(
+      int* blocks, CUfunction function, int block_threads,
+      std::size_t dynamic_shared_bytes) = nullptr;
 
   // Optional (CUDA 12.4+; null on older drivers): the offset and size of a
   // kernel's parameter; CUDA_ERROR_INVALID_VALUE past the last one.
