@@ -14,11 +14,11 @@ from numpy import (  # noqa: F401  (the scalar types kernels name)
 from . import cuda  # noqa: F401
 from ._core import version as _core_version
 from .cuda import (  # noqa: F401
-    activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, const, blockIdx, block_dim,
-    block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared, shfl_down_sync,
-    shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and, syncthreads_count,
-    syncthreads_or, thread_idx, threadIdx, threadfence, threadfence_block, threadfence_system,
-    warpsize, lanemask_lt, match_all_sync, match_any_sync, syncwarp)
+    activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, cg, const, blockIdx,
+    block_dim, block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared,
+    shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and,
+    syncthreads_count, syncthreads_or, thread_idx, threadIdx, threadfence, threadfence_block,
+    threadfence_system, warpsize, lanemask_lt, match_all_sync, match_any_sync, syncwarp)
 from ._array import (  # noqa: F401
     Array, empty, empty_like, full, to_device, zeros, zeros_like)
 from ._interop import asarray, from_dlpack  # noqa: F401

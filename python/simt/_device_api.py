@@ -76,6 +76,9 @@ fp16 = _Namespace("fp16", [
     "hexp2", "hexp10", "hlog", "hlog2", "hlog10", "hsin", "hcos", "hceil", "hfloor", "hrint",
     "htrunc", "hmax", "hmin", "heq", "hne", "hgt", "hge", "hlt", "hle"])
 
+# Numba's cuda.cg (cooperative groups): `cuda.cg.this_grid().sync()`.
+cg = _Namespace("cg", ["this_grid"])
+
 syncthreads = _DeviceFunction("simt.syncthreads")
 syncthreads_count = _DeviceFunction("simt.syncthreads_count")
 syncthreads_and = _DeviceFunction("simt.syncthreads_and")

@@ -112,6 +112,34 @@ class Kernel(_Compiled, NumbaDispatcher):
         self.compile(tuple(args))
         return self
 
+    def max_cooperative_grid_blocks(self, blockdim, *args, dynsmemsize=0, device=None):
+        """The most blocks of `blockdim` threads (an int or a tuple of up to 3) a launch of
+        this kernel may have when it syncs the grid (``cuda.cg.this_grid().sync()``): all of
+        them must run at once. `args` are the argument types (or example values) of the
+        signature, as for ``inspect_source``; none: the one signature compiled so far.
+        `dynsmemsize`: bytes of dynamic shared memory per block. On the current device
+        unless `device` is given (cpu: a fixed number of blocks, whatever their size; CUDA:
+        the kernel's occupancy times the multiprocessors; OpenCL: 0, it has no grid
+        barrier)."""
+        threads = 1
+        for extent in (blockdim if isinstance(blockdim, tuple) else (blockdim,)):
+            if not isinstance(extent, int) or extent < 1:
+                raise ValueError(f"blockdim must be a positive int or a tuple of them, "
+                                 f"not {blockdim!r}")
+            threads *= extent
+        if not isinstance(dynsmemsize, int) or dynsmemsize < 0:
+            raise ValueError(f"dynsmemsize must be a non-negative int, not {dynsmemsize!r}")
+        if args:
+            types = self._signature(args)
+        elif len(self._overloads) == 1:
+            types = list(self._overloads[0])
+        else:
+            raise TypeError(
+                f"{self.__name__}.max_cooperative_grid_blocks(blockdim, *argtypes): give the "
+                f"argument types, since {len(self._overloads)} signatures are compiled")
+        return self._dispatcher.max_cooperative_blocks(types, get_device(device), threads,
+                                                       dynsmemsize)
+
     def __call__(self, *args, **kwargs):
         raise TypeError(f"launch {self.__name__} with a configuration: "
                         f"{self.__name__}[grid, block](*args)")

@@ -55,6 +55,12 @@ class Overload:
     def inspect_llvm(self):
         return self._kernel.inspect_source(*self.argtypes, dialect="cuda")
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of `blockdim` threads a launch syncing the grid may have on the
+        current device (simt.Kernel.max_cooperative_grid_blocks)."""
+        return self._kernel.max_cooperative_grid_blocks(blockdim, *self.argtypes,
+                                                        dynsmemsize=dynsmemsize)
+
     def inspect_asm(self, cc=None):
         return _nvrtc_ptx.ptx(self.inspect_llvm(), cc or _current_cc(),
                               fastmath=bool(self._kernel.fastmath))

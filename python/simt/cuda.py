@@ -7,7 +7,7 @@ events. docs/porting.md lists what differs from Numba."""
 import sys
 
 from ._device_api import (  # noqa: F401
-    brev, cbrt, clz, ffs, fma, fp16, popc, selp,
+    brev, cbrt, cg, clz, ffs, fma, fp16, popc, selp,
     lanemask_lt, match_all_sync, match_any_sync, syncwarp,
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, const, blockIdx, block_dim,
     block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared, shfl_down_sync,

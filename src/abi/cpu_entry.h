@@ -47,6 +47,8 @@
   "  simt_i64 cancel_epoch;\n"                                                     \
   "  const simt_fiber_api* fibers;\n"                                              \
   "  void* fiber_shared;\n"                                                        \
+  "  int (*grid_sync)(const struct simt_block_ctx*);\n"                            \
+  "  void* grid;\n"                                                                \
   "};\n"
 
 namespace simt::abi {
@@ -109,6 +111,13 @@ struct CpuBlockContext {
   int64_t cancel_epoch;
   const CpuFiberApi* fibers;  // the fiber runtime, for kernels in fiber mode
   void* fiber_shared;         // fiber mode: the block's static shared arrays
+  // A cooperative launch's grid barrier (cuda.cg.this_grid().sync()): every
+  // block of the launch calls grid_sync(ctx) and returns when all have;
+  // nonzero means the launch is stopping (a fault in another block, or
+  // Ctrl-C), and the block returns at once. `grid` is the runtime's barrier;
+  // both are null for other launches.
+  int (*grid_sync)(const CpuBlockContext*);
+  void* grid;
 };
 static_assert(offsetof(CpuBlockContext, block_dim) == 3 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, block_idx) == 6 * sizeof(int64_t));
@@ -116,7 +125,8 @@ static_assert(offsetof(CpuBlockContext, dynamic_shared) == 9 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, cancel_epoch) == 9 * sizeof(int64_t) + sizeof(void*));
 static_assert(offsetof(CpuBlockContext, fibers) == 10 * sizeof(int64_t) + sizeof(void*));
 static_assert(offsetof(CpuBlockContext, fiber_shared) == 10 * sizeof(int64_t) + 2 * sizeof(void*));
-static_assert(sizeof(CpuBlockContext) == 10 * sizeof(int64_t) + 3 * sizeof(void*));
+static_assert(offsetof(CpuBlockContext, grid_sync) == 10 * sizeof(int64_t) + 3 * sizeof(void*));
+static_assert(sizeof(CpuBlockContext) == 10 * sizeof(int64_t) + 5 * sizeof(void*));
 static_assert(sizeof(CpuFiberOp) == 56);
 
 using CpuKernelEntry = void (*)(const CpuBlockContext*, void* const*);

@@ -30,19 +30,24 @@ struct Param {
   // CheckRecord: the device address of a checked launch's record
   // (abi/check_record.h), passed as an array's data is; only in kernels
   // built with checks.
+  // GridBarrier: the device address of a cooperative launch's grid barrier
+  // state (two zeroed 32-bit words the launching device provides; the CUDA
+  // dialect's cuda.cg.this_grid().sync()), never a Python argument.
   enum class Role : uint8_t {
     Scalar,
     ArrayData,
     ArrayShape,
     ArrayStride,
     SharedBytes,
-    CheckRecord
+    CheckRecord,
+    GridBarrier
   };
   Role role = Role::Scalar;
-  int argument = 0;       // which Python argument it comes from (-1: SharedBytes, CheckRecord)
-  std::vector<int> path;  // item indices inside a tuple argument
-  int leaf = -1;          // which leaf of the flattened arguments (-1: none)
-  int dim = 0;            // ArrayShape/ArrayStride: which dimension
+  // Which Python argument it comes from (-1: SharedBytes, CheckRecord, GridBarrier).
+  int argument = 0;
+  std::vector<int> path;          // item indices inside a tuple argument
+  int leaf = -1;                  // which leaf of the flattened arguments (-1: none)
+  int dim = 0;                    // ArrayShape/ArrayStride: which dimension
   Scalar scalar = Scalar::Int64;  // Scalar: its type; ArrayData: the dtype
   std::string c_type;             // as declared in the generated code
   // How many C parameters the record is. 2 for an OpenCL array (its buffer
@@ -67,6 +72,9 @@ struct Requirements {
   std::optional<PythonLine> float64;
   std::optional<PythonLine> warps;          // shuffles, votes, activemask
   std::optional<PythonLine> int64_atomics;  // atomics on 64-bit words
+  // A grid-wide barrier (cuda.cg.this_grid().sync()): the kernel is
+  // cooperative, so every block of a launch must be resident at once.
+  std::optional<PythonLine> grid_sync;
   // Static shared arrays, in bytes, and the statement of the first of them.
   int64_t shared_bytes = 0;
   std::optional<PythonLine> shared;

@@ -147,6 +147,18 @@ struct Dialect {
   // a shared counter (OpenCL 1.2 has no work-group reductions) or regions.
   std::array<std::string_view, 3> barrier_reduce{};
   std::array<std::string_view, 3> fences{};  // threadfence, _block, _system
+  // cuda.cg.this_grid().sync(): an expression making every thread of the
+  // launch wait for all the others, nonzero where the launch is being
+  // stopped (the CPU: a fault in another block, or Ctrl-C); empty where the
+  // dialect has no grid barrier (OpenCL: a kernel using it requires the
+  // device's grid_sync capability, which it lacks).
+  std::string_view grid_sync{};
+  // Where the barrier is code of simt's own: its definition (a helper, added
+  // once), and the C type of the hidden parameter carrying its state (an
+  // abi::Param::Role::GridBarrier record), which every device function then
+  // also takes. Empty: the state comes from elsewhere (the CPU's block context).
+  std::string_view grid_sync_helper{};
+  std::string_view grid_barrier_type{};
   // Compare-and-swap on 32/64-bit unsigned words, returning the old word:
   // `%S` the pointer's space qualifier, `%p` the pointer, `%e` expected, `%d`
   // desired.

@@ -89,6 +89,38 @@ constexpr std::array<std::string_view, 8> kCppAtomics{
     "__atomic_fetch_xor(%p, %v, __ATOMIC_RELAXED)",
     "__atomic_exchange_n(%p, %v, __ATOMIC_RELAXED)"};
 
+// The grid barrier of a cooperative launch, without <cooperative_groups.h>
+// (NVRTC finds no headers): bar[0] counts the blocks that arrived, bar[1] is
+// the generation. Each block's first thread reads the generation before it
+// arrives (the last arrival cannot move it on before this block arrives), the
+// last arrival resets the count and then moves the generation on, and the
+// others spin until it does. The fences make each block's writes before the
+// barrier visible to every block after it (__syncthreads orders the block's
+// own threads around its first thread's fences). The count is back at 0
+// after every barrier; the launch zeroes both words before the kernel runs.
+constexpr std::string_view kCudaGridSync =
+    R"(static __device__ __noinline__ int simt_grid_sync(unsigned int* bar) {
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
+    volatile unsigned int* generation = bar + 1;
+    const unsigned int seen = *generation;
+    __threadfence();
+    if (atomicAdd(bar, 1u) == blocks - 1u) {
+      atomicExch(bar, 0u);
+      __threadfence();
+      atomicAdd(bar + 1, 1u);
+    } else {
+      while (*generation == seen) {
+      }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+  return 0;
+}
+)";
+
 const Dialect kCuda{
     .id = abi::Language::Cuda,
     .name = "cuda",
@@ -110,6 +142,9 @@ const Dialect kCuda{
     .barrier = "__syncthreads();",
     .barrier_reduce = {"__syncthreads_count(%x)", "__syncthreads_and(%x)", "__syncthreads_or(%x)"},
     .fences = {"__threadfence()", "__threadfence_block()", "__threadfence_system()"},
+    .grid_sync = "simt_grid_sync(simt_grid_barrier)",
+    .grid_sync_helper = kCudaGridSync,
+    .grid_barrier_type = "unsigned int*",
     .atomic_cas32 = "atomicCAS((unsigned int*)(%p), %e, %d)",
     .atomic_cas64 = "atomicCAS((unsigned long long*)(%p), %e, %d)",
     .atomic_int32 = {"atomicAdd(%p, %v)", "atomicSub(%p, %v)", "atomicMin(%p, %v)",
@@ -222,6 +257,8 @@ const Dialect kCpp{
                        "simt_ctx->fibers->barrier(simt_ctx, 3, %x)"},
     .fences = {"__atomic_thread_fence(__ATOMIC_SEQ_CST)", "__atomic_thread_fence(__ATOMIC_SEQ_CST)",
                "__atomic_thread_fence(__ATOMIC_SEQ_CST)"},
+    // The runtime's barrier across the launch's blocks (abi/cpu_entry.h).
+    .grid_sync = "simt_ctx->grid_sync(simt_ctx)",
     .atomic_cas32 = "simt_cas32((unsigned int*)(%p), %e, %d)",
     .atomic_cas64 = "simt_cas64((unsigned long long*)(%p), %e, %d)",
     .atomic_int32 = kCppAtomics,

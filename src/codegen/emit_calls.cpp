@@ -129,6 +129,10 @@ void Emitter::hoist_intrinsic(const Expr& e) {
       hoisted_[&e] = {};
       return;
     }
+    case sema::Rule::GridSync:
+      grid_sync(e);
+      hoisted_[&e] = {};
+      return;
     case sema::Rule::SyncWarp: {
       note_warp_use(e);
       std::string mask = e.items.size() > 1 ? emit_as(*e.items[1], Type::scalar_of(Scalar::UInt32))
@@ -266,10 +270,12 @@ std::string Emitter::call_code(const Expr& e) {
   std::vector<std::string> args;
   if (!d_.function_hidden_args.empty()) args.emplace_back(d_.function_hidden_args);
   if (checked()) args.emplace_back("simt_checks");
+  if (!grid_barrier_param().empty()) args.emplace_back("simt_grid_barrier");
   for (size_t p = 0; p < i.arguments.size(); ++p) {
     const sema::CallArgument& a = i.arguments[p];
     const Type& pt = callee.param_types[p];
     if (pt.kind == TypeKind::DType || pt.kind == TypeKind::Function) continue;  // compile time
+    if (pt.kind == TypeKind::GridGroup) continue;  // no storage: no C parameter
     if (pt.is_tuple()) {
       std::vector<std::string> parts, names;
       std::vector<Type> from, to;

@@ -8,6 +8,7 @@ namespace simt::codegen::detail {
 
 std::vector<std::string> Emitter::values(const Expr& e) {
   const ExprInfo& i = info(e);
+  if (i.type.kind == TypeKind::GridGroup) return {};  // no storage
   if (!i.type.is_tuple()) return {expr(e)};
   if (auto h = hoisted_.find(&e); h != hoisted_.end()) return h->second;
   if (i.constant) {

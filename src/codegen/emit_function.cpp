@@ -22,6 +22,8 @@ void Emitter::emit_function() {
   std::vector<std::string> params;
   if (!d_.function_hidden_params.empty()) params.emplace_back(d_.function_hidden_params);
   if (checked()) params.push_back(check_record_param());
+  if (std::string barrier = grid_barrier_param(); !barrier.empty())
+    params.push_back(std::move(barrier));
   for (size_t p = 0; p < fn_.param_count(); ++p) {
     std::vector<std::string> names, local_names;
     std::vector<Type> types, local_types;
@@ -67,7 +69,9 @@ abi::GeneratedKernel Emitter::run() {
   regions_.bare_names = false;
   std::string body = function_body();
   if (uses_dynamic_shared_) add_dynamic_shared(out.params, params, body);
+  add_grid_barrier(out.params, params);
   out.requirements.warps = module_.warp_use;
+  out.requirements.grid_sync = module_.grid_sync_use;
   out.requirements.int64_atomics = module_.int64_atomic_use;
   out.check_sites = module_.check_sites;
   out.requirements.shared_bytes = module_.shared_bytes;

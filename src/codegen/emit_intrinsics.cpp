@@ -223,6 +223,10 @@ std::string Emitter::call(const Expr& e) {
     case sema::Rule::Libdevice:
       if (i.type.is_tuple()) throw std::logic_error("tuple results are evaluated into temporaries");
       return libdevice_part(e, 0);
+    case sema::Rule::ThisGrid:
+      return "0";  // a grid group has no storage: nothing reads this value
+    case sema::Rule::GridSync:
+      throw std::logic_error("grid_group.sync() is a statement");
   }
   throw std::logic_error("unknown intrinsic");
 }

@@ -25,8 +25,9 @@ void number_params(std::vector<abi::Param>& params, const Dialect& dialect) {
   int leaf = -1;
   for (abi::Param& p : params) {
     if (p.role == abi::Param::Role::Scalar || p.role == abi::Param::Role::ArrayData) ++leaf;
-    const bool argument =
-        p.role != abi::Param::Role::SharedBytes && p.role != abi::Param::Role::CheckRecord;
+    const bool argument = p.role != abi::Param::Role::SharedBytes &&
+                          p.role != abi::Param::Role::CheckRecord &&
+                          p.role != abi::Param::Role::GridBarrier;
     p.leaf = argument ? leaf : -1;
     p.c_params = 1;
     const bool buffer =
@@ -41,6 +42,7 @@ abi::GeneratedKernel emit_module(const sema::TypedFunction& fn, const Dialect& d
                                  const EmitOptions& options, bool fibers) {
   Module module(dialect);
   module.fibers = fibers;
+  module.grid_barrier = detail::uses_grid_sync(fn);
   // Callees come first in `functions`, so each is defined before its use.
   for (const auto& f : fn.functions)
     Emitter(f->typed, dialect, options, module, f.get()).emit_function();

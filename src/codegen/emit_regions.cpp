@@ -237,6 +237,10 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
   auto per_thread_array = [&](const std::string& type, const std::string& name) {
     prologue_ += "  " + type + "* " + name + " = " + scratch(type, "simt_nthreads") + ";\n";
   };
+  if (fn.rule == sema::Rule::GridSync) {
+    region_grid_sync(call);
+    return;
+  }
   if (fn.rule == sema::Rule::Barrier || fn.rule == sema::Rule::SyncWarp) {
     // syncwarp: every lane of every warp has run the region above, as a block barrier has.
     if (fn.rule == sema::Rule::SyncWarp) note_warp_use(call);

@@ -187,6 +187,7 @@ std::vector<std::string> Emitter::temporaries(const Type& t,
 
 void Emitter::store(const Expr& target, const Expr& value) {
   const Type& vt = info(value).type;
+  if (vt.kind == TypeKind::GridGroup) return;  // no storage: nothing to store
   if (target.kind == ExprKind::Tuple || vt.is_tuple()) {
     std::vector<std::string> parts = values(value);
     // Unpacking reads every value before writing any (a, b = b, a); a

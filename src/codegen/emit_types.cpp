@@ -66,6 +66,7 @@ void Emitter::flatten(const Type& t, const std::string& base, std::vector<std::s
       flatten(t.items[k], base, names, types, path + std::to_string(k) + "_");
     return;
   }
+  if (t.kind == TypeKind::GridGroup) return;  // no storage, no C variable
   names.push_back(path.empty() ? base : "simt_t" + path + base);
   types.push_back(t);
 }

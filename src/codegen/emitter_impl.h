@@ -67,6 +67,9 @@ bool is_float_like(Scalar s);
 // "a, b, c".
 std::string join_list(const std::vector<std::string>& parts);
 
+// Whether `kernel` or a device function it calls syncs the grid (emit_grid.cpp).
+bool uses_grid_sync(const sema::TypedFunction& kernel);
+
 // What the kernel and the device functions it calls share in one generated
 // source: helpers, array views, tuple-result structs and the functions.
 struct Module {
@@ -88,6 +91,13 @@ struct Module {
   // Features a device must have, from the kernel or any device function.
   std::optional<PythonLine> warp_use;
   std::optional<PythonLine> int64_atomic_use;
+  // The first grid barrier (cuda.cg.this_grid().sync()): the kernel is
+  // cooperative (abi::Requirements::grid_sync).
+  std::optional<PythonLine> grid_sync_use;
+  // The kernel or a device function it calls syncs the grid: where the
+  // dialect passes the barrier's state as a hidden parameter, the kernel and
+  // every device function take it (known before any of them is emitted).
+  bool grid_barrier = false;
   int64_t shared_bytes = 0;  // static shared arrays (abi::Requirements::shared_bytes)
   std::optional<PythonLine> shared_use;
   // What a checked kernel and its device functions check, numbered in
@@ -451,6 +461,19 @@ class Emitter {
 
   // One element of a constant array from its bytes, as a constant expression.
   std::string constant_element(Scalar s, const char* bytes);
+
+  // ---- the grid group, cuda.cg.this_grid() (emit_grid.cpp) ----------------
+
+  // `g.sync()` as the hardware runs it: the dialect's grid barrier.
+  void grid_sync(const Expr& call);
+  // `g.sync()` at the uniform level of the CPU's regions: every thread of the
+  // block has run the region above; then the block waits for the others and
+  // leaves the kernel when the launch is stopping.
+  void region_grid_sync(const Expr& call);
+  // The hidden parameter carrying the barrier's state (a GridBarrier record),
+  // for the kernel and for device functions; empty where the dialect has none.
+  std::string grid_barrier_param() const;
+  void add_grid_barrier(std::vector<abi::Param>& slots, std::vector<std::string>& params);
 
   // The dynamic shared memory of a launch: its size is the last parameter
   // (a SharedBytes slot); its storage is CUDA's extern __shared__ array, an

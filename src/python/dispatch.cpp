@@ -128,6 +128,10 @@ class Dispatcher {
                       const std::shared_ptr<runtime::Device>& device, runtime::Stream& queue);
   // Compiles for these argument types now (explicit signatures).
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
+  // The most blocks of `threads` threads a cooperative launch of the kernel
+  // compiled for these argument types may have on `device` (compiling it first).
+  int64_t max_cooperative_blocks(const std::vector<std::string>& arg_types, const PyDevice& device,
+                                 int64_t threads, size_t shared_bytes);
   size_t specialization_count() const { return cache_.size(); }
   // The argument types of each signature compiled (on any device), in the
   // order first compiled: Numba's `k.signatures`.
@@ -203,6 +207,12 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
       std::memcpy(value, &bytes, 8);
       continue;
     }
+    if (param.role == Role::GridBarrier) {
+      // The device launching a cooperative kernel provides its barrier's
+      // state (CudaDevice::queue_launch); nothing of the launch's own.
+      std::memset(value, 0, sizeof(void*));
+      continue;
+    }
     if (param.role == Role::CheckRecord) {
       if (!s.checks) throw std::logic_error("a checked kernel launched without its record");
       void* record = s.checks->address();
@@ -229,6 +239,7 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
         break;
       case Role::SharedBytes:
       case Role::CheckRecord:
+      case Role::GridBarrier:
         break;
     }
   }
@@ -349,6 +360,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
   }
   runtime::validate_shared_memory(device->info(), spec->static_shared_bytes, dims.shared_bytes);
+  runtime::validate_cooperative_launch(*device, *spec->kernel, dims);
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
   std::optional<CheckRecord> checks;
   if (spec->checked) {
@@ -420,6 +432,20 @@ void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevi
   if (!cache_.count(key)) specialize(key, device.device);
 }
 
+int64_t Dispatcher::max_cooperative_blocks(const std::vector<std::string>& arg_types,
+                                           const PyDevice& device, int64_t threads,
+                                           size_t shared_bytes) {
+  compile(arg_types, device);
+  std::string key;
+  append_device_key(key, *device.device);
+  for (const auto& text : arg_types) argument_type_from_text(text).encode(key);
+  auto found = cache_.find(key);
+  // compile() keeps what it built unless clear() ran meanwhile: build it again.
+  std::shared_ptr<Specialization> spec =
+      found != cache_.end() ? found->second : specialize(key, device.device);
+  return device.device->max_cooperative_blocks(*spec->kernel, threads, shared_bytes);
+}
+
 runtime::LaunchDims Dispatcher::configure(const nb::handle& config) const {
   if (!function_) throw std::logic_error("the kernel was garbage collected");
   return parse_launch_config(config, function_->name());
@@ -480,6 +506,8 @@ void bind_dispatch(nb::module_& m) {
              return ConfiguredLaunch{nb::borrow(self), dims, launch_stream(config)};
            })
       .def("compile", &Dispatcher::compile, nb::arg("arg_types"), nb::arg("device"))
+      .def("max_cooperative_blocks", &Dispatcher::max_cooperative_blocks, nb::arg("arg_types"),
+           nb::arg("device"), nb::arg("threads"), nb::arg("shared_bytes") = 0)
       .def("clear", &Dispatcher::clear,
            "Drops every specialization: each signature's next launch resolves the globals "
            "again and compiles anew.")

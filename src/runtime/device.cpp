@@ -261,6 +261,10 @@ void check_requirements(const abi::GeneratedKernel& kernel, const DeviceInfo& de
     unsupported(kernel, device, needs.int64_atomics,
                 "64-bit atomics (on int64, uint64 or float64 arrays) are not supported on",
                 device.int64_atomics);
+  if (!device.grid_sync.present && needs.grid_sync)
+    unsupported(kernel, device, needs.grid_sync,
+                "a grid-wide barrier (cuda.cg.this_grid().sync()) is not supported on",
+                device.grid_sync);
   if (needs.shared_bytes > device.max_shared_bytes)
     throw UnsupportedFeature("this kernel's shared arrays take " +
                                  std::to_string(needs.shared_bytes) + " bytes, more than " +
@@ -311,6 +315,21 @@ void validate_shared_memory(const DeviceInfo& device, int64_t static_bytes, size
       std::to_string(dynamic_bytes) + " bytes of dynamic shared memory" +
       (static_bytes ? " and the kernel's " + std::to_string(static_bytes) + " static bytes" : "") +
       " are more than " + device.id + " has for a block (" + std::to_string(limit) + " bytes)");
+}
+
+void validate_cooperative_launch(Device& device, const CompiledKernel& kernel,
+                                 const LaunchDims& dims) {
+  if (!kernel.cooperative) return;
+  const int64_t blocks = dims.grid[0] * dims.grid[1] * dims.grid[2];
+  const int64_t threads = dims.block[0] * dims.block[1] * dims.block[2];
+  const int64_t limit = device.max_cooperative_blocks(kernel, threads, dims.shared_bytes);
+  if (blocks <= limit) return;
+  throw std::invalid_argument(
+      "this kernel syncs the grid (cuda.cg.this_grid().sync()), so all of its blocks must run "
+      "at once, but the launch has " +
+      std::to_string(blocks) + " blocks and " + device.info().id + " can run at most " +
+      std::to_string(limit) + " of " + std::to_string(threads) +
+      " threads at once (max_cooperative_grid_blocks(" + std::to_string(threads) + "))");
 }
 
 }  // namespace simt::runtime

@@ -69,6 +69,8 @@ struct DeviceInfo {
   Capability float64;
   Capability warps;
   Capability int64_atomics;
+  // A grid-wide barrier (cooperative launches: every block resident at once).
+  Capability grid_sync;
 };
 
 // A kernel whose code needs what the device lacks (abi::Requirements):
@@ -93,6 +95,11 @@ struct CompileOptions {
 class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
+  // It syncs the grid (abi::Requirements::grid_sync): every block of a launch
+  // must be resident at once, so a launch is checked against
+  // Device::max_cooperative_blocks and runs as the backend's cooperative
+  // launch. Set by Device::compile; the one thing launches read of it.
+  bool cooperative = false;
 };
 
 // A parameter of a raw (user-written) kernel as its compiler reports it;
@@ -245,7 +252,19 @@ class Device {
   std::unique_ptr<CompiledKernel> compile(const abi::GeneratedKernel& kernel,
                                           const CompileOptions& options) {
     check_requirements(kernel, info_);
-    return build(kernel, options);
+    std::unique_ptr<CompiledKernel> built = build(kernel, options);
+    built->cooperative = kernel.requirements.grid_sync.has_value();
+    return built;
+  }
+  // The most blocks of `threads_per_block` threads (with `dynamic_shared_bytes`
+  // of dynamic shared memory each) a cooperative launch of `kernel` may have:
+  // all of them resident at once. 0 where the device has no grid barrier.
+  virtual int64_t max_cooperative_blocks(const CompiledKernel& kernel, int64_t threads_per_block,
+                                         size_t dynamic_shared_bytes) {
+    (void)kernel;
+    (void)threads_per_block;
+    (void)dynamic_shared_bytes;
+    return 0;
   }
   // `args[k]` points to the value of the kernel's k-th C parameter (read
   // before the call returns); `keep` holds what the kernel uses until it ran.
@@ -355,5 +374,9 @@ void validate_launch(const DeviceInfo& device, const LaunchDims& dims);
 // static arrays and the launch's dynamic bytes together, is more than
 // `device` has.
 void validate_shared_memory(const DeviceInfo& device, int64_t static_bytes, size_t dynamic_bytes);
+// Throws std::invalid_argument, naming the limit, when `kernel` is
+// cooperative and the launch has more blocks than can be resident at once.
+void validate_cooperative_launch(Device& device, const CompiledKernel& kernel,
+                                 const LaunchDims& dims);
 
 }  // namespace simt::runtime

@@ -70,6 +70,10 @@ ExprInfo Inferencer::attribute(const Expr& e) {
                                      "' is not supported in kernels (shape, size, ndim, "
                                      "strides and itemsize are)"));
     }
+    case TypeKind::GridGroup:
+      if (attr == "sync") return typed(Type::function("simt.cg.grid_group.sync"));
+      return typed(error(
+          e.span, "a grid group (cuda.cg.this_grid()) has the method sync(), not '" + attr + "'"));
     case TypeKind::Scalar:
       if (is_complex(base.scalar) && (attr == "real" || attr == "imag"))
         return typed(Type::scalar_of(real_of(base.scalar), base.weak));

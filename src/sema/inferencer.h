@@ -79,7 +79,7 @@ inline constexpr size_t kMaxCallDepth = 64;
 // Numbers, arrays and tuples of those: what a variable can hold and a device
 // function can receive.
 inline bool is_data(const Type& t) {
-  if (t.is_scalar() || t.is_array()) return true;
+  if (t.is_scalar() || t.is_array() || t.kind == TypeKind::GridGroup) return true;
   if (!t.is_tuple()) return false;
   for (const Type& item : t.items)
     if (!is_data(item)) return false;

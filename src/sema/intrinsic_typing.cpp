@@ -386,6 +386,10 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       for (Scalar s : row.results()) results.push_back(Type::scalar_of(s));
       return typed(results.size() == 1 ? results[0] : Type::tuple(std::move(results)));
     }
+    case Rule::ThisGrid:
+      return typed(Type::grid_group());
+    case Rule::GridSync:
+      return typed(Type::none());
   }
   return typed(Type::unknown());
 }

@@ -77,6 +77,10 @@ constexpr Intrinsic kIntrinsics[] = {
     {"simt.lanemask_lt", Rule::LaneMask, "", 0, 0},
     {"simt.match_any_sync", Rule::Match, "any", 2, 2, false},
     {"simt.match_all_sync", Rule::Match, "all", 2, 2, false},
+    // Numba's cuda.cg: the grid group and its barrier. The method is reached
+    // only as an attribute of a grid group (infer_access.cpp), never by this name.
+    {"simt.cg.this_grid", Rule::ThisGrid, "", 0, 0},
+    {"simt.cg.grid_group.sync", Rule::GridSync, "", 0, 0, false},
     // Numba's cuda.* arithmetic (cuda.popc, cuda.fma, ...).
     {"simt.popc", Rule::IntBits, "popc", 1, 1},
     {"simt.clz", Rule::IntBits, "clz", 1, 1},
@@ -238,6 +242,7 @@ const Member kMembers[] = {
     // Numba's cuda.random: its device functions are simt.funcs the Python
     // side resolves as globals named "simt.random.<name>".
     {"simt", "random", {NamespaceMember::Kind::Module, "simt.random"}},
+    {"simt", "cg", {NamespaceMember::Kind::Module, "simt.cg"}},
     {"simt", "thread_idx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
     {"simt", "threadIdx", {NamespaceMember::Kind::Dim3, "thread_idx"}},
     {"simt", "block_idx", {NamespaceMember::Kind::Dim3, "block_idx"}},
@@ -258,6 +263,7 @@ bool is_collective(Rule rule) {
     case Rule::Vote:
     case Rule::SyncWarp:
     case Rule::Match:
+    case Rule::GridSync:
       return true;
     default:
       return false;

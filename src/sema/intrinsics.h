@@ -68,6 +68,9 @@ enum class Rule : uint8_t {
   // Numba's cuda.libdevice.<name>: c_name the name in sema/libdevice.h's table,
   // which gives the types and the code.
   Libdevice,
+  // Numba's cooperative groups.
+  ThisGrid,  // simt.cg.this_grid() -> a grid group (zero-size)
+  GridSync,  // grid_group.sync(): every thread of the launch waits for the others
 };
 
 // Whether a rule makes the threads of a block (or a warp) wait for each

@@ -155,6 +155,12 @@ Type Type::range(Scalar index) {
   return t;
 }
 
+Type Type::grid_group() {
+  Type t;
+  t.kind = TypeKind::GridGroup;
+  return t;
+}
+
 int Type::tuple_depth() const {
   int deepest = 0;
   for (const Type& item : items) deepest = std::max(deepest, item.tuple_depth());
@@ -162,6 +168,7 @@ int Type::tuple_depth() const {
 }
 
 size_t Type::leaf_count() const {
+  if (kind == TypeKind::GridGroup) return 0;
   if (!is_tuple()) return 1;
   size_t n = 0;
   for (const Type& item : items) n += item.leaf_count();
@@ -256,6 +263,8 @@ std::string Type::str() const {
       return name;
     case TypeKind::Range:
       return name.empty() ? "range" : name;
+    case TypeKind::GridGroup:
+      return "grid group";
   }
   return "?";
 }

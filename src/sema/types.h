@@ -45,6 +45,10 @@ enum class TypeKind : uint8_t {
   DType,     // a scalar type used as a value: float32, np.int8, int (cast functions)
   Dim3,      // thread_idx/block_idx/block_dim/grid_dim: name = which one
   Range,     // the value of range(...), only iterated over
+  // cuda.cg.this_grid(): the launch's grid as a value with a sync() method.
+  // Zero-size: it has no C storage (no leaves), so variables and device
+  // function parameters may hold it for free.
+  GridGroup,
 };
 
 struct Type {
@@ -75,6 +79,7 @@ struct Type {
   static Type dtype(Scalar s);
   static Type dim3(std::string which);
   static Type range(Scalar index);
+  static Type grid_group();
 
   bool is_unknown() const { return kind == TypeKind::Unknown; }
   bool is_scalar() const { return kind == TypeKind::Scalar; }
@@ -86,7 +91,8 @@ struct Type {
   bool contains_unknown() const;
   // 0 for a non-tuple, 1 + the deepest item's for a tuple.
   int tuple_depth() const;
-  // 1 for a non-tuple, the sum of the items' for a tuple.
+  // 1 for a non-tuple (0 for a GridGroup, which has no storage), the sum of
+  // the items' for a tuple.
   size_t leaf_count() const;
   // The same type, not weak.
   Type strong() const;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "backends/cpu/clang_jit.h"
 #include "backends/cpu/fault_guard.h"
 #include "backends/cpu/fibers.h"
+#include "backends/cpu/grid_barrier.h"
 #include "runtime/disk_cache.h"
 #include "runtime/interrupt.h"
 
@@ -361,18 +363,42 @@ std::string hex(uintptr_t value) {
   return text;
 }
 
+// Runs `block(b)` for each of `blocks` blocks at once, each on a thread of
+// its own (a grid barrier needs every block running). A thread that cannot
+// start stops the barrier, so the ones started finish, and is a DeviceError.
+template <typename Block>
+void run_concurrently(int64_t blocks, const Block& block, GridBarrier& barrier) {
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(blocks));
+  std::string failure;
+  try {
+    for (int64_t b = 0; b < blocks; ++b) threads.emplace_back([&block, b] { block(b); });
+  } catch (const std::system_error& e) {
+    barrier.stop();
+    failure = e.what();
+  }
+  for (auto& thread : threads) thread.join();
+  if (!failure.empty())
+    throw runtime::DeviceError("a cooperative launch of " + std::to_string(blocks) +
+                               " blocks could not start a thread for each: " + failure);
+}
+
 // Returns whether the launch was cancelled before it ended; throws
 // DeviceError when a block faulted.
 // `launched`: the cancellation epoch when the launch was queued. A Ctrl-C
 // since then moved it on: the kernel's `while` loops end, and blocks not
 // started are skipped (all of them, for a launch queued before the Ctrl-C).
+// A cooperative launch (`cooperative`: the kernel syncs the grid) runs each
+// block on a thread of its own, so all of them wait at the grid barrier
+// together; a block that ends leaves the barrier, a fault stops it.
 bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchDims& dims,
-              void* const* args, int64_t launched) {
+              void* const* args, int64_t launched, bool cooperative) {
   const std::atomic<int64_t>& epoch = runtime::cancel_epoch();
   auto cancelled = [&] { return epoch.load(std::memory_order_relaxed) != launched; };
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
   const int64_t blocks = gx * gy * dims.grid[2];
   GridFault faulted;
+  GridBarrier barrier(blocks, launched);
   auto run_blocks = [&](int64_t begin, int64_t end) {
     BlockContext ctx;
     for (int d = 0; d < 3; ++d) {
@@ -387,6 +413,8 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
     ctx.cancel_epoch = launched;
     ctx.fibers = fiber_api();
     ctx.fiber_shared = nullptr;
+    ctx.grid_sync = cooperative ? &GridBarrier::sync : nullptr;
+    ctx.grid = cooperative ? &barrier : nullptr;
     for (int64_t b = begin; b < end && !cancelled(); ++b) {
       if (faulted.happened.load(std::memory_order_relaxed)) return;
       ctx.block_idx[0] = b % gx;
@@ -394,6 +422,7 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
       ctx.block_idx[2] = b / (gx * gy);
       Fault fault;
       if (run_block_guarded(entry, &ctx, args, &fault)) continue;
+      if (cooperative) barrier.stop();
       std::lock_guard lock(faulted.mutex);
       if (!faulted.happened.exchange(true)) {
         faulted.fault = fault;
@@ -403,7 +432,15 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
     }
   };
   // A single block gains nothing from the pool and would pay its wake-up.
-  if (blocks == 1) {
+  if (cooperative && blocks > 1) {
+    run_concurrently(
+        blocks,
+        [&](int64_t b) {
+          run_blocks(b, b + 1);
+          barrier.leave();
+        },
+        barrier);
+  } else if (blocks == 1) {
     run_blocks(0, 1);
   } else {
     tbb::parallel_for(
@@ -430,6 +467,14 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
 
 }  // namespace
 
+int64_t CpuDevice::max_cooperative_blocks(const runtime::CompiledKernel& kernel,
+                                          int64_t threads_per_block, size_t dynamic_shared_bytes) {
+  (void)kernel;
+  (void)threads_per_block;
+  (void)dynamic_shared_bytes;
+  return kMaxCooperativeBlocks;
+}
+
 void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
                              const runtime::LaunchDims& dims, void* const* args,
                              runtime::Stream& stream, runtime::KeepAlive keep) {
@@ -439,7 +484,8 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
     drain_streams();
     // The grid runs on this thread: a Ctrl-C reaches it only through the
     // cancellation epoch, and is raised here once the kernel stopped.
-    if (run_grid(kernel.entry(), kernel.name(), dims, args, launched)) runtime::check_interrupt();
+    if (run_grid(kernel.entry(), kernel.name(), dims, args, launched, kernel.cooperative))
+      runtime::check_interrupt();
     return;
   }
   // The arguments are read now: copied into storage the queued launch owns.
@@ -448,11 +494,12 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
   for (size_t k = 0; k < sizes.size(); ++k) std::memcpy(values[k].data(), args[k], sizes[k]);
   static_cast<CpuStream&>(stream).push([module = kernel.module(), entry = kernel.entry(),
                                         name = kernel.name(), dims, values = std::move(values),
-                                        keep = std::move(keep), launched] {
+                                        keep = std::move(keep), launched,
+                                        cooperative = kernel.cooperative] {
     std::vector<void*> pointers(values.size());
     for (size_t k = 0; k < values.size(); ++k)
       pointers[k] = const_cast<uint64_t*>(values[k].data());
-    run_grid(entry, name, dims, pointers.data(), launched);
+    run_grid(entry, name, dims, pointers.data(), launched, cooperative);
   });
 }
 

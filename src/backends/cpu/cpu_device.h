@@ -41,6 +41,10 @@ class CpuDevice : public runtime::Device {
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;
+  // Each block of a cooperative launch is a thread of its own: a fixed
+  // number of blocks (grid_barrier.h), whatever their size.
+  int64_t max_cooperative_blocks(const runtime::CompiledKernel& kernel, int64_t threads_per_block,
+                                 size_t dynamic_shared_bytes) override;
 
   runtime::Stream& default_stream() override { return *default_stream_; }
   std::shared_ptr<runtime::Stream> create_stream() override;

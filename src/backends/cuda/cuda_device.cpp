@@ -231,10 +231,23 @@ CudaStream::CudaStream(std::shared_ptr<const PrimaryContext> context, CUstream h
       host_queue_(std::move(host_queue)) {}
 
 CudaStream::~CudaStream() {
-  if (!owned_) return;
+  if (!owned_ && !grid_barrier_) return;
   context_->make_current_noexcept();
   // The driver lets queued work finish first.
-  context_->driver().fn().cuStreamDestroy_v2(handle_);
+  if (owned_) context_->driver().fn().cuStreamDestroy_v2(handle_);
+  // cuMemFree waits for the work using it.
+  if (grid_barrier_) context_->driver().fn().cuMemFree_v2(grid_barrier_);
+}
+
+CUdeviceptr CudaStream::grid_barrier() {
+  std::lock_guard lock(grid_barrier_mutex_);
+  if (!grid_barrier_) {
+    CUdeviceptr words = 0;
+    context_->check(context_->driver().fn().cuMemAlloc_v2(&words, 2 * sizeof(unsigned int)),
+                    "cuMemAlloc");
+    grid_barrier_ = words;
+  }
+  return grid_barrier_;
 }
 
 void CudaStream::synchronize() {
@@ -770,8 +783,26 @@ std::unique_ptr<CudaKernel> CudaDevice::compile_for(const abi::GeneratedKernel& 
   CUfunction function = nullptr;
   check(driver_.fn().cuModuleGetFunction(&function, module->get(), kernel.entry.c_str()),
         "cuModuleGetFunction", " looking up kernel " + kernel.entry);
-  return std::make_unique<CudaKernel>(std::move(module), function, kernel.entry, binary.target,
-                                      std::move(binary.ptx));
+  auto compiled = std::make_unique<CudaKernel>(std::move(module), function, kernel.entry,
+                                               binary.target, std::move(binary.ptx));
+  compiled->param_count = kernel.params.size();
+  for (size_t k = 0; k < kernel.params.size(); ++k)
+    if (kernel.params[k].role == abi::Param::Role::GridBarrier)
+      compiled->grid_barrier_param = static_cast<int>(k);
+  return compiled;
+}
+
+int64_t CudaDevice::max_cooperative_blocks(const runtime::CompiledKernel& compiled,
+                                           int64_t threads_per_block, size_t dynamic_shared_bytes) {
+  const auto& kernel = static_cast<const CudaKernel&>(compiled);
+  if (threads_per_block < 1 || threads_per_block > info_.max_threads_per_block) return 0;
+  context_->make_current();
+  int per_multiprocessor = 0;
+  check(driver_.fn().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_multiprocessor, kernel.function(), static_cast<int>(threads_per_block),
+            dynamic_shared_bytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor", " for kernel " + kernel.entry());
+  return static_cast<int64_t>(per_multiprocessor) * info_.compute_units;
 }
 
 std::shared_ptr<runtime::RawProgram> CudaDevice::compile_raw(const runtime::RawSource& source) {
@@ -816,12 +847,34 @@ void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,
     std::lock_guard<std::mutex> lock(last_launch_mutex_);
     last_launch_ = kernel.entry();
   }
-  CUresult status = driver_.fn().cuLaunchKernel(
-      kernel.function(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
-      static_cast<unsigned int>(dims.shared_bytes), static_cast<CudaStream&>(stream).handle(),
-      const_cast<void**>(args), nullptr);
+  auto& cuda_stream = static_cast<CudaStream&>(stream);
+  CUresult status;
+  const char* call = "cuLaunchKernel";
+  if (kernel.cooperative) {
+    // The grid barrier's words, zeroed in stream order before the kernel
+    // runs, replace the placeholder the launch packed for them.
+    std::vector<void*> params;
+    CUdeviceptr barrier = 0;
+    if (kernel.grid_barrier_param >= 0) {
+      barrier = cuda_stream.grid_barrier();
+      check(driver_.fn().cuMemsetD32Async(barrier, 0, 2, cuda_stream.handle()), "cuMemsetD32Async",
+            " zeroing the grid barrier of " + kernel.entry());
+      params.assign(args, args + kernel.param_count);
+      params[static_cast<size_t>(kernel.grid_barrier_param)] = &barrier;
+    }
+    call = "cuLaunchCooperativeKernel";
+    status = driver_.fn().cuLaunchCooperativeKernel(
+        kernel.function(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+        static_cast<unsigned int>(dims.shared_bytes), cuda_stream.handle(),
+        params.empty() ? const_cast<void**>(args) : params.data());
+  } else {
+    status = driver_.fn().cuLaunchKernel(kernel.function(), grid[0], grid[1], grid[2], block[0],
+                                         block[1], block[2],
+                                         static_cast<unsigned int>(dims.shared_bytes),
+                                         cuda_stream.handle(), const_cast<void**>(args), nullptr);
+  }
   if (status != CUDA_SUCCESS) {
-    check(status, "cuLaunchKernel",
+    check(status, call,
           " launching " + kernel.entry() + " with grid " + dims_text(dims.grid) + ", block " +
               dims_text(dims.block) + " and " + std::to_string(dims.shared_bytes) +
               " bytes of dynamic shared memory");

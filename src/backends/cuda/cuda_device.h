@@ -122,6 +122,9 @@ class CudaKernel : public runtime::CompiledKernel {
   const std::string& target() const { return target_; }
   // NVRTC's PTX for the kernel, when it handed it out (for display).
   const std::string& ptx() const { return ptx_; }
+  // The index of its GridBarrier parameter (a cooperative kernel's), else -1.
+  int grid_barrier_param = -1;
+  size_t param_count = 0;  // the C parameters of a generated kernel
 
  private:
   std::shared_ptr<const LoadedModule> module_;
@@ -153,6 +156,11 @@ class CudaStream : public runtime::Stream {
   // A kernel queued here: a fault it causes surfaces at a later wait, whose
   // error then names it.
   void note_launch(const std::string& kernel);
+  // The grid barrier state (two 32-bit words) of cooperative launches queued
+  // here, zeroed on the stream before each: launches on one stream run one
+  // after another, so one suffices. Allocated on first use, freed with the
+  // stream.
+  CUdeviceptr grid_barrier();
 
  private:
   std::shared_ptr<const PrimaryContext> context_;
@@ -161,6 +169,8 @@ class CudaStream : public runtime::Stream {
   std::shared_ptr<runtime::WorkQueue> host_queue_;
   std::mutex last_launch_mutex_;
   std::string last_launch_;
+  std::mutex grid_barrier_mutex_;
+  CUdeviceptr grid_barrier_ = 0;
 };
 
 class CudaEvent : public runtime::Event {
@@ -205,6 +215,10 @@ class CudaDevice : public runtime::Device {
 
   std::unique_ptr<runtime::CompiledKernel> build(const abi::GeneratedKernel& kernel,
                                                  const runtime::CompileOptions& options) override;
+  // Blocks resident at once: the occupancy of `kernel` per multiprocessor
+  // times the multiprocessors (what cuLaunchCooperativeKernel accepts).
+  int64_t max_cooperative_blocks(const runtime::CompiledKernel& kernel, int64_t threads_per_block,
+                                 size_t dynamic_shared_bytes) override;
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;

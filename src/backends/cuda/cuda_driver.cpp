@@ -180,6 +180,7 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
     SIMT_CUDA_REQUIRE(cuMemcpyDtoH_v2);
     SIMT_CUDA_REQUIRE(cuMemcpyDtoD_v2);
     SIMT_CUDA_REQUIRE(cuMemsetD8_v2);
+    SIMT_CUDA_REQUIRE(cuMemsetD32Async);
     SIMT_CUDA_REQUIRE(cuMemcpyHtoDAsync_v2);
     SIMT_CUDA_REQUIRE(cuMemcpyDtoHAsync_v2);
     SIMT_CUDA_REQUIRE(cuMemcpyDtoDAsync_v2);
@@ -206,6 +207,8 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
     SIMT_CUDA_REQUIRE(cuModuleUnload);
     SIMT_CUDA_REQUIRE(cuModuleGetFunction);
     SIMT_CUDA_REQUIRE(cuLaunchKernel);
+    SIMT_CUDA_REQUIRE(cuLaunchCooperativeKernel);
+    SIMT_CUDA_REQUIRE(cuOccupancyMaxActiveBlocksPerMultiprocessor);
 #undef SIMT_CUDA_REQUIRE
     fn.cuFuncGetParamInfo = library->symbol<decltype(fn.cuFuncGetParamInfo)>("cuFuncGetParamInfo");
   } catch (const std::exception& error) {

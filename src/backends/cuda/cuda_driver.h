@@ -134,6 +134,8 @@ struct DriverFunctions {
   CUresult (*cuMemcpyDtoH_v2)(void* dst, CUdeviceptr src, std::size_t bytes) = nullptr;
   CUresult (*cuMemcpyDtoD_v2)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) = nullptr;
   CUresult (*cuMemsetD8_v2)(CUdeviceptr dst, unsigned char value, std::size_t count) = nullptr;
+  CUresult (*cuMemsetD32Async)(CUdeviceptr dst, unsigned int value, std::size_t count,
+                               CUstream stream) = nullptr;
   CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr dst, const void* src, std::size_t bytes,
                                    CUstream stream) = nullptr;
   CUresult (*cuMemcpyDtoHAsync_v2)(void* dst, CUdeviceptr src, std::size_t bytes,
@@ -172,6 +174,16 @@ struct DriverFunctions {
                              unsigned int grid_z, unsigned int block_x, unsigned int block_y,
                              unsigned int block_z, unsigned int shared_bytes, CUstream stream,
                              void** kernel_params, void** extra) = nullptr;
+  // A launch whose blocks may wait for each other (cooperative groups' grid
+  // barrier): the driver refuses it unless every block can be resident at once.
+  CUresult (*cuLaunchCooperativeKernel)(CUfunction function, unsigned int grid_x,
+                                        unsigned int grid_y, unsigned int grid_z,
+                                        unsigned int block_x, unsigned int block_y,
+                                        unsigned int block_z, unsigned int shared_bytes,
+                                        CUstream stream, void** kernel_params) = nullptr;
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(
+      int* blocks, CUfunction function, int block_threads,
+      std::size_t dynamic_shared_bytes) = nullptr;
 
   // Optional (CUDA 12.4+; null on older drivers): the offset and size of a
   // kernel's parameter; CUDA_ERROR_INVALID_VALUE past the last one.

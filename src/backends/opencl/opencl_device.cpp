@@ -65,6 +65,11 @@ runtime::DeviceInfo runtime_info(const DeviceInfo& device, int index) {
       device.int64_atomics && device.has_extension("cl_khr_int64_extended_atomics"),
       "they need cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which the device "
       "lacks; use 32-bit arrays there"};
+  // OpenCL cannot promise that a launch's work-groups run at once, so a
+  // barrier across them could wait forever.
+  info.grid_sync = {false,
+                    "OpenCL has no grid-wide barrier (its work-groups need not run at once); "
+                    "cooperative kernels run on cuda and cpu devices"};
   return info;
 }
 

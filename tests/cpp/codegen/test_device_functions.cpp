@@ -349,7 +349,8 @@ TEST(DeviceFunctionErrors, ArgumentMustBeData) {
   p.func("def f(a):\n    return 1\n");
   auto d = kernel_error(p, "def k(out):\n    out[0] = f(math)\n", "int64[::1]");
   EXPECT_EQ(d.message,
-            "argument 'a' of f() must be a number, an array or a tuple of those, not "
+            "argument 'a' of f() must be a number, an array or a tuple of those, a dtype or a "
+            "function, not "
             "module math");
 }
 
@@ -479,7 +480,9 @@ TEST(DeviceFunctionErrors, FunctionsAreOnlyCalled) {
   Program p;
   p.func("def one():\n    return 1\n");
   auto d = kernel_error(p, "def k(out):\n    g = one\n    out[0] = g()\n", "int64[::1]");
-  EXPECT_EQ(d.message, "the device function 'one' can only be called, not assigned to 'g'");
+  EXPECT_EQ(d.message,
+            "the device function 'one' can only be called or passed to a device function, not "
+            "assigned to 'g'");
 }
 
 // ---- Emitted code ---------------------------------------------------------

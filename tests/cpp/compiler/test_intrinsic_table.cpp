@@ -69,6 +69,9 @@ const std::map<Rule, std::string>& snippets() {
       {Rule::HalfBinary, "out[i] = F(x[i], 1.5)"},
       {Rule::HalfTernary, "out[i] = F(x[i], x[0], n)"},
       {Rule::HalfCompare, "out[i] = 1.0 if F(x[i], 0.5) else 0.0"},
+      {Rule::ThisGrid, "g = F()\n    out[i] = x[i]\n    g.sync()"},
+      // The method is reached only as an attribute of a grid group.
+      {Rule::GridSync, "out[i] = x[i]\n    simt.cg.this_grid().sync()"},
   };
   return kSnippets;
 }
@@ -130,6 +133,8 @@ TEST(IntrinsicTable, EveryRowTypesAndEmitsInEveryDialect) {
                         row.rule == Rule::ActiveMask || row.rule == Rule::SyncWarp ||
                         row.rule == Rule::LaneMask || row.rule == Rule::Match;
       EXPECT_EQ(kernel.requirements.warps.has_value(), warp) << row.name;
+      const bool grid = row.rule == Rule::ThisGrid || row.rule == Rule::GridSync;
+      EXPECT_EQ(kernel.requirements.grid_sync.has_value(), grid) << row.name;
       if (language != Language::Cuda) continue;
       auto check = simt::testing::check_cuda(kernel.source, "table");
       if (!check.ran) continue;

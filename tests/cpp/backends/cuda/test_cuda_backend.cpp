@@ -524,6 +524,8 @@ PackedArgs pack_saxpy(const simt::abi::GeneratedKernel& kernel, const void* scal
         break;
       case Kind::CheckRecord:
         throw std::logic_error("saxpy is built without checks");
+      case Kind::GridBarrier:
+        throw std::logic_error("saxpy does not sync the grid");
     }
   }
   return args;

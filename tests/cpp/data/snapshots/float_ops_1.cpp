@@ -29,6 +29,8 @@ struct simt_block_ctx {
   simt_i64 cancel_epoch;
   const simt_fiber_api* fibers;
   void* fiber_shared;
+  int (*grid_sync)(const struct simt_block_ctx*);
+  void* grid;
 };
 static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);

@@ -1,0 +1,63 @@
+// The grid group (Numba's cuda.cg.this_grid()): a value without storage whose
+// sync() makes every thread of the launch wait for all the others. Hardware
+// dialects call their grid barrier; the CPU's regions end at it and call the
+// runtime's barrier across the launch's blocks. A kernel that syncs the grid
+// is cooperative: abi::Requirements::grid_sync names its first barrier.
+#include "codegen/emitter_impl.h"
+
+namespace simt::codegen::detail {
+
+namespace {
+
+constexpr const char* kBarrierName = "simt_grid_barrier";
+
+}  // namespace
+
+void Emitter::grid_sync(const Expr& call) {
+  if (!module_.grid_sync_use) module_.grid_sync_use = where(call);
+  if (d_.grid_sync.empty()) return;  // rejected for the device (runtime::check_requirements)
+  if (!d_.grid_sync_helper.empty())
+    helpers_.define_once("simt_grid_sync", std::string(d_.grid_sync_helper));
+  line(std::string(d_.grid_sync) + ";");
+}
+
+void Emitter::region_grid_sync(const Expr& call) {
+  if (!module_.grid_sync_use) module_.grid_sync_use = where(call);
+  line("// grid barrier: every block of the launch has run the code above");
+  // A block the runtime stops (another faulted, or Ctrl-C) leaves here, so
+  // no block waits for one that will never come.
+  line("if (" + std::string(d_.grid_sync) + ") {");
+  line("  free(simt_scratch);");
+  line("  return;");
+  line("}");
+}
+
+std::string Emitter::grid_barrier_param() const {
+  if (!module_.grid_barrier || d_.grid_barrier_type.empty()) return "";
+  return std::string(d_.global_space) + std::string(d_.grid_barrier_type) + " " + kBarrierName;
+}
+
+void Emitter::add_grid_barrier(std::vector<abi::Param>& slots, std::vector<std::string>& params) {
+  std::string param = grid_barrier_param();
+  if (param.empty()) return;
+  abi::Param slot;
+  slot.role = abi::Param::Role::GridBarrier;
+  slot.argument = -1;
+  slot.c_type = std::string(d_.global_space) + std::string(d_.grid_barrier_type);
+  slots.push_back(slot);
+  params.push_back(std::move(param));
+}
+
+bool uses_grid_sync(const sema::TypedFunction& kernel) {
+  auto syncs = [](const sema::TypedFunction& f) {
+    for (const auto& [e, i] : f.exprs)
+      if (i.intrinsic && i.intrinsic->rule == sema::Rule::GridSync) return true;
+    return false;
+  };
+  if (syncs(kernel)) return true;
+  for (const auto& f : kernel.functions)
+    if (syncs(f->typed)) return true;
+  return false;
+}
+
+}  // namespace simt::codegen::detail
