@@ -8,6 +8,7 @@ constants. Values are read at compile time and become part of the kernel.
 
 import builtins
 import math
+import operator
 import types
 
 import numpy as np
@@ -85,6 +86,8 @@ def describe(value):
             return ("function", "numpy." + name)
         if getattr(builtins, name, None) is value:
             return ("function", "builtins." + name)
+        if getattr(operator, name, None) is value:
+            return ("function", "operator." + name)
     return ("unsupported", f"a {type(value).__name__}")
 
 

@@ -33,7 +33,7 @@ std::string Emitter::attribute(const Expr& e) {
 }
 
 std::string Emitter::element_ref(const Expr& e) {
-  const Expr& base = *e.items[0];
+  const Expr& base = sema::subscript_base(e);
   const Type& bt = info(base).type;
   std::string a = expr(base);
   std::vector<std::string> idx = indices(e, a, bt);
@@ -41,7 +41,7 @@ std::string Emitter::element_ref(const Expr& e) {
 }
 
 std::vector<std::string> Emitter::indices(const Expr& e, const std::string& a, const Type&) {
-  return index_list(*e.items[0], *e.items[1], a);
+  return index_list(sema::subscript_base(e), sema::subscript_index(e), a);
 }
 
 std::vector<std::string> Emitter::index_list(const Expr& array, const Expr& index,
@@ -91,19 +91,19 @@ std::string Emitter::offset(const std::string& a, const Type& t,
 }
 
 std::string Emitter::subscript(const Expr& e) {
-  const Expr& base = *e.items[0];
+  const Expr& base = sema::subscript_base(e);
   const Type& bt = info(base).type;
   const Type& rt = info(e).type;
   if (bt.is_tuple()) {
     auto parts = values(base);
-    const ExprInfo& ii = info(*e.items[1]);
+    const ExprInfo& ii = info(sema::subscript_index(e));
     if (ii.constant) {
       int64_t k = ii.constant->int_value;
       if (k < 0) k += static_cast<int64_t>(bt.items.size());
       return parts[item_offset(bt, k)];
     }
     std::string k = "simt_k" + std::to_string(temp_counter_++);
-    std::string idx = emit_as(*e.items[1], Type::scalar_of(Scalar::Int64));
+    std::string idx = emit_as(sema::subscript_index(e), Type::scalar_of(Scalar::Int64));
     std::string n = std::to_string(parts.size());
     std::string wrapped =
         helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + idx + ", " + n + ")";
@@ -117,8 +117,8 @@ std::string Emitter::subscript(const Expr& e) {
 }
 
 std::string Emitter::view(const Expr& e, const Type& bt, const Type& rt) {
-  std::string a = expr(*e.items[0]);
-  const Expr& index = *e.items[1];
+  std::string a = expr(sema::subscript_base(e));
+  const Expr& index = sema::subscript_index(e);
   std::vector<const Expr*> displayed;
   if (index.kind == ExprKind::Tuple) {
     for (const auto& item : index.items) displayed.push_back(item.get());
@@ -163,10 +163,10 @@ std::string Emitter::view(const Expr& e, const Type& bt, const Type& rt) {
       std::vector<std::string> parts = values(*i);
       for (size_t k = 0; k < parts.size(); ++k)
         add_index(index_into(convert(parts[k], it.items[k], i64), info(*i).nonnegative, a, axis,
-                             *e.items[0]));
+                             sema::subscript_base(e)));
       continue;
     }
-    add_index(index_into(emit_as(*i, i64), info(*i).nonnegative, a, axis, *e.items[0]));
+    add_index(index_into(emit_as(*i, i64), info(*i).nonnegative, a, axis, sema::subscript_base(e)));
   }
   if (off.empty()) off = "0";
   std::string from = helpers_.array_struct(bt);

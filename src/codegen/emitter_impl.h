@@ -372,7 +372,11 @@ class Emitter {
   std::string binary_code(Op op, const Type& operand, const std::string& a, const ExprInfo& ai,
                           const Expr& rhs);
   std::string unary(const Expr& e);
+  // `op operand` computed in `operand_type` (unary(e), operator.neg(x)).
+  std::string unary_code(Op op, const Type& operand_type, const Expr& operand);
   std::string compare(const Expr& e);
+  // `a op b` of two numbers compared as type `t`.
+  std::string compare_code(Op op, const Type& t, const Expr& a, const Expr& b);
 
   // The k-th comparison of a chain: items[k] ops[k] items[k + 1].
   std::string compare_pair(const Expr& e, size_t k);

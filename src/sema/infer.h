@@ -147,6 +147,10 @@ struct TypedDeviceFunction {
   int ordinal = 0;
 };
 
+// `x.bit_count()`: a call of a number's method (the intrinsic "int.<name>")
+// passes the number as its first argument; the number, or null for other calls.
+const lang::Expr* method_receiver(const TypedFunction& f, const lang::Expr& call);
+
 // Types `fn` for parameters of `arg_types` (one per parameter, after
 // defaults; a parameter annotated with a scalar type takes that type).
 // Calls of device functions (GlobalValue::Kind::DeviceFunction) type their

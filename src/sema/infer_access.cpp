@@ -62,17 +62,43 @@ ExprInfo Inferencer::attribute(const Expr& e) {
                                      "strides and itemsize are)"));
     }
     case TypeKind::Scalar:
+      if (is_integer(base.scalar) && find_intrinsic("int." + attr))
+        return typed(Type::function("int." + attr));
       if (is_complex(base.scalar) && (attr == "real" || attr == "imag"))
         return typed(Type::scalar_of(real_of(base.scalar), base.weak));
       return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "' in kernels"));
+    case TypeKind::Function:  // int.bit_count(x)
+      if (base.name == "builtins.int" && find_intrinsic("int." + attr))
+        return typed(Type::function("int." + attr));
+      return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
     default:
       return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
   }
 }
 
+}  // namespace simt::sema::detail
+
+namespace simt::sema {
+
+const lang::Expr* method_receiver(const TypedFunction& f, const lang::Expr& call) {
+  const lang::Expr& callee = *call.items[0];
+  if (callee.kind != lang::ExprKind::Attribute) return nullptr;
+  auto c = f.exprs.find(&callee);
+  auto r = f.exprs.find(callee.items[0].get());
+  if (c == f.exprs.end() || r == f.exprs.end() || c->second.type.kind != TypeKind::Function ||
+      !c->second.type.name.starts_with("int.") || !r->second.type.is_scalar())
+    return nullptr;
+  return callee.items[0].get();
+}
+
+}  // namespace simt::sema
+
+namespace simt::sema::detail {
+
 ExprInfo Inferencer::subscript(const Expr& e) {
-  Type base = expr(*e.items[0]);
-  const Expr& index = *e.items[1];
+  const Expr& base_expr = subscript_base(e);
+  Type base = expr(base_expr);
+  const Expr& index = subscript_index(e);
   if (base.is_tuple()) return tuple_item(e, base, index);
   // One part per axis indexed: an integer, or a slice (only written inside
   // [...]). A tuple value (`a[idx]`, `a[cuda.grid(2)]`) indexes one axis per
@@ -133,8 +159,7 @@ ExprInfo Inferencer::subscript(const Expr& e) {
     ++count;
   }
   if (base.is_unknown()) return typed(base);
-  if (!base.is_array())
-    return typed(error(e.items[0]->span, quoted(base) + " is not subscriptable"));
+  if (!base.is_array()) return typed(error(base_expr.span, quoted(base) + " is not subscriptable"));
   if (count > base.ndim)
     return typed(error(index.span, "too many indices: the array is " + std::to_string(base.ndim) +
                                        "-dimensional, but " + std::to_string(count) +
@@ -165,11 +190,11 @@ ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& ind
                                          " out of range for a tuple of " + std::to_string(n)));
     // Indexing a tuple display evaluates all of it, to a value: an item that
     // is none (a module) can only be reached this way for its attributes.
-    if (e.items[0]->kind == ExprKind::Tuple && is_data(base.items[at]) && !is_data(base) &&
+    if (subscript_base(e).kind == ExprKind::Tuple && is_data(base.items[at]) && !is_data(base) &&
         !base.contains_unknown())
-      return typed(error(e.items[0]->span, not_a_value(base)));
-    ExprInfo i = typed(base.items[at], info(*e.items[0]).nonnegative);
-    const ExprInfo& bi = info(*e.items[0]);
+      return typed(error(subscript_base(e).span, not_a_value(base)));
+    ExprInfo i = typed(base.items[at], info(subscript_base(e)).nonnegative);
+    const ExprInfo& bi = info(subscript_base(e));
     if (bi.constant && static_cast<size_t>(at) < bi.constant->items.size())
       i.constant = bi.constant->items[at];
     return i;
@@ -180,7 +205,7 @@ ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& ind
   if (n == 0) return typed(error(index.span, "index into an empty tuple"));
   if (base.items[0].is_tuple())
     return typed(error(index.span, "a tuple of tuples needs a constant index"));
-  return typed(base.items[0], info(*e.items[0]).nonnegative);
+  return typed(base.items[0], info(subscript_base(e)).nonnegative);
 }
 
 }  // namespace simt::sema::detail

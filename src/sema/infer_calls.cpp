@@ -26,6 +26,8 @@ ExprInfo Inferencer::call(const Expr& e) {
     return typed(error(e.items[0]->span, quoted(callee) + " is not callable"));
   const Intrinsic* fn = find_intrinsic(callee.name);
   std::string shown = display_name(callee.name);
+  if (const Expr* receiver = method_receiver(out_, e))
+    args.insert(args.begin(), info(*receiver).type);
   if (fn->rule == Rule::LaneId || fn->rule == Rule::WarpSize)
     return typed(error(e.span, shown + " is a value, not a function: write " + shown));
   std::vector<const Expr*> ordered;

@@ -169,6 +169,10 @@ class Inferencer {
 
   // ---- operators, conditions (infer_operators.cpp) -------------------------
   ExprInfo unary(const Expr& e);
+  // `op operand` with the operand already typed (unary(e), operator.neg(x)).
+  ExprInfo unary_op(Op op, const Expr& operand, Span span);
+  // The type both sides of `a op b` (a comparison of numbers) convert to.
+  std::optional<Type> compare_operand(Op op, const Type& a, const Type& b, Span span);
   ExprInfo binary(Op op, const Type& a, const Type& b, const ExprInfo& ai, const ExprInfo& bi,
                   Span span);
   ExprInfo compare(const Expr& e);
