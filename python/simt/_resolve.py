@@ -26,6 +26,24 @@ def _module_name(module):
     return name
 
 
+# Exception classes kernels raise, by key: a checked launch whose kernel raised
+# one raises it on the host (src/python/checked_launch.cpp reads it here).
+_EXCEPTIONS = []
+
+
+def exception_class(key):
+    """The exception class `describe` gave `key`."""
+    return _EXCEPTIONS[key]
+
+
+def _exception_key(cls):
+    for key, known in enumerate(_EXCEPTIONS):
+        if known is cls:
+            return key
+    _EXCEPTIONS.append(cls)
+    return len(_EXCEPTIONS) - 1
+
+
 def describe(value):
     """A description of a Python value the compiler understands, as a tuple."""
     if isinstance(value, _Compiled):  # a simt.func (a kernel is not a value kernels use)
@@ -56,6 +74,8 @@ def describe(value):
         real = float(v.real) if value.dtype.kind == "c" else float(v)
         imag = float(v.imag) if value.dtype.kind == "c" else 0.0
         return ("scalar", value.dtype.name, as_int, real, imag)
+    if isinstance(value, type) and issubclass(value, Exception):
+        return ("exception", value.__name__, _exception_key(value))
     if isinstance(value, type) and issubclass(value, np.generic):
         return ("dtype", np.dtype(value).name)
     if isinstance(value, np.dtype):

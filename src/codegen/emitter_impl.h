@@ -472,6 +472,9 @@ class Emitter {
   std::string index_into(const std::string& index, bool nonnegative, const std::string& a,
                          size_t axis, const Expr& array);
   void assert_stmt(const Stmt& s);
+  // `raise E(...)`: recorded as a failed check in debug mode; the thread
+  // stops there, as at a return.
+  void raise_stmt(const Stmt& s);
   // At the top of a loop's body: leave once any check failed (not in loops
   // that wait for other threads).
   void stop_loop_after_failure(const std::vector<lang::StmtPtr>& body);

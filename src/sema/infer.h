@@ -44,7 +44,8 @@ struct GlobalValue {
     Member,
     Unsupported,
     DeviceFunction,
-    ConstArray
+    ConstArray,
+    Exception
   };
   Kind kind = Kind::Constant;
   std::string name;                // Module: "math"/"numpy"/"simt"; Function: qualified name;
@@ -56,6 +57,8 @@ struct GlobalValue {
   std::shared_ptr<const DeviceFunctionSource> function;  // DeviceFunction
   std::vector<int64_t> shape;                            // ConstArray: extents
   std::shared_ptr<const std::string> bytes;              // ConstArray: C-ordered data
+  // Exception: a class derived from BaseException, `name` its name and
+  // `constant.int_value` the key the host finds the class by after a launch.
 };
 using Globals = std::map<std::string, GlobalValue, std::less<>>;
 
@@ -103,6 +106,10 @@ struct ExprInfo {
   // constant array.
   std::shared_ptr<const std::string> const_array;
   std::string const_array_name;  // the global's name
+  // A raise statement (TypedFunction::stmts): the exception's class name and
+  // its message as str() shows it; `constant` holds the class's key.
+  std::string raised_class;
+  std::string raised_message;
 };
 
 struct LocalVar {

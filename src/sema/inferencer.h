@@ -149,6 +149,9 @@ class Inferencer {
   void assign(const Expr& target, const Type& value, bool nonneg);
   void aug_assign(const Stmt& s);
   void for_loop(const Stmt& s);
+  // `raise E` / `raise E(constants...)`: E a class derived from Exception;
+  // records the exception's message text for the emitter.
+  void raise_stmt(const Stmt& s);
 
   // range(stop) and range(start, stop[, step >= 0]) with start >= 0 never
   // yield a negative index.
