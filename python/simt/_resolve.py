@@ -8,6 +8,7 @@ constants. Values are read at compile time and become part of the kernel.
 
 import builtins
 import math
+import operator
 import types
 
 import numpy as np
@@ -27,6 +28,24 @@ def _module_name(module):
     if name.startswith("simt"):
         return "simt"
     return name
+
+
+# Exception classes kernels raise, by key: a checked launch whose kernel raised
+# one raises it on the host (src/python/checked_launch.cpp reads it here).
+_EXCEPTIONS = []
+
+
+def exception_class(key):
+    """The exception class `describe` gave `key`."""
+    return _EXCEPTIONS[key]
+
+
+def _exception_key(cls):
+    for key, known in enumerate(_EXCEPTIONS):
+        if known is cls:
+            return key
+    _EXCEPTIONS.append(cls)
+    return len(_EXCEPTIONS) - 1
 
 
 def describe(value):
@@ -62,6 +81,8 @@ def describe(value):
         real = float(v.real) if value.dtype.kind == "c" else float(v)
         imag = float(v.imag) if value.dtype.kind == "c" else 0.0
         return ("scalar", value.dtype.name, as_int, real, imag)
+    if isinstance(value, type) and issubclass(value, Exception):
+        return ("exception", value.__name__, _exception_key(value))
     if isinstance(value, type) and issubclass(value, np.generic):
         return ("dtype", np.dtype(value).name)
     if isinstance(value, np.dtype):
@@ -92,6 +113,8 @@ def describe(value):
             return ("function", "numpy." + name)
         if getattr(builtins, name, None) is value:
             return ("function", "builtins." + name)
+        if getattr(operator, name, None) is value:
+            return ("function", "operator." + name)
     return ("unsupported", f"a {type(value).__name__}")
 
 

@@ -33,6 +33,11 @@ std::optional<CheckFailure> read_check_record(const std::array<int64_t, check_re
                             std::to_string(status) + ", site " + std::to_string(site) + ")"};
   }
   const CheckSite& s = sites[static_cast<size_t>(site)];
+  if (s.kind == CheckSite::Kind::Raise)
+    return CheckFailure{
+        s.kind,
+        s.what + (s.what.empty() ? "(" : " (") + "raised " + who + ", at " + place(s.where) + ")",
+        s.exception_key};
   if (s.kind == CheckSite::Kind::Assert) {
     std::string message = s.what.empty() ? "assertion failed" : s.what;
     return CheckFailure{s.kind, message + " (" + who + ", at " + place(s.where) + ")"};

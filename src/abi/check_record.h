@@ -18,10 +18,12 @@ namespace simt::abi {
 // One place in the user's code that a checked kernel checks: an array
 // access (its array's source text) or an `assert` (its message, if any).
 struct CheckSite {
-  enum class Kind : uint8_t { Index = 1, Assert = 2 };
+  enum class Kind : uint8_t { Index = 1, Assert = 2, Raise = 3 };
   Kind kind = Kind::Index;
   PythonLine where;  // the statement; `column`: the access or the assert
-  std::string what;  // the array expression, or the assert's message ("" for none)
+  std::string what;  // the array expression, the assert's message ("" for none), the raise's
+  // Raise: the key the host finds the exception's class by.
+  int64_t exception_key = -1;
 };
 
 // The record: int64 words, zero before the launch. The first failing thread
@@ -47,6 +49,7 @@ inline constexpr int kWords = 16;  // 128 bytes: scratch is 32 bytes, 16-aligned
 struct CheckFailure {
   CheckSite::Kind kind;
   std::string message;
+  int64_t exception_key = -1;  // Raise: the class to raise
 };
 
 // The failure `record` reports for kernel `kernel_name`, nullopt when every

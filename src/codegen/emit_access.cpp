@@ -33,7 +33,7 @@ std::string Emitter::attribute(const Expr& e) {
 }
 
 std::string Emitter::element_ref(const Expr& e) {
-  const Expr& base = *e.items[0];
+  const Expr& base = sema::subscript_base(e);
   const Type& bt = info(base).type;
   std::string a = expr(base);
   std::vector<std::string> idx = indices(e, a, bt);
@@ -41,39 +41,30 @@ std::string Emitter::element_ref(const Expr& e) {
 }
 
 std::vector<std::string> Emitter::indices(const Expr& e, const std::string& a, const Type&) {
-  const Expr& index = *e.items[1];
-  std::vector<const Expr*> items;
-  if (index.kind == ExprKind::Tuple) {
-    for (const auto& it : index.items) items.push_back(it.get());
-  } else {
-    items.push_back(&index);
-  }
-  std::vector<std::string> out;
-  Type i64 = Type::scalar_of(Scalar::Int64);
-  for (size_t k = 0; k < items.size(); ++k)
-    out.push_back(
-        index_into(emit_as(*items[k], i64), info(*items[k]).nonnegative, a, k, *e.items[0]));
-  return out;
+  return index_list(sema::subscript_base(e), sema::subscript_index(e), a);
 }
 
 std::vector<std::string> Emitter::index_list(const Expr& array, const Expr& index,
                                              const std::string& a) {
   Type i64 = Type::scalar_of(Scalar::Int64);
   std::vector<std::string> out;
-  const Type& t = info(index).type;
-  if (!t.is_tuple()) {
-    out.push_back(index_into(emit_as(index, i64), info(index).nonnegative, a, 0, array));
-    return out;
-  }
+  // A tuple display (whose own type subscripts leave unknown), a tuple
+  // value, or one integer.
   if (index.kind == ExprKind::Tuple) {
     for (size_t k = 0; k < index.items.size(); ++k)
       out.push_back(index_into(emit_as(*index.items[k], i64), info(*index.items[k]).nonnegative, a,
                                k, array));
     return out;
   }
+  const Type& t = info(index).type;
+  if (!t.is_tuple()) {
+    out.push_back(index_into(emit_as(index, i64), info(index).nonnegative, a, 0, array));
+    return out;
+  }
   std::vector<std::string> parts = values(index);
   for (size_t k = 0; k < parts.size(); ++k)
-    out.push_back(index_into(convert(parts[k], t.items[k], i64), false, a, k, array));
+    out.push_back(
+        index_into(convert(parts[k], t.items[k], i64), info(index).nonnegative, a, k, array));
   return out;
 }
 
@@ -100,19 +91,19 @@ std::string Emitter::offset(const std::string& a, const Type& t,
 }
 
 std::string Emitter::subscript(const Expr& e) {
-  const Expr& base = *e.items[0];
+  const Expr& base = sema::subscript_base(e);
   const Type& bt = info(base).type;
   const Type& rt = info(e).type;
   if (bt.is_tuple()) {
     auto parts = values(base);
-    const ExprInfo& ii = info(*e.items[1]);
+    const ExprInfo& ii = info(sema::subscript_index(e));
     if (ii.constant) {
       int64_t k = ii.constant->int_value;
       if (k < 0) k += static_cast<int64_t>(bt.items.size());
       return parts[item_offset(bt, k)];
     }
     std::string k = "simt_k" + std::to_string(temp_counter_++);
-    std::string idx = emit_as(*e.items[1], Type::scalar_of(Scalar::Int64));
+    std::string idx = emit_as(sema::subscript_index(e), Type::scalar_of(Scalar::Int64));
     std::string n = std::to_string(parts.size());
     std::string wrapped =
         helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + idx + ", " + n + ")";
@@ -126,26 +117,98 @@ std::string Emitter::subscript(const Expr& e) {
 }
 
 std::string Emitter::view(const Expr& e, const Type& bt, const Type& rt) {
-  std::string a = expr(*e.items[0]);
-  std::vector<std::string> idx = indices(e, a, bt);
-  std::string off;
-  for (size_t k = 0; k < idx.size(); ++k)
-    off += (k ? " + " : "") + idx[k] + " * " + a + ".strides[" + std::to_string(k) + "]";
+  std::string a = expr(sema::subscript_base(e));
+  const Expr& index = sema::subscript_index(e);
+  std::vector<const Expr*> displayed;
+  if (index.kind == ExprKind::Tuple) {
+    for (const auto& item : index.items) displayed.push_back(item.get());
+  } else {
+    displayed.push_back(&index);
+  }
+  // Integer indices are wrapped (or checked) here, against their axes, and
+  // become the offset; a slice's bounds go to the view function, which
+  // clamps them as NumPy does. The function is named by the pattern of
+  // indices: `i` an integer, `s` and three digits a slice with its start,
+  // stop and step written (1) or omitted (0).
+  Type i64 = Type::scalar_of(Scalar::Int64);
+  std::string off, pattern, args;
+  std::vector<std::string> slice_axes;  // per slice: "axis,start?,stop?,step?"
+  size_t axis = 0;
+  bool only_integers = true;
+  auto add_index = [&](const std::string& idx) {
+    off += (off.empty() ? "" : " + ") + idx + " * " + a + ".strides[" + std::to_string(axis) + "]";
+    pattern += "i";
+    ++axis;
+  };
+  for (const Expr* i : displayed) {
+    if (i->kind == ExprKind::Slice) {
+      only_integers = false;
+      std::string code = "s";
+      for (size_t k = 0; k < 3; ++k) {
+        const Expr* part = i->items[k].get();
+        bool given = part && info(*part).type.kind != TypeKind::None;
+        code += given ? "1" : "0";
+        if (given)
+          args += ", " + emit_as(*part, i64);
+        else if (k == 2)
+          args += ", (simt_i64)1";
+      }
+      pattern += code;
+      slice_axes.push_back(std::to_string(axis) + code);
+      ++axis;
+      continue;
+    }
+    const Type& it = info(*i).type;
+    if (it.is_tuple()) {
+      std::vector<std::string> parts = values(*i);
+      for (size_t k = 0; k < parts.size(); ++k)
+        add_index(index_into(convert(parts[k], it.items[k], i64), info(*i).nonnegative, a, axis,
+                             sema::subscript_base(e)));
+      continue;
+    }
+    add_index(index_into(emit_as(*i, i64), info(*i).nonnegative, a, axis, sema::subscript_base(e)));
+  }
+  if (off.empty()) off = "0";
   std::string from = helpers_.array_struct(bt);
   std::string to = helpers_.array_struct(rt);
-  std::string name = "simt_view_" + from.substr(9) + "_" + std::to_string(idx.size());
+  std::string name =
+      "simt_view_" + from.substr(9) + "_" + (only_integers ? std::to_string(axis) : pattern);
   if (views_.insert(name).second) {
-    std::string code = std::string(d_.function_prefix) + to + " " + name + "(" + from +
-                       " a, simt_i64 offset) {\n  " + to + " v;\n  v.data = a.data + offset;\n";
-    for (int d = 0; d < rt.ndim; ++d) {
-      std::string src = std::to_string(d + static_cast<int>(idx.size()));
-      code += "  v.shape[" + std::to_string(d) + "] = a.shape[" + src + "];\n  v.strides[" +
-              std::to_string(d) + "] = a.strides[" + src + "];\n";
+    std::string params = from + " a, simt_i64 offset";
+    std::string code = "  " + to + " v;\n  v.data = a.data + offset;\n";
+    int d = 0;
+    size_t from_axis = 0;
+    for (size_t k = 0; k < pattern.size(); ++from_axis) {
+      if (pattern[k] == 'i') {
+        ++k;
+        continue;
+      }
+      bool start = pattern[k + 1] == '1', stop = pattern[k + 2] == '1';
+      k += 4;
+      std::string s = std::to_string(from_axis), dd = std::to_string(d++);
+      std::string n = "a.shape[" + s + "]", st = "step" + s;
+      if (start) params += ", simt_i64 start" + s;
+      if (stop) params += ", simt_i64 stop" + s;
+      params += ", simt_i64 " + st;  // the caller passes 1 for an omitted step
+      std::string clamp = helpers_.use(Helper::SliceClamp, Scalar::Int64);
+      std::string lo = start ? clamp + "(start" + s + ", " + n + ", " + st + ")"
+                             : "(" + st + " < 0 ? " + n + " - 1 : 0)";
+      std::string hi = stop ? clamp + "(stop" + s + ", " + n + ", " + st + ")"
+                            : "(" + st + " < 0 ? (simt_i64)-1 : " + n + ")";
+      code += "  {\n    simt_i64 lo = " + lo + ", hi = " + hi + ";\n    v.shape[" + dd +
+              "] = " + helpers_.use(Helper::SliceLength, Scalar::Int64) + "(lo, hi, " + st +
+              ");\n    v.strides[" + dd + "] = a.strides[" + s + "] * " + st +
+              ";\n    v.data += lo * a.strides[" + s + "];\n  }\n";
     }
-    code += "  return v;\n}\n";
-    view_code_ += code + "\n";
+    for (; static_cast<int>(from_axis) < bt.ndim; ++from_axis, ++d) {
+      std::string src = std::to_string(from_axis), dd = std::to_string(d);
+      code += "  v.shape[" + dd + "] = a.shape[" + src + "];\n  v.strides[" + dd +
+              "] = a.strides[" + src + "];\n";
+    }
+    view_code_ += std::string(d_.function_prefix) + to + " " + name + "(" + params + ") {\n" +
+                  code + "  return v;\n}\n\n";
   }
-  return name + "(" + a + ", " + off + ")";
+  return name + "(" + a + ", " + off + args + ")";
 }
 
 std::string Emitter::load_storage(const std::string& ref, Scalar s) {

@@ -268,13 +268,13 @@ std::string Emitter::binary_code(Op op, const Type& operand, const std::string& 
   }
 }
 
-std::string Emitter::unary(const Expr& e) {
-  const ExprInfo& i = info(e);
-  const Expr& operand = *e.items[0];
-  if (e.op == Op::Not) return "(!" + truth(operand) + ")";
-  Scalar s = sema::concrete(i.operand);
+std::string Emitter::unary(const Expr& e) { return unary_code(e.op, info(e).operand, *e.items[0]); }
+
+std::string Emitter::unary_code(Op op, const Type& operand_type, const Expr& operand) {
+  if (op == Op::Not) return "(!" + truth(operand) + ")";
+  Scalar s = sema::concrete(operand_type);
   std::string a = emit_as(operand, Type::scalar_of(s));
-  switch (e.op) {
+  switch (op) {
     case Op::Add:
       return a;
     case Op::Sub:
@@ -304,9 +304,13 @@ std::string Emitter::compare_pair(const Expr& e, size_t k) {
     bool b_none = info(*e.items[k + 1]).type.kind == TypeKind::None;
     return ((op == Op::Is) == (a_none && b_none)) ? "true" : "false";
   }
+  return compare_code(op, t, *e.items[k], *e.items[k + 1]);
+}
+
+std::string Emitter::compare_code(Op op, const Type& t, const Expr& left, const Expr& right) {
   Scalar s = sema::concrete(t);
-  std::string a = emit_as(*e.items[k], Type::scalar_of(s));
-  std::string b = emit_as(*e.items[k + 1], Type::scalar_of(s));
+  std::string a = emit_as(left, Type::scalar_of(s));
+  std::string b = emit_as(right, Type::scalar_of(s));
   if (sema::is_complex(s)) {
     std::string part = helpers_.use(Helper::ComplexEq, s) + "(" + a + ", " + b + ")";
     return op == Op::NotEq ? "(!" + part + ")" : part;

@@ -254,7 +254,8 @@ bool Emitter::find_path(const Type& t, size_t target, size_t& counter, std::vect
 
 bool Emitter::contains_return(const std::vector<lang::StmtPtr>& body) {
   for (const auto& s : body)
-    if (s->kind == StmtKind::Return || contains_return(s->body) || contains_return(s->orelse))
+    if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise || contains_return(s->body) ||
+        contains_return(s->orelse))
       return true;
   return false;
 }

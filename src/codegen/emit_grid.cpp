@@ -16,6 +16,14 @@ constexpr const char* kBarrierName = "simt_grid_barrier";
 void Emitter::grid_sync(const Expr& call) {
   if (!module_.grid_sync_use) module_.grid_sync_use = where(call);
   if (d_.grid_sync.empty()) return;  // rejected for the device (runtime::check_requirements)
+  // The CPU's grid barrier waits once per block; a fiber-mode kernel reaches
+  // it once per thread, which would let a thread pass before its block's
+  // other threads arrived.
+  if (module_.fibers)
+    fail_at(call.span,
+            "cuda.cg.this_grid().sync() can only be called in the kernel itself on the CPU, "
+            "outside code whose barriers differ between threads (it ends a block's loops "
+            "over its threads; CUDA devices take it anywhere)");
   if (!d_.grid_sync_helper.empty())
     helpers_.define_once("simt_grid_sync", std::string(d_.grid_sync_helper));
   line(std::string(d_.grid_sync) + ";");

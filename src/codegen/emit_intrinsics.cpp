@@ -57,7 +57,13 @@ std::string Emitter::call(const Expr& e) {
     return convert(expr(*e.items[1]), info(*e.items[1]).type, i.type);
   if (i.function) return call_code(e);
   const sema::Intrinsic& fn = *i.intrinsic;
-  auto arg = [&](size_t k, const Type& as) { return emit_as(*e.items[k + 1], as); };
+  // x.bit_count(): the number is the first argument.
+  const Expr* receiver = sema::method_receiver(fn_, e);
+  auto argument = [&](size_t k) -> const Expr& {
+    if (receiver) return k == 0 ? *receiver : *e.items[k];
+    return *e.items[k + 1];
+  };
+  auto arg = [&](size_t k, const Type& as) { return emit_as(argument(k), as); };
   Scalar s = sema::concrete(i.operand);
   Type ot = Type::scalar_of(s);
   // In the order of sema::Rule, as the typing side's switch is, so the two
@@ -188,6 +194,17 @@ std::string Emitter::call(const Expr& e) {
                arg(2, ot) + ")";
       return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot) + ", " + arg(2, ot));
     case sema::Rule::IntBits: {
+      if (fn.c_name == "bit_count") {
+        // |x| in the unsigned type of x's width (the most negative value too).
+        Scalar u = sema::unsigned_of(s);
+        std::string wide(d_.value_type(sema::bit_width(s) <= 32 ? Scalar::UInt32 : Scalar::UInt64));
+        std::string x = arg(0, ot);
+        std::string magnitude = sema::is_unsigned(s) ? x
+                                                     : "(" + x + " < 0 ? 0 - (" + wide + ")" + x +
+                                                           " : (" + wide + ")" + x + ")";
+        return "((simt_i64)" + helpers_.use(Helper::PopCount, u) + "((" +
+               std::string(d_.value_type(u)) + ")" + magnitude + "))";
+      }
       Helper h = fn.c_name == "popc"  ? Helper::PopCount
                  : fn.c_name == "clz" ? Helper::CountLeadingZeros
                  : fn.c_name == "ffs" ? Helper::FindFirstSet
@@ -227,6 +244,17 @@ std::string Emitter::call(const Expr& e) {
       return "0";  // a grid group has no storage: nothing reads this value
     case sema::Rule::GridSync:
       throw std::logic_error("grid_group.sync() is a statement");
+    case sema::Rule::Operator: {
+      const Expr& a = argument(0);
+      if (fn.c_name == "truth") return truth(a);
+      if (fn.c_name == "not") return "(!" + truth(a) + ")";
+      if (fn.c_name == "index") return arg(0, i.type);
+      if (fn.c_name == "getitem") return subscript(e);
+      Op op = sema::operator_of(fn);
+      if (fn.max_args == 1) return unary_code(op, i.operand, a);
+      if (!i.pair_operands.empty()) return compare_code(op, i.pair_operands[0], a, argument(1));
+      return binary_code(op, i.operand, emit_as(a, ot), info(a), argument(1));
+    }
   }
   throw std::logic_error("unknown intrinsic");
 }

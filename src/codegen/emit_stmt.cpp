@@ -148,6 +148,9 @@ void Emitter::stmt_unchecked(const Stmt& s) {
     case StmtKind::Assert:
       assert_stmt(s);
       break;
+    case StmtKind::Raise:
+      raise_stmt(s);
+      break;
   }
 }
 

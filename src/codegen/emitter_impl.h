@@ -406,7 +406,11 @@ class Emitter {
   std::string binary_code(Op op, const Type& operand, const std::string& a, const ExprInfo& ai,
                           const Expr& rhs);
   std::string unary(const Expr& e);
+  // `op operand` computed in `operand_type` (unary(e), operator.neg(x)).
+  std::string unary_code(Op op, const Type& operand_type, const Expr& operand);
   std::string compare(const Expr& e);
+  // `a op b` of two numbers compared as type `t`.
+  std::string compare_code(Op op, const Type& t, const Expr& a, const Expr& b);
 
   // The k-th comparison of a chain: items[k] ops[k] items[k + 1].
   std::string compare_pair(const Expr& e, size_t k);
@@ -524,6 +528,9 @@ class Emitter {
   std::string index_into(const std::string& index, bool nonnegative, const std::string& a,
                          size_t axis, const Expr& array);
   void assert_stmt(const Stmt& s);
+  // `raise E(...)`: recorded as a failed check in debug mode; the thread
+  // stops there, as at a return.
+  void raise_stmt(const Stmt& s);
   // At the top of a loop's body: leave once any check failed (not in loops
   // that wait for other threads).
   void stop_loop_after_failure(const std::vector<lang::StmtPtr>& body);

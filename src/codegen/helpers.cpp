@@ -99,6 +99,28 @@ constexpr const char* kWrapIndex = R"($Qsimt_i64 $N(simt_i64 i, simt_i64 n) {
 }
 )";
 
+// A slice bound of an axis of n elements, as NumPy (PySlice_AdjustIndices)
+// clamps it: negative bounds count from the end, and bounds past either end
+// stop there (-1 is "before the first" for a negative step).
+constexpr const char* kSliceClamp = R"($Qsimt_i64 $N(simt_i64 i, simt_i64 n, simt_i64 step) {
+  if (i < 0) {
+    i += n;
+    if (i < 0) i = step < 0 ? -1 : 0;
+  } else if (i >= n) {
+    i = step < 0 ? n - 1 : n;
+  }
+  return i;
+}
+)";
+
+// How many elements a clamped slice selects; a step of 0 (Python raises) none.
+constexpr const char* kSliceLength = R"($Qsimt_i64 $N(simt_i64 lo, simt_i64 hi, simt_i64 step) {
+  if (step < 0) return hi < lo ? (lo - hi - 1) / (0 - step) + 1 : 0;
+  if (step > 0) return lo < hi ? (hi - lo - 1) / step + 1 : 0;
+  return 0;
+}
+)";
+
 // Python's round(x, n): x * 10**n rounded half to even by its exact value. The product in
 // floating point is exact enough except at a tie (y exactly k + 0.5), where the exact
 // product decides the side: fma gives x * p - y exactly (10**n is exact up to n = 22).
@@ -389,6 +411,10 @@ HelperInfo helper_info(Helper h) {
       return {"shr", true};
     case Helper::WrapIndex:
       return {"wrap_index", false};
+    case Helper::SliceClamp:
+      return {"slice_clamp", false};
+    case Helper::SliceLength:
+      return {"slice_length", false};
     case Helper::RoundDigits:
       return {"round_digits", true};
     case Helper::FloatToInt:
@@ -520,6 +546,12 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       break;
     case Helper::WrapIndex:
       text = kWrapIndex;
+      break;
+    case Helper::SliceClamp:
+      text = kSliceClamp;
+      break;
+    case Helper::SliceLength:
+      text = kSliceLength;
       break;
     case Helper::RoundDigits:
       text = kRoundDigits;

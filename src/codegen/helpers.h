@@ -21,6 +21,8 @@ enum class Helper {
   ShiftLeft,            // << with NumPy's result for counts outside [0, width)
   ShiftRight,           // >> likewise
   WrapIndex,            // a negative index counts from the end
+  SliceClamp,           // a slice bound clamped to an axis, as NumPy
+  SliceLength,          // the elements a clamped slice selects
   RoundDigits,          // round(x, ndigits), as NumPy rounds
   FloatToInt,           // double -> integer type: saturating, NaN to 0
   Float32ToInt,         // the same from float (no double: OpenCL devices may lack fp64)

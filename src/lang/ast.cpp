@@ -130,6 +130,8 @@ const char* kind_name(StmtKind kind) {
       return "Expr";
     case StmtKind::Assert:
       return "Assert";
+    case StmtKind::Raise:
+      return "Raise";
   }
   return "?";
 }
@@ -208,6 +210,7 @@ std::string dump(const Stmt& s) {
       break;
     case StmtKind::Return:
     case StmtKind::ExprStmt:
+    case StmtKind::Raise:
       if (s.value) out += " " + dump(*s.value);
       break;
     case StmtKind::Assert:

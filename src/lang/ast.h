@@ -114,6 +114,7 @@ enum class StmtKind {
   Pass,
   ExprStmt,  // value (a docstring is dropped by the parser, not kept here)
   Assert,    // assert test, value (message may be null)
+  Raise,     // raise value (an exception class, or a call of one)
 };
 
 struct Stmt;
@@ -124,10 +125,11 @@ struct Stmt {
   Span span;  // the whole statement's first line (header line for compound statements)
 
   std::vector<ExprPtr> targets;  // Assign/AugAssign/AnnAssign/For targets
-  ExprPtr value;                 // assigned value, For iterable, Return value, ExprStmt, Assert msg
-  ExprPtr test;                  // If/While/Assert condition
-  ExprPtr annotation;            // AnnAssign
-  Op op = Op::Add;               // AugAssign
+  ExprPtr
+      value;  // assigned value, For iterable, Return value, ExprStmt, Assert msg, Raise exception
+  ExprPtr test;        // If/While/Assert condition
+  ExprPtr annotation;  // AnnAssign
+  Op op = Op::Add;     // AugAssign
   std::vector<StmtPtr> body;
   std::vector<StmtPtr> orelse;
 

@@ -472,7 +472,16 @@ StmtPtr Parser::parse_keyword_statement() {
   if (kw == "global") unsupported(t.span, "global statements are");
   if (kw == "nonlocal") unsupported(t.span, "nonlocal statements are");
   if (kw == "import" || kw == "from") unsupported(t.span, "import statements are");
-  if (kw == "raise") unsupported(t.span, "raise statements are");
+  if (kw == "raise") {
+    auto stmt = std::make_unique<Stmt>(StmtKind::Raise, advance().span);
+    if (peek().kind == TokenKind::Newline || at_op(";"))
+      unsupported(t.span, "a bare raise (re-raising) is");
+    stmt->value = parse_expression();
+    stmt->span = Span::cover(stmt->span, stmt->value->span);
+    if (peek().kind == TokenKind::Keyword && peek().text == "from")
+      unsupported(peek().span, "raise ... from is");
+    return stmt;
+  }
   return nullptr;
 }
 

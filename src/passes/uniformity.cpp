@@ -23,6 +23,7 @@ bool divergent_exit(const std::vector<lang::StmtPtr>& body, bool uniform, bool n
         if (!uniform && !nested_loop) return true;
         break;
       case StmtKind::Return:
+      case StmtKind::Raise:
         if (!uniform) return true;
         break;
       case StmtKind::If: {

@@ -74,6 +74,13 @@ void raise_check_failure(const std::array<int64_t, abi::check_record::kWords>& r
                          const std::vector<abi::CheckSite>& sites, const std::string& kernel_name) {
   std::optional<abi::CheckFailure> failure = abi::read_check_record(record, sites, kernel_name);
   if (!failure) return;
+  if (failure->kind == abi::CheckSite::Kind::Raise) {
+    // The class is the user's: the resolver keeps it under its key.
+    nanobind::object cls =
+        nanobind::module_::import_("simt._resolve").attr("exception_class")(failure->exception_key);
+    PyErr_SetObject(cls.ptr(), nanobind::str(failure->message.c_str()).ptr());
+    throw nanobind::python_error();
+  }
   PyObject* type =
       failure->kind == abi::CheckSite::Kind::Assert ? PyExc_AssertionError : PyExc_IndexError;
   PyErr_SetString(type, failure->message.c_str());

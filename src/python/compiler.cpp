@@ -128,6 +128,11 @@ sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
     g.kind = sema::GlobalValue::Kind::Member;
     g.name = nb::cast<std::string>(t[1]);
     g.attribute = nb::cast<std::string>(t[2]);
+  } else if (kind == "exception") {
+    // ("exception", name, key): a class `raise` statements can raise.
+    g.kind = sema::GlobalValue::Kind::Exception;
+    g.name = nb::cast<std::string>(t[1]);
+    g.constant.int_value = nb::cast<int64_t>(t[2]);
   } else if (kind == "unsupported") {
     g.kind = sema::GlobalValue::Kind::Unsupported;
     g.name = nb::cast<std::string>(t[1]);

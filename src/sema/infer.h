@@ -70,7 +70,8 @@ struct GlobalValue {
     Unsupported,
     DeviceFunction,
     ConstArray,
-    Foreign
+    Foreign,
+    Exception
   };
   Kind kind = Kind::Constant;
   std::string name;                // Module: "math"/"numpy"/"simt"; Function: qualified name;
@@ -83,6 +84,8 @@ struct GlobalValue {
   std::vector<int64_t> shape;                            // ConstArray: extents
   std::shared_ptr<const std::string> bytes;              // ConstArray: C-ordered data
   std::shared_ptr<const ForeignFunction> foreign;        // Foreign
+  // Exception: a class derived from BaseException, `name` its name and
+  // `constant.int_value` the key the host finds the class by after a launch.
 };
 using Globals = std::map<std::string, GlobalValue, std::less<>>;
 
@@ -132,6 +135,10 @@ struct ExprInfo {
   // constant array.
   std::shared_ptr<const std::string> const_array;
   std::string const_array_name;  // the global's name
+  // A raise statement (TypedFunction::stmts): the exception's class name and
+  // its message as str() shows it; `constant` holds the class's key.
+  std::string raised_class;
+  std::string raised_message;
 };
 
 struct LocalVar {
@@ -178,6 +185,10 @@ struct TypedDeviceFunction {
   // emission order): the emitter names it simt_func_<name>_<ordinal>.
   int ordinal = 0;
 };
+
+// `x.bit_count()`: a call of a number's method (the intrinsic "int.<name>")
+// passes the number as its first argument; the number, or null for other calls.
+const lang::Expr* method_receiver(const TypedFunction& f, const lang::Expr& call);
 
 // Types `fn` for parameters of `arg_types` (one per parameter, after
 // defaults; a parameter annotated with a scalar type takes that type).

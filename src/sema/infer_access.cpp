@@ -75,53 +75,122 @@ ExprInfo Inferencer::attribute(const Expr& e) {
       return typed(error(
           e.span, "a grid group (cuda.cg.this_grid()) has the method sync(), not '" + attr + "'"));
     case TypeKind::Scalar:
+      if (is_integer(base.scalar) && find_intrinsic("int." + attr))
+        return typed(Type::function("int." + attr));
       if (is_complex(base.scalar) && (attr == "real" || attr == "imag"))
         return typed(Type::scalar_of(real_of(base.scalar), base.weak));
       return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "' in kernels"));
+    case TypeKind::Function:  // int.bit_count(x)
+      if (base.name == "builtins.int" && find_intrinsic("int." + attr))
+        return typed(Type::function("int." + attr));
+      return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
     default:
       return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
   }
 }
 
+}  // namespace simt::sema::detail
+
+namespace simt::sema {
+
+const lang::Expr* method_receiver(const TypedFunction& f, const lang::Expr& call) {
+  const lang::Expr& callee = *call.items[0];
+  if (callee.kind != lang::ExprKind::Attribute) return nullptr;
+  auto c = f.exprs.find(&callee);
+  auto r = f.exprs.find(callee.items[0].get());
+  if (c == f.exprs.end() || r == f.exprs.end() || c->second.type.kind != TypeKind::Function ||
+      !c->second.type.name.starts_with("int.") || !r->second.type.is_scalar())
+    return nullptr;
+  return callee.items[0].get();
+}
+
+}  // namespace simt::sema
+
+namespace simt::sema::detail {
+
 ExprInfo Inferencer::subscript(const Expr& e) {
-  Type base = expr(*e.items[0]);
-  const Expr& index = *e.items[1];
+  const Expr& base_expr = subscript_base(e);
+  Type base = expr(base_expr);
+  const Expr& index = subscript_index(e);
   if (base.is_tuple()) return tuple_item(e, base, index);
-  std::vector<const Expr*> indices;
+  // One part per axis indexed: an integer, or a slice (only written inside
+  // [...]). A tuple value (`a[idx]`, `a[cuda.grid(2)]`) indexes one axis per
+  // item, as a tuple display does.
+  std::vector<const Expr*> displayed;
   if (index.kind == ExprKind::Tuple) {
     out_.exprs[&index].type = Type::unknown();
-    for (const auto& item : index.items) indices.push_back(item.get());
+    for (const auto& item : index.items) displayed.push_back(item.get());
   } else {
-    indices.push_back(&index);
+    displayed.push_back(&index);
   }
-  for (const Expr* i : indices) {
+  size_t count = 0;        // axes indexed
+  bool has_slice = false;  // then the result is a view whatever the count
+  bool contiguous = true;  // the view of a C array stays C (see below)
+  bool seen_slice = false;
+  for (const Expr* i : displayed) {
     if (i->kind == ExprKind::Slice) {
-      error(i->span,
-            "slicing arrays inside kernels is not supported yet; index single "
-            "elements");
-      return typed(Type::unknown());
+      out_.exprs[i].type = Type::none();
+      std::optional<int64_t> step;
+      for (size_t k = 0; k < 3; ++k) {
+        const Expr* part = i->items[k].get();
+        if (!part) continue;
+        Type pt = expr(*part);
+        if (pt.is_unknown()) return typed(pt);
+        if (pt.kind == TypeKind::None) continue;  // a[None:3] as a[:3]
+        if (!pt.is_int_like() || is_bool(pt.scalar))
+          return typed(
+              error(part->span, "a slice bound or step must be an integer, not " + pt.str()));
+        if (k == 2) {
+          step = const_int(*part);
+          if (step && *step == 0) return typed(error(part->span, "slice step cannot be zero"));
+        }
+      }
+      // A C array sliced on one axis with unit steps, after integer indices
+      // and before full slices, is still C-ordered.
+      bool full = !i->items[0] && !i->items[1] && !i->items[2];
+      bool unit = !i->items[2] || (step && *step == 1);
+      if (seen_slice ? !full : !unit) contiguous = false;
+      seen_slice = has_slice = true;
+      ++count;
+      continue;
     }
+    if (seen_slice) contiguous = false;
     Type it = expr(*i);
     if (it.is_unknown()) return typed(it);
+    if (i == &index && it.is_tuple()) {
+      for (const Type& item : it.items)
+        if (!item.is_int_like() || is_bool(item.scalar))
+          return typed(error(i->span,
+                             "an array index must be an integer or a tuple of "
+                             "integers, not " +
+                                 it.str()));
+      count += it.items.size();
+      continue;
+    }
     if (!it.is_int_like() || is_bool(it.scalar))
       return typed(error(i->span, "an array index must be an integer, not " + it.str()));
+    ++count;
   }
   if (base.is_unknown()) return typed(base);
-  if (!base.is_array())
-    return typed(error(e.items[0]->span, quoted(base) + " is not subscriptable"));
-  if (indices.size() > base.ndim)
+  if (!base.is_array()) return typed(error(base_expr.span, quoted(base) + " is not subscriptable"));
+  if (count > base.ndim)
     return typed(error(index.span, "too many indices: the array is " + std::to_string(base.ndim) +
-                                       "-dimensional, but " + std::to_string(indices.size()) +
+                                       "-dimensional, but " + std::to_string(count) +
                                        " were indexed"));
-  if (indices.size() == base.ndim) return typed(Type::scalar_of(base.scalar));
-  int rest = base.ndim - static_cast<int>(indices.size());
-  Layout layout = base.layout == Layout::C ? Layout::C : Layout::Any;
+  if (count == base.ndim && !has_slice) return typed(Type::scalar_of(base.scalar));
+  // The view keeps the sliced axes and the axes not indexed.
+  int rest = base.ndim - static_cast<int>(count);
+  for (const Expr* i : displayed)
+    if (i->kind == ExprKind::Slice) ++rest;
+  Layout layout = base.layout == Layout::C && contiguous ? Layout::C : Layout::Any;
   Type view = Type::array(base.scalar, rest, layout, base.space);
   view.readonly = base.readonly;
   return typed(view);
 }
 
 ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& index) {
+  if (index.kind == ExprKind::Slice)
+    return typed(error(index.span, "slicing tuples is not supported in kernels; index items"));
   Type it = expr(index);
   if (it.is_unknown()) return typed(it);
   if (index.kind == ExprKind::Slice || !it.is_int_like() || is_bool(it.scalar))
@@ -134,11 +203,11 @@ ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& ind
                                          " out of range for a tuple of " + std::to_string(n)));
     // Indexing a tuple display evaluates all of it, to a value: an item that
     // is none (a module) can only be reached this way for its attributes.
-    if (e.items[0]->kind == ExprKind::Tuple && is_data(base.items[at]) && !is_data(base) &&
+    if (subscript_base(e).kind == ExprKind::Tuple && is_data(base.items[at]) && !is_data(base) &&
         !base.contains_unknown())
-      return typed(error(e.items[0]->span, not_a_value(base)));
-    ExprInfo i = typed(base.items[at], info(*e.items[0]).nonnegative);
-    const ExprInfo& bi = info(*e.items[0]);
+      return typed(error(subscript_base(e).span, not_a_value(base)));
+    ExprInfo i = typed(base.items[at], info(subscript_base(e)).nonnegative);
+    const ExprInfo& bi = info(subscript_base(e));
     if (bi.constant && static_cast<size_t>(at) < bi.constant->items.size())
       i.constant = bi.constant->items[at];
     return i;
@@ -149,7 +218,7 @@ ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& ind
   if (n == 0) return typed(error(index.span, "index into an empty tuple"));
   if (base.items[0].is_tuple())
     return typed(error(index.span, "a tuple of tuples needs a constant index"));
-  return typed(base.items[0], info(*e.items[0]).nonnegative);
+  return typed(base.items[0], info(subscript_base(e)).nonnegative);
 }
 
 }  // namespace simt::sema::detail

@@ -169,6 +169,12 @@ ExprInfo Inferencer::global_value(const GlobalValue& g, const std::string& id, S
       if (!canonical) return typed(error(span, "'" + id + "' cannot be used in kernels"));
       return module_member(std::string(*canonical), g.attribute, span);
     }
+    case GlobalValue::Kind::Exception: {
+      // Only raised (infer_stmt.cpp reads it); a value of no type elsewhere.
+      ExprInfo i = typed(Type::function("exception:" + g.name));
+      i.constant = g.constant;
+      return i;
+    }
     case GlobalValue::Kind::Unsupported:
       return typed(error(span, "'" + id + "' is " + g.name + ", which kernels cannot use"));
     case GlobalValue::Kind::DeviceFunction:

@@ -84,35 +84,40 @@ std::string literal_text(const ExprInfo& literal) {
 }  // namespace
 
 ExprInfo Inferencer::unary(const Expr& e) {
-  Type a = expr(*e.items[0]);
-  const ExprInfo& ai = info(*e.items[0]);
+  expr(*e.items[0]);
+  return unary_op(e.op, *e.items[0], e.span);
+}
+
+ExprInfo Inferencer::unary_op(Op op, const Expr& operand, Span span) {
+  const ExprInfo& ai = info(operand);
+  Type a = ai.type;
   if (a.is_unknown()) return typed(a);
-  if (e.op == Op::Not) {
-    truth(*e.items[0], "not");
+  if (op == Op::Not) {
+    truth(operand, "not");
     ExprInfo i = typed(Type::scalar_of(Scalar::Bool));
     i.operand = a;
     return i;
   }
   if (!a.is_scalar())
-    return typed(error(e.span, std::string("bad operand type for unary ") + lang::op_text(e.op) +
-                                   ": " + quoted(a)));
+    return typed(error(
+        span, std::string("bad operand type for unary ") + lang::op_text(op) + ": " + quoted(a)));
   Type t = a;
-  if (e.op == Op::Invert) {
+  if (op == Op::Invert) {
     if (is_float(a.scalar) || is_complex(a.scalar))
-      return typed(error(e.span, "bad operand type for unary ~: " + quoted(a)));
+      return typed(error(span, "bad operand type for unary ~: " + quoted(a)));
   } else {
     t = arith_view(a);
   }
-  ExprInfo i = typed(t, e.op == Op::Add && ai.nonnegative);
+  ExprInfo i = typed(t, op == Op::Add && ai.nonnegative);
   i.operand = t;
-  if (ai.constant && t.is_scalar() && t.is_int_like() && e.op != Op::Invert) {
+  if (ai.constant && t.is_scalar() && t.is_int_like() && op != Op::Invert) {
     int64_t v = ai.constant->int_value;
     i.constant =
-        int_constant(e.op == Op::Sub ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v, t);
+        int_constant(op == Op::Sub ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v, t);
   } else if (ai.constant && t.is_scalar() && (is_float(t.scalar) || is_complex(t.scalar))) {
     Constant c = *ai.constant;
     c.type = t;
-    if (e.op == Op::Sub) {
+    if (op == Op::Sub) {
       c.real = -c.real;
       c.imag = -c.imag;
     }
@@ -211,16 +216,26 @@ ExprInfo Inferencer::compare(const Expr& e) {
     }
     if (op == Op::In || op == Op::NotIn)
       return typed(error(e.span, "'in' is not supported in kernels"));
-    if (!a.is_scalar() || !b.is_scalar())
-      return typed(error(e.span, std::string("cannot compare ") + quoted(a) + " and " + quoted(b) +
-                                     " with " + lang::op_text(op)));
-    Type t = promote(exact_int(a), exact_int(b));
-    if (is_complex(t.scalar) && op != Op::Eq && op != Op::NotEq)
-      return typed(error(e.span, std::string("complex numbers have no order: ") +
-                                     lang::op_text(op) + " on " + quoted(a) + " and " + quoted(b)));
-    i.pair_operands.push_back(t);
+    auto t = compare_operand(op, a, b, e.span);
+    if (!t) return typed(Type::unknown());
+    i.pair_operands.push_back(*t);
   }
   return i;
+}
+
+std::optional<Type> Inferencer::compare_operand(Op op, const Type& a, const Type& b, Span span) {
+  if (!a.is_scalar() || !b.is_scalar()) {
+    error(span, std::string("cannot compare ") + quoted(a) + " and " + quoted(b) + " with " +
+                    lang::op_text(op));
+    return std::nullopt;
+  }
+  Type t = promote(exact_int(a), exact_int(b));
+  if (is_complex(t.scalar) && op != Op::Eq && op != Op::NotEq) {
+    error(span, std::string("complex numbers have no order: ") + lang::op_text(op) + " on " +
+                    quoted(a) + " and " + quoted(b));
+    return std::nullopt;
+  }
+  return t;
 }
 
 Type Inferencer::exact_int(const Type& t) {

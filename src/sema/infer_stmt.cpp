@@ -1,4 +1,6 @@
 // Statements: assignments bind locals, loops and conditions type their parts.
+#include <cstdio>
+
 #include "sema/inferencer.h"
 
 namespace simt::sema::detail {
@@ -59,6 +61,9 @@ void Inferencer::stmt(const Stmt& s) {
       // (the emitter's expr_stmt): items that are not values (a docstring, a
       // module) have none, as in Python.
       expr(*s.value);
+      break;
+    case StmtKind::Raise:
+      raise_stmt(s);
       break;
     case StmtKind::Assert:
       truth(*s.test, "assert");
@@ -199,6 +204,74 @@ bool Inferencer::range_nonnegative(const Expr& call) {
     return info(*call.items[3]).nonnegative;
   }
   return true;
+}
+
+namespace {
+
+// An exception argument as Python's repr writes it (str for the only argument).
+std::string argument_text(const Constant& c, const Expr& e, bool only) {
+  if (e.kind == ExprKind::String) return only ? e.str_value : "'" + e.str_value + "'";
+  const Type& t = c.type;
+  if (t.is_tuple()) return "(...)";
+  if (is_bool(t.scalar)) return c.int_value ? "True" : "False";
+  if (is_integer(t.scalar))
+    return is_unsigned(t.scalar) ? std::to_string(static_cast<uint64_t>(c.int_value))
+                                 : std::to_string(c.int_value);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", c.real);
+  if (is_complex(t.scalar)) std::snprintf(buffer, sizeof buffer, "(%.17g%+.17gj)", c.real, c.imag);
+  return buffer;
+}
+
+}  // namespace
+
+void Inferencer::raise_stmt(const Stmt& s) {
+  if (self_)
+    error(s.span,
+          "raise inside device functions is not supported yet; raise in the kernel (or return a "
+          "status the kernel tests)");
+  const Expr& value = *s.value;
+  const Expr& cls = value.kind == ExprKind::Call ? *value.items[0] : value;
+  out_.exprs[&value].type = Type::none();
+  ExprInfo ci = cls.kind == ExprKind::Name ? name(cls) : typed(Type::unknown());
+  out_.exprs[&cls] = ci;
+  if (ci.type.is_unknown() && cls.kind == ExprKind::Name) return;  // reported by name()
+  if (ci.type.kind != TypeKind::Function || !ci.type.name.starts_with("exception:") ||
+      !ci.constant) {
+    error(cls.span,
+          "raise needs an exception class derived from Exception (ValueError, "
+          "IndexError, a class of yours), written by its name");
+    return;
+  }
+  if (value.kind == ExprKind::Call && !value.keywords.empty()) {
+    error(value.keywords[0].span, "exceptions raised in kernels take no keyword arguments");
+    return;
+  }
+  // The message, as str() of the exception shows it: its one argument, or
+  // the tuple of them. Arguments are constants: a thread has no strings.
+  std::string message;
+  size_t n = value.kind == ExprKind::Call ? value.items.size() - 1 : 0;
+  for (size_t k = 1; k <= n; ++k) {
+    const Expr& a = *value.items[k];
+    Type t = expr(a);
+    const ExprInfo& ai = info(a);
+    if (t.is_unknown()) return;
+    if (t.kind != TypeKind::String && !ai.constant) {
+      error(a.span,
+            "the arguments of an exception raised in a kernel must be constants (string "
+            "literals and numbers known when the kernel compiles)");
+      return;
+    }
+    message +=
+        (k > 1 ? ", " : "") + argument_text(ai.constant ? *ai.constant : Constant{}, a, n == 1);
+  }
+  if (n > 1) message = "(" + message + ")";
+  ExprInfo record;
+  record.type = Type::string();
+  record.constant = ci.constant;  // the class's key
+  record.raised_class = ci.type.name.substr(10);
+  record.raised_message = message;
+  out_.stmts[&s] = record;
 }
 
 }  // namespace simt::sema::detail

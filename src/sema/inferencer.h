@@ -188,6 +188,9 @@ class Inferencer {
   void assign(const Expr& target, const Type& value, bool nonneg);
   void aug_assign(const Stmt& s);
   void for_loop(const Stmt& s);
+  // `raise E` / `raise E(constants...)`: E a class derived from Exception;
+  // records the exception's message text for the emitter.
+  void raise_stmt(const Stmt& s);
 
   // range(stop) and range(start, stop[, step >= 0]) with start >= 0 never
   // yield a negative index.
@@ -208,6 +211,10 @@ class Inferencer {
 
   // ---- operators, conditions (infer_operators.cpp) -------------------------
   ExprInfo unary(const Expr& e);
+  // `op operand` with the operand already typed (unary(e), operator.neg(x)).
+  ExprInfo unary_op(Op op, const Expr& operand, Span span);
+  // The type both sides of `a op b` (a comparison of numbers) convert to.
+  std::optional<Type> compare_operand(Op op, const Type& a, const Type& b, Span span);
   ExprInfo binary(Op op, const Type& a, const Type& b, const ExprInfo& ai, const ExprInfo& bi,
                   Span span);
   ExprInfo compare(const Expr& e);

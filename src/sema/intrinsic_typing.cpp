@@ -260,7 +260,12 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       const Type& a = args[0];
       if (!a.is_scalar() || !is_integer(a.scalar))
         return typed(error(e.items[1]->span, shown + "() needs an integer, not " + a.str()));
-      Type operand = a.strong();  // a literal: int64, as Numba types it
+      Type operand = a.strong();       // a literal: int64, as Numba types it
+      if (fn.c_name == "bit_count") {  // Python's int: the count of |x|, an int64
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int64), true);
+        i.operand = operand;
+        return i;
+      }
       ExprInfo i = typed(fn.c_name == "ffs" ? Type::scalar_of(Scalar::Int32) : operand,
                          fn.c_name != "brev" || is_unsigned(operand.scalar));
       i.operand = operand;
@@ -390,6 +395,34 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       return typed(Type::grid_group());
     case Rule::GridSync:
       return typed(Type::none());
+    case Rule::Operator: {
+      const Expr& a = *e.items[1];
+      if (fn.c_name == "truth" || fn.c_name == "not") {
+        truth(a, fn.name.data());
+        ExprInfo i = typed(Type::scalar_of(Scalar::Bool), true);
+        i.operand = args[0];
+        return i;
+      }
+      if (fn.c_name == "index") {
+        if (!args[0].is_int_like())
+          return typed(error(a.span, shown + "() needs an integer, not " + args[0].str()));
+        Type t = is_bool(args[0].scalar) ? Type::scalar_of(Scalar::Int64) : args[0].strong();
+        ExprInfo i = typed(t, info(a).nonnegative);
+        i.operand = t;
+        return i;
+      }
+      if (fn.c_name == "getitem") return subscript(e);
+      Op op = operator_of(fn);
+      if (fn.max_args == 1) return unary_op(op, a, e.span);
+      if (is_comparison(op)) {
+        auto t = compare_operand(op, args[0], args[1], e.span);
+        if (!t) return typed(Type::unknown());
+        ExprInfo i = typed(Type::scalar_of(Scalar::Bool), true);
+        i.pair_operands.push_back(*t);
+        return i;
+      }
+      return binary(op, args[0], args[1], info(a), info(*e.items[2]), e.span);
+    }
   }
   return typed(Type::unknown());
 }

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 
 #include "sema/libdevice.h"
 
@@ -89,6 +90,36 @@ constexpr Intrinsic kIntrinsics[] = {
     {"simt.fma", Rule::FloatTernary, "fma", 3, 3},
     {"simt.cbrt", Rule::FloatUnary, "cbrt", 1, 1},
     {"simt.selp", Rule::Select, "", 3, 3},
+    // int.bit_count(x), also written as a method: x.bit_count() (popcount of |x|).
+    {"int.bit_count", Rule::IntBits, "bit_count", 1, 1},
+    // The operator module: each function is its operator's rule (no arithmetic of its own).
+    {"operator.add", Rule::Operator, "+", 2, 2},
+    {"operator.sub", Rule::Operator, "-", 2, 2},
+    {"operator.mul", Rule::Operator, "*", 2, 2},
+    {"operator.truediv", Rule::Operator, "/", 2, 2},
+    {"operator.floordiv", Rule::Operator, "//", 2, 2},
+    {"operator.mod", Rule::Operator, "%", 2, 2},
+    {"operator.pow", Rule::Operator, "**", 2, 2},
+    {"operator.and_", Rule::Operator, "&", 2, 2},
+    {"operator.or_", Rule::Operator, "|", 2, 2},
+    {"operator.xor", Rule::Operator, "^", 2, 2},
+    {"operator.lshift", Rule::Operator, "<<", 2, 2},
+    {"operator.rshift", Rule::Operator, ">>", 2, 2},
+    {"operator.lt", Rule::Operator, "<", 2, 2},
+    {"operator.le", Rule::Operator, "<=", 2, 2},
+    {"operator.eq", Rule::Operator, "==", 2, 2},
+    {"operator.ne", Rule::Operator, "!=", 2, 2},
+    {"operator.ge", Rule::Operator, ">=", 2, 2},
+    {"operator.gt", Rule::Operator, ">", 2, 2},
+    {"operator.neg", Rule::Operator, "u-", 1, 1},
+    {"operator.pos", Rule::Operator, "u+", 1, 1},
+    {"operator.invert", Rule::Operator, "~", 1, 1},
+    {"operator.inv", Rule::Operator, "~", 1, 1},
+    {"operator.not_", Rule::Operator, "not", 1, 1},
+    {"operator.truth", Rule::Operator, "truth", 1, 1},
+    {"operator.index", Rule::Operator, "index", 1, 1},
+    {"operator.getitem", Rule::Operator, "getitem", 2, 2},
+    {"operator.abs", Rule::Abs, "fabs", 1, 1},
     // Numba's cuda.fp16: float16 in, each result rounded to float16 once (as NumPy's).
     {"simt.fp16.hneg", Rule::HalfUnary, "neg", 1, 1},
     {"simt.fp16.habs", Rule::HalfUnary, "abs", 1, 1},
@@ -278,6 +309,26 @@ const Intrinsic* find_intrinsic(std::string_view qualified_name) {
 
 std::span<const Intrinsic> intrinsic_table() { return kIntrinsics; }
 
+lang::Op operator_of(const Intrinsic& fn) {
+  using lang::Op;
+  static constexpr std::pair<std::string_view, Op> kSpellings[] = {
+      {"+", Op::Add},       {"-", Op::Sub},    {"*", Op::Mul},     {"/", Op::Div},
+      {"//", Op::FloorDiv}, {"%", Op::Mod},    {"**", Op::Pow},    {"&", Op::BitAnd},
+      {"|", Op::BitOr},     {"^", Op::BitXor}, {"<<", Op::LShift}, {">>", Op::RShift},
+      {"<", Op::Lt},        {"<=", Op::LtE},   {"==", Op::Eq},     {"!=", Op::NotEq},
+      {">=", Op::GtE},      {">", Op::Gt},     {"u-", Op::Sub},    {"u+", Op::Add},
+      {"~", Op::Invert},    {"not", Op::Not}};
+  for (const auto& [text, op] : kSpellings)
+    if (text == fn.c_name) return op;
+  return Op::Add;
+}
+
+bool is_comparison(lang::Op op) {
+  using lang::Op;
+  return op == Op::Lt || op == Op::LtE || op == Op::Eq || op == Op::NotEq || op == Op::GtE ||
+         op == Op::Gt;
+}
+
 std::optional<NamespaceMember> find_member(std::string_view module, std::string_view attribute) {
   for (const auto& m : kMembers)
     if (m.module == module && m.attribute == attribute) return m.member;
@@ -299,6 +350,7 @@ std::optional<NamespaceMember> find_member(std::string_view module, std::string_
 std::optional<std::string_view> canonical_module(std::string_view module_name) {
   if (module_name == "math") return "math";
   if (module_name == "numpy") return "numpy";
+  if (module_name == "operator") return "operator";
   if (module_name == "simt" || module_name == "simt.cuda" || module_name == "numba.cuda")
     return "simt";
   return std::nullopt;

@@ -10,6 +10,7 @@
 #include <span>
 #include <string_view>
 
+#include "lang/ast.h"
 #include "sema/types.h"
 
 namespace simt::sema {
@@ -71,6 +72,9 @@ enum class Rule : uint8_t {
   // Numba's cooperative groups.
   ThisGrid,  // simt.cg.this_grid() -> a grid group (zero-size)
   GridSync,  // grid_group.sync(): every thread of the launch waits for the others
+  // operator.add, operator.lt, ...: the operator's own rule, c_name its Python spelling
+  // ("+", "<", "not", "truth", "getitem"; "u-" and "u+" the unary ones).
+  Operator,
 };
 
 // Whether a rule makes the threads of a block (or a warp) wait for each
@@ -88,6 +92,22 @@ struct Intrinsic {
   // accepted (`shared.array(shape=..., dtype=...)`); empty: positional only.
   std::string_view keywords = "";
 };
+
+// The operator an operator.* row (Rule::Operator) applies: its c_name read
+// as Python writes the operator ("u-", "u+": the unary ones).
+lang::Op operator_of(const Intrinsic& fn);
+
+// Whether `op` is one of the six ordering and equality comparisons.
+bool is_comparison(lang::Op op);
+
+// The array (or tuple) and the index of a subscript: `a[i]`, or the call
+// `operator.getitem(a, i)`.
+inline const lang::Expr& subscript_base(const lang::Expr& e) {
+  return e.kind == lang::ExprKind::Call ? *e.items[1] : *e.items[0];
+}
+inline const lang::Expr& subscript_index(const lang::Expr& e) {
+  return e.kind == lang::ExprKind::Call ? *e.items[2] : *e.items[1];
+}
 
 // The intrinsic with this qualified name, or nullptr.
 const Intrinsic* find_intrinsic(std::string_view qualified_name);

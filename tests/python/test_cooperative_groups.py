@@ -340,3 +340,18 @@ def test_ctrl_c_stops_a_cooperative_launch(tmp_path):
     lines = out.splitlines()
     assert lines[0].startswith("KeyboardInterrupt after"), (out, err)
     assert lines[-1] == "exiting", (out, err)
+
+
+def test_grid_sync_in_fiber_mode_is_an_error_on_the_cpu():
+    """A kernel whose block barriers differ between threads runs as fibers on the CPU,
+    where a grid barrier would be reached once per thread: refused, not run wrong."""
+    @cuda.jit
+    def divergent(a):
+        t = cuda.threadIdx.x
+        if t < a[0]:
+            cuda.syncthreads()
+        cuda.cg.this_grid().sync()
+
+    with simt.use_device("cpu"):
+        with pytest.raises(simt.CompileError, match="can only be called in the kernel itself"):
+            divergent[2, 4](np.zeros(4, np.int64))

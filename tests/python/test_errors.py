@@ -123,7 +123,7 @@ def e_import(a):
 
 
 def e_raise(a):
-    raise ValueError("no")  # err:raise
+    raise  # err:raise
 
 
 def e_walrus(a):
@@ -194,7 +194,7 @@ CONSTRUCTS = [  # function, marker, token the column points at, words the reason
     (e_yield, "err:yield", "yield", "yield"),
     (e_del, "err:del", "del", "del"),
     (e_import, "err:import", "import", "import"),
-    (e_raise, "err:raise", "raise", "raise"),
+    (e_raise, "err:raise", "raise", "bare raise"),
     (e_walrus, "err:walrus", ":=", ":="),
     (e_for_else, "err:for-else", "else", "for ... else"),
     (e_while_else, "err:while-else", "else", "while ... else"),
@@ -357,7 +357,7 @@ def t_list_global(a):
 
 
 def t_slice(a):
-    x = a[1:3]  # typ:slice
+    x = a[1.5:3]  # typ:slice
 
 
 def t_matmul(a):
@@ -389,7 +389,7 @@ TYPING = [  # function, marker, token, words the reason contains
     (t_conditional, "typ:conditional", "a if", "conditional"),
     (t_return_value, "typ:return", "1", "return"),
     (t_list_global, "typ:list-global", "LIST_GLOBAL", "list"),
-    (t_slice, "typ:slice", "1:3", "slic"),
+    (t_slice, "typ:slice", "1.5", "slice bound"),
     (t_matmul, "typ:matmul", "a @ a", "@"),
     (t_in, "typ:in", "1 in", "'in'"),
 ]

@@ -72,6 +72,7 @@ const std::map<Rule, std::string>& snippets() {
       {Rule::ThisGrid, "g = F()\n    out[i] = x[i]\n    g.sync()"},
       // The method is reached only as an attribute of a grid group.
       {Rule::GridSync, "out[i] = x[i]\n    simt.cg.this_grid().sync()"},
+      {Rule::Operator, "out[i] = F(n, 3)"},
   };
   return kSnippets;
 }
@@ -85,6 +86,9 @@ std::string python_spelling(std::string_view name) {
 
 std::string kernel_text(const simt::sema::Intrinsic& row) {
   std::string body = snippets().at(row.rule);
+  // The operator module's rows take one operand (neg, not_) or index (getitem).
+  if (row.rule == Rule::Operator && row.max_args == 1) body = "out[i] = F(n)";
+  if (row.rule == Rule::Operator && row.c_name == "getitem") body = "out[i] = F(x, n)";
   const std::string call = python_spelling(row.name);
   for (size_t p = body.find('F'); p != std::string::npos; p = body.find('F', p + call.size()))
     body.replace(p, 1, call);

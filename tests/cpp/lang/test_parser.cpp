@@ -368,7 +368,9 @@ TEST(ParserUnsupported, Statements) {
   EXPECT_EQ(body_error("import math"), "2:5: import statements are not supported in kernels");
   EXPECT_EQ(body_error("from math import sin"),
             "2:5: import statements are not supported in kernels");
-  EXPECT_EQ(body_error("raise ValueError()"), "2:5: raise statements are not supported in kernels");
+  EXPECT_EQ(body_error("raise"), "2:5: a bare raise (re-raising) is not supported in kernels");
+  EXPECT_EQ(body_error("raise ValueError() from e"),
+            "2:24: raise ... from is not supported in kernels");
   EXPECT_EQ(body_error("while x:\n    pass\nelse:\n    pass"),
             "4:5: 'while ... else' is not supported in kernels");
   EXPECT_EQ(body_error("for x in y:\n    pass\nelse:\n    pass"),

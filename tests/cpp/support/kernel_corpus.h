@@ -93,6 +93,7 @@ inline sema::Globals corpus_module_globals() {
   g["np"] = module("numpy");
   g["simt"] = module("simt");
   g["cuda"] = module("simt");
+  g["operator"] = module("operator");
   return g;
 }
 
