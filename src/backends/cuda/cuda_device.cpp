@@ -377,6 +377,17 @@ std::shared_ptr<runtime::Event> CudaDevice::create_event() {
   return std::make_shared<CudaEvent>(context_);
 }
 
+void* CudaDevice::mapped_pointer(void* host, const std::function<void()>& release,
+                                 const std::string& detail) {
+  CUdeviceptr pointer = 0;
+  CUresult status = driver_.fn().cuMemHostGetDevicePointer_v2(&pointer, host, 0);
+  if (status != CUDA_SUCCESS) {
+    release();  // the memory is not handed out: undo its allocation or registration
+    check(status, "cuMemHostGetDevicePointer", detail);
+  }
+  return from_device(pointer);
+}
+
 std::shared_ptr<runtime::HostAllocation> CudaDevice::allocate_host(size_t bytes,
                                                                    runtime::HostMemoryKind kind) {
   context_->make_current();
@@ -405,16 +416,7 @@ std::shared_ptr<runtime::HostAllocation> CudaDevice::allocate_host(size_t bytes,
     context->make_current_noexcept();
     context->driver().fn().cuMemFreeHost(host);
   };
-  void* device_pointer = nullptr;
-  if (mapped) {
-    CUdeviceptr pointer = 0;
-    CUresult status = driver_.fn().cuMemHostGetDevicePointer_v2(&pointer, host, 0);
-    if (status != CUDA_SUCCESS) {
-      release();
-      check(status, "cuMemHostGetDevicePointer", detail);
-    }
-    device_pointer = from_device(pointer);
-  }
+  void* device_pointer = mapped ? mapped_pointer(host, release, detail) : nullptr;
   return runtime::HostAllocation::registered(
       std::make_shared<runtime::HostAllocation>(kind, host, device_pointer, bytes, release));
 }
@@ -478,17 +480,7 @@ std::shared_ptr<runtime::HostAllocation> CudaDevice::register_host(void* host, s
     };
   }
   void* device_pointer = nullptr;
-  if (mapped && bytes > 0) {
-    CUdeviceptr pointer = 0;
-    CUresult status = driver_.fn().cuMemHostGetDevicePointer_v2(&pointer, host, 0);
-    if (status != CUDA_SUCCESS) {
-      release();
-      check(status, "cuMemHostGetDevicePointer", detail);
-    }
-    device_pointer = from_device(pointer);
-  } else if (mapped) {
-    device_pointer = host;
-  }
+  if (mapped) device_pointer = bytes > 0 ? mapped_pointer(host, release, detail) : host;
   return runtime::HostAllocation::registered(
       std::make_shared<runtime::HostAllocation>(kind, host, device_pointer, bytes, release));
 }

@@ -234,6 +234,11 @@ class CudaDevice : public runtime::Device {
   std::shared_ptr<runtime::HostAllocation> register_host(void* host, size_t bytes,
                                                          runtime::HostMemoryKind kind) override;
 
+ private:
+  // The device address of mapped host memory; on failure calls `release`, then throws.
+  void* mapped_pointer(void* host, const std::function<void()>& release, const std::string& detail);
+
+ public:
   // CUDA C++ source, compiled by NVRTC with the options given (the toolkit's
   // headers on the include path) for this device's architecture.
   std::shared_ptr<runtime::RawProgram> compile_raw(const runtime::RawSource& source) override;
