@@ -474,8 +474,9 @@ StmtPtr Parser::parse_keyword_statement() {
   if (kw == "import" || kw == "from") unsupported(t.span, "import statements are");
   if (kw == "raise") {
     auto stmt = std::make_unique<Stmt>(StmtKind::Raise, advance().span);
+    // `t` went with advance(): the statement's span is the keyword's.
     if (peek().kind == TokenKind::Newline || at_op(";"))
-      unsupported(t.span, "a bare raise (re-raising) is");
+      unsupported(stmt->span, "a bare raise (re-raising) is");
     stmt->value = parse_expression();
     stmt->span = Span::cover(stmt->span, stmt->value->span);
     if (peek().kind == TokenKind::Keyword && peek().text == "from")
