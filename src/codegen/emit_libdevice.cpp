@@ -83,6 +83,20 @@ std::string Emitter::libdevice_helper(std::string_view name, size_t part) {
       k += 2;
       continue;
     }
+    if (c == '#') {  // `#popc$u`: an integer helper of the kernel language
+      size_t end = k + 1;
+      while (end < code.size() && word_char(code[end])) ++end;
+      std::string name = code.substr(k + 1, end - k - 1);
+      Helper h = name == "popc"  ? Helper::PopCount
+                 : name == "clz" ? Helper::CountLeadingZeros
+                 : name == "ffs" ? Helper::FindFirstSet
+                                 : Helper::BitReverse;
+      if (name != "brev" && h == Helper::BitReverse)
+        throw std::logic_error("unknown helper in libdevice code: " + name);
+      out += helpers_.use(h, code[end + 1] == 'u' ? Scalar::UInt32 : Scalar::UInt64);
+      k = end + 2;
+      continue;
+    }
     // 64-bit literal suffixes after a digit.
     if (k > 0 && std::isxdigit(static_cast<unsigned char>(code[k - 1]))) {
       if (code.compare(k, 3, "ULL") == 0) {

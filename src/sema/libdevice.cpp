@@ -329,32 +329,16 @@ Rows build() {
   rows.push_back({"llmin", "l(ll)", "a < b ? a : b", ""});
   rows.push_back({"ullmax", "l(ll)", "($U)a > ($U)b ? a : b", ""});
   rows.push_back({"ullmin", "l(ll)", "($U)a < ($U)b ? a : b", ""});
-  rows.push_back({"popc", "i(i)",
-                  "$u x = ($u)a; $i n = 0; while (x) { x &= x - 1u; ++n; } return n;",
-                  "__popc(a)"});
-  rows.push_back({"popcll", "i(l)",
-                  "$U x = ($U)a; $i n = 0; while (x) { x &= x - 1ULL; ++n; } return n;",
-                  "__popcll(a)"});
-  rows.push_back({"clz", "i(i)", "$u x = ($u)a; $i n = 32; while (x) { x >>= 1; --n; } return n;",
-                  "__clz(a)"});
-  rows.push_back({"clzll", "i(l)", "$U x = ($U)a; $i n = 64; while (x) { x >>= 1; --n; } return n;",
-                  "__clzll(a)"});
-  rows.push_back({"ffs", "i(i)",
-                  "$u x = ($u)a; if (!x) return 0; $i n = 1; while (!(x & 1u)) { x >>= 1; ++n; } "
-                  "return n;",
-                  "__ffs(a)"});
-  rows.push_back({"ffsll", "i(l)",
-                  "$U x = ($U)a; if (!x) return 0; $i n = 1; while (!(x & 1ULL)) { x >>= 1; ++n; "
-                  "} return n;",
-                  "__ffsll(a)"});
-  rows.push_back({"brev", "i(i)",
-                  "$u x = ($u)a; $u r = 0u; for ($i k = 0; k < 32; ++k) { r = (r << 1) | (x & "
-                  "1u); x >>= 1; } return ($i)r;",
-                  "__brev(a)"});
-  rows.push_back({"brevll", "l(l)",
-                  "$U x = ($U)a; $U r = 0ULL; for ($i k = 0; k < 64; ++k) { r = (r << 1) | (x & "
-                  "1ULL); x >>= 1; } return ($l)r;",
-                  "__brevll(a)"});
+  // The bit functions are cuda.popc/clz/ffs/brev's own helpers over the
+  // argument's width as unsigned.
+  rows.push_back({"popc", "i(i)", "($i)#popc$u(($u)a)", "__popc(a)"});
+  rows.push_back({"popcll", "i(l)", "($i)#popc$U(($U)a)", "__popcll(a)"});
+  rows.push_back({"clz", "i(i)", "($i)#clz$u(($u)a)", "__clz(a)"});
+  rows.push_back({"clzll", "i(l)", "($i)#clz$U(($U)a)", "__clzll(a)"});
+  rows.push_back({"ffs", "i(i)", "($i)#ffs$u(($u)a)", "__ffs(a)"});
+  rows.push_back({"ffsll", "i(l)", "($i)#ffs$U(($U)a)", "__ffsll(a)"});
+  rows.push_back({"brev", "i(i)", "($i)#brev$u(($u)a)", "__brev(a)"});
+  rows.push_back({"brevll", "l(l)", "($l)#brev$U(($U)a)", "__brevll(a)"});
   rows.push_back({"mulhi", "i(ii)", "($i)((($l)a * ($l)b) >> 32)", "__mulhi(a, b)"});
   rows.push_back({"umulhi", "i(ii)", "($i)(($U)($u)a * ($U)($u)b >> 32)", "__umulhi(a, b)"});
   // The high 64 bits of a 128-bit product, from 32-bit halves.

@@ -29,7 +29,8 @@ struct LibdeviceFunction {
   // body when it holds `return`. Arguments are a, b, c; `@sin` is the math
   // function for the row's float type; `$i $u $l $U $f $d` are int32,
   // uint32, int64, uint64, float and double; F2U( U2F( D2U( U2D( are the
-  // bit casts between float/uint32 and double/uint64.
+  // bit casts between float/uint32 and double/uint64; `#popc$u` (`#clz`,
+  // `#ffs`, `#brev`) is the helper behind cuda.popc etc. for that type.
   std::string portable;
   std::string cuda;  // the same for CUDA, where it differs (its own functions)
 
