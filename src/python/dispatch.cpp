@@ -128,6 +128,10 @@ class Dispatcher {
                       const std::shared_ptr<runtime::Device>& device, runtime::Stream& queue);
   // Compiles for these argument types now (explicit signatures).
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
+  // The specialization for these argument types on `device`, compiled now if
+  // it is not yet.
+  std::shared_ptr<Specialization> specialization(const std::vector<std::string>& arg_types,
+                                                 const PyDevice& device);
   // The most blocks of `threads` threads a cooperative launch of the kernel
   // compiled for these argument types may have on `device` (compiling it first).
   int64_t max_cooperative_blocks(const std::vector<std::string>& arg_types, const PyDevice& device,
@@ -419,7 +423,8 @@ void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& 
   if (queued_on_cpu && s.host_arrays) queue.synchronize();
 }
 
-void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevice& device) {
+std::shared_ptr<Specialization> Dispatcher::specialization(
+    const std::vector<std::string>& arg_types, const PyDevice& device) {
   if (!function_) throw std::logic_error("the kernel was garbage collected");
   if (arg_types.size() != param_names_.size())
     throw nb::type_error((function_->name() + "() takes " + std::to_string(param_names_.size()) +
@@ -429,20 +434,18 @@ void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevi
   std::string key;
   append_device_key(key, *device.device);
   for (const auto& text : arg_types) argument_type_from_text(text).encode(key);
-  if (!cache_.count(key)) specialize(key, device.device);
+  auto found = cache_.find(key);
+  return found != cache_.end() ? found->second : specialize(key, device.device);
+}
+
+void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevice& device) {
+  specialization(arg_types, device);
 }
 
 int64_t Dispatcher::max_cooperative_blocks(const std::vector<std::string>& arg_types,
                                            const PyDevice& device, int64_t threads,
                                            size_t shared_bytes) {
-  compile(arg_types, device);
-  std::string key;
-  append_device_key(key, *device.device);
-  for (const auto& text : arg_types) argument_type_from_text(text).encode(key);
-  auto found = cache_.find(key);
-  // compile() keeps what it built unless clear() ran meanwhile: build it again.
-  std::shared_ptr<Specialization> spec =
-      found != cache_.end() ? found->second : specialize(key, device.device);
+  std::shared_ptr<Specialization> spec = specialization(arg_types, device);
   return device.device->max_cooperative_blocks(*spec->kernel, threads, shared_bytes);
 }
 
