@@ -123,6 +123,8 @@ struct Dialect {
   // Ahead of each linked source (cuda.jit(link=...)): the CPU's C++ reads
   // CUDA's function qualifiers in .cu sources as nothing.
   std::string_view linked_prelude{};
+  // The name the backend's compiler gives the generated source, entry + this.
+  std::string_view source_suffix = ".cu";
   // A statement at the top of a `while` loop's body that leaves the loop
   // when the runtime asks running kernels to stop (the CPU's Ctrl-C), and the
   // declaration of the epoch it reads (defined once, where used); empty

@@ -193,6 +193,7 @@ const Dialect kOpenCL{
     .double_as_ulong = "as_long(%x)",
     .ulong_as_double = "as_double(%x)",
     .prelude = kOpenCLPrelude,
+    .source_suffix = ".cl",
     .shared_space = "__local ",
     .shared_decl = "__local ",
     .dynamic_shared_param = "__local uint4* simt_dynamic_shared",  // uint4: 16-byte alignment
@@ -242,6 +243,7 @@ const Dialect kCpp{
     .linked_prelude =
         "#ifndef __device__\n#define __device__\n#define __host__\n#define __forceinline__ "
         "inline\n#endif\n",
+    .source_suffix = ".cpp",
     .loop_cancel_flag = "extern \"C\" simt_i64 simt_cancel;",
     .loop_cancel_check =
         "if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != "

@@ -250,9 +250,7 @@ void Emitter::link_foreign(const sema::ForeignFunction& fn, lang::Span at) {
   auto add = [&](const sema::LinkedSource& s) {
     if (std::find(s.languages.begin(), s.languages.end(), d_.id) == s.languages.end()) return;
     defined = true;
-    if (!module_.linked.insert(s.text).second) return;
-    module_.linked_code += "// Linked from " + s.origin + "\n" + std::string(d_.linked_prelude) +
-                           s.text + (s.text.empty() || s.text.back() == '\n' ? "" : "\n");
+    if (module_.linked.insert(s.text).second) module_.linked_sources.emplace_back(s.origin, s.text);
   };
   for (const auto& s : fn.sources) add(s);
   for (const auto& s : options_.link) add(s);
@@ -262,6 +260,22 @@ void Emitter::link_foreign(const sema::ForeignFunction& fn, lang::Span at) {
                     " devices: link one with cuda.jit(link=[...]) or declare_device(..., "
                     "link=[...]) (.cu or cuda.CUSource for CUDA and the CPU, .cl for OpenCL, "
                     ".c/.cpp for the CPU)");
+}
+
+std::string Emitter::linked_text(size_t lines, const std::string& file) const {
+  auto quoted = [](const std::string& name) {
+    std::string out = "\"";
+    for (char c : name) out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    return out + "\"";
+  };
+  std::string out;
+  for (const auto& [origin, text] : module_.linked_sources) {
+    out += std::string(d_.linked_prelude) + "#line 1 " + quoted(origin) + "\n" + text;
+    if (text.empty() || text.back() != '\n') out += "\n";
+    size_t here = lines + static_cast<size_t>(std::count(out.begin(), out.end(), '\n'));
+    out += "#line " + std::to_string(here + 2) + " " + quoted(file) + "\n";
+  }
+  return out;
 }
 
 std::string Emitter::call_code(const Expr& e) {

@@ -1,5 +1,6 @@
 // The outer shape of what is emitted: a device function's or the kernel's
 // signature, its parameters unpacked into locals, and its body.
+#include <algorithm>
 #include <memory>
 
 #include "codegen/emitter_impl.h"
@@ -84,9 +85,10 @@ abi::GeneratedKernel Emitter::run() {
     header += (i ? ", " : "") + fn_.param_types[i].str();
   header += ")\n";
 
-  std::string src = header + std::string(d_.prelude) + "\n" + helpers_.definitions() +
-                    module_.linked_code + module_.constant_code + view_code_ + module_.tuple_code +
-                    module_.function_code;
+  std::string src = header + std::string(d_.prelude) + "\n" + helpers_.definitions();
+  src += linked_text(static_cast<size_t>(std::count(src.begin(), src.end(), '\n')),
+                     out.entry + std::string(d_.source_suffix));
+  src += module_.constant_code + view_code_ + module_.tuple_code + module_.function_code;
   if (regions_.active) {
     // One call per block; the body loops over the threads itself.
     src += std::string(d_.kernel_prefix) + "void " + out.entry +

@@ -83,11 +83,12 @@ struct Module {
   // Constant arrays (global NumPy arrays), defined at program scope once.
   std::set<std::string> constants;
   std::string constant_code;
-  // Linked sources (each once) ahead of the device functions that call the
-  // foreign functions they define; the symbols already checked.
+  // Linked sources (each once, as origin and text) ahead of the device
+  // functions that call the foreign functions they define; the symbols
+  // already checked.
   std::set<std::string> linked;
   std::set<std::string> foreign_symbols;
-  std::string linked_code;
+  std::vector<std::pair<std::string, std::string>> linked_sources;
   // Features a device must have, from the kernel or any device function.
   std::optional<PythonLine> warp_use;
   std::optional<PythonLine> int64_atomic_use;
@@ -347,6 +348,10 @@ class Emitter {
   // pointer), its linked sources added to the module on first use.
   void hoist_foreign(const Expr& e);
   void link_foreign(const sema::ForeignFunction& fn, lang::Span at);
+  // The linked sources for a module whose text so far ends at line
+  // `lines`: each under a #line naming its file, so the compiler's errors in
+  // it point there; the generated code after them numbered as `file` again.
+  std::string linked_text(size_t lines, const std::string& file) const;
 
   // `simt_func_f_0(hidden..., args...)`: each argument converted to the
   // callee's parameter type; a missing one is the parameter's default.

@@ -130,3 +130,30 @@ def test_call_errors(device):
         wrong_count[1, 1](r)
     with pytest.raises(simt.TypingError, match="pointer to float32"):
         wrong_pointer[1, 1](r, np.int32(3))
+
+
+def test_errors_in_a_linked_source_name_its_file_and_line(tmp_path):
+    """The compiler's error points into the user's source (a #line before it), and the
+    generated code after it keeps its own line numbers."""
+    broken = tmp_path / "broken.cpp"  # C++ for the CPU only: NVRTC's observer skips it
+    broken.write_text('extern "C" int broken(float* r, float x) {\n'
+                      "  *r = x +;\n  return 0;\n}\n")
+    declared = cuda.declare_device("broken", "float32(float32)")
+
+    @cuda.jit(link=[str(broken)])
+    def k(a):
+        a[0] = declared(a[0])
+
+    with simt.use_device("cpu"):
+        with pytest.raises(simt.BackendCompileError, match=f"{broken}:2:"):
+            k[1, 1](np.zeros(2, np.float32))
+
+    @cuda.jit(link=[CU])
+    def good(r, x):
+        r[0] = mul(x[0], x[1])
+
+    lines = good.inspect_source("float32[::1]", "float32[::1]", dialect="cuda").splitlines()
+    assert f'#line 1 "{CU}"' in lines
+    reset = [n for n, text in enumerate(lines, 1) if text.startswith("#line ") and CU not in text]
+    assert len(reset) == 1
+    assert lines[reset[0] - 1] == f'#line {reset[0] + 1} "simt_kernel_good.cu"'

@@ -231,6 +231,9 @@ ClangJit::Object ClangJit::compile_object(const std::string& source, const std::
   llvm::raw_string_ostream diag_stream(diagnostics);
   auto diag_options = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   diag_options->ShowColors = false;
+  // Locations as #line gives them: errors in a linked source (cuda.jit(link=...))
+  // name its file and line; the generated code's own lines stay as they are.
+  diag_options->ShowPresumedLoc = true;
 
   auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> module;
