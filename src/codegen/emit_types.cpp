@@ -121,9 +121,12 @@ std::string Emitter::literal(const Constant& c, const Type& to) {
 
 std::string Emitter::float_literal(double v, Scalar s) {
   bool single = s != Scalar::Float64;
-  if (std::isnan(v) || std::isinf(v)) {
+  // A finite double can still overflow float (1e39 as float32): test the value as it will be
+  // spelled, so the literal is never `inf.0f`.
+  float as_float = static_cast<float>(v);
+  if (std::isnan(v) || (single ? std::isinf(as_float) : std::isinf(v))) {
     if (single) {
-      float f = static_cast<float>(v);
+      float f = as_float;
       uint32_t bits;
       std::memcpy(&bits, &f, 4);
       return apply(d_.uint_as_float, "", std::to_string(bits) + "u");
@@ -132,7 +135,7 @@ std::string Emitter::float_literal(double v, Scalar s) {
     std::memcpy(&bits, &v, 8);
     return apply(d_.ulong_as_double, "", std::to_string(bits) + std::string(d_.uint64_suffix));
   }
-  std::string text = single ? format_float(static_cast<float>(v)) : format_double(v);
+  std::string text = single ? format_float(as_float) : format_double(v);
   return std::signbit(v) ? "(" + text + ")" : text;
 }
 

@@ -345,6 +345,24 @@ def test_float32_array_times_float_literal_stays_float32(rng):
 
 
 @simt.kernel
+def k_literal_past_float32(a, out1, out2):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out1[i] = a[i] * 1e39
+        out2[i] = a[i] - 1e300
+
+
+def test_float_literal_past_float32s_range_is_infinity_as_in_numpy(rng):
+    # NEP 50: the weak literal becomes float32, so it is inf (the fuzzer found `inf.0f` in the
+    # generated C here).
+    a = np.concatenate([rng.standard_normal(100), [0.0]]).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = [a * 1e39, a - 1e300]
+    assert expected[0].dtype == np.float32
+    check(k_literal_past_float32, (a,), expected)
+
+
+@simt.kernel
 def k_weak_types(a, out):
     i = cuda.grid(1)
     x = a[0] * 2.5
