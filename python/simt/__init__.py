@@ -11,9 +11,8 @@ from numpy import (  # noqa: F401  (the scalar types kernels name)
     bool, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64)
 
-from . import cuda  # noqa: F401
 from ._core import version as _core_version
-from .cuda import (  # noqa: F401
+from ._device_api import (  # noqa: F401  (the device API; simt.cuda adds Numba's host API)
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, cg, const, blockIdx,
     block_dim, block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared,
     shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and,
@@ -38,6 +37,22 @@ from .errors import (  # noqa: F401
     TypingError)
 
 __version__ = "0.1.0"
+
+# Submodules imported on first use, so that `import simt` stays cheap: simt.cuda (Numba's
+# host API: jit, vectorize, memory, devices) is most of the package's own import time.
+_LAZY_SUBMODULES = frozenset({"cuda"})
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'simt' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES)
 
 # Queued device work finishes before the interpreter tears modules (and the
 # kernels they hold) down: a driver still compiling or running a kernel when
