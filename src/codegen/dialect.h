@@ -131,6 +131,9 @@ struct Dialect {
   // where a kernel cannot be stopped from the host.
   std::string_view loop_cancel_flag{};
   std::string_view loop_cancel_check{};
+  // %x: a condition the C compiler may take as true (the CPU's thread guard,
+  // passes/thread_guard.h); empty where the dialect has no such builtin.
+  std::string_view assume{};
 
   // ---- shared memory, barriers, atomics, warps ----------------------------
   // Qualifier of pointers into shared (block) memory, and of its declarations.

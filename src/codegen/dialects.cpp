@@ -36,6 +36,11 @@ constexpr std::string_view kCppPrelude =
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 )" SIMT_CPU_BLOCK_CONTEXT_C
     R"(static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -248,6 +253,7 @@ const Dialect kCpp{
     .loop_cancel_check =
         "if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != "
         "simt_ctx->cancel_epoch, 0)) break;",
+    .assume = "SIMT_ASSUME(%x)",
     .dynamic_shared_storage =
         "  unsigned char* simt_dynamic_shared = (unsigned char*)simt_ctx->dynamic_shared;\n",
     // Fiber mode's calls into the runtime (abi/cpu_entry.h: the kinds are

@@ -64,11 +64,14 @@ abi::GeneratedKernel Emitter::run() {
     regions_.uniformity = std::make_unique<passes::Uniformity>(fn_);
     regions_.has_exits = contains_return(def.body);
   }
+  if (d_.threads_are_loops() && !module_.fibers && !regions_.active && !checked())
+    thread_guard_ = passes::find_thread_guard(fn_);
   regions_.bare_names = regions_.active;
   std::vector<std::string> params = parameters(out.params);
   if (checked()) add_check_record(out.params, params);
   regions_.bare_names = false;
   std::string body = function_body();
+  std::string guard_test = thread_guard_ ? thread_guard_test() : "";
   if (uses_dynamic_shared_) add_dynamic_shared(out.params, params, body);
   add_grid_barrier(out.params, params);
   out.requirements.warps = module_.warp_use;
@@ -107,9 +110,14 @@ abi::GeneratedKernel Emitter::run() {
     // Threads of a block run as loops around the body (or as fibers); `return`
     // in the kernel returns from the body of one thread.
     std::string body_name = "simt_body_" + mangle(def.name).substr(2);
-    src += "static inline void " + body_name +
-           "(const simt_block_ctx* simt_ctx, simt_thread simt_tid" +
-           (params.empty() ? "" : ", " + join_list(params)) + ") {\n" + body + "}\n\n";
+    std::string thread_params = "const simt_block_ctx* simt_ctx, simt_thread simt_tid";
+    std::string user_params = params.empty() ? "" : ", " + join_list(params);
+    if (thread_guard_)
+      src += "static inline bool simt_guard_" + mangle(def.name).substr(2) + "(" + thread_params +
+             user_params + ") {\n" + guard_test + "}\n\n";
+    src += "static inline void " + body_name + "(" + thread_params +
+           (thread_guard_ ? ", const bool simt_guard_holds" : "") + user_params + ") {\n" + body +
+           "}\n\n";
     // Arguments and the launch geometry are read once into locals, so the
     // thread loops see loop-invariant pointers and bounds.
     std::string reads, args;
@@ -123,20 +131,11 @@ abi::GeneratedKernel Emitter::run() {
     if (module_.fibers) {
       src += fiber_entry(out.entry, body_name, reads, args);
     } else {
-      // The loop over threadIdx.x is not vectorized: kernel bodies are
-      // guarded (`if i < n`), and the AVX2 masked loads and stores that guard
-      // becomes ran about 8x slower than scalar code on the machines measured
-      // (docs/performance.md). Loops inside the kernel body still vectorize.
       src += std::string(d_.kernel_prefix) + "void " + out.entry +
              "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n" + reads +
              "  const simt_block_ctx simt_block = *simt_ctx;\n"
-             "  simt_thread simt_tid;\n"
-             "  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)\n"
-             "    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)\n"
-             "      _Pragma(\"clang loop vectorize(disable)\")\n"
-             "      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)\n"
-             "        " +
-             body_name + "(&simt_block, simt_tid" + args + ");\n}\n";
+             "  simt_thread simt_tid;\n" +
+             thread_loops(body_name, args) + "}\n";
     }
   } else {
     src += std::string(d_.kernel_prefix) + "void " + out.entry + "(" + join_list(params) + ") {\n" +
@@ -262,8 +261,61 @@ bool Emitter::contains_return(const std::vector<lang::StmtPtr>& body) {
   return false;
 }
 
-std::string Emitter::function_body() {
-  if (regions_.active) return region_function_body();
+std::string Emitter::thread_loops(const std::string& body_name, const std::string& args) const {
+  // A loop over threadIdx.x is not vectorized where its threads may take
+  // different branches: the AVX2 masked loads and stores a guard (`if i < n`)
+  // becomes ran about 8x slower than scalar code on the machines measured
+  // (docs/performance.md). Loops inside the kernel body still vectorize.
+  const std::string scalar = "_Pragma(\"clang loop vectorize(disable)\")";
+  const std::string x_loop =
+      "for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)";
+  std::string loops =
+      "  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)\n"
+      "    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {\n";
+  if (!thread_guard_) {
+    loops += "      " + scalar + "\n      " + x_loop + "\n        " + body_name +
+             "(&simt_block, simt_tid" + args + ");\n    }\n";
+    return loops;
+  }
+  // The guard's truth is monotone along the row: holding at its first and
+  // last thread, it holds for all of them, and that row runs unguarded.
+  std::string guard = "simt_guard_" + body_name.substr(std::string("simt_body_").size());
+  loops +=
+      "      simt_tid.x = 0;\n"
+      "      const bool simt_first = " +
+      guard + "(&simt_block, simt_tid" + args +
+      ");\n"
+      "      simt_tid.x = simt_block.block_dim[0] - 1;\n"
+      "      if (simt_first && " +
+      guard + "(&simt_block, simt_tid" + args + ")) {\n" +
+      (thread_guard_->straight_line ? "" : "        " + scalar + "\n") + "        " + x_loop +
+      "\n          " + body_name + "(&simt_block, simt_tid, true" + args +
+      ");\n"
+      "      } else {\n        " +
+      scalar + "\n        " + x_loop + "\n          " + body_name +
+      "(&simt_block, simt_tid, false" + args + ");\n      }\n    }\n";
+  return loops;
+}
+
+std::string Emitter::thread_guard_test() {
+  // Emitted after the body, whose prologue (views, local arrays) it reuses:
+  // what emitting the prefix again would add to it is dropped.
+  std::string saved_body = std::move(body_), saved_prologue = prologue_;
+  body_.clear();
+  indent_ = 1;
+  const auto& stmts = fn_.parsed->def.body;
+  for (size_t k = 0; k < thread_guard_->prefix; ++k) stmt(*stmts[k]);
+  const Expr& test = *thread_guard_->test_stmt->test;
+  prepare(test);
+  line(std::string("return ") + (thread_guard_->holds_when ? "" : "!") + "(" + condition(test) +
+       ");");
+  std::string text = saved_prologue + local_declarations() + body_;
+  body_ = std::move(saved_body);
+  prologue_ = std::move(saved_prologue);
+  return text;
+}
+
+std::string Emitter::local_declarations() {
   std::string decls;
   for (size_t i = fn_.param_count(); i < fn_.locals.size(); ++i) {
     std::vector<std::string> names;
@@ -275,6 +327,12 @@ std::string Emitter::function_body() {
       decls += "  " + ctype(types[k]) + " " + names[k] + (aggregate ? " = {0};\n" : " = 0;\n");
     }
   }
+  return decls;
+}
+
+std::string Emitter::function_body() {
+  if (regions_.active) return region_function_body();
+  std::string decls = local_declarations();
   indent_ = 1;
   body_.clear();
   block(fn_.parsed->def.body);

@@ -264,7 +264,20 @@ void Emitter::aug_assign(const Stmt& s) {
 }
 
 void Emitter::if_stmt(const Stmt& s) {
-  line((in_elif_ ? "} else if (" : "if (") + condition(*s.test) + ") {");
+  if (thread_guard_ && thread_guard_->test_stmt == &s) {
+    // In rows where the guard holds for every thread, the test is known (and
+    // what it says about the indices is assumed: `0 < j` drops j - 1's
+    // negative-index check); elsewhere it is tested.
+    std::string test = condition(*s.test);
+    bool holds_when = thread_guard_->holds_when;
+    if (!d_.assume.empty())
+      line("if (simt_guard_holds) " +
+           apply(d_.assume, "", std::string(holds_when ? "" : "!") + "(" + test + ")") + ";");
+    line(std::string(holds_when ? "if (simt_guard_holds || " : "if (!simt_guard_holds && ") + "(" +
+         test + ")) {");
+  } else {
+    line((in_elif_ ? "} else if (" : "if (") + condition(*s.test) + ") {");
+  }
   in_elif_ = false;
   ++indent_;
   block(s.body);

@@ -157,6 +157,13 @@ class Emitter {
   static bool find_path(const Type& t, size_t target, size_t& counter, std::vector<int>& path);
   static bool contains_return(const std::vector<lang::StmtPtr>& body);
   std::string function_body();
+  // The locals' C declarations, each set to zero.
+  std::string local_declarations();
+  // The body of the thread guard's test function: the statements before the
+  // guard, then `return` whether the guard lets the thread go on.
+  std::string thread_guard_test();
+  // The CPU kernel's loops over a block's threads calling `body_name`.
+  std::string thread_loops(const std::string& body_name, const std::string& args) const;
   // Fiber mode's entry: a function running one thread (reading the
   // arguments, `reads`, and calling the body with them, `args`), handed to
   // the runtime with the stack and shared memory a block needs.
@@ -589,6 +596,9 @@ class Emitter {
   bool uses_dynamic_shared_ = false;
   bool shared_counter_declared_ = false;
   RegionLowering regions_;
+  // The CPU's thread guard (passes/thread_guard.h): rows of threads where it
+  // holds run the body without testing it.
+  std::optional<passes::ThreadGuard> thread_guard_;
   std::set<std::string> constant_views_;  // constant arrays viewed in this function
   int indent_ = 1;
   int temp_counter_ = 0;

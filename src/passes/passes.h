@@ -7,11 +7,14 @@
 //                       (abi::Requirements::float64)
 //   collectives.cpp     barriers and warp operations called from device
 //                       functions (the CPU then runs the kernel in fiber mode)
+//   thread_guard.h/.cpp a kernel's `if i < n:` guard, when the CPU can test it
+//                       once per row of threads (codegen/emit_function.cpp)
 #pragma once
 
 #include <optional>
 
 #include "abi/source_map.h"
+#include "passes/thread_guard.h"
 #include "passes/uniformity.h"
 #include "sema/infer.h"
 

@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -86,7 +91,20 @@ static inline unsigned char simt_mod_u8(unsigned char a, unsigned char b) {
   return b == 0 ? (unsigned char)0 : (unsigned char)(a % b);
 }
 
-static inline void simt_body_arith(const simt_block_ctx* simt_ctx, simt_thread simt_tid, unsigned char* simt_p_a_data, long long simt_p_a_shape0, long long simt_p_a_stride0, unsigned char* simt_p_b_data, long long simt_p_b_shape0, long long simt_p_b_stride0, unsigned char* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+static inline bool simt_guard_arith(const simt_block_ctx* simt_ctx, simt_thread simt_tid, unsigned char* simt_p_a_data, long long simt_p_a_shape0, long long simt_p_a_stride0, unsigned char* simt_p_b_data, long long simt_p_b_shape0, long long simt_p_b_stride0, unsigned char* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+  simt_arr_u8_1 v_a = {simt_p_a_data, {simt_p_a_shape0}, {simt_p_a_stride0}};
+  simt_arr_u8_1 v_b = {simt_p_b_data, {simt_p_b_shape0}, {simt_p_b_stride0}};
+  simt_arr_u8_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+  long long v_i = 0;
+  unsigned char v_x = 0;
+  unsigned char v_y = 0;
+  unsigned char v_r = 0;
+  // arith.py:7: i = cuda.grid(1)
+  v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  return !(v_i >= v_out.shape[0]);
+}
+
+static inline void simt_body_arith(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, unsigned char* simt_p_a_data, long long simt_p_a_shape0, long long simt_p_a_stride0, unsigned char* simt_p_b_data, long long simt_p_b_shape0, long long simt_p_b_stride0, unsigned char* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
   simt_arr_u8_1 v_a = {simt_p_a_data, {simt_p_a_shape0}, {simt_p_a_stride0}};
   simt_arr_u8_1 v_b = {simt_p_b_data, {simt_p_b_shape0}, {simt_p_b_stride0}};
   simt_arr_u8_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
@@ -97,7 +115,8 @@ static inline void simt_body_arith(const simt_block_ctx* simt_ctx, simt_thread s
   // arith.py:7: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // arith.py:8: if i >= len(out):
-  if (v_i >= v_out.shape[0]) {
+  if (simt_guard_holds) SIMT_ASSUME(!(v_i >= v_out.shape[0]));
+  if (!simt_guard_holds && (v_i >= v_out.shape[0])) {
     // arith.py:9: return
     return;
   }
@@ -133,8 +152,18 @@ extern "C" void simt_kernel_arith(const simt_block_ctx* simt_ctx, void* const* s
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_arith(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_arith(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_arith(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8)) {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_arith(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_arith(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      }
+    }
 }

@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -151,7 +156,18 @@ static inline bool simt_ceq_c128(simt_c128 a, simt_c128 b) {
   return a.re == b.re && a.im == b.im;
 }
 
-static inline void simt_body_complex_ops(const simt_block_ctx* simt_ctx, simt_thread simt_tid, simt_c128* simt_p_a_data, long long simt_p_a_shape0, long long simt_p_a_stride0, simt_c128* simt_p_b_data, long long simt_p_b_shape0, long long simt_p_b_stride0, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+static inline bool simt_guard_complex_ops(const simt_block_ctx* simt_ctx, simt_thread simt_tid, simt_c128* simt_p_a_data, long long simt_p_a_shape0, long long simt_p_a_stride0, simt_c128* simt_p_b_data, long long simt_p_b_shape0, long long simt_p_b_stride0, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+  simt_arr_c128_1 v_a = {simt_p_a_data, {simt_p_a_shape0}, {simt_p_a_stride0}};
+  simt_arr_c128_1 v_b = {simt_p_b_data, {simt_p_b_shape0}, {simt_p_b_stride0}};
+  simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+  long long v_i = 0;
+  simt_c128 v_z = {0};
+  // complex_ops.py:4: i = cuda.grid(1)
+  v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  return (v_i < (v_a.shape[0]));
+}
+
+static inline void simt_body_complex_ops(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, simt_c128* simt_p_a_data, long long simt_p_a_shape0, long long simt_p_a_stride0, simt_c128* simt_p_b_data, long long simt_p_b_shape0, long long simt_p_b_stride0, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
   simt_arr_c128_1 v_a = {simt_p_a_data, {simt_p_a_shape0}, {simt_p_a_stride0}};
   simt_arr_c128_1 v_b = {simt_p_b_data, {simt_p_b_shape0}, {simt_p_b_stride0}};
   simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
@@ -160,7 +176,8 @@ static inline void simt_body_complex_ops(const simt_block_ctx* simt_ctx, simt_th
   // complex_ops.py:4: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // complex_ops.py:5: if i < a.size:
-  if (v_i < (v_a.shape[0])) {
+  if (simt_guard_holds) SIMT_ASSUME((v_i < (v_a.shape[0])));
+  if (simt_guard_holds || (v_i < (v_a.shape[0]))) {
     // complex_ops.py:6: z = a[i] * b[i] + a[i] / (b[i] + 1j) - 2
     v_z = simt_csub_c128(simt_cadd_c128(simt_cmul_c128(v_a.data[v_i], v_b.data[v_i]), simt_cdiv_c128(v_a.data[v_i], simt_cadd_c128(v_b.data[v_i], simt_make_c128(0.0, 1.0)))), simt_make_c128(2.0, 0.0));
     // complex_ops.py:7: b[i] = -z
@@ -183,8 +200,17 @@ extern "C" void simt_kernel_complex_ops(const simt_block_ctx* simt_ctx, void* co
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_complex_ops(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_complex_ops(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_complex_ops(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8)) {
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_complex_ops(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_complex_ops(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      }
+    }
 }

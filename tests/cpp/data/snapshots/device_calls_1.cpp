@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -141,7 +146,20 @@ static inline void simt_func_scatter_0(const simt_block_ctx* simt_ctx, simt_thre
   }
 }
 
-static inline void simt_body_device_calls(const simt_block_ctx* simt_ctx, simt_thread simt_tid, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0, long long* simt_p_bins_data, long long simt_p_bins_shape0, long long simt_p_bins_stride0, double simt_p_lo, double simt_p_hi) {
+static inline bool simt_guard_device_calls(const simt_block_ctx* simt_ctx, simt_thread simt_tid, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0, long long* simt_p_bins_data, long long simt_p_bins_shape0, long long simt_p_bins_stride0, double simt_p_lo, double simt_p_hi) {
+  simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+  simt_arr_i64_1 v_bins = {simt_p_bins_data, {simt_p_bins_shape0}, {simt_p_bins_stride0}};
+  double v_lo = simt_p_lo;
+  double v_hi = simt_p_hi;
+  long long v_i = 0;
+  long long v_q = 0;
+  long long v_r = 0;
+  // device_calls.py:5: i = cuda.grid(1)
+  v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  return ((v_i < (v_out.shape[0])) && (v_i < (v_bins.shape[0])));
+}
+
+static inline void simt_body_device_calls(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0, long long* simt_p_bins_data, long long simt_p_bins_shape0, long long simt_p_bins_stride0, double simt_p_lo, double simt_p_hi) {
   simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
   simt_arr_i64_1 v_bins = {simt_p_bins_data, {simt_p_bins_shape0}, {simt_p_bins_stride0}};
   double v_lo = simt_p_lo;
@@ -152,7 +170,8 @@ static inline void simt_body_device_calls(const simt_block_ctx* simt_ctx, simt_t
   // device_calls.py:5: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // device_calls.py:6: if i < out.size and i < bins.size:
-  if ((v_i < (v_out.shape[0])) && (v_i < (v_bins.shape[0]))) {
+  if (simt_guard_holds) SIMT_ASSUME(((v_i < (v_out.shape[0])) && (v_i < (v_bins.shape[0]))));
+  if (simt_guard_holds || ((v_i < (v_out.shape[0])) && (v_i < (v_bins.shape[0])))) {
     // device_calls.py:7: out[i] = clamp(out[i], lo, hi=hi)
     double simt_tmp0 = simt_func_clamp_0(simt_ctx, simt_tid, v_out.data[v_i], v_lo, v_hi);
     v_out.data[v_i] = simt_tmp0;
@@ -189,8 +208,17 @@ extern "C" void simt_kernel_device_calls(const simt_block_ctx* simt_ctx, void* c
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_device_calls(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_device_calls(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_device_calls(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7)) {
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_device_calls(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_device_calls(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7);
+      }
+    }
 }

@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -118,7 +123,29 @@ static inline long long simt_mod_i64(long long a, long long b) {
   return r;
 }
 
-static inline void simt_body_indexing(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_m_data, long long simt_p_m_shape0, long long simt_p_m_shape1, long long simt_p_m_stride0, long long simt_p_m_stride1, long long* simt_p_idx_data, long long simt_p_idx_shape0, long long simt_p_idx_stride0, unsigned int simt_p_mask, unsigned short simt_p_h) {
+static inline bool simt_guard_indexing(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_m_data, long long simt_p_m_shape0, long long simt_p_m_shape1, long long simt_p_m_stride0, long long simt_p_m_stride1, long long* simt_p_idx_data, long long simt_p_idx_shape0, long long simt_p_idx_stride0, unsigned int simt_p_mask, unsigned short simt_p_h) {
+  simt_arr_f32_2 v_m = {simt_p_m_data, {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
+  simt_arr_i64_1 v_idx = {simt_p_idx_data, {simt_p_idx_shape0}, {simt_p_idx_stride0}};
+  unsigned int v_mask = simt_p_mask;
+  float v_h = simt_h2f(simt_p_h);
+  long long v_i = 0;
+  long long v_rows = 0;
+  long long v_cols = 0;
+  float v_acc = 0;
+  float v_total = 0;
+  unsigned int v_bits = 0;
+  long long v_k = 0;
+  // indexing.py:5: i = cuda.grid(1)
+  v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  // indexing.py:6: rows, cols = m.shape
+  long long simt_tmp2 = v_m.shape[0];
+  long long simt_tmp3 = v_m.shape[1];
+  v_rows = simt_tmp2;
+  v_cols = simt_tmp3;
+  return !(v_i >= v_rows);
+}
+
+static inline void simt_body_indexing(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, float* simt_p_m_data, long long simt_p_m_shape0, long long simt_p_m_shape1, long long simt_p_m_stride0, long long simt_p_m_stride1, long long* simt_p_idx_data, long long simt_p_idx_shape0, long long simt_p_idx_stride0, unsigned int simt_p_mask, unsigned short simt_p_h) {
   simt_arr_f32_2 v_m = {simt_p_m_data, {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
   simt_arr_i64_1 v_idx = {simt_p_idx_data, {simt_p_idx_shape0}, {simt_p_idx_stride0}};
   unsigned int v_mask = simt_p_mask;
@@ -138,7 +165,8 @@ static inline void simt_body_indexing(const simt_block_ctx* simt_ctx, simt_threa
   v_rows = simt_tmp0;
   v_cols = simt_tmp1;
   // indexing.py:7: if i >= rows:
-  if (v_i >= v_rows) {
+  if (simt_guard_holds) SIMT_ASSUME(!(v_i >= v_rows));
+  if (!simt_guard_holds && (v_i >= v_rows)) {
     // indexing.py:8: return
     return;
   }
@@ -185,8 +213,18 @@ extern "C" void simt_kernel_indexing(const simt_block_ctx* simt_ctx, void* const
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_indexing(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_indexing(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_indexing(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9)) {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_indexing(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_indexing(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
+      }
+    }
 }

@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -97,7 +102,28 @@ static inline simt_arr_f32_1 simt_view_f32_2_1(simt_arr_f32_2 a, simt_i64 offset
   return v;
 }
 
-static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_m_data, long long simt_p_m_shape0, long long simt_p_m_shape1, long long simt_p_m_stride0, long long simt_p_m_stride1, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+static inline bool simt_guard_row_sums(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_m_data, long long simt_p_m_shape0, long long simt_p_m_shape1, long long simt_p_m_stride0, long long simt_p_m_stride1, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+  simt_arr_f32_2 v_m = {simt_p_m_data, {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
+  simt_arr_f32_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+  long long v_row = 0;
+  long long v_rows = 0;
+  long long v_cols = 0;
+  float v_acc = 0;
+  long long v_j = 0;
+  long long v_k = 0;
+  double v_w = 0;
+  simt_arr_f32_1 v_r = {0};
+  // loops.py:5: row = cuda.grid(1)
+  v_row = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  // loops.py:6: rows, cols = m.shape
+  long long simt_tmp5 = v_m.shape[0];
+  long long simt_tmp6 = v_m.shape[1];
+  v_rows = simt_tmp5;
+  v_cols = simt_tmp6;
+  return !(v_row >= v_rows);
+}
+
+static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, float* simt_p_m_data, long long simt_p_m_shape0, long long simt_p_m_shape1, long long simt_p_m_stride0, long long simt_p_m_stride1, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
   simt_arr_f32_2 v_m = {simt_p_m_data, {simt_p_m_shape0, simt_p_m_shape1}, {simt_p_m_stride0, simt_p_m_stride1}};
   simt_arr_f32_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
   long long v_row = 0;
@@ -116,7 +142,8 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   v_rows = simt_tmp0;
   v_cols = simt_tmp1;
   // loops.py:7: if row >= rows:
-  if (v_row >= v_rows) {
+  if (simt_guard_holds) SIMT_ASSUME(!(v_row >= v_rows));
+  if (!simt_guard_holds && (v_row >= v_rows)) {
     // loops.py:8: return
     return;
   }
@@ -207,8 +234,18 @@ extern "C" void simt_kernel_row_sums(const simt_block_ctx* simt_ctx, void* const
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_row_sums(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_row_sums(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_row_sums(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7)) {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_row_sums(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_row_sums(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7);
+      }
+    }
 }

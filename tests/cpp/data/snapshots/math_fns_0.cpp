@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -78,7 +83,18 @@ typedef struct {
   simt_i64 strides[1];
 } simt_arr_f32_1;
 
-static inline void simt_body_math_fns(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_x_data, long long simt_p_x_shape0, long long simt_p_x_stride0, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+static inline bool simt_guard_math_fns(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_x_data, long long simt_p_x_shape0, long long simt_p_x_stride0, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+  simt_arr_f32_1 v_x = {simt_p_x_data, {simt_p_x_shape0}, {simt_p_x_stride0}};
+  simt_arr_f32_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+  long long v_i = 0;
+  float v_v = 0;
+  double v_s = 0;
+  // math_fns.py:5: i = cuda.grid(1)
+  v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  return (v_i < v_x.shape[0]);
+}
+
+static inline void simt_body_math_fns(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, float* simt_p_x_data, long long simt_p_x_shape0, long long simt_p_x_stride0, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
   simt_arr_f32_1 v_x = {simt_p_x_data, {simt_p_x_shape0}, {simt_p_x_stride0}};
   simt_arr_f32_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
   long long v_i = 0;
@@ -87,7 +103,8 @@ static inline void simt_body_math_fns(const simt_block_ctx* simt_ctx, simt_threa
   // math_fns.py:5: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // math_fns.py:6: if i < x.shape[0]:
-  if (v_i < v_x.shape[0]) {
+  if (simt_guard_holds) SIMT_ASSUME((v_i < v_x.shape[0]));
+  if (simt_guard_holds || (v_i < v_x.shape[0])) {
     // math_fns.py:7: v = x[i]
     v_v = v_x.data[v_i];
     // math_fns.py:8: s = math.sin(v) + math.cos(v) * math.exp(-abs(v)) + math.sqrt(abs(v)) + math.atan2(v, 1.0)
@@ -114,8 +131,18 @@ extern "C" void simt_kernel_math_fns(const simt_block_ctx* simt_ctx, void* const
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_math_fns(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_math_fns(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_math_fns(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5)) {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_math_fns(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_math_fns(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5);
+      }
+    }
 }

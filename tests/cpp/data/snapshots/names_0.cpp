@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -106,7 +111,25 @@ static inline long long simt_floordiv_i64(long long a, long long b) {
   return q;
 }
 
-static inline void simt_body_kernel(const simt_block_ctx* simt_ctx, simt_thread simt_tid, long long* simt_p_sin_data, long long simt_p_sin_shape0, long long simt_p_sin_stride0, int simt_p_int) {
+static inline bool simt_guard_kernel(const simt_block_ctx* simt_ctx, simt_thread simt_tid, long long* simt_p_sin_data, long long simt_p_sin_shape0, long long simt_p_sin_stride0, int simt_p_int) {
+  simt_arr_i64_1 v_sin = {simt_p_sin_data, {simt_p_sin_shape0}, {simt_p_sin_stride0}};
+  int v_int = simt_p_int;
+  long long v_float4 = 0;
+  int v_j1 = 0;
+  long long v_threadIdx = 0;
+  long long v_double = 0;
+  // names.py:4: float4 = cuda.grid(1)
+  v_float4 = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  // names.py:5: j1 = int
+  v_j1 = v_int;
+  // names.py:6: threadIdx = float4 * 2
+  v_threadIdx = ((long long)((unsigned long long)v_float4 * (unsigned long long)2LL));
+  // names.py:7: double = threadIdx - j1
+  v_double = ((long long)((unsigned long long)v_threadIdx - (unsigned long long)((long long)(v_j1))));
+  return (v_float4 < v_sin.shape[0]);
+}
+
+static inline void simt_body_kernel(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, long long* simt_p_sin_data, long long simt_p_sin_shape0, long long simt_p_sin_stride0, int simt_p_int) {
   simt_arr_i64_1 v_sin = {simt_p_sin_data, {simt_p_sin_shape0}, {simt_p_sin_stride0}};
   int v_int = simt_p_int;
   long long v_float4 = 0;
@@ -122,7 +145,8 @@ static inline void simt_body_kernel(const simt_block_ctx* simt_ctx, simt_thread 
   // names.py:7: double = threadIdx - j1
   v_double = ((long long)((unsigned long long)v_threadIdx - (unsigned long long)((long long)(v_j1))));
   // names.py:8: if float4 < len(sin):
-  if (v_float4 < v_sin.shape[0]) {
+  if (simt_guard_holds) SIMT_ASSUME((v_float4 < v_sin.shape[0]));
+  if (simt_guard_holds || (v_float4 < v_sin.shape[0])) {
     // names.py:9: sin[float4] = double ** 2 + (double << 3) + (double >> 65) + (-double) // 7
     v_sin.data[v_float4] = ((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)simt_ipow_i64(v_double, 2LL) + (unsigned long long)((long long)((unsigned long long)v_double << (unsigned long long)3LL)))) + (unsigned long long)simt_shr_i64(v_double, 65LL))) + (unsigned long long)simt_floordiv_i64(((long long)((unsigned long long)0 - (unsigned long long)v_double)), 7LL)));
     // names.py:10: print("sin", float4, sin[float4], 1.5, True)
@@ -138,8 +162,17 @@ extern "C" void simt_kernel_kernel(const simt_block_ctx* simt_ctx, void* const* 
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_kernel(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_kernel(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_kernel(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3)) {
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_kernel(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_kernel(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3);
+      }
+    }
 }

@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -123,7 +128,25 @@ static inline simt_tuple_f64_f64_f64 simt_func_pair_force_0(const simt_block_ctx
   return simt_ret1;
 }
 
-static inline void simt_body_nbody(const simt_block_ctx* simt_ctx, simt_thread simt_tid, double* simt_p_pos_data, long long simt_p_pos_shape0, long long simt_p_pos_shape1, long long simt_p_pos_stride0, long long simt_p_pos_stride1, double* simt_p_mass_data, long long simt_p_mass_shape0, long long simt_p_mass_stride0, double* simt_p_acc_data, long long simt_p_acc_shape0, long long simt_p_acc_shape1, long long simt_p_acc_stride0, long long simt_p_acc_stride1, double simt_p_eps2) {
+static inline bool simt_guard_nbody(const simt_block_ctx* simt_ctx, simt_thread simt_tid, double* simt_p_pos_data, long long simt_p_pos_shape0, long long simt_p_pos_shape1, long long simt_p_pos_stride0, long long simt_p_pos_stride1, double* simt_p_mass_data, long long simt_p_mass_shape0, long long simt_p_mass_stride0, double* simt_p_acc_data, long long simt_p_acc_shape0, long long simt_p_acc_shape1, long long simt_p_acc_stride0, long long simt_p_acc_stride1, double simt_p_eps2) {
+  simt_arr_f64_2 v_pos = {simt_p_pos_data, {simt_p_pos_shape0, simt_p_pos_shape1}, {simt_p_pos_stride0, simt_p_pos_stride1}};
+  simt_arr_f64_1 v_mass = {simt_p_mass_data, {simt_p_mass_shape0}, {simt_p_mass_stride0}};
+  simt_arr_f64_2 v_acc = {simt_p_acc_data, {simt_p_acc_shape0, simt_p_acc_shape1}, {simt_p_acc_stride0, simt_p_acc_stride1}};
+  double v_eps2 = simt_p_eps2;
+  long long v_i = 0;
+  double v_ax = 0;
+  double v_ay = 0;
+  double v_az = 0;
+  long long v_j = 0;
+  double v_fx = 0;
+  double v_fy = 0;
+  double v_fz = 0;
+  // nbody.py:5: i = cuda.grid(1)
+  v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  return !(v_i >= v_pos.shape[0]);
+}
+
+static inline void simt_body_nbody(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, double* simt_p_pos_data, long long simt_p_pos_shape0, long long simt_p_pos_shape1, long long simt_p_pos_stride0, long long simt_p_pos_stride1, double* simt_p_mass_data, long long simt_p_mass_shape0, long long simt_p_mass_stride0, double* simt_p_acc_data, long long simt_p_acc_shape0, long long simt_p_acc_shape1, long long simt_p_acc_stride0, long long simt_p_acc_stride1, double simt_p_eps2) {
   simt_arr_f64_2 v_pos = {simt_p_pos_data, {simt_p_pos_shape0, simt_p_pos_shape1}, {simt_p_pos_stride0, simt_p_pos_stride1}};
   simt_arr_f64_1 v_mass = {simt_p_mass_data, {simt_p_mass_shape0}, {simt_p_mass_stride0}};
   simt_arr_f64_2 v_acc = {simt_p_acc_data, {simt_p_acc_shape0, simt_p_acc_shape1}, {simt_p_acc_stride0, simt_p_acc_stride1}};
@@ -139,7 +162,8 @@ static inline void simt_body_nbody(const simt_block_ctx* simt_ctx, simt_thread s
   // nbody.py:5: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // nbody.py:6: if i >= pos.shape[0]:
-  if (v_i >= v_pos.shape[0]) {
+  if (simt_guard_holds) SIMT_ASSUME(!(v_i >= v_pos.shape[0]));
+  if (!simt_guard_holds && (v_i >= v_pos.shape[0])) {
     // nbody.py:7: return
     return;
   }
@@ -193,8 +217,18 @@ extern "C" void simt_kernel_nbody(const simt_block_ctx* simt_ctx, void* const* s
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_nbody(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10, simt_arg11, simt_arg12, simt_arg13);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_nbody(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10, simt_arg11, simt_arg12, simt_arg13);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_nbody(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10, simt_arg11, simt_arg12, simt_arg13)) {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_nbody(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10, simt_arg11, simt_arg12, simt_arg13);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_nbody(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10, simt_arg11, simt_arg12, simt_arg13);
+      }
+    }
 }

@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -78,7 +83,18 @@ typedef struct {
   simt_i64 strides[1];
 } simt_arr_f64_1;
 
-static inline void simt_body_saxpy(const simt_block_ctx* simt_ctx, simt_thread simt_tid, double simt_p_a, double* simt_p_x_data, long long simt_p_x_shape0, long long simt_p_x_stride0, double* simt_p_y_data, long long simt_p_y_shape0, long long simt_p_y_stride0, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+static inline bool simt_guard_saxpy(const simt_block_ctx* simt_ctx, simt_thread simt_tid, double simt_p_a, double* simt_p_x_data, long long simt_p_x_shape0, long long simt_p_x_stride0, double* simt_p_y_data, long long simt_p_y_shape0, long long simt_p_y_stride0, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
+  double v_a = simt_p_a;
+  simt_arr_f64_1 v_x = {simt_p_x_data, {simt_p_x_shape0}, {simt_p_x_stride0}};
+  simt_arr_f64_1 v_y = {simt_p_y_data, {simt_p_y_shape0}, {simt_p_y_stride0}};
+  simt_arr_f64_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
+  long long v_i = 0;
+  // saxpy.py:5: i = cuda.grid(1)
+  v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  return (v_i < (v_out.shape[0]));
+}
+
+static inline void simt_body_saxpy(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, double simt_p_a, double* simt_p_x_data, long long simt_p_x_shape0, long long simt_p_x_stride0, double* simt_p_y_data, long long simt_p_y_shape0, long long simt_p_y_stride0, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_stride0) {
   double v_a = simt_p_a;
   simt_arr_f64_1 v_x = {simt_p_x_data, {simt_p_x_shape0}, {simt_p_x_stride0}};
   simt_arr_f64_1 v_y = {simt_p_y_data, {simt_p_y_shape0}, {simt_p_y_stride0}};
@@ -87,7 +103,8 @@ static inline void simt_body_saxpy(const simt_block_ctx* simt_ctx, simt_thread s
   // saxpy.py:5: i = cuda.grid(1)
   v_i = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // saxpy.py:6: if i < out.size:
-  if (v_i < (v_out.shape[0])) {
+  if (simt_guard_holds) SIMT_ASSUME((v_i < (v_out.shape[0])));
+  if (simt_guard_holds || (v_i < (v_out.shape[0]))) {
     // saxpy.py:7: out[i] = a * x[i] + y[i]
     v_out.data[v_i * v_out.strides[0]] = ((v_a * v_x.data[v_i * v_x.strides[0]]) + v_y.data[v_i * v_y.strides[0]]);
   }
@@ -107,8 +124,17 @@ extern "C" void simt_kernel_saxpy(const simt_block_ctx* simt_ctx, void* const* s
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_saxpy(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_saxpy(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_saxpy(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9)) {
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_saxpy(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_saxpy(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9);
+      }
+    }
 }

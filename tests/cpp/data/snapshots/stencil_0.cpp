@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -82,7 +87,29 @@ static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
   return i < 0 ? i + n : i;
 }
 
-static inline void simt_body_heat_step(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_u_data, long long simt_p_u_shape0, long long simt_p_u_shape1, long long simt_p_u_stride0, long long simt_p_u_stride1, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_stride0, long long simt_p_out_stride1, float simt_p_alpha) {
+static inline bool simt_guard_heat_step(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_u_data, long long simt_p_u_shape0, long long simt_p_u_shape1, long long simt_p_u_stride0, long long simt_p_u_stride1, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_stride0, long long simt_p_out_stride1, float simt_p_alpha) {
+  simt_arr_f32_2 v_u = {simt_p_u_data, {simt_p_u_shape0, simt_p_u_shape1}, {simt_p_u_stride0, simt_p_u_stride1}};
+  simt_arr_f32_2 v_out = {simt_p_out_data, {simt_p_out_shape0, simt_p_out_shape1}, {simt_p_out_stride0, simt_p_out_stride1}};
+  float v_alpha = simt_p_alpha;
+  long long v_i = 0;
+  long long v_j = 0;
+  long long v_n = 0;
+  long long v_m = 0;
+  float v_lap = 0;
+  // stencil.py:4: i, j = cuda.grid(2)
+  long long simt_tmp4 = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  long long simt_tmp5 = (((long long)simt_ctx->block_idx[1]) * simt_ctx->block_dim[1] + simt_tid.y);
+  v_i = simt_tmp4;
+  v_j = simt_tmp5;
+  // stencil.py:5: n, m = u.shape
+  long long simt_tmp6 = v_u.shape[0];
+  long long simt_tmp7 = v_u.shape[1];
+  v_n = simt_tmp6;
+  v_m = simt_tmp7;
+  return (((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL)))));
+}
+
+static inline void simt_body_heat_step(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, float* simt_p_u_data, long long simt_p_u_shape0, long long simt_p_u_shape1, long long simt_p_u_stride0, long long simt_p_u_stride1, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_stride0, long long simt_p_out_stride1, float simt_p_alpha) {
   simt_arr_f32_2 v_u = {simt_p_u_data, {simt_p_u_shape0, simt_p_u_shape1}, {simt_p_u_stride0, simt_p_u_stride1}};
   simt_arr_f32_2 v_out = {simt_p_out_data, {simt_p_out_shape0, simt_p_out_shape1}, {simt_p_out_stride0, simt_p_out_stride1}};
   float v_alpha = simt_p_alpha;
@@ -102,7 +129,8 @@ static inline void simt_body_heat_step(const simt_block_ctx* simt_ctx, simt_thre
   v_n = simt_tmp2;
   v_m = simt_tmp3;
   // stencil.py:6: if 0 < i < n - 1 and 0 < j < m - 1:
-  if (((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL))))) {
+  if (simt_guard_holds) SIMT_ASSUME((((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL))))));
+  if (simt_guard_holds || (((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL)))))) {
     // stencil.py:7: lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j]
     v_lap = ((((v_u.data[(simt_wrap_index(((long long)((unsigned long long)v_i - (unsigned long long)1LL)), v_u.shape[0])) * v_u.shape[1] + v_j] + v_u.data[(((long long)((unsigned long long)v_i + (unsigned long long)1LL))) * v_u.shape[1] + v_j]) + v_u.data[(v_i) * v_u.shape[1] + simt_wrap_index(((long long)((unsigned long long)v_j - (unsigned long long)1LL)), v_u.shape[1])]) + v_u.data[(v_i) * v_u.shape[1] + ((long long)((unsigned long long)v_j + (unsigned long long)1LL))]) - (4.0f * v_u.data[(v_i) * v_u.shape[1] + v_j]));
     // stencil.py:8: out[i, j] = u[i, j] + alpha * lap
@@ -128,8 +156,17 @@ extern "C" void simt_kernel_heat_step(const simt_block_ctx* simt_ctx, void* cons
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_heat_step(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_heat_step(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_heat_step(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10)) {
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_heat_step(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_heat_step(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8, simt_arg9, simt_arg10);
+      }
+    }
 }

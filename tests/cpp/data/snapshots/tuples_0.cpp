@@ -4,6 +4,11 @@ typedef long long simt_i64;
 extern "C" int printf(const char*, ...);
 extern "C" void* calloc(unsigned long, unsigned long);
 extern "C" void free(void*);
+#if defined(__clang__)
+#define SIMT_ASSUME(x) __builtin_assume(x)
+#else
+#define SIMT_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#endif
 struct simt_block_ctx;
 struct simt_fiber_op {
   int kind;
@@ -82,7 +87,39 @@ static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
   return i < 0 ? i + n : i;
 }
 
-static inline void simt_body_tuples(const simt_block_ctx* simt_ctx, simt_thread simt_tid, long long* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_shape2, long long simt_p_out_stride0, long long simt_p_out_stride1, long long simt_p_out_stride2, long long simt_t0_simt_p_offset, long long simt_t1_simt_p_offset) {
+static inline bool simt_guard_tuples(const simt_block_ctx* simt_ctx, simt_thread simt_tid, long long* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_shape2, long long simt_p_out_stride0, long long simt_p_out_stride1, long long simt_p_out_stride2, long long simt_t0_simt_p_offset, long long simt_t1_simt_p_offset) {
+  simt_arr_i64_3 v_out = {simt_p_out_data, {simt_p_out_shape0, simt_p_out_shape1, simt_p_out_shape2}, {simt_p_out_stride0, simt_p_out_stride1, simt_p_out_stride2}};
+  long long simt_t0_v_offset = simt_t0_simt_p_offset;
+  long long simt_t1_v_offset = simt_t1_simt_p_offset;
+  long long v_x = 0;
+  long long v_y = 0;
+  long long v_z = 0;
+  long long simt_t0_v_shape = 0;
+  long long simt_t1_v_shape = 0;
+  long long simt_t2_v_shape = 0;
+  long long v_a = 0;
+  long long v_b = 0;
+  long long simt_t0_v_t = 0;
+  long long simt_t1_v_t = 0;
+  long long v_k = 0;
+  // tuples.py:3: x, y, z = cuda.grid(3)
+  long long simt_tmp13 = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  long long simt_tmp14 = (((long long)simt_ctx->block_idx[1]) * simt_ctx->block_dim[1] + simt_tid.y);
+  long long simt_tmp15 = (((long long)simt_ctx->block_idx[2]) * simt_ctx->block_dim[2] + simt_tid.z);
+  v_x = simt_tmp13;
+  v_y = simt_tmp14;
+  v_z = simt_tmp15;
+  // tuples.py:4: shape = out.shape
+  long long simt_tmp16 = v_out.shape[0];
+  long long simt_tmp17 = v_out.shape[1];
+  long long simt_tmp18 = v_out.shape[2];
+  simt_t0_v_shape = simt_tmp16;
+  simt_t1_v_shape = simt_tmp17;
+  simt_t2_v_shape = simt_tmp18;
+  return ((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape));
+}
+
+static inline void simt_body_tuples(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, long long* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_shape2, long long simt_p_out_stride0, long long simt_p_out_stride1, long long simt_p_out_stride2, long long simt_t0_simt_p_offset, long long simt_t1_simt_p_offset) {
   simt_arr_i64_3 v_out = {simt_p_out_data, {simt_p_out_shape0, simt_p_out_shape1, simt_p_out_shape2}, {simt_p_out_stride0, simt_p_out_stride1, simt_p_out_stride2}};
   long long simt_t0_v_offset = simt_t0_simt_p_offset;
   long long simt_t1_v_offset = simt_t1_simt_p_offset;
@@ -112,7 +149,8 @@ static inline void simt_body_tuples(const simt_block_ctx* simt_ctx, simt_thread 
   simt_t1_v_shape = simt_tmp4;
   simt_t2_v_shape = simt_tmp5;
   // tuples.py:5: if x < shape[0] and y < shape[1] and z < shape[2]:
-  if ((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape)) {
+  if (simt_guard_holds) SIMT_ASSUME(((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape)));
+  if (simt_guard_holds || ((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape))) {
     // tuples.py:6: a, b = offset
     long long simt_tmp6 = simt_t0_v_offset;
     long long simt_tmp7 = simt_t1_v_offset;
@@ -148,8 +186,17 @@ extern "C" void simt_kernel_tuples(const simt_block_ctx* simt_ctx, void* const* 
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
-    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y)
-      _Pragma("clang loop vectorize(disable)")
-      for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
-        simt_body_tuples(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
+      simt_tid.x = 0;
+      const bool simt_first = simt_guard_tuples(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      simt_tid.x = simt_block.block_dim[0] - 1;
+      if (simt_first && simt_guard_tuples(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8)) {
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_tuples(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      } else {
+        _Pragma("clang loop vectorize(disable)")
+        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+          simt_body_tuples(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+      }
+    }
 }

@@ -1,0 +1,115 @@
+"""Kernels guarded as users write them (`if i < n:`, `if i >= n: return`, `0 < i < n - 1`,
+indices falling along the block, 2-D blocks whose rows are partly outside the array), on
+every device, against NumPy with poisoned outputs.
+
+On the CPU these are the kernels whose rows of threads run unguarded where the guard holds
+for the whole row (passes/thread_guard.h): a row partly outside the array, a guard that
+holds in the middle of a row only, and blocks that are wider than the array must still
+leave every element outside the guard untouched.
+"""
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+POISON = -7.25
+
+
+def on(device, *arrays):
+    return [simt.to_device(a, device=device) for a in arrays]
+
+
+@cuda.jit
+def copy_if(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] * 2 + 1
+
+
+@cuda.jit
+def copy_unless_return(x, out, n):
+    i = cuda.grid(1)
+    if i >= n:
+        return
+    out[i] = x[i] - 3
+
+
+@cuda.jit
+def neighbours(x, out):
+    i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+    n = x.shape[0]
+    if 0 < i < n - 1:
+        out[i] = x[i - 1] + x[i + 1] - x[i]
+
+
+@cuda.jit
+def reversed_index(x, out, n):
+    i = n - 1 - cuda.grid(1)
+    if i >= 0:
+        out[i] = x[i] + 0.5
+
+
+@cuda.jit
+def middle_only(x, out, lo, hi):
+    i = cuda.grid(1)
+    if lo <= i and not i >= hi:
+        out[i] = -x[i]
+
+
+@cuda.jit
+def stencil_2d(u, out, alpha):
+    j, i = cuda.grid(2)
+    n, m = u.shape
+    if 0 < i < n - 1 and 0 < j < m - 1:
+        out[i, j] = u[i, j] + alpha * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1]
+                                       - 4 * u[i, j])
+    elif i < n and j < m:
+        out[i, j] = u[i, j]
+
+
+@cuda.jit
+def branchy(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        if x[i] > 0:
+            out[i] = x[i]
+        else:
+            out[i] = 0.0
+
+
+@pytest.mark.parametrize("n, block", [(1, 32), (31, 32), (32, 32), (33, 32), (1000, 64),
+                                      (4097, 256), (5, 1)])
+def test_one_dimensional_guards(device, rng, n, block):
+    x = rng.standard_normal(n)
+    grid = -(-n // block) + 1  # one block entirely outside the array as well
+    cases = [
+        (copy_if, (), x * 2 + 1, slice(0, n)),
+        (copy_unless_return, (n,), x - 3, slice(0, n)),
+        (neighbours, (), np.r_[0, x[:-2] + x[2:] - x[1:-1], 0] if n > 2 else x * 0,
+         slice(1, n - 1)),
+        (reversed_index, (n,), x + 0.5, slice(0, n)),
+        (middle_only, (n // 3, n - n // 3), -x, slice(n // 3, n - n // 3)),
+        (branchy, (), np.maximum(x, 0.0), slice(0, n)),
+    ]
+    for kernel, extra, full, written in cases:
+        expected = np.full(n, POISON)
+        expected[written] = full[written]
+        dx, dout = on(device, x, np.full(n, POISON))
+        kernel[grid, block](dx, dout, *extra)
+        np.testing.assert_array_equal(dout.get(), expected, err_msg=kernel.__name__)
+
+
+@pytest.mark.parametrize("shape, block", [((37, 45), (16, 16)), ((16, 16), (16, 16)),
+                                          ((3, 70), (32, 4)), ((50, 9), (8, 8))])
+def test_two_dimensional_stencil_with_rows_partly_outside(device, rng, shape, block):
+    u = rng.standard_normal(shape)
+    n, m = shape
+    expected = u.copy()
+    expected[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.2 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2]
+                                                   + u[1:-1, 2:] - 4 * u[1:-1, 1:-1])
+    du, dout = on(device, u, np.full(shape, POISON))
+    grid = (-(-m // block[0]), -(-n // block[1]))
+    stencil_2d[grid, block](du, dout, 0.2)
+    np.testing.assert_allclose(dout.get(), expected, rtol=1e-13, atol=1e-13)
