@@ -97,7 +97,9 @@ ExprInfo Inferencer::compute(const Expr& e) {
     case ExprKind::Binary: {
       Type a = expr(*e.items[0]);
       Type b = expr(*e.items[1]);
-      return binary(e.op, a, b, info(*e.items[0]), info(*e.items[1]), e.span);
+      ExprInfo i = binary(e.op, a, b, info(*e.items[0]), info(*e.items[1]), e.span);
+      if (nonnegative_offset(e)) i.nonnegative = true;
+      return i;
     }
     case ExprKind::Compare:
       return compare(e);
@@ -133,6 +135,7 @@ ExprInfo Inferencer::name(const Expr& e) {
   if (local != local_index_.end()) {
     ExprInfo i = typed(out_.locals[local->second].type, nonneg_[local->second]);
     i.local = local->second;
+    if (auto least = lower_bound(e); least && *least >= 0) i.nonnegative = true;
     if (final_ && i.type.is_unknown())
       error(e.span, "local variable '" + e.name + "' is used before it is assigned a value");
     return i;

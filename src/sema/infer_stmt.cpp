@@ -31,11 +31,15 @@ void Inferencer::stmt(const Stmt& s) {
     case StmtKind::AugAssign:
       aug_assign(s);
       break;
-    case StmtKind::If:
+    case StmtKind::If: {
       truth(*s.test, "if");
+      size_t outer = lower_bounds_.size();
+      add_lower_bounds(*s.test, s.body);
       block(s.body);
+      lower_bounds_.resize(outer);
       block(s.orelse);
       break;
+    }
     case StmtKind::While:
       truth(*s.test, "while");
       ++loop_depth_;

@@ -228,6 +228,11 @@ class Inferencer {
 
   // Conditions: bool and numbers (non-zero is true), as in Python.
   void truth(const Expr& e, const char* context);
+  // Guard facts (lower_bounds_): what `test` says of locals `body` never assigns.
+  void add_lower_bounds(const Expr& test, const std::vector<lang::StmtPtr>& body);
+  std::optional<int64_t> lower_bound(const Expr& e) const;
+  // `i - k` (or `i + -k`) where i is known to be at least k.
+  bool nonnegative_offset(const Expr& e) const;
 
   // ---- calls (infer_calls.cpp) ---------------------------------------------
   ExprInfo call(const Expr& e);
@@ -285,6 +290,9 @@ class Inferencer {
   std::vector<Span> origin_;       // where each local got its current type
   std::vector<bool> nonneg_;       // per local, from the previous pass
   std::vector<bool> next_nonneg_;  // per local, being computed in this pass
+  // Inside `if 0 < i ...:` bodies that never assign i: (local, its least value), which
+  // makes `i - 1` a non-negative index (no wraparound check).
+  std::vector<std::pair<int, int64_t>> lower_bounds_;
   bool final_ = false;
   bool changed_ = false;
   int loop_depth_ = 0;

@@ -113,3 +113,38 @@ def test_two_dimensional_stencil_with_rows_partly_outside(device, rng, shape, bl
     grid = (-(-m // block[0]), -(-n // block[1]))
     stencil_2d[grid, block](du, dout, 0.2)
     np.testing.assert_allclose(dout.get(), expected, rtol=1e-13, atol=1e-13)
+
+
+@cuda.jit
+def guard_facts(x, out):
+    i = cuda.grid(1)
+    if 0 < i < x.size:
+        # i >= 1 here: i - 1 needs no wraparound, but i - 2 is -1 at i = 1 and wraps to the
+        # last element, as in Python.
+        out[i] = x[i - 1] * 10 + x[i - 2]
+
+
+@cuda.jit
+def guard_then_reassigned(x, out):
+    i = cuda.grid(1)
+    if i > 0 and i < x.size:
+        j = i
+        i = i - 3  # the guard says nothing of this i
+        out[j] = x[i - 1]
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 77])
+def test_indices_known_from_the_guard_and_those_not(device, rng, n):
+    x = rng.integers(0, 9, n).astype(np.float64)
+    idx = np.arange(n)
+    expected = np.full(n, POISON)
+    expected[1:] = x[idx[1:] - 1] * 10 + x[idx[1:] - 2]
+    dx, dout = on(device, x, np.full(n, POISON))
+    guard_facts[-(-n // 32), 32](dx, dout)
+    np.testing.assert_array_equal(dout.get(), expected)
+    if n >= 4:
+        expected = np.full(n, POISON)
+        expected[1:] = x[idx[1:] - 4]
+        dx, dout = on(device, x, np.full(n, POISON))
+        guard_then_reassigned[-(-n // 32), 32](dx, dout)
+        np.testing.assert_array_equal(dout.get(), expected)

@@ -43,7 +43,7 @@ const GuardCase kCases[] = {
     {"stencil",
      "i, j = cuda.grid(2)\nn, m = out.shape[0], x.size\nif 0 < i < n - 1 and 0 < j < m:\n"
      "    out[i] = x[i - 1]\nelif i < n:\n    out[i] = x[i]\n",
-     true, true, false},
+     true},
     {"grid2_row", "i, j = cuda.grid(2)\nif i < n and j < 3:\n    out[i] = x[i]\n", true},
     // Not sound, or not a guard:
     {"rising_both_sides", "i = cuda.grid(1)\nif i < 2 * i:\n    out[i] = x[i]\n", false},

@@ -83,10 +83,6 @@ typedef struct {
   simt_i64 strides[2];
 } simt_arr_f32_2;
 
-static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
-  return i < 0 ? i + n : i;
-}
-
 static inline bool simt_guard_heat_step(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float* simt_p_u_data, long long simt_p_u_shape0, long long simt_p_u_shape1, long long simt_p_u_stride0, long long simt_p_u_stride1, float* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_stride0, long long simt_p_out_stride1, float simt_p_alpha) {
   simt_arr_f32_2 v_u = {simt_p_u_data, {simt_p_u_shape0, simt_p_u_shape1}, {simt_p_u_stride0, simt_p_u_stride1}};
   simt_arr_f32_2 v_out = {simt_p_out_data, {simt_p_out_shape0, simt_p_out_shape1}, {simt_p_out_stride0, simt_p_out_stride1}};
@@ -132,7 +128,7 @@ static inline void simt_body_heat_step(const simt_block_ctx* simt_ctx, simt_thre
   if (simt_guard_holds) SIMT_ASSUME((((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL))))));
   if (simt_guard_holds || (((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL)))))) {
     // stencil.py:7: lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j]
-    v_lap = ((((v_u.data[(simt_wrap_index(((long long)((unsigned long long)v_i - (unsigned long long)1LL)), v_u.shape[0])) * v_u.shape[1] + v_j] + v_u.data[(((long long)((unsigned long long)v_i + (unsigned long long)1LL))) * v_u.shape[1] + v_j]) + v_u.data[(v_i) * v_u.shape[1] + simt_wrap_index(((long long)((unsigned long long)v_j - (unsigned long long)1LL)), v_u.shape[1])]) + v_u.data[(v_i) * v_u.shape[1] + ((long long)((unsigned long long)v_j + (unsigned long long)1LL))]) - (4.0f * v_u.data[(v_i) * v_u.shape[1] + v_j]));
+    v_lap = ((((v_u.data[(((long long)((unsigned long long)v_i - (unsigned long long)1LL))) * v_u.shape[1] + v_j] + v_u.data[(((long long)((unsigned long long)v_i + (unsigned long long)1LL))) * v_u.shape[1] + v_j]) + v_u.data[(v_i) * v_u.shape[1] + ((long long)((unsigned long long)v_j - (unsigned long long)1LL))]) + v_u.data[(v_i) * v_u.shape[1] + ((long long)((unsigned long long)v_j + (unsigned long long)1LL))]) - (4.0f * v_u.data[(v_i) * v_u.shape[1] + v_j]));
     // stencil.py:8: out[i, j] = u[i, j] + alpha * lap
     v_out.data[(v_i) * v_out.shape[1] + v_j] = (v_u.data[(v_i) * v_u.shape[1] + v_j] + (v_alpha * v_lap));
   } else if ((v_i < v_n) && (v_j < v_m)) {

@@ -18,10 +18,6 @@ typedef struct {
   simt_i64 strides[2];
 } simt_arr_f64_2;
 
-static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
-  return i < 0 ? i + n : i;
-}
-
 __kernel void simt_kernel_heat_step(__global double* simt_p_u_data, ulong simt_p_u_offset, long simt_p_u_shape0, long simt_p_u_shape1, long simt_p_u_stride0, long simt_p_u_stride1, __global double* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_shape1, long simt_p_out_stride0, long simt_p_out_stride1, double simt_p_alpha) {
   simt_arr_f64_2 v_u = {(__global double*)((__global char*)simt_p_u_data + simt_p_u_offset), {simt_p_u_shape0, simt_p_u_shape1}, {simt_p_u_stride0, simt_p_u_stride1}};
   simt_arr_f64_2 v_out = {(__global double*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0, simt_p_out_shape1}, {simt_p_out_stride0, simt_p_out_stride1}};
@@ -44,7 +40,7 @@ __kernel void simt_kernel_heat_step(__global double* simt_p_u_data, ulong simt_p
   // stencil.py:6: if 0 < i < n - 1 and 0 < j < m - 1:
   if (((0L < v_i) && (v_i < ((long)((ulong)v_n - (ulong)1L)))) && ((0L < v_j) && (v_j < ((long)((ulong)v_m - (ulong)1L))))) {
     // stencil.py:7: lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j]
-    v_lap = ((((v_u.data[simt_wrap_index(((long)((ulong)v_i - (ulong)1L)), v_u.shape[0]) * v_u.strides[0] + v_j * v_u.strides[1]] + v_u.data[((long)((ulong)v_i + (ulong)1L)) * v_u.strides[0] + v_j * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + simt_wrap_index(((long)((ulong)v_j - (ulong)1L)), v_u.shape[1]) * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + ((long)((ulong)v_j + (ulong)1L)) * v_u.strides[1]]) - (4.0 * v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]]));
+    v_lap = ((((v_u.data[((long)((ulong)v_i - (ulong)1L)) * v_u.strides[0] + v_j * v_u.strides[1]] + v_u.data[((long)((ulong)v_i + (ulong)1L)) * v_u.strides[0] + v_j * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + ((long)((ulong)v_j - (ulong)1L)) * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + ((long)((ulong)v_j + (ulong)1L)) * v_u.strides[1]]) - (4.0 * v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]]));
     // stencil.py:8: out[i, j] = u[i, j] + alpha * lap
     v_out.data[v_i * v_out.strides[0] + v_j * v_out.strides[1]] = (v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]] + (v_alpha * v_lap));
   } else if ((v_i < v_n) && (v_j < v_m)) {
