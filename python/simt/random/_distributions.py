@@ -13,73 +13,73 @@ block), float32 values 32 bits (one word each: four per block).
 - normal: Box-Muller on two uniforms u, v: sqrt(-2 log1p(-u)) times cos(2 pi v) and
   sin(2 pi v), the pair's two values; loc + scale * z. (NumPy's Generator uses a ziggurat:
   the values differ from NumPy's, not their distribution.)
-- integers: see integer_source.
+- integers: Lemire's method or masked rejection (see integer_kernel), redraws from blocks
+  of their own.
 
-Floats computed through log, cos and sin are as exact as each device's math library:
-within a few units in the last place of each other across devices, bit-identical where the
-devices share a library. The uniforms and integers use integer and exactly rounded float
-operations only, so they are bit-identical on every device.
+The logarithm, sine and cosine are _portable_math's, computed from the random integers
+with operations every backend rounds alike (not the devices' math libraries, which differ
+in the last bits): every distribution gives the same values bit for bit on every device.
 """
 
 import numpy as np
 
 from .._array_api import _generated, _launch
-from . import _philox
+from . import _philox, _portable_math
 
 _F64_LSB = "1.1102230246251565e-16"  # 2**-53
 _F32_LSB = "5.9604644775390625e-08"  # 2**-24
-_TWO_PI = "6.283185307179586"
 
 # Values per Philox block.
 PER_BLOCK = {np.dtype(np.float64): 2, np.dtype(np.float32): 4}
 
 
-def _uniform_lines(dtype):
-    """u0..u{per-1}: the block's uniforms in [0, 1)."""
+def _integer_lines(dtype):
+    """j0..j{per-1}: the block's random integers, 53 bits (float64) or 24 (float32)."""
     if dtype == np.float64:
-        return [f"u{k} = np.float64((np.uint64(x{2 * k}) | (np.uint64(x{2 * k + 1}) << "
-                f"np.uint64(32))) >> np.uint64(11)) * {_F64_LSB}" for k in range(2)]
-    return [f"u{k} = np.float32(x{k} >> np.uint32(8)) * np.float32({_F32_LSB})"
-            for k in range(4)]
+        return [f"j{k} = (np.uint64(x{2 * k}) | (np.uint64(x{2 * k + 1}) << np.uint64(32))) "
+                f">> np.uint64(11)" for k in range(2)]
+    return [f"j{k} = x{k} >> np.uint32(8)" for k in range(4)]
 
 
-def _lit(dtype, value):
-    # A constant in the computation's own precision (no float64 on a float32 path: OpenCL
-    # devices without cl_khr_fp64 run those).
-    return f"np.{dtype.name}({value})"
+def _uniform_lines(dtype):
+    """u0..u{per-1}: the block's uniforms in [0, 1), j * 2**-bits exactly."""
+    lsb = f"np.float32({_F32_LSB})" if dtype == np.float32 else _F64_LSB
+    return _integer_lines(dtype) + [f"u{k} = np.{dtype.name}(j{k}) * {lsb}"
+                                    for k in range(PER_BLOCK[dtype])]
 
 
 def _normal_lines(dtype):
-    """v0..: Box-Muller pairs (u0, u1), (u2, u3), scaled by p1 and shifted by p0."""
-    lines = []
+    """v0..: Box-Muller on the pairs (j0, j1), (j2, j3), scaled by p1 and shifted by p0."""
+    lines = _integer_lines(dtype)
     for pair in range(PER_BLOCK[dtype] // 2):
-        u, v = f"u{2 * pair}", f"u{2 * pair + 1}"
+        a, b = f"j{2 * pair}", f"j{2 * pair + 1}"
         lines += [
-            f"r{pair} = np.sqrt({_lit(dtype, -2)} * np.log1p(-{u}))",
-            f"t{pair} = {_lit(dtype, _TWO_PI)} * {v}",
-            f"v{2 * pair} = p0 + p1 * (r{pair} * np.cos(t{pair}))",
-            f"v{2 * pair + 1} = p0 + p1 * (r{pair} * np.sin(t{pair}))",
+            f"r{pair} = np.sqrt(np.{dtype.name}(2) * dev_neglog1m_{dtype.name}({a}))",
+            f"sin{pair}, cos{pair} = dev_sincos2pi_{dtype.name}({b})",
+            f"v{2 * pair} = p0 + p1 * (r{pair} * cos{pair})",
+            f"v{2 * pair + 1} = p0 + p1 * (r{pair} * sin{pair})",
         ]
     return lines
 
 
 def _value_lines(kind, dtype):
     per = PER_BLOCK[dtype]
-    lines = _uniform_lines(dtype)
     if kind == "random":
-        return lines + [f"v{k} = u{k}" for k in range(per)]
+        return _uniform_lines(dtype) + [f"v{k} = u{k}" for k in range(per)]
     if kind == "uniform":  # p0 = low, p1 = high - low
-        return lines + [f"v{k} = p0 + p1 * u{k}" for k in range(per)]
+        return _uniform_lines(dtype) + [f"v{k} = p0 + p1 * u{k}" for k in range(per)]
     if kind == "exponential":  # p0 = scale
-        return lines + [f"v{k} = p0 * -np.log1p(-u{k})" for k in range(per)]
+        return _integer_lines(dtype) + [f"v{k} = p0 * dev_neglog1m_{dtype.name}(j{k})"
+                                        for k in range(per)]
     if kind == "normal":  # p0 = loc, p1 = scale
-        return lines + _normal_lines(dtype)
+        return _normal_lines(dtype)
     raise ValueError(f"unknown distribution {kind!r}")
 
 
 PARAMS = {"random": [], "uniform": ["p0", "p1"], "exponential": ["p0"],
           "normal": ["p0", "p1"]}
 
+_MATH = ("exponential", "normal")  # the kinds calling _portable_math's functions
 _float_kernels = {}
 
 
@@ -90,8 +90,9 @@ def float_kernel(kind, dtype):
         found = _float_kernels.get(key)
         if found is None:
             name = f"philox_{kind}_{dtype.name}"
+            helpers = _portable_math.source(dtype) if kind in _MATH else ""
             text = _philox.kernel_source(name, PER_BLOCK[dtype], _value_lines(kind, dtype),
-                                         PARAMS[kind], form)
+                                         PARAMS[kind], form, helpers)
             found = _float_kernels[key] = _generated.kernel(name, text)
         return found
     return kernel_for

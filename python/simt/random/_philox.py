@@ -105,12 +105,13 @@ def store_lines(per, indent):
     return [indent + line for line in lines]
 
 
-def kernel_source(name, per, value_lines, params, form):
+def kernel_source(name, per, value_lines, params, form, helpers=""):
     """The module text of a kernel writing per values per block: `value_lines` turn the
-    block's words x0..x3 (and `params`) into v0..v{per-1}."""
+    block's words x0..x3 (and `params`) into v0..v{per-1}, calling the device functions
+    of `helpers` (module text, placed before the kernel)."""
     head = f"def {name}(out, nblocks, lo, hi, k0, k1{''.join(', ' + p for p in params)}):"
     body = (block_text("") + value_lines + store_lines(per, ""))
-    return "\n".join([head, "    n = out.size"] + loop_lines(body, form)) + "\n"
+    return helpers + "\n".join([head, "    n = out.size"] + loop_lines(body, form)) + "\n"
 
 
 def split_counter(counter):
@@ -118,9 +119,10 @@ def split_counter(counter):
     return np.uint64(counter & _MASK64), np.uint64(counter >> 64)
 
 
-def launch(kernel_for, out, per, counter, key, params):
+def launch(kernel_for, out, per, counter, key, params, config=None):
     """Runs the kernel (kernel_for(form) gives it) filling the flat contiguous `out` from
-    the blocks at counter, counter + 1, ...; the number of blocks used."""
+    the blocks at counter, counter + 1, ...; the number of blocks used. `config` (grid,
+    block) replaces the usual layout (the tests vary it: the values must not change)."""
     n = out.size
     nblocks = -(-n // per)
     if nblocks == 0:
@@ -128,7 +130,8 @@ def launch(kernel_for, out, per, counter, key, params):
     device = out.device
     kernel = kernel_for(_launch.loop_form(device))
     lo, hi = split_counter(counter)
-    config = _launch.elementwise_config(device, nblocks)
+    if config is None:
+        config = _launch.elementwise_config(device, nblocks)
     kernel[config](out, np.int64(nblocks), lo, hi, np.uint32(key[0]), np.uint32(key[1]),
                    *params)
     return nblocks
