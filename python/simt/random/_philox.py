@@ -81,37 +81,45 @@ def block_text(indent):
 
 
 def loop_lines(body, form, indent="    "):
-    """`body` (lines using the block index b) for every b < nblocks: a grid-stride loop on
+    """`body` (lines using the block index b) for every b < nfull: a grid-stride loop on
     GPUs, a contiguous chunk of blocks per CPU thread (_launch's two forms)."""
     inner = [indent * 2 + line for line in body]
     if form == _launch.GRID_STRIDE:
         return [indent + "b = simt.grid(1)", indent + "step = simt.gridsize(1)",
-                indent + "while b < nblocks:", *inner, indent * 2 + "b += step"]
+                indent + "while b < nfull:", *inner, indent * 2 + "b += step"]
     return [indent + "threads = simt.gridsize(1)",
-            indent + "chunk = nblocks // threads + 1",
-            indent + "b = simt.grid(1) * chunk", indent + "end = min(b + chunk, nblocks)",
+            indent + "chunk = nfull // threads + 1",
+            indent + "b = simt.grid(1) * chunk", indent + "end = min(b + chunk, nfull)",
             indent + "while b < end:", *inner, indent * 2 + "b += 1"]
 
 
-def store_lines(per, indent):
-    """Lines writing v0..v{per-1} to out[j..j+per-1] (j = b * per), the last block's
-    values past out's end dropped."""
-    full = [f"out[j + {k}] = v{k}" if k else "out[j] = v0" for k in range(per)]
-    lines = [f"j = b * {per}", f"if j + {per} <= n:"]
-    lines += ["    " + line for line in full]
-    lines.append("else:")
+def store_lines(per, indent, partial=False):
+    """Lines writing v0..v{per-1} to out[j..j+per-1] (j = b * per); for the `partial`
+    last block, only those before out's end."""
+    lines = [f"j = b * {per}"]
     for k in range(per):
-        lines += [f"    if j + {k} < n:", f"        out[j + {k}] = v{k}"]
+        target = f"out[j + {k}]" if k else "out[j]"
+        lines += [f"if j + {k} < n:", f"    {target} = v{k}"] if partial else \
+            [f"{target} = v{k}"]
     return [indent + line for line in lines]
 
 
 def kernel_source(name, per, value_lines, params, form, helpers=""):
     """The module text of a kernel writing per values per block: `value_lines` turn the
     block's words x0..x3 (and `params`) into v0..v{per-1}, calling the device functions
-    of `helpers` (module text, placed before the kernel)."""
+    of `helpers` (module text, placed before the kernel).
+
+    The loop over the full blocks stores without bounds checks (the CPU's compiler
+    vectorizes it); the first thread then writes the values of a partial last block."""
     head = f"def {name}(out, nblocks, lo, hi, k0, k1{''.join(', ' + p for p in params)}):"
-    body = (block_text("") + value_lines + store_lines(per, ""))
-    return helpers + "\n".join([head, "    n = out.size"] + loop_lines(body, form)) + "\n"
+    body = block_text("") + value_lines
+    tail = ["if simt.grid(1) == 0 and nfull < nblocks:", "    b = nfull"]
+    tail += block_text("    ") + ["    " + line for line in value_lines]
+    tail += store_lines(per, "    ", partial=True)
+    lines = [head, "    n = out.size", f"    nfull = n // {per}"]
+    lines += loop_lines(body + store_lines(per, ""), form)
+    lines += ["    " + line for line in tail]
+    return helpers + "\n".join(lines) + "\n"
 
 
 def split_counter(counter):

@@ -13,7 +13,7 @@ Their arguments are the random integers themselves, which makes the reductions e
 
 - dev_neglog1m(j) = -log(1 - j / 2**B) for j in [0, 2**B) (B = 53 for float64, 24 for
   float32): 1 - j / 2**B = q / 2**B with q = 2**B - j an integer, q = 2**e * f with e from
-  q's bit length and f in [sqrt(1/2), sqrt(2)) exactly, and log f = 2 atanh(s) with
+  q's leading zeros and f in [sqrt(1/2), sqrt(2)) exactly, and log f = 2 atanh(s) with
   s = (f - 1) / (f + 1), a short odd series (|s| < 0.172).
 - dev_sincos2pi(k) = (sin, cos) of 2 pi k / 2**B for k in [0, 2**B): k is split exactly
   into a quarter turn q and a remainder r of at most an eighth of a turn, x = r * 2 pi / 2**B
@@ -42,18 +42,6 @@ def _float(dtype, value):
     return f"np.{dtype.name}({value!r})"
 
 
-def _bit_length_lines(bits, indent):
-    """Lines setting e to floor(log2(t)) for the unsigned integer t >= 1 (t consumed)."""
-    steps = [32, 16, 8, 4, 2, 1] if bits > 32 else [16, 8, 4, 2, 1]
-    unsigned = "np.uint64" if bits > 32 else "np.uint32"
-    lines = ["e = 0"]
-    for step in steps:
-        lines += [f"if t >= {unsigned}({2 ** step}):",
-                  f"    t = t >> {unsigned}({step})",
-                  f"    e += {step}"]
-    return [indent + line for line in lines]
-
-
 def _horner(variable, coefficients, dtype):
     """c0 + v * (c1 + v * (...)) as text."""
     text = _float(dtype, coefficients[-1])
@@ -75,8 +63,7 @@ def source(dtype):
     lines = [
         f"def dev_neglog1m_{suffix}(j):",
         f"    q = {unsigned}({2 ** bits}) - j",
-        "    t = q",
-        *_bit_length_lines(bits, "    "),
+        f"    e = {63 if bits > 32 else 31} - np.int64(simt.clz(q))",  # floor(log2 q)
         # q's leading bit moved to bit `bits`: the integer is exact as a float, and
         # times 2**-bits it is q's significand f in [1, 2).
         f"    g = {f}(q << {unsigned}({bits} - e)) * {_float(dtype, 2.0 ** -bits)}",
