@@ -67,9 +67,10 @@ def source(dtype):
         # q's leading bit moved to bit `bits`: the integer is exact as a float, and
         # times 2**-bits it is q's significand f in [1, 2).
         f"    g = {f}(q << {unsigned}({bits} - e)) * {_float(dtype, 2.0 ** -bits)}",
-        f"    if g > {_float(dtype, math.sqrt(2))}:",
-        f"        g = g * {_float(dtype, 0.5)}",
-        "        e += 1",
+        # selects, not branches: the CPU's compiler vectorizes the loop around them
+        f"    big = g > {_float(dtype, math.sqrt(2))}",
+        f"    g = g * {_float(dtype, 0.5)} if big else g",
+        "    e = e + 1 if big else e",
         f"    s = (g - {f}(1)) / (g + {f}(1))",
         "    z = s * s",
         f"    log_g = {f}(2) * s + {f}(2) * s * z * ({_horner('z', atanh, dtype)})",
@@ -83,14 +84,14 @@ def source(dtype):
         "    z = x * x",
         f"    s = x + x * z * ({_horner('z', sin, dtype)})",
         f"    c = {f}(1) + z * ({_horner('z', cos, dtype)})",
-        f"    quarter = q & {unsigned}(3)",
-        f"    if quarter == {unsigned}(1):",
-        "        s, c = c, -s",
-        f"    elif quarter == {unsigned}(2):",
-        "        s, c = -s, -c",
-        f"    elif quarter == {unsigned}(3):",
-        "        s, c = -c, s",
-        "    return s, c",
+        # quarter turns 1, 2, 3: (sin, cos) = (c, -s), (-s, -c), (-c, s)
+        f"    odd = (q & {unsigned}(1)) != {unsigned}(0)",
+        "    sine = c if odd else s",
+        "    cosine = s if odd else c",
+        f"    sine = -sine if (q & {unsigned}(2)) != {unsigned}(0) else sine",
+        f"    cosine = -cosine if ((q + {unsigned}(1)) & {unsigned}(2)) != {unsigned}(0) "
+        "else cosine",
+        "    return sine, cosine",
         "",
     ]
     return "\n".join(lines) + "\n"
