@@ -536,3 +536,29 @@ def test_legacy_helpers(device):
     assert simt.random.randn(3, device=device).shape == (3,)
     assert simt.random.randint(0, 5, 10, device=device).get().max() < 5
     assert simt.random.random((2, 2), device=device).shape == (2, 2)
+
+
+# --- devices without float64 ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["random", "uniform", "normal", "exponential"])
+def test_float32_kernels_compute_without_float64(kind):
+    # OpenCL devices without cl_khr_fp64 run the float32 kernels: no double in them.
+    from simt._array_api import _launch
+    from simt.random import _distributions
+
+    kernel = _distributions.float_kernel(kind, np.dtype(np.float32))(_launch.GRID_STRIDE)
+    params = [np.float32(1)] * len(_distributions.PARAMS[kind])
+    source = kernel.inspect_source(np.empty(8, np.float32), np.int64(2), np.uint64(0),
+                                   np.uint64(0), np.uint32(1), np.uint32(2), *params,
+                                   dialect="opencl")
+    assert "double" not in source
+
+
+def test_float64_on_a_device_without_it_is_a_type_error(device, monkeypatch):
+    from simt._array_api import _launch
+
+    monkeypatch.setattr(_launch, "has_float64", lambda d: False)
+    rng = simt.random.default_rng(0)
+    with pytest.raises(TypeError, match="double precision"):
+        rng.random(4, device=device)
+    assert rng.standard_normal(4, dtype=np.float32, device=device).dtype == np.float32

@@ -143,14 +143,10 @@ class Generator:
         self._key = (key & 0xFFFFFFFF, key >> 32)
         self._counter = counter
 
-    def _take_blocks(self, nblocks, where):
-        """The counter of the first of `nblocks` fresh blocks; the counter moves past them."""
-        start = self._counter
-        if start + nblocks > _philox.STREAM_BLOCKS:
+    def _check_blocks(self, nblocks, where):
+        if self._counter + nblocks > _philox.STREAM_BLOCKS:
             raise OverflowError(f"{where}: the generator's stream is exhausted (2**96 "
                                 f"blocks); seed a new one")
-        self._counter = start + nblocks
-        return start
 
     # --- the common path: a kernel filling a new (or given) array -------------------------
 
@@ -163,9 +159,10 @@ class Generator:
         else:
             flat, result = self._out_view(out, shape, dtype, device, where)
             _launch.check_dtypes(flat.device, (dtype,), where)
-        nblocks = -(-flat.size // per)
-        counter = self._take_blocks(nblocks, where)
-        _philox.launch(kernel_for, flat, per, counter, self._key, params)
+        self._check_blocks(-(-flat.size // per), where)
+        # The counter moves once the launch is made (a call that fails uses no blocks).
+        self._counter += _philox.launch(kernel_for, flat, per, self._counter, self._key,
+                                        params)
         return result
 
     @staticmethod
