@@ -68,6 +68,13 @@ def check(name, got, want, rtol):
         raise SystemExit(f"{name}: relative error {error:.3g} over {rtol}")
 
 
+def check_uniform(name, values):
+    # A sanity check of what is timed: floats in [0, 1) with mean 1/2.
+    if not (values.min() >= 0 and values.max() < 1 and abs(values.mean() - 0.5) < 1e-3):
+        raise SystemExit(f"{name}: not uniform in [0, 1): min {values.min()}, max "
+                         f"{values.max()}, mean {values.mean()}")
+
+
 def bench_cuda(device):
     import cupy as cp
     try:
@@ -155,6 +162,24 @@ def bench_cuda(device):
     print(f"  simt matmul: {2 * n ** 3 / simt_ms / 1e9:.1f} TFLOP/s", flush=True)
     del p, q, cp_p, cp_q
 
+    # Random numbers: simt's Philox4x32-10 kernels against CuPy's Generator (XORWOW by
+    # default, cuRAND's device API) and its legacy cuRAND host-API generator.
+    n = 2 ** 28
+    rout, crout = simt.empty(n, np.float32, device), cp.empty(n, cp.float32)
+    srng, crng = simt.random.default_rng(0), cp.random.default_rng(0)
+    check_uniform("random", srng.random(dtype=np.float32, out=rout).get())
+    simt_ms = cupy_event_ms(cp, lambda: srng.random(dtype=np.float32, out=rout))
+    report("random 2^28 f32", simt_ms, "cupy default_rng", cupy_event_ms(
+        cp, lambda: crng.random(n, dtype=cp.float32, out=crout)), "ms", ">= 0.9 (issue 15)")
+    legacy = cp.random.RandomState(0)
+    report("random 2^28 f32", simt_ms, "cupy RandomState", cupy_event_ms(
+        cp, lambda: legacy.random_sample(n, dtype=cp.float32)), "ms", "reported")
+    print(f"  simt random: {4 * n / simt_ms / 1e6:.0f} GB/s written", flush=True)
+    normal_ms = cupy_event_ms(cp, lambda: srng.standard_normal(dtype=np.float32, out=rout))
+    report("standard_normal 2^28 f32", normal_ms, "cupy default_rng", cupy_event_ms(
+        cp, lambda: crng.standard_normal(n, dtype=cp.float32, out=crout)), "ms", "reported")
+    del rout, crout
+
     one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
     report("a + 1, 1 element (host cost)", small_call_us(lambda: one + 1, sync), "cupy",
            small_call_us(lambda: cone + 1, cp.cuda.Device().synchronize), "us", "<= cupy")
@@ -195,6 +220,17 @@ def bench_cpu(device):
     check("matmul", (p @ q).get(), ph @ qh, 1e-5)
     report("matmul 2048^2 f32", wall_ms(lambda: p @ q, sync, repeats=5), "numpy",
            wall_ms(lambda: ph @ qh, lambda: None, repeats=5), "ms", "~1.0 (the same BLAS)")
+    # Random numbers: simt's Philox4x32-10 kernels against NumPy's Generator (PCG64).
+    srng, nrng = simt.random.default_rng(0), np.random.default_rng(0)
+    check_uniform("random", srng.random(dtype=np.float32, out=out).get())
+    simt_ms = wall_ms(lambda: srng.random(dtype=np.float32, out=out), sync)
+    report("random 2^24 f32", simt_ms, "numpy", wall_ms(
+        lambda: nrng.random(dtype=np.float32, out=nout), lambda: None), "ms", "reported")
+    print(f"  simt random: {4 * n / simt_ms / 1e6:.1f} GB/s written", flush=True)
+    report("standard_normal 2^24 f32", wall_ms(
+        lambda: srng.standard_normal(dtype=np.float32, out=out), sync), "numpy", wall_ms(
+        lambda: nrng.standard_normal(dtype=np.float32, out=nout), lambda: None), "ms",
+        "reported")
     one, none = simt.asarray(np.ones(1, np.float32), device=device), np.ones(1, np.float32)
     simt_us = small_call_us(lambda: one + 1, sync)
     numpy_us = small_call_us(lambda: none + 1)

@@ -39,8 +39,9 @@ from .errors import (  # noqa: F401
 __version__ = "0.1.0"
 
 # Submodules imported on first use, so that `import simt` stays cheap: simt.cuda (Numba's
-# host API: jit, vectorize, memory, devices) is most of the package's own import time.
-_LAZY_SUBMODULES = frozenset({"cuda"})
+# host API: jit, vectorize, memory, devices) is most of the package's own import time;
+# simt.random (NumPy's Generator interface) is needed by few programs.
+_LAZY_SUBMODULES = frozenset({"cuda", "random"})
 
 
 def __getattr__(name):
