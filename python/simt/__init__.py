@@ -43,3 +43,12 @@ __version__ = "0.1.0"
 # kernels they hold) down: a driver still compiling or running a kernel when
 # its program is released can crash the process.
 atexit.register(_core.finish_queued_work)
+
+
+def __getattr__(name):
+    # simt.fft and simt.linalg load on first use, so that `import simt` does not pay for them.
+    if name in ("fft", "linalg"):
+        import importlib
+
+        return importlib.import_module(f"simt.{name}")
+    raise AttributeError(f"module 'simt' has no attribute {name!r}")
