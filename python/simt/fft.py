@@ -132,7 +132,12 @@ class _HostEngine:
         wanted = np.dtype(np.float32) if dtype in (np.complex64, np.float32) else None
         if wanted is not None and host.dtype.kind != "c" and host.dtype != wanted:
             host = host.astype(wanted)
-        function(host, s=s, axes=axes, norm=norm, out=np.asarray(out))
+        if len(axes) == 1 or all(x.shape[a] == e for e, a in zip(s, axes)):
+            function(host, s=s, axes=axes, norm=norm, out=np.asarray(out))
+        else:
+            # NumPy hands out= to each axis's pass, which fails when an axis is resized
+            # after the first: a temporary, then one copy.
+            np.asarray(out)[...] = function(host, s=s, axes=axes, norm=norm)
         return out
 
     def c2c(self, x, s, axes, norm, forward, where):
@@ -188,7 +193,9 @@ class _StockhamEngine:
         last, n = axes[-1], s[-1]
         full = _hermitian(x, n, last, dtype)
         result = _along_axis(full, n, last, dtype, False, _scale(norm, n, False))
-        return contiguous_copy(FUNCTIONS["real"](result))
+        out = empty(result.shape, _real_dtype(dtype, where), result.device)
+        assign(out, result)  # complex into real keeps the real part
+        return out
 
 
 def _slice_axis(x, axis, start, stop):
