@@ -67,7 +67,8 @@ def _power_of_two(flat, rows, n, forward, scale):
         last = number == len(radices) - 1
         butterflies = rows * (n // radix)
         _pass_kernel(radix, forward, dtype)[_config(device, butterflies)](
-            source, target, twiddles, n, ns, rows, real(scale if last else 1.0))
+            source, target, twiddles, n.bit_length() - 1, ns.bit_length() - 1, rows,
+            real(scale if last else 1.0))
         source, ns = target, ns * radix
     return source
 
@@ -111,25 +112,27 @@ def _pass_kernel(radix, forward, dtype):
 # multiplies element r by the twiddle w**(r * k) (k = j mod ns, w the (R * ns)-th root of
 # unity: index r * k * n / (R * ns) of the table), takes their R-point DFT and writes it
 # at (j - k) * R + k + r * ns: the Stockham ordering, sorted after the last pass.
-_HEAD = '''def {name}(x, y, w, n, ns, rows, scale):
-    part = n // {R}
-    stride = n // ({R} * ns)
-    total = rows * part
+_HEAD = '''def {name}(x, y, w, n_bits, ns_bits, rows, scale):
+    # Every extent is a power of two: shifts and masks, not 64-bit divisions.
+    part_bits = n_bits - {R_BITS}
+    total = rows << part_bits
     i = simt.grid(1)
     step = simt.gridsize(1)
     while i < total:
-        row = i // part
-        j = i - row * part
-        base = row * n
-        k = j % ns
-        t = k * stride
+        row = i >> part_bits
+        j = i & ((1 << part_bits) - 1)
+        base = row << n_bits
+        k = j & ((1 << ns_bits) - 1)
+        t = k << (part_bits - ns_bits)
         src = base + j
-        dst = base + (j - k) * {R} + k
+        dst = base + ((j - k) << {R_BITS}) + k
+        part = 1 << part_bits
+        ns = 1 << ns_bits
 '''
 
 
 def _radix2(name, forward, type_name):
-    return _HEAD.format(name=name, R=2) + '''        v0 = x[src]
+    return _HEAD.format(name=name, R_BITS=1) + '''        v0 = x[src]
         v1 = x[src + part] * w[t]
         y[dst] = (v0 + v1) * scale
         y[dst + ns] = (v0 - v1) * scale
@@ -141,7 +144,7 @@ def _radix4(name, forward, type_name):
     # d times -i (forward) or +i (inverse): a swap of parts, not a complex product.
     parts = "d.imag, -d.real" if forward else "-d.imag, d.real"
     rotate = f"{type_name}(complex({parts}))"
-    return _HEAD.format(name=name, R=4) + f'''        v0 = x[src]
+    return _HEAD.format(name=name, R_BITS=2) + f'''        v0 = x[src]
         v1 = x[src + part] * w[t]
         v2 = x[src + 2 * part] * w[2 * t]
         v3 = x[src + 3 * part] * w[3 * t]
