@@ -3,7 +3,7 @@
     python bench/arrays.py [device]       # default: the current device (cuda:0 on a GPU)
 
 On a CUDA device: against a hand-written float4 CUDA C kernel (compiled by NVRTC, in the
-same run), CuPy and PyTorch where installed. On the cpu device: against NumPy. Device
+same run), CuPy (cuBLAS, cuFFT) and PyTorch where installed. On the cpu device: against NumPy. Device
 times are medians of event-timed (CUDA) or synchronized wall-clock (cpu) runs after a
 warm-up; host costs are medians of rounds of many warm calls. Ratios > 1 mean simt is
 faster (peer time / simt time); the last lines are the table for docs/performance.md.
@@ -62,7 +62,8 @@ extern "C" __global__ void add4(const float4* a, const float4* b, float4* out, l
 
 
 def check(name, got, want, rtol):
-    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    kind = np.complex128 if np.iscomplexobj(got) or np.iscomplexobj(want) else np.float64
+    got, want = np.asarray(got, kind), np.asarray(want, kind)
     error = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
     if not error <= rtol:
         raise SystemExit(f"{name}: relative error {error:.3g} over {rtol}")
@@ -155,6 +156,17 @@ def bench_cuda(device):
     print(f"  simt matmul: {2 * n ** 3 / simt_ms / 1e9:.1f} TFLOP/s", flush=True)
     del p, q, cp_p, cp_q
 
+    # FFT: simt's generated Stockham passes (cuFFT is not loaded yet) against cuFFT.
+    for log2 in (20, 24):
+        n = 2 ** log2
+        zh = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+        z, cz = simt.asarray(zh, device=device), cp.asarray(zh)
+        check("fft", simt.fft.fft(z).get(), np.fft.fft(zh), 1e-5)
+        report(f"fft 2^{log2} c64 (Stockham kernels)", event_ms(cp, lambda: simt.fft.fft(z)),
+               "cupy (cuFFT)", event_ms(cp, lambda: cp.fft.fft(cz)), "ms",
+               "reported (issue 15: cuFFT >= 0.95)")
+        del z, cz
+
     one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
     report("a + 1, 1 element (host cost)", small_call_us(lambda: one + 1, sync), "cupy",
            small_call_us(lambda: cone + 1, cp.cuda.Device().synchronize), "us", "<= cupy")
@@ -195,6 +207,12 @@ def bench_cpu(device):
     check("matmul", (p @ q).get(), ph @ qh, 1e-5)
     report("matmul 2048^2 f32", wall_ms(lambda: p @ q, sync, repeats=5), "numpy",
            wall_ms(lambda: ph @ qh, lambda: None, repeats=5), "ms", "~1.0 (the same BLAS)")
+    # FFT: both are pocketfft (simt's on the array's memory, written in place).
+    zh = (rng.standard_normal(2 ** 20) + 1j * rng.standard_normal(2 ** 20)).astype(np.complex64)
+    z = simt.asarray(zh, device=device)
+    check("fft", simt.fft.fft(z).get(), np.fft.fft(zh), 1e-5)
+    report("fft 2^20 c64", wall_ms(lambda: simt.fft.fft(z), sync), "numpy",
+           wall_ms(lambda: np.fft.fft(zh), lambda: None), "ms", "~1.0 (the same pocketfft)")
     one, none = simt.asarray(np.ones(1, np.float32), device=device), np.ones(1, np.float32)
     simt_us = small_call_us(lambda: one + 1, sync)
     numpy_us = small_call_us(lambda: none + 1)
