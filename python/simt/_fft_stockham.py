@@ -58,19 +58,45 @@ def _power_of_two(flat, rows, n, forward, scale):
     device, dtype = flat.device, flat.dtype
     twiddles = _table(device, ("twiddles", n, dtype, forward),
                       lambda: np.exp((-2j if forward else 2j) * np.pi * np.arange(n) / n))
-    radices = _radices(n)
-    buffers = [empty((rows * n,), dtype, device) for _ in range(min(2, len(radices)))]
-    source, ns = flat, 1
+    n_bits = n.bit_length() - 1
+    in_block = _block_bits(device, n)  # the first passes, in shared memory
+    radices = _radices(n >> in_block)
+    launches = (1 if in_block else 0) + len(radices)
+    buffers = [empty((rows * n,), dtype, device) for _ in range(min(2, launches))]
     real = _real(dtype).type
-    for number, radix in enumerate(radices):
+    source, ns, number = flat, 1, 0
+    if in_block:
+        per_block = BLOCK_ELEMENTS >> in_block  # sub-transforms
+        blocks = -(-(rows << (n_bits - in_block)) // per_block)
+        _block_kernel(forward, dtype, in_block)[min(blocks, 2 ** 31 - 1), BLOCK_THREADS](
+            source, buffers[0], twiddles, n_bits, rows, real(scale if launches == 1 else 1.0))
+        source, ns, number = buffers[0], 1 << in_block, 1
+    for radix in radices:
         target = buffers[number % len(buffers)]
-        last = number == len(radices) - 1
+        last = number == launches - 1
         butterflies = rows * (n // radix)
         _pass_kernel(radix, forward, dtype)[_config(device, butterflies)](
-            source, target, twiddles, n.bit_length() - 1, ns.bit_length() - 1, rows,
+            source, target, twiddles, n_bits, ns.bit_length() - 1, rows,
             real(scale if last else 1.0))
-        source, ns = target, ns * radix
+        source, ns, number = target, ns * radix, number + 1
     return source
+
+
+def _block_bits(device, n):
+    """log2 of the sub-transforms' length the shared-memory kernel takes first (0: none,
+    on a device whose blocks are smaller than BLOCK_THREADS)."""
+    if device.max_threads_per_block < BLOCK_THREADS or n < 2:
+        return 0
+    return (n if n <= BLOCK_ELEMENTS else STRIDED_LENGTH).bit_length() - 1
+
+
+def _block_kernel(forward, dtype, l_bits):
+    key = ("block", forward, dtype, l_bits)
+    if key not in _kernels:
+        name = f"fft_block{1 << l_bits}_{'forward' if forward else 'inverse'}"
+        _kernels[key] = _generated.kernel(
+            name, _block_text(name, forward, _generated.dtype_name(dtype), l_bits))
+    return _kernels[key]
 
 
 def _config(device, items):
@@ -159,6 +185,108 @@ def _radix4(name, forward, type_name):
         y[dst + 3 * ns] = (a1 - a3) * scale
         i += step
 '''
+
+
+# The first passes in shared memory: a block of BLOCK_THREADS threads loads BLOCK_ELEMENTS
+# elements, G sub-transforms of length L, runs their Stockham passes between barriers
+# (every thread reads its butterflies' values into registers, then all write), and writes
+# them back: one launch and one pass over memory instead of log4(L). A row of n <= 1024
+# is a whole sub-transform (G rows per block); a longer row's first log2(L) passes are
+# the length-L transforms of the subsequences g, g + S, g + 2S, ... (S = n / L), which
+# land at g * L .. g * L + L - 1 (the Stockham order after those passes); the global
+# passes go on from there.
+BLOCK_THREADS = 256
+BLOCK_ELEMENTS = 1024
+# The sub-transforms of a long row: G = 4 neighbouring subsequences per block, so each
+# load reads 4 neighbouring elements (a 32-byte sector of complex64), not one.
+STRIDED_LENGTH = BLOCK_ELEMENTS // 4
+
+
+def _block_text(name, forward, type_name, l_bits):
+    """The kernel computing the first l_bits passes (sub-transforms of length 2**l_bits)
+    in shared memory; the shared array holds element m of sub-transform t at m * G + t."""
+    length = 1 << l_bits
+    g_bits = (BLOCK_ELEMENTS // length).bit_length() - 1
+    per_thread = BLOCK_ELEMENTS // BLOCK_THREADS
+    lines = [
+        f"def {name}(x, y, w, n_bits, rows, scale):",
+        f"    sh = simt.shared.array({BLOCK_ELEMENTS}, {type_name})",
+        "    tid = simt.threadIdx.x",
+        f"    s_bits = n_bits - {l_bits}",
+        "    total = rows << s_bits",
+        f"    u0 = simt.blockIdx.x << {g_bits}",
+        "    while u0 < total:",
+    ]
+    # Loads: neighbouring threads on neighbouring addresses (along a row when each
+    # sub-transform is a whole row, across sub-transforms when they interleave).
+    for i in range(per_thread):
+        e = f"(tid + {i * BLOCK_THREADS})"
+        lines += [
+            "        if s_bits == 0:",
+            f"            t = {e} >> {l_bits}",
+            f"            m = {e} & {length - 1}",
+            "        else:",
+            f"            t = {e} & {(1 << g_bits) - 1}",
+            f"            m = {e} >> {g_bits}",
+            "        u = u0 + t",
+            "        if u < total:",
+            "            row = u >> s_bits",
+            "            g = u - (row << s_bits)",
+            f"            sh[(m << {g_bits}) + t] = x[(row << n_bits) + g + (m << s_bits)]",
+        ]
+    lines.append("        simt.syncthreads()")
+    ns_bits = 0
+    for radix in _radices(length):
+        r_bits = radix.bit_length() - 1
+        part = length // radix
+        count = (BLOCK_ELEMENTS // radix) // BLOCK_THREADS  # butterflies per thread
+        for c in range(count):
+            b = f"(tid + {c * BLOCK_THREADS})"
+            lines += [
+                f"        t = {b} & {(1 << g_bits) - 1}",
+                f"        j = {b} >> {g_bits}",
+                f"        k = j & {(1 << ns_bits) - 1}",
+                f"        tw = k << (n_bits - {r_bits + ns_bits})",
+                f"        d{c} = ((((j - k) << {r_bits}) + k) << {g_bits}) + t",
+            ]
+            values = [f"sh[((j + {r * part}) << {g_bits}) + t]" for r in range(radix)]
+            lines += [f"        a{c}_0 = {values[0]}"]
+            lines += [f"        a{c}_{r} = {values[r]} * w[{r} * tw]" for r in range(1, radix)]
+            lines += [f"        {stmt}" for stmt in _butterfly(radix, forward, type_name, f"a{c}_",
+                                                             f"o{c}_")]
+        lines.append("        simt.syncthreads()")
+        for c in range(count):
+            lines += [f"        sh[d{c} + {r << ns_bits << g_bits}] = o{c}_{r}"
+                      for r in range(radix)]
+        lines.append("        simt.syncthreads()")
+        ns_bits += r_bits
+    # Stores: sub-transform t's value q goes to g * L + q of its row: neighbouring
+    # threads on neighbouring q.
+    for i in range(per_thread):
+        e = f"(tid + {i * BLOCK_THREADS})"
+        lines += [
+            f"        t = {e} >> {l_bits}",
+            f"        q = {e} & {length - 1}",
+            "        u = u0 + t",
+            "        if u < total:",
+            "            row = u >> s_bits",
+            "            g = u - (row << s_bits)",
+            f"            y[(row << n_bits) + (g << {l_bits}) + q] = "
+            f"sh[(q << {g_bits}) + t] * scale",
+        ]
+    lines += ["        simt.syncthreads()",
+              f"        u0 += simt.gridDim.x << {g_bits}"]
+    return "\n".join(lines) + "\n"
+
+
+def _butterfly(radix, forward, type_name, a, o):
+    """The radix-point DFT of a0.. into o0.. (statements)."""
+    if radix == 2:
+        return [f"{o}0 = {a}0 + {a}1", f"{o}1 = {a}0 - {a}1"]
+    parts = f"d.imag, -d.real" if forward else "-d.imag, d.real"
+    return [f"s0 = {a}0 + {a}2", f"s1 = {a}0 - {a}2", f"s2 = {a}1 + {a}3",
+            f"d = {a}1 - {a}3", f"s3 = {type_name}(complex({parts}))",
+            f"{o}0 = s0 + s2", f"{o}1 = s1 + s3", f"{o}2 = s0 - s2", f"{o}3 = s1 - s3"]
 
 
 def _bluestein(flat, rows, n, forward, scale):

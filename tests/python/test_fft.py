@@ -9,9 +9,10 @@ import simt
 from array_helpers import random_numbers
 
 NORMS = ["backward", "ortho", "forward"]
-# Powers of two (radix-4 passes only, and an odd power with a radix-2 pass), 1, and
+# Powers of two (whole rows in one shared-memory block up to 1024; longer rows: their first
+# passes in shared memory, then radix-4 and radix-2 passes), 1, and
 # lengths the GPU transforms by Bluestein's algorithm.
-LENGTHS = [1, 2, 8, 16, 32, 1024, 3, 5, 12, 17, 100]
+LENGTHS = [1, 2, 8, 16, 32, 1024, 2048, 8192, 3, 5, 12, 17, 100, 1000]
 
 
 def _on(device, array):
