@@ -83,11 +83,19 @@ def _power_of_two(flat, rows, n, forward, scale):
 
 
 def _block_bits(device, n):
-    """log2 of the sub-transforms' length the shared-memory kernel takes first (0: none,
-    on a device whose blocks are smaller than BLOCK_THREADS)."""
-    if device.max_threads_per_block < BLOCK_THREADS or n < 2:
+    """log2 of the sub-transforms' length the shared-memory kernel takes first (0: none)."""
+    if n < 2 or not uses_shared_memory(device):
         return 0
     return (n if n <= BLOCK_ELEMENTS else STRIDED_LENGTH).bit_length() - 1
+
+
+def uses_shared_memory(device):
+    """Whether the first passes run in shared memory on `device`: on GPUs. An OpenCL CPU
+    device (PoCL) runs a block's threads as loops split at each barrier, where the
+    shared-memory kernel measured 10x slower than the global passes (2^20 complex64:
+    140-290 ms against 19-23 ms on 2 cores)."""
+    return (device.is_gpu and device.max_threads_per_block >= BLOCK_THREADS
+            and device.max_shared_memory_per_block >= BLOCK_ELEMENTS * 16)
 
 
 def _block_kernel(forward, dtype, l_bits):

@@ -7,11 +7,12 @@ import pytest
 
 import simt
 from array_helpers import random_numbers
+from simt import _fft_stockham
 
 NORMS = ["backward", "ortho", "forward"]
-# Powers of two (whole rows in one shared-memory block up to 1024; longer rows: their first
-# passes in shared memory, then radix-4 and radix-2 passes), 1, and
-# lengths the GPU transforms by Bluestein's algorithm.
+# Powers of two (on GPUs: whole rows in one shared-memory block up to 1024; longer rows:
+# their first passes in shared memory, then radix-4 and radix-2 passes), 1, and lengths
+# the GPU transforms by Bluestein's algorithm.
 LENGTHS = [1, 2, 8, 16, 32, 1024, 2048, 8192, 3, 5, 12, 17, 100, 1000]
 
 
@@ -38,6 +39,21 @@ def test_fft_and_ifft_of_each_length(device, rng, n, dtype):
     a = random_numbers(rng, (3, n), dtype)
     x = _on(device, a)
     _check(simt.fft.fft(x), np.fft.fft(a), f"fft n={n}")
+    _check(simt.fft.ifft(x), np.fft.ifft(a), f"ifft n={n}")
+
+
+@pytest.mark.parametrize("n, rows", [(2, 3), (16, 100), (1024, 2), (2048, 3), (2 ** 16, 1),
+                                     (12, 5)])
+@pytest.mark.parametrize("shared", [True, False], ids=["shared-memory", "global-passes"])
+def test_both_gpu_paths(device, rng, monkeypatch, n, rows, shared):
+    # GPUs take the shared-memory kernel, OpenCL CPU devices the global passes alone:
+    # each device here runs both (the cuda kernels of both are compiled by NVRTC).
+    if device.backend == "cpu":
+        pytest.skip("the cpu device runs pocketfft")
+    monkeypatch.setattr(_fft_stockham, "uses_shared_memory", lambda device: shared)
+    a = random_numbers(rng, (rows, n), np.complex64)
+    x = _on(device, a)
+    _check(simt.fft.fft(x, norm="ortho"), np.fft.fft(a, norm="ortho"), f"fft n={n}")
     _check(simt.fft.ifft(x), np.fft.ifft(a), f"ifft n={n}")
 
 
@@ -187,7 +203,7 @@ def test_errors(device, rng):
         simt.fft.rfftfreq(4, dtype=np.int32)
 
 
-def test_simt_fft_loads_on_first_use():
+def test_simt_fft_loads_on_first_use():  # (in a fresh interpreter: this file imports it)
     import subprocess
     import sys
 
