@@ -2,11 +2,13 @@
 transforms of contiguous batches of rows, generated in simt's kernel language.
 
 A power-of-two length n is a Stockham FFT (the self-sorting form: no bit-reversal pass,
-each pass reads one buffer and writes the other): log4(n) radix-4 passes and, for odd
-log2(n), one radix-2 pass. A pass is one launch over (rows x n / radix) butterflies; its
-twiddle factors come from a table of the n roots of unity, computed once on the host in
-float64 (more accurate than sin/cos of a float32 angle on the device). The last pass
-also applies the norm's scale, so normalizing costs no pass of its own.
+each pass reads one buffer and writes the other): radix-4 passes and, for odd log2(n),
+one radix-2 pass. On GPUs the first passes run in shared memory, one launch for up to
+log2(1024) of them (the whole transform of rows up to 1024 long); the others are one
+launch each over (rows x n / radix) butterflies in global memory. The twiddle factors
+come from a table of the n roots of unity, computed once on the host in float64 (more
+accurate than sin/cos of a float32 angle on the device). The last launch also applies
+the norm's scale, so normalizing costs no pass of its own.
 
 Any other length is Bluestein's: the transform as a convolution with a chirp, computed by
 power-of-two FFTs of length m >= 2n - 1 (about 6x the work of a power-of-two length of
