@@ -58,7 +58,7 @@ def _radices(n):
 
 def _power_of_two(flat, rows, n, forward, scale):
     device, dtype = flat.device, flat.dtype
-    twiddles = _table(device, ("twiddles", n, dtype, forward),
+    twiddles = _table(device, "twiddles", n, dtype, forward,
                       lambda: np.exp((-2j if forward else 2j) * np.pi * np.arange(n) / n))
     n_bits = n.bit_length() - 1
     in_block = _block_bits(device, n)  # the first passes, in shared memory
@@ -114,15 +114,14 @@ def _config(device, items):
     return max(1, min(-(-items // block), 2 ** 31 - 1)), block
 
 
-def _table(device, key, make):
-    """The device array of `make()` (complex values, computed on the host in complex128)
-    as key's dtype, cached for the device."""
-    key = (device.id,) + key
+def _table(device, what, n, dtype, forward, make):
+    """The device array of `make()` (complex values computed on the host in complex128)
+    in `dtype`: the table `what` of a length-n transform, kept per device."""
+    key = (device.id, what, n, dtype, forward)
     found = _tables.get(key)
     if found is not None:
         _tables.move_to_end(key)
         return found
-    dtype = next(part for part in key if isinstance(part, np.dtype))
     host = np.ascontiguousarray(make().astype(dtype))
     found = empty(host.shape, dtype, device)
     found.set(host)
@@ -304,8 +303,8 @@ def _bluestein(flat, rows, n, forward, scale):
     convolution as a product of power-of-two FFTs of length m >= 2n - 1."""
     device, dtype = flat.device, flat.dtype
     m = 1 << (2 * n - 2).bit_length()
-    chirp = _table(device, ("chirp", n, dtype, forward), lambda: _chirp(n, forward))
-    kernel = _table(device, ("chirp_spectrum", n, dtype, forward),
+    chirp = _table(device, "chirp", n, dtype, forward, lambda: _chirp(n, forward))
+    kernel = _table(device, "chirp_spectrum", n, dtype, forward,
                     lambda: _chirp_spectrum(n, m, forward))
     padded = empty((rows, m), dtype, device)
     assign(padded[:, n:], 0)
