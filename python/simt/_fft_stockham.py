@@ -138,8 +138,8 @@ def _pass_kernel(radix, forward, dtype):
     key = (radix, forward, dtype)
     if key not in _kernels:
         name = f"fft_radix{radix}_{'forward' if forward else 'inverse'}"
-        text = (_radix4 if radix == 4 else _radix2)(name, forward, _generated.dtype_name(dtype))
-        _kernels[key] = _generated.kernel(name, text)
+        _kernels[key] = _generated.kernel(
+            name, _pass_text(name, radix, forward, _generated.dtype_name(dtype)))
     return _kernels[key]
 
 
@@ -147,53 +147,30 @@ def _pass_kernel(radix, forward, dtype):
 # multiplies element r by the twiddle w**(r * k) (k = j mod ns, w the (R * ns)-th root of
 # unity: index r * k * n / (R * ns) of the table), takes their R-point DFT and writes it
 # at (j - k) * R + k + r * ns: the Stockham ordering, sorted after the last pass.
-_HEAD = '''def {name}(x, y, w, n_bits, ns_bits, rows, scale):
-    # Every extent is a power of two: shifts and masks, not 64-bit divisions.
-    part_bits = n_bits - {R_BITS}
-    total = rows << part_bits
-    i = simt.grid(1)
-    step = simt.gridsize(1)
-    while i < total:
-        row = i >> part_bits
-        j = i & ((1 << part_bits) - 1)
-        base = row << n_bits
-        k = j & ((1 << ns_bits) - 1)
-        t = k << (part_bits - ns_bits)
-        src = base + j
-        dst = base + ((j - k) << {R_BITS}) + k
-        part = 1 << part_bits
-        ns = 1 << ns_bits
-'''
-
-
-def _radix2(name, forward, type_name):
-    return _HEAD.format(name=name, R_BITS=1) + '''        v0 = x[src]
-        v1 = x[src + part] * w[t]
-        y[dst] = (v0 + v1) * scale
-        y[dst + ns] = (v0 - v1) * scale
-        i += step
-'''
-
-
-def _radix4(name, forward, type_name):
-    # d times -i (forward) or +i (inverse): a swap of parts, not a complex product.
-    parts = "d.imag, -d.real" if forward else "-d.imag, d.real"
-    rotate = f"{type_name}(complex({parts}))"
-    return _HEAD.format(name=name, R_BITS=2) + f'''        v0 = x[src]
-        v1 = x[src + part] * w[t]
-        v2 = x[src + 2 * part] * w[2 * t]
-        v3 = x[src + 3 * part] * w[3 * t]
-        a0 = v0 + v2
-        a1 = v0 - v2
-        a2 = v1 + v3
-        d = v1 - v3
-        a3 = {rotate}
-        y[dst] = (a0 + a2) * scale
-        y[dst + ns] = (a1 + a3) * scale
-        y[dst + 2 * ns] = (a0 - a2) * scale
-        y[dst + 3 * ns] = (a1 - a3) * scale
-        i += step
-'''
+def _pass_text(name, radix, forward, type_name):
+    r_bits = radix.bit_length() - 1
+    lines = [
+        f"def {name}(x, y, w, n_bits, ns_bits, rows, scale):",
+        # Every extent is a power of two: shifts and masks, not 64-bit divisions.
+        f"    part_bits = n_bits - {r_bits}",
+        "    total = rows << part_bits",
+        "    i = simt.grid(1)",
+        "    step = simt.gridsize(1)",
+        "    while i < total:",
+        "        row = i >> part_bits",
+        "        j = i & ((1 << part_bits) - 1)",
+        "        base = row << n_bits",
+        "        k = j & ((1 << ns_bits) - 1)",
+        "        t = k << (part_bits - ns_bits)",
+        "        src = base + j",
+        f"        dst = base + ((j - k) << {r_bits}) + k",
+        "        a0 = x[src]",
+    ]
+    lines += [f"        a{r} = x[src + ({r} << part_bits)] * w[{r} * t]" for r in range(1, radix)]
+    lines += [f"        {line}" for line in _butterfly(radix, forward, type_name, "a", "o")]
+    lines += [f"        y[dst + ({r} << ns_bits)] = o{r} * scale" for r in range(radix)]
+    lines.append("        i += step")
+    return "\n".join(lines) + "\n"
 
 
 # The first passes in shared memory: a block of BLOCK_THREADS threads loads BLOCK_ELEMENTS
@@ -289,10 +266,11 @@ def _block_text(name, forward, type_name, l_bits):
 
 
 def _butterfly(radix, forward, type_name, a, o):
-    """The radix-point DFT of a0.. into o0.. (statements)."""
+    """The radix-point DFT (radix 2 or 4) of a0.. into o0.., as statements."""
     if radix == 2:
         return [f"{o}0 = {a}0 + {a}1", f"{o}1 = {a}0 - {a}1"]
-    parts = f"d.imag, -d.real" if forward else "-d.imag, d.real"
+    # d times -i (forward) or +i (inverse): a swap of parts, not a complex product.
+    parts = "d.imag, -d.real" if forward else "-d.imag, d.real"
     return [f"s0 = {a}0 + {a}2", f"s1 = {a}0 - {a}2", f"s2 = {a}1 + {a}3",
             f"d = {a}1 - {a}3", f"s3 = {type_name}(complex({parts}))",
             f"{o}0 = s0 + s2", f"{o}1 = s1 + s3", f"{o}2 = s0 - s2", f"{o}3 = s1 - s3"]
