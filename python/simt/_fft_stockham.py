@@ -11,8 +11,9 @@ accurate than sin/cos of a float32 angle on the device). The last launch also ap
 the norm's scale, so normalizing costs no pass of its own.
 
 Any other length is Bluestein's: the transform as a convolution with a chirp, computed by
-power-of-two FFTs of length m >= 2n - 1 (about 6x the work of a power-of-two length of
-the same size, and the same accuracy).
+three power-of-two FFTs of length m, 2n - 1 <= m < 4n (6 to 12 times the work of a
+power-of-two length of the same size; errors measured alike, about 1e-7 relative in
+complex64).
 """
 
 from collections import OrderedDict
