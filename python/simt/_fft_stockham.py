@@ -2,10 +2,11 @@
 transforms of contiguous batches of rows, generated in simt's kernel language.
 
 A power-of-two length n is a Stockham FFT (the self-sorting form: no bit-reversal pass,
-each pass reads one buffer and writes the other): radix-4 passes and, for odd log2(n),
-one radix-2 pass. On GPUs the first passes run in shared memory, one launch for up to
-log2(1024) of them (the whole transform of rows up to 1024 long); the others are one
-launch each over (rows x n / radix) butterflies in global memory. The twiddle factors
+each pass reads one buffer and writes the other). On GPUs the first steps run in shared
+memory, one launch for up to log2(1024) of them (the whole transform of rows up to 1024
+long). The others are passes over global memory, one launch each over (rows x n / radix)
+butterflies of radix 16 (a 16-point DFT in registers: four steps per pass over memory),
+the last of radix 8, 4 or 2 as log2(n) asks. The twiddle factors
 come from a table of the n roots of unity, computed once on the host in float64 (more
 accurate than sin/cos of a float32 angle on the device). The last launch also applies
 the norm's scale, so normalizing costs no pass of its own.
@@ -52,9 +53,17 @@ def _real(dtype):
 
 
 def _radices(n):
-    """The passes' radices for n = 2**p: as many 4s as fit, then a 2 when p is odd."""
+    """The shared-memory passes' radices for n = 2**p: as many 4s as fit, then a 2 when p
+    is odd."""
     p = n.bit_length() - 1
     return [4] * (p // 2) + [2] * (p % 2)
+
+
+def _global_radices(n):
+    """The global passes' radices for n = 2**p: 16s (one pass over memory for 4 of the
+    p steps, the 16-point DFT done in registers), then one of 8, 4, 2 for the rest."""
+    p = n.bit_length() - 1
+    return [16] * (p // 4) + ([1 << (p % 4)] if p % 4 else [])
 
 
 def _power_of_two(flat, rows, n, forward, scale):
@@ -63,7 +72,7 @@ def _power_of_two(flat, rows, n, forward, scale):
                       lambda: np.exp((-2j if forward else 2j) * np.pi * np.arange(n) / n))
     n_bits = n.bit_length() - 1
     in_block = _block_bits(device, n)  # the first passes, in shared memory
-    radices = _radices(n >> in_block)
+    radices = _global_radices(n >> in_block)
     launches = (1 if in_block else 0) + len(radices)
     buffers = [empty((rows * n,), dtype, device) for _ in range(min(2, launches))]
     real = _real(dtype).type
@@ -168,10 +177,54 @@ def _pass_text(name, radix, forward, type_name):
         "        a0 = x[src]",
     ]
     lines += [f"        a{r} = x[src + ({r} << part_bits)] * w[{r} * t]" for r in range(1, radix)]
-    lines += [f"        {line}" for line in _butterfly(radix, forward, type_name, "a", "o")]
+    lines += [f"        {line}" for line in _register_dft(radix, forward, type_name, "a", "o")]
     lines += [f"        y[dst + ({r} << ns_bits)] = o{r} * scale" for r in range(radix)]
     lines.append("        i += step")
     return "\n".join(lines) + "\n"
+
+
+def _register_dft(radix, forward, type_name, a, o):
+    """Statements computing the radix-point DFT (radix 2 to 16) of a0.. into o0..: radix-4
+    and radix-2 Stockham stages on named values, their twiddles constants (none for the
+    trivial ones), so a pass of radix 16 does four steps between one load and one store."""
+    values, ns = [f"{a}{r}" for r in range(radix)], 1
+    lines = []
+    for stage, r in enumerate(_radices(radix)):
+        part = radix // r
+        out = [None] * radix
+        for j in range(part):
+            k = j % ns
+            ins = []
+            for q in range(r):
+                v = values[j + q * part]
+                exponent = q * k * (radix // (r * ns))  # of the radix-th root of unity
+                if exponent % radix:
+                    lines.append(f"{a}w{stage}_{j}_{q} = "
+                                 f"{_times_root(v, exponent, radix, forward, type_name)}")
+                    v = f"{a}w{stage}_{j}_{q}"
+                ins.append(v)
+            slots = [(j - k) * r + k + q * ns for q in range(r)]
+            outs = [f"{a}v{stage}_{slot}" for slot in slots]
+            lines += _butterfly(r, forward, type_name, ins, outs, f"{a}b{stage}_{j}_")
+            for slot, name in zip(slots, outs):
+                out[slot] = name
+        values, ns = out, ns * r
+    return lines + [f"{o}{q} = {values[q]}" for q in range(radix)]
+
+
+def _times_root(v, exponent, radix, forward, type_name):
+    """v times exp(-+2 pi i exponent / radix): quarter turns exactly, as a swap of parts
+    or a negation; other roots as a complex constant."""
+    quarters, rest = divmod(4 * exponent, radix)
+    if not rest:
+        sign = 1 if forward else -1  # times -i forward, +i inverse, for one quarter
+        if quarters % 4 == 2:
+            return f"-{v}"
+        if (quarters % 4 == 1) == (sign == 1):
+            return f"{type_name}(complex({v}.imag, -{v}.real))"
+        return f"{type_name}(complex(-{v}.imag, {v}.real))"
+    angle = (-2 if forward else 2) * np.pi * exponent / radix
+    return f"{v} * {type_name}(complex({float(np.cos(angle))!r}, {float(np.sin(angle))!r}))"
 
 
 # The first passes in shared memory: a block of BLOCK_THREADS threads loads BLOCK_ELEMENTS
@@ -239,8 +292,9 @@ def _block_text(name, forward, type_name, l_bits):
             values = [f"sh[((j + {r * part}) << {g_bits}) + t]" for r in range(radix)]
             lines += [f"        a{c}_0 = {values[0]}"]
             lines += [f"        a{c}_{r} = {values[r]} * w[{r} * tw]" for r in range(1, radix)]
-            lines += [f"        {stmt}" for stmt in _butterfly(radix, forward, type_name, f"a{c}_",
-                                                             f"o{c}_")]
+            lines += [f"        {stmt}" for stmt in _butterfly(
+                radix, forward, type_name, [f"a{c}_{r}" for r in range(radix)],
+                [f"o{c}_{r}" for r in range(radix)], "b")]
         lines.append("        simt.syncthreads()")
         for c in range(count):
             lines += [f"        sh[d{c} + {r << ns_bits << g_bits}] = o{c}_{r}"
@@ -266,15 +320,20 @@ def _block_text(name, forward, type_name, l_bits):
     return "\n".join(lines) + "\n"
 
 
-def _butterfly(radix, forward, type_name, a, o):
-    """The radix-point DFT (radix 2 or 4) of a0.. into o0.., as statements."""
+def _butterfly(radix, forward, type_name, ins, outs, tmp):
+    """Statements computing the radix-point DFT (radix 2 or 4) of the values named `ins`
+    into the names `outs`, with temporaries named from `tmp`."""
+    a, o = ins, outs
     if radix == 2:
-        return [f"{o}0 = {a}0 + {a}1", f"{o}1 = {a}0 - {a}1"]
+        return [f"{o[0]} = {a[0]} + {a[1]}", f"{o[1]} = {a[0]} - {a[1]}"]
+    d = f"{tmp}d"
     # d times -i (forward) or +i (inverse): a swap of parts, not a complex product.
-    parts = "d.imag, -d.real" if forward else "-d.imag, d.real"
-    return [f"s0 = {a}0 + {a}2", f"s1 = {a}0 - {a}2", f"s2 = {a}1 + {a}3",
-            f"d = {a}1 - {a}3", f"s3 = {type_name}(complex({parts}))",
-            f"{o}0 = s0 + s2", f"{o}1 = s1 + s3", f"{o}2 = s0 - s2", f"{o}3 = s1 - s3"]
+    parts = f"{d}.imag, -{d}.real" if forward else f"-{d}.imag, {d}.real"
+    s0, s1, s2, s3 = (f"{tmp}s{i}" for i in range(4))
+    return [f"{s0} = {a[0]} + {a[2]}", f"{s1} = {a[0]} - {a[2]}", f"{s2} = {a[1]} + {a[3]}",
+            f"{d} = {a[1]} - {a[3]}", f"{s3} = {type_name}(complex({parts}))",
+            f"{o[0]} = {s0} + {s2}", f"{o[1]} = {s1} + {s3}", f"{o[2]} = {s0} - {s2}",
+            f"{o[3]} = {s1} - {s3}"]
 
 
 def _bluestein(flat, rows, n, forward, scale):
