@@ -3,7 +3,7 @@
     python bench/arrays.py [device]       # default: the current device (cuda:0 on a GPU)
 
 On a CUDA device: against a hand-written float4 CUDA C kernel (compiled by NVRTC, in the
-same run), CuPy and PyTorch where installed. On the cpu device: against NumPy. Device
+same run), CuPy (cuBLAS, cuFFT) and PyTorch where installed. On the cpu device: against NumPy. Device
 times are medians of event-timed (CUDA) or synchronized wall-clock (cpu) runs after a
 warm-up; host costs are medians of rounds of many warm calls. Ratios > 1 mean simt is
 faster (peer time / simt time); the last lines are the table for docs/performance.md.
@@ -62,7 +62,8 @@ extern "C" __global__ void add4(const float4* a, const float4* b, float4* out, l
 
 
 def check(name, got, want, rtol):
-    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    kind = np.complex128 if np.iscomplexobj(got) or np.iscomplexobj(want) else np.float64
+    got, want = np.asarray(got, kind), np.asarray(want, kind)
     error = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
     if not error <= rtol:
         raise SystemExit(f"{name}: relative error {error:.3g} over {rtol}")
@@ -179,6 +180,16 @@ def bench_cuda(device):
     report("standard_normal 2^28 f32", normal_ms, "cupy default_rng", cupy_event_ms(
         cp, lambda: crng.standard_normal(n, dtype=cp.float32, out=crout)), "ms", "reported")
     del rout, crout
+    # FFT: simt's generated Stockham passes (cuFFT is not loaded yet) against cuFFT.
+    for log2 in (20, 24):
+        n = 2 ** log2
+        zh = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+        z, cz = simt.asarray(zh, device=device), cp.asarray(zh)
+        check("fft", simt.fft.fft(z).get(), np.fft.fft(zh), 1e-5)
+        report(f"fft 2^{log2} c64 (Stockham kernels)", event_ms(cp, lambda: simt.fft.fft(z)),
+               "cupy (cuFFT)", event_ms(cp, lambda: cp.fft.fft(cz)), "ms",
+               "reported (issue 15: cuFFT >= 0.95)")
+        del z, cz
 
     one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
     report("a + 1, 1 element (host cost)", small_call_us(lambda: one + 1, sync), "cupy",
@@ -231,6 +242,12 @@ def bench_cpu(device):
         lambda: srng.standard_normal(dtype=np.float32, out=out), sync), "numpy", wall_ms(
         lambda: nrng.standard_normal(dtype=np.float32, out=nout), lambda: None), "ms",
         "reported")
+    # FFT: both are pocketfft (simt's on the array's memory, written in place).
+    zh = (rng.standard_normal(2 ** 20) + 1j * rng.standard_normal(2 ** 20)).astype(np.complex64)
+    z = simt.asarray(zh, device=device)
+    check("fft", simt.fft.fft(z).get(), np.fft.fft(zh), 1e-5)
+    report("fft 2^20 c64", wall_ms(lambda: simt.fft.fft(z), sync), "numpy",
+           wall_ms(lambda: np.fft.fft(zh), lambda: None), "ms", "~1.0 (the same pocketfft)")
     one, none = simt.asarray(np.ones(1, np.float32), device=device), np.ones(1, np.float32)
     simt_us = small_call_us(lambda: one + 1, sync)
     numpy_us = small_call_us(lambda: none + 1)

@@ -40,8 +40,8 @@ __version__ = "0.1.0"
 
 # Submodules imported on first use, so that `import simt` stays cheap: simt.cuda (Numba's
 # host API: jit, vectorize, memory, devices) is most of the package's own import time;
-# simt.random (NumPy's Generator interface) is needed by few programs.
-_LAZY_SUBMODULES = frozenset({"cuda", "random"})
+# simt.random, simt.fft and simt.linalg are needed by few programs.
+_LAZY_SUBMODULES = frozenset({"cuda", "random", "fft", "linalg"})
 
 
 def __getattr__(name):
@@ -55,7 +55,9 @@ def __getattr__(name):
 def __dir__():
     return sorted(set(globals()) | _LAZY_SUBMODULES)
 
+
 # Queued device work finishes before the interpreter tears modules (and the
 # kernels they hold) down: a driver still compiling or running a kernel when
 # its program is released can crash the process.
 atexit.register(_core.finish_queued_work)
+
