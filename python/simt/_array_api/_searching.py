@@ -56,6 +56,8 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if out.size == 0:
         return out
     if device.backend == "cpu":
+        if sorter is not None:
+            _check_sorter_range(np.asarray(sorter), x1.shape[0], where)
         np.asarray(out)[...] = np.searchsorted(
             np.asarray(x1).astype(dtype, copy=False), np.asarray(x2).astype(dtype, copy=False),
             side=side, sorter=None if sorter is None else np.asarray(sorter))
@@ -67,26 +69,38 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     flat_out = Array._wrap(out._impl.view(out._impl.offset, [out.size], [8]))
     bad = zeros((1,), np.int32, device)
     has_sorter = sorter is not None
-    order = sorter if has_sorter else x1  # an unused stand-in: one signature per dtype
+    order = sorter if has_sorter else x1  # without a sorter the kernel never reads it
     _kernel(dtype, side, has_sorter)[_launch.elementwise_config(device, out.size)](
         flat_out, x1, order, values, bad)
-    if has_sorter and bad.get()[0]:
-        raise ValueError(f"{where}: sorter holds an index out of range for x1 of length "
-                         f"{x1.shape[0]}")
+    if has_sorter and bad.get()[0]:  # the one value brought back, with a sorter only
+        raise _sorter_error(where, x1.shape[0])
     return out
+
+
+def _sorter_error(where, length):
+    return ValueError(f"{where}: sorter holds an index out of range for x1 of length {length}")
+
+
+def _check_sorter_range(sorter, length, where):
+    if sorter.size and (sorter.min() < 0 or sorter.max() >= length):
+        raise _sorter_error(where, length)
 
 
 _kernels = {}
 
-# `before(a, v)`: whether x1's element a goes before the value v, NaN the largest (so
-# side='left' finds the first a not before v). For side='right', a goes before v unless
-# v goes before a.
-_LESS = '''
+# dev_less(a, b): a < b with NaN the largest value (floats only: a NaN test of an
+# integer would be a self-comparison, which OpenCL compilers warn about). side='left'
+# finds the first a not before v; for side='right', a goes before v unless v goes
+# before a.
+_LESS = {True: '''
 def dev_less(a, b):
     if b != b:
         return a == a
     return a < b
-'''
+''', False: '''
+def dev_less(a, b):
+    return a < b
+'''}
 _BEFORE = {"left": "dev_less(a, v)", "right": "not dev_less(v, a)"}
 
 
@@ -103,7 +117,7 @@ def _kernel(dtype, side, has_sorter):
         else:
             element = [f"a = {t}(x1[mid])"]
         body = "\n".join(" " * 12 + line for line in element)
-        found = _kernels[key] = _generated.kernel("search_sorted", _LESS + f'''
+        found = _kernels[key] = _generated.kernel("search_sorted", _LESS[dtype.kind == "f"] + f'''
 def search_sorted(out, x1, order, values, bad):
     n = {n}
     i = simt.grid(1)

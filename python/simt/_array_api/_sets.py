@@ -54,7 +54,7 @@ def _groups(x, where, equal_nan=False):
     order = argsort(flat)
     config = _launch.elementwise_config(device, n)
     starts = empty((n,), np.int64, device)
-    _kernel("flags")[config](starts, flat, order, np.int32(equal_nan))
+    _kernel("flags", x.dtype.kind == "f")[config](starts, flat, order, np.int32(equal_nan))
     group = cumulative_sum(starts)  # group[i]: 1 + the group of sorted place i
     total = int(group[n - 1:].get()[0])
     values = empty((total,), x.dtype, device)
@@ -77,7 +77,7 @@ def unique_flags(starts, x, order, equal_nan):
         if i > 0:
             a = x[order[i]]
             b = x[order[i - 1]]
-            if a == b or (equal_nan != 0 and a != a and b != b):
+            if {SAME}:
                 start = np.int64(0)
         starts[i] = start
         i += step
@@ -104,10 +104,16 @@ def unique_compact(values, indices, begin, end, inverse, x, order, group):
 _kernels = {}
 
 
-def _kernel(name):
-    found = _kernels.get(name)
+# When two neighbours in sorted order are one value: NaN tests for floats only (on
+# integers they are self-comparisons, which OpenCL compilers warn about).
+_SAME = {True: "a == b or (equal_nan != 0 and a != a and b != b)", False: "a == b"}
+
+
+def _kernel(name, floats=False):
+    found = _kernels.get((name, floats))
     if found is None:
-        found = _kernels[name] = _generated.kernel(f"unique_{name}", _TEMPLATES[name])
+        text = _TEMPLATES[name].replace("{SAME}", _SAME[floats])
+        found = _kernels[name, floats] = _generated.kernel(f"unique_{name}", text)
     return found
 
 

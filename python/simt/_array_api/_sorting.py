@@ -142,6 +142,7 @@ def radix_sort(x, axis, descending, indices):
     out_dtype = np.dtype(np.int64) if indices else x.dtype
     if x.size == 0:
         return empty(x.shape, out_dtype, x.device)
+    _launch.check_dtypes(x.device, (x.dtype,), "simt.argsort" if indices else "simt.sort")
     rows, kept_shape = _as_rows(x, (axis,))
     m, n = rows.shape
     order = sorted_positions(rows, descending)
