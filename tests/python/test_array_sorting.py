@@ -1,7 +1,9 @@
 """simt.sort, simt.argsort, Array.sort/argsort and simt.searchsorted against NumPy's stable
 sort and searchsorted, on every device. On the cpu device the public functions use NumPy
-on the array's memory; the `path` parameter also runs the generated radix sort there (the
-GPUs' path), so its kernels are checked on every machine."""
+on the array's memory; the `path` parameter also runs the GPUs' generated kernels there
+("kernels": as the GPUs choose, short rows by a block each), and the radix sort's passes
+on every device, whatever the row length ("passes"), so every kernel is checked on every
+machine."""
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from array_helpers import assert_exact, random_numbers
 REAL_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                np.uint32, np.uint64, np.float16, np.float32, np.float64]
 FLOATS = [np.float16, np.float32, np.float64]
-PATHS = ["public", "radix"]
+PATHS = ["public", "kernels", "passes"]
 
 
 def _skip_unless_fp64(device, dtype):
@@ -23,18 +25,21 @@ def _skip_unless_fp64(device, dtype):
 
 
 def _sorter(device, path):
-    """(sort, argsort) of the path under test: the public functions, or the radix sort
-    called directly (only on the cpu device; on GPUs it is the public path)."""
+    """(sort, argsort) of the path under test: the public functions, or the kernels called
+    directly (on GPUs "kernels" is the public path: skipped there)."""
     if path == "public":
         return simt.sort, simt.argsort
-    if device.backend != "cpu":
-        pytest.skip("the radix sort is the public path on GPUs")
+    if path == "kernels" and device.backend != "cpu":
+        pytest.skip("the generated kernels are the public path on GPUs")
+    short_rows = path == "kernels"
 
     def sort(x, axis=-1, descending=False):
-        return _sorting.radix_sort(x, axis % x.ndim, descending, indices=False)
+        return _sorting.radix_sort(x, axis % x.ndim, descending, indices=False,
+                                   short_rows=short_rows)
 
     def argsort(x, axis=-1, descending=False):
-        return _sorting.radix_sort(x, axis % x.ndim, descending, indices=True)
+        return _sorting.radix_sort(x, axis % x.ndim, descending, indices=True,
+                                   short_rows=short_rows)
     return sort, argsort
 
 
@@ -64,7 +69,7 @@ def check_sorts(device, path, x, axis=-1, descending=False):
 def test_sort_every_dtype(device, rng, dtype, path):
     _skip_unless_fp64(device, dtype)
     info_bound = 100 if np.dtype(dtype).kind == "f" else None
-    for n in (1, 2, 255, 2049):
+    for n in (1, 2, 255, 2048, 2049):
         if info_bound is None and np.dtype(dtype).kind in "iu":
             info = np.iinfo(dtype)
             x = rng.integers(info.min, info.max, n, endpoint=True, dtype=dtype)

@@ -33,6 +33,8 @@ first, each three kernels:
 Segments: for M > 1 rows the row of each element (its position // N) is sorted as more
 significant digits after the key's, so one sort of all M * N elements leaves every row
 in order in its own place (extra passes of log16(M) instead of M launches).
+Rows of at most SHORT_ROW elements skip the passes: a block per row sorts the row's
+(key, position) pairs in shared memory with a bitonic network, in one launch.
 """
 
 import operator
@@ -136,19 +138,24 @@ def _numpy_argsort(x, axis, descending):
 # GPUs: the radix sort
 
 
-def radix_sort(x, axis, descending, indices):
-    """sort (indices False) or argsort (True) of x along `axis` by the generated radix
-    sort, on any device (the cpu device runs it too, which the tests use)."""
+def radix_sort(x, axis, descending, indices, short_rows=True):
+    """sort (indices False) or argsort (True) of x along `axis` by the generated kernels,
+    on any device (the cpu device runs them too, which the tests use): rows of at most
+    SHORT_ROW elements by a block each (unless short_rows is False), others by the radix
+    sort's passes."""
     out_dtype = np.dtype(np.int64) if indices else x.dtype
     if x.size == 0:
         return empty(x.shape, out_dtype, x.device)
     _launch.check_dtypes(x.device, (x.dtype,), "simt.argsort" if indices else "simt.sort")
     rows, kept_shape = _as_rows(x, (axis,))
     m, n = rows.shape
-    order = sorted_positions(rows, descending)
     flat = empty((m * n,), out_dtype, x.device)
-    finish = _finish_kernel(indices)
-    finish[_launch.elementwise_config(x.device, m * n)](flat, order, rows)
+    if short_rows and n <= SHORT_ROW:
+        _sort_short_rows(rows, flat, descending, indices)
+    else:
+        order = sorted_positions(rows, descending)
+        finish = _finish_kernel(indices)
+        finish[_launch.elementwise_config(x.device, m * n)](flat, order, rows)
     # flat is C order over kept_shape + (n,): viewed back in x's axis order, and copied
     # to C order when the axis was not the last.
     sorted_shape = tuple(kept_shape) + (n,)
@@ -175,8 +182,8 @@ def sorted_positions(rows, descending):
     position_dtype = np.dtype(np.int32 if total < 2 ** 31 else np.int64)
     keys = empty((total,), key_dtype, device)
     positions = empty((total,), position_dtype, device)
-    _keys_kernel(rows.dtype, descending)[_launch.elementwise_config(device, total)](
-        keys, positions, rows)
+    _keys_kernel(rows.dtype)[_launch.elementwise_config(device, total)](
+        keys, positions, rows, np.int32(descending))
     block = _block(device)
     tile = block * ITEMS
     blocks = -(-total // tile)
@@ -231,7 +238,9 @@ def _key_dtype(dtype):
     return np.dtype(_KEY_DTYPES[width])
 
 
-def _key_lines(dtype, descending):
+def _key_lines(dtype):
+    """Lines from the element `v` to its `key`; a run-time `descending` (int32) complements
+    it."""
     key = _key_dtype(dtype)
     k = _generated.dtype_name(key)
     bits = key.itemsize * 8
@@ -258,8 +267,7 @@ def _key_lines(dtype, descending):
             "else:",
             f"    key = raw | {k}({sign})",
         ]
-    if descending:
-        lines.append(f"key = key ^ {k}({ones})")
+    lines += ["if descending != 0:", f"    key = key ^ {k}({ones})"]
     return lines
 
 
@@ -273,11 +281,11 @@ def _cached(key, name, make):
     return found
 
 
-def _keys_kernel(dtype, descending):
+def _keys_kernel(dtype):
     def make():
-        body = "\n".join("        " + line for line in _key_lines(dtype, descending))
+        body = "\n".join("        " + line for line in _key_lines(dtype))
         return f'''
-def sort_keys(keys, positions, rows):
+def sort_keys(keys, positions, rows, descending):
     M = rows.shape[0]
     N = rows.shape[1]
     i = simt.grid(1)
@@ -289,7 +297,7 @@ def sort_keys(keys, positions, rows):
         positions[i] = i
         i += step
 '''
-    return _cached(("keys", dtype, descending), "sort_keys", make)
+    return _cached(("keys", dtype), "sort_keys", make)
 
 
 def _finish_kernel(indices):
@@ -437,6 +445,82 @@ def _radix_kernel(kind, block):
         pieces = {"COUNT": _COUNT.format(**sizes), "SCAN": _BLOCK_SCAN.format(**sizes)}
         return _DIGIT + template.format(**sizes, **pieces)
     return _cached(("radix", kind, block), name, make)
+
+
+# Short rows: a block per row sorts it in shared memory with a bitonic network (its
+# length padded to a power of two with keys after every element's), comparing (key,
+# position) pairs, which makes it stable; one launch instead of a radix pass's three
+# launches per digit, and for many short rows (an (M, 16) array sorted along its last
+# axis) no passes over the row digits.
+SHORT_ROW = 2048
+
+_SHORT = '''
+def sort_short_rows(out, rows, padded, descending):
+    # padded: the row length rounded up to a power of two (at most {P}, the arrays' size).
+    keys = simt.shared.array({P}, {K})
+    places = simt.shared.array({P}, np.int32)
+    M = rows.shape[0]
+    N = rows.shape[1]
+    t = simt.thread_idx.x
+    m = simt.block_idx.x
+    while m < M:
+        k = t
+        while k < padded:
+            if k < N:
+                v = rows[m, k]
+{KEY}
+                keys[k] = key
+            else:
+                keys[k] = {PAD}
+            places[k] = k
+            k += {T}
+        simt.syncthreads()
+        size = 2
+        while size <= padded:
+            stride = size // 2
+            while stride > 0:
+                j = t
+                while j < padded // 2:
+                    low = 2 * j - (j & (stride - 1))
+                    high = low + stride
+                    a = keys[low]
+                    b = keys[high]
+                    later = a > b or (a == b and places[low] > places[high])
+                    if later == ((low & size) == 0):
+                        keys[low] = b
+                        keys[high] = a
+                        p = places[low]
+                        places[low] = places[high]
+                        places[high] = p
+                    j += {T}
+                simt.syncthreads()
+                stride //= 2
+            size *= 2
+        k = t
+        while k < N:
+            out[m * N + k] = {VALUE}
+            k += {T}
+        simt.syncthreads()
+        m += simt.grid_dim.x
+'''
+
+
+def _sort_short_rows(rows, flat, descending, indices):
+    device = rows.device
+    m, n = rows.shape
+    # One kernel per dtype and result for every row length (sizes and the order are
+    # arguments): each specialization costs a compile on every device.
+    padded = 1 << max(1, (n - 1).bit_length())
+    threads = _block(device)
+    key = _key_dtype(rows.dtype)
+    kernel = _cached(("short", rows.dtype, indices, threads), "sort_short_rows",
+                     lambda: _SHORT.format(
+                         P=SHORT_ROW, T=threads, K=_generated.dtype_name(key),
+                         PAD=f"{_generated.dtype_name(key)}({(1 << key.itemsize * 8) - 1})",
+                         KEY="\n".join(" " * 16 + line for line in _key_lines(rows.dtype)),
+                         VALUE="np.int64(places[k])" if indices else "rows[m, places[k]]"))
+    kernel[min(m, device.max_grid_dim[0]), threads](flat, rows, np.int64(padded),
+                                                    np.int32(descending))
 
 
 # ----------------------------------------------------------------------------------------
