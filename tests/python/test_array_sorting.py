@@ -34,11 +34,11 @@ def _sorter(device, path):
     short_rows = path == "kernels"
 
     def sort(x, axis=-1, descending=False):
-        return _sorting.radix_sort(x, axis % x.ndim, descending, indices=False,
+        return _sorting.generated_sort(x, axis % x.ndim, descending, indices=False,
                                    short_rows=short_rows)
 
     def argsort(x, axis=-1, descending=False):
-        return _sorting.radix_sort(x, axis % x.ndim, descending, indices=True,
+        return _sorting.generated_sort(x, axis % x.ndim, descending, indices=True,
                                    short_rows=short_rows)
     return sort, argsort
 

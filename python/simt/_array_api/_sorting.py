@@ -90,7 +90,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     x, axis = _checked(x, axis, "simt.sort")
     if x.device.backend == "cpu":
         return _numpy_sort(x, axis, descending)
-    return radix_sort(x, axis, descending, indices=False)
+    return generated_sort(x, axis, descending, indices=False)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
@@ -99,7 +99,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     x, axis = _checked(x, axis, "simt.argsort")
     if x.device.backend == "cpu":
         return _numpy_argsort(x, axis, descending)
-    return radix_sort(x, axis, descending, indices=True)
+    return generated_sort(x, axis, descending, indices=True)
 
 
 # ----------------------------------------------------------------------------------------
@@ -135,10 +135,10 @@ def _numpy_argsort(x, axis, descending):
 
 
 # ----------------------------------------------------------------------------------------
-# GPUs: the radix sort
+# GPUs: the generated kernels (short rows by a block each, else the radix sort)
 
 
-def radix_sort(x, axis, descending, indices, short_rows=True):
+def generated_sort(x, axis, descending, indices, short_rows=True):
     """sort (indices False) or argsort (True) of x along `axis` by the generated kernels,
     on any device (the cpu device runs them too, which the tests use): rows of at most
     SHORT_ROW elements by a block each (unless short_rows is False), others by the radix
