@@ -190,10 +190,34 @@ def bench_cuda(device):
                "cupy (cuFFT)", event_ms(cp, lambda: cp.fft.fft(cz)), "ms",
                "reported (issue 15: cuFFT >= 0.95)")
         del z, cz
+    bench_sort_cuda(device, cp, rng)
 
     one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
     report("a + 1, 1 element (host cost)", small_call_us(lambda: one + 1, sync), "cupy",
            small_call_us(lambda: cone + 1, cp.cuda.Device().synchronize), "us", "<= cupy")
+
+
+def check_sort(name, got_values, got_order, xh):
+    """sort's values and argsort's indices are NumPy's stable ones, exactly."""
+    if not np.array_equal(got_order, np.argsort(xh, kind="stable")):
+        raise SystemExit(f"{name}: argsort differs from NumPy's stable argsort")
+    if not np.array_equal(got_values, np.sort(xh, kind="stable")):
+        raise SystemExit(f"{name}: sort differs from NumPy's")
+
+
+def bench_sort_cuda(device, cp, rng):
+    """sort and argsort (simt's generated radix sort) against CuPy's (CUB's radix sort)."""
+    for exponent in (22, 26):
+        xh = rng.standard_normal(2 ** exponent).astype(np.float32)
+        x, cx = simt.asarray(xh, device=device), cp.asarray(xh)
+        if exponent == 22:
+            check_sort("sort", simt.sort(x).get(), simt.argsort(x).get(), xh)
+        target = ">= 0.8 (issue 15)" if exponent == 26 else "reported"
+        report(f"sort 2^{exponent} f32", event_ms(cp, lambda: simt.sort(x), repeats=10),
+               "cupy", event_ms(cp, lambda: cp.sort(cx), repeats=10), "ms", target)
+        report(f"argsort 2^{exponent} f32", event_ms(cp, lambda: simt.argsort(x), repeats=10),
+               "cupy", event_ms(cp, lambda: cp.argsort(cx), repeats=10), "ms", "reported")
+        del x, cx
 
 
 def bench_cpu(device):
@@ -248,11 +272,27 @@ def bench_cpu(device):
     check("fft", simt.fft.fft(z).get(), np.fft.fft(zh), 1e-5)
     report("fft 2^20 c64", wall_ms(lambda: simt.fft.fft(z), sync), "numpy",
            wall_ms(lambda: np.fft.fft(zh), lambda: None), "ms", "~1.0 (the same pocketfft)")
+    bench_sort_cpu(device, rng)
     one, none = simt.asarray(np.ones(1, np.float32), device=device), np.ones(1, np.float32)
     simt_us = small_call_us(lambda: one + 1, sync)
     numpy_us = small_call_us(lambda: none + 1)
     report("a + 1, 1 element (host cost)", simt_us, "numpy x 3", 3 * numpy_us, "us",
            "<= 3x numpy, ratio >= 1")
+
+
+def bench_sort_cpu(device, rng):
+    """sort and argsort on the cpu device: NumPy's stable sort on the array's memory, so
+    the ratio is the cost of simt's call and result allocation (about 1)."""
+    sync = device.synchronize
+    xh = rng.standard_normal(2 ** 22).astype(np.float32)
+    x = simt.asarray(xh, device=device)
+    check_sort("sort", simt.sort(x).get(), simt.argsort(x).get(), xh)
+    report("sort 2^22 f32", wall_ms(lambda: simt.sort(x), sync, repeats=5), "numpy",
+           wall_ms(lambda: np.sort(xh, kind="stable"), lambda: None, repeats=5), "ms",
+           "~1.0 (NumPy's sort)")
+    report("argsort 2^22 f32", wall_ms(lambda: simt.argsort(x), sync, repeats=5), "numpy",
+           wall_ms(lambda: np.argsort(xh, kind="stable"), lambda: None, repeats=5), "ms",
+           "~1.0 (NumPy's sort)")
 
 
 def main():

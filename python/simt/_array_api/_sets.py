@@ -1,0 +1,158 @@
+"""Sets: the array API's unique_all, unique_counts, unique_inverse and unique_values, and
+NumPy's unique. x is flattened (C order); the unique values come sorted.
+
+Equality is the array API's: NaNs are distinct (each NaN is a value of its own), and
+-0.0 equals 0.0 (the group's value is the one that comes first in x). NumPy's unique
+takes equal_nan (default True: NaNs are one value, as NumPy 2's). Complex arrays have no
+order: TypeError, as for simt.sort.
+
+One path on every device: the flattened x is argsorted (stably, so a group's first
+element in sorted order is its first occurrence in x), then generated kernels
+- flag each sorted place that starts a group (its value differs from the one before),
+- number the groups by the running sum of the flags (simt.cumulative_sum's scan),
+- compact: each group's first place writes the group's value, first index and start,
+  its last place the end, and every place writes its group into inverse_indices.
+One number comes to the host: the count of groups, which sizes the results.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._array import Array, empty
+from . import _generated, _launch
+from ._elementwise import FUNCTIONS, contiguous_copy
+from ._reduction import cumulative_sum
+from ._sorting import argsort, check_ordered, checked_array
+
+__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "unique"]
+
+UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices",
+                                                 "counts"])
+UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def _flat(x):
+    """x's elements as a 1-D array in C order (a view when x is C-contiguous)."""
+    if not x._contiguous():
+        x = contiguous_copy(x)
+    return Array._wrap(x._impl.view(x._impl.offset, [x.size], [x.itemsize]))
+
+
+def _groups(x, where, equal_nan=False):
+    """UniqueAllResult of x (inverse_indices in x's shape)."""
+    checked_array(x, where)
+    check_ordered(x.dtype, where)
+    device = x.device
+    flat = _flat(x)
+    n = flat.size
+    if n == 0:
+        nothing = empty((0,), np.int64, device)
+        return UniqueAllResult(empty((0,), x.dtype, device), nothing,
+                               empty(x.shape, np.int64, device), nothing)
+    order = argsort(flat)
+    config = _launch.elementwise_config(device, n)
+    starts = empty((n,), np.int64, device)
+    _kernel("flags", x.dtype.kind == "f")[config](starts, flat, order, np.int32(equal_nan))
+    group = cumulative_sum(starts)  # group[i]: 1 + the group of sorted place i
+    total = int(group[n - 1:].get()[0])
+    values = empty((total,), x.dtype, device)
+    indices, begin, end = (empty((total,), np.int64, device) for _ in range(3))
+    inverse = empty(x.shape, np.int64, device)
+    flat_inverse = Array._wrap(inverse._impl.view(inverse._impl.offset, [n], [8]))
+    _kernel("compact")[config](values, indices, begin, end, flat_inverse, flat, order, group)
+    counts = FUNCTIONS["subtract"](end, begin)
+    return UniqueAllResult(values, indices, inverse, counts)
+
+
+# The kernels, over the n sorted places i (order[i]: x's element at place i).
+_TEMPLATES = {
+    "flags": '''
+def unique_flags(starts, x, order, equal_nan):
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    while i < x.size:
+        start = np.int64(1)
+        if i > 0:
+            a = x[order[i]]
+            b = x[order[i - 1]]
+            if {SAME}:
+                start = np.int64(0)
+        starts[i] = start
+        i += step
+''',
+    "compact": '''
+def unique_compact(values, indices, begin, end, inverse, x, order, group):
+    n = x.size
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    while i < n:
+        g = group[i] - 1
+        p = order[i]
+        inverse[p] = g
+        if i == 0 or group[i - 1] != group[i]:
+            values[g] = x[p]
+            indices[g] = p
+            begin[g] = i
+        if i == n - 1 or group[i + 1] != group[i]:
+            end[g] = i + 1
+        i += step
+''',
+}
+
+_kernels = {}
+
+
+# When two neighbours in sorted order are one value: NaN tests for floats only (on
+# integers they are self-comparisons, which OpenCL compilers warn about).
+_SAME = {True: "a == b or (equal_nan != 0 and a != a and b != b)", False: "a == b"}
+
+
+def _kernel(name, floats=False):
+    found = _kernels.get((name, floats))
+    if found is None:
+        text = _TEMPLATES[name].replace("{SAME}", _SAME[floats])
+        found = _kernels[name, floats] = _generated.kernel(f"unique_{name}", text)
+    return found
+
+
+def unique_all(x, /):
+    """(values, indices, inverse_indices, counts) of x's distinct values: sorted values,
+    the index of each one's first occurrence in flattened x, each element's value's place
+    in values (x's shape), and how often each occurs. NaNs are distinct."""
+    return _groups(x, "simt.unique_all")
+
+
+def unique_counts(x, /):
+    """(values, counts) of x's distinct values (NaNs distinct)."""
+    found = _groups(x, "simt.unique_counts")
+    return UniqueCountsResult(found.values, found.counts)
+
+
+def unique_inverse(x, /):
+    """(values, inverse_indices) of x's distinct values: values[inverse_indices]
+    rebuilds x (NaNs distinct)."""
+    found = _groups(x, "simt.unique_inverse")
+    return UniqueInverseResult(found.values, found.inverse_indices)
+
+
+def unique_values(x, /):
+    """x's distinct values, sorted (NaNs distinct)."""
+    return _groups(x, "simt.unique_values").values
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, sorted=True):
+    """NumPy's unique of the flattened array: the sorted distinct values and, as asked,
+    first indices, inverse (ar's shape, as NumPy 2's) and counts. NaNs are one value
+    unless equal_nan=False."""
+    where = "simt.unique"
+    if axis is not None:
+        raise NotImplementedError(f"{where}: axis={axis!r} (unique sub-arrays) is not "
+                                  f"supported; only axis=None, the flattened array")
+    found = _groups(ar, where, equal_nan=equal_nan)
+    extras = [part for wanted, part in ((return_index, found.indices),
+                                        (return_inverse, found.inverse_indices),
+                                        (return_counts, found.counts)) if wanted]
+    return (found.values, *extras) if extras else found.values
