@@ -281,13 +281,12 @@ class Generator:
 
     def _permutation_indices(self, n, device):
         """A uniformly random permutation of range(n) as an int64 array on `device`:
-        the stable order of n random 64-bit keys drawn on the device. simt has no device
-        sort yet, so the keys are sorted on the host (NumPy's stable argsort) and the
-        order copied back; the keys, and so the permutation, are the same on every
-        device."""
-        keys = self._bits64(n, device).get()
-        order = np.argsort(keys, kind="stable").astype(np.int64)
-        return _array.to_device(order, device=get_device(device))
+        the stable order of n random 64-bit keys drawn and sorted on the device (simt's
+        argsort); the keys, and so the permutation, are the same on every device."""
+        from .._array_api._sorting import argsort
+
+        order = argsort(self._bits64(n, device), stable=True)
+        return order if order.dtype == np.int64 else order.astype(np.int64)
 
     def permutation(self, x, axis=0, *, device=None):
         """A permuted range(x) (x an int) or a copy of the array x with its entries along
