@@ -113,3 +113,26 @@ def test_scans_match_numpy(device, rng, axis):
     np.testing.assert_array_equal(with_initial, want)
     np.testing.assert_array_equal(x.cumsum().get(), np.cumsum(xh))
     np.testing.assert_array_equal(simt.diff(x, axis=axis).get(), np.diff(xh, axis=axis))
+
+
+@pytest.mark.parametrize("shape, axis", [((70_001,), 0), ((3, 40_000), 1), ((50_000, 2), 0),
+                                         ((1 << 20,), 0)], ids=str)
+def test_long_scans_in_segments_match_numpy(device, rng, shape, axis):
+    # Rows too few to fill the device are scanned in segments (totals, their scan, then each
+    # segment from its offset): exact for integers, wrapping as NumPy's.
+    xh = rng.integers(-2 ** 31, 2 ** 31 - 1, shape, dtype=np.int64).astype(np.int32)
+    x = simt.asarray(xh, device=device)
+    np.testing.assert_array_equal(simt.cumulative_sum(x, axis=axis).get(),
+                                  np.cumsum(xh, axis=axis))
+    initial = simt.cumulative_sum(x, axis=axis, include_initial=True, dtype=np.int32).get()
+    np.testing.assert_array_equal(np.take(initial, 0, axis=axis), 0)
+    np.testing.assert_array_equal(np.delete(initial, 0, axis=axis),
+                                  np.cumsum(xh, axis=axis, dtype=np.int32))
+    signs = np.where(rng.random(shape) < 0.5, -1, 1).astype(np.int8)
+    np.testing.assert_array_equal(simt.cumulative_prod(simt.asarray(signs, device=device),
+                                                       axis=axis).get(),
+                                  np.cumprod(signs, axis=axis))
+    fh = rng.random(shape).astype(np.float32)
+    want = np.cumsum(fh.astype(np.float64), axis=axis)
+    np.testing.assert_allclose(simt.cumulative_sum(simt.asarray(fh, device=device),
+                                                   axis=axis).get(), want, rtol=1e-4)

@@ -770,7 +770,10 @@ def _scan(name, x, axis, dtype, include_initial):
     m, k = rows.shape
     width = k + 1 if include_initial else k
     out = empty((m, width), acc, x.device)
-    if out.size:
+    segments = _scan_segments(x.device, m, k)
+    if out.size and segments > 1:
+        _segmented_scan(op, acc, out, rows, segments, include_initial)
+    elif out.size:
         identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True)
         text = f'''
 def scan_{op}(out, x, first):
@@ -805,6 +808,74 @@ def scan_{op}(out, x, first):
     if result_dtype != acc:
         result = contiguous_copy(result, result_dtype)
     return result
+
+
+# A scan with too few rows to fill the device (a 1-D cumulative_sum is one row) splits each
+# row into segments: one thread per segment sums it, the segments' totals are scanned (the
+# same function, on a much smaller array), then each segment is scanned again from its
+# offset. Segments hold at least _SCAN_SEGMENT elements; a GPU gets about _SCAN_THREADS
+# of them in all, the CPU a few per core. Float results then differ from a sequential
+# sum by rounding, as CuPy's do.
+_SCAN_SEGMENT = 256
+_SCAN_THREADS = 65536
+
+
+def _scan_segments(device, rows, length):
+    if device.backend == "cpu":
+        wanted = (device.compute_units or 1) * _launch.CPU_CHUNKS_PER_CORE
+        minimum = _launch.CPU_MIN_CHUNK
+    else:
+        wanted, minimum = _SCAN_THREADS, _SCAN_SEGMENT
+    per_row = builtins.min(length // minimum, wanted // builtins.max(rows, 1))
+    return per_row if per_row > 1 else 1
+
+
+def _segmented_scan(op, acc, out, rows, segments, include_initial):
+    identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True)
+    step = _substitute(combine, "acc", "(" + mapping.replace("v", "x[i, k]") + ")")
+    loop = f'''
+    M = x.shape[0]
+    K = x.shape[1]
+    G = S.shape[1]
+    t = simt.grid(1)
+    stride = simt.gridsize(1)
+    while t < M * G:
+        i = t // G
+        s = t - i * G
+        k = s * length
+        end = min(k + length, K)'''
+    # Two texts: a generated module's text is its kernel's key (_generated.kernel).
+    totals_text = f'''
+def scan_totals_{op}(S, x, length):{loop}
+        acc = {identity}
+        while k < end:
+            acc = {step}
+            k += 1
+        S[i, s] = acc
+        t += stride
+'''
+    offsets_text = f'''
+def scan_from_offsets_{op}(out, x, S, length, first):{loop}
+        acc = S[i, s]
+        if first == 1 and s == 0:
+            out[i, 0] = {identity}
+        while k < end:
+            acc = {step}
+            out[i, k + first] = acc
+            k += 1
+        t += stride
+'''
+    m, k = rows.shape
+    length = -(-k // segments)
+    segments = -(-k // length)
+    totals = empty((m, segments), acc, rows.device)
+    config = _launch.elementwise_config(rows.device, m * segments)
+    _generated.kernel(f"scan_totals_{op}", totals_text)[config](totals, rows, np.int64(length))
+    # Each segment's offset: the scan of the totals before it (the identity for the first).
+    offsets = _scan(f"cumulative_{op}", totals, 1, acc, True)
+    offsets = _broadcast.element_view(offsets, (m, segments), offsets.strides)
+    _generated.kernel(f"scan_from_offsets_{op}", offsets_text)[config](
+        out, rows, offsets, np.int64(length), np.int64(1 if include_initial else 0))
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
