@@ -177,6 +177,7 @@ class _SnippetKernel:
         if clash:
             raise ValueError(f"{what} {name}: {sorted(clash)} are both inputs and outputs")
         self._cache = {}
+        self._fast = {}  # ElementwiseKernel: _fast_key -> _FastCall
         self._what = f"{what} {name}"
 
     def _ctype(self, dialect, dtype):
@@ -302,6 +303,77 @@ def _contiguous_full(value, shape):
     return isinstance(value, Array) and tuple(value.shape) == tuple(shape) and value._contiguous()
 
 
+_SCALARS = (int, float, bool, complex)
+
+
+def _fast_key(args, block_size):
+    """What decides an ElementwiseKernel call's launch, read cheaply: each array's dtype,
+    layout, offset and device, each scalar's type; None for anything else."""
+    key = [block_size]
+    for a in args:
+        t = type(a)
+        if t is Array:
+            impl = a._impl
+            key.append((impl.dtype, tuple(impl.shape), tuple(impl.strides), impl.offset,
+                        impl.device))
+        elif t in _SCALARS or issubclass(t, np.generic):
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
+
+
+class _FastCall:
+    """A call repeated with arguments of the same types and layouts (CuPy's warm call):
+    outputs not given allocated, the arguments put in the places the first call's
+    launch had them, the kernel launched; no type binding, shape broadcasting or lookup.
+    Only for calls whose arrays are all contiguous over the whole shape from their
+    buffer's start (the pointer is the array itself, its offset 0)."""
+
+    __slots__ = ("launch", "parts", "tail", "allocations", "single", "nin")
+
+    def __init__(self, kernel, launch, call, nargs, shape, out_types, device):
+        self.launch = launch
+        # Each parameter's slice of `call`: (argument index or None for an output to
+        # allocate, the values after it (offset, strides), how to convert a scalar).
+        self.parts = []
+        params = kernel.in_params + kernel.out_params
+        at = 0
+        for index, p in enumerate(params):
+            given = index < nargs
+            is_array = call[at].__class__ is Array
+            width = (2 + (0 if p.raw else 1)) if is_array else 1
+            extra = tuple(call[at + 1:at + width])
+            convert = None if is_array else type(call[at])
+            self.parts.append((index if given else None, extra, convert))
+            at += width
+        self.tail = tuple(call[at:])
+        out_dtypes = [np.dtype(t).name for t in out_types]
+        self.allocations = [(list(shape), d, device) for d in out_dtypes]
+        self.single = len(out_types) == 1
+        self.nin = kernel.nin
+
+    def __call__(self, args):
+        call, outs, allocations = [], [], iter(self.allocations)
+        for index, extra, convert in self.parts:
+            if index is None:
+                shape, dtype, device = next(allocations)
+                value = Array._wrap(_core.empty(shape, dtype, device, "C"))
+                outs.append(value)
+            else:
+                value = args[index]
+                if convert is not None:
+                    value = convert(value)
+            call.append(value)
+            call.extend(extra)
+        if self.launch is not None:
+            call.extend(self.tail)
+            self.launch(*call)
+        if not outs:  # the outputs were given
+            outs = args[self.nin:]
+        return outs[0] if self.single else tuple(outs)
+
+
 class ElementwiseKernel(_SnippetKernel):
     """CuPy's ElementwiseKernel: ``ElementwiseKernel('float32 x, float32 y', 'float32 z',
     'z = (x - y) * (x - y)', 'squared_diff')``.
@@ -323,6 +395,11 @@ class ElementwiseKernel(_SnippetKernel):
         self._device = device
 
     def __call__(self, *args, size=None, block_size=256, stream=None):
+        fast_key = _fast_key(args, block_size) if size is None and stream is None else None
+        if fast_key is not None:
+            fast = self._fast.get(fast_key)
+            if fast is not None:
+                return fast(args)
         dev, dialect, ins, outs, types = self._prepare(args, self._device, "ElementwiseKernel")
         in_types = self._resolve(self.in_params, types)
         out_types = self._resolve(self.out_params, types)
@@ -363,8 +440,12 @@ class ElementwiseKernel(_SnippetKernel):
         if nd > 1:
             call += [np.int64(s) for s in shape]
         blocks = max(1, min((total + block_size - 1) // block_size, 65535))
-        if total:
-            generated.kernels[0][blocks, block_size, stream](*call)
+        launch = generated.kernels[0][blocks, block_size, stream] if total else None
+        if launch is not None:
+            launch(*call)
+        if fast_key is not None and len(self._fast) < 1024 and nd == 1 and \
+                all(v._impl.offset == 0 for v in ins + outs if isinstance(v, Array)):
+            self._fast[fast_key] = _FastCall(self, launch, call, len(args), shape, out_types, dev)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def generated_source(self, *args, dialect=None, ndim=1):

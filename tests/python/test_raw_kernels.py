@@ -347,6 +347,41 @@ def test_elementwise_raw_parameter_and_index(raw_device, rng):
     np.testing.assert_allclose(y.get(), x[::-1] + np.arange(300), rtol=1e-12)
 
 
+def test_elementwise_warm_calls_read_each_calls_arguments(raw_device, rng):
+    # The second call of a signature skips planning (the warm path): it must still read
+    # that call's scalars and arrays, allocate fresh outputs, fill given ones, and leave
+    # views starting inside a buffer (and raw views) to the full path.
+    k = simt.ElementwiseKernel("T x, raw T r, float64 s", "T z", "z = x * (T)s + r[0]",
+                               "warm_axpb")
+    x = rng.standard_normal((3, 40)).astype(np.float32)
+    r = rng.standard_normal(8).astype(np.float32)
+    dx, dr = simt.to_device(x, device=raw_device), simt.to_device(r, device=raw_device)
+    results = []
+    for s in (2.0, -3.5, 0.25):
+        results.append(k(dx, dr, s))
+        np.testing.assert_allclose(results[-1].get(), x * np.float32(s) + r[0], rtol=1e-6, atol=1e-6)
+    assert len({id(z) for z in results}) == 3
+    out = simt.full((3, 40), np.nan, dtype=np.float32, device=raw_device)
+    for s in (1.5, 4.0):
+        assert k(dx, dr, s, out) is out
+        np.testing.assert_allclose(out.get(), x * np.float32(s) + r[0], rtol=1e-6, atol=1e-6)
+    x2 = rng.standard_normal((3, 40)).astype(np.float32)
+    np.testing.assert_allclose(k(simt.to_device(x2, device=raw_device), dr, 1.0).get(),
+                               x2 + r[0], rtol=1e-6, atol=1e-6)
+    # Same shapes and strides, but a view into the middle of its buffer (raw and not).
+    np.testing.assert_allclose(k(dx, dr[3:4], 2.0).get(), x * 2 + r[3], rtol=1e-6, atol=1e-6)
+    row = dx[1]
+    np.testing.assert_allclose(k(row, dr, 2.0).get(), x[1] * 2 + r[0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(k(dx[2], dr, 2.0).get(), x[2] * 2 + r[0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(k(dx[0], dr, 2.0).get(), x[0] * 2 + r[0], rtol=1e-6, atol=1e-6)
+    ik = simt.ElementwiseKernel("int8 x, int8 c", "int8 y", "y = x + c", "warm_int8")
+    di = simt.to_device(np.arange(5, dtype=np.int8), device=raw_device)
+    np.testing.assert_array_equal(ik(di, 3).get(), np.arange(5) + 3)
+    np.testing.assert_array_equal(ik(di, -2).get(), np.arange(5) - 2)
+    with pytest.raises(OverflowError):
+        ik(di, 300)
+
+
 def test_elementwise_argument_errors(raw_device):
     k = simt.ElementwiseKernel(*SQUARED_DIFF)
     dx = simt.zeros(4, dtype=np.float32, device=raw_device)
