@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from . import _core
+from . import _core, _transfer
 from ._device import get_device
 from ._dlpack import DLDeviceType, dlpack_device
 
@@ -333,15 +333,16 @@ def zeros_like(array, dtype=None, device=None):
 
 
 def to_device(obj, device=None, stream=None):
-    """Copies a NumPy array (or anything numpy.asarray accepts) to `device`.
+    """Copies a NumPy array (or anything numpy.asarray accepts), or a simt array on any
+    device, to `device`.
 
     With a `stream` (default: the stream's device), the copy is queued on it,
     asynchronous when `obj` is pinned (simt.pinned_empty).
     """
-    if isinstance(obj, Array):
-        obj = obj.get()
     if device is None and stream is not None and not isinstance(stream, int):
         device = stream.device
+    if isinstance(obj, Array):
+        return _transfer.transfer(obj, device, stream)
     host = np.asarray(obj)
     if not host.dtype.isnative:  # the values, in the byte order kernels read
         host = host.astype(host.dtype.newbyteorder("="))
