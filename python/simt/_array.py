@@ -342,7 +342,11 @@ def to_device(obj, device=None, stream=None):
     if device is None and stream is not None and not isinstance(stream, int):
         device = stream.device
     if isinstance(obj, Array):
-        return _transfer.transfer(obj, device, stream)
+        if obj._contiguous():
+            array = empty(obj.shape, obj.dtype, device)
+            _transfer.copy_contiguous(obj._impl, array._impl, stream)
+            return array
+        obj = obj.get()  # a strided view: gathered on the host, in its own order
     host = np.asarray(obj)
     if not host.dtype.isnative:  # the values, in the byte order kernels read
         host = host.astype(host.dtype.newbyteorder("="))

@@ -220,3 +220,29 @@ def test_a_launch_keeps_no_array_alive_once_it_returned(device):
     _axpy[8, 128](np.float32(1), x, x, x)
     del x
     assert simt.memory_stats(device)["in_use"] == before
+
+
+class _NotHostVisible:
+    """A DeviceArray that says the host cannot address it: the path two GPUs take."""
+
+    def __init__(self, storage):
+        self._storage = storage
+
+    host_visible = False
+
+    def __getattr__(self, name):
+        return getattr(self._storage, name)
+
+
+def test_copies_between_two_gpu_like_memories_stage_through_pinned_memory(pair, rng):
+    # Two GPUs are not here: the same path runs with both sides said to be device memory.
+    from simt import _transfer
+
+    source, destination = pair
+    host = _values(rng, (3, 333), np.int32)
+    x = simt.asarray(host, device=source)
+    y = simt.full(host.shape, -1, np.int32, device=destination)
+    _transfer.copy_contiguous(_NotHostVisible(x._impl), _NotHostVisible(y._impl))
+    np.testing.assert_array_equal(y.get(), host)
+    with pytest.raises(ValueError, match="a copy of 3996 bytes into an array of 16"):
+        _transfer.copy_contiguous(x._impl, simt.empty(4, np.int32, device=destination)._impl)
