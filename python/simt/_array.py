@@ -98,6 +98,14 @@ class Array:
             "data": (self._impl.data_ptr, self._impl.readonly),
         }
 
+    def __buffer__(self, flags):
+        """The buffer protocol (Python 3.12 and later, PEP 688): memoryview(a), mpi4py and
+        other buffer consumers read and write an array the host reads in place."""
+        if not self._impl.host_visible:
+            raise BufferError(f"an array on {self._impl.device.id} is not host memory; use "
+                              f".get() to copy it")
+        return memoryview(np.asarray(self))  # waits for queued work (__array_interface__)
+
     @property
     def __cuda_array_interface__(self):
         if self._impl.device.backend != "cuda":
@@ -159,7 +167,8 @@ class Array:
             # streams, so the device finishes its queued work first.
             if stream not in (None, -1, 1):
                 source.device.synchronize()
-        elif stream is not None:
+        elif stream is not None and own[0] != DLDeviceType.kDLOpenCL:
+            # (OpenCL memory is never exported: export_dlpack says why, whatever the stream.)
             raise BufferError(f"arrays on {source.device.id} have no streams: stream must be "
                               f"None, not {stream!r}")
         if own[0] == DLDeviceType.kDLCPU:
