@@ -52,6 +52,10 @@ class Array:
 
     __slots__ = ("_impl", "__weakref__")
 
+    # Above NumPy's 0 (CuPy's value): code choosing among operands by it (Dask's
+    # tensordot) takes simt's functions.
+    __array_priority__ = 100
+
     def __init__(self, *args, **kwargs):
         raise TypeError("create arrays with simt.to_device, simt.empty, simt.zeros or simt.full")
 

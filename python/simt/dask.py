@@ -140,8 +140,12 @@ class SimtBackendEntrypoint(_dask_backends.ArrayBackendEntrypoint):
 
     @staticmethod
     def arange(*args, like=None, **kwargs):
+        # NumPy's values (Dask's chunks of a sequence have its own start per chunk), each
+        # chunk then copied to the device: where `like` is, else the current device.
         with dask.config.set({"array.backend": "numpy"}):
-            return da.arange(*args, like=xp.empty((0,)) if like is None else like, **kwargs)
+            x = da.arange(*args, **kwargs)
+        device = like.device if isinstance(like, Array) else None
+        return x.map_blocks(_to_simt, device=device, meta=xp.empty((0,), x.dtype, device))
 
 
 # --- dask.distributed: CUDA chunks by their device memory -------------------------------------

@@ -88,14 +88,22 @@ def test_unsupported_and_numpy_inputs_raise(device, rng):
             call()
     with pytest.raises(TypeError, match="copy it to the device"):
         np.matmul(a, x)
-    with pytest.raises(TypeError, match="dtype="):
-        np.add(a, 1, dtype=np.float32)
+    with pytest.raises(TypeError, match="casting="):
+        np.add(a, 1, casting="unsafe")
     with pytest.raises(TypeError, match="copy it to the device"):
         np.add(a, x)
     with pytest.raises(TypeError, match="copy it to the device"):
         np.sin(x, out=(a,))
     with pytest.raises(TypeError, match="NumPy array"):
         x + a  # NumPy's operator calls np.add
+
+
+def test_ufunc_dtype_converts_the_arrays_first(device, rng):
+    # As NumPy: the loop of that dtype, so int8 + int8 does not wrap in int16.
+    x, y = random_array(rng, (2, 50), np.int8) * np.int8(2)
+    a, b = on(device, x), on(device, y)
+    check(np.add(a, b, dtype=np.int16), np.add(x, y, dtype=np.int16), device)
+    check(np.multiply(a, 3, dtype=np.float32), np.multiply(x, 3, dtype=np.float32), device)
 
 
 def test_generalized_ufuncs_run_on_the_device(device, rng):

@@ -2,7 +2,8 @@
 array's device and give simt arrays, and NumPy never copies a device array implicitly.
 
 - ``__array_ufunc__``: ``np.sin(a)``, ``np.add(a, 1, out=b)`` call simt's element-wise
-  function of that ufunc, ``np.matmul`` and ``np.vecdot`` simt.matmul and simt.vecdot;
+  function of that ufunc (``dtype=`` converts the arrays to that dtype first), and
+  ``np.matmul`` and ``np.vecdot`` simt.matmul and simt.vecdot;
   ``np.add.reduce(a, axis=0)`` (and multiply, maximum, minimum, logical_and,
   logical_or) call simt.sum (prod, max, min, all, any).
 - ``__array_function__``: ``np.sum(a, axis=0)``, ``np.concatenate([a, b])`` call simt's
@@ -17,6 +18,7 @@ simt does not implement returns NotImplemented, for which NumPy raises TypeError
 import numpy as np
 
 from .._array import Array
+from ._dtypes import astype
 from ._elementwise import FUNCTIONS, assign, check_out
 
 __all__ = []
@@ -79,7 +81,13 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
         function = FUNCTIONS.get(name)
         if function is None or getattr(function, "ufunc", None) is not ufunc:
             return NotImplemented
+        dtype = kwargs.pop("dtype", None)
         _only_defaults(kwargs, where)
+        if dtype is not None:
+            # NumPy's dtype= picks the loop: the arrays are converted to it first (Dask's
+            # reductions add partial sums with np.add(a, b, dtype=...)).
+            inputs = tuple(astype(x, dtype, copy=False) if isinstance(x, Array) else x
+                           for x in inputs)
         if len(outs) > 1:
             raise TypeError(f"{where}: has one output, not {len(outs)} (out=)")
         return function(*inputs, out=outs[0] if outs else None)
