@@ -30,6 +30,7 @@ from dask.array import backends as _dask_backends
 from dask.array import dispatch as _dispatch
 
 from ._array import Array
+from ._device import current_device
 from ._array_api import _namespace as xp
 
 __all__ = ["register_serializers"]
@@ -141,10 +142,11 @@ class SimtBackendEntrypoint(_dask_backends.ArrayBackendEntrypoint):
     @staticmethod
     def arange(*args, like=None, **kwargs):
         # NumPy's values (Dask's chunks of a sequence have its own start per chunk), each
-        # chunk then copied to the device: where `like` is, else the current device.
+        # chunk then copied to the device: where `like` is, else the current device now
+        # (the chunks are made later, by other threads).
         with dask.config.set({"array.backend": "numpy"}):
             x = da.arange(*args, **kwargs)
-        device = like.device if isinstance(like, Array) else None
+        device = like.device if isinstance(like, Array) else current_device()
         return x.map_blocks(_to_simt, device=device, meta=xp.empty((0,), x.dtype, device))
 
 
