@@ -102,14 +102,6 @@ class Array:
             "data": (self._impl.data_ptr, self._impl.readonly),
         }
 
-    def __buffer__(self, flags):
-        """The buffer protocol (Python 3.12 and later, PEP 688): memoryview(a), mpi4py and
-        other buffer consumers read and write an array the host reads in place."""
-        if not self._impl.host_visible:
-            raise BufferError(f"an array on {self._impl.device.id} is not host memory; use "
-                              f".get() to copy it")
-        return memoryview(np.asarray(self))  # waits for queued work (__array_interface__)
-
     @property
     def __cuda_array_interface__(self):
         if self._impl.device.backend != "cuda":
