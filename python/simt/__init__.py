@@ -51,4 +51,10 @@ atexit.register(_core.finish_queued_work)
 # first, as in every dask.distributed worker, which imports simt only to run a task;
 # else `import simt.dask` fills them. Not imported otherwise: Dask is slow to import.
 if "dask" in _sys.modules:
-    _importlib.import_module(f"{__name__}.dask")
+    try:
+        _importlib.import_module(f"{__name__}.dask")
+    except (ImportError, AttributeError) as _error:  # a Dask too old for simt.dask
+        import warnings as _warnings
+
+        _warnings.warn(f"simt arrays are not registered with Dask: {_error}", RuntimeWarning,
+                       stacklevel=2)

@@ -40,6 +40,16 @@ def _chunked(rng, device, shape=(30, 20), chunks=(7, 6), dtype=None):
     return host, da.from_array(simt.asarray(host, device=device), chunks=chunks)
 
 
+def test_import_simt_registers_with_dask_only_where_dask_came_first():
+    check = ("import sys; {first}; import simt; "
+             "print('simt.dask' in sys.modules, 'dask' in sys.modules)")
+    for first, expected in (("import dask", "True True"), ("pass", "False False")):
+        run = subprocess.run([sys.executable, "-c", check.format(first=first)],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.split() == expected.split(), (first, run.stdout)
+
+
 def test_from_array_keeps_simt_chunks_and_computes_to_a_simt_array(device, rng):
     host, x = _chunked(rng, device)
     assert isinstance(x._meta, simt.Array) and x._meta.device == device
@@ -96,6 +106,29 @@ def test_the_meta_functions_dask_calls(device):
                  np.concatenate([meta, meta]), np.stack([meta, meta]), np.sum(meta, axis=0),
                  np.full_like(meta, 2, shape=(1, 1))):
         assert isinstance(made, simt.Array) and made.device == device, made
+
+
+def test_the_lookups_dask_makes_by_chunk_type(device, rng):
+    from dask.array import dispatch
+
+    host = rng.standard_normal((4, 5, 3))
+    host[1, 2, 0] = host[3, 0, 2] = np.nan
+    x = simt.asarray(host, device=device)
+    numel = dispatch.numel_lookup.dispatch(simt.Array)
+    nannumel = dispatch.nannumel_lookup.dispatch(simt.Array)
+    for axis, keepdims in ((None, False), (None, True), (1, False), ((0, 2), True)):
+        counts = numel(x, axis=axis, keepdims=keepdims)
+        expected = np.sum(np.ones_like(host), axis=axis, keepdims=keepdims)
+        np.testing.assert_array_equal(np.asarray(counts.get() if isinstance(
+            counts, simt.Array) else counts), expected)
+        present = nannumel(x, axis=axis, keepdims=keepdims)
+        assert isinstance(present, simt.Array) and present.device == device
+        np.testing.assert_array_equal(present.get(), np.sum(~np.isnan(host), axis=axis,
+                                                            keepdims=keepdims))
+    take = dispatch.take_lookup.dispatch(simt.Array)
+    _check(take(x, np.array([3, 0, 3]), axis=0), host[[3, 0, 3]], device)
+    concatenate = dispatch.concatenate_lookup.dispatch(simt.Array)
+    _check(concatenate([x, x], axis=2), np.concatenate([host, host], axis=2), device)
 
 
 def test_map_blocks_asarray_kernels_and_get(device, rng):
