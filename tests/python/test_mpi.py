@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import simt
@@ -39,7 +38,6 @@ def mpirun(ranks, *command, timeout=180):
 
 _BUFFERS = '''
 import sys
-import numpy as np
 from mpi4py import MPI
 import simt, simt.mpi
 
