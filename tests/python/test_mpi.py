@@ -38,6 +38,7 @@ def mpirun(ranks, *command, timeout=180):
 
 _BUFFERS = '''
 import sys
+import numpy as np
 from mpi4py import MPI
 import simt, simt.mpi
 
