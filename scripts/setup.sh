@@ -30,6 +30,10 @@ APT_PACKAGES=(
   # default Clang: 14 on Debian 12, 18 on Ubuntu 24.04).
   clang
   libclang-rt-dev
+  # tests/python/test_mpi.py and examples/mpi_heat.py: mpirun, and the MPI library
+  # mpi4py's wheel loads (docs/scale-out.md).
+  openmpi-bin
+  libopenmpi-dev
 )
 
 PIP_PACKAGES=(
@@ -39,6 +43,10 @@ PIP_PACKAGES=(
   pytest
   hypothesis
   atheris  # tests/fuzz/fuzz_kernels.py (binary wheels; without it, its --random mode)
+  # Scale-out (docs/scale-out.md): tests/python/test_dask.py, test_mpi.py; binary wheels.
+  "dask[array]"
+  distributed
+  mpi4py
 )
 
 log() { echo "[setup] $*"; }

@@ -6,6 +6,8 @@ name the scalar types (``simt.float32`` is ``numpy.float32``).
 """
 
 import atexit
+import importlib as _importlib
+import sys as _sys
 
 from numpy import (  # noqa: F401  (the scalar types kernels name)
     bool, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
@@ -21,6 +23,7 @@ from ._device_api import (  # noqa: F401  (the device API; simt.cuda adds Numba'
 from ._array import (  # noqa: F401
     Array, empty, empty_like, full, to_device, zeros, zeros_like)
 from ._interop import asarray, from_dlpack  # noqa: F401
+from . import _pickling  # noqa: F401  (simt arrays pickle: through host memory)
 from ._device import (  # noqa: F401
     Device, clear_cache, current_device, devices, free_cached_memory, get_device, memory_stats,
     use_device)
@@ -46,9 +49,7 @@ _LAZY_SUBMODULES = frozenset({"cuda", "random", "fft", "linalg"})
 
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'simt' has no attribute {name!r}")
 
 
@@ -61,3 +62,14 @@ def __dir__():
 # its program is released can crash the process.
 atexit.register(_core.finish_queued_work)
 
+# Dask finds simt's chunks in tables of its own (simt.dask): filled here where Dask came
+# first, as in every dask.distributed worker, which imports simt only to run a task;
+# else `import simt.dask` fills them. Not imported otherwise: Dask is slow to import.
+if "dask" in _sys.modules:
+    try:
+        _importlib.import_module(f"{__name__}.dask")
+    except (ImportError, AttributeError) as _error:  # a Dask too old for simt.dask
+        import warnings as _warnings
+
+        _warnings.warn(f"simt arrays are not registered with Dask: {_error}", RuntimeWarning,
+                       stacklevel=2)

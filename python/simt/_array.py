@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from . import _core
+from . import _core, _transfer
 from ._device import get_device
 from ._dlpack import DLDeviceType, dlpack_device
 
@@ -51,6 +51,10 @@ class Array:
     """
 
     __slots__ = ("_impl", "__weakref__")
+
+    # Above NumPy's 0 (CuPy's value): code choosing among operands by it (Dask's
+    # tensordot) takes simt's functions.
+    __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
         raise TypeError("create arrays with simt.to_device, simt.empty, simt.zeros or simt.full")
@@ -159,7 +163,8 @@ class Array:
             # streams, so the device finishes its queued work first.
             if stream not in (None, -1, 1):
                 source.device.synchronize()
-        elif stream is not None:
+        elif stream is not None and own[0] != DLDeviceType.kDLOpenCL:
+            # (OpenCL memory is never exported: export_dlpack says why, whatever the stream.)
             raise BufferError(f"arrays on {source.device.id} have no streams: stream must be "
                               f"None, not {stream!r}")
         if own[0] == DLDeviceType.kDLCPU:
@@ -333,15 +338,20 @@ def zeros_like(array, dtype=None, device=None):
 
 
 def to_device(obj, device=None, stream=None):
-    """Copies a NumPy array (or anything numpy.asarray accepts) to `device`.
+    """Copies a NumPy array (or anything numpy.asarray accepts), or a simt array on any
+    device, to `device`.
 
     With a `stream` (default: the stream's device), the copy is queued on it,
     asynchronous when `obj` is pinned (simt.pinned_empty).
     """
-    if isinstance(obj, Array):
-        obj = obj.get()
     if device is None and stream is not None and not isinstance(stream, int):
         device = stream.device
+    if isinstance(obj, Array):
+        if obj._contiguous():
+            array = empty(obj.shape, obj.dtype, device)
+            _transfer.copy_contiguous(obj._impl, array._impl, stream)
+            return array
+        obj = obj.get()  # a strided view: gathered on the host, in its own order
     host = np.asarray(obj)
     if not host.dtype.isnative:  # the values, in the byte order kernels read
         host = host.astype(host.dtype.newbyteorder("="))

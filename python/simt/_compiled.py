@@ -5,7 +5,9 @@ a kernel reads, device functions among them), so neither imports the other's way
 back.
 """
 
+import importlib
 import inspect
+import sys
 
 from . import _core
 
@@ -38,10 +40,37 @@ class _Compiled:
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__doc__ = function.__doc__
-        source, filename, first_line = source or _source_of(function)
-        self._function = _core.Function(source, filename, first_line)
+        self._source = source or _source_of(function)
+        self._function = _core.Function(*self._source)
+
+    def _rebuild_options(self):
+        """The keyword arguments, besides the function and its source, that make this
+        object again where it is unpickled."""
+        return {}
+
+    def __reduce__(self):
+        # By reference where a module holds this very object (the receiving process
+        # imports it); else by value: the function (cloudpickle, as dask.distributed uses,
+        # carries a script's functions) and its source text, compiled again over there.
+        module_name = self.py_func.__module__
+        if module_name != "__main__" and _lookup(module_name, self.__qualname__) is self:
+            return _lookup, (module_name, self.__qualname__)
+        return _rebuild, (type(self), self.py_func, self._source, self._rebuild_options())
 
     def _description(self):
         """What the compiler is told when a kernel reads this object as a global
         (_resolve.describe): a device function says so; anything else cannot be used."""
         return ("unsupported", f"a {type(self).__name__}")
+
+
+def _lookup(module_name, qualname):
+    """The object a module's dotted name holds (None where there is none)."""
+    module = sys.modules.get(module_name) or importlib.import_module(module_name)
+    value = module
+    for part in qualname.split("."):
+        value = getattr(value, part, None)
+    return value
+
+
+def _rebuild(cls, function, source, options):
+    return cls(function, source=source, **options)

@@ -219,6 +219,10 @@ def asarray(obj, device=None):
                             f"convert it with a.astype(a.dtype.newbyteorder('='))")
         if target is not None and not target.host_accessible:
             return to_device(obj, target)
+        if not obj.flags.aligned:
+            # Kernels read elements at their own alignment: memory that has none (an array
+            # unpickled from a network frame) is copied, as no view of it can be used.
+            obj = obj.copy()
     device_type, device_id = obj.__dlpack_device__()
     home = _dlpack_home(int(device_type), int(device_id))
     if target is None or target == home:

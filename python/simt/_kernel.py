@@ -72,8 +72,13 @@ class Kernel(_Compiled, NumbaDispatcher):
         self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
                                             self.boundscheck, self._link)
         self._configured = {}
+        self._signatures = list(signatures)
         for signature in signatures:
             self.compile(signature)
+
+    def _rebuild_options(self):
+        return {"signatures": self._signatures, "debug": self.debug, "fastmath": self.fastmath,
+                "boundscheck": self.boundscheck, "link": self._link}
 
     def compile(self, signature, device=None):
         """Compiles for a signature now: "(float32[::1], float32)", "void(float32[:], int64)"

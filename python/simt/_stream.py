@@ -44,7 +44,15 @@ class Stream:
         return self._impl.done()
 
     def wait_event(self, event):
-        """Makes work queued on this stream from now on wait for `event`."""
+        """Makes work queued on this stream from now on wait for `event`.
+
+        An event of another device is waited for here, on the host, before this returns:
+        the backends have no common way for one device to wait on another's event (CUDA
+        could across its own GPUs; docs/scale-out.md).
+        """
+        if isinstance(event, Event) and event.device != self.device:
+            event.synchronize()
+            return
         self._impl.wait_event(event)
 
     @contextlib.contextmanager

@@ -345,6 +345,12 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     Scratch& s;
     ~Release() {
       s.release_buffers();
+      // The thread's scratch outlives the launch: holding the arrays' buffers
+      // there would keep their memory until the thread's next launch, and a
+      // thread that exits while the interpreter finalizes (a Dask worker's)
+      // would drop foreign memory in its TLS destructors, where taking the
+      // GIL ends the thread inside a noexcept destructor (std::terminate).
+      s.holds.clear();
       s.checks = nullptr;
       s.in_use = false;
     }

@@ -143,6 +143,18 @@ def test_astype_copy_and_method(device, rng):
     assert_exact(s.astype("int16"), (x + 1.0).astype(np.int16), "astype('int16')")
 
 
+def test_astype_method_takes_numpys_keywords(device, rng):
+    # Dask's astype (and NumPy code) passes casting= and order=.
+    x = rng.standard_normal((3, 4))
+    s = dev(x, device)
+    assert_exact(s.astype(np.float32, casting="same_kind", order="C"), x.astype(np.float32))
+    assert_exact(s.astype(np.int32, casting="unsafe", order="K"), x.astype(np.int32))
+    with pytest.raises(TypeError, match="cannot cast from float64 to int32 under casting='safe'"):
+        s.astype(np.int32, casting="safe")
+    with pytest.raises(ValueError, match="order='F'"):
+        s.astype(np.float32, order="F")
+
+
 def test_astype_to_another_device(device, rng):
     others = [d for d in simt.devices() if d != device]
     if not others:

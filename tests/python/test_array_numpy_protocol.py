@@ -83,17 +83,40 @@ def test_unsupported_and_numpy_inputs_raise(device, rng):
     x = random_array(rng, (4,), np.float64)
     a = on(device, x)
     for call in (lambda: np.divmod(a, 2), lambda: np.add.accumulate(a),
-                 lambda: np.multiply.outer(a, a), lambda: np.matmul(a, a)):
+                 lambda: np.multiply.outer(a, a), lambda: np.matmul(a, a, axes=[0, 0, ()])):
         with pytest.raises(TypeError):
             call()
-    with pytest.raises(TypeError, match="dtype="):
-        np.add(a, 1, dtype=np.float32)
+    with pytest.raises(TypeError, match="copy it to the device"):
+        np.matmul(a, x)
+    with pytest.raises(TypeError, match="casting="):
+        np.add(a, 1, casting="unsafe")
     with pytest.raises(TypeError, match="copy it to the device"):
         np.add(a, x)
     with pytest.raises(TypeError, match="copy it to the device"):
         np.sin(x, out=(a,))
     with pytest.raises(TypeError, match="NumPy array"):
         x + a  # NumPy's operator calls np.add
+
+
+def test_ufunc_dtype_converts_the_arrays_first(device, rng):
+    # As NumPy: the loop of that dtype, so int8 + int8 does not wrap in int16.
+    x, y = random_array(rng, (2, 50), np.int8) * np.int8(2)
+    a, b = on(device, x), on(device, y)
+    check(np.add(a, b, dtype=np.int16), np.add(x, y, dtype=np.int16), device)
+    check(np.multiply(a, 3, dtype=np.float32), np.multiply(x, 3, dtype=np.float32), device)
+
+
+def test_generalized_ufuncs_run_on_the_device(device, rng):
+    # numpy.matmul (what Dask's `@` calls on each block) and numpy.vecdot.
+    x, y = random_array(rng, (4, 6), np.float64), random_array(rng, (6, 3), np.float64)
+    a, b = on(device, x), on(device, y)
+    check(np.matmul(a, b), x @ y, device, rtol=1e-12)
+    check(np.vecdot(a, a), np.vecdot(x, x), device, rtol=1e-12)
+    out = simt.full((4, 3), np.nan, device=device)
+    assert np.matmul(a, b, out=out) is out
+    np.testing.assert_allclose(out.get(), x @ y, rtol=1e-12)
+    with pytest.raises(ValueError, match="out has shape"):
+        np.matmul(a, b, out=simt.empty((3, 4), device=device))
 
 
 def test_asarray(device, rng):

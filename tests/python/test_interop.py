@@ -356,6 +356,19 @@ def test_asarray_of_numpy_on_the_cpu_is_zero_copy(rng):
 
 
 @needs_cpu
+def test_asarray_of_unaligned_numpy_memory_copies_it(rng):
+    # NumPy arrays unpickled from network frames (dask.distributed) may sit at any byte.
+    x = random_array(rng, (7,), np.float64)
+    raw = np.zeros(x.nbytes + 1, np.uint8)[1:].view(np.float64)
+    raw[...] = x
+    assert not raw.flags.aligned
+    a = simt.asarray(raw, device="cpu")
+    assert data_pointer(a) != raw.ctypes.data
+    np.testing.assert_array_equal((a * 2).get(), x * 2)
+    with pytest.raises(ValueError, match="not aligned to 8 bytes"):
+        simt.asarray(raw, copy=False)
+
+
 def test_asarray_and_from_dlpack_onto_other_devices(device, rng):
     x = random_array(rng, 100, np.float32)
     a = simt.asarray(x, device=device)
@@ -416,6 +429,8 @@ def test_opencl_arrays_cannot_be_exported_or_import_foreign_memory(rng):
         a.__dlpack__()
     with pytest.raises(BufferError, match="OpenCL memory has no DLPack device pointer"):
         a.__dlpack__(max_version=(1, 0))
+    with pytest.raises(BufferError, match="OpenCL memory has no DLPack device pointer"):
+        a.__dlpack__(stream=-1)  # what mpi4py asks of memory that is not the CPU's
     # Asked for host memory and allowed to copy, it copies.
     host = np.from_dlpack(_Capsule(a.__dlpack__(max_version=(1, 0), dl_device=(1, 0),
                                                  copy=True)))

@@ -1,6 +1,8 @@
 """What `simt` exports as the array namespace, gathered from each family's module (their
 __all__ and their METHODS for simt.Array), and Array given its operators and methods."""
 
+import numpy as np
+
 from .._array import Array, to_device as _to_device
 from . import (_creation, _dtypes, _fusion, _indexing, _linalg, _manipulation, _methods,
                _numpy_protocol, _printing, _reduction, _searching, _sets, _sorting)
@@ -37,10 +39,22 @@ def _to_device_method(self, device, /, *, stream=None):
     return _to_device(self, device=device, stream=stream)
 
 
+def _astype_method(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """The array converted to `dtype` (simt.astype), with NumPy's keywords: `casting` is
+    checked as NumPy checks it; the result is C-contiguous for order 'K', 'A' or 'C'."""
+    if order not in ("K", "A", "C"):
+        raise ValueError(f"astype: simt arrays convert to C order ('K', 'A' or 'C'), not "
+                         f"order={order!r}")
+    if not np.can_cast(self.dtype, dtype, casting=casting):
+        raise TypeError(f"astype: cannot cast from {self.dtype} to {np.dtype(dtype)} under "
+                        f"casting={casting!r}")
+    return _dtypes.astype(self, dtype, copy=copy)
+
+
 _METHODS = {
     "__array_namespace__": _array_namespace,
     "to_device": _to_device_method,
-    "astype": lambda self, dtype, copy=True: _dtypes.astype(self, dtype, copy=copy),
+    "astype": _astype_method,
     "conj": lambda self: _ELEMENTWISE["conj"](self),
 }
 for _family in _FAMILIES:

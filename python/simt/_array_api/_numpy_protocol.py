@@ -2,8 +2,10 @@
 array's device and give simt arrays, and NumPy never copies a device array implicitly.
 
 - ``__array_ufunc__``: ``np.sin(a)``, ``np.add(a, 1, out=b)`` call simt's element-wise
-  function of that ufunc; ``np.add.reduce(a, axis=0)`` (and multiply, maximum, minimum,
-  logical_and, logical_or) call simt.sum (prod, max, min, all, any).
+  function of that ufunc (``dtype=`` converts the arrays to that dtype first), and
+  ``np.matmul`` and ``np.vecdot`` simt.matmul and simt.vecdot;
+  ``np.add.reduce(a, axis=0)`` (and multiply, maximum, minimum, logical_and,
+  logical_or) call simt.sum (prod, max, min, all, any).
 - ``__array_function__``: ``np.sum(a, axis=0)``, ``np.concatenate([a, b])`` call simt's
   function of the same name (``np.linalg.x``: ``simt.linalg.x``).
 - ``__array__``: ``np.asarray(a)`` views an array whose memory the host reads (a cpu
@@ -16,6 +18,7 @@ simt does not implement returns NotImplemented, for which NumPy raises TypeError
 import numpy as np
 
 from .._array import Array
+from ._dtypes import astype
 from ._elementwise import FUNCTIONS, assign, check_out
 
 __all__ = []
@@ -23,6 +26,9 @@ __all__ = []
 # ufunc.reduce -> the reduction of the array namespace that computes it.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
                "logical_and": "all", "logical_or": "any"}
+
+# Generalized ufuncs computed by simt's namespace function of the same name.
+_GENERALIZED = ("matmul", "vecdot")
 
 # Keywords of a ufunc call simt takes only at NumPy's default value.
 _DEFAULT_KEYWORDS = {"casting": "same_kind", "order": "K", "where": True, "subok": True}
@@ -69,11 +75,19 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     outs = () if out is None else tuple(out)
     if not _checked_operands(inputs + outs, where):
         return NotImplemented
+    if method == "__call__" and name in _GENERALIZED and getattr(np, name, None) is ufunc:
+        return _generalized(getattr(_simt(), name), name, inputs, outs, kwargs, where)
     if method == "__call__":
         function = FUNCTIONS.get(name)
         if function is None or getattr(function, "ufunc", None) is not ufunc:
             return NotImplemented
+        dtype = kwargs.pop("dtype", None)
         _only_defaults(kwargs, where)
+        if dtype is not None:
+            # NumPy's dtype= picks the loop: the arrays are converted to it first (Dask's
+            # reductions add partial sums with np.add(a, b, dtype=...)).
+            inputs = tuple(astype(x, dtype, copy=False) if isinstance(x, Array) else x
+                           for x in inputs)
         if len(outs) > 1:
             raise TypeError(f"{where}: has one output, not {len(outs)} (out=)")
         return function(*inputs, out=outs[0] if outs else None)
@@ -84,6 +98,22 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
             return NotImplemented
         return _reduce(reduction, _REDUCTIONS[name], inputs[0], outs, kwargs, where)
     return NotImplemented
+
+
+def _generalized(function, name, inputs, outs, kwargs, where):
+    # A generalized ufunc (numpy.matmul, and `@` inside Dask's blocks): simt's function of
+    # that name, with NumPy's default core dimensions only.
+    _only_defaults(kwargs, where)
+    if not all(isinstance(x, Array) for x in inputs):
+        return NotImplemented
+    result = function(*inputs)
+    if not outs:
+        return result
+    if len(outs) != 1:
+        raise TypeError(f"{where}: has one output, not {len(outs)} (out=)")
+    out, = outs
+    check_out(name, out, result.shape, result.dtype)
+    return assign(out, result)
 
 
 def _reduce(reduction, reduction_name, x, outs, kwargs, where):
