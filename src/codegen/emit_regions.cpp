@@ -88,6 +88,11 @@ bool Emitter::contains_uniform_level(const std::vector<lang::StmtPtr>& body, boo
 void Emitter::region_block(const std::vector<lang::StmtPtr>& body) {
   std::vector<const Stmt*> pending;
   for (const auto& sp : body) {
+    if (lockstep_loop(*sp)) {
+      flush_region(pending);
+      lockstep_loop_rounds(*sp);
+      continue;
+    }
     if (!uniform_level(*sp)) {
       pending.push_back(sp.get());
       continue;
@@ -170,6 +175,93 @@ void Emitter::uniform_stmt(const Stmt& s) {
   stmt(s);
 }
 
+namespace {
+
+bool leaves_loop(const std::vector<lang::StmtPtr>& body) {
+  for (const auto& s : body) {
+    if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue ||
+        s->kind == StmtKind::Return || s->kind == StmtKind::Raise)
+      return true;
+    if (leaves_loop(s->body) || leaves_loop(s->orelse)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Emitter::grid_stride(const Expr& step) const {
+  auto is_gridsize = [&](const Expr& e) {
+    if (e.kind != ExprKind::Call) return false;
+    const ExprInfo& i = info(e);
+    return i.intrinsic && i.intrinsic->rule == sema::Rule::GridSize;
+  };
+  if (is_gridsize(step)) return true;
+  // `stride = cuda.gridsize(1)` once, at the top of the kernel.
+  if (step.kind != ExprKind::Name) return false;
+  int local = info(step).local;
+  int assignments = 0;
+  bool from_gridsize = false;
+  std::function<void(const std::vector<lang::StmtPtr>&)> scan =
+      [&](const std::vector<lang::StmtPtr>& body) {
+        for (const auto& b : body) {
+          for (const auto& t : b->targets) {
+            if (t->kind == ExprKind::Name && info(*t).local == local) {
+              ++assignments;
+              from_gridsize =
+                  b->kind == StmtKind::Assign && b->targets.size() == 1 && is_gridsize(*b->value);
+            } else if (t->kind == ExprKind::Tuple) {
+              ++assignments;  // conservative: any tuple target counts
+            }
+          }
+          scan(b->body);
+          scan(b->orelse);
+        }
+      };
+  scan(fn_.parsed->def.body);
+  return local >= 0 && !fn_.locals[local].is_param && assignments == 1 && from_gridsize;
+}
+
+bool Emitter::lockstep_loop(const Stmt& s) const {
+  // A grid-stride loop (`while i < n: ...; i += cuda.gridsize(1)`, `for i in
+  // range(cuda.grid(1), n, cuda.gridsize(1))`): each thread walks the array with a
+  // stride of the whole grid, so run thread by thread its accesses touch a new cache
+  // line each, and the block's threads read every line again in turn. Run in lockstep
+  // (one iteration of every thread, then the next), neighbouring threads read
+  // neighbouring elements, as on a GPU (bench/cpu.py: the grid-stride sum).
+  if (s.kind != StmtKind::While && s.kind != StmtKind::For) return false;
+  if (regions_.uniformity->has_collective(s) || leaves_loop(s.body)) return false;
+  if (contains_uniform_level(s.body, true)) return false;
+  std::function<bool(const Expr&)> calls = [&](const Expr& e) {
+    const ExprInfo* i = fn_.exprs.count(&e) ? &info(e) : nullptr;
+    if (e.kind == ExprKind::Call && i && (i->function || i->foreign)) return true;
+    for (const auto& item : e.items)
+      if (item && calls(*item)) return true;
+    return false;
+  };
+  if (s.kind == StmtKind::For) {
+    // range(start, stop, step): start varying, stop and the grid-sized step the same in
+    // every thread (they are read again in every round).
+    const Expr& call = *s.value;
+    const Type& iter = info(call).type;
+    if (iter.kind != sema::TypeKind::Range || !iter.items.empty() || call.items.size() != 4 ||
+        s.targets[0]->kind != ExprKind::Name || calls(call))
+      return false;
+    return !regions_.uniformity->uniform_expr(*call.items[1]) &&
+           regions_.uniformity->uniform_expr(*call.items[2]) &&
+           regions_.uniformity->uniform_expr(*call.items[3]) && grid_stride(*call.items[3]);
+  }
+  if (regions_.uniformity->uniform_expr(*s.test) || calls(*s.test)) return false;
+  const Expr& test = *s.test;
+  if (test.kind != ExprKind::Compare || test.items[0]->kind != ExprKind::Name) return false;
+  const std::string& counter = test.items[0]->name;
+  for (const auto& b : s.body)
+    if (b->kind == StmtKind::AugAssign && b->op == lang::Op::Add &&
+        b->targets[0]->kind == ExprKind::Name && b->targets[0]->name == counter &&
+        grid_stride(*b->value))
+      return true;
+  return false;
+}
+
 bool Emitter::warp_collectives_only(const Stmt& s) const {
   std::vector<const Expr*> found = regions_.uniformity->collectives(s);
   return !found.empty() && std::all_of(found.begin(), found.end(), [&](const Expr* call) {
@@ -225,6 +317,64 @@ void Emitter::masked_while(const Stmt& s) {
   block(s.body);
   loops_.pop_back();
   regions_.masks.pop_back();
+  --indent_;
+  line("}");
+}
+
+void Emitter::lockstep_loop_rounds(const Stmt& s) {
+  // masked_while's rounds in one pass over the threads (no collective inside needs the
+  // others' test results first): each thread still in the loop tests, then runs the body.
+  source_comment(s);
+  std::string in_loop = new_mask([] { return std::string("1"); });
+  std::string n = std::to_string(temp_counter_++);
+  std::string any = "simt_any" + n;
+  // A range's next value per thread (the loop variable keeps the last one taken, as
+  // Python's does), its start set before the first round.
+  std::string next = "simt_next_value" + n, ct, u;
+  const Expr* range = s.kind == StmtKind::For ? s.value.get() : nullptr;
+  Type strong;
+  if (range) {
+    strong = Type::scalar_of(sema::concrete(info(*range).operand));
+    ct = ctype(strong);
+    u = range_unsigned(strong.scalar);
+    prologue_ += "  " + ct + "* " + next + " = " + scratch(ct, "simt_nthreads") + ";\n";
+    regions_.masks.push_back(in_loop);
+    open_thread_loop();
+    line(next + "[simt_t] = " + emit_as(*range->items[1], strong) + ";");
+    close_thread_loop();
+    regions_.masks.pop_back();
+  }
+  line("while (1) {");
+  ++indent_;
+  line("int " + any + " = 0;");
+  regions_.masks.push_back(in_loop);
+  open_thread_loop();
+  if (range) {
+    std::string stop = emit_as(*range->items[2], strong);
+    std::string step = emit_as(*range->items[3], strong);
+    line("const " + ct + " simt_stop = " + stop + ", simt_step = " + step + ";");
+    line("if (!(" + next + "[simt_t] < simt_stop && simt_step > 0)) {");
+  } else {
+    prepare(*s.test);
+    line("if (!" + truth(*s.test) + ") {");
+  }
+  line("  " + in_loop + "[simt_t] = 0;");
+  line("  goto " + regions_.thread_exit_label + ";");
+  line("}");
+  line(any + " = 1;");
+  if (range) {
+    int local = info(*s.targets[0]).local;
+    line(local_name(local) + " = " + convert(next + "[simt_t]", strong, fn_.locals[local].type) +
+         ";");
+    // The next value, or the stop where a step would pass it (no overflow).
+    line(next + "[simt_t] = (" + u + ")simt_stop - (" + u + ")" + next + "[simt_t] > (" + u +
+         ")simt_step ? (" + ct + ")((" + u + ")" + next + "[simt_t] + (" + u +
+         ")simt_step) : simt_stop;");
+  }
+  for (const auto& b : s.body) stmt(*b);
+  close_thread_loop();
+  regions_.masks.pop_back();
+  line("if (!" + any + ") break;");
   --indent_;
   line("}");
 }

@@ -304,6 +304,11 @@ class Emitter {
   // `while` under a varying condition: each pass re-evaluates the condition
   // for the threads still in the loop, and ends when none is.
   void masked_while(const Stmt& s);
+  // A varying loop the regions run in lockstep (one iteration of every thread per round)
+  // rather than thread by thread: a grid-stride loop without exits.
+  bool lockstep_loop(const Stmt& s) const;
+  bool grid_stride(const Expr& step) const;
+  void lockstep_loop_rounds(const Stmt& s);
 
   // A statement made of one collective call, split in two regions around the
   // barrier: the first stores each thread's operands, the second computes

@@ -1,0 +1,90 @@
+"""Grid-stride loops in kernels with barriers, written the ways Numba-CUDA users write them
+(`while i < n: ...; i += cuda.gridsize(1)`, `for i in range(cuda.grid(1), n, stride)`), on
+every device against NumPy, with outputs poisoned.
+
+The CPU runs these loops in lockstep (one iteration of every thread of the block per
+round, codegen/emit_regions.cpp) so that neighbouring threads read neighbouring elements:
+each thread must still see exactly its own elements, in its own order, leave the loop
+with Python's value of the loop variable, and skip the loop when it has no element.
+"""
+
+import numpy as np
+import pytest
+
+from simt import cuda
+
+BLOCK = 64
+
+
+@cuda.jit
+def while_sums(x, partial, last):
+    s = cuda.shared.array(BLOCK, np.float64)
+    t = cuda.threadIdx.x
+    acc = 0.0
+    i = cuda.grid(1)
+    while i < x.size:
+        if x[i] > 0.5:  # a branch inside: each thread its own elements
+            acc += x[i]
+        else:
+            acc -= 2 * x[i]
+        i += cuda.gridsize(1)
+    s[t] = acc
+    last[cuda.grid(1)] = i  # the first index past the thread's last: the while's own i
+    cuda.syncthreads()
+    if t == 0:
+        total = 0.0
+        for k in range(cuda.blockDim.x):
+            total += s[k]
+        partial[cuda.blockIdx.x] = total
+
+
+@cuda.jit
+def range_sums(x, partial, last):
+    s = cuda.shared.array(BLOCK, np.float64)
+    t = cuda.threadIdx.x
+    stride = cuda.gridsize(1)
+    acc = 0.0
+    j = -1
+    for j in range(cuda.grid(1), x.size, stride):
+        acc += x[j] * (j % 3)
+    s[t] = acc
+    last[cuda.grid(1)] = j  # Python's: the last value taken (-1 where the loop never ran)
+    cuda.syncthreads()
+    if t == 0:
+        total = 0.0
+        for k in range(cuda.blockDim.x):
+            total += s[k]
+        partial[cuda.blockIdx.x] = total
+
+
+def expected(x, blocks, form):
+    threads = blocks * BLOCK
+    partial = np.zeros(blocks)
+    last = np.empty(threads, np.int64)
+    for g in range(threads):
+        idx = np.arange(g, x.size, threads)
+        if form == "while":
+            v = x[idx]
+            acc = np.where(v > 0.5, v, -2 * v).sum() if idx.size else 0.0
+            last[g] = g + threads * idx.size
+        else:
+            acc = (x[idx] * (idx % 3)).sum() if idx.size else 0.0
+            last[g] = idx[-1] if idx.size else -1
+        partial[g // BLOCK] += acc
+    return partial, last
+
+
+@pytest.mark.parametrize("n, blocks", [(1000, 3), (5, 2), (64 * 4, 4), (12_345, 1)])
+@pytest.mark.parametrize("form", ["while", "range"])
+def test_grid_stride_loops_give_each_thread_its_elements(device, rng, n, blocks, form):
+    import simt
+
+    x = rng.random(n)
+    kernel = while_sums if form == "while" else range_sums
+    dx = simt.to_device(x, device=device)
+    partial = simt.full(blocks, np.nan, device=device)
+    last = simt.full(blocks * BLOCK, -7, dtype=np.int64, device=device)
+    kernel[blocks, BLOCK](dx, partial, last)
+    want_partial, want_last = expected(x, blocks, form)
+    np.testing.assert_array_equal(last.get(), want_last)
+    np.testing.assert_allclose(partial.get(), want_partial, rtol=1e-12)
