@@ -322,6 +322,41 @@ void Emitter::masked_while(const Stmt& s) {
 }
 
 void Emitter::lockstep_loop_rounds(const Stmt& s) {
+  // A grid at least as large as the loop's range gives each thread one iteration at
+  // most: nothing to gain from rounds, so the threads run the loop one after another.
+  const Expr* stop = nullptr;
+  const Expr* stride = nullptr;
+  if (s.kind == StmtKind::For) {
+    stop = s.value->items[2].get();
+    stride = s.value->items[3].get();
+  } else if (s.test->ops.size() == 1 &&
+             (s.test->ops[0] == lang::Op::Lt || s.test->ops[0] == lang::Op::LtE) &&
+             regions_.uniformity->uniform_expr(*s.test->items[1])) {
+    stop = s.test->items[1].get();
+    for (const auto& b : s.body)
+      if (b->kind == StmtKind::AugAssign && b->targets[0]->name == s.test->items[0]->name)
+        stride = b->value.get();
+  }
+  if (stop && stride && sema::concrete(info(*stop).type) != Scalar::Float32 &&
+      sema::concrete(info(*stop).type) != Scalar::Float64) {
+    const Type i64 = Type::scalar_of(Scalar::Int64);
+    line("if (" + emit_as(*stride, i64) + " >= " + emit_as(*stop, i64) + ") {");
+    ++indent_;
+    open_thread_loop();
+    stmt(s);
+    close_thread_loop();
+    --indent_;
+    line("} else {");
+    ++indent_;
+    lockstep_rounds(s);
+    --indent_;
+    line("}");
+    return;
+  }
+  lockstep_rounds(s);
+}
+
+void Emitter::lockstep_rounds(const Stmt& s) {
   // masked_while's rounds in one pass over the threads (no collective inside needs the
   // others' test results first): each thread still in the loop tests, then runs the body.
   source_comment(s);

@@ -309,6 +309,7 @@ class Emitter {
   bool lockstep_loop(const Stmt& s) const;
   bool grid_stride(const Expr& step) const;
   void lockstep_loop_rounds(const Stmt& s);
+  void lockstep_rounds(const Stmt& s);
 
   // A statement made of one collective call, split in two regions around the
   // barrier: the first stores each thread's operands, the second computes
