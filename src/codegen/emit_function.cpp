@@ -58,8 +58,8 @@ void Emitter::emit_function() {
 abi::GeneratedKernel Emitter::run() {
   abi::GeneratedKernel out;
   const auto& def = fn_.parsed->def;
-  out.entry = kernel_symbol(def.name);
-  if (d_.threads_are_loops() && !module_.fibers && needs_regions()) {
+  out.entry = kernel_symbol(def.name) + (module_.lockstep_form ? "_lockstep" : "");
+  if (d_.threads_are_loops() && !module_.fibers && (needs_regions() || module_.lockstep_form)) {
     regions_.active = true;
     regions_.uniformity = std::make_unique<passes::Uniformity>(fn_);
     regions_.has_exits = contains_return(def.body);
@@ -88,10 +88,7 @@ abi::GeneratedKernel Emitter::run() {
     header += (i ? ", " : "") + fn_.param_types[i].str();
   header += ")\n";
 
-  std::string src = header + std::string(d_.prelude) + "\n" + helpers_.definitions();
-  src += linked_text(static_cast<size_t>(std::count(src.begin(), src.end(), '\n')),
-                     out.entry + std::string(d_.source_suffix));
-  src += module_.constant_code + view_code_ + module_.tuple_code + module_.function_code;
+  std::string src;
   if (regions_.active) {
     // One call per block; the body loops over the threads itself.
     src += std::string(d_.kernel_prefix) + "void " + out.entry +
@@ -133,6 +130,7 @@ abi::GeneratedKernel Emitter::run() {
     } else {
       src += std::string(d_.kernel_prefix) + "void " + out.entry +
              "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n" + reads +
+             lockstep_dispatch(out.params, out.entry) +
              "  const simt_block_ctx simt_block = *simt_ctx;\n"
              "  simt_thread simt_tid;\n" +
              thread_loops(body_name, args) + "}\n";
@@ -141,7 +139,17 @@ abi::GeneratedKernel Emitter::run() {
     src += std::string(d_.kernel_prefix) + "void " + out.entry + "(" + join_list(params) + ") {\n" +
            body + "}\n";
   }
-  out.source = std::move(src);
+  if (module_.lockstep_form) {
+    // Only the kernel's own code: the plain form's module holds the rest.
+    module_.lockstep_code = std::move(src);
+    return out;
+  }
+  std::string module_code = header + std::string(d_.prelude) + "\n" + helpers_.definitions();
+  module_code +=
+      linked_text(static_cast<size_t>(std::count(module_code.begin(), module_code.end(), '\n')),
+                  out.entry + std::string(d_.source_suffix));
+  module_code += module_.constant_code + view_code_ + module_.tuple_code + module_.function_code;
+  out.source = module_code + module_.lockstep_code + src;
   return out;
 }
 
@@ -259,6 +267,32 @@ bool Emitter::contains_return(const std::vector<lang::StmtPtr>& body) {
         contains_return(s->orelse))
       return true;
   return false;
+}
+
+std::string Emitter::lockstep_dispatch(const std::vector<abi::Param>& params,
+                                       const std::string& entry) const {
+  if (module_.lockstep_code.empty()) return "";
+  // A grid with fewer threads than the largest array has elements makes a grid-stride
+  // loop iterate: its lockstep form reads the array once, where thread by thread each
+  // access is a new cache line. A full grid runs this plain form (vectorized, no
+  // per-thread arrays).
+  std::string code = "  simt_i64 simt_elements = 0;\n";
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (params[k].role != abi::Param::Role::ArrayData) continue;
+    std::string count = "1";
+    for (size_t j = k + 1; j < params.size() && (params[j].role == abi::Param::Role::ArrayShape ||
+                                                 params[j].role == abi::Param::Role::ArrayStride);
+         ++j)
+      if (params[j].role == abi::Param::Role::ArrayShape)
+        count += " * (simt_i64)simt_arg" + std::to_string(j);
+    code += "  if (" + count + " > simt_elements) simt_elements = " + count + ";\n";
+  }
+  code +=
+      "  if (simt_ctx->block_dim[0] * simt_ctx->block_dim[1] * simt_ctx->block_dim[2] * "
+      "simt_ctx->grid_dim[0] * simt_ctx->grid_dim[1] * simt_ctx->grid_dim[2] < simt_elements) "
+      "{\n    " +
+      entry + "_lockstep(simt_ctx, simt_args);\n    return;\n  }\n";
+  return code;
 }
 
 std::string Emitter::thread_loops(const std::string& body_name, const std::string& args) const {

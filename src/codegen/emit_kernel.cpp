@@ -46,6 +46,16 @@ abi::GeneratedKernel emit_module(const sema::TypedFunction& fn, const Dialect& d
   // Callees come first in `functions`, so each is defined before its use.
   for (const auto& f : fn.functions)
     Emitter(f->typed, dialect, options, module, f.get()).emit_function();
+  if (!fibers && dialect.threads_are_loops() && detail::wants_lockstep_form(fn, options)) {
+    // Emitted first, so the helpers it uses are in the module's definitions.
+    module.lockstep_form = true;
+    try {
+      Emitter(fn, dialect, options, module).run();
+    } catch (const detail::RegionsRefused&) {
+      module.lockstep_code.clear();
+    }
+    module.lockstep_form = false;
+  }
   Emitter emitter(fn, dialect, options, module);
   abi::GeneratedKernel kernel = emitter.run();
   kernel.language = dialect.id;

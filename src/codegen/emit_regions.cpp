@@ -16,8 +16,11 @@
 
 namespace simt::codegen::detail {
 
-bool Emitter::needs_regions() const {
-  for (const auto& [e, i] : fn_.exprs) {
+namespace {
+
+// Barriers, warp operations and shared arrays: the kernel runs as regions.
+bool collective_or_shared(const sema::TypedFunction& fn) {
+  for (const auto& [e, i] : fn.exprs) {
     if (!i.intrinsic) continue;
     if (sema::is_collective(i.intrinsic->rule)) return true;
     if (i.intrinsic->rule == sema::Rule::ArrayAlloc && i.type.space == sema::Space::Shared)
@@ -25,6 +28,10 @@ bool Emitter::needs_regions() const {
   }
   return false;
 }
+
+}  // namespace
+
+bool Emitter::needs_regions() const { return collective_or_shared(fn_); }
 
 void Emitter::fail_at(lang::Span span, const std::string& message) const {
   lang::fail(lang::DiagnosticKind::Syntax, *fn_.source, span, message);
@@ -189,23 +196,28 @@ bool leaves_loop(const std::vector<lang::StmtPtr>& body) {
 
 }  // namespace
 
-bool Emitter::grid_stride(const Expr& step) const {
+bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step) {
   auto is_gridsize = [&](const Expr& e) {
     if (e.kind != ExprKind::Call) return false;
-    const ExprInfo& i = info(e);
-    return i.intrinsic && i.intrinsic->rule == sema::Rule::GridSize;
+    auto found = fn.exprs.find(&e);
+    return found != fn.exprs.end() && found->second.intrinsic &&
+           found->second.intrinsic->rule == sema::Rule::GridSize;
   };
   if (is_gridsize(step)) return true;
-  // `stride = cuda.gridsize(1)` once, at the top of the kernel.
+  // `stride = cuda.gridsize(1)` once, and never assigned again.
   if (step.kind != ExprKind::Name) return false;
-  int local = info(step).local;
+  auto found = fn.exprs.find(&step);
+  if (found == fn.exprs.end() || found->second.local < 0) return false;
+  int local = found->second.local;
   int assignments = 0;
   bool from_gridsize = false;
   std::function<void(const std::vector<lang::StmtPtr>&)> scan =
       [&](const std::vector<lang::StmtPtr>& body) {
         for (const auto& b : body) {
           for (const auto& t : b->targets) {
-            if (t->kind == ExprKind::Name && info(*t).local == local) {
+            auto target = fn.exprs.find(t.get());
+            if (t->kind == ExprKind::Name && target != fn.exprs.end() &&
+                target->second.local == local) {
               ++assignments;
               from_gridsize =
                   b->kind == StmtKind::Assign && b->targets.size() == 1 && is_gridsize(*b->value);
@@ -217,8 +229,39 @@ bool Emitter::grid_stride(const Expr& step) const {
           scan(b->orelse);
         }
       };
-  scan(fn_.parsed->def.body);
-  return local >= 0 && !fn_.locals[local].is_param && assignments == 1 && from_gridsize;
+  scan(fn.parsed->def.body);
+  return !fn.locals[local].is_param && assignments == 1 && from_gridsize;
+}
+
+bool Emitter::grid_stride(const Expr& step) const { return is_grid_stride(fn_, step); }
+
+namespace {
+
+bool has_exit(const std::vector<lang::StmtPtr>& body) {
+  for (const auto& s : body)
+    if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise || has_exit(s->body) ||
+        has_exit(s->orelse))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options) {
+  if (options.debug || options.boundscheck || collective_or_shared(fn) ||
+      has_exit(fn.parsed->def.body))
+    return false;
+  for (const auto& s : fn.parsed->def.body) {
+    if (s->kind == StmtKind::For && s->value->kind == ExprKind::Call &&
+        s->value->items.size() == 4 && is_grid_stride(fn, *s->value->items[3]))
+      return true;
+    if (s->kind == StmtKind::While)
+      for (const auto& b : s->body)
+        if (b->kind == StmtKind::AugAssign && b->op == lang::Op::Add &&
+            is_grid_stride(fn, *b->value))
+          return true;
+  }
+  return false;
 }
 
 bool Emitter::lockstep_loop(const Stmt& s) const {

@@ -70,6 +70,13 @@ std::string join_list(const std::vector<std::string>& parts);
 // Whether `kernel` or a device function it calls syncs the grid (emit_grid.cpp).
 bool uses_grid_sync(const sema::TypedFunction& kernel);
 
+// `step` is the grid's size (cuda.gridsize(1), or a local assigned it once).
+bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step);
+
+// The CPU emits a kernel twice (Module::lockstep_form): no barriers or shared arrays
+// (those run as regions already), no exits, a grid-stride loop at its top level.
+bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options);
+
 // What the kernel and the device functions it calls share in one generated
 // source: helpers, array views, tuple-result structs and the functions.
 struct Module {
@@ -89,6 +96,11 @@ struct Module {
   std::set<std::string> linked;
   std::set<std::string> foreign_symbols;
   std::vector<std::pair<std::string, std::string>> linked_sources;
+  // The CPU's lockstep form of a kernel without barriers whose grid-stride loop
+  // would walk the array thread by thread (emit_kernel.cpp): emitted first, as regions
+  // under `<entry>_lockstep`; the plain entry calls it for grids smaller than the data.
+  bool lockstep_form = false;
+  std::string lockstep_code;
   // Features a device must have, from the kernel or any device function.
   std::optional<PythonLine> warp_use;
   std::optional<PythonLine> int64_atomic_use;
@@ -162,6 +174,10 @@ class Emitter {
   // The body of the thread guard's test function: the statements before the
   // guard, then `return` whether the guard lets the thread go on.
   std::string thread_guard_test();
+  // The plain entry's call of the lockstep form (Module::lockstep_code) for grids
+  // smaller than the data; empty without one.
+  std::string lockstep_dispatch(const std::vector<abi::Param>& params,
+                                const std::string& entry) const;
   // The CPU kernel's loops over a block's threads calling `body_name`.
   std::string thread_loops(const std::string& body_name, const std::string& args) const;
   // Fiber mode's entry: a function running one thread (reading the

@@ -88,3 +88,53 @@ def test_grid_stride_loops_give_each_thread_its_elements(device, rng, n, blocks,
     want_partial, want_last = expected(x, blocks, form)
     np.testing.assert_array_equal(last.get(), want_last)
     np.testing.assert_allclose(partial.get(), want_partial, rtol=1e-12)
+
+
+# Kernels without barriers: the CPU emits them twice and runs the lockstep form when the
+# grid has fewer threads than the largest array has elements.
+
+@cuda.jit
+def axpy_while(a, x, out, visits):
+    i = cuda.grid(1)
+    while i < x.size:
+        out[i] = a * x[i] + 1.0
+        visits[i] += 1  # every element exactly once, whatever the form
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def axpy_range(a, x, out, visits):
+    stride = cuda.gridsize(1)
+    first = cuda.grid(1)
+    for i in range(first, x.size, stride):
+        if x[i] > 0.5:
+            out[i] = a * x[i]
+        else:
+            out[i] = -x[i]
+        visits[i] += 1
+    visits[x.size + first] = i if first < x.size else -5  # Python's loop variable after
+
+
+@pytest.mark.parametrize("n, blocks, block", [(10_000, 2, 64), (10_000, 200, 64), (77, 1, 32),
+                                              (4096, 64, 64), (1, 3, 32)])
+def test_grid_stride_kernels_without_barriers(device, rng, n, blocks, block):
+    import simt
+
+    x = rng.random(n)
+    threads = blocks * block
+    dx = simt.to_device(x, device=device)
+    out = simt.full(n, np.nan, device=device)
+    visits = simt.zeros(n, dtype=np.int64, device=device)
+    axpy_while[blocks, block](2.5, dx, out, visits)
+    np.testing.assert_array_equal(out.get(), 2.5 * x + 1.0)
+    np.testing.assert_array_equal(visits.get(), np.ones(n, np.int64))
+
+    out = simt.full(n, np.nan, device=device)
+    visits = simt.zeros(n + threads, dtype=np.int64, device=device)
+    axpy_range[blocks, block](2.5, dx, out, visits)
+    np.testing.assert_array_equal(out.get(), np.where(x > 0.5, 2.5 * x, -x))
+    got = visits.get()
+    np.testing.assert_array_equal(got[:n], np.ones(n, np.int64))
+    first = np.arange(threads)
+    last = np.where(first < n, first + (n - 1 - first) // threads * threads, -5)
+    np.testing.assert_array_equal(got[n:], last)
