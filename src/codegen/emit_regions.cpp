@@ -385,9 +385,12 @@ void Emitter::lockstep_loop_rounds(const Stmt& s) {
     const Type i64 = Type::scalar_of(Scalar::Int64);
     line("if (" + emit_as(*stride, i64) + " >= " + emit_as(*stop, i64) + ") {");
     ++indent_;
+    // The loop is emitted twice: each copy evaluates its calls into its own temporaries.
+    const auto hoisted_before = hoisted_;
     open_thread_loop();
     stmt(s);
     close_thread_loop();
+    hoisted_ = hoisted_before;
     --indent_;
     line("} else {");
     ++indent_;
