@@ -7,6 +7,7 @@ constants. Values are read at compile time and become part of the kernel.
 """
 
 import builtins
+import cmath
 import math
 import operator
 import types
@@ -109,6 +110,8 @@ def describe(value):
     if callable(value) and name:
         if getattr(math, name, None) is value:
             return ("function", "math." + name)
+        if getattr(cmath, name, None) is value:
+            return ("function", "cmath." + name)
         if getattr(np, name, None) is value:
             return ("function", "numpy." + name)
         if getattr(builtins, name, None) is value:

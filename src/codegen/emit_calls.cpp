@@ -165,6 +165,15 @@ void Emitter::hoist_intrinsic(const Expr& e) {
       }
       return;
     }
+    case sema::Rule::ComplexPolar: {
+      Scalar s = sema::concrete(i.operand);
+      Scalar real = sema::real_of(s);
+      std::string z = "simt_tmp" + std::to_string(temp_counter_++);
+      line(std::string(d_.value_type(s)) + " " + z + " = " + emit_as(*e.items[1], i.operand) + ";");
+      hoisted_[&e] = {helpers_.use(Helper::ComplexAbs, s) + "(" + z + ")",
+                      d_.math_name("atan2", real) + "(" + z + ".im, " + z + ".re)"};
+      return;
+    }
     case sema::Rule::Match:
       if (i.intrinsic->c_name == "all") {
         // match_all_sync's predicate comes back through a pointer.

@@ -202,6 +202,8 @@ std::string Emitter::binary_code(Op op, const Type& operand, const std::string& 
         return helpers_.use(Helper::ComplexMul, s) + "(" + a + ", " + b + ")";
       case Op::Div:
         return helpers_.use(Helper::ComplexDiv, s) + "(" + a + ", " + b + ")";
+      case Op::Pow:
+        return helpers_.use(Helper::ComplexPow, s) + "(" + a + ", " + b + ")";
       default:
         throw std::logic_error("complex operator");
     }

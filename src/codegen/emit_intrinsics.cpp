@@ -7,6 +7,12 @@
 
 namespace simt::codegen::detail {
 
+std::string Emitter::complex_call(std::string_view c_name, Scalar s, const std::string& arg) {
+  std::optional<Helper> helper = complex_math_helper(c_name);
+  if (!helper) throw std::logic_error("no complex form of " + std::string(c_name));
+  return helpers_.use(*helper, s) + "(" + arg + ")";
+}
+
 std::string Emitter::math_call(std::string_view c_name, Scalar s, const std::string& args) {
   Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
   if (c_name == "simt_degrees")
@@ -70,6 +76,7 @@ std::string Emitter::call(const Expr& e) {
   // read side by side (FloatRound and Fence repeat a neighbour's line).
   switch (fn.rule) {
     case sema::Rule::FloatUnary:
+      if (sema::is_complex(s)) return complex_call(fn.c_name, s, arg(0, ot));
       return math_call(fn.c_name, s, arg(0, ot));
     case sema::Rule::FloatBinary:
       return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot));
@@ -81,6 +88,14 @@ std::string Emitter::call(const Expr& e) {
       std::string_view name = fn.c_name == "isnan"   ? d_.isnan_name
                               : fn.c_name == "isinf" ? d_.isinf_name
                                                      : d_.isfinite_name;
+      if (sema::is_complex(s)) {
+        // NaN or infinite where either part is; finite where both are.
+        // The argument's text twice: calls in it were evaluated into temporaries.
+        std::string z = "(" + arg(0, ot) + ")";
+        std::string join = fn.c_name == "isfinite" ? " && " : " || ";
+        return "((" + std::string(name) + "(" + z + ".re) != 0)" + join + "(" + std::string(name) +
+               "(" + z + ".im) != 0))";
+      }
       Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
       return "(" + std::string(name) + "(" + arg(0, Type::scalar_of(real)) + ") != 0)";
     }
@@ -244,6 +259,24 @@ std::string Emitter::call(const Expr& e) {
       return "0";  // a grid group has no storage: nothing reads this value
     case sema::Rule::GridSync:
       throw std::logic_error("grid_group.sync() is a statement");
+    case sema::Rule::ComplexUnary:
+      return complex_call(fn.c_name, s, arg(0, ot));
+    case sema::Rule::ComplexPhase: {
+      Scalar real = sema::real_of(s);
+      std::string z = "(" + arg(0, ot) + ")";
+      return d_.math_name("atan2", real) + "(" + z + ".im, " + z + ".re)";
+    }
+    case sema::Rule::ComplexPolar:
+      throw std::logic_error("cmath.polar() is evaluated into temporaries");
+    case sema::Rule::ComplexRect: {
+      // r * (cos phi + i sin phi); phi == 0 keeps the imaginary part an exact zero.
+      Scalar real = s;
+      Type rt = Type::scalar_of(real);
+      std::string r = "(" + arg(0, rt) + ")", phi = "(" + arg(1, rt) + ")";
+      return helpers_.use(Helper::ComplexMake, sema::complex_of(real)) + "(" + r + " * " +
+             d_.math_name("cos", real) + "(" + phi + "), " + phi + " == 0 ? " + phi + " * " + r +
+             " : " + r + " * " + d_.math_name("sin", real) + "(" + phi + "))";
+    }
     case sema::Rule::Operator: {
       const Expr& a = argument(0);
       if (fn.c_name == "truth") return truth(a);

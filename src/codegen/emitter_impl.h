@@ -453,6 +453,8 @@ class Emitter {
 
   // ---- intrinsic calls, thread indices and warps (emit_intrinsics.cpp) ------
 
+  // A complex function (cmath's, NumPy's on complex numbers) of `arg`, of complex type s.
+  std::string complex_call(std::string_view c_name, Scalar s, const std::string& arg);
   std::string math_call(std::string_view c_name, Scalar s, const std::string& args);
   std::string call(const Expr& e);
 

@@ -449,6 +449,40 @@ HelperInfo helper_info(Helper h) {
       return {"cabs", true};
     case Helper::ComplexTruth:
       return {"ctruth", true};
+    case Helper::ComplexExp:
+      return {"cexp", true};
+    case Helper::ComplexLog:
+      return {"clog", true};
+    case Helper::ComplexLog10:
+      return {"clog10", true};
+    case Helper::ComplexSqrt:
+      return {"csqrt", true};
+    case Helper::ComplexSin:
+      return {"csin", true};
+    case Helper::ComplexCos:
+      return {"ccos", true};
+    case Helper::ComplexTan:
+      return {"ctan", true};
+    case Helper::ComplexSinh:
+      return {"csinh", true};
+    case Helper::ComplexCosh:
+      return {"ccosh", true};
+    case Helper::ComplexTanh:
+      return {"ctanh", true};
+    case Helper::ComplexAsin:
+      return {"casin", true};
+    case Helper::ComplexAcos:
+      return {"cacos", true};
+    case Helper::ComplexAtan:
+      return {"catan", true};
+    case Helper::ComplexAsinh:
+      return {"casinh", true};
+    case Helper::ComplexAcosh:
+      return {"cacosh", true};
+    case Helper::ComplexAtanh:
+      return {"catanh", true};
+    case Helper::ComplexPow:
+      return {"cpow", true};
     case Helper::PopCount:
       return {"popc", true};
     case Helper::CountLeadingZeros:
@@ -525,7 +559,10 @@ std::string HelperSet::use(Helper helper, Scalar type) {
 
 std::string HelperSet::define(Helper helper, Scalar type) {
   const char* text = nullptr;
-  bool is_complex_helper = helper >= Helper::ComplexType && helper <= Helper::ComplexTruth;
+  bool is_complex_helper = helper >= Helper::ComplexType && helper <= Helper::ComplexPow;
+  // The complex functions name the helpers they call by tokens ($log_c: this type's
+  // complex log), requested here so that they are defined first.
+  std::vector<std::pair<std::string, std::string>> calls;
   switch (helper) {
     case Helper::FloorDiv:
       text = sema::is_float(type)    ? kFloorDivFloat
@@ -623,6 +660,21 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       use(Helper::RoundHalf, Scalar::Float16);
       text = kHalfFma;
       break;
+    default: {
+      ComplexMathText math = complex_math_text(helper);
+      text = math.text;
+      for (Helper callee : math.calls) {
+        static constexpr std::pair<Helper, const char*> kTokens[] = {
+            {Helper::ComplexLog, "$log_c"},   {Helper::ComplexSqrt, "$sqrt_c"},
+            {Helper::ComplexTanh, "$tanh_c"}, {Helper::ComplexAsinh, "$asinh_c"},
+            {Helper::ComplexAsin, "$asin_c"}, {Helper::ComplexAtanh, "$atanh_c"},
+            {Helper::ComplexDiv, "$div_c"},   {Helper::ComplexExp, "$exp_c"},
+        };
+        for (const auto& [h, token] : kTokens)
+          if (h == callee) calls.emplace_back(token, use(callee, type));
+      }
+      break;
+    }
   }
   if (is_complex_helper && helper != Helper::ComplexType) use(Helper::ComplexType, type);
   std::string s = text;
@@ -657,7 +709,10 @@ std::string HelperSet::define(Helper helper, Scalar type) {
     replace_all(s, "$MIN", min);
     replace_all(s, "$MAX", max);
   }
-  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint", "pow", "hypot", "fma"})
+  for (const auto& [token, callee] : calls) replace_all(s, token, callee);
+  // Longer names first: $sinh before $sin.
+  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint", "pow", "hypot", "fma", "sinh",
+                         "cosh", "atan2", "sqrt", "exp", "log", "sin", "cos"})
     replace_all(s, std::string("$") + fn, dialect_.math_name(fn, real));
   replace_all(s, "$uint_as_float(bits)", apply_pattern(dialect_.uint_as_float, "bits"));
   replace_all(s, "$float_as_uint(f)", apply_pattern(dialect_.float_as_uint, "f"));

@@ -5,8 +5,10 @@
 // when a kernel uses it.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/dialect.h"
@@ -40,12 +42,42 @@ enum class Helper {
   ComplexEq,
   ComplexAbs,
   ComplexTruth,
+  // cmath's and NumPy's complex functions (complex_math.cpp), and complex **.
+  ComplexExp,
+  ComplexLog,
+  ComplexLog10,
+  ComplexSqrt,
+  ComplexSin,
+  ComplexCos,
+  ComplexTan,
+  ComplexSinh,
+  ComplexCosh,
+  ComplexTanh,
+  ComplexAsin,
+  ComplexAcos,
+  ComplexAtan,
+  ComplexAsinh,
+  ComplexAcosh,
+  ComplexAtanh,
+  ComplexPow,
   PopCount,           // set bits of an integer's $W bits (Numba's cuda.popc)
   CountLeadingZeros,  // zeros above the highest set bit, within $W bits (cuda.clz)
   FindFirstSet,       // 1 + the index of the lowest set bit, 0 for 0 (cuda.ffs): an int
   BitReverse,         // the $W bits in reverse order (cuda.brev)
   HalfFma,            // float16 a * b + c, rounded to float16 once (cuda.fp16.hfma)
 };
+
+// A complex function's helper text and the helpers it calls ($log_c, $sqrt_c, ...: the
+// same type's helper of that name).
+struct ComplexMathText {
+  const char* text;
+  std::vector<Helper> calls;
+};
+ComplexMathText complex_math_text(Helper helper);
+
+// The complex helper computing the C math function `c_name` ("exp", "asinh", ...) of a
+// complex value; nullopt for functions without a complex form.
+std::optional<Helper> complex_math_helper(std::string_view c_name);
 
 // The suffix that names a scalar in helper names: i32, u8, f64, c64.
 std::string scalar_suffix(sema::Scalar s);

@@ -151,8 +151,6 @@ ExprInfo Inferencer::binary(Op op, const Type& a, const Type& b, const ExprInfo&
   }
   if (is_arith(op)) {
     Type t = promote(arith_view(a), arith_view(b));
-    if (op == Op::Pow && is_complex(t.scalar))
-      return typed(error(span, "complex powers are not supported in kernels yet"));
     if ((op == Op::FloorDiv || op == Op::Mod) && is_complex(t.scalar))
       return typed(error(span, std::string("unsupported operand types for ") + lang::op_text(op) +
                                    ": " + types + " (complex numbers)"));

@@ -255,6 +255,7 @@ class Inferencer {
 
   // ---- intrinsic calls (intrinsic_typing.cpp) ------------------------------
   // Requires a real (non-complex) number at argument k.
+  bool number_arg(const Expr& e, size_t k, const Type& t, const std::string& fn);
   bool real_arg(const Expr& e, size_t k, const Type& t, const std::string& fn);
 
   ExprInfo intrinsic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,

@@ -29,7 +29,21 @@ Type numpy_float_view(const Type& t) {
                                       : Scalar::Float64);
 }
 
+// What cmath computes a number in: complex stays, float32 and float16 become complex64,
+// other numbers complex128 (Python's complex).
+Type complex_view(const Type& t) {
+  if (is_complex(t.scalar)) return Type::scalar_of(t.scalar);
+  bool single = t.scalar == Scalar::Float32 || t.scalar == Scalar::Float16;
+  return Type::scalar_of(single ? Scalar::Complex64 : Scalar::Complex128);
+}
+
 }  // namespace
+
+bool Inferencer::number_arg(const Expr& e, size_t k, const Type& t, const std::string& fn) {
+  if (t.is_scalar()) return true;
+  error(e.items[k + 1]->span, fn + "() needs a number, not " + t.str());
+  return false;
+}
 
 bool Inferencer::real_arg(const Expr& e, size_t k, const Type& t, const std::string& fn) {
   if (t.is_scalar() && !is_complex(t.scalar)) return true;
@@ -44,6 +58,13 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
   switch (fn.rule) {
     case Rule::FloatUnary:
     case Rule::FloatRound: {
+      // NumPy's complex forms (np.exp(z), np.sqrt(z), ...): the complex type.
+      if (numpy && fn.rule == Rule::FloatUnary && args[0].is_scalar() &&
+          is_complex(args[0].scalar) && has_complex_form(fn.c_name)) {
+        ExprInfo i = typed(Type::scalar_of(args[0].scalar));
+        i.operand = i.type;
+        return i;
+      }
       if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
       ExprInfo i = typed(numpy ? numpy_float_view(args[0]) : float_view(args[0]));
       i.operand = i.type;
@@ -74,9 +95,14 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       return i;
     }
     case Rule::FloatPredicate: {
-      if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      // math.isnan takes real numbers; NumPy's and cmath's, complex ones too.
+      bool complex_ok = numpy || fn.name.substr(0, 6) == "cmath.";
+      if (!(complex_ok && args[0].is_scalar() && is_complex(args[0].scalar)) &&
+          !real_arg(e, 0, args[0], shown))
+        return typed(Type::unknown());
       ExprInfo i = typed(Type::scalar_of(Scalar::Bool));
-      i.operand = float_view(args[0]);
+      i.operand =
+          is_complex(args[0].scalar) ? Type::scalar_of(args[0].scalar) : float_view(args[0]);
       return i;
     }
     case Rule::FloatToInt: {
@@ -395,6 +421,26 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       return typed(Type::grid_group());
     case Rule::GridSync:
       return typed(Type::none());
+    case Rule::ComplexUnary:
+    case Rule::ComplexPhase:
+    case Rule::ComplexPolar: {
+      if (!number_arg(e, 0, args[0], shown)) return typed(Type::unknown());
+      Type z = complex_view(args[0]);
+      Type real = Type::scalar_of(real_of(z.scalar));
+      ExprInfo i = typed(fn.rule == Rule::ComplexUnary   ? z
+                         : fn.rule == Rule::ComplexPhase ? real
+                                                         : Type::tuple({real, real}));
+      i.operand = z;
+      return i;
+    }
+    case Rule::ComplexRect: {
+      if (!real_arg(e, 0, args[0], shown) || !real_arg(e, 1, args[1], shown))
+        return typed(Type::unknown());
+      Type real = promote(float_view(args[0]), float_view(args[1])).strong();
+      ExprInfo i = typed(complex_view(real));
+      i.operand = real;
+      return i;
+    }
     case Rule::Operator: {
       const Expr& a = *e.items[1];
       if (fn.c_name == "truth" || fn.c_name == "not") {

@@ -152,6 +152,34 @@ constexpr Intrinsic kIntrinsics[] = {
     {"simt.fp16.hlt", Rule::HalfCompare, "<", 2, 2},
     {"simt.fp16.hle", Rule::HalfCompare, "<=", 2, 2},
 
+// cmath: complex results (isnan, isinf and isfinite take complex numbers too).
+#define SIMT_CMATH_UNARY(py) \
+  { "cmath." py, Rule::ComplexUnary, py, 1, 1 }
+    SIMT_CMATH_UNARY("exp"),
+    SIMT_CMATH_UNARY("log"),
+    SIMT_CMATH_UNARY("log10"),
+    SIMT_CMATH_UNARY("sqrt"),
+    SIMT_CMATH_UNARY("sin"),
+    SIMT_CMATH_UNARY("cos"),
+    SIMT_CMATH_UNARY("tan"),
+    SIMT_CMATH_UNARY("asin"),
+    SIMT_CMATH_UNARY("acos"),
+    SIMT_CMATH_UNARY("atan"),
+    SIMT_CMATH_UNARY("sinh"),
+    SIMT_CMATH_UNARY("cosh"),
+    SIMT_CMATH_UNARY("tanh"),
+    SIMT_CMATH_UNARY("asinh"),
+    SIMT_CMATH_UNARY("acosh"),
+    SIMT_CMATH_UNARY("atanh"),
+#undef SIMT_CMATH_UNARY
+    {"cmath.phase", Rule::ComplexPhase, "atan2", 1, 1},
+    // (abs, phase) into temporaries, as frexp's parts (codegen/emit_calls.cpp).
+    {"cmath.polar", Rule::ComplexPolar, "", 1, 1, false},
+    {"cmath.rect", Rule::ComplexRect, "", 2, 2},
+    {"cmath.isnan", Rule::FloatPredicate, "isnan", 1, 1},
+    {"cmath.isinf", Rule::FloatPredicate, "isinf", 1, 1},
+    {"cmath.isfinite", Rule::FloatPredicate, "isfinite", 1, 1},
+
     // math: one argument, float result.
     SIMT_MATH_UNARY("sin", "sin"),
     SIMT_MATH_UNARY("cos", "cos"),
@@ -257,6 +285,15 @@ const Member kMembers[] = {
     {"math", "tau", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 6.283185307179586}},
     {"math", "inf", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_inf()}},
     {"math", "nan", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_nan("")}},
+    {"cmath", "pi", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 3.141592653589793}},
+    {"cmath", "e", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 2.718281828459045}},
+    {"cmath",
+     "tau",
+     {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 6.283185307179586}},
+    {"cmath", "inf", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_inf()}},
+    {"cmath",
+     "nan",
+     {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_nan("")}},
     {"numpy", "pi", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 3.141592653589793}},
     {"numpy", "e", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, 2.718281828459045}},
     {"numpy", "inf", {NamespaceMember::Kind::FloatConstant, "", Scalar::Float64, __builtin_inf()}},
@@ -285,6 +322,12 @@ const Member kMembers[] = {
 };
 
 }  // namespace
+
+bool has_complex_form(std::string_view c_name) {
+  for (std::string_view name : kComplexForms)
+    if (name == c_name) return true;
+  return false;
+}
 
 bool is_collective(Rule rule) {
   switch (rule) {
@@ -349,6 +392,7 @@ std::optional<NamespaceMember> find_member(std::string_view module, std::string_
 
 std::optional<std::string_view> canonical_module(std::string_view module_name) {
   if (module_name == "math") return "math";
+  if (module_name == "cmath") return "cmath";
   if (module_name == "numpy") return "numpy";
   if (module_name == "operator") return "operator";
   if (module_name == "simt" || module_name == "simt.cuda" || module_name == "numba.cuda")

@@ -72,10 +72,24 @@ enum class Rule : uint8_t {
   // Numba's cooperative groups.
   ThisGrid,  // simt.cg.this_grid() -> a grid group (zero-size)
   GridSync,  // grid_group.sync(): every thread of the launch waits for the others
+  // cmath: the argument becomes complex (float32 and float16 complex64, other numbers
+  // complex128); c_name the C math name of the function.
+  ComplexUnary,  // cmath.exp, cmath.sqrt, ... -> the complex type
+  ComplexPhase,  // cmath.phase(z) -> the complex type's real type
+  ComplexPolar,  // cmath.polar(z) -> (abs, phase)
+  ComplexRect,   // cmath.rect(r, phi) -> complex
   // operator.add, operator.lt, ...: the operator's own rule, c_name its Python spelling
   // ("+", "<", "not", "truth", "getitem"; "u-" and "u+" the unary ones).
   Operator,
 };
+
+// The C math functions with a complex form (cmath's, and NumPy's on complex numbers):
+// exp, log, log10, sqrt and the trigonometric and hyperbolic functions and their
+// inverses. codegen/complex_math.cpp has a helper for each.
+bool has_complex_form(std::string_view c_name);
+inline constexpr std::string_view kComplexForms[] = {
+    "exp",  "log",  "log10", "sqrt", "sin",  "cos",   "tan",   "asin",
+    "acos", "atan", "sinh",  "cosh", "tanh", "asinh", "acosh", "atanh"};
 
 // Whether a rule makes the threads of a block (or a warp) wait for each
 // other: such calls split CPU kernels into regions (codegen/emit_regions.cpp).

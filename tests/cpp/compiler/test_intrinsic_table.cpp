@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "codegen/helpers.h"
 #include "compiler/pipeline.h"
 #include "lang/diagnostics.h"
 #include "lang/parser.h"
@@ -72,6 +73,10 @@ const std::map<Rule, std::string>& snippets() {
       {Rule::ThisGrid, "g = F()\n    out[i] = x[i]\n    g.sync()"},
       // The method is reached only as an attribute of a grid group.
       {Rule::GridSync, "out[i] = x[i]\n    simt.cg.this_grid().sync()"},
+      {Rule::ComplexUnary, "c = F(x[i] + 1j)\n    out[i] = c.real + c.imag"},
+      {Rule::ComplexPhase, "out[i] = F(x[i] - 2j)"},
+      {Rule::ComplexPolar, "p, q = F(x[i] + 1j)\n    out[i] = p + q"},
+      {Rule::ComplexRect, "c = F(x[i], 0.5)\n    out[i] = c.imag"},
       {Rule::Operator, "out[i] = F(n, 3)"},
   };
   return kSnippets;
@@ -104,6 +109,11 @@ simt::sema::Globals table_globals() {
   table.bytes = std::make_shared<const std::string>(4 * sizeof(double), '\0');
   g["TABLE"] = table;
   return g;
+}
+
+TEST(IntrinsicTable, EveryComplexFormHasAHelper) {
+  for (std::string_view name : simt::sema::kComplexForms)
+    EXPECT_TRUE(simt::codegen::complex_math_helper(name).has_value()) << name;
 }
 
 TEST(IntrinsicTable, EveryRuleHasASnippet) {

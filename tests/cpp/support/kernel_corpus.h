@@ -90,6 +90,7 @@ inline sema::Globals corpus_module_globals() {
     return v;
   };
   g["math"] = module("math");
+  g["cmath"] = module("cmath");
   g["np"] = module("numpy");
   g["simt"] = module("simt");
   g["cuda"] = module("simt");

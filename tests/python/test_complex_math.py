@@ -1,0 +1,172 @@
+"""cmath in kernels, NumPy's functions of complex numbers, and complex `**`, on every
+device, against Python's cmath and NumPy on fresh random inputs (outputs poisoned).
+
+Values are compared with a tolerance relative to the result's magnitude: the device's
+libm and the helpers' formulas (codegen/complex_math.cpp) round differently from
+CPython's cmath, by a few ulps of the larger part.
+"""
+
+import cmath
+import math
+
+import numpy as np
+import pytest
+
+import simt
+from simt import cuda
+
+NAMES = ["exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
+         "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"]
+
+
+def _kernel(name):
+    # One kernel per function, written as users write them: cmath.<name>(z[i]).
+    namespace = {"cuda": cuda, "cmath": cmath, "np": np}
+    source = (f"def k_cmath_{name}(z, out, out_np):\n"
+              f"    i = cuda.grid(1)\n"
+              f"    if i < z.size:\n"
+              f"        out[i] = cmath.{name}(z[i])\n"
+              f"        out_np[i] = np.{_numpy_name(name)}(z[i])\n")
+    path = f"<cmath test {name}>"
+    import linecache
+
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    exec(compile(source, path, "exec"), namespace)
+    return cuda.jit(namespace[f"k_cmath_{name}"])
+
+
+def _numpy_name(name):
+    return {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+            "acosh": "arccosh", "atanh": "arctanh"}.get(name, name)
+
+
+KERNELS = {name: _kernel(name) for name in NAMES}
+
+
+def _inputs(rng, dtype, n=200):
+    parts = rng.uniform(-3, 3, size=(2, n))
+    z = parts[0] + 1j * parts[1]
+    # Edges: the axes, zero with both signs of the imaginary part, the branch cuts' sides.
+    edges = np.array([0, 1, -1, 1j, -1j, 0.5, -0.5, 2, -2, 2j, -2j, complex(0, -0.0),
+                      complex(-4, 0.0), complex(-4, -0.0), complex(1.5, 1e-3)])
+    return np.concatenate([edges, z]).astype(dtype)
+
+
+def _check(got, want, dtype, what):
+    eps = np.finfo(np.float32 if dtype == np.complex64 else np.float64).eps
+    scale = np.maximum(np.abs(want), 1.0)
+    bad = ~(np.abs(got - want) <= 64 * eps * scale)
+    bad &= ~(np.isnan(got) & np.isnan(want))
+    assert not bad.any(), (f"{what}: at {np.flatnonzero(bad)[:5]}: got {got[bad][:5]}, "
+                           f"want {want[bad][:5]}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_cmath_and_numpy_functions_of_complex_numbers(device, rng, name, dtype):
+    if dtype == np.complex128 and not device.supports_float64:
+        pytest.skip("no double precision")
+    z = _inputs(rng, dtype)
+
+    def defined(v):  # the poles (atan(1j), atanh(1), log(0)) are ValueErrors in Python
+        try:
+            getattr(cmath, name)(complex(v))
+            return True
+        except ValueError:
+            return False
+
+    z = z[[defined(v) for v in z]]
+    out = simt.full(z.size, np.nan + 0j, dtype=dtype, device=device)
+    out_np = simt.full(z.size, np.nan + 0j, dtype=dtype, device=device)
+    KERNELS[name][-(-z.size // 64), 64](simt.to_device(z, device=device), out, out_np)
+    python = np.array([getattr(cmath, name)(complex(v)) for v in z])
+    _check(out.get(), python.astype(dtype), dtype, f"cmath.{name}")
+    with np.errstate(all="ignore"):
+        _check(out_np.get(), getattr(np, _numpy_name(name))(z), dtype, f"np.{name}")
+
+
+@cuda.jit
+def k_cmath_misc(z, r, phi, phase, modulus, argument, rect, flags):
+    i = cuda.grid(1)
+    if i < z.size:
+        phase[i] = cmath.phase(z[i])
+        m, a = cmath.polar(z[i])
+        modulus[i] = m
+        argument[i] = a
+        rect[i] = cmath.rect(r[i], phi[i])
+        flags[i] = (1 * cmath.isnan(z[i]) + 2 * cmath.isinf(z[i]) + 4 * cmath.isfinite(z[i])
+                    + 8 * np.isnan(z[i]) + 16 * np.isinf(z[i]) + 32 * np.isfinite(z[i]))
+
+
+def test_phase_polar_rect_and_predicates(device, rng):
+    if not device.supports_float64:
+        pytest.skip("no double precision")
+    z = _inputs(rng, np.complex128)
+    z = np.concatenate([z, [complex(np.nan, 1), complex(1, np.inf), complex(-np.inf, np.nan)]])
+    r, phi = rng.uniform(0, 5, z.size), rng.uniform(-4, 4, z.size)
+    phi[:3] = 0.0
+    outs = [simt.full(z.size, np.nan, device=device) for _ in range(3)]
+    rect = simt.full(z.size, np.nan + 0j, dtype=np.complex128, device=device)
+    flags = simt.full(z.size, -1, dtype=np.int64, device=device)
+    k_cmath_misc[-(-z.size // 64), 64](simt.to_device(z, device=device),
+                                       simt.to_device(r, device=device),
+                                       simt.to_device(phi, device=device), *outs, rect, flags)
+    finite = np.isfinite(z)
+    want_phase = np.array([cmath.phase(complex(v)) for v in z])
+    np.testing.assert_allclose(outs[0].get()[finite], want_phase[finite], rtol=1e-14,
+                               atol=1e-15)
+    np.testing.assert_allclose(outs[1].get()[finite], np.abs(z)[finite], rtol=1e-15)
+    np.testing.assert_allclose(outs[2].get()[finite], want_phase[finite], rtol=1e-14,
+                               atol=1e-15)
+    want_rect = np.array([cmath.rect(a, b) for a, b in zip(r, phi)])
+    _check(rect.get(), want_rect, np.complex128, "cmath.rect")
+    assert (rect.get()[:3].imag == 0).all()
+    want_flags = (1 * np.isnan(z) + 2 * np.isinf(z) + 4 * np.isfinite(z)) * 9
+    np.testing.assert_array_equal(flags.get(), want_flags)
+
+
+@cuda.jit
+def k_complex_pow(a, b, n, out_ab, out_an, out_a_half):
+    i = cuda.grid(1)
+    if i < a.size:
+        out_ab[i] = a[i] ** b[i]
+        out_an[i] = a[i] ** n[i]
+        out_a_half[i] = a[i] ** 0.5
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_powers(device, rng, dtype):
+    if dtype == np.complex128 and not device.supports_float64:
+        pytest.skip("no double precision")
+    a = _inputs(rng, dtype)
+    a = a[a != 0]
+    b = _inputs(rng, dtype)[: a.size] * 0.7
+    n = rng.integers(-6, 7, a.size).astype(np.int64)
+    outs = [simt.full(a.size, np.nan + 0j, dtype=dtype, device=device) for _ in range(3)]
+    k_complex_pow[-(-a.size // 64), 64](simt.to_device(a, device=device),
+                                        simt.to_device(b, device=device),
+                                        simt.to_device(n, device=device), *outs)
+    with np.errstate(all="ignore"):
+        _check(outs[0].get(), (a ** b).astype(dtype), dtype, "a ** b")
+        # Integer exponents by repeated squaring, as NumPy's: compare with Python's.
+        want = np.array([complex(x) ** int(k) for x, k in zip(a, n)]).astype(dtype)
+        _check(outs[1].get(), want, dtype, "a ** n")
+        _check(outs[2].get(), (a ** 0.5).astype(dtype), dtype, "a ** 0.5")
+
+
+def test_cmath_constants_and_type_errors(device):
+    @cuda.jit
+    def consts(out):
+        out[0] = cmath.pi + cmath.e + cmath.tau
+
+    out = simt.zeros(1, device=device) if device.supports_float64 else None
+    if out is not None:
+        consts[1, 1](out)
+        assert out.get()[0] == math.pi + math.e + math.tau
+
+    @cuda.jit
+    def real_math_of_complex(z, out):
+        out[0] = math.exp(z[0])
+
+    with pytest.raises(simt.TypingError, match="needs a real number"):
+        real_math_of_complex.compile("(complex64[::1], float32[::1])", device)
