@@ -39,11 +39,22 @@ struct TextParser {
     if (eat("(")) {
       if (++depth > kMaxTupleDepth) return std::nullopt;
       std::vector<ArgType> items;
+      std::vector<std::string> fields;
       if (eat(")")) {
         --depth;
         return ArgType::tuple({});
       }
       while (true) {
+        // `name=type` in a named tuple (all items named, or none).
+        size_t before = pos;
+        std::string_view field = word();
+        if (!field.empty() && eat("=")) {
+          if (fields.size() != items.size()) return std::nullopt;
+          fields.emplace_back(field);
+        } else {
+          pos = before;
+          if (!fields.empty()) return std::nullopt;
+        }
         auto item = parse();
         if (!item) return std::nullopt;
         items.push_back(*item);
@@ -52,6 +63,7 @@ struct TextParser {
         if (eat(")")) break;  // trailing comma: "(int32,)"
       }
       --depth;
+      if (!fields.empty()) return ArgType::named_tuple(std::move(items), std::move(fields));
       return ArgType::tuple(std::move(items));
     }
     std::string_view name = word();
@@ -111,6 +123,12 @@ ArgType ArgType::array(abi::Scalar dtype, int ndim, Layout layout, bool readonly
   return t;
 }
 
+ArgType ArgType::named_tuple(std::vector<ArgType> items, std::vector<std::string> fields) {
+  ArgType t = tuple(std::move(items));
+  t.fields = std::move(fields);
+  return t;
+}
+
 ArgType ArgType::tuple(std::vector<ArgType> items) {
   ArgType t;
   t.kind = Kind::Tuple;
@@ -139,8 +157,14 @@ void ArgType::encode(std::string& key) const {
       append_array_key(key, scalar, ndim, layout, readonly);
       return;
     case Kind::Tuple:
-      key += kTupleBegin;
-      for (const auto& item : items) item.encode(key);
+      key += fields.empty() ? kTupleBegin : kNamedTupleBegin;
+      for (size_t k = 0; k < items.size(); ++k) {
+        if (!fields.empty()) {
+          key += static_cast<char>(fields[k].size());
+          key += fields[k];
+        }
+        items[k].encode(key);
+      }
       key += kTupleEnd;
       return;
   }
@@ -168,15 +192,23 @@ std::optional<ArgType> ArgType::decode(std::string_view key, size_t& pos, int de
     return array(static_cast<Scalar>(s), ndim, static_cast<Layout>(layout),
                  (flags & kReadonlyBit) != 0);
   }
-  if (tag == kTupleBegin) {
+  if (tag == kTupleBegin || tag == kNamedTupleBegin) {
     std::vector<ArgType> items;
+    std::vector<std::string> fields;
     while (pos < key.size() && key[pos] != kTupleEnd) {
+      if (tag == kNamedTupleBegin) {
+        uint8_t length;
+        if (!byte(length) || pos + length > key.size()) return std::nullopt;
+        fields.emplace_back(key.substr(pos, length));
+        pos += length;
+      }
       auto item = decode(key, pos, depth + 1);
       if (!item) return std::nullopt;
       items.push_back(std::move(*item));
     }
     if (pos >= key.size()) return std::nullopt;
     ++pos;
+    if (tag == kNamedTupleBegin) return named_tuple(std::move(items), std::move(fields));
     return tuple(std::move(items));
   }
   return std::nullopt;
@@ -209,7 +241,8 @@ std::string ArgType::str() const {
     }
     case Kind::Tuple: {
       std::string s = "(";
-      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i].str();
+      for (size_t i = 0; i < items.size(); ++i)
+        s += (i ? ", " : "") + (fields.empty() ? "" : fields[i] + "=") + items[i].str();
       if (items.size() == 1) s += ",";
       return s + ")";
     }

@@ -24,11 +24,15 @@ struct ArgType {
   Layout layout = Layout::Any;              // Array
   bool readonly = false;                    // Array
   std::vector<ArgType> items;               // Tuple
+  // A named tuple's field names, one per item (collections.namedtuple, typing.NamedTuple);
+  // empty for a plain tuple. Part of the type: `p.x` compiles for these fields only.
+  std::vector<std::string> fields;
 
   static ArgType scalar_of(abi::Scalar s);
   // A one-dimensional F array is C: both describe the same memory.
   static ArgType array(abi::Scalar dtype, int ndim, Layout layout, bool readonly = false);
   static ArgType tuple(std::vector<ArgType> items);
+  static ArgType named_tuple(std::vector<ArgType> items, std::vector<std::string> fields);
 
   bool is_scalar() const { return kind == Kind::Scalar; }
   bool is_array() const { return kind == Kind::Array; }
@@ -40,7 +44,8 @@ struct ArgType {
   // nullopt when they are malformed.
   static std::optional<ArgType> decode(std::string_view key, size_t& pos, int depth = 0);
 
-  // "float32", "float32[:, ::1]", "readonly float64[:]", "(int64, float32)".
+  // "float32", "float32[:, ::1]", "readonly float64[:]", "(int64, float32)",
+  // "(x=float64, y=float64)" (a named tuple).
   std::string str() const;
   // The inverse of str(), also accepting dtype aliases ("f4[::1]") and
   // "void"-less tuples; nullopt when malformed.
@@ -55,6 +60,11 @@ void append_scalar_key(std::string& key, Scalar scalar);
 void append_array_key(std::string& key, Scalar dtype, int ndim, Layout layout, bool readonly);
 inline constexpr char kTupleBegin = '(';
 inline constexpr char kTupleEnd = ')';
+// A named tuple: each item's bytes follow its field name's (a length byte, then the
+// name), up to kTupleEnd.
+inline constexpr char kNamedTupleBegin = '{';
+// Field names longer than this are not named-tuple fields a kernel can read.
+inline constexpr size_t kMaxFieldName = 255;
 
 // How deeply tuples may nest in an argument (and in any value a kernel
 // computes): deeper ones are errors, so that no recursion over a type can

@@ -6,6 +6,12 @@
 
 namespace simt::codegen::detail {
 
+size_t Emitter::field_index(const Type& tuple, const std::string& field) {
+  for (size_t k = 0; k < tuple.fields.size(); ++k)
+    if (tuple.fields[k] == field) return k;
+  throw std::logic_error("no field " + field);
+}
+
 std::string Emitter::attribute(const Expr& e) {
   if (const sema::Intrinsic* fn = info(e).intrinsic) {  // simt.laneid, simt.warpsize
     // Lanes are 32 consecutive threads on every backend: these two need no
@@ -21,6 +27,7 @@ std::string Emitter::attribute(const Expr& e) {
                                                   : IndexObject::GridDim;
     return index_value(object, e.name[0] - 'x');
   }
+  if (bt.is_tuple()) return values(*e.items[0])[item_offset(bt, field_index(bt, e.name))];
   std::string base = expr(*e.items[0]);
   if (bt.is_array() && e.name == "size") {
     std::string out;

@@ -42,8 +42,15 @@ std::vector<std::string> Emitter::values(const Expr& e) {
       return out;
     }
     case ExprKind::Attribute: {
-      std::string base = expr(*e.items[0]);
       const Type& bt = info(*e.items[0]).type;
+      if (bt.is_tuple()) {
+        // A named tuple's field that is itself a tuple.
+        auto parts = values(*e.items[0]);
+        size_t k = field_index(bt, e.name);
+        size_t offset = item_offset(bt, static_cast<int64_t>(k));
+        return {parts.begin() + offset, parts.begin() + offset + count_parts(bt.items[k])};
+      }
+      std::string base = expr(*e.items[0]);
       std::vector<std::string> out;
       for (int dim = 0; dim < bt.ndim; ++dim) {
         if (e.name == "shape")

@@ -412,6 +412,8 @@ class Emitter {
   // Where item k of a tuple starts among its flattened parts (items before
   // it may be tuples of several parts).
   size_t item_offset(const Type& tuple, int64_t k);
+  // The item of a named tuple's field (sema checked that it has one).
+  static size_t field_index(const Type& tuple, const std::string& field);
   size_t count_parts(const Type& t);
   void constant_parts(const Constant& c, std::vector<std::string>& out);
   std::string emit_as(const Expr& e, const Type& to);

@@ -131,6 +131,34 @@ void classify_cuda_array(const nb::handle& obj, const std::string& name, Classif
                     *scalar, readonly, name);
 }
 
+// A named tuple's field names (collections.namedtuple, typing.NamedTuple: a tuple
+// subclass whose class has `_fields`, one identifier per item); empty for other tuples.
+std::vector<std::string> named_tuple_fields(PyObject* o, Py_ssize_t n) {
+  std::vector<std::string> fields;
+  if (Py_TYPE(o) == &PyTuple_Type) return fields;
+  PyObject* names = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "_fields");
+  if (names == nullptr) {
+    PyErr_Clear();
+    return fields;
+  }
+  if (PyTuple_Check(names) && PyTuple_GET_SIZE(names) == n) {
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      PyObject* field = PyTuple_GET_ITEM(names, k);
+      Py_ssize_t size = 0;
+      const char* text = PyUnicode_Check(field) ? PyUnicode_AsUTF8AndSize(field, &size) : nullptr;
+      if (text == nullptr || size == 0 || static_cast<size_t>(size) > abi::kMaxFieldName ||
+          PyUnicode_IsIdentifier(field) != 1) {
+        PyErr_Clear();
+        fields.clear();
+        break;
+      }
+      fields.emplace_back(text, static_cast<size_t>(size));
+    }
+  }
+  Py_DECREF(names);
+  return fields;
+}
+
 void classify_value(const nb::handle& obj, const std::string& name, Classification& s,
                     const runtime::Device* device, int depth) {
   PyObject* o = obj.ptr();
@@ -146,11 +174,18 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
     if (depth >= abi::kMaxTupleDepth)
       argument_error(name, "tuples nested more than " + std::to_string(abi::kMaxTupleDepth) +
                                " levels deep are not kernel arguments");
-    s.key += abi::kTupleBegin;
     Py_ssize_t n = PyTuple_GET_SIZE(o);
-    for (Py_ssize_t k = 0; k < n; ++k)
-      classify_value(PyTuple_GET_ITEM(o, k), name + "[" + std::to_string(k) + "]", s, device,
-                     depth + 1);
+    std::vector<std::string> fields = named_tuple_fields(o, n);
+    s.key += fields.empty() ? abi::kTupleBegin : abi::kNamedTupleBegin;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      if (!fields.empty()) {
+        s.key += static_cast<char>(fields[k].size());
+        s.key += fields[k];
+      }
+      classify_value(PyTuple_GET_ITEM(o, k),
+                     fields.empty() ? name + "[" + std::to_string(k) + "]" : name + "." + fields[k],
+                     s, device, depth + 1);
+    }
     s.key += abi::kTupleEnd;
     return;
   } else if ((!device || !device->host_accessible()) &&

@@ -70,6 +70,23 @@ ExprInfo Inferencer::attribute(const Expr& e) {
                                      "' is not supported in kernels (shape, size, ndim, "
                                      "strides and itemsize are)"));
     }
+    case TypeKind::Tuple: {
+      // A named tuple's field: its item.
+      for (size_t k = 0; k < base.fields.size(); ++k) {
+        if (base.fields[k] != attr) continue;
+        ExprInfo i = typed(base.items[k], info(*e.items[0]).nonnegative);
+        const ExprInfo& bi = info(*e.items[0]);
+        if (bi.constant && k < bi.constant->items.size()) i.constant = bi.constant->items[k];
+        return i;
+      }
+      if (base.fields.empty())
+        return typed(error(e.span, quoted(base) + " has no attribute '" + attr +
+                                       "' (a plain tuple: index it, or pass a named tuple)"));
+      std::string names;
+      for (const auto& f : base.fields) names += (names.empty() ? "" : ", ") + f;
+      return typed(error(e.span, "the named tuple " + quoted(base) + " has no field '" + attr +
+                                     "' (its fields: " + names + ")"));
+    }
     case TypeKind::GridGroup:
       if (attr == "sync") return typed(Type::function("simt.cg.grid_group.sync"));
       return typed(error(

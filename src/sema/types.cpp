@@ -204,7 +204,7 @@ bool Type::operator==(const Type& o) const {
       return scalar == o.scalar && ndim == o.ndim && layout == o.layout && space == o.space &&
              readonly == o.readonly;
     case TypeKind::Tuple:
-      return items == o.items;
+      return items == o.items && fields == o.fields;
     case TypeKind::DType:
       return scalar == o.scalar;
     case TypeKind::Range:
@@ -245,7 +245,8 @@ std::string Type::str() const {
     }
     case TypeKind::Tuple: {
       std::string s = "(";
-      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i].str();
+      for (size_t i = 0; i < items.size(); ++i)
+        s += (i ? ", " : "") + (fields.empty() ? "" : fields[i] + "=") + items[i].str();
       if (items.size() == 1) s += ",";
       return s + ")";
     }
@@ -306,7 +307,10 @@ std::optional<Type> join(const Type& a, const Type& b) {
         if (!j) return std::nullopt;
         items.push_back(*j);
       }
-      return Type::tuple(std::move(items));
+      Type joined = Type::tuple(std::move(items));
+      // Field names survive where both sides have the same ones.
+      if (a.fields == b.fields) joined.fields = a.fields;
+      return joined;
     }
     default:
       if (a == b) return a;
@@ -326,7 +330,9 @@ Type type_of_argument(const abi::ArgType& arg) {
     case abi::ArgType::Kind::Tuple: {
       std::vector<Type> items;
       for (const auto& item : arg.items) items.push_back(type_of_argument(item));
-      return Type::tuple(std::move(items));
+      Type t = Type::tuple(std::move(items));
+      t.fields = arg.fields;
+      return t;
     }
   }
   return Type::unknown();
@@ -346,6 +352,7 @@ std::optional<abi::ArgType> argument_type(const Type& t) {
         if (!a) return std::nullopt;
         items.push_back(std::move(*a));
       }
+      if (!t.fields.empty()) return abi::ArgType::named_tuple(std::move(items), t.fields);
       return abi::ArgType::tuple(std::move(items));
     }
     default:

@@ -64,6 +64,8 @@ struct Type {
   // Tuple: its items. Range: empty for range(...); for enumerate/zip of ranges, the items of
   // the tuple each iteration yields (name says which).
   std::vector<Type> items;
+  // Tuple: a named tuple's field names, one per item (abi::ArgType::fields); else empty.
+  std::vector<std::string> fields;
   std::string name;  // Module, Function, Dim3; Range: "enumerate" or "zip", else empty
 
   static Type unknown() { return {}; }

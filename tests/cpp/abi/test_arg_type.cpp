@@ -24,6 +24,11 @@ std::vector<ArgType> examples() {
       ArgType::tuple({ArgType::tuple({ArgType::scalar_of(Scalar::Int32),
                                       ArgType::array(Scalar::Float16, 1, Layout::Any)}),
                       ArgType::scalar_of(Scalar::Complex128)}),
+      ArgType::named_tuple({ArgType::scalar_of(Scalar::Float64),
+                            ArgType::array(Scalar::Int32, 1, Layout::C)},
+                           {"x", "counts"}),
+      ArgType::named_tuple({ArgType::named_tuple({ArgType::scalar_of(Scalar::Int8)}, {"lo"})},
+                           {"inner"}),
   };
 }
 
@@ -53,6 +58,24 @@ TEST(ArgType, TextRoundTripsIncludingReadonly) {
   EXPECT_EQ(ArgType::parse("readonly f4[:, ::1]")->str(), "readonly float32[:, ::1]");
   EXPECT_EQ(ArgType::parse("(int32,)")->str(), "(int32,)");
   EXPECT_EQ(ArgType::parse("float32[::1, :]")->layout, Layout::F);
+  EXPECT_EQ(ArgType::parse("( x = f8, y=int64 )")->str(), "(x=float64, y=int64)");
+}
+
+TEST(ArgType, NamedTuplesDifferFromPlainOnes) {
+  ArgType plain = ArgType::tuple({ArgType::scalar_of(Scalar::Int64)});
+  ArgType named = ArgType::named_tuple({ArgType::scalar_of(Scalar::Int64)}, {"n"});
+  ArgType renamed = ArgType::named_tuple({ArgType::scalar_of(Scalar::Int64)}, {"m"});
+  std::string a, b, c;
+  plain.encode(a);
+  named.encode(b);
+  renamed.encode(c);
+  EXPECT_NE(a, b);
+  EXPECT_NE(b, c);
+  EXPECT_EQ(simt::sema::type_of_argument(named).fields, std::vector<std::string>{"n"});
+  EXPECT_EQ(*simt::sema::argument_type(simt::sema::type_of_argument(named)), named);
+  // Named and unnamed items do not mix; a name needs an `=`.
+  EXPECT_FALSE(ArgType::parse("(x=int64, float32)"));
+  EXPECT_FALSE(ArgType::parse("(int64, y=float32)"));
 }
 
 TEST(ArgType, MalformedTextAndKeysAreRejected) {
