@@ -374,6 +374,62 @@ class _FastCall:
         return outs[0] if self.single else tuple(outs)
 
 
+class _FastReduction:
+    """ReductionKernel's warm call (as _FastCall): the partial results and the outputs not
+    given allocated, both launches made with the first call's argument layout."""
+
+    __slots__ = ("partial_launch", "final_launch", "inputs", "tail", "partial", "outputs",
+                 "nin", "single")
+
+    def __init__(self, kernel, partial_launch, final_launch, call, final, partial, out_types,
+                 nargs, device):
+        self.partial_launch, self.final_launch = partial_launch, final_launch
+        # The partial launch's arguments: each input's slice of `call` (as _FastCall's
+        # parts), then the partial array and the element count (and extents).
+        self.inputs = []
+        at = 0
+        for index, p in enumerate(kernel.in_params):
+            is_array = call[at].__class__ is Array
+            width = (2 + (0 if p.raw else 1)) if is_array else 1
+            self.inputs.append((index, tuple(call[at + 1:at + width]),
+                                None if is_array else type(call[at])))
+            at += width
+        self.tail = tuple(call[at + 1:])  # after the partial array
+        blocks, rtype = partial
+        self.partial = ([blocks], np.dtype(rtype).name, device)
+        # Outputs: given ones (argument index) or allocated ones (dtype), each passed with
+        # offset 0 to the final launch after the partial array and the block count.
+        given = nargs > kernel.nin
+        self.outputs = [(kernel.nin + k if given else None, np.dtype(t).name, device)
+                        for k, t in enumerate(out_types)]
+        self.nin = kernel.nin
+        self.single = len(out_types) == 1
+
+    def __call__(self, args):
+        call = []
+        for index, extra, convert in self.inputs:
+            value = args[index]
+            call.append(value if convert is None else convert(value))
+            call.extend(extra)
+        shape, dtype, device = self.partial
+        partial = Array._wrap(_core.empty(shape, dtype, device, "C"))
+        call.append(partial)
+        call.extend(self.tail)
+        self.partial_launch(*call)
+        final = [partial, np.int64(shape[0])]
+        outs = []
+        for index, dtype, device in self.outputs:
+            out = args[index] if index is not None else \
+                Array._wrap(_core.empty([], dtype, device, "C"))
+            outs.append(out)
+            final += [out, _ZERO]
+        self.final_launch(*final)
+        return outs[0] if self.single else tuple(outs)
+
+
+_ZERO = np.int64(0)
+
+
 class ElementwiseKernel(_SnippetKernel):
     """CuPy's ElementwiseKernel: ``ElementwiseKernel('float32 x, float32 y', 'float32 z',
     'z = (x - y) * (x - y)', 'squared_diff')``.
@@ -519,6 +575,11 @@ class ReductionKernel(_SnippetKernel):
         if axis is not None:
             raise NotImplementedError(f"{self._what}: only axis=None (the whole array) is "
                                       f"supported")
+        fast_key = _fast_key(args, self._BLOCK) if stream is None else None
+        if fast_key is not None:
+            fast = self._fast.get(fast_key)
+            if fast is not None:
+                return fast(args)
         dev, dialect, ins, outs, types = self._prepare(args, self._device, "ReductionKernel")
         in_types = self._resolve(self.in_params, types)
         out_types = self._resolve(self.out_params, types)
@@ -556,11 +617,18 @@ class ReductionKernel(_SnippetKernel):
         call += [partial, np.int64(total)]
         if nd > 1:
             call += [np.int64(s) for s in shape]
-        generated.kernels[0][blocks, self._BLOCK, stream](*call)
+        partial_launch = generated.kernels[0][blocks, self._BLOCK, stream]
+        partial_launch(*call)
         final = [partial, np.int64(blocks)]
         for p, v in zip(self.out_params, outs):
             final += self._array_args(p, v, (1,), 1)[:2]
-        generated.kernels[1][1, self._BLOCK, stream](*final)
+        final_launch = generated.kernels[1][1, self._BLOCK, stream]
+        final_launch(*final)
+        if fast_key is not None and len(self._fast) < 1024 and nd == 1 and \
+                all(v._impl.offset == 0 for v in ins + outs if isinstance(v, Array)):
+            self._fast[fast_key] = _FastReduction(
+                self, partial_launch, final_launch, call, final, (blocks, rtype), out_types,
+                len(args), dev)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd):

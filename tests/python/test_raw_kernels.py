@@ -382,6 +382,28 @@ def test_elementwise_warm_calls_read_each_calls_arguments(raw_device, rng):
         ik(di, 300)
 
 
+def test_reduction_warm_calls_read_each_calls_arguments(raw_device, rng):
+    # The warm path (same types and layouts as an earlier call) must read this call's
+    # arrays and scalars, allocate a fresh result, and fill an output that is given.
+    k = simt.ReductionKernel("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "warm_dot")
+    results = []
+    for n in (1000, 1000, 1000, 7):
+        x = rng.standard_normal(n)
+        w = float(rng.standard_normal())
+        dx = simt.to_device(x, device=raw_device)
+        results.append(k(dx, w))
+        np.testing.assert_allclose(results[-1].get(), (x * w).sum(), rtol=1e-12, atol=1e-12)
+    assert len({id(r) for r in results}) == 4
+    out = simt.full((), np.nan, device=raw_device)
+    for _ in range(2):
+        x = rng.standard_normal(1000)
+        assert k(simt.to_device(x, device=raw_device), 2.0, out) is out
+        np.testing.assert_allclose(out.get(), 2 * x.sum(), rtol=1e-12, atol=1e-12)
+    x = rng.standard_normal(1001)
+    view = simt.to_device(x, device=raw_device)[1:]  # same shape as above, offset buffer
+    np.testing.assert_allclose(k(view, 1.0).get(), x[1:].sum(), rtol=1e-12, atol=1e-12)
+
+
 def test_elementwise_argument_errors(raw_device):
     k = simt.ElementwiseKernel(*SQUARED_DIFF)
     dx = simt.zeros(4, dtype=np.float32, device=raw_device)
