@@ -21,6 +21,7 @@ import numpy as np
 
 from ._array import Array, empty
 from . import _fft_stockham
+from ._array_api._axes import normalize_axis
 from ._array_api import _launch
 from ._array_api._creation import arange
 from ._array_api._elementwise import FUNCTIONS, assign, contiguous_copy
@@ -65,16 +66,6 @@ def _real_dtype(dtype, where):
         else np.dtype(np.float64)
 
 
-def _axis(axis, ndim, where):
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{where}: an axis must be an int, not {type(axis).__name__}") from None
-    if not -ndim <= a < ndim:
-        raise np.exceptions.AxisError(a, ndim, where)
-    return a % ndim
-
-
 def _length(n, where):
     try:
         n = operator.index(n)
@@ -98,7 +89,7 @@ def _shape_and_axes(x, s, axes, where, default_axes=None):
             if len(s) > x.ndim:
                 raise ValueError(f"{where}: s has {len(s)} entries, x only {x.ndim} axes")
             axes = tuple(range(x.ndim - len(s), x.ndim))
-    axes = tuple(_axis(a, x.ndim, where) for a in axes)
+    axes = tuple(normalize_axis(a, x.ndim, where) for a in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"{where}: an axis repeats in axes={axes}")
     if s is None:
@@ -270,7 +261,7 @@ def _one_axis(x, n, axis, where):
     _array(x, where)
     if x.ndim == 0:
         raise ValueError(f"{where}: x must have at least one dimension")
-    axis = _axis(axis, x.ndim, where)
+    axis = normalize_axis(axis, x.ndim, where)
     return (x.shape[axis] if n is None else _length(n, where)), axis
 
 
@@ -303,7 +294,7 @@ def irfft(x, /, n=None, axis=-1, norm="backward"):
     _array(x, where)
     if x.ndim == 0:
         raise ValueError(f"{where}: x must have at least one dimension")
-    axis = _axis(axis, x.ndim, where)
+    axis = normalize_axis(axis, x.ndim, where)
     n = 2 * (x.shape[axis] - 1) if n is None else _length(n, where)
     if n < 1:
         raise ValueError(f"{where}: invalid number of data points ({n}) from an input of "
@@ -438,7 +429,7 @@ def _shift(x, axes, sign, where):
         axes = tuple(range(x.ndim))
     elif isinstance(axes, (int, np.integer)):
         axes = (axes,)
-    axes = tuple(_axis(a, x.ndim, where) for a in axes)
+    axes = tuple(normalize_axis(a, x.ndim, where) for a in axes)
     if not axes:
         return x
     return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)

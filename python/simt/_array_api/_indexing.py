@@ -36,6 +36,7 @@ import numpy as np
 
 from .._array import Array, empty, to_device, zeros
 from . import _broadcast, _elementwise, _generated, _launch
+from ._axes import normalize_axis
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere"]
 
@@ -831,16 +832,6 @@ def _index_array(x, indices, where):
     return indices
 
 
-def _axis(axis, ndim, where):
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{where}: axis must be an int, not {type(axis).__name__}") from None
-    if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(axis, ndim, where)
-    return axis % ndim
-
-
 def take(x, indices, /, *, axis=None):
     """The elements of x at `indices` along `axis` (x[:, ..., indices, ...]); without an
     axis, of x flattened (C order). An index out of range is an IndexError."""
@@ -851,7 +842,7 @@ def take(x, indices, /, *, axis=None):
             x = _one_dimension(x if x._contiguous() else _elementwise.contiguous_copy(x))
         axis = 0
     else:
-        axis = _axis(axis, x.ndim, "take")
+        axis = normalize_axis(axis, x.ndim, "take")
     return getitem(x, (slice(None),) * axis + (indices,))
 
 
@@ -865,7 +856,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
     if indices.ndim != x.ndim:
         raise ValueError(f"take_along_axis: indices must have x's rank {x.ndim}, not "
                          f"{indices.ndim}")
-    axis = _axis(axis, x.ndim, "take_along_axis")
+    axis = normalize_axis(axis, x.ndim, "take_along_axis")
     if not _whole_elements(x):
         x = _elementwise.contiguous_copy(x)
     shape = []

@@ -17,6 +17,7 @@ from ._elementwise import FUNCTIONS, contiguous_copy
 from ._linalg import matmul
 from ._manipulation import broadcast_arrays, broadcast_to, moveaxis, reshape, stack
 from ._reduction import count_nonzero, max as _max, min as _min, sum as _sum
+from ._axes import normalize_axis
 
 __all__ = ["diagonal", "trace", "cross", "vector_norm", "matrix_norm", "norm",
            "matrix_power"]
@@ -175,7 +176,7 @@ def norm(x, ord=None, axis=None, keepdims=False, *, svdvals=None):
             raise ValueError(f"{where}: ord={ord!r} needs axis for an array of {x.ndim} "
                              f"dimensions (vectors: 1-D, matrices: 2-D)")
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = tuple(_axis(a, x.ndim, where) for a in axes)
+    axes = tuple(normalize_axis(a, x.ndim, where) for a in axes)
     if len(axes) == 1:
         return _vector_norm(x, axes[0], keepdims, 2 if ord is None else ord, where)
     if len(axes) != 2 or axes[0] == axes[1]:
@@ -190,13 +191,6 @@ def norm(x, ord=None, axis=None, keepdims=False, *, svdvals=None):
             shape[a] = 1
         result = reshape(result, tuple(shape))
     return result
-
-
-def _axis(axis, ndim, where):
-    a = operator.index(axis)
-    if not -ndim <= a < ndim:
-        raise np.exceptions.AxisError(a, ndim, where)
-    return a % ndim
 
 
 # --- matrix_power -----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import numpy as np
 from .._array import Array, empty, to_device
 from . import _broadcast, _generated, _launch
 from ._elementwise import assign, contiguous_copy
+from ._axes import normalize_axis
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_to",
            "column_stack", "concat", "concatenate", "dstack", "expand_dims", "flip",
@@ -53,22 +54,10 @@ def _arrays(arrays, where):
     return arrays
 
 
-def _axis(axis, ndim, where):
-    """`axis` as a non-negative int below ndim (NumPy's AxisError, both an IndexError and a
-    ValueError, when out of range)."""
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{where}: an axis must be an int, not {type(axis).__name__}") from None
-    if not -ndim <= a < ndim:
-        raise np.exceptions.AxisError(a, ndim, where)
-    return a % ndim
-
-
 def _axes(axis, ndim, where):
     """`axis` (an int or a sequence of ints) as a tuple of distinct non-negative axes."""
     items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-    found = tuple(_axis(a, ndim, where) for a in items)
+    found = tuple(normalize_axis(a, ndim, where) for a in items)
     if len(set(found)) != len(found):
         raise ValueError(f"{where}: repeated axis in {axis}")
     return found
@@ -301,7 +290,7 @@ def _concatenate(arrays, axis, dtype, out, casting, where):
     first = arrays[0]
     if first.ndim == 0:
         raise ValueError(f"{where}: 0-d arrays cannot be concatenated")
-    axis = _axis(axis, first.ndim, where)
+    axis = normalize_axis(axis, first.ndim, where)
     for position, a in enumerate(arrays):
         if a.ndim != first.ndim:
             raise ValueError(f"{where}: array 0 has {first.ndim} dimensions (shape "
@@ -345,7 +334,7 @@ def stack(arrays, /, axis=0, *, out=None, dtype=None, casting="same_kind"):
         if a.shape != shape:
             raise ValueError(f"{where}: all arrays must have one shape: array 0 has shape "
                              f"{shape}, array {position} {a.shape}")
-    axis = _axis(axis, len(shape) + 1, where)
+    axis = normalize_axis(axis, len(shape) + 1, where)
     result_shape = shape[:axis] + (len(arrays),) + shape[axis:]
     dtype = out.dtype if dtype is None and isinstance(out, Array) else dtype
     result = _output(result_shape, _result_dtype(arrays, dtype, casting, where),
@@ -359,7 +348,7 @@ def unstack(x, /, *, axis=0):
     """The arrays x holds along `axis` (a tuple of views)."""
     where = "simt.unstack"
     _array(x, where)
-    axis = _axis(axis, x.ndim, where)
+    axis = normalize_axis(axis, x.ndim, where)
     return tuple(_take_index(x, axis, k) for k in range(x.shape[axis]))
 
 
@@ -502,7 +491,7 @@ def swapaxes(x, axis1, axis2, /):
     where = "simt.swapaxes"
     _array(x, where)
     order = list(range(x.ndim))
-    a, b = _axis(axis1, x.ndim, where), _axis(axis2, x.ndim, where)
+    a, b = normalize_axis(axis1, x.ndim, where), normalize_axis(axis2, x.ndim, where)
     order[a], order[b] = b, a
     return _permuted(x, order)
 
@@ -548,7 +537,7 @@ def roll(x, /, shift, *, axis=None):
         return reshape(roll(reshape(x, -1), shift, axis=0), x.shape)
     total = {}
     for s, a in _pairs(shift, axis, where):
-        a = _axis(a, x.ndim, where)
+        a = normalize_axis(a, x.ndim, where)
         total[a] = total.get(a, 0) + operator.index(s)
     out = empty(x.shape, x.dtype, x.device)
     # Each shifted axis splits into two pieces, [n - s, n) going to [0, s) and [0, n - s)
@@ -597,7 +586,7 @@ def repeat(x, repeats, /, *, axis=None):
     _array(x, where)
     if axis is None:
         x, axis = reshape(x, -1), 0
-    axis = _axis(axis, x.ndim, where)
+    axis = normalize_axis(axis, x.ndim, where)
     counts = _repeat_counts(repeats, x.shape[axis], where)
     if isinstance(counts, int):
         return _repeat_each(x, counts, axis)

@@ -37,12 +37,12 @@ Rows of at most SHORT_ROW elements skip the passes: a block per row sorts the ro
 (key, position) pairs in shared memory with a bitonic network, in one launch.
 """
 
-import operator
 
 import numpy as np
 
 from .._array import Array, empty
 from . import _broadcast, _generated, _launch
+from ._axes import normalize_axis
 from ._elementwise import assign
 from ._reduction import _as_rows
 
@@ -75,13 +75,7 @@ def _checked(x, axis, where):
         raise ValueError(f"{where}: x must have at least one dimension (it is 0-d); "
                          f"a 0-d array has nothing to sort")
     check_ordered(x.dtype, where)
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{where}: axis must be an int, not {type(axis).__name__}") from None
-    if not -x.ndim <= axis < x.ndim:
-        raise np.exceptions.AxisError(axis, x.ndim, where)
-    return x, axis % x.ndim
+    return x, normalize_axis(axis, x.ndim, where)
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):

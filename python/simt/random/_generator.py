@@ -19,6 +19,7 @@ from .. import _array
 from .._array import Array
 from .._device import get_device
 from .._array_api import _launch
+from .._array_api._axes import normalize_axis
 from .._array_api._creation import asarray
 from .._array_api._elementwise import assign
 from .._array_api._indexing import take
@@ -300,7 +301,7 @@ class Generator:
         if x.ndim == 0:
             raise ValueError(f"{where}: x must be an int or an array of at least one "
                              f"dimension, not 0-d")
-        axis = self._axis(axis, x.ndim, where)
+        axis = normalize_axis(axis, x.ndim, where)
         return take(x, self._permutation_indices(x.shape[axis], x.device), axis=axis)
 
     def shuffle(self, x, axis=0):
@@ -313,7 +314,7 @@ class Generator:
             raise ValueError(f"{where}: x must have at least one dimension")
         if x.readonly:
             raise ValueError(f"{where}: x is read-only")
-        axis = self._axis(axis, x.ndim, where)
+        axis = normalize_axis(axis, x.ndim, where)
         assign(x, take(x, self._permutation_indices(x.shape[axis], x.device), axis=axis))
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, *,
@@ -344,7 +345,7 @@ class Generator:
             index = index.reshape(shape)
         if values is None:
             return index
-        axis = self._axis(axis, values.ndim, where)
+        axis = normalize_axis(axis, values.ndim, where)
         return take(values, index, axis=axis)
 
     def _population(self, a, axis, device, where):
@@ -357,7 +358,7 @@ class Generator:
         if values.ndim == 0:
             raise ValueError(f"{where}: a must be an int or an array of at least one "
                              f"dimension, not 0-d")
-        return values.shape[self._axis(axis, values.ndim, where)], values, values.device
+        return values.shape[normalize_axis(axis, values.ndim, where)], values, values.device
 
     @staticmethod
     def _as_array(x, device, where):
@@ -367,13 +368,6 @@ class Generator:
                                  f"{get_device(device).id} (simt never copies implicitly)")
             return x
         return asarray(x, device=device)
-
-    @staticmethod
-    def _axis(axis, ndim, where):
-        axis = operator.index(axis)
-        if not -ndim <= axis < ndim:
-            raise np.exceptions.AxisError(axis, ndim, where)
-        return axis % ndim
 
     @staticmethod
     def _probabilities(p, population, where):
