@@ -833,7 +833,7 @@ def _scan_segments(device, rows, length):
 def _segmented_scan(op, acc, out, rows, segments, include_initial):
     identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True)
     step = _substitute(combine, "acc", "(" + mapping.replace("v", "x[i, k]") + ")")
-    loop = f'''
+    loop = '''
     M = x.shape[0]
     K = x.shape[1]
     G = S.shape[1]

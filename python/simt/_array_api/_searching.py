@@ -112,7 +112,7 @@ def _kernel(dtype, side, has_sorter):
         n = "x1.shape[0]"
         if has_sorter:
             # An index out of range reads nothing: it is flagged, and the call raises.
-            element = [f"s = np.int64(order[mid])", "if s < 0 or s >= n:",
+            element = ["s = np.int64(order[mid])", "if s < 0 or s >= n:",
                        "    bad[0] = 1", "    s = 0", f"a = {t}(x1[s])"]
         else:
             element = [f"a = {t}(x1[mid])"]
