@@ -92,8 +92,10 @@ constexpr const char* kCosh = R"($Q$T $N($T z) {
 }
 )";
 
-// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); far from 0 (|x| > 20, where
-// cosh 2x overflows first) the real part is +-1 and the imaginary part decays as e^-2|x|.
+// Kahan's tanh: with t = tan y, b = 1 + t^2, s = sinh x, tanh(x + iy) = (b s cosh x +
+// i t) / (1 + b s^2), well conditioned near the poles where cosh 2x + cos 2y cancels.
+// Far from 0 (|x| > 20, where s^2 overflows first in float) the real part is +-1 and the
+// imaginary part decays as e^-2|x|.
 constexpr const char* kTanh = R"($Q$T $N($T z) {
   $T r;
   if ($fabs(z.re) > 20) {
@@ -101,9 +103,12 @@ constexpr const char* kTanh = R"($Q$T $N($T z) {
     r.im = 4 * $sin(z.im) * $cos(z.im) * $exp(-2 * $fabs(z.re));
     return r;
   }
-  $R d = $cosh(2 * z.re) + $cos(2 * z.im);
-  r.re = $sinh(2 * z.re) / d;
-  r.im = $sin(2 * z.im) / d;
+  $R t = $tan(z.im);
+  $R b = 1 + t * t;
+  $R s = $sinh(z.re);
+  $R d = 1 + b * s * s;
+  r.re = b * $cosh(z.re) * s / d;
+  r.im = t / d;
   return r;
 }
 )";

@@ -712,7 +712,7 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   for (const auto& [token, callee] : calls) replace_all(s, token, callee);
   // Longer names first: $sinh before $sin.
   for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint", "pow", "hypot", "fma", "sinh",
-                         "cosh", "atan2", "sqrt", "exp", "log", "sin", "cos"})
+                         "cosh", "tanh", "atan2", "sqrt", "exp", "log", "sin", "cos", "tan"})
     replace_all(s, std::string("$") + fn, dialect_.math_name(fn, real));
   replace_all(s, "$uint_as_float(bits)", apply_pattern(dialect_.uint_as_float, "bits"));
   replace_all(s, "$float_as_uint(f)", apply_pattern(dialect_.float_as_uint, "f"));
