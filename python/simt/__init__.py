@@ -43,8 +43,8 @@ __version__ = "0.1.0"
 
 # Submodules imported on first use, so that `import simt` stays cheap: simt.cuda (Numba's
 # host API: jit, vectorize, memory, devices) is most of the package's own import time;
-# simt.random, simt.fft and simt.linalg are needed by few programs.
-_LAZY_SUBMODULES = frozenset({"cuda", "random", "fft", "linalg"})
+# simt.random, simt.fft, simt.linalg, simt.dask and simt.mpi are needed by few programs.
+_LAZY_SUBMODULES = frozenset({"cuda", "random", "fft", "linalg", "dask", "mpi"})
 
 
 def __getattr__(name):
