@@ -1,6 +1,7 @@
 #include "passes/thread_guard.h"
 
 #include <map>
+#include <vector>
 
 #include "sema/intrinsics.h"
 
@@ -54,11 +55,15 @@ class GuardAnalysis {
         bool items = s.value->kind == ExprKind::Tuple &&
                      s.value->items.size() == target->items.size() && s.targets.size() == 1;
         if (!grid && !items && trend(*s.value) != Trend::Fixed) return false;
+        // Every value is read before any name is bound (`i, j = j, i`).
+        std::vector<Trend> trends;
+        for (size_t k = 0; k < target->items.size(); ++k)
+          trends.push_back(items  ? trend(*s.value->items[k])
+                           : grid ? (k == 0 ? Trend::Rising : Trend::Fixed)
+                                  : Trend::Fixed);
         for (size_t k = 0; k < target->items.size(); ++k) {
           if (target->items[k]->kind != ExprKind::Name) return false;
-          set(*target->items[k], items  ? trend(*s.value->items[k])
-                                 : grid ? (k == 0 ? Trend::Rising : Trend::Fixed)
-                                        : Trend::Fixed);
+          set(*target->items[k], trends[k]);
         }
       } else {
         return false;

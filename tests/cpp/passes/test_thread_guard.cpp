@@ -57,6 +57,8 @@ const GuardCase kCases[] = {
     {"unsigned_wraps",
      "t = uint32(cuda.threadIdx.x) - uint32(1)\nif t < uint32(n):\n    out[0] = x[0]\n", false},
     {"no_if", "i = cuda.grid(1)\nout[i] = x[i]\n", false},
+    // Swapped before the test: j now rises on both sides of the comparison.
+    {"swap", "i = cuda.grid(1)\nj = n\ni, j = j, i\nif j < 2 * i + j:\n    out[0] = x[0]\n", false},
 };
 
 class ThreadGuard : public ::testing::TestWithParam<GuardCase> {};
