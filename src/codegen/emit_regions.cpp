@@ -380,7 +380,10 @@ void Emitter::lockstep_loop_rounds(const Stmt& s) {
       if (b->kind == StmtKind::AugAssign && b->targets[0]->name == s.test->items[0]->name)
         stride = b->value.get();
   }
-  if (stop && stride && sema::concrete(info(*stop).type) != Scalar::Float32 &&
+  // Both are read once, outside the loops over threads: each must be the same in every
+  // thread (a stride local assigned under a varying condition lives per thread).
+  if (stop && stride && regions_.uniformity->uniform_expr(*stride) &&
+      sema::concrete(info(*stop).type) != Scalar::Float32 &&
       sema::concrete(info(*stop).type) != Scalar::Float64) {
     const Type i64 = Type::scalar_of(Scalar::Int64);
     line("if (" + emit_as(*stride, i64) + " >= " + emit_as(*stop, i64) + ") {");
