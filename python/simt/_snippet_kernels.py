@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _core
 from ._array import Array, empty
+from ._array_api import _broadcast
 from ._device import get_device
 from ._raw_kernels import RawModule, _strings
 
@@ -180,6 +181,19 @@ class _SnippetKernel:
         self._fast = {}  # ElementwiseKernel: _fast_key -> _FastCall
         self._what = f"{what} {name}"
 
+    def __getstate__(self):
+        # Compiled kernels and warm-call layouts belong to this process's devices: a copy
+        # (pickled for a Dask worker) compiles its own.
+        state = dict(self.__dict__)
+        state["_cache"], state["_fast"] = {}, {}
+        device = state.get("_device")
+        if device is not None and not isinstance(device, str):
+            state["_device"] = device.id
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     def _ctype(self, dialect, dtype):
         try:
             return _dialect(dialect)["types"][dtype]
@@ -248,6 +262,13 @@ class _SnippetKernel:
                 if v.device != dev:
                     raise ValueError(f"{self._what}: {p.name!r} is on {v.device.id}, the kernel "
                                      f"runs on {dev.id}")
+                if p in self.out_params and v.readonly:
+                    raise ValueError(f"{self._what}: the output {p.name!r} is read-only")
+                # A fixed type is the array's dtype (CuPy's "Type is mismatched"): the
+                # kernel would read the bytes as another type.
+                if not p.placeholder and not p.raw and v.dtype != np.dtype(p.type):
+                    raise TypeError(f"{self._what}: {p.name!r} is declared {p.type} but the "
+                                    f"array is {v.dtype}")
             elif isinstance(v, np.ndarray):
                 raise TypeError(f"{self._what}: {p.name!r} is a NumPy array; copy it to the "
                                 f"device with simt.to_device")
@@ -306,6 +327,14 @@ def _contiguous_full(value, shape):
 _SCALARS = (int, float, bool, complex)
 
 
+def _scalar_value(dtype, value):
+    """A scalar argument as the kernel's parameter takes it: a bool as one byte (OpenCL's
+    uchar), other types as their NumPy scalar."""
+    if dtype == "bool":
+        return np.uint8(bool(value))
+    return np.dtype(dtype).type(value)
+
+
 def _fast_key(args, block_size):
     """What decides an ElementwiseKernel call's launch, read cheaply: each array's dtype,
     layout, offset and device, each scalar's type; None for anything else."""
@@ -316,6 +345,10 @@ def _fast_key(args, block_size):
             impl = a._impl
             key.append((impl.dtype, tuple(impl.shape), tuple(impl.strides), impl.offset,
                         impl.device))
+        elif t is int:
+            # A placeholder bound from an int takes the value's NumPy type (uint64 past
+            # int64's range): the range is part of the key.
+            key.append((t, -2 ** 63 <= a < 2 ** 63))
         elif t in _SCALARS or issubclass(t, np.generic):
             key.append(t)
         else:
@@ -491,7 +524,7 @@ class ElementwiseKernel(_SnippetKernel):
             if isinstance(v, Array):
                 call += self._array_args(p, v, shape, nd)
             else:
-                call.append(np.dtype(t).type(v))
+                call.append(_scalar_value(t, v))
         call.append(np.int64(total))
         if nd > 1:
             call += [np.int64(s) for s in shape]
@@ -575,7 +608,7 @@ class ReductionKernel(_SnippetKernel):
         if axis is not None:
             raise NotImplementedError(f"{self._what}: only axis=None (the whole array) is "
                                       f"supported")
-        fast_key = _fast_key(args, self._BLOCK) if stream is None else None
+        fast_key = _fast_key(args, self._BLOCK) if stream is None and not keepdims else None
         if fast_key is not None:
             fast = self._fast.get(fast_key)
             if fast is not None:
@@ -613,7 +646,7 @@ class ReductionKernel(_SnippetKernel):
         call = []
         for p, v, t in zip(self.in_params, ins, in_types):
             call += self._array_args(p, v, shape, nd) if isinstance(v, Array) \
-                else [np.dtype(t).type(v)]
+                else [_scalar_value(t, v)]
         call += [partial, np.int64(total)]
         if nd > 1:
             call += [np.int64(s) for s in shape]
@@ -629,6 +662,11 @@ class ReductionKernel(_SnippetKernel):
             self._fast[fast_key] = _FastReduction(
                 self, partial_launch, final_launch, call, final, (blocks, rtype), out_types,
                 len(args), dev)
+        if keepdims:
+            # The whole array reduced, its dimensions kept as 1s (CuPy's, NumPy's).
+            kept = (1,) * len(shape)
+            outs = [v if v.shape == kept else _broadcast.element_view(
+                v, kept, (0,) * len(kept)) for v in outs]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd):

@@ -89,11 +89,12 @@ def _register_lookups():
 
 # --- the "simt" array backend -----------------------------------------------------------------
 
-def _with_simt_meta(name, *args, meta=None, **kwargs):
-    # Dask's own creation function, with a simt chunk as the type to build.
+def _with_simt_meta(function_name, /, *args, meta=None, **kwargs):
+    # Dask's own creation function, with a simt chunk as the type to build (positional
+    # only: Dask passes its own `name=`).
     meta = xp.empty((0,)) if meta is None else meta
     with dask.config.set({"array.backend": "numpy"}):
-        return getattr(da, name)(*args, meta=meta, **kwargs)
+        return getattr(da, function_name)(*args, meta=meta, **kwargs)
 
 
 def _to_simt(data, **kwargs):

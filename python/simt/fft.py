@@ -93,13 +93,13 @@ def _shape_and_axes(x, s, axes, where, default_axes=None):
     if len(set(axes)) != len(axes):
         raise ValueError(f"{where}: an axis repeats in axes={axes}")
     if s is None:
-        s = tuple(x.shape[a] for a in axes)
+        s = tuple(_length(x.shape[a], where) for a in axes)
     else:
         s = tuple(s)
         if len(s) != len(axes):
             raise ValueError(f"{where}: s and axes have different lengths ({len(s)} and "
                              f"{len(axes)})")
-        s = tuple(x.shape[a] if e == -1 else _length(e, where) for e, a in zip(s, axes))
+        s = tuple(_length(x.shape[a] if e == -1 else e, where) for e, a in zip(s, axes))
     return s, axes
 
 
@@ -262,7 +262,8 @@ def _one_axis(x, n, axis, where):
     if x.ndim == 0:
         raise ValueError(f"{where}: x must have at least one dimension")
     axis = normalize_axis(axis, x.ndim, where)
-    return (x.shape[axis] if n is None else _length(n, where)), axis
+    # An empty axis is NumPy's "invalid number of data points (0)", on every device.
+    return _length(x.shape[axis] if n is None else n, where), axis
 
 
 def fft(x, /, n=None, axis=-1, norm="backward"):

@@ -1046,3 +1046,21 @@ def test_complex_functions_near_zero_on_cuts_and_far_out(name, device):
     function = getattr(np, {"asinh": "arcsinh", "asin": "arcsin", "acos": "arccos",
                             "acosh": "arccosh"}.get(name, name))
     check(name, function, z, device=device, exact=False, rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float32, np.int16])
+def test_real_and_imag(device, rng, dtype):
+    # The array API's real and imag: the parts' dtype, NumPy's values (copies here).
+    if np.dtype(dtype).kind == "c":
+        host = (rng.standard_normal(50) + 1j * rng.standard_normal(50)).astype(dtype)
+    else:
+        host = (rng.standard_normal(50) * 10).astype(dtype)
+    if np.dtype(dtype).itemsize * (1 if np.dtype(dtype).kind != "c" else 0.5) == 8 \
+            and not device.supports_float64:
+        pytest.skip("no double precision")
+    x = simt.asarray(host, device=device)
+    for name in ("real", "imag"):
+        got = getattr(simt, name)(x)
+        want = getattr(np, name)(host)
+        assert got.dtype == want.dtype, name
+        np.testing.assert_array_equal(got.get(), want, err_msg=name)

@@ -179,6 +179,11 @@ def test_the_simt_array_backend(device, rng):
         result = x.compute()
         _check(result, values, device)
         assert result.dtype == values.dtype
+    with simt.use_device(device), dask.config.set({"array.backend": "simt"}):
+        # Dask passes name= itself (zeros_like) and users may too.
+        named = [da.ones((4, 4), chunks=2, name="ones4"), da.zeros_like(made[0])]
+    _check(named[0].compute(), np.ones((4, 4)), device)
+    _check(named[1].compute(), np.zeros((9, 4)), device)
     host = rng.standard_normal(10)
     moved = da.from_array(host, chunks=4).to_backend("simt", device=device)
     _check(moved.sum().compute(), host.sum(), device, 1e-6)

@@ -404,6 +404,41 @@ def test_reduction_warm_calls_read_each_calls_arguments(raw_device, rng):
     np.testing.assert_allclose(k(view, 1.0).get(), x[1:].sum(), rtol=1e-12, atol=1e-12)
 
 
+def test_snippet_kernels_check_what_they_are_given(raw_device, rng):
+    # Fixed types are the arrays' dtypes (CuPy's check), outputs must be writable, bool
+    # scalars pass as one byte, an int past int64 binds uint64 without poisoning later
+    # calls, keepdims keeps the dimensions, and a used kernel still pickles.
+    import pickle
+
+    fixed = simt.ElementwiseKernel("float32 x", "float32 y", "y = x * 2", "fixed_f32")
+    d64 = simt.to_device(np.arange(3.0), device=raw_device)
+    with pytest.raises(TypeError, match="'x' is declared float32 but the array is float64"):
+        fixed(d64)
+    with pytest.raises(TypeError, match="'y' is declared float32 but the array is float64"):
+        fixed(simt.to_device(np.ones(3, np.float32), device=raw_device), d64)
+    total = simt.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0", "sum32")
+    with pytest.raises(TypeError, match="declared float32"):
+        total(d64)
+    inc = simt.ElementwiseKernel("T a", "T y", "y = a + 1", "inc_ro")
+    readonly = simt.Array._wrap(simt.zeros(3, device=raw_device)._impl.readonly_view())
+    with pytest.raises(ValueError, match="'y' is read-only"):
+        inc(d64, readonly)
+    np.testing.assert_array_equal(readonly.get(), np.zeros(3))
+    pick = simt.ElementwiseKernel("T x, bool b", "T y", "y = b ? x : -x", "pick_sign")
+    for flag in (True, False, np.True_, True):
+        np.testing.assert_array_equal(pick(d64, flag).get(), np.arange(3.0) * (1 if flag else -1))
+    mod = simt.ElementwiseKernel("T x, S a", "T y", "y = x + (T)(a % 7)", "int_range")
+    np.testing.assert_array_equal(mod(d64, 2 ** 63).get(), np.arange(3.0) + 2 ** 63 % 7)
+    np.testing.assert_array_equal(mod(d64, -1).get(), np.arange(3.0) - 1)
+    kept = simt.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "sum_kept")
+    m = rng.standard_normal((2, 3))
+    got = kept(simt.to_device(m, device=raw_device), keepdims=True)
+    assert got.shape == (1, 1)
+    np.testing.assert_allclose(got.get(), m.sum(keepdims=True), rtol=1e-12)
+    again = pickle.loads(pickle.dumps(inc))
+    np.testing.assert_array_equal(again(d64).get(), np.arange(3.0) + 1)
+
+
 def test_elementwise_argument_errors(raw_device):
     k = simt.ElementwiseKernel(*SQUARED_DIFF)
     dx = simt.zeros(4, dtype=np.float32, device=raw_device)

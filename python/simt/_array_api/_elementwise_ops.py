@@ -38,6 +38,10 @@ _ARITHMETIC = {
     "fmin": (np.fmin, {"f": "{1} if {0} != {0} else ({0} if {1} != {1} else np.minimum({0}, {1}))",
                        "b": "{0} and {1}", "*": "np.minimum({0}, {1})"}),
     "conj": (np.conjugate, {"c": "{T}(complex({0}.real, -{0}.imag))", "*": "{0}"}),
+    # The array API's real and imag (copies: simt has no views that reinterpret a dtype).
+    # np.absolute's type resolution is theirs: complex64 -> float32, real types kept.
+    "real": (np.absolute, {"c": "{0}.real", "*": "{0}"}),
+    "imag": (np.absolute, {"c": "{0}.imag", "*": "{T}(0)"}),
 }
 
 _COMPARISONS = {
@@ -111,7 +115,7 @@ for _name, _text in _complex_ops.EXPRESSIONS.items():
 # The operations simt computes on complex numbers; the others raise TypeError for them
 # (NumPy's complex ordering, and the real-only functions: floor, atan2, hypot, ...).
 COMPLEX = {"add", "subtract", "multiply", "divide", "negative", "positive", "abs", "square",
-           "reciprocal", "sign", "conj", "equal", "not_equal", "logical_and", "logical_or",
+           "reciprocal", "sign", "conj", "real", "imag", "equal", "not_equal", "logical_and", "logical_or",
            "logical_xor", "logical_not", "isnan", "isinf", "isfinite",
            *_complex_ops.EXPRESSIONS}
 
