@@ -502,6 +502,10 @@ class ElementwiseKernel(_SnippetKernel):
             if size is None:
                 raise ValueError(f"{self._what}: no array sets the loop's size; pass size=")
             shape = (int(size),)
+        elif size is not None:
+            # CuPy's rule: the arrays set the size, or size= does (raw arrays only).
+            raise ValueError(f"{self._what}: size= is given, but the arrays already set the "
+                             f"loop's size {shape}")
         for p, v in zip(self.out_params, outs):
             if v is not None and tuple(v.shape) != tuple(shape):
                 raise ValueError(f"{self._what}: the output {p.name!r} has shape {v.shape}, "

@@ -21,6 +21,8 @@ MPI reads a contiguous buffer: pass C-contiguous arrays or views (a row of a C-o
 matrix is one; a column is not, and mpi4py says so).
 """
 
+from ._array import Array
+
 __all__ = ["ready"]
 
 
@@ -31,6 +33,9 @@ def ready(*arrays):
     Raises TypeError for an OpenCL array, whose memory MPI cannot address."""
     waited = []
     for array in arrays:
+        if not isinstance(array, Array):
+            raise TypeError(f"simt.mpi.ready takes simt arrays, not {type(array).__name__} "
+                            f"(NumPy arrays need no wait)")
         device = array.device
         if device.backend == "opencl":
             raise TypeError(f"MPI cannot address the memory of an array on {device.id}: send "

@@ -437,6 +437,8 @@ def test_snippet_kernels_check_what_they_are_given(raw_device, rng):
     np.testing.assert_allclose(got.get(), m.sum(keepdims=True), rtol=1e-12)
     again = pickle.loads(pickle.dumps(inc))
     np.testing.assert_array_equal(again(d64).get(), np.arange(3.0) + 1)
+    with pytest.raises(ValueError, match="size= is given, but the arrays already set"):
+        inc(d64, size=2)
 
 
 def test_elementwise_argument_errors(raw_device):
