@@ -124,4 +124,4 @@ def test_ready_waits_and_refuses_opencl_memory(device, rng):
     assert simt.mpi.ready(y) is y
     assert simt.mpi.ready(x, y) == (x, y)
     with pytest.raises(TypeError, match="simt.mpi.ready takes simt arrays, not ndarray"):
-        simt.mpi.ready(np.zeros(3))
+        simt.mpi.ready(simt.zeros(3, device=device).get())
