@@ -126,6 +126,10 @@ def test_broadcast_to_and_broadcast_arrays(device, rng):
         view = simt.broadcast_to(x, shape)
         check(view, np.broadcast_to(host, shape))
     assert simt.broadcast_to(x, (2, 3, 4)).strides == (0, 4, 0)
+    # Repeated elements are read-only, as NumPy's: a write through one would change others.
+    assert simt.broadcast_to(x, (3, 4)).readonly and not simt.broadcast_to(x, (3, 1)).readonly
+    with pytest.raises(ValueError, match="read-only"):
+        simt.add(x, x, out=simt.broadcast_to(x, (3, 4)))
     check(simt.broadcast_to(simt.asarray(7, device=device), (2, 2)), np.full((2, 2), 7))
     with pytest.raises(ValueError, match=r"shape \(3, 1\) to shape \(4,\)"):
         simt.broadcast_to(x, (4,))

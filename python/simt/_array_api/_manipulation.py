@@ -241,7 +241,12 @@ def broadcast_to(x, /, shape):
         raise ValueError(f"{where}: cannot broadcast an array of shape {x.shape} to shape "
                          f"{shape}")
     strides = _broadcast.broadcast_strides(x.shape, x.strides, shape)
-    return _view(x, x._impl.offset, shape, strides)
+    view = _view(x, x._impl.offset, shape, strides)
+    if any(stride == 0 and extent > 1 for stride, extent in zip(strides, shape)):
+        # Elements repeat: a write through one would change the others (NumPy's view is
+        # read-only too).
+        view = Array._wrap(view._impl.readonly_view())
+    return view
 
 
 def broadcast_arrays(*arrays):
