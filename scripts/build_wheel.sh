@@ -44,3 +44,19 @@ PATH="$(dirname "$PY"):$PATH" "$PY" -m auditwheel repair -w "$OUT" "${wheel[0]}"
 repaired=("$OUT"/simt-*.whl)
 log "$(basename "${repaired[0]}"): $(du -h "${repaired[0]}" | cut -f1)"
 "$PY" -m auditwheel show "${repaired[0]}"
+
+# What the module exports: its init function and a few weak libstdc++/nanobind typeinfos;
+# a symbol of LLVM or Clang there means the hiding broke (docs/packaging.md, "Symbols").
+module="$ROOT/build-wheel/_core.exported.so"
+"$PY" - "${repaired[0]}" "$module" <<'PYEOF'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    name = next(n for n in wheel.namelist() if n.startswith("simt/_core") and n.endswith(".so"))
+    open(sys.argv[2], "wb").write(wheel.read(name))
+PYEOF
+exported=$(nm -D --defined-only -C "$module")
+log "simt._core exports $(wc -l <<<"$exported") symbols"
+if grep -E 'llvm::|clang::' <<<"$exported"; then
+  echo "build_wheel.sh: simt._core exports LLVM or Clang symbols (above)" >&2
+  exit 1
+fi
