@@ -33,7 +33,7 @@ else
   mkdir -p "$ROOT/build-wheel"
   bash "$ROOT/scripts/build_wheel.sh" >"$ROOT/build-wheel/build_wheel.log" 2>&1 \
     || { tail -40 "$ROOT/build-wheel/build_wheel.log"; exit 1; }
-  WHEELS=("$ROOT"/dist/simt-*manylinux*.whl)
+  WHEELS=("$ROOT"/dist/simt-*-cp311-*manylinux*.whl)  # Debian 12's python3 is 3.11
   WHEEL="${WHEELS[0]}"
   log "$(basename "$WHEEL") ($(du -h "$WHEEL" | cut -f1)) built in $((SECONDS - start)) s"
 fi

@@ -67,7 +67,8 @@ def _hints(name, available, detail):
     if available:
         return []
     if name == "opencl":
-        return [f"to get it: {_OPENCL_LOADER_HINT if 'library not found' in detail else _OPENCL_DRIVER_HINT}"]
+        missing_loader = "library not found" in detail  # src/backends/opencl/opencl_api.cpp
+        return [f"to get it: {_OPENCL_LOADER_HINT if missing_loader else _OPENCL_DRIVER_HINT}"]
     if name == "cpu":
         return [f"to get it: {_CPU_HINT}"]
     return []

@@ -100,6 +100,11 @@ class Nvrtc {
   // through the dynamic loader's own search.
   static std::unique_ptr<Nvrtc> load(std::string* why_not);
 
+  // The files load() tries in order when $SIMT_NVRTC_PATH is unset: the libnvrtc files
+  // that exist in the directories above, then the bare sonames for the loader. The
+  // directories without any are appended to *directories_without_nvrtc (", "-joined).
+  static std::vector<std::string> search_candidates(std::string* directories_without_nvrtc);
+
   // NVRTC's (major, minor), e.g. (13, 0).
   std::pair<int, int> version() const { return version_; }
 
