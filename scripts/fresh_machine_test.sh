@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's quick start on a fresh Debian 12 machine, as a new user runs it:
+# The README's quick start on a fresh Debian 12 (or Ubuntu 24.04) machine, as a new user runs it:
 # a fresh root (debootstrap) with what a stock cloud image has (python3,
 # python3-venv, python3-pip, git, sudo, ca-certificates), a user with sudo,
 # this checkout copied into the user's home; first the binary wheel (built here
@@ -10,10 +10,37 @@
 #   SIMT_FRESH_WHEEL=dist/simt-...whl ...         # that wheel instead of building one
 #   SIMT_FRESH_ONLY=wheel ...                     # the wheel only, no quick start
 #   SIMT_FRESH_KEEP=1 ...                         # keep the root for a look afterwards
+#   SIMT_FRESH_DISTRO=ubuntu-24.04 SIMT_PYTHON=<a 3.12 venv>/bin/python ...
+#                                                 # Ubuntu 24.04, whose python3 is 3.12
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-MIRROR="${SIMT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 log() { echo "[fresh-machine] $*"; }
+
+DISTRO="${SIMT_FRESH_DISTRO:-debian-12}"
+DEBOOTSTRAP_ARGS=(--variant=minbase)
+case "$DISTRO" in
+  debian-12)
+    SUITE=bookworm PY_TAG=cp311
+    MIRROR="${SIMT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+    ;;
+  ubuntu-24.04)
+    SUITE=noble PY_TAG=cp312
+    MIRROR="${SIMT_UBUNTU_MIRROR:-https://archive.ubuntu.com/ubuntu}"
+    # Debian 12's debootstrap predates noble (every Ubuntu suite since gutsy uses the
+    # gutsy script) and Debian has no Ubuntu keyring package: the Release file is not
+    # checked on the host (https protects the download), while apt inside the root
+    # checks everything after with the ubuntu-keyring that debootstrap installs there.
+    DEBOOTSTRAP_ARGS+=(--components=main,universe --no-check-gpg)
+    DEBOOTSTRAP_SCRIPT=/usr/share/debootstrap/scripts/gutsy
+    # apt in the root has no certificates before it installs ca-certificates: plain http
+    # there, as on Debian (apt checks the signatures).
+    ROOT_SOURCES="deb http://archive.ubuntu.com/ubuntu noble main universe"
+    ;;
+  *)
+    echo "SIMT_FRESH_DISTRO=$DISTRO: debian-12 or ubuntu-24.04" >&2
+    exit 2
+    ;;
+esac
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "fresh_machine_test.sh makes a root with debootstrap and chroot: run it as root" >&2
@@ -33,8 +60,9 @@ else
   mkdir -p "$ROOT/build-wheel"
   bash "$ROOT/scripts/build_wheel.sh" >"$ROOT/build-wheel/build_wheel.log" 2>&1 \
     || { tail -40 "$ROOT/build-wheel/build_wheel.log"; exit 1; }
-  WHEELS=("$ROOT"/dist/simt-*-cp311-*manylinux*.whl)  # Debian 12's python3 is 3.11
+  WHEELS=("$ROOT"/dist/simt-*-"$PY_TAG"-*manylinux*.whl)  # for the root's python3
   WHEEL="${WHEELS[0]}"
+  [[ -f "$WHEEL" ]] || { echo "no $PY_TAG wheel in dist/: set SIMT_PYTHON to a venv of that Python" >&2; exit 1; }
   log "$(basename "$WHEEL") ($(du -h "$WHEEL" | cut -f1)) built in $((SECONDS - start)) s"
 fi
 
@@ -52,11 +80,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "debootstrap bookworm into $FRESH"
+log "debootstrap $SUITE ($DISTRO) into $FRESH"
 start=$SECONDS
-debootstrap --variant=minbase bookworm "$FRESH" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 \
+debootstrap "${DEBOOTSTRAP_ARGS[@]}" "$SUITE" "$FRESH" "$MIRROR" ${DEBOOTSTRAP_SCRIPT:-} \
+  >"$WORK/debootstrap.log" 2>&1 \
   || { tail -20 "$WORK/debootstrap.log"; exit 1; }
 log "root made in $((SECONDS - start)) s"
+if [[ -n "${ROOT_SOURCES:-}" ]]; then echo "$ROOT_SOURCES" >"$FRESH/etc/apt/sources.list"; fi
 
 mount -t proc proc "$FRESH/proc"
 mount --rbind /sys "$FRESH/sys" && mount --make-rslave "$FRESH/sys"
