@@ -14,9 +14,10 @@ _INDENT = " " * 10
 # What provides each missing piece, by backend.
 _CUDA_DRIVER_HINT = ("the CUDA driver (libcuda.so.1) comes with NVIDIA's driver, not with pip: "
                      "Debian: apt install nvidia-driver (non-free); Ubuntu: ubuntu-drivers install")
-_NVRTC_HINT = ("pip install 'simt[cuda13]' (nvidia-cuda-nvrtc, -runtime, -cccl), or the CUDA "
-               "toolkit (NVIDIA's cuda-nvrtc-13-0 package; Debian: nvidia-cuda-toolkit), or "
-               "set SIMT_NVRTC_PATH")
+# (Not Debian's nvidia-cuda-toolkit, CUDA 11.8 in Debian 12: simt looks for libnvrtc.so.13 and .12.)
+_NVRTC_HINT = ("pip install 'simt[cuda13]' (nvidia-cuda-nvrtc, -runtime, -cccl), or NVIDIA's "
+               "CUDA 13 toolkit (cuda-nvrtc-13-0 from NVIDIA's apt repository), or set "
+               "SIMT_NVRTC_PATH")
 _CUDA_HEADERS_HINT = ("raw kernels that include CUDA headers (cuda_fp16.h) need them next to "
                       "NVRTC: pip install 'simt[cuda13]', or the toolkit's cuda-cudart-dev-13-0")
 _OPENCL_LOADER_HINT = "the OpenCL ICD loader: apt install ocl-icd-libopencl1"
