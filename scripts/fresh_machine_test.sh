@@ -32,9 +32,12 @@ case "$DISTRO" in
     # checks everything after with the ubuntu-keyring that debootstrap installs there.
     DEBOOTSTRAP_ARGS+=(--components=main,universe --no-check-gpg)
     DEBOOTSTRAP_SCRIPT=/usr/share/debootstrap/scripts/gutsy
-    # apt in the root has no certificates before it installs ca-certificates: plain http
-    # there, as on Debian (apt checks the signatures).
-    ROOT_SOURCES="deb http://archive.ubuntu.com/ubuntu noble main universe"
+    # An installed Ubuntu's sources: with -updates and -security, as a new user's machine
+    # has them (LLVM 19 came to 24.04 in noble-updates). Plain http: apt in the root has
+    # no certificates before it installs ca-certificates (it checks the signatures).
+    ROOT_SOURCES="deb http://archive.ubuntu.com/ubuntu noble main universe
+deb http://archive.ubuntu.com/ubuntu noble-updates main universe
+deb http://security.ubuntu.com/ubuntu noble-security main universe"
     ;;
   *)
     echo "SIMT_FRESH_DISTRO=$DISTRO: debian-12 or ubuntu-24.04" >&2
