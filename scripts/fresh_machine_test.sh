@@ -1,15 +1,49 @@
 #!/usr/bin/env bash
-# The README's quick start on a fresh Debian 12 machine, as a new user runs it:
+# The README's quick start on a fresh Debian 12 (or Ubuntu 24.04) machine, as a new user runs it:
 # a fresh root (debootstrap) with what a stock cloud image has (python3,
 # python3-venv, python3-pip, git, sudo, ca-certificates), a user with sudo,
-# this checkout copied into the user's home, then the README's two commands,
-# each timed. CI runs this (.ci/run); it needs root and debootstrap.
-#   bash scripts/fresh_machine_test.sh            # both commands
+# this checkout copied into the user's home; first the binary wheel (built here
+# by scripts/build_wheel.sh) installed into a fresh venv and run on the cpu
+# device while the root has no LLVM, Clang or oneTBB, then the README's two
+# commands, each timed. CI runs this (.ci/run); it needs root and debootstrap.
+#   bash scripts/fresh_machine_test.sh            # the wheel, then both commands
+#   SIMT_FRESH_WHEEL=dist/simt-...whl ...         # that wheel instead of building one
+#   SIMT_FRESH_ONLY=wheel ...                     # the wheel only, no quick start
 #   SIMT_FRESH_KEEP=1 ...                         # keep the root for a look afterwards
+#   SIMT_FRESH_DISTRO=ubuntu-24.04 SIMT_PYTHON=<a 3.12 venv>/bin/python ...
+#                                                 # Ubuntu 24.04, whose python3 is 3.12
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-MIRROR="${SIMT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 log() { echo "[fresh-machine] $*"; }
+
+DISTRO="${SIMT_FRESH_DISTRO:-debian-12}"
+DEBOOTSTRAP_ARGS=(--variant=minbase)
+case "$DISTRO" in
+  debian-12)
+    SUITE=bookworm PY_TAG=cp311
+    MIRROR="${SIMT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+    ;;
+  ubuntu-24.04)
+    SUITE=noble PY_TAG=cp312
+    MIRROR="${SIMT_UBUNTU_MIRROR:-https://archive.ubuntu.com/ubuntu}"
+    # Debian 12's debootstrap predates noble (every Ubuntu suite since gutsy uses the
+    # gutsy script) and Debian has no Ubuntu keyring package: the Release file is not
+    # checked on the host (https protects the download), while apt inside the root
+    # checks everything after with the ubuntu-keyring that debootstrap installs there.
+    DEBOOTSTRAP_ARGS+=(--components=main,universe --no-check-gpg)
+    DEBOOTSTRAP_SCRIPT=/usr/share/debootstrap/scripts/gutsy
+    # An installed Ubuntu's sources: with -updates and -security, as a new user's machine
+    # has them (LLVM 19 came to 24.04 in noble-updates). Plain http: apt in the root has
+    # no certificates before it installs ca-certificates (it checks the signatures).
+    ROOT_SOURCES="deb http://archive.ubuntu.com/ubuntu noble main universe
+deb http://archive.ubuntu.com/ubuntu noble-updates main universe
+deb http://security.ubuntu.com/ubuntu noble-security main universe"
+    ;;
+  *)
+    echo "SIMT_FRESH_DISTRO=$DISTRO: debian-12 or ubuntu-24.04" >&2
+    exit 2
+    ;;
+esac
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "fresh_machine_test.sh makes a root with debootstrap and chroot: run it as root" >&2
@@ -18,6 +52,21 @@ fi
 if ! command -v debootstrap >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null \
     || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
+fi
+
+# The wheel first: a build failure should stop the run before the minutes of debootstrap.
+if [[ -n "${SIMT_FRESH_WHEEL:-}" ]]; then
+  WHEEL="$(realpath "$SIMT_FRESH_WHEEL")"
+else
+  log "building the wheel (scripts/build_wheel.sh)"
+  start=$SECONDS
+  mkdir -p "$ROOT/build-wheel"
+  bash "$ROOT/scripts/build_wheel.sh" >"$ROOT/build-wheel/build_wheel.log" 2>&1 \
+    || { tail -40 "$ROOT/build-wheel/build_wheel.log"; exit 1; }
+  WHEELS=("$ROOT"/dist/simt-*-"$PY_TAG"-*manylinux*.whl)  # for the root's python3
+  WHEEL="${WHEELS[0]}"
+  [[ -f "$WHEEL" ]] || { echo "no $PY_TAG wheel in dist/: set SIMT_PYTHON to a venv of that Python" >&2; exit 1; }
+  log "$(basename "$WHEEL") ($(du -h "$WHEEL" | cut -f1)) built in $((SECONDS - start)) s"
 fi
 
 WORK="$(mktemp -d /tmp/simt-fresh-XXXXXX)"
@@ -34,11 +83,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "debootstrap bookworm into $FRESH"
+log "debootstrap $SUITE ($DISTRO) into $FRESH"
 start=$SECONDS
-debootstrap --variant=minbase bookworm "$FRESH" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 \
+debootstrap "${DEBOOTSTRAP_ARGS[@]}" "$SUITE" "$FRESH" "$MIRROR" ${DEBOOTSTRAP_SCRIPT:-} \
+  >"$WORK/debootstrap.log" 2>&1 \
   || { tail -20 "$WORK/debootstrap.log"; exit 1; }
 log "root made in $((SECONDS - start)) s"
+if [[ -n "${ROOT_SOURCES:-}" ]]; then echo "$ROOT_SOURCES" >"$FRESH/etc/apt/sources.list"; fi
 
 mount -t proc proc "$FRESH/proc"
 mount --rbind /sys "$FRESH/sys" && mount --make-rslave "$FRESH/sys"
@@ -69,6 +120,30 @@ as_user() {
     PIP_CERT=/etc/ssl/certs/ca-certificates.crt SIMT_JOBS="${SIMT_JOBS:-}" \
     /usr/sbin/runuser -u newuser -- /bin/bash -c "cd ~/simt && $1"
 }
+# The wheel, as `pip install simt` gives it, before anything of the quick start is
+# installed: the root has no LLVM, Clang or oneTBB, so its cpu kernels can only use what
+# the wheel carries. NumPy comes from PyPI.
+log "the wheel in a fresh venv, on a root without LLVM, Clang or oneTBB"
+mkdir -p "$FRESH/home/newuser/wheel"
+cp "$WHEEL" "$FRESH/home/newuser/wheel/"
+in_root "chown -R newuser:newuser /home/newuser/wheel"
+if in_root "dpkg-query -W -f='\${Package}\n' | grep -E '^(llvm|libllvm|libclang|libtbb)'"; then
+  log "the root has LLVM, Clang or oneTBB packages (above): the wheel test would prove nothing"
+  exit 1
+fi
+start=$SECONDS
+if as_user "cd ~ && python3 -m venv wheel-venv && wheel-venv/bin/pip install -q wheel/*.whl \
+    && wheel-venv/bin/python -m simt info && wheel-venv/bin/python simt/scripts/wheel_smoke_test.py \
+    && wheel-venv/bin/python simt/examples/saxpy.py"; then
+  log "the wheel installed and ran on cpu in $((SECONDS - start)) s"
+else
+  log "the wheel FAILED after $((SECONDS - start)) s"
+  exit 1
+fi
+if [[ "${SIMT_FRESH_ONLY:-}" == wheel ]]; then
+  exit 0
+fi
+
 status=0
 for command in "bash scripts/demo.sh" "bash scripts/test.sh"; do
   log "\$ $command"

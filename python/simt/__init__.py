@@ -13,7 +13,11 @@ from numpy import (  # noqa: F401  (the scalar types kernels name)
     bool, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64)
 
-from ._core import version as _core_version
+from . import _cuda_wheels
+
+_cuda_wheels.publish_search_dirs()  # before the CUDA backend's first NVRTC search
+
+from ._core import version as _core_version  # noqa: E402
 from ._device_api import (  # noqa: F401  (the device API; simt.cuda adds Numba's host API)
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, cg, const, blockIdx,
     block_dim, block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared,

@@ -1,19 +1,88 @@
-"""python -m simt info: versions, backends (and why one is unavailable), devices."""
+"""python -m simt info: versions, backends (what each found where, and for what is missing,
+the Debian or pip package that provides it), devices."""
 
+import os
 import platform
 import sys
 
 import numpy as np
 
-from . import __version__, _core
+from . import __version__, _core, _cuda_wheels
+
+_INDENT = " " * 10
+
+# What provides each missing piece, by backend.
+_CUDA_DRIVER_HINT = ("the CUDA driver (libcuda.so.1) comes with NVIDIA's driver, not with pip: "
+                     "Debian: apt install nvidia-driver (non-free); Ubuntu: ubuntu-drivers install")
+# (Not Debian's nvidia-cuda-toolkit, CUDA 11.8 in Debian 12: simt looks for libnvrtc.so.13 and .12.)
+_NVRTC_HINT = ("pip install 'simt[cuda13]' (nvidia-cuda-nvrtc, -runtime, -cccl), or NVIDIA's "
+               "CUDA 13 toolkit (cuda-nvrtc-13-0 from NVIDIA's apt repository), or set "
+               "SIMT_NVRTC_PATH")
+_CUDA_HEADERS_HINT = ("raw kernels that include CUDA headers (cuda_fp16.h) need them next to "
+                      "NVRTC: pip install 'simt[cuda13]', or the toolkit's cuda-cudart-dev-13-0")
+_OPENCL_LOADER_HINT = "the OpenCL ICD loader: apt install ocl-icd-libopencl1"
+_OPENCL_DRIVER_HINT = ("an OpenCL driver: apt install pocl-opencl-icd (CPUs), mesa-opencl-icd "
+                       "(AMD), intel-opencl-icd (Intel GPUs) or nvidia-opencl-icd")
+_CPU_HINT = ("this simt was built without its CPU backend: pip install the simt wheel, or "
+             "apt install llvm-19-dev libclang-19-dev libclang-cpp19-dev libtbb-dev and "
+             "reinstall from source")
+
+
+def _nvrtc_lines():
+    """Where the CUDA backend's NVRTC comes from (or what provides it), GPU or not."""
+    status = _core.nvrtc_status()
+    if not status["available"]:
+        return [f"NVRTC: {_nvrtc_missing(status['reason'])}", f"to get it: {_NVRTC_HINT}"]
+    source = "pip wheel" if any(status["path"].startswith(d)
+                                for d in _cuda_wheels.nvrtc_dirs()) else "system"
+    lines = [f"NVRTC {status['version']}: {status['path']} ({source})"]
+    if status["include_dir"]:
+        lines.append(f"CUDA headers: {status['include_dir']}")
+    else:
+        lines.append(f"CUDA headers: none next to NVRTC; {_CUDA_HEADERS_HINT}")
+    return lines
+
+
+def _nvrtc_missing(reason):
+    """One line of the C++ search's reason (src/backends/cuda/nvrtc.cpp): where it looked."""
+    lines = reason.splitlines()
+    if reason.startswith("SIMT_NVRTC_PATH="):
+        return lines[0]
+    prefix = "no libnvrtc.so* in:"
+    searched = [line.strip()[len(prefix):].strip() for line in lines
+                if line.strip().startswith(prefix)]
+    where = f"in {searched[0]} or " if searched else ""
+    return f"not found {where}on the dynamic loader's path"
+
+
+def _hints(name, available, detail):
+    """Lines under a backend's status: what it uses and, for what is missing, what provides it."""
+    if name == "cuda":
+        lines = _nvrtc_lines()
+        if "CUDA driver unavailable" in detail:
+            lines.append(f"to get the driver: {_CUDA_DRIVER_HINT}")
+        wheels = os.environ.get(_cuda_wheels.SEARCH_DIRS_VARIABLE)
+        if wheels:
+            lines.append(f"NVRTC search also looks in: {wheels}")
+        return lines
+    if available:
+        return []
+    if name == "opencl":
+        missing_loader = "library not found" in detail  # src/backends/opencl/opencl_api.cpp
+        return [f"to get it: {_OPENCL_LOADER_HINT if missing_loader else _OPENCL_DRIVER_HINT}"]
+    if name == "cpu":
+        return [f"to get it: {_CPU_HINT}"]
+    return []
 
 
 def info():
-    print(f"simt {__version__} (core {_core.version()}), Python {platform.python_version()}, "
-          f"NumPy {np.__version__}")
+    print(f"simt {__version__} (core {_core.version()} at {_core.__file__}), "
+          f"Python {platform.python_version()}, NumPy {np.__version__}")
     print("backends:")
     for name, available, detail in _core.backend_status():
         print(f"  {name:<7} {'available' if available else 'unavailable'}: {detail}")
+        for line in _hints(name, available, detail):
+            print(f"{_INDENT}{line}")
     print("devices:")
     for device in _core.devices():
         print(f"  {device.id:<9} {device.name}")

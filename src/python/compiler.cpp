@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "abi/scalar.h"
@@ -288,6 +289,25 @@ nb::dict nvrtc_run(const std::string& source, int arch, const std::vector<std::s
   return out;
 }
 
+// Which NVRTC the CUDA backend uses (python -m simt info), without a GPU or a compile:
+// {available, reason | version, path, include_dir (None when there are no headers)}.
+nb::dict nvrtc_status() {
+  std::string why;
+  const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
+  nb::dict out;
+  out["available"] = nvrtc != nullptr;
+  if (!nvrtc) {
+    out["reason"] = why;
+    return out;
+  }
+  auto [major, minor] = nvrtc->version();
+  out["version"] = std::to_string(major) + "." + std::to_string(minor);
+  out["path"] = nvrtc->library_path();
+  std::optional<std::string> include = nvrtc->toolkit_include_dir();
+  out["include_dir"] = include ? nb::cast(*include) : nb::none();
+  return out;
+}
+
 // What the CUDA backend will do before loading.
 nb::dict nvrtc_compile(const std::string& source, int arch) {
   cuda::CompileResult r;
@@ -379,6 +399,8 @@ void bind_compiler(nb::module_& m) {
       .def("generate", &generate, nb::arg("arg_types"), nb::arg("globals"), nb::arg("dialect"),
            nb::arg("debug") = false, nb::arg("boundscheck") = false, nb::arg("link") = nb::list());
 
+  m.def("nvrtc_status", &nvrtc_status,
+        "The NVRTC the CUDA backend loads: {available, reason | version, path, include_dir}.");
   m.def("nvrtc_compile", &nvrtc_compile, nb::arg("source"), nb::arg("arch") = 90,
         "Compiles CUDA C++ with NVRTC to a cubin: {available, reason | version, ok, log, "
         "cubin_bytes}.");

@@ -568,12 +568,14 @@ std::vector<std::string> CudaDevice::nvrtc_options(const runtime::CompileOptions
 
 namespace {
 
-const Nvrtc& require_nvrtc(const std::string& what, const std::string& device) {
+// The arguments are views, not const std::string&: GCC 13's -Wdangling-reference takes a
+// reference returned by a call with a temporary string argument for one into it.
+const Nvrtc& require_nvrtc(std::string_view what, std::string_view device) {
   std::string why;
   const Nvrtc* nvrtc = Nvrtc::get(&why);
   if (nvrtc == nullptr)
-    throw runtime::DeviceError("cannot compile " + what + " for " + device +
-                               ": NVRTC is unavailable: " + why);
+    throw runtime::DeviceError("cannot compile " + std::string(what) + " for " +
+                               std::string(device) + ": NVRTC is unavailable: " + why);
   return *nvrtc;
 }
 

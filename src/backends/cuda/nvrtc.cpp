@@ -98,6 +98,39 @@ Nvrtc::Nvrtc(runtime::SharedLibrary library, const NvrtcFunctions& functions)
   if (fn_.nvrtcVersion(&major, &minor) == NVRTC_SUCCESS) version_ = {major, minor};
 }
 
+std::vector<std::string> Nvrtc::search_candidates(std::string* directories_without_nvrtc) {
+  std::vector<std::string> directories;
+  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
+    std::string root = env_or_empty(variable);
+    if (!root.empty()) directories.push_back(root + "/lib64");
+  }
+  // The NVIDIA wheels of the Python environment (the simt package lists them) before the
+  // machine's toolkit: they were installed for this environment, the toolkit for all.
+  for (std::string& directory : split_colon_list(env_or_empty("SIMT_NVRTC_SEARCH_DIRS"))) {
+    directories.push_back(std::move(directory));
+  }
+  directories.push_back("/usr/local/cuda/lib64");
+
+  // Only files that exist become candidates, so a failure's reason lists real load
+  // failures rather than a dozen "no such file" lines.
+  std::vector<std::string> candidates;
+  for (const std::string& directory : directories) {
+    bool found_any = false;
+    for (const char* soname : kNvrtcSonames) {
+      std::string path = directory + "/" + soname;
+      if (is_regular_file(path)) {
+        candidates.push_back(path);
+        found_any = true;
+      }
+    }
+    if (!found_any && directories_without_nvrtc != nullptr) {
+      *directories_without_nvrtc += (directories_without_nvrtc->empty() ? "" : ", ") + directory;
+    }
+  }
+  for (const char* soname : kNvrtcSonames) candidates.emplace_back(soname);
+  return candidates;
+}
+
 std::unique_ptr<Nvrtc> Nvrtc::load(std::string* why_not) {
   std::string reason;
   std::optional<runtime::SharedLibrary> library;
@@ -109,40 +142,13 @@ std::unique_ptr<Nvrtc> Nvrtc::load(std::string* why_not) {
     library = runtime::SharedLibrary::open(explicit_path, &reason);
     if (!library) reason = "SIMT_NVRTC_PATH=" + explicit_path + " could not be loaded: " + reason;
   } else {
-    std::vector<std::string> directories;
-    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
-      std::string root = env_or_empty(variable);
-      if (!root.empty()) directories.push_back(root + "/lib64");
-    }
-    directories.push_back("/usr/local/cuda/lib64");
-    for (std::string& directory : split_colon_list(env_or_empty("SIMT_NVRTC_SEARCH_DIRS"))) {
-      directories.push_back(std::move(directory));
-    }
-
-    // Only files that exist become candidates, so the reason lists real load
-    // failures rather than a dozen "no such file" lines.
-    std::vector<std::string> candidates;
     std::string directories_without_nvrtc;
-    for (const std::string& directory : directories) {
-      bool found_any = false;
-      for (const char* soname : kNvrtcSonames) {
-        std::string path = directory + "/" + soname;
-        if (is_regular_file(path)) {
-          candidates.push_back(path);
-          found_any = true;
-        }
-      }
-      if (!found_any) {
-        directories_without_nvrtc += (directories_without_nvrtc.empty() ? "" : ", ") + directory;
-      }
-    }
-    for (const char* soname : kNvrtcSonames) candidates.emplace_back(soname);
-
+    std::vector<std::string> candidates = search_candidates(&directories_without_nvrtc);
     library = runtime::SharedLibrary::open_first(candidates, &reason);
     if (!library) {
       reason =
-          "NVRTC not found (install the CUDA toolkit, or pip install nvidia-cuda-nvrtc, or "
-          "set SIMT_NVRTC_PATH or CUDA_HOME); " +
+          "NVRTC not found (pip install 'simt[cuda13]', which installs nvidia-cuda-nvrtc, or "
+          "install the CUDA toolkit, or set SIMT_NVRTC_PATH or CUDA_HOME); " +
           reason;
       if (!directories_without_nvrtc.empty()) {
         reason += "\n  no libnvrtc.so* in: " + directories_without_nvrtc;
@@ -246,6 +252,10 @@ CompileResult Nvrtc::compile(std::string_view source, std::string_view program_n
         return result;
       }
       options.push_back("--include-path=" + *include);
+      // CUDA 13 keeps CCCL (<cuda/std/...>, CUB, Thrust) in include/cccl, toolkit and
+      // nvidia-cuda-cccl wheel alike; nvcc adds it on its own, NVRTC does not.
+      if (is_directory(*include + "/cccl"))
+        options.push_back("--include-path=" + *include + "/cccl");
       continue;
     }
     caller_sets_arch |= starts_with_any(option, {"--gpu-architecture", "-arch"});

@@ -93,11 +93,17 @@ class Nvrtc {
   //
   // Search order: $SIMT_NVRTC_PATH (a file; when set, nothing else is tried,
   // so an explicit choice never silently falls back to another toolkit), then
-  // libnvrtc.so.13 / .so.12 / .so in $CUDA_HOME/lib64, $CUDA_PATH/lib64,
-  // /usr/local/cuda/lib64 and each directory of $SIMT_NVRTC_SEARCH_DIRS
-  // (colon separated; the Python package passes the pip wheels' directories
-  // there), then the same sonames through the dynamic loader's own search.
+  // libnvrtc.so.13 / .so.12 / .so in $CUDA_HOME/lib64, $CUDA_PATH/lib64, each
+  // directory of $SIMT_NVRTC_SEARCH_DIRS (colon separated; the Python package
+  // appends the lib directories of the environment's nvidia-cuda-nvrtc wheels,
+  // simt/_cuda_wheels.py) and /usr/local/cuda/lib64, then the same sonames
+  // through the dynamic loader's own search.
   static std::unique_ptr<Nvrtc> load(std::string* why_not);
+
+  // The files load() tries in order when $SIMT_NVRTC_PATH is unset: the libnvrtc files
+  // that exist in the directories above, then the bare sonames for the loader. The
+  // directories without any are appended to *directories_without_nvrtc (", "-joined).
+  static std::vector<std::string> search_candidates(std::string* directories_without_nvrtc);
 
   // NVRTC's (major, minor), e.g. (13, 0).
   std::pair<int, int> version() const { return version_; }
@@ -144,7 +150,8 @@ class Nvrtc {
   const std::string& library_path() const { return library_.path(); }
 
   // <library dir>/../include when it exists (toolkit and pip layouts both keep
-  // headers there), where raw kernels find e.g. cuda_fp16.h.
+  // headers there: nvidia/cu13/{lib,include} of the nvidia-cuda-nvrtc,
+  // -runtime and -cccl wheels), where raw kernels find e.g. cuda_fp16.h.
   std::optional<std::string> toolkit_include_dir() const;
 
   // NVRTC's name for a status code, e.g. "NVRTC_ERROR_COMPILATION".

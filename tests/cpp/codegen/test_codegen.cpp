@@ -129,7 +129,9 @@ struct Emission {
   std::string error;
 };
 
-const Emission& emit(const Case& c) {
+// c by value: GCC 13's -Wdangling-reference takes the reference returned for a temporary
+// Case argument (emit({k, 0, d})) for one into it.
+const Emission& emit(Case c) {
   static std::mutex mu;
   static std::map<std::tuple<size_t, size_t, int>, Emission> cache;
   std::lock_guard<std::mutex> lock(mu);

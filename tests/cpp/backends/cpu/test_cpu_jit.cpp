@@ -17,6 +17,7 @@ TEST(ClangJit, Unavailable) { GTEST_SKIP() << "built without the CPU backend (LL
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -71,11 +72,13 @@ std::vector<CppKernel> emit_corpus() {
   return out;
 }
 
-const CppKernel& corpus_kernel(const std::string& label) {
+// label is a view: GCC 13's -Wdangling-reference takes the reference returned for a
+// temporary std::string argument for one into it.
+const CppKernel& corpus_kernel(std::string_view label) {
   static const std::vector<CppKernel> kernels = emit_corpus();
   for (const auto& k : kernels)
     if (k.label == label) return k;
-  throw std::runtime_error("no corpus kernel " + label);
+  throw std::runtime_error("no corpus kernel " + std::string(label));
 }
 
 constexpr const char* kAdd = R"(extern "C" int simt_test_add(int a, int b) { return a + b; }

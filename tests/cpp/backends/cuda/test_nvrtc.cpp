@@ -2,8 +2,10 @@
 // Needs no GPU: NVRTC compiles for any architecture on any machine.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -157,6 +159,33 @@ TEST(Nvrtc, SearchDirectoriesAreUsed) {
   ASSERT_NE(reloaded, nullptr) << why_not;
 }
 
+TEST(Nvrtc, SearchDirectoriesComeBeforeUsrLocalCuda) {
+  // A directory shaped like the nvidia-cuda-nvrtc wheel's lib/ (the Python package lists
+  // those in SIMT_NVRTC_SEARCH_DIRS) comes before /usr/local/cuda/lib64: the environment's
+  // wheels before the machine's toolkit. (Candidates, not a load: this process has
+  // loaded an NVRTC already, and dlopen would hand that back for the same file.)
+  char pattern[] = "/tmp/simt-nvrtc-wheel-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string directory = pattern;
+  const std::string wheel_nvrtc = directory + "/libnvrtc.so.13";
+  {
+    std::FILE* file = std::fopen(wheel_nvrtc.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    std::fclose(file);
+  }
+  ScopedEnv home("CUDA_HOME", nullptr);
+  ScopedEnv cuda_path("CUDA_PATH", nullptr);
+  ScopedEnv dirs("SIMT_NVRTC_SEARCH_DIRS", ("/nonexistent/a:" + directory).c_str());
+  std::string without;
+  std::vector<std::string> candidates = Nvrtc::search_candidates(&without);
+  ASSERT_FALSE(candidates.empty());
+  EXPECT_EQ(candidates.front(), wheel_nvrtc);
+  EXPECT_EQ(candidates.back(), "libnvrtc.so") << "the loader's own search comes last";
+  EXPECT_NE(without.find("/nonexistent/a"), std::string::npos) << without;
+  unlink(wheel_nvrtc.c_str());
+  rmdir(directory.c_str());
+}
+
 TEST(Nvrtc, VersionIsAtLeast12) {
   REQUIRE_NVRTC(nvrtc);
   auto [major, minor] = nvrtc->version();
@@ -251,6 +280,21 @@ TEST(Nvrtc, ToolkitIncludesOnRequest) {
   // searches no directories by default.)
   CompileResult with =
       nvrtc->compile(kWithHeader, "hdr.cu", 9, 0, {std::string(kToolkitIncludesOption)}, true);
+  EXPECT_TRUE(with.ok) << with.log;
+}
+
+TEST(Nvrtc, ToolkitIncludesHaveCccl) {
+  REQUIRE_NVRTC(nvrtc);
+  std::optional<std::string> include = nvrtc->toolkit_include_dir();
+  if (!include || access((*include + "/cccl/cuda/std/cstdint").c_str(), F_OK) != 0) {
+    GTEST_SKIP() << "no CUDA 13 include/cccl next to " << nvrtc->library_path();
+  }
+  // CUDA 13 moved CCCL (libcu++, CUB, Thrust) to include/cccl, toolkit and wheels alike.
+  constexpr const char* kWithCccl =
+      "#include <cuda/std/cstdint>\n"
+      "extern \"C\" __global__ void k(cuda::std::int64_t* x) { x[threadIdx.x] = 1; }\n";
+  CompileResult with =
+      nvrtc->compile(kWithCccl, "cccl.cu", 9, 0, {std::string(kToolkitIncludesOption)}, true);
   EXPECT_TRUE(with.ok) << with.log;
 }
 
