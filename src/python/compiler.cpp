@@ -268,16 +268,20 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
 
 // NVRTC on CUDA C++ for <arch> (a cubin for sm_<arch>, else PTX for
 // compute_<arch>), usable without a GPU: {available, reason | version, ok, log}.
-nb::dict nvrtc_run(const std::string& source, int arch, const std::vector<std::string>& options,
-                   bool want_cubin, cuda::CompileResult* result) {
+// NVRTC, loaded on first use, with out["available"] (and out["reason"] when it is not).
+const cuda::Nvrtc* nvrtc_into(nb::dict& out) {
   std::string why;
   const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
-  nb::dict out;
   out["available"] = nvrtc != nullptr;
-  if (!nvrtc) {
-    out["reason"] = why;
-    return out;
-  }
+  if (!nvrtc) out["reason"] = why;
+  return nvrtc;
+}
+
+nb::dict nvrtc_run(const std::string& source, int arch, const std::vector<std::string>& options,
+                   bool want_cubin, cuda::CompileResult* result) {
+  nb::dict out;
+  const cuda::Nvrtc* nvrtc = nvrtc_into(out);
+  if (!nvrtc) return out;
   {
     nb::gil_scoped_release release;
     *result = nvrtc->compile(source, "simt_kernel.cu", arch / 10, arch % 10, options, want_cubin);
@@ -292,14 +296,9 @@ nb::dict nvrtc_run(const std::string& source, int arch, const std::vector<std::s
 // Which NVRTC the CUDA backend uses (python -m simt info), without a GPU or a compile:
 // {available, reason | version, path, include_dir (None when there are no headers)}.
 nb::dict nvrtc_status() {
-  std::string why;
-  const cuda::Nvrtc* nvrtc = cuda::Nvrtc::get(&why);
   nb::dict out;
-  out["available"] = nvrtc != nullptr;
-  if (!nvrtc) {
-    out["reason"] = why;
-    return out;
-  }
+  const cuda::Nvrtc* nvrtc = nvrtc_into(out);
+  if (!nvrtc) return out;
   auto [major, minor] = nvrtc->version();
   out["version"] = std::to_string(major) + "." + std::to_string(minor);
   out["path"] = nvrtc->library_path();
