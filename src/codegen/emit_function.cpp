@@ -261,7 +261,7 @@ bool Emitter::find_path(const Type& t, size_t target, size_t& counter, std::vect
   return false;
 }
 
-bool Emitter::contains_return(const std::vector<lang::StmtPtr>& body) {
+bool contains_return(const std::vector<lang::StmtPtr>& body) {
   for (const auto& s : body)
     if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise || contains_return(s->body) ||
         contains_return(s->orelse))

@@ -233,76 +233,56 @@ bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step) {
   return !fn.locals[local].is_param && assignments == 1 && from_gridsize;
 }
 
-bool Emitter::grid_stride(const Expr& step) const { return is_grid_stride(fn_, step); }
-
-namespace {
-
-bool has_exit(const std::vector<lang::StmtPtr>& body) {
-  for (const auto& s : body)
-    if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise || has_exit(s->body) ||
-        has_exit(s->orelse))
-      return true;
-  return false;
+const Expr* grid_stride_step(const sema::TypedFunction& fn, const Stmt& loop) {
+  if (loop.kind == StmtKind::For) {
+    const Expr& call = *loop.value;
+    if (call.kind != ExprKind::Call || call.items.size() != 4) return nullptr;
+    return is_grid_stride(fn, *call.items[3]) ? call.items[3].get() : nullptr;
+  }
+  if (loop.kind != StmtKind::While) return nullptr;
+  const Expr& test = *loop.test;
+  if (test.kind != ExprKind::Compare || test.items[0]->kind != ExprKind::Name) return nullptr;
+  const std::string& counter = test.items[0]->name;
+  for (const auto& b : loop.body)
+    if (b->kind == StmtKind::AugAssign && b->op == lang::Op::Add &&
+        b->targets[0]->kind == ExprKind::Name && b->targets[0]->name == counter &&
+        is_grid_stride(fn, *b->value))
+      return b->value.get();
+  return nullptr;
 }
-
-}  // namespace
 
 bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options) {
   if (options.debug || options.boundscheck || collective_or_shared(fn) ||
-      has_exit(fn.parsed->def.body))
+      contains_return(fn.parsed->def.body))
     return false;
-  for (const auto& s : fn.parsed->def.body) {
-    if (s->kind == StmtKind::For && s->value->kind == ExprKind::Call &&
-        s->value->items.size() == 4 && is_grid_stride(fn, *s->value->items[3]))
-      return true;
-    if (s->kind == StmtKind::While)
-      for (const auto& b : s->body)
-        if (b->kind == StmtKind::AugAssign && b->op == lang::Op::Add &&
-            is_grid_stride(fn, *b->value))
-          return true;
-  }
+  for (const auto& s : fn.parsed->def.body)
+    if (grid_stride_step(fn, *s)) return true;
   return false;
 }
 
-bool Emitter::lockstep_loop(const Stmt& s) const {
+bool Emitter::lockstep_loop(const Stmt& s) {
   // A grid-stride loop (`while i < n: ...; i += cuda.gridsize(1)`, `for i in
   // range(cuda.grid(1), n, cuda.gridsize(1))`): each thread walks the array with a
   // stride of the whole grid, so run thread by thread its accesses touch a new cache
   // line each, and the block's threads read every line again in turn. Run in lockstep
   // (one iteration of every thread, then the next), neighbouring threads read
   // neighbouring elements, as on a GPU (bench/cpu.py: the grid-stride sum).
-  if (s.kind != StmtKind::While && s.kind != StmtKind::For) return false;
+  if (!grid_stride_step(fn_, s)) return false;
   if (regions_.uniformity->has_collective(s) || leaves_loop(s.body)) return false;
   if (contains_uniform_level(s.body, true)) return false;
-  std::function<bool(const Expr&)> calls = [&](const Expr& e) {
-    const ExprInfo* i = fn_.exprs.count(&e) ? &info(e) : nullptr;
-    if (e.kind == ExprKind::Call && i && (i->function || i->foreign)) return true;
-    for (const auto& item : e.items)
-      if (item && calls(*item)) return true;
-    return false;
-  };
   if (s.kind == StmtKind::For) {
     // range(start, stop, step): start varying, stop and the grid-sized step the same in
-    // every thread (they are read again in every round).
+    // every thread (they are read again in every round, outside prepare()'s statements).
     const Expr& call = *s.value;
     const Type& iter = info(call).type;
-    if (iter.kind != sema::TypeKind::Range || !iter.items.empty() || call.items.size() != 4 ||
-        s.targets[0]->kind != ExprKind::Name || calls(call))
+    if (iter.kind != sema::TypeKind::Range || !iter.items.empty() ||
+        s.targets[0]->kind != ExprKind::Name || has_call(&call))
       return false;
     return !regions_.uniformity->uniform_expr(*call.items[1]) &&
            regions_.uniformity->uniform_expr(*call.items[2]) &&
-           regions_.uniformity->uniform_expr(*call.items[3]) && grid_stride(*call.items[3]);
+           regions_.uniformity->uniform_expr(*call.items[3]);
   }
-  if (regions_.uniformity->uniform_expr(*s.test) || calls(*s.test)) return false;
-  const Expr& test = *s.test;
-  if (test.kind != ExprKind::Compare || test.items[0]->kind != ExprKind::Name) return false;
-  const std::string& counter = test.items[0]->name;
-  for (const auto& b : s.body)
-    if (b->kind == StmtKind::AugAssign && b->op == lang::Op::Add &&
-        b->targets[0]->kind == ExprKind::Name && b->targets[0]->name == counter &&
-        grid_stride(*b->value))
-      return true;
-  return false;
+  return !regions_.uniformity->uniform_expr(*s.test) && !has_call(s.test.get());
 }
 
 bool Emitter::warp_collectives_only(const Stmt& s) const {
@@ -367,19 +347,14 @@ void Emitter::masked_while(const Stmt& s) {
 void Emitter::lockstep_loop_rounds(const Stmt& s) {
   // A grid at least as large as the loop's range gives each thread one iteration at
   // most: nothing to gain from rounds, so the threads run the loop one after another.
+  const Expr* stride = grid_stride_step(fn_, s);
   const Expr* stop = nullptr;
-  const Expr* stride = nullptr;
-  if (s.kind == StmtKind::For) {
+  if (s.kind == StmtKind::For)
     stop = s.value->items[2].get();
-    stride = s.value->items[3].get();
-  } else if (s.test->ops.size() == 1 &&
-             (s.test->ops[0] == lang::Op::Lt || s.test->ops[0] == lang::Op::LtE) &&
-             regions_.uniformity->uniform_expr(*s.test->items[1])) {
+  else if (s.test->ops.size() == 1 &&
+           (s.test->ops[0] == lang::Op::Lt || s.test->ops[0] == lang::Op::LtE) &&
+           regions_.uniformity->uniform_expr(*s.test->items[1]))
     stop = s.test->items[1].get();
-    for (const auto& b : s.body)
-      if (b->kind == StmtKind::AugAssign && b->targets[0]->name == s.test->items[0]->name)
-        stride = b->value.get();
-  }
   // Both are read once, outside the loops over threads: each must be the same in every
   // thread (a stride local assigned under a varying condition lives per thread).
   if (stop && stride && regions_.uniformity->uniform_expr(*stride) &&

@@ -73,6 +73,14 @@ bool uses_grid_sync(const sema::TypedFunction& kernel);
 // `step` is the grid's size (cuda.gridsize(1), or a local assigned it once).
 bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step);
 
+// The step of a grid-stride loop: `range(start, stop, step)`'s, or the `counter += step`
+// of `while counter < stop:` (any ordering test of the counter), where that step is the
+// grid's size; null for any other statement.
+const Expr* grid_stride_step(const sema::TypedFunction& fn, const Stmt& loop);
+
+// A return or raise anywhere in `body` (a thread may leave before the others).
+bool contains_return(const std::vector<lang::StmtPtr>& body);
+
 // The CPU emits a kernel twice (Module::lockstep_form): no barriers or shared arrays
 // (those run as regions already), no exits, a grid-stride loop at its top level.
 bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options);
@@ -167,7 +175,6 @@ class Emitter {
   std::vector<std::string> parameters(std::vector<abi::Param>& slots);
   static std::vector<int> tuple_path(const Type& t, size_t flat_index);
   static bool find_path(const Type& t, size_t target, size_t& counter, std::vector<int>& path);
-  static bool contains_return(const std::vector<lang::StmtPtr>& body);
   std::string function_body();
   // The locals' C declarations, each set to zero.
   std::string local_declarations();
@@ -322,8 +329,7 @@ class Emitter {
   void masked_while(const Stmt& s);
   // A varying loop the regions run in lockstep (one iteration of every thread per round)
   // rather than thread by thread: a grid-stride loop without exits.
-  bool lockstep_loop(const Stmt& s) const;
-  bool grid_stride(const Expr& step) const;
+  bool lockstep_loop(const Stmt& s);
   void lockstep_loop_rounds(const Stmt& s);
   void lockstep_rounds(const Stmt& s);
 
