@@ -4,6 +4,8 @@
 // follow C99's Annex G where it matters for finite values (sqrt and the inverse
 // functions keep the principal branch; the sign of a zero part is kept); infinities and
 // NaNs come out as the formulas give them, not always as C99 specifies.
+#include <string>
+
 #include "codegen/helpers.h"
 
 namespace simt::codegen {
@@ -113,19 +115,6 @@ constexpr const char* kTanh = R"($Q$T $N($T z) {
 }
 )";
 
-// tan z = -i tanh(iz).
-constexpr const char* kTan = R"($Q$T $N($T z) {
-  $T iz;
-  iz.re = -z.im;
-  iz.im = z.re;
-  $T t = $tanh_c(iz);
-  $T r;
-  r.re = t.im;
-  r.im = -t.re;
-  return r;
-}
-)";
-
 // asinh z = log(z + sqrt(z*z + 1)), evaluated for Re z >= 0 (no cancellation) and
 // mirrored: asinh(-z) = -asinh(z).
 constexpr const char* kAsinh = R"($Q$T $N($T z) {
@@ -146,19 +135,6 @@ constexpr const char* kAsinh = R"($Q$T $N($T z) {
     r.re = -r.re;
     r.im = -r.im;
   }
-  return r;
-}
-)";
-
-// asin z = -i asinh(iz).
-constexpr const char* kAsin = R"($Q$T $N($T z) {
-  $T iz;
-  iz.re = -z.im;
-  iz.im = z.re;
-  $T t = $asinh_c(iz);
-  $T r;
-  r.re = t.im;
-  r.im = -t.re;
   return r;
 }
 )";
@@ -198,19 +174,6 @@ constexpr const char* kAtanh = R"($Q$T $N($T z) {
   $T r;
   r.re = (a.re - b.re) * ($R)0.5;
   r.im = (a.im - b.im) * ($R)0.5;
-  return r;
-}
-)";
-
-// atan z = -i atanh(iz).
-constexpr const char* kAtan = R"($Q$T $N($T z) {
-  $T iz;
-  iz.re = -z.im;
-  iz.im = z.re;
-  $T t = $atanh_c(iz);
-  $T r;
-  r.re = t.im;
-  r.im = -t.re;
   return r;
 }
 )";
@@ -256,6 +219,33 @@ constexpr const char* kPow = R"($Q$T $N($T a, $T b) {
 }
 )";
 
+// tan z = -i tanh(iz), asin z = -i asinh(iz), atan z = -i atanh(iz): one text, `inner`
+// the token of the helper it goes through.
+std::string minus_i_of_iz(const char* inner) {
+  return std::string(R"($Q$T $N($T z) {
+  $T iz;
+  iz.re = -z.im;
+  iz.im = z.re;
+  $T t = )") +
+         inner + R"((iz);
+  $T r;
+  r.re = t.im;
+  r.im = -t.re;
+  return r;
+}
+)";
+}
+
+// Made once, for the program's lifetime (HelperSet reads the text on each use, from any
+// thread compiling).
+const char* through_iz(Helper helper) {
+  static const std::string tan = minus_i_of_iz("$tanh_c"), asin = minus_i_of_iz("$asinh_c"),
+                           atan = minus_i_of_iz("$atanh_c");
+  return helper == Helper::ComplexTan    ? tan.c_str()
+         : helper == Helper::ComplexAsin ? asin.c_str()
+                                         : atan.c_str();
+}
+
 }  // namespace
 
 ComplexMathText complex_math_text(Helper helper) {
@@ -273,7 +263,7 @@ ComplexMathText complex_math_text(Helper helper) {
     case Helper::ComplexCos:
       return {kCos, {}};
     case Helper::ComplexTan:
-      return {kTan, {Helper::ComplexTanh}};
+      return {through_iz(helper), {Helper::ComplexTanh}};
     case Helper::ComplexSinh:
       return {kSinh, {}};
     case Helper::ComplexCosh:
@@ -281,11 +271,11 @@ ComplexMathText complex_math_text(Helper helper) {
     case Helper::ComplexTanh:
       return {kTanh, {}};
     case Helper::ComplexAsin:
-      return {kAsin, {Helper::ComplexAsinh}};
+      return {through_iz(helper), {Helper::ComplexAsinh}};
     case Helper::ComplexAcos:
       return {kAcos, {Helper::ComplexAsin}};
     case Helper::ComplexAtan:
-      return {kAtan, {Helper::ComplexAtanh}};
+      return {through_iz(helper), {Helper::ComplexAtanh}};
     case Helper::ComplexAsinh:
       return {kAsinh, {Helper::ComplexSqrt, Helper::ComplexLog}};
     case Helper::ComplexAcosh:
