@@ -356,6 +356,22 @@ def _fast_key(args, block_size):
     return tuple(key)
 
 
+def _call_slices(params, call, given):
+    """Where each parameter's arguments stand in a first call's launch arguments `call`
+    (contiguous arrays from their buffer's start, so one stride each): a list of (the
+    argument's index, or None for an output the call allocates (index >= `given`), the
+    values after it (offset, stride), how to convert a scalar (None for an array)), and
+    where the parameters' arguments end in `call`."""
+    slices, at = [], 0
+    for index, p in enumerate(params):
+        is_array = call[at].__class__ is Array
+        width = (2 + (0 if p.raw else 1)) if is_array else 1
+        slices.append((index if index < given else None, tuple(call[at + 1:at + width]),
+                       None if is_array else type(call[at])))
+        at += width
+    return slices, at
+
+
 class _FastCall:
     """A call repeated with arguments of the same types and layouts (CuPy's warm call):
     outputs not given allocated, the arguments put in the places the first call's
@@ -367,19 +383,7 @@ class _FastCall:
 
     def __init__(self, kernel, launch, call, nargs, shape, out_types, device):
         self.launch = launch
-        # Each parameter's slice of `call`: (argument index or None for an output to
-        # allocate, the values after it (offset, strides), how to convert a scalar).
-        self.parts = []
-        params = kernel.in_params + kernel.out_params
-        at = 0
-        for index, p in enumerate(params):
-            given = index < nargs
-            is_array = call[at].__class__ is Array
-            width = (2 + (0 if p.raw else 1)) if is_array else 1
-            extra = tuple(call[at + 1:at + width])
-            convert = None if is_array else type(call[at])
-            self.parts.append((index if given else None, extra, convert))
-            at += width
+        self.parts, at = _call_slices(kernel.in_params + kernel.out_params, call, nargs)
         self.tail = tuple(call[at:])
         out_dtypes = [np.dtype(t).name for t in out_types]
         self.allocations = [(list(shape), d, device) for d in out_dtypes]
@@ -417,16 +421,9 @@ class _FastReduction:
     def __init__(self, kernel, partial_launch, final_launch, call, final, partial, out_types,
                  nargs, device):
         self.partial_launch, self.final_launch = partial_launch, final_launch
-        # The partial launch's arguments: each input's slice of `call` (as _FastCall's
-        # parts), then the partial array and the element count (and extents).
-        self.inputs = []
-        at = 0
-        for index, p in enumerate(kernel.in_params):
-            is_array = call[at].__class__ is Array
-            width = (2 + (0 if p.raw else 1)) if is_array else 1
-            self.inputs.append((index, tuple(call[at + 1:at + width]),
-                                None if is_array else type(call[at])))
-            at += width
+        # The partial launch's arguments: the inputs, then the partial array and the
+        # element count (and extents).
+        self.inputs, at = _call_slices(kernel.in_params, call, kernel.nin)
         self.tail = tuple(call[at + 1:])  # after the partial array
         blocks, rtype = partial
         self.partial = ([blocks], np.dtype(rtype).name, device)
