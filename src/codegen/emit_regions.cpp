@@ -209,28 +209,40 @@ bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step) {
   auto found = fn.exprs.find(&step);
   if (found == fn.exprs.end() || found->second.local < 0) return false;
   int local = found->second.local;
-  int assignments = 0;
+  if (fn.locals[local].is_param || assignments_to(fn, fn.parsed->def.body, local) != 1)
+    return false;
   bool from_gridsize = false;
   std::function<void(const std::vector<lang::StmtPtr>&)> scan =
       [&](const std::vector<lang::StmtPtr>& body) {
         for (const auto& b : body) {
-          for (const auto& t : b->targets) {
-            auto target = fn.exprs.find(t.get());
-            if (t->kind == ExprKind::Name && target != fn.exprs.end() &&
-                target->second.local == local) {
-              ++assignments;
-              from_gridsize =
-                  b->kind == StmtKind::Assign && b->targets.size() == 1 && is_gridsize(*b->value);
-            } else if (t->kind == ExprKind::Tuple) {
-              ++assignments;  // conservative: any tuple target counts
-            }
+          if (b->kind == StmtKind::Assign && b->targets.size() == 1 &&
+              b->targets[0]->kind == ExprKind::Name) {
+            auto target = fn.exprs.find(b->targets[0].get());
+            if (target != fn.exprs.end() && target->second.local == local)
+              from_gridsize = is_gridsize(*b->value);
           }
           scan(b->body);
           scan(b->orelse);
         }
       };
   scan(fn.parsed->def.body);
-  return !fn.locals[local].is_param && assignments == 1 && from_gridsize;
+  return from_gridsize;
+}
+
+int assignments_to(const sema::TypedFunction& fn, const std::vector<lang::StmtPtr>& body,
+                   int local) {
+  int assignments = 0;
+  for (const auto& b : body) {
+    for (const auto& t : b->targets) {
+      auto target = fn.exprs.find(t.get());
+      if (t->kind == ExprKind::Name && target != fn.exprs.end() && target->second.local == local)
+        ++assignments;
+      else if (t->kind == ExprKind::Tuple)
+        ++assignments;  // conservative: any tuple target counts
+    }
+    assignments += assignments_to(fn, b->body, local) + assignments_to(fn, b->orelse, local);
+  }
+  return assignments;
 }
 
 const Expr* grid_stride_step(const sema::TypedFunction& fn, const Stmt& loop) {
@@ -403,8 +415,11 @@ void Emitter::lockstep_rounds(const Stmt& s) {
     close_thread_loop();
     regions_.masks.pop_back();
   }
+  const bool gang = gang_rounds(s, next, strong);
+  if (gang) ++indent_;
   line("while (1) {");
   ++indent_;
+  loop_cancel_check();
   line("int " + any + " = 0;");
   regions_.masks.push_back(in_loop);
   open_thread_loop();
@@ -436,6 +451,10 @@ void Emitter::lockstep_rounds(const Stmt& s) {
   line("if (!" + any + ") break;");
   --indent_;
   line("}");
+  if (gang) {
+    --indent_;
+    line("}");
+  }
 }
 
 void Emitter::collective_stmt(const Stmt& s, const Expr& call) {

@@ -114,10 +114,9 @@ void Emitter::stmt_unchecked(const Stmt& s) {
       } else {
         line("while (" + condition(*s.test) + ") {");
       }
-      if (!d_.loop_cancel_check.empty() && !counted_while(s)) {
-        helpers_.define_once("simt_cancel", std::string(d_.loop_cancel_flag));
+      if (!counted_while(s)) {
         ++indent_;
-        line(std::string(d_.loop_cancel_check));
+        loop_cancel_check();
         --indent_;
       }
       loop_body(s.body, false);
@@ -152,6 +151,12 @@ void Emitter::stmt_unchecked(const Stmt& s) {
       raise_stmt(s);
       break;
   }
+}
+
+void Emitter::loop_cancel_check() {
+  if (d_.loop_cancel_check.empty()) return;
+  helpers_.define_once("simt_cancel", std::string(d_.loop_cancel_flag));
+  line(std::string(d_.loop_cancel_check));
 }
 
 void Emitter::loop_body(const std::vector<lang::StmtPtr>& body, bool unrolled, std::string label) {

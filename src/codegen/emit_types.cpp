@@ -21,9 +21,12 @@ std::string Emitter::ctype(const Type& t) {
 }
 
 std::string Emitter::local_name(int index) const {
-  if (per_thread(index) && !regions_.bare_names)
-    return "simt_pt_" + mangle(fn_.locals[index].name) + "[simt_t]";
+  if (per_thread(index) && !regions_.bare_names) return per_thread_array(index) + "[simt_t]";
   return mangle(fn_.locals[index].name);
+}
+
+std::string Emitter::per_thread_array(int index) const {
+  return "simt_pt_" + mangle(fn_.locals[index].name);
 }
 
 bool Emitter::per_thread(int index) const {

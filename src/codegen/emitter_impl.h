@@ -70,6 +70,11 @@ std::string join_list(const std::vector<std::string>& parts);
 // Whether `kernel` or a device function it calls syncs the grid (emit_grid.cpp).
 bool uses_grid_sync(const sema::TypedFunction& kernel);
 
+// How many statements of `body` (nested ones too) assign local `local`; a tuple target
+// counts as one whatever it holds.
+int assignments_to(const sema::TypedFunction& fn, const std::vector<lang::StmtPtr>& body,
+                   int local);
+
 // `step` is the grid's size (cuda.gridsize(1), or a local assigned it once).
 bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step);
 
@@ -201,6 +206,8 @@ class Emitter {
   // In regions (the CPU's barrier kernels) a local that varies between
   // threads lives in a per-thread array, indexed by the thread.
   std::string local_name(int index) const;
+  // The per-thread array of local `index` (local_name() indexes it with simt_t).
+  std::string per_thread_array(int index) const;
 
   bool per_thread(int index) const;
 
@@ -332,6 +339,13 @@ class Emitter {
   bool lockstep_loop(const Stmt& s);
   void lockstep_loop_rounds(const Stmt& s);
   void lockstep_rounds(const Stmt& s);
+  // Ctrl-C's check at the head of a loop that may run long (`break` leaves it).
+  void loop_cancel_check();
+  // Where a loop of lockstep_rounds() may run as a gang (emit_gang.cpp), emits the
+  // gang's rounds under a run-time check that the block's counters are consecutive,
+  // then `} else {` for the masked rounds, and returns true. `next` and `strong`:
+  // a range's per-thread next values and their type.
+  bool gang_rounds(const Stmt& s, const std::string& next, const Type& strong);
 
   // A statement made of one collective call, split in two regions around the
   // barrier: the first stores each thread's operands, the second computes

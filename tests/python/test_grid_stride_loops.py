@@ -138,3 +138,81 @@ def test_grid_stride_kernels_without_barriers(device, rng, n, blocks, block):
     first = np.arange(threads)
     last = np.where(first < n, first + (n - 1 - first) // threads * threads, -5)
     np.testing.assert_array_equal(got[n:], last)
+
+
+# The CPU runs a block whose counters are consecutive (one-dimensional blocks, `i` from
+# cuda.grid(1)) as a gang: each round a plain loop over the threads still in the loop,
+# which Clang vectorizes (codegen/emit_gang.cpp). Every other shape must take the masked
+# rounds and give the same elements to the same threads.
+
+@cuda.jit
+def while_shapes(x, visits, last, shape):
+    s = cuda.shared.array(1, np.int64)  # a barrier kernel: the loop runs in regions
+    if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
+        s[0] = 0
+    cuda.syncthreads()
+    if shape == 3 and cuda.threadIdx.x % 5 == 1:
+        return  # threads that left before the loop are not in its rounds
+    i = cuda.grid(1)
+    if shape == 2:
+        i = 2 * i  # counters two apart: not a gang
+    while i < x.size:
+        cuda.atomic.add(visits, i, 1)
+        i += cuda.gridsize(1)
+    last[cuda.grid(1) + cuda.threadIdx.y * cuda.gridsize(1)] = i
+
+
+@cuda.jit
+def while_through(x, visits, last, shape):
+    s = cuda.shared.array(1, np.int64)
+    if cuda.threadIdx.x == 0:
+        s[0] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    while i <= x.size - 1:  # `<=`: the gang counts one more thread per round
+        cuda.atomic.add(visits, i, 1)
+        i += cuda.gridsize(1)
+    last[cuda.grid(1)] = i
+
+
+@cuda.jit
+def range_walk(x, visits, last, shape):
+    s = cuda.shared.array(1, np.int64)
+    if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
+        s[0] = 0
+    cuda.syncthreads()
+    j = -1
+    for j in range(cuda.grid(1) * (2 if shape == 5 else 1), x.size, cuda.gridsize(1)):
+        cuda.atomic.add(visits, j, 1)
+    last[cuda.grid(1) + cuda.threadIdx.y * cuda.gridsize(1)] = j
+
+
+@pytest.mark.parametrize("n, blocks", [(1000, 3), (31, 2), (4096, 4)])
+@pytest.mark.parametrize("shape, block", [(0, (32, 1)), (1, (32, 1)), (2, (32, 1)),
+                                          (3, (32, 1)), (0, (16, 2)), (4, (32, 1)),
+                                          (5, (32, 1)), (4, (16, 2))])
+def test_grid_stride_loops_of_every_shape(device, rng, n, blocks, shape, block):
+    import simt
+
+    bx = block[0]
+    threads = blocks * bx
+    x = rng.random(n)
+    visits = simt.zeros(n, dtype=np.int64, device=device)
+    last = simt.full(threads * block[1], -7, dtype=np.int64, device=device)
+    kernel = {1: while_through, 4: range_walk, 5: range_walk}.get(shape, while_shapes)
+    kernel[blocks, block](simt.to_device(x, device=device), visits, last, shape)
+    want_visits = np.zeros(n, np.int64)
+    want_last = np.full(threads * block[1], -7, np.int64)
+    for y in range(block[1]):
+        for g in range(threads):
+            if shape == 3 and (g % bx) % 5 == 1:
+                continue
+            i = 2 * g if shape in (2, 5) else g
+            taken = -1
+            while i < n:
+                want_visits[i] += 1
+                taken = i
+                i += threads
+            want_last[g + y * threads] = taken if shape >= 4 else i
+    np.testing.assert_array_equal(visits.get(), want_visits)
+    np.testing.assert_array_equal(last.get(), want_last)

@@ -111,7 +111,7 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
   simt_arr_f32_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
   unsigned char* simt_mask2 = (unsigned char*)(simt_scratch + simt_scratch_at2);
   long long* simt_next_value4 = (long long*)(simt_scratch + simt_scratch_at3);
-  unsigned char* simt_mask9 = (unsigned char*)(simt_scratch + simt_scratch_at4);
+  unsigned char* simt_mask11 = (unsigned char*)(simt_scratch + simt_scratch_at4);
   long long v_stride = 0;
   long long* simt_pt_v_i = (long long*)(simt_scratch + simt_scratch_at0);
   long long* simt_pt_v_j = (long long*)(simt_scratch + simt_scratch_at1);
@@ -170,32 +170,63 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
           }
           simt_next5:;
     }
-    while (1) {
-      int simt_any4 = 0;
-      for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
-        for (simt_i64 simt_y = 0; simt_y < simt_ctx->block_dim[1]; ++simt_y)
-          _Pragma("clang loop vectorize(disable)")
-          for (simt_i64 simt_x = 0; simt_x < simt_ctx->block_dim[0]; ++simt_x) {
-            const simt_i64 simt_t = (simt_z * simt_ctx->block_dim[1] + simt_y) * simt_ctx->block_dim[0] + simt_x;
-            const simt_thread simt_tid = {simt_x, simt_y, simt_z};
-            (void)simt_t;
-            (void)simt_tid;
-            if (!simt_mask2[simt_t]) continue;
-            {
-              const long long simt_stop = (v_x.shape[0]), simt_step = v_stride;
-              if (!(simt_next_value4[simt_t] < simt_stop && simt_step > 0)) {
-                simt_mask2[simt_t] = 0;
-                goto simt_next6;
-              }
-              simt_any4 = 1;
-              simt_pt_v_i[simt_t] = simt_next_value4[simt_t];
-              simt_next_value4[simt_t] = (unsigned long long)simt_stop - (unsigned long long)simt_next_value4[simt_t] > (unsigned long long)simt_step ? (long long)((unsigned long long)simt_next_value4[simt_t] + (unsigned long long)simt_step) : simt_stop;
-              // grid_stride.py:7: out[i] = a * x[i]
-              v_out.data[simt_pt_v_i[simt_t]] = (v_a * v_x.data[simt_pt_v_i[simt_t]]);
-            }
-            simt_next6:;
+    int simt_gang6 = simt_ctx->block_dim[1] * simt_ctx->block_dim[2] == 1;
+    simt_i64 simt_first6 = 0;
+    for (simt_i64 simt_t = 0; simt_gang6 && simt_t < simt_nthreads; ++simt_t) {
+      if (simt_t == 0) simt_first6 = (simt_i64)simt_next_value4[simt_t];
+      if ((simt_i64)simt_next_value4[simt_t] != simt_first6 + simt_t) simt_gang6 = 0;
+    }
+    if (simt_gang6) {
+      for (;;) {
+        if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
+        const simt_i64 simt_stop = (v_x.shape[0]);
+        const simt_i64 simt_step = v_stride;
+        if (!(simt_first6 < simt_stop && simt_step > 0)) break;
+        const unsigned long long simt_left = (unsigned long long)simt_stop - (unsigned long long)simt_first6;
+        const simt_i64 simt_count = simt_left >= (unsigned long long)simt_nthreads ? simt_nthreads : (simt_i64)simt_left;
+        for (simt_i64 simt_t = 0; simt_t < simt_count; ++simt_t) {
+          const simt_thread simt_tid = {simt_t, 0, 0};
+          (void)simt_tid;
+          const simt_i64 simt_value = simt_first6 + simt_t;
+          simt_pt_v_i[simt_t] = simt_value;
+          simt_next_value4[simt_t] = (unsigned long long)simt_stop - (unsigned long long)simt_value > (unsigned long long)simt_step ? simt_value + simt_step : simt_stop;
+          {
+            // grid_stride.py:7: out[i] = a * x[i]
+            v_out.data[simt_pt_v_i[simt_t]] = (v_a * v_x.data[simt_pt_v_i[simt_t]]);
+          }
+          simt_next7:;
+        }
+        simt_first6 = (simt_i64)simt_next_value4[0];
       }
-      if (!simt_any4) break;
+    } else {
+      while (1) {
+        if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
+        int simt_any4 = 0;
+        for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
+          for (simt_i64 simt_y = 0; simt_y < simt_ctx->block_dim[1]; ++simt_y)
+            _Pragma("clang loop vectorize(disable)")
+            for (simt_i64 simt_x = 0; simt_x < simt_ctx->block_dim[0]; ++simt_x) {
+              const simt_i64 simt_t = (simt_z * simt_ctx->block_dim[1] + simt_y) * simt_ctx->block_dim[0] + simt_x;
+              const simt_thread simt_tid = {simt_x, simt_y, simt_z};
+              (void)simt_t;
+              (void)simt_tid;
+              if (!simt_mask2[simt_t]) continue;
+              {
+                const long long simt_stop = (v_x.shape[0]), simt_step = v_stride;
+                if (!(simt_next_value4[simt_t] < simt_stop && simt_step > 0)) {
+                  simt_mask2[simt_t] = 0;
+                  goto simt_next8;
+                }
+                simt_any4 = 1;
+                simt_pt_v_i[simt_t] = simt_next_value4[simt_t];
+                simt_next_value4[simt_t] = (unsigned long long)simt_stop - (unsigned long long)simt_next_value4[simt_t] > (unsigned long long)simt_step ? (long long)((unsigned long long)simt_next_value4[simt_t] + (unsigned long long)simt_step) : simt_stop;
+                // grid_stride.py:7: out[i] = a * x[i]
+                v_out.data[simt_pt_v_i[simt_t]] = (v_a * v_x.data[simt_pt_v_i[simt_t]]);
+              }
+              simt_next8:;
+        }
+        if (!simt_any4) break;
+      }
     }
   }
   for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
@@ -210,7 +241,7 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
           // grid_stride.py:8: j = cuda.grid(1)
           simt_pt_v_j[simt_t] = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
         }
-        simt_next7:;
+        simt_next9:;
   }
   if ((((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0]) >= (v_out.shape[0])) {
     for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
@@ -231,11 +262,11 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
               simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
             }
           }
-          simt_next8:;
+          simt_next10:;
     }
   } else {
     // grid_stride.py:9: while j < out.size:
-    for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) simt_mask9[simt_t] = 0;
+    for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) simt_mask11[simt_t] = 0;
     for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
       for (simt_i64 simt_y = 0; simt_y < simt_ctx->block_dim[1]; ++simt_y)
         _Pragma("clang loop vectorize(disable)")
@@ -245,35 +276,65 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
           (void)simt_t;
           (void)simt_tid;
           {
-            simt_mask9[simt_t] = 1;
+            simt_mask11[simt_t] = 1;
           }
-          simt_next10:;
+          simt_next12:;
     }
-    while (1) {
-      int simt_any11 = 0;
-      for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
-        for (simt_i64 simt_y = 0; simt_y < simt_ctx->block_dim[1]; ++simt_y)
-          _Pragma("clang loop vectorize(disable)")
-          for (simt_i64 simt_x = 0; simt_x < simt_ctx->block_dim[0]; ++simt_x) {
-            const simt_i64 simt_t = (simt_z * simt_ctx->block_dim[1] + simt_y) * simt_ctx->block_dim[0] + simt_x;
-            const simt_thread simt_tid = {simt_x, simt_y, simt_z};
-            (void)simt_t;
-            (void)simt_tid;
-            if (!simt_mask9[simt_t]) continue;
-            {
-              if (!(simt_pt_v_j[simt_t] < (v_out.shape[0]))) {
-                simt_mask9[simt_t] = 0;
-                goto simt_next12;
-              }
-              simt_any11 = 1;
-              // grid_stride.py:10: out[j] += 1
-              v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
-              // grid_stride.py:11: j += cuda.gridsize(1)
-              simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
-            }
-            simt_next12:;
+    int simt_gang14 = simt_ctx->block_dim[1] * simt_ctx->block_dim[2] == 1;
+    simt_i64 simt_first14 = 0;
+    for (simt_i64 simt_t = 0; simt_gang14 && simt_t < simt_nthreads; ++simt_t) {
+      if (simt_t == 0) simt_first14 = (simt_i64)simt_pt_v_j[simt_t];
+      if ((simt_i64)simt_pt_v_j[simt_t] != simt_first14 + simt_t) simt_gang14 = 0;
+    }
+    if (simt_gang14) {
+      for (;;) {
+        if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
+        const simt_i64 simt_stop = (v_out.shape[0]);
+        if (!(simt_first14 < simt_stop)) break;
+        const unsigned long long simt_left = (unsigned long long)simt_stop - (unsigned long long)simt_first14;
+        const simt_i64 simt_count = simt_left >= (unsigned long long)simt_nthreads ? simt_nthreads : (simt_i64)simt_left;
+        for (simt_i64 simt_t = 0; simt_t < simt_count; ++simt_t) {
+          const simt_thread simt_tid = {simt_t, 0, 0};
+          (void)simt_tid;
+          simt_pt_v_j[simt_t] = simt_first14 + simt_t;
+          {
+            // grid_stride.py:10: out[j] += 1
+            v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
+            // grid_stride.py:11: j += cuda.gridsize(1)
+            simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+          }
+          simt_next15:;
+        }
+        simt_first14 = (simt_i64)simt_pt_v_j[0];
       }
-      if (!simt_any11) break;
+    } else {
+      while (1) {
+        if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
+        int simt_any13 = 0;
+        for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
+          for (simt_i64 simt_y = 0; simt_y < simt_ctx->block_dim[1]; ++simt_y)
+            _Pragma("clang loop vectorize(disable)")
+            for (simt_i64 simt_x = 0; simt_x < simt_ctx->block_dim[0]; ++simt_x) {
+              const simt_i64 simt_t = (simt_z * simt_ctx->block_dim[1] + simt_y) * simt_ctx->block_dim[0] + simt_x;
+              const simt_thread simt_tid = {simt_x, simt_y, simt_z};
+              (void)simt_t;
+              (void)simt_tid;
+              if (!simt_mask11[simt_t]) continue;
+              {
+                if (!(simt_pt_v_j[simt_t] < (v_out.shape[0]))) {
+                  simt_mask11[simt_t] = 0;
+                  goto simt_next16;
+                }
+                simt_any13 = 1;
+                // grid_stride.py:10: out[j] += 1
+                v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
+                // grid_stride.py:11: j += cuda.gridsize(1)
+                simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+              }
+              simt_next16:;
+        }
+        if (!simt_any13) break;
+      }
     }
   }
   free(simt_scratch);
