@@ -58,7 +58,8 @@ BLOCK = 256          # threads per block of the 1-D kernels
 FULL_MASK = 0xFFFFFFFF
 
 CPU_SIZES = {"sgemm": 512, "transpose": 2048, "hist": 1 << 22, "reduce": 1 << 22}
-GPU_SIZES = {"sgemm": 4096, "transpose": 8192, "hist": 1 << 26, "reduce": 1 << 26}
+GPU_SIZES = {"sgemm": 4096, "transpose": 8192, "hist": 1 << 26, "reduce": 1 << 26,
+             "blur": 8192}
 
 
 # ---- the kernels ------------------------------------------------------------------------
@@ -171,6 +172,65 @@ def reduce_sum_warp0(x, out):
             cuda.atomic.add(out, 0, v)
 
 
+# Loops as Numba-CUDA users write them (issue 20): a grid-stride `while` loop, a
+# `range` whose step is an argument, a loop left with `break`, and nested loops over a
+# 2-D window with computed (clamped) indices. GPU part only.
+
+def reduce_sum_while(x, out):
+    s = cuda.shared.array(BLOCK, np.float32)
+    t = cuda.threadIdx.x
+    acc = np.float32(0)
+    i = cuda.grid(1)
+    while i < x.size:
+        acc += x[i]
+        i += cuda.gridsize(1)
+    s[t] = acc
+    cuda.syncthreads()
+    step = cuda.blockDim.x // 2
+    while step >= cuda.warpsize:
+        if t < step:
+            s[t] += s[t + step]
+        cuda.syncthreads()
+        step //= 2
+    if t < cuda.warpsize:
+        v = s[t]
+        offset = cuda.warpsize // 2
+        while offset > 0:
+            v += cuda.shfl_down_sync(FULL_MASK, v, offset)
+            offset //= 2
+        if t == 0:
+            cuda.atomic.add(out, 0, v)
+
+
+def scale_step(x, out, start, step):
+    for i in range(start + cuda.grid(1), x.size, step):
+        out[i] = np.float32(2) * x[i] + np.float32(1)
+
+
+def first_above(a, out, limit):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        found = -1
+        for j in range(a.shape[1]):
+            if a[i, j] > limit:
+                found = j
+                break
+        out[i] = found
+
+
+def box_blur(img, out):
+    x, y = cuda.grid(2)
+    rows, cols = img.shape
+    if y < rows and x < cols:
+        acc = np.float32(0)
+        for di in range(-2, 3):
+            yy = min(max(y + di, 0), rows - 1)
+            for dj in range(-2, 3):
+                xx = min(max(x + dj, 0), cols - 1)
+                acc += img[yy, xx]
+        out[y, x] = acc / np.float32(25)
+
+
 class Unavailable:
     """Stands for a kernel simt could not take: launching it raises the error."""
 
@@ -197,6 +257,10 @@ SIMT = {
     "hist_shared": simt_kernel(hist_shared),
     "reduce": simt_kernel(reduce_sum),
     "reduce_warp0": simt_kernel(reduce_sum_warp0),
+    "reduce_while": simt_kernel(reduce_sum_while),
+    "scale_step": simt_kernel(scale_step),
+    "first_above": simt_kernel(first_above),
+    "box_blur": simt_kernel(box_blur),
 }
 
 
@@ -210,6 +274,11 @@ def geometry(kernel, shape, grid1d):
     if kernel == "transpose":
         rows, cols = shape
         return ((cols + TDIM - 1) // TDIM, (rows + TDIM - 1) // TDIM), (TDIM, TROWS)
+    if kernel == "first_above":  # a thread per row
+        return (shape[0] + BLOCK - 1) // BLOCK, BLOCK
+    if kernel == "box_blur":  # a thread per pixel, blocks of 32x8
+        rows, cols = shape
+        return ((cols + 31) // 32, (rows + 7) // 8), (32, 8)
     return grid1d, BLOCK
 
 
@@ -732,16 +801,17 @@ def gpu_main(args):
 
     # The three implementations of a kernel, each make(inputs) -> (run, output):
     # outputs start poisoned (NaN) or zeroed (histograms, sum) for every side.
-    def simt_make(name, outputs):
+    def simt_make(name, outputs, scalars=lambda *ins: ()):
         kernel = SIMT[name]
 
         def make(*ins):
             outs = outputs(*ins)
+            extra = scalars(*ins)
             grid, block = geometry(name, ins[0].shape, grid1d)
 
             def run():
                 with simt.use_device(device):
-                    kernel[grid, block](*ins, *outs)
+                    kernel[grid, block](*ins, *outs, *extra)
             return run, outs[0]
         return make
 
@@ -913,6 +983,56 @@ def gpu_main(args):
             lambda ms: f"{r * 4 / ms / 1e6:.0f} GB/s (read only; copy {copy_gbs:.0f} r+w)")
         dump(name, x, out(x)[0])
     del x
+
+    # 5. Loops as users write them, each against the same loop in CUDA C.
+    x = cp.asarray(host_rng.random(r, dtype=np.float32))
+    expected = np.array([cp.asnumpy(x).astype(np.float64).sum()])
+    out = lambda x: (cp.zeros(1, cp.float32),)  # noqa: E731
+    row(f"reduce 2^{lg} fp32, while loop", (x,), expected,
+        {"simt": simt_make("reduce_while", out),
+         "nvcc": nvcc_make("reduce_sum_warp0", "reduce_while", out, count),
+         "cupy sum": cupy_sum},
+        dict(exact=False, rtol=1e-5), 10,
+        lambda ms: f"{r * 4 / ms / 1e6:.0f} GB/s (read only)")
+    dump("reduce_while", x, out(x)[0])
+    step = grid1d * BLOCK
+    expected = 2 * cp.asnumpy(x) + 1
+    out = lambda x: (poisoned(x.shape),)  # noqa: E731
+    row(f"scale 2^{lg} fp32, range step argument", (x,), expected,
+        {"simt": simt_make("scale_step", out, lambda x: (0, step)),
+         "nvcc": nvcc_make("scale_step", "scale_step", out,
+                           lambda x: (np.int64(x.size), np.int64(0), np.int64(step)))},
+        dict(exact=True), 10, lambda ms: f"{r * 8 / ms / 1e6:.0f} GB/s (copy {copy_gbs:.0f})")
+    dump("scale_step", x, x, 0, step)
+    del x
+    rows_, cols_ = 1 << 18, 256
+    a = cp.asarray(host_rng.random((rows_, cols_), dtype=np.float32))
+    limit = np.float32(0.995)
+    host_a = cp.asnumpy(a)
+    above = host_a > limit
+    expected = np.where(above.any(axis=1), above.argmax(axis=1), -1)
+    out = lambda a: (cp.full(a.shape[0], -7, cp.int64),)  # noqa: E731
+    row(f"first above, {rows_}x{cols_} fp32, break", (a,), expected,
+        {"simt": simt_make("first_above", out, lambda a: (limit,)),
+         "nvcc": nvcc_make("first_above", "first_above", out,
+                           lambda a: (np.int64(a.shape[0]), np.int64(a.shape[1]), limit))},
+        dict(exact=True), 10, lambda ms: f"{rows_ / ms / 1e3:.0f} Mrows/s")
+    dump("first_above", a, out(a)[0], limit)
+    del a, host_a, above
+    b = GPU_SIZES["blur"]
+    img = cp.asarray(host_rng.random((b, b), dtype=np.float32))
+    host = cp.asnumpy(img)
+    padded = np.pad(host, 2, mode="edge")
+    expected = sum(padded[2 + di:2 + di + b, 2 + dj:2 + dj + b].astype(np.float64)
+                   for di in range(-2, 3) for dj in range(-2, 3)) / 25
+    out = lambda img: (poisoned(img.shape),)  # noqa: E731
+    row(f"box blur 5x5 {b}^2 fp32, nested loops", (img,), expected,
+        {"simt": simt_make("box_blur", out),
+         "nvcc": nvcc_make("box_blur", "box_blur", out,
+                           lambda img: (np.int64(img.shape[0]), np.int64(img.shape[1])))},
+        dict(exact=False, rtol=1e-5), 10, lambda ms: f"{b * b * 8 / ms / 1e6:.0f} GB/s")
+    dump("box_blur", img, img)
+    del img, host, padded
 
     print(f"\nms per launch: median of {args.repeats} CUDA-event samples (sgemm 1 launch a "
           "sample, others 10), after a warm-up, sides in turns")

@@ -133,3 +133,45 @@ extern "C" __global__ void reduce_sum_warp0(const float* x, float* out, long lon
     if (threadIdx.x == 0) atomicAdd(out, v);
   }
 }
+
+// Loops as users write them (issue 20): the same algorithms as the simt kernels
+// reduce_sum_while, scale_step, first_above and box_blur of bench/algorithms.py.
+// reduce_sum_while's twin is reduce_sum_warp0 above: in C the while loop and the for
+// loop are one loop.
+extern "C" __global__ void scale_step(const float* x, float* out, long long n, long long start,
+                                      long long step) {
+  for (long long i = start + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+    out[i] = 2.0f * x[i] + 1.0f;
+}
+
+extern "C" __global__ void first_above(const float* a, long long* out, long long rows,
+                                       long long cols, float limit) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows) {
+    long long found = -1;
+    for (long long j = 0; j < cols; ++j) {
+      if (a[i * cols + j] > limit) {
+        found = j;
+        break;
+      }
+    }
+    out[i] = found;
+  }
+}
+
+extern "C" __global__ void box_blur(const float* img, float* out, long long rows,
+                                    long long cols) {
+  long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y;
+  if (y < rows && x < cols) {
+    float acc = 0.0f;
+    for (int di = -2; di < 3; ++di) {
+      long long yy = min(max(y + di, 0LL), rows - 1);
+      for (int dj = -2; dj < 3; ++dj) {
+        long long xx = min(max(x + dj, 0LL), cols - 1);
+        acc += img[yy * cols + xx];
+      }
+    }
+    out[y * cols + x] = acc / 25.0f;
+  }
+}
