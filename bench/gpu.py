@@ -119,6 +119,36 @@ def main():
         rows.append(("simt 0 args", host_cost(lambda: l0())))
         rows.append(("simt 4 args", host_cost(lambda: l4(x, x, 1.0, 2))))
         rows.append(("simt 4 args incl. kernel[1, 1]", host_cost(lambda: empty4[1, 1](x, x, 1.0, 2))))
+    # Foreign arrays as arguments (issue 20: within +0.5 us of simt arrays).
+    cx = cp.zeros(16, cp.float32)
+    with simt.use_device(device):
+        rows.append(("simt 4 args, CuPy arrays", host_cost(lambda: l4(cx, cx, 1.0, 2))))
+        try:
+            import torch
+            tx = torch.zeros(16, device="cuda")
+            rows.append(("simt 4 args, PyTorch tensors", host_cost(lambda: l4(tx, tx, 1.0, 2))))
+        except Exception as error:
+            print(f"  (torch: {error})")
+    # Snippet kernels, a warm call on one element (issue 20: <= CuPy's).
+    ek_simt = simt.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * 2 + y",
+                                     "ek_bench")
+    ek_cupy = cp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * 2 + y",
+                                   "ek_bench")
+    rk_simt = simt.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0",
+                                   "rk_bench")
+    rk_cupy = cp.ReductionKernel("float32 x", "float32 y", "x", "a + b", "y = a", "0",
+                                 "rk_bench")
+    one = simt.ones(1, np.float32, device=device)
+    one_out = simt.empty(1, np.float32, device=device)
+    cone, cone_out = cp.ones(1, cp.float32), cp.empty(1, cp.float32)
+    with simt.use_device(device):
+        rows.append(("simt ElementwiseKernel, 1 element",
+                     host_cost(lambda: ek_simt(one, one, one_out), inner=2000)))
+        rows.append(("simt ReductionKernel, 1 element",
+                     host_cost(lambda: rk_simt(one), inner=2000)))
+    rows.append(("cupy ElementwiseKernel, 1 element",
+                 host_cost(lambda: ek_cupy(cone, cone, cone_out), inner=2000)))
+    rows.append(("cupy ReductionKernel, 1 element", host_cost(lambda: rk_cupy(cone), inner=2000)))
     c0, c4 = nvcc.get_function("empty0"), nvcc.get_function("empty4")
     cx = cp.zeros(16, cp.float32)
     rows.append(("cupy RawKernel 0 args", host_cost(lambda: c0((1,), (1,), ()))))
@@ -162,6 +192,15 @@ def main():
     nvcc_ms = event_ms(cp, lambda: f((g,), (256,), (a, xs, ys, os_, cp.int64(n))))
     results.append(("saxpy 2^28 float32", simt_ms, nvcc_ms, ok,
                     f"{3 * n * 4 / simt_ms / 1e6:.0f} GB/s; copy ceiling {copy_gbs:.0f} GB/s"))
+
+    # ReductionKernel over 2^28 float32 against cupy.sum (issue 20: >= 1.0x).
+    total = cp.empty((), cp.float32)
+    rk_ms = event_ms(cp, lambda: rk_simt(xs))
+    sum_ms = event_ms(cp, lambda: cp.sum(xs, out=total))
+    got = float(cp.asarray(rk_simt(xs)))
+    want = float(cp.sum(xs.astype(cp.float64)))
+    results.append(("ReductionKernel sum 2^28 f32", rk_ms, sum_ms, abs(got - want) <= 1e-4 * want,
+                    f"{n * 4 / rk_ms / 1e6:.0f} GB/s; the nvcc column is cupy.sum"))
 
     m = 8192
     u = cp.random.random((m, m))
