@@ -49,6 +49,7 @@
   "  void* fiber_shared;\n"                                                        \
   "  int (*grid_sync)(const struct simt_block_ctx*);\n"                            \
   "  void* grid;\n"                                                                \
+  "  simt_i64 x_blocks;\n"                                                         \
   "};\n"
 
 namespace simt::abi {
@@ -118,6 +119,10 @@ struct CpuBlockContext {
   // both are null for other launches.
   int (*grid_sync)(const CpuBlockContext*);
   void* grid;
+  // How many blocks along x, from block_idx on, this call runs: 1, or more for
+  // a kernel whose threads read their x position only through cuda.grid()
+  // (abi::Requirements::x_spans), whose row of threads then spans them all.
+  int64_t x_blocks;
 };
 static_assert(offsetof(CpuBlockContext, block_dim) == 3 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, block_idx) == 6 * sizeof(int64_t));
@@ -126,7 +131,8 @@ static_assert(offsetof(CpuBlockContext, cancel_epoch) == 9 * sizeof(int64_t) + s
 static_assert(offsetof(CpuBlockContext, fibers) == 10 * sizeof(int64_t) + sizeof(void*));
 static_assert(offsetof(CpuBlockContext, fiber_shared) == 10 * sizeof(int64_t) + 2 * sizeof(void*));
 static_assert(offsetof(CpuBlockContext, grid_sync) == 10 * sizeof(int64_t) + 3 * sizeof(void*));
-static_assert(sizeof(CpuBlockContext) == 10 * sizeof(int64_t) + 5 * sizeof(void*));
+static_assert(offsetof(CpuBlockContext, x_blocks) == 10 * sizeof(int64_t) + 5 * sizeof(void*));
+static_assert(sizeof(CpuBlockContext) == 11 * sizeof(int64_t) + 5 * sizeof(void*));
 static_assert(sizeof(CpuFiberOp) == 56);
 
 using CpuKernelEntry = void (*)(const CpuBlockContext*, void* const*);

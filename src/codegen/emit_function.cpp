@@ -128,12 +128,18 @@ abi::GeneratedKernel Emitter::run() {
     if (module_.fibers) {
       src += fiber_entry(out.entry, body_name, reads, args);
     } else {
+      // One call may run a row of consecutive blocks: fewer calls, and longer loops
+      // over x to vectorize. Not where the lockstep form (one block per call) may
+      // run instead, nor where a block owns shared memory or a check reports it.
+      out.requirements.x_spans = module_.lockstep_code.empty() && !checked() &&
+                                 !module_.shared_use && !uses_dynamic_shared_ &&
+                                 x_position_only_from_grid(fn_);
       src += std::string(d_.kernel_prefix) + "void " + out.entry +
              "(const simt_block_ctx* simt_ctx, void* const* simt_args) {\n" + reads +
              lockstep_dispatch(out.params, out.entry) +
              "  const simt_block_ctx simt_block = *simt_ctx;\n"
              "  simt_thread simt_tid;\n" +
-             thread_loops(body_name, args) + "}\n";
+             thread_loops(body_name, args, out.requirements.x_spans) + "}\n";
     }
   } else {
     src += std::string(d_.kernel_prefix) + "void " + out.entry + "(" + join_list(params) + ") {\n" +
@@ -295,15 +301,20 @@ std::string Emitter::lockstep_dispatch(const std::vector<abi::Param>& params,
   return code;
 }
 
-std::string Emitter::thread_loops(const std::string& body_name, const std::string& args) const {
+std::string Emitter::thread_loops(const std::string& body_name, const std::string& args,
+                                  bool x_spans) const {
   // A loop over threadIdx.x is not vectorized where its threads may take
   // different branches: the AVX2 masked loads and stores a guard (`if i < n`)
   // becomes ran about 8x slower than scalar code on the machines measured
   // (docs/performance.md). Loops inside the kernel body still vectorize.
   const std::string scalar = "_Pragma(\"clang loop vectorize(disable)\")";
-  const std::string x_loop =
-      "for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)";
+  const std::string row = x_spans ? "simt_row" : "simt_block.block_dim[0]";
+  const std::string x_loop = "for (simt_tid.x = 0; simt_tid.x < " + row + "; ++simt_tid.x)";
   std::string loops =
+      x_spans && !thread_guard_
+          ? "  const simt_i64 simt_row = simt_block.block_dim[0] * simt_block.x_blocks;\n"
+          : "";
+  loops +=
       "  for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)\n"
       "    for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {\n";
   if (!thread_guard_) {
@@ -311,24 +322,53 @@ std::string Emitter::thread_loops(const std::string& body_name, const std::strin
              "(&simt_block, simt_tid" + args + ");\n    }\n";
     return loops;
   }
-  // The guard's truth is monotone along the row: holding at its first and
+  // The guard's truth is monotone along a block's row: holding at its first and
   // last thread, it holds for all of them, and that row runs unguarded.
   std::string guard = "simt_guard_" + body_name.substr(std::string("simt_body_").size());
-  loops +=
-      "      simt_tid.x = 0;\n"
-      "      const bool simt_first = " +
-      guard + "(&simt_block, simt_tid" + args +
-      ");\n"
-      "      simt_tid.x = simt_block.block_dim[0] - 1;\n"
-      "      if (simt_first && " +
-      guard + "(&simt_block, simt_tid" + args + ")) {\n" +
-      (thread_guard_->straight_line ? "" : "        " + scalar + "\n") + "        " + x_loop +
-      "\n          " + body_name + "(&simt_block, simt_tid, true" + args +
-      ");\n"
-      "      } else {\n        " +
-      scalar + "\n        " + x_loop + "\n          " + body_name +
-      "(&simt_block, simt_tid, false" + args + ");\n      }\n    }\n";
-  return loops;
+  const std::string unguarded = thread_guard_->straight_line ? "" : scalar + "\n";
+  auto call = [&](const char* holds) {
+    return body_name + "(&simt_block, simt_tid, " + holds + args + ");\n";
+  };
+  if (!x_spans) {
+    return loops +
+           "      simt_tid.x = 0;\n"
+           "      const bool simt_first = " +
+           guard + "(&simt_block, simt_tid" + args +
+           ");\n"
+           "      simt_tid.x = simt_block.block_dim[0] - 1;\n"
+           "      if (simt_first && " +
+           guard + "(&simt_block, simt_tid" + args + ")) {\n        " + unguarded + x_loop +
+           "\n          " + call("true") + "      } else {\n        " + scalar + "\n        " +
+           x_loop + "\n          " + call("false") + "      }\n    }\n";
+  }
+  // Across a span, the blocks whose rows the guard holds in make runs, each one
+  // unguarded loop; a block where it fails in part runs guarded, thread by thread.
+  return loops +
+         "      const simt_i64 simt_bx = simt_block.block_dim[0];\n"
+         "      simt_i64 simt_run = 0;\n"
+         "      for (simt_i64 simt_b = 0; simt_b <= simt_block.x_blocks; ++simt_b) {\n"
+         "        const simt_i64 simt_lo = simt_b * simt_bx;\n"
+         "        if (simt_b < simt_block.x_blocks) {\n"
+         "          simt_tid.x = simt_lo;\n"
+         "          const bool simt_first = " +
+         guard + "(&simt_block, simt_tid" + args +
+         ");\n"
+         "          simt_tid.x = simt_lo + simt_bx - 1;\n"
+         "          if (simt_first && " +
+         guard + "(&simt_block, simt_tid" + args +
+         ")) continue;\n"
+         "        }\n" +
+         (unguarded.empty() ? "" : "        " + unguarded) +
+         "        for (simt_tid.x = simt_run; simt_tid.x < simt_lo; ++simt_tid.x)\n          " +
+         call("true") +
+         "        if (simt_b == simt_block.x_blocks) break;\n"
+         "        " +
+         scalar +
+         "\n        for (simt_tid.x = simt_lo; simt_tid.x < simt_lo + simt_bx; ++simt_tid.x)\n"
+         "          " +
+         call("false") +
+         "        simt_run = simt_lo + simt_bx;\n"
+         "      }\n    }\n";
 }
 
 std::string Emitter::thread_guard_test() {

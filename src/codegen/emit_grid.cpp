@@ -56,6 +56,26 @@ void Emitter::add_grid_barrier(std::vector<abi::Param>& slots, std::vector<std::
   params.push_back(std::move(param));
 }
 
+bool x_position_only_from_grid(const sema::TypedFunction& kernel) {
+  auto only_grid = [](const sema::TypedFunction& f) {
+    for (const auto& [e, i] : f.exprs) {
+      if (i.intrinsic &&
+          (i.intrinsic->rule == sema::Rule::LaneId || i.intrinsic->rule == sema::Rule::GridSync))
+        return false;
+      if (e->kind != ExprKind::Attribute || e->name != "x") continue;
+      auto base = f.exprs.find(e->items[0].get());
+      if (base == f.exprs.end() || base->second.type.kind != TypeKind::Dim3) continue;
+      const std::string& object = base->second.type.name;
+      if (object == "thread_idx" || object == "block_idx") return false;
+    }
+    return true;
+  };
+  if (!only_grid(kernel)) return false;
+  for (const auto& f : kernel.functions)
+    if (!only_grid(f->typed)) return false;
+  return true;
+}
+
 bool uses_grid_sync(const sema::TypedFunction& kernel) {
   auto syncs = [](const sema::TypedFunction& f) {
     for (const auto& [e, i] : f.exprs)

@@ -70,6 +70,12 @@ std::string join_list(const std::vector<std::string>& parts);
 // Whether `kernel` or a device function it calls syncs the grid (emit_grid.cpp).
 bool uses_grid_sync(const sema::TypedFunction& kernel);
 
+// Whether `kernel` and the device functions it calls read a thread's x position only
+// through cuda.grid() (never threadIdx.x, blockIdx.x or the lane): then a row of
+// threads may span several blocks along x, and the grid's x index stays exact
+// (abi::Requirements::x_spans; emit_grid.cpp).
+bool x_position_only_from_grid(const sema::TypedFunction& kernel);
+
 // How many statements of `body` (nested ones too) assign local `local`; a tuple target
 // counts as one whatever it holds.
 int assignments_to(const sema::TypedFunction& fn, const std::vector<lang::StmtPtr>& body,
@@ -191,7 +197,9 @@ class Emitter {
   std::string lockstep_dispatch(const std::vector<abi::Param>& params,
                                 const std::string& entry) const;
   // The CPU kernel's loops over a block's threads calling `body_name`.
-  std::string thread_loops(const std::string& body_name, const std::string& args) const;
+  // `x_spans`: the row of threads spans simt_block.x_blocks blocks along x.
+  std::string thread_loops(const std::string& body_name, const std::string& args,
+                           bool x_spans) const;
   // Fiber mode's entry: a function running one thread (reading the
   // arguments, `reads`, and calling the body with them, `args`), handed to
   // the runtime with the stack and shared memory a block needs.

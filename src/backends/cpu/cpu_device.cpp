@@ -38,12 +38,15 @@ using KernelEntry = abi::CpuKernelEntry;
 class CpuKernel : public runtime::CompiledKernel {
  public:
   CpuKernel(std::shared_ptr<JitModule> module, KernelEntry entry, std::string name,
-            std::vector<size_t> param_bytes)
+            std::vector<size_t> param_bytes, bool x_spans)
       : module_(std::move(module)),
         entry_(entry),
         name_(std::move(name)),
-        param_bytes_(std::move(param_bytes)) {}
+        param_bytes_(std::move(param_bytes)),
+        x_spans_(x_spans) {}
   KernelEntry entry() const { return entry_; }
+  // One call of the entry may run consecutive blocks along x (abi::Requirements::x_spans).
+  bool x_spans() const { return x_spans_; }
   const std::string& name() const { return name_; }
   // Held by queued launches: the code stays loaded until they ran, even if
   // the kernel is dropped meanwhile.
@@ -56,6 +59,7 @@ class CpuKernel : public runtime::CompiledKernel {
   KernelEntry entry_;
   std::string name_;  // for errors
   std::vector<size_t> param_bytes_;
+  bool x_spans_;
 };
 
 }  // namespace
@@ -344,7 +348,7 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::build(const abi::GeneratedKe
   std::string name =
       kernel.entry.starts_with(kPrefix) ? kernel.entry.substr(kPrefix.size()) : kernel.entry;
   return std::make_unique<CpuKernel>(std::move(module), entry, std::move(name),
-                                     std::move(param_bytes));
+                                     std::move(param_bytes), kernel.requirements.x_spans);
 }
 
 namespace {
@@ -355,6 +359,15 @@ struct GridFault {
   std::mutex mutex;
   Fault fault;
   int64_t block[3] = {0, 0, 0};
+  int64_t x_blocks = 1;  // the call that faulted ran this many blocks from `block` along x
+
+  // "block (x, y, z)", or "one of blocks (x..x2, y, z)" for a call that ran several.
+  std::string where() const {
+    std::string x = std::to_string(block[0]);
+    if (x_blocks > 1) x += ".." + std::to_string(block[0] + x_blocks - 1);
+    return std::string(x_blocks > 1 ? "one of blocks (" : "block (") + x + ", " +
+           std::to_string(block[1]) + ", " + std::to_string(block[2]) + ")";
+  }
 };
 
 std::string hex(uintptr_t value) {
@@ -391,8 +404,10 @@ void run_concurrently(int64_t blocks, const Block& block, GridBarrier& barrier) 
 // A cooperative launch (`cooperative`: the kernel syncs the grid) runs each
 // block on a thread of its own, so all of them wait at the grid barrier
 // together; a block that ends leaves the barrier, a fault stops it.
+// `x_spans`: one call of the entry runs consecutive blocks along x, up to the end
+// of the row of blocks or of the task's range.
 bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchDims& dims,
-              void* const* args, int64_t launched, bool cooperative) {
+              void* const* args, int64_t launched, bool cooperative, bool x_spans) {
   const std::atomic<int64_t>& epoch = runtime::cancel_epoch();
   auto cancelled = [&] { return epoch.load(std::memory_order_relaxed) != launched; };
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
@@ -415,11 +430,12 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
     ctx.fiber_shared = nullptr;
     ctx.grid_sync = cooperative ? &GridBarrier::sync : nullptr;
     ctx.grid = cooperative ? &barrier : nullptr;
-    for (int64_t b = begin; b < end && !cancelled(); ++b) {
+    for (int64_t b = begin; b < end && !cancelled(); b += ctx.x_blocks) {
       if (faulted.happened.load(std::memory_order_relaxed)) return;
       ctx.block_idx[0] = b % gx;
       ctx.block_idx[1] = (b / gx) % gy;
       ctx.block_idx[2] = b / (gx * gy);
+      ctx.x_blocks = x_spans ? std::min(end - b, gx - ctx.block_idx[0]) : 1;
       Fault fault;
       if (run_block_guarded(entry, &ctx, args, &fault)) continue;
       if (cooperative) barrier.stop();
@@ -427,6 +443,7 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
       if (!faulted.happened.exchange(true)) {
         faulted.fault = fault;
         for (int d = 0; d < 3; ++d) faulted.block[d] = ctx.block_idx[d];
+        faulted.x_blocks = ctx.x_blocks;
       }
       return;
     }
@@ -450,16 +467,13 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
   if (faulted.happened) {
     const Fault& f = faulted.fault;
     if (f.signal == 0)
-      throw runtime::DeviceError("kernel '" + name + "' on cpu could not run block (" +
-                                 std::to_string(faulted.block[0]) + ", " +
-                                 std::to_string(faulted.block[1]) + ", " +
-                                 std::to_string(faulted.block[2]) + "): " + f.reason);
+      throw runtime::DeviceError("kernel '" + name + "' on cpu could not run " + faulted.where() +
+                                 ": " + f.reason);
     throw runtime::DeviceError(
         "kernel '" + name + "' on cpu touched memory it may not (" +
         (f.signal == SIGBUS ? std::string("SIGBUS") : std::string("SIGSEGV")) + " at address " +
-        hex(f.address) + ") in block (" + std::to_string(faulted.block[0]) + ", " +
-        std::to_string(faulted.block[1]) + ", " + std::to_string(faulted.block[2]) +
-        "); the launch stopped there, and what it wrote is unspecified. An index past an "
+        hex(f.address) + ") in " + faulted.where() +
+        "; the launch stopped there, and what it wrote is unspecified. An index past an "
         "array's end does this: launch with boundscheck=True (or SIMT_BOUNDSCHECK=1) to find it");
   }
   return cancelled();
@@ -484,7 +498,8 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
     drain_streams();
     // The grid runs on this thread: a Ctrl-C reaches it only through the
     // cancellation epoch, and is raised here once the kernel stopped.
-    if (run_grid(kernel.entry(), kernel.name(), dims, args, launched, kernel.cooperative))
+    if (run_grid(kernel.entry(), kernel.name(), dims, args, launched, kernel.cooperative,
+                 kernel.x_spans()))
       runtime::check_interrupt();
     return;
   }
@@ -492,15 +507,15 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
   const auto& sizes = kernel.param_bytes();
   std::vector<std::array<uint64_t, 2>> values(sizes.size());
   for (size_t k = 0; k < sizes.size(); ++k) std::memcpy(values[k].data(), args[k], sizes[k]);
-  static_cast<CpuStream&>(stream).push([module = kernel.module(), entry = kernel.entry(),
-                                        name = kernel.name(), dims, values = std::move(values),
-                                        keep = std::move(keep), launched,
-                                        cooperative = kernel.cooperative] {
-    std::vector<void*> pointers(values.size());
-    for (size_t k = 0; k < values.size(); ++k)
-      pointers[k] = const_cast<uint64_t*>(values[k].data());
-    run_grid(entry, name, dims, pointers.data(), launched, cooperative);
-  });
+  static_cast<CpuStream&>(stream).push(
+      [module = kernel.module(), entry = kernel.entry(), name = kernel.name(), dims,
+       values = std::move(values), keep = std::move(keep), launched,
+       cooperative = kernel.cooperative, x_spans = kernel.x_spans()] {
+        std::vector<void*> pointers(values.size());
+        for (size_t k = 0; k < values.size(); ++k)
+          pointers[k] = const_cast<uint64_t*>(values[k].data());
+        run_grid(entry, name, dims, pointers.data(), launched, cooperative, x_spans);
+      });
 }
 
 }  // namespace simt::cpu

@@ -21,6 +21,7 @@ TEST(ClangJit, Unavailable) { GTEST_SKIP() << "built without the CPU backend (LL
 #include <thread>
 #include <vector>
 
+#include "abi/cpu_entry.h"
 #include "backends/cpu/clang_jit.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
@@ -43,12 +44,8 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }
 
 // Layout-compatible with the prelude's simt_block_ctx (src/codegen/dialects.cpp).
-struct BlockCtx {
-  long long grid_dim[3];
-  long long block_dim[3];
-  long long block_idx[3];
-};
-using KernelEntry = void (*)(const BlockCtx*, void* const*);
+using simt::abi::CpuBlockContext;
+using KernelEntry = void (*)(const CpuBlockContext*, void* const*);
 
 // A corpus kernel emitted in the cpp dialect. The typed function points into the
 // parse tree and source, so those stay alive here until emission is done.
@@ -308,15 +305,30 @@ TEST(ClangJit, RunsSaxpyThroughTheBlockAbi) {
   // stride0 (in elements) for each 1-D array.
   void* const args[] = {&a, &xd, &shape, &stride, &yd, &shape, &stride, &od, &shape, &stride};
 
+  // A call per block, then (saxpy reads its x position only through cuda.grid) calls
+  // that each run a row of blocks: 3, then the rest.
   const long long block = 128, grid = (n + block - 1) / block;
-  for (long long b = 0; b < grid; ++b) {
-    const BlockCtx ctx{{grid, 1, 1}, {block, 1, 1}, {b, 0, 0}};
-    entry(&ctx, args);
-  }
-  for (long long i = 0; i < n; ++i) {
-    const float product = a * x[i];  // two roundings, as the kernel (no FMA)
-    const float expected = product + y[i];
-    ASSERT_EQ(out[i], expected) << "i = " << i;
+  ASSERT_TRUE(saxpy.kernel.requirements.x_spans);
+  for (const std::vector<long long>& spans :
+       {std::vector<long long>(grid, 1), std::vector<long long>{3, grid - 3}}) {
+    std::fill(out.begin(), out.end(), -1.0f);
+    long long b = 0;
+    for (long long span : spans) {
+      CpuBlockContext ctx{};
+      ctx.grid_dim[0] = grid;
+      ctx.grid_dim[1] = ctx.grid_dim[2] = 1;
+      ctx.block_dim[0] = block;
+      ctx.block_dim[1] = ctx.block_dim[2] = 1;
+      ctx.block_idx[0] = b;
+      ctx.x_blocks = span;
+      entry(&ctx, args);
+      b += span;
+    }
+    for (long long i = 0; i < n; ++i) {
+      const float product = a * x[i];  // two roundings, as the kernel (no FMA)
+      const float expected = product + y[i];
+      ASSERT_EQ(out[i], expected) << "i = " << i << ", spans of " << spans.front();
+    }
   }
 }
 

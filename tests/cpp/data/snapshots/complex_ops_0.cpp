@@ -36,6 +36,7 @@ struct simt_block_ctx {
   void* fiber_shared;
   int (*grid_sync)(const struct simt_block_ctx*);
   void* grid;
+  simt_i64 x_blocks;
 };
 static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -201,16 +202,23 @@ extern "C" void simt_kernel_complex_ops(const simt_block_ctx* simt_ctx, void* co
   simt_thread simt_tid;
   for (simt_tid.z = 0; simt_tid.z < simt_block.block_dim[2]; ++simt_tid.z)
     for (simt_tid.y = 0; simt_tid.y < simt_block.block_dim[1]; ++simt_tid.y) {
-      simt_tid.x = 0;
-      const bool simt_first = simt_guard_complex_ops(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
-      simt_tid.x = simt_block.block_dim[0] - 1;
-      if (simt_first && simt_guard_complex_ops(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8)) {
-        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+      const simt_i64 simt_bx = simt_block.block_dim[0];
+      simt_i64 simt_run = 0;
+      for (simt_i64 simt_b = 0; simt_b <= simt_block.x_blocks; ++simt_b) {
+        const simt_i64 simt_lo = simt_b * simt_bx;
+        if (simt_b < simt_block.x_blocks) {
+          simt_tid.x = simt_lo;
+          const bool simt_first = simt_guard_complex_ops(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+          simt_tid.x = simt_lo + simt_bx - 1;
+          if (simt_first && simt_guard_complex_ops(&simt_block, simt_tid, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8)) continue;
+        }
+        for (simt_tid.x = simt_run; simt_tid.x < simt_lo; ++simt_tid.x)
           simt_body_complex_ops(&simt_block, simt_tid, true, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
-      } else {
+        if (simt_b == simt_block.x_blocks) break;
         _Pragma("clang loop vectorize(disable)")
-        for (simt_tid.x = 0; simt_tid.x < simt_block.block_dim[0]; ++simt_tid.x)
+        for (simt_tid.x = simt_lo; simt_tid.x < simt_lo + simt_bx; ++simt_tid.x)
           simt_body_complex_ops(&simt_block, simt_tid, false, simt_arg0, simt_arg1, simt_arg2, simt_arg3, simt_arg4, simt_arg5, simt_arg6, simt_arg7, simt_arg8);
+        simt_run = simt_lo + simt_bx;
       }
     }
 }

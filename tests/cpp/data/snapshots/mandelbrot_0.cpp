@@ -36,6 +36,7 @@ struct simt_block_ctx {
   void* fiber_shared;
   int (*grid_sync)(const struct simt_block_ctx*);
   void* grid;
+  simt_i64 x_blocks;
 };
 static inline unsigned int simt_cas32(unsigned int* p, unsigned int e, unsigned int d) {
   __atomic_compare_exchange_n(p, &e, d, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
