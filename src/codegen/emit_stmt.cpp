@@ -542,7 +542,9 @@ void Emitter::expr_stmt(const Expr& e) {
   if (e.kind == ExprKind::Call && i.function) {
     // A device function called for its effects: its result is dropped.
     prepare_arguments(e);
-    line(call_code(e) + ";");
+    std::string status = raise_status(e);
+    line(call_code(e, status) + ";");
+    if (!status.empty()) leave_if_raised(status);
     return;
   }
   prepare(e);

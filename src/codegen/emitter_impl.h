@@ -78,9 +78,6 @@ bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step);
 // grid's size; null for any other statement.
 const Expr* grid_stride_step(const sema::TypedFunction& fn, const Stmt& loop);
 
-// A return or raise anywhere in `body` (a thread may leave before the others).
-bool contains_return(const std::vector<lang::StmtPtr>& body);
-
 // The CPU emits a kernel twice (Module::lockstep_form): no barriers or shared arrays
 // (those run as regions already), no exits, a grid-stride loop at its top level.
 bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options);
@@ -390,7 +387,8 @@ class Emitter {
 
   // `simt_func_f_0(hidden..., args...)`: each argument converted to the
   // callee's parameter type; a missing one is the parameter's default.
-  std::string call_code(const Expr& e);
+  // `status`: raise_status(e), for a callee that raises.
+  std::string call_code(const Expr& e, const std::string& status);
 
   // A temporary for each flattened item of `t`, declared (zeroed) here.
   std::vector<std::string> declare_temporaries(const Type& t);
@@ -572,9 +570,6 @@ class Emitter {
   std::string index_into(const std::string& index, bool nonnegative, const std::string& a,
                          size_t axis, const Expr& array);
   void assert_stmt(const Stmt& s);
-  // `raise E(...)`: recorded as a failed check in debug mode; the thread
-  // stops there, as at a return.
-  void raise_stmt(const Stmt& s);
   // At the top of a loop's body: leave once any check failed (not in loops
   // that wait for other threads).
   void stop_loop_after_failure(const std::vector<lang::StmtPtr>& body);
@@ -582,6 +577,23 @@ class Emitter {
   void add_check_record(std::vector<abi::Param>& slots, std::vector<std::string>& params);
   // A device function's record parameter.
   std::string check_record_param() const;
+
+  // ---- raise, in kernels and device functions (emit_raise.cpp) --------------
+
+  // `raise E(...)`: recorded as a failed check in debug mode; the thread
+  // stops there, as at a return (in a device function: it sets its caller's
+  // status and returns).
+  void raise_stmt(const Stmt& s);
+  // A device function that raises takes its caller's status,
+  // `int* simt_raised`; empty for others.
+  std::string raise_status_param() const;
+  // Before a call of `call`'s device function: what it receives as its status
+  // (a flag the kernel declares here, or a device function's own status); empty
+  // for callees that never raise, whose calls stay as they are.
+  std::string raise_status(const Expr& call);
+  // After that call: when the callee raised, the caller leaves too (a kernel's
+  // thread ends as at a return; a device function returns to its own caller).
+  void leave_if_raised(const std::string& status);
 
   // ---- attributes and array access (emit_access.cpp) ------------------------
 

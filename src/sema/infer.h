@@ -161,6 +161,10 @@ struct TypedFunction {
   // Device functions: the join of every `return value` (None when no
   // return has a value). Always None for kernels.
   Type return_type = Type::none();
+  // A thread may raise here: a raise statement, or a call of a device
+  // function that raises. A caller of such a device function tests a status
+  // after each call and leaves as the callee did (codegen/emit_raise.cpp).
+  bool raises = false;
   // The device-function specializations this function calls, in order of
   // first call.
   std::vector<const TypedDeviceFunction*> callees;

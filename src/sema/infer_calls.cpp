@@ -27,8 +27,9 @@ ExprInfo Inferencer::call(const Expr& e) {
     return typed(error(e.items[0]->span, quoted(callee) + " is not callable"));
   const Intrinsic* fn = find_intrinsic(callee.name);
   if (!fn)  // an exception class: only `raise` uses it
-    return typed(error(e.span, "an exception (" + callee.name.substr(callee.name.find(':') + 1) +
-                                   ") can only be raised in kernels: raise it"));
+    return typed(
+        error(e.span, "an exception (" + callee.name.substr(callee.name.find(':') + 1) +
+                          ") can only be raised (in kernels and device functions): raise it"));
   std::string shown = display_name(callee.name);
   if (const Expr* receiver = method_receiver(out_, e))
     args.insert(args.begin(), info(*receiver).type);

@@ -230,10 +230,7 @@ std::string argument_text(const Constant& c, const Expr& e, bool only) {
 }  // namespace
 
 void Inferencer::raise_stmt(const Stmt& s) {
-  if (self_)
-    error(s.span,
-          "raise inside device functions is not supported yet; raise in the kernel (or return a "
-          "status the kernel tests)");
+  out_.raises = true;
   const Expr& value = *s.value;
   const Expr& cls = value.kind == ExprKind::Call ? *value.items[0] : value;
   out_.exprs[&value].type = Type::none();
@@ -248,7 +245,7 @@ void Inferencer::raise_stmt(const Stmt& s) {
     return;
   }
   if (value.kind == ExprKind::Call && !value.keywords.empty()) {
-    error(value.keywords[0].span, "exceptions raised in kernels take no keyword arguments");
+    error(value.keywords[0].span, "exceptions raised on the device take no keyword arguments");
     return;
   }
   // The message, as str() of the exception shows it: its one argument, or
@@ -262,7 +259,7 @@ void Inferencer::raise_stmt(const Stmt& s) {
     if (t.is_unknown()) return;
     if (t.kind != TypeKind::String && !ai.constant) {
       error(a.span,
-            "the arguments of an exception raised in a kernel must be constants (string "
+            "the arguments of an exception raised on the device must be constants (string "
             "literals and numbers known when the kernel compiles)");
       return;
     }
