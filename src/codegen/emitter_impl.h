@@ -275,16 +275,19 @@ class Emitter {
   // raises there).
   std::string range_length(const std::string& u, const std::string& start, const std::string& stop,
                            const std::string& step, std::optional<int64_t> known_step) const;
-  // A for loop over enumerate/zip of ranges: one counted loop, each range's value
-  // computed from the iteration number.
+  // A for loop over an array, or over enumerate/zip of ranges, arrays (and tuples
+  // zipped with those): one counted loop, each value computed from the iteration
+  // number.
   void counted_loop(const Stmt& s);
+  // One sequence of a counted loop: how many values it yields and the value of
+  // iteration `k` (an unsigned counter's C name).
   struct CountedPart {
-    Type type;          // the value's integer type
-    std::string start;  // C code
-    std::string stop;   // empty: unbounded (enumerate's counter)
-    std::string step;
+    std::string length;  // a C variable; empty: unbounded (enumerate's counter)
+    std::function<std::string(const std::string& k)> value;
   };
-  void counted_parts(const Expr& iter, std::vector<CountedPart>& out);
+  // Evaluates the sequences of `iter` once, here, into variables named after `tag`;
+  // appends their parts in the order the yielded tuple flattens to.
+  void counted_parts(const Expr& iter, const std::string& tag, std::vector<CountedPart>& out);
   // The flattened items of enumerate/zip over tuples (a tuple of tuples, unrolled).
   std::vector<std::string> tuple_iteration_parts(const Expr& call);
   void expr_stmt(const Expr& e);
@@ -615,6 +618,12 @@ class Emitter {
 
   // `a[i]` of a 2-D array: a 1-D array sharing a's data.
   std::string view(const Expr& e, const Type& bt, const Type& rt);
+  // A view of type `rt` of the array `a` (C code, of type `bt`) starting `off`
+  // elements in: `pattern` has an `i` per integer index and `s` and three digits per
+  // slice (its start, stop and step written or not), whose bounds `args` passes.
+  std::string view_call(const Type& bt, const Type& rt, const std::string& a,
+                        const std::string& off, const std::string& pattern,
+                        const std::string& args);
 
   // An element as stored to the value it is in registers.
   std::string load_storage(const std::string& ref, Scalar s);

@@ -106,13 +106,26 @@ bool Uniformity::assigns_varying(const Stmt& s, bool uniform_context) {
       if (u && (divergent_exit(fn_, s.body, true, false, test) ||
                 (s.kind == StmtKind::While && calls_raising_function(fn_, header))))
         u = false;
-      if (s.kind == StmtKind::For) mark_targets(*s.targets[0], u);
+      // Elements of arrays are varying (uniform_expr's rule), so the variables a loop
+      // over an array binds are too.
+      if (s.kind == StmtKind::For) mark_targets(*s.targets[0], u && !iterates_array(header));
       for (const auto& b : s.body) assigns_varying(*b, u);
       return false;
     }
     default:
       return false;
   }
+}
+
+bool Uniformity::iterates_array(const Expr& iterable) const {
+  auto found = fn_.exprs.find(&iterable);
+  if (found == fn_.exprs.end()) return false;
+  if (found->second.type.is_array()) return true;
+  const sema::Intrinsic* fn = found->second.intrinsic;
+  if (!fn || (fn->rule != sema::Rule::Enumerate && fn->rule != sema::Rule::Zip)) return false;
+  for (size_t k = 1; k < iterable.items.size(); ++k)
+    if (iterates_array(*iterable.items[k])) return true;
+  return false;
 }
 
 bool Uniformity::uniform_expr(const Expr& e) const {

@@ -184,13 +184,18 @@ void Inferencer::for_loop(const Stmt& s) {
       bind(local_index_.at(target.name), index, target.span, range_nonnegative(*s.value));
       record_target_name(target);
     }
+  } else if (iter.is_array()) {
+    // A counted loop over the first axis: elements, or views of the rows.
+    assign(target, array_row(iter), false);
   } else if (iter.is_tuple()) {
     // Unrolled: the variable takes each item in turn, so it has their join.
     for (const auto& item : iter.items) assign(target, item, false);
     if (iter.items.empty()) assign(target, Type::unknown(), false);
   } else if (!iter.is_unknown()) {
-    error(s.value->span, "a for loop iterates over range(...) or a tuple, not " + iter.str() +
-                             (iter.is_array() ? "; use range(len(a)) and index the array" : ""));
+    error(s.value->span,
+          "a for loop iterates over range(...), an array, a tuple, or enumerate(...) or zip(...) "
+          "of those, not " +
+              iter.str());
   }
   ++loop_depth_;
   block(s.body);
