@@ -13,6 +13,7 @@ ExprInfo Inferencer::call(const Expr& e) {
   for (const auto& kw : e.keywords) expr(*kw.value);
   if (callee.is_unknown()) return typed(callee);
   if (is_device_function(callee)) return device_call(e, callee);
+  if (is_tuple_class(callee)) return tuple_class_call(e, callee);
   if (callee.kind == TypeKind::Function && callee.name.rfind(kForeignFunctionPrefix, 0) == 0)
     return foreign_call(e, callee);
   for (const auto& a : args)
