@@ -49,6 +49,11 @@ def _exception_key(cls):
     return len(_EXCEPTIONS) - 1
 
 
+def _is_named_tuple_class(value):
+    return (isinstance(value, type) and issubclass(value, tuple)
+            and isinstance(getattr(value, "_fields", None), tuple))
+
+
 def describe(value):
     """A description of a Python value the compiler understands, as a tuple."""
     if isinstance(value, _Compiled):  # a simt.func (a kernel is not a value kernels use)
@@ -82,6 +87,16 @@ def describe(value):
         real = float(v.real) if value.dtype.kind == "c" else float(v)
         imag = float(v.imag) if value.dtype.kind == "c" else 0.0
         return ("scalar", value.dtype.name, as_int, real, imag)
+    if _is_named_tuple_class(value):
+        # collections.namedtuple and typing.NamedTuple classes: kernels call them to make
+        # named tuples; defaults fill the last fields.
+        fields = list(value._fields)
+        defaults = getattr(value, "_field_defaults", {})
+        given = [f for f in fields if f in defaults]
+        if given != fields[len(fields) - len(given):]:
+            return ("unsupported", f"the named tuple class {value.__name__} with defaults "
+                                   "before fields without one")
+        return ("namedtuple", value.__name__, fields, [describe(defaults[f]) for f in given])
     if isinstance(value, type) and issubclass(value, Exception):
         return ("exception", value.__name__, _exception_key(value))
     if isinstance(value, type) and issubclass(value, np.generic):
@@ -89,7 +104,10 @@ def describe(value):
     if isinstance(value, np.dtype):
         return ("dtype", value.name)
     if isinstance(value, tuple):
-        return ("tuple", [describe(item) for item in value])
+        items = [describe(item) for item in value]
+        if _is_named_tuple_class(type(value)):
+            return ("tuple", items, list(type(value)._fields))
+        return ("tuple", items)
     if isinstance(value, np.ndarray):
         # A global array is a constant of the kernel (as in Numba): its values
         # are copied into the generated code when the kernel compiles.

@@ -141,7 +141,6 @@ std::string Emitter::view(const Expr& e, const Type& bt, const Type& rt) {
   std::string off, pattern, args;
   std::vector<std::string> slice_axes;  // per slice: "axis,start?,stop?,step?"
   size_t axis = 0;
-  bool only_integers = true;
   auto add_index = [&](const std::string& idx) {
     off += (off.empty() ? "" : " + ") + idx + " * " + a + ".strides[" + std::to_string(axis) + "]";
     pattern += "i";
@@ -149,7 +148,6 @@ std::string Emitter::view(const Expr& e, const Type& bt, const Type& rt) {
   };
   for (const Expr* i : displayed) {
     if (i->kind == ExprKind::Slice) {
-      only_integers = false;
       std::string code = "s";
       for (size_t k = 0; k < 3; ++k) {
         const Expr* part = i->items[k].get();
@@ -176,10 +174,18 @@ std::string Emitter::view(const Expr& e, const Type& bt, const Type& rt) {
     add_index(index_into(emit_as(*i, i64), info(*i).nonnegative, a, axis, sema::subscript_base(e)));
   }
   if (off.empty()) off = "0";
+  return view_call(bt, rt, a, off, pattern, args);
+}
+
+std::string Emitter::view_call(const Type& bt, const Type& rt, const std::string& a,
+                               const std::string& off, const std::string& pattern,
+                               const std::string& args) {
+  // Integer indices only: the function is named by their count.
+  const bool only_integers = pattern.find('s') == std::string::npos;
   std::string from = helpers_.array_struct(bt);
   std::string to = helpers_.array_struct(rt);
-  std::string name =
-      "simt_view_" + from.substr(9) + "_" + (only_integers ? std::to_string(axis) : pattern);
+  std::string name = "simt_view_" + from.substr(9) + "_" +
+                     (only_integers ? std::to_string(pattern.size()) : pattern);
   if (views_.insert(name).second) {
     std::string params = from + " a, simt_i64 offset";
     std::string code = "  " + to + " v;\n  v.data = a.data + offset;\n";

@@ -1,6 +1,7 @@
 // Device-function calls and effectful intrinsics, evaluated into
 // temporaries before the statement that uses them, and returns.
 #include <algorithm>
+#include <stdexcept>
 
 #include "codegen/emitter_impl.h"
 
@@ -216,14 +217,17 @@ void Emitter::hoist_intrinsic(const Expr& e) {
 
 void Emitter::hoist_call(const Expr& e) {
   const Type& rt = info(e).function->typed.return_type;
-  std::string code = call_code(e);
+  std::string status = raise_status(e);
+  std::string code = call_code(e, status);
   if (rt.kind == TypeKind::None) {
     line(code + ";");
+    leave_if_raised(status);
     hoisted_[&e] = {};
     return;
   }
   std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
   line(result_ctype(rt) + " " + tmp + " = " + code + ";");
+  if (!status.empty()) leave_if_raised(status);
   if (!rt.is_tuple()) {
     hoisted_[&e] = {tmp};
     return;
@@ -287,13 +291,18 @@ std::string Emitter::linked_text(size_t lines, const std::string& file) const {
   return out;
 }
 
-std::string Emitter::call_code(const Expr& e) {
+std::string Emitter::call_code(const Expr& e, const std::string& status) {
   const ExprInfo& i = info(e);
   const sema::TypedFunction& callee = i.function->typed;
+  // A callee that raises is called as a statement of its own (prepare()),
+  // where its status can be tested after it.
+  if (callee.raises && status.empty())
+    throw std::logic_error("a device function that raises called inside an expression");
   std::vector<std::string> args;
   if (!d_.function_hidden_args.empty()) args.emplace_back(d_.function_hidden_args);
   if (checked()) args.emplace_back("simt_checks");
   if (!grid_barrier_param().empty()) args.emplace_back("simt_grid_barrier");
+  if (!status.empty()) args.push_back(status);
   for (size_t p = 0; p < i.arguments.size(); ++p) {
     const sema::CallArgument& a = i.arguments[p];
     const Type& pt = callee.param_types[p];

@@ -159,20 +159,6 @@ void Emitter::assert_stmt(const Stmt& s) {
        std::to_string(site) + ", 0, 0, 0" + thread_and_block() + ");");
 }
 
-void Emitter::raise_stmt(const Stmt& s) {
-  if (options_.debug) {
-    const ExprInfo& r = fn_.at(s);
-    int site = check_site(abi::CheckSite::Kind::Raise, s.span, r.raised_message);
-    module_.check_sites[static_cast<size_t>(site)].exception_key = r.constant->int_value;
-    check_helpers();
-    line("simt_check_fail(simt_checks, " +
-         std::to_string(static_cast<int>(abi::CheckSite::Kind::Raise)) + "u, " +
-         std::to_string(site) + ", 0, 0, 0" + thread_and_block() + ");");
-  }
-  const Stmt leave(StmtKind::Return, s.span);
-  return_stmt(leave);
-}
-
 void Emitter::stop_loop_after_failure(const std::vector<lang::StmtPtr>& body) {
   if (!checked()) return;
   // A thread leaving a loop whose body waits for the others would leave

@@ -33,6 +33,19 @@ std::vector<std::string> Emitter::values(const Expr& e) {
       return out;
     }
     case ExprKind::Call: {
+      if (i.makes_tuple) {
+        // A named tuple made in the kernel: its fields' values (or defaults), in order.
+        std::vector<std::string> out;
+        for (const sema::CallArgument& a : i.arguments) {
+          std::vector<std::string> parts;
+          if (a.expr)
+            parts = values(*a.expr);
+          else
+            constant_parts(a.default_value, parts);
+          out.insert(out.end(), parts.begin(), parts.end());
+        }
+        return out;
+      }
       if (i.intrinsic &&
           (i.intrinsic->rule == sema::Rule::Enumerate || i.intrinsic->rule == sema::Rule::Zip))
         return tuple_iteration_parts(e);

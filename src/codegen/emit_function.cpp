@@ -25,6 +25,8 @@ void Emitter::emit_function() {
   if (checked()) params.push_back(check_record_param());
   if (std::string barrier = grid_barrier_param(); !barrier.empty())
     params.push_back(std::move(barrier));
+  if (std::string status = raise_status_param(); !status.empty())
+    params.push_back(std::move(status));
   for (size_t p = 0; p < fn_.param_count(); ++p) {
     std::vector<std::string> names, local_names;
     std::vector<Type> types, local_types;
@@ -62,7 +64,7 @@ abi::GeneratedKernel Emitter::run() {
   if (d_.threads_are_loops() && !module_.fibers && (needs_regions() || module_.lockstep_form)) {
     regions_.active = true;
     regions_.uniformity = std::make_unique<passes::Uniformity>(fn_);
-    regions_.has_exits = contains_return(def.body);
+    regions_.has_exits = passes::contains_exit(fn_, def.body);
   }
   if (d_.threads_are_loops() && !module_.fibers && !regions_.active && !checked())
     thread_guard_ = passes::find_thread_guard(fn_);
@@ -264,14 +266,6 @@ bool Emitter::find_path(const Type& t, size_t target, size_t& counter, std::vect
     if (find_path(t.items[k], target, counter, path)) return true;
     path.pop_back();
   }
-  return false;
-}
-
-bool contains_return(const std::vector<lang::StmtPtr>& body) {
-  for (const auto& s : body)
-    if (s->kind == StmtKind::Return || s->kind == StmtKind::Raise || contains_return(s->body) ||
-        contains_return(s->orelse))
-      return true;
   return false;
 }
 

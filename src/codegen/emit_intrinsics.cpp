@@ -61,7 +61,7 @@ std::string Emitter::call(const Expr& e) {
   const Type& callee = info(*e.items[0]).type;
   if (callee.kind == TypeKind::DType)
     return convert(expr(*e.items[1]), info(*e.items[1]).type, i.type);
-  if (i.function) return call_code(e);
+  if (i.function) return call_code(e, "");
   const sema::Intrinsic& fn = *i.intrinsic;
   // x.bit_count(): the number is the first argument.
   const Expr* receiver = sema::method_receiver(fn_, e);

@@ -184,12 +184,11 @@ void Emitter::uniform_stmt(const Stmt& s) {
 
 namespace {
 
-bool leaves_loop(const std::vector<lang::StmtPtr>& body) {
+bool leaves_loop(const sema::TypedFunction& fn, const std::vector<lang::StmtPtr>& body) {
   for (const auto& s : body) {
-    if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue ||
-        s->kind == StmtKind::Return || s->kind == StmtKind::Raise)
+    if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue || passes::leaves_here(fn, *s))
       return true;
-    if (leaves_loop(s->body) || leaves_loop(s->orelse)) return true;
+    if (leaves_loop(fn, s->body) || leaves_loop(fn, s->orelse)) return true;
   }
   return false;
 }
@@ -265,7 +264,7 @@ const Expr* grid_stride_step(const sema::TypedFunction& fn, const Stmt& loop) {
 
 bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options) {
   if (options.debug || options.boundscheck || collective_or_shared(fn) ||
-      contains_return(fn.parsed->def.body))
+      passes::contains_exit(fn, fn.parsed->def.body))
     return false;
   for (const auto& s : fn.parsed->def.body)
     if (grid_stride_step(fn, *s)) return true;
@@ -280,7 +279,7 @@ bool Emitter::lockstep_loop(const Stmt& s) {
   // (one iteration of every thread, then the next), neighbouring threads read
   // neighbouring elements, as on a GPU (bench/cpu.py: the grid-stride sum).
   if (!grid_stride_step(fn_, s)) return false;
-  if (regions_.uniformity->has_collective(s) || leaves_loop(s.body)) return false;
+  if (regions_.uniformity->has_collective(s) || leaves_loop(fn_, s.body)) return false;
   if (contains_uniform_level(s.body, true)) return false;
   if (s.kind == StmtKind::For) {
     // range(start, stop, step): start varying, stop and the grid-sized step the same in

@@ -343,7 +343,7 @@ void Emitter::for_stmt(const Stmt& s) {
     if (uses_break) line(label + ":;");
     return;
   }
-  if (!iter.items.empty()) {
+  if (!iter.items.empty() || iter.is_array()) {
     counted_loop(s);
     return;
   }
@@ -421,60 +421,105 @@ void Emitter::for_stmt(const Stmt& s) {
   line("}");
 }
 
-void Emitter::counted_parts(const Expr& iter, std::vector<CountedPart>& out) {
+void Emitter::counted_parts(const Expr& iter, const std::string& tag,
+                            std::vector<CountedPart>& out) {
+  // Each sequence is evaluated once, before the loop, in Python's order.
+  const Type& t = info(iter).type;
+  const std::string u64(d_.value_type(Scalar::UInt64));
+  const std::string i64(d_.value_type(Scalar::Int64));
+  const std::string name = tag + "_" + std::to_string(out.size());
+  if (t.is_array()) {
+    // Its elements along the first axis, or views of its rows.
+    std::string seq = "simt_seq" + name, len = "simt_len" + name;
+    line(ctype(t) + " " + seq + " = " + expr(iter) + ";");
+    line(u64 + " " + len + " = (" + u64 + ")" + seq + ".shape[0];");
+    Type row = sema::array_row(t);
+    out.push_back({len, [this, t, row, seq, i64](const std::string& k) {
+                     std::string index = "(" + i64 + ")" + k;
+                     if (row.is_array())
+                       return view_call(t, row, seq, index + " * " + seq + ".strides[0]", "i", "");
+                     return load_storage(seq + ".data[" + offset(seq, t, {index}) + "]", t.scalar);
+                   }});
+    return;
+  }
+  if (t.is_tuple()) {
+    // Read by the iteration number (zip with ranges or arrays): its items, evaluated
+    // once, converted to the one item type sema gave them.
+    std::vector<Type> types;
+    std::vector<std::string> names;
+    flatten(t, "", names, types);
+    std::vector<std::string> items = temporaries(t, values(iter));
+    Type joined = t.items.at(0);  // sema refuses empty tuples here
+    for (const Type& it : t.items) joined = sema::join(joined, it).value();
+    joined = joined.strong();
+    for (size_t j = 0; j < items.size(); ++j) items[j] = convert(items[j], types[j], joined);
+    std::string len = "simt_len" + name;
+    line(u64 + " " + len + " = " + std::to_string(items.size()) + "u;");
+    out.push_back({len, [items](const std::string& k) {
+                     std::string chosen = items.back();
+                     for (size_t j = items.size() - 1; j-- > 0;)
+                       chosen = "(" + k + " == " + std::to_string(j) + "u ? " + items[j] + " : " +
+                                chosen + ")";
+                     return chosen;
+                   }});
+    return;
+  }
   const ExprInfo& i = info(iter);
   if (iter.kind != ExprKind::Call || !i.intrinsic)
     fail_at(iter.span, "enumerate() and zip() take range(...) calls written in the loop header");
-  Type i64 = Type::scalar_of(Scalar::Int64);
   switch (i.intrinsic->rule) {
-    case sema::Rule::Enumerate:
-      out.push_back({i64, iter.items.size() > 2 ? emit_as(*iter.items[2], i64) : "0", "",
-                     literal_int(1, Scalar::Int64)});
-      counted_parts(*iter.items[1], out);
+    case sema::Rule::Enumerate: {
+      // The counter first (it comes first in each item), its start read after the
+      // sequence, as Python evaluates enumerate's arguments.
+      std::vector<CountedPart> inner;
+      counted_parts(*iter.items[1], name + "e", inner);
+      std::string start = "simt_start" + name;
+      Type i64_type = Type::scalar_of(Scalar::Int64);
+      line(i64 + " " + start + " = " +
+           (iter.items.size() > 2 ? emit_as(*iter.items[2], i64_type) : "0") + ";");
+      out.push_back({"", [start, i64, u64](const std::string& k) {
+                       return "(" + i64 + ")((" + u64 + ")" + start + " + " + k + ")";
+                     }});
+      out.insert(out.end(), inner.begin(), inner.end());
       return;
+    }
     case sema::Rule::Zip:
-      for (size_t k = 1; k < iter.items.size(); ++k) counted_parts(*iter.items[k], out);
+      for (size_t k = 1; k < iter.items.size(); ++k) counted_parts(*iter.items[k], tag, out);
       return;
     default: {
-      // range(...), in its arguments' integer type.
-      Type t = Type::scalar_of(sema::concrete(i.operand));
+      // range(...), in its arguments' integer type: each value computed from the
+      // iteration number in the unsigned type, so none past the stop is formed.
+      Type rt = Type::scalar_of(sema::concrete(i.operand));
+      std::string ct = ctype(rt), u = range_unsigned(rt.scalar);
+      std::string start = "simt_start" + name, stop = "simt_stop" + name, step = "simt_step" + name,
+                  len = "simt_len" + name;
       size_t n = iter.items.size() - 1;
-      out.push_back({t, n == 1 ? "0" : emit_as(*iter.items[1], t),
-                     emit_as(*iter.items[n == 1 ? 1 : 2], t),
-                     n == 3 ? emit_as(*iter.items[3], t) : literal_int(1, t.scalar)});
+      line(ct + " " + start + " = " + (n == 1 ? "0" : emit_as(*iter.items[1], rt)) + ", " + stop +
+           " = " + emit_as(*iter.items[n == 1 ? 1 : 2], rt) + ", " + step + " = " +
+           (n == 3 ? emit_as(*iter.items[3], rt) : literal_int(1, rt.scalar)) + ";");
+      line(u64 + " " + len + " = " + range_length(u, start, stop, step, std::nullopt) + ";");
+      out.push_back({len, [ct, u, start, step](const std::string& k) {
+                       return "(" + ct + ")((" + u + ")" + start + " + (" + u + ")" + k + " * (" +
+                              u + ")" + step + ")";
+                     }});
       return;
     }
   }
 }
 
 void Emitter::counted_loop(const Stmt& s) {
-  std::vector<CountedPart> parts;
-  counted_parts(*s.value, parts);
   std::string n = std::to_string(temp_counter_++);
   std::string u64(d_.value_type(Scalar::UInt64));
   std::string count = "simt_count" + n, k = "simt_k" + n;
   line("{");
   ++indent_;
-  // Each range's length as Python's range computes it, in its unsigned type (no
-  // value past its stop is formed); the loop runs the shortest, as zip does.
+  std::vector<CountedPart> parts;
+  counted_parts(*s.value, n, parts);
+  // The loop runs as long as the shortest sequence, as zip does.
   line(u64 + " " + count + " = ~(" + u64 + ")0;");
-  std::vector<std::string> values_now;
-  for (size_t p = 0; p < parts.size(); ++p) {
-    const CountedPart& c = parts[p];
-    std::string ct = ctype(c.type);
-    std::string u = range_unsigned(c.type.scalar);
-    std::string tag = n + "_" + std::to_string(p);
-    std::string start = "simt_start" + tag, stop = "simt_stop" + tag, step = "simt_step" + tag;
-    line(ct + " " + start + " = " + c.start + ", " + step + " = " + c.step + ";");
-    if (!c.stop.empty()) {
-      line(ct + " " + stop + " = " + c.stop + ";");
-      std::string len = "simt_len" + tag;
-      line(u64 + " " + len + " = " + range_length(u, start, stop, step, std::nullopt) + ";");
-      line("if (" + len + " < " + count + ") " + count + " = " + len + ";");
-    }
-    values_now.push_back("(" + ct + ")((" + u + ")" + start + " + (" + u + ")" + k + " * (" + u +
-                         ")" + step + ")");
-  }
+  for (const CountedPart& p : parts)
+    if (!p.length.empty())
+      line("if (" + p.length + " < " + count + ") " + count + " = " + p.length + ";");
   line("for (" + u64 + " " + k + " = 0; " + k + " < " + count + "; ++" + k + ") {");
   ++indent_;
   // The parts are in the order the yielded tuple flattens to; its leaves are
@@ -485,7 +530,11 @@ void Emitter::counted_loop(const Stmt& s) {
     for (const Type& item : t.items) items.push_back(strong_items(item));
     return Type::tuple(std::move(items));
   };
-  store_parts(*s.targets[0], values_now, strong_items(info(*s.value).type.range_item()));
+  std::vector<std::string> values_now;
+  for (const CountedPart& p : parts) values_now.push_back(p.value(k));
+  const Type& iter = info(*s.value).type;
+  Type item = iter.is_array() ? sema::array_row(iter) : iter.range_item();
+  store_parts(*s.targets[0], values_now, strong_items(item));
   --indent_;
   loop_body(s.body, false);
   line("}");
@@ -547,7 +596,9 @@ void Emitter::expr_stmt(const Expr& e) {
   if (e.kind == ExprKind::Call && i.function) {
     // A device function called for its effects: its result is dropped.
     prepare_arguments(e);
-    line(call_code(e) + ";");
+    std::string status = raise_status(e);
+    line(call_code(e, status) + ";");
+    if (!status.empty()) leave_if_raised(status);
     return;
   }
   prepare(e);

@@ -89,9 +89,6 @@ bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step);
 // grid's size; null for any other statement.
 const Expr* grid_stride_step(const sema::TypedFunction& fn, const Stmt& loop);
 
-// A return or raise anywhere in `body` (a thread may leave before the others).
-bool contains_return(const std::vector<lang::StmtPtr>& body);
-
 // The CPU emits a kernel twice (Module::lockstep_form): no barriers or shared arrays
 // (those run as regions already), no exits, a grid-stride loop at its top level.
 bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options);
@@ -293,16 +290,19 @@ class Emitter {
   // raises there).
   std::string range_length(const std::string& u, const std::string& start, const std::string& stop,
                            const std::string& step, std::optional<int64_t> known_step) const;
-  // A for loop over enumerate/zip of ranges: one counted loop, each range's value
-  // computed from the iteration number.
+  // A for loop over an array, or over enumerate/zip of ranges, arrays (and tuples
+  // zipped with those): one counted loop, each value computed from the iteration
+  // number.
   void counted_loop(const Stmt& s);
+  // One sequence of a counted loop: how many values it yields and the value of
+  // iteration `k` (an unsigned counter's C name).
   struct CountedPart {
-    Type type;          // the value's integer type
-    std::string start;  // C code
-    std::string stop;   // empty: unbounded (enumerate's counter)
-    std::string step;
+    std::string length;  // a C variable; empty: unbounded (enumerate's counter)
+    std::function<std::string(const std::string& k)> value;
   };
-  void counted_parts(const Expr& iter, std::vector<CountedPart>& out);
+  // Evaluates the sequences of `iter` once, here, into variables named after `tag`;
+  // appends their parts in the order the yielded tuple flattens to.
+  void counted_parts(const Expr& iter, const std::string& tag, std::vector<CountedPart>& out);
   // The flattened items of enumerate/zip over tuples (a tuple of tuples, unrolled).
   std::vector<std::string> tuple_iteration_parts(const Expr& call);
   void expr_stmt(const Expr& e);
@@ -412,7 +412,8 @@ class Emitter {
 
   // `simt_func_f_0(hidden..., args...)`: each argument converted to the
   // callee's parameter type; a missing one is the parameter's default.
-  std::string call_code(const Expr& e);
+  // `status`: raise_status(e), for a callee that raises.
+  std::string call_code(const Expr& e, const std::string& status);
 
   // A temporary for each flattened item of `t`, declared (zeroed) here.
   std::vector<std::string> declare_temporaries(const Type& t);
@@ -594,9 +595,6 @@ class Emitter {
   std::string index_into(const std::string& index, bool nonnegative, const std::string& a,
                          size_t axis, const Expr& array);
   void assert_stmt(const Stmt& s);
-  // `raise E(...)`: recorded as a failed check in debug mode; the thread
-  // stops there, as at a return.
-  void raise_stmt(const Stmt& s);
   // At the top of a loop's body: leave once any check failed (not in loops
   // that wait for other threads).
   void stop_loop_after_failure(const std::vector<lang::StmtPtr>& body);
@@ -604,6 +602,23 @@ class Emitter {
   void add_check_record(std::vector<abi::Param>& slots, std::vector<std::string>& params);
   // A device function's record parameter.
   std::string check_record_param() const;
+
+  // ---- raise, in kernels and device functions (emit_raise.cpp) --------------
+
+  // `raise E(...)`: recorded as a failed check in debug mode; the thread
+  // stops there, as at a return (in a device function: it sets its caller's
+  // status and returns).
+  void raise_stmt(const Stmt& s);
+  // A device function that raises takes its caller's status,
+  // `int* simt_raised`; empty for others.
+  std::string raise_status_param() const;
+  // Before a call of `call`'s device function: what it receives as its status
+  // (a flag the kernel declares here, or a device function's own status); empty
+  // for callees that never raise, whose calls stay as they are.
+  std::string raise_status(const Expr& call);
+  // After that call: when the callee raised, the caller leaves too (a kernel's
+  // thread ends as at a return; a device function returns to its own caller).
+  void leave_if_raised(const std::string& status);
 
   // ---- attributes and array access (emit_access.cpp) ------------------------
 
@@ -625,6 +640,12 @@ class Emitter {
 
   // `a[i]` of a 2-D array: a 1-D array sharing a's data.
   std::string view(const Expr& e, const Type& bt, const Type& rt);
+  // A view of type `rt` of the array `a` (C code, of type `bt`) starting `off`
+  // elements in: `pattern` has an `i` per integer index and `s` and three digits per
+  // slice (its start, stop and step written or not), whose bounds `args` passes.
+  std::string view_call(const Type& bt, const Type& rt, const std::string& a,
+                        const std::string& off, const std::string& pattern,
+                        const std::string& args);
 
   // An element as stored to the value it is in registers.
   std::string load_storage(const std::string& ref, Scalar s);

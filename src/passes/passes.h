@@ -9,6 +9,8 @@
 //                       functions (the CPU then runs the kernel in fiber mode)
 //   thread_guard.h/.cpp a kernel's `if i < n:` guard, when the CPU can test it
 //                       once per row of threads (codegen/emit_function.cpp)
+//   exits.cpp           where a thread may leave a function early: return,
+//                       raise, calls of device functions that raise
 #pragma once
 
 #include <optional>
@@ -28,5 +30,18 @@ std::optional<abi::PythonLine> first_float64_use(const sema::TypedFunction& kern
 // Whether a device function `kernel` calls makes a collective call
 // (sema::is_collective).
 bool functions_call_collectives(const sema::TypedFunction& kernel);
+
+// Whether evaluating `e` (a statement `s`'s own expressions: its test, value
+// and targets, not the statements it contains) calls a device function that
+// raises, so the thread may leave `fn` there.
+bool calls_raising_function(const sema::TypedFunction& fn, const lang::Expr& e);
+bool statement_calls_raising_function(const sema::TypedFunction& fn, const lang::Stmt& s);
+
+// `s` is a return or a raise, or calls a device function that raises.
+bool leaves_here(const sema::TypedFunction& fn, const lang::Stmt& s);
+
+// Whether a statement of `body`, or one inside it, leaves_here: a thread may
+// leave before the others.
+bool contains_exit(const sema::TypedFunction& fn, const std::vector<lang::StmtPtr>& body);
 
 }  // namespace simt::passes

@@ -1,5 +1,6 @@
 #include "passes/uniformity.h"
 
+#include "passes/passes.h"
 #include "sema/intrinsics.h"
 
 namespace simt::passes {
@@ -12,11 +13,13 @@ using lang::StmtKind;
 namespace {
 
 // Whether a break, continue or return sits under a condition that is not
-// uniform inside `body` (break/continue only at this loop's level).
+// uniform inside `body` (break/continue only at this loop's level), or a call
+// of a device function that raises (whatever it raises under is unknown here).
 template <class UniformTest>
-bool divergent_exit(const std::vector<lang::StmtPtr>& body, bool uniform, bool nested_loop,
-                    const UniformTest& uniform_test) {
+bool divergent_exit(const sema::TypedFunction& fn, const std::vector<lang::StmtPtr>& body,
+                    bool uniform, bool nested_loop, const UniformTest& uniform_test) {
   for (const auto& s : body) {
+    if (statement_calls_raising_function(fn, *s)) return true;
     switch (s->kind) {
       case StmtKind::Break:
       case StmtKind::Continue:
@@ -28,15 +31,15 @@ bool divergent_exit(const std::vector<lang::StmtPtr>& body, bool uniform, bool n
         break;
       case StmtKind::If: {
         bool u = uniform && uniform_test(*s->test);
-        if (divergent_exit(s->body, u, nested_loop, uniform_test) ||
-            divergent_exit(s->orelse, u, nested_loop, uniform_test))
+        if (divergent_exit(fn, s->body, u, nested_loop, uniform_test) ||
+            divergent_exit(fn, s->orelse, u, nested_loop, uniform_test))
           return true;
         break;
       }
       case StmtKind::While:
       case StmtKind::For: {
         const Expr& header = s->kind == StmtKind::While ? *s->test : *s->value;
-        if (divergent_exit(s->body, uniform && uniform_test(header), true, uniform_test))
+        if (divergent_exit(fn, s->body, uniform && uniform_test(header), true, uniform_test))
           return true;
         break;
       }
@@ -100,14 +103,29 @@ bool Uniformity::assigns_varying(const Stmt& s, bool uniform_context) {
       bool u = uniform_context && uniform_expr(header);
       // A thread leaving the loop early makes the later iterations' values
       // differ between threads.
-      if (u && divergent_exit(s.body, true, false, test)) u = false;
-      if (s.kind == StmtKind::For) mark_targets(*s.targets[0], u);
+      if (u && (divergent_exit(fn_, s.body, true, false, test) ||
+                (s.kind == StmtKind::While && calls_raising_function(fn_, header))))
+        u = false;
+      // Elements of arrays are varying (uniform_expr's rule), so the variables a loop
+      // over an array binds are too.
+      if (s.kind == StmtKind::For) mark_targets(*s.targets[0], u && !iterates_array(header));
       for (const auto& b : s.body) assigns_varying(*b, u);
       return false;
     }
     default:
       return false;
   }
+}
+
+bool Uniformity::iterates_array(const Expr& iterable) const {
+  auto found = fn_.exprs.find(&iterable);
+  if (found == fn_.exprs.end()) return false;
+  if (found->second.type.is_array()) return true;
+  const sema::Intrinsic* fn = found->second.intrinsic;
+  if (!fn || (fn->rule != sema::Rule::Enumerate && fn->rule != sema::Rule::Zip)) return false;
+  for (size_t k = 1; k < iterable.items.size(); ++k)
+    if (iterates_array(*iterable.items[k])) return true;
+  return false;
 }
 
 bool Uniformity::uniform_expr(const Expr& e) const {

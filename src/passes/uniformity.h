@@ -46,6 +46,9 @@ class Uniformity {
 
  private:
   bool assigns_varying(const lang::Stmt& s, bool uniform_context);
+  // A for loop's iterable yields array elements (or rows): an array, or
+  // enumerate/zip of one.
+  bool iterates_array(const lang::Expr& iterable) const;
   void collect(const lang::Expr& e, std::vector<const lang::Expr*>& out) const;
   void collect(const lang::Stmt& s, std::vector<const lang::Expr*>& out) const;
   void mark_targets(const lang::Expr& target, bool uniform);

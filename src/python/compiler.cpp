@@ -89,7 +89,7 @@ std::shared_ptr<const sema::ForeignFunction> foreign_function(const nb::tuple& t
 
 // A resolved global as the Python side describes it: a tuple whose first
 // item says the kind ("module", "function", "dtype", "int", "float",
-// "complex", "bool", "scalar", "tuple").
+// "complex", "bool", "scalar", "tuple", "namedtuple", ...).
 sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
   nb::tuple t = nb::cast<nb::tuple>(value);
   std::string kind = nb::cast<std::string>(t[0]);
@@ -165,8 +165,20 @@ sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
     g.kind = sema::GlobalValue::Kind::Foreign;
     g.foreign = foreign_function(t);
   } else if (kind == "tuple") {
+    // ("tuple", [items], [field names]): the fields only for a named tuple.
     g.kind = sema::GlobalValue::Kind::Tuple;
     for (nb::handle item : nb::cast<nb::list>(t[1])) g.items.push_back(this->value(item));
+    if (t.size() > 2)
+      for (nb::handle field : nb::cast<nb::list>(t[2]))
+        g.fields.push_back(nb::cast<std::string>(field));
+  } else if (kind == "namedtuple") {
+    // ("namedtuple", name, [field names], [defaults of the last fields]): a class
+    // kernels call to make named tuples.
+    g.kind = sema::GlobalValue::Kind::TupleClass;
+    g.name = nb::cast<std::string>(t[1]);
+    for (nb::handle field : nb::cast<nb::list>(t[2]))
+      g.fields.push_back(nb::cast<std::string>(field));
+    for (nb::handle item : nb::cast<nb::list>(t[3])) g.items.push_back(this->value(item));
   } else {
     throw nb::value_error(("unknown global kind '" + kind + "'").c_str());
   }

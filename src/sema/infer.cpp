@@ -138,6 +138,13 @@ void Inferencer::bind(int index, const Type& value, Span where, bool nonnegative
                      v.name + "'");
     return;
   }
+  if (is_tuple_class(value)) {
+    std::string cls = value.name.substr(kTupleClassPrefix.size());
+    cls = cls.substr(0, cls.rfind('#'));
+    error(where, "'" + v.name + "' cannot hold the named tuple class '" + cls + "': call it, " +
+                     cls + "(...), to make a named tuple");
+    return;
+  }
   if (!is_data(value) && !value.contains_unknown()) {
     error(where, "'" + v.name + "' cannot hold " + value.str() +
                      ": variables hold numbers, arrays and tuples of them; write " + value.str() +

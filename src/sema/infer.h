@@ -71,7 +71,8 @@ struct GlobalValue {
     DeviceFunction,
     ConstArray,
     Foreign,
-    Exception
+    Exception,
+    TupleClass
   };
   Kind kind = Kind::Constant;
   std::string name;                // Module: "math"/"numpy"/"simt"; Function: qualified name;
@@ -79,13 +80,18 @@ struct GlobalValue {
   std::string attribute;           // Member
   Scalar dtype = Scalar::Int64;    // DType
   Constant constant;               // Constant
-  std::vector<GlobalValue> items;  // Tuple (of constants)
+  std::vector<GlobalValue> items;  // Tuple (of constants); TupleClass: the defaults of its
+                                   // last fields
+  // Tuple: a named tuple's field names (else empty); TupleClass: its fields.
+  std::vector<std::string> fields;
   std::shared_ptr<const DeviceFunctionSource> function;  // DeviceFunction
   std::vector<int64_t> shape;                            // ConstArray: extents
   std::shared_ptr<const std::string> bytes;              // ConstArray: C-ordered data
   std::shared_ptr<const ForeignFunction> foreign;        // Foreign
   // Exception: a class derived from BaseException, `name` its name and
   // `constant.int_value` the key the host finds the class by after a launch.
+  // TupleClass: a named tuple class (collections.namedtuple, typing.NamedTuple),
+  // `name` its name: calling it in a kernel makes a named tuple.
 };
 using Globals = std::map<std::string, GlobalValue, std::less<>>;
 
@@ -139,6 +145,9 @@ struct ExprInfo {
   // its message as str() shows it; `constant` holds the class's key.
   std::string raised_class;
   std::string raised_message;
+  // Call of a named tuple class: the tuple it makes, whose items are
+  // `arguments` (one per field, in order).
+  bool makes_tuple = false;
 };
 
 struct LocalVar {
@@ -161,6 +170,10 @@ struct TypedFunction {
   // Device functions: the join of every `return value` (None when no
   // return has a value). Always None for kernels.
   Type return_type = Type::none();
+  // A thread may raise here: a raise statement, or a call of a device
+  // function that raises. A caller of such a device function tests a status
+  // after each call and leaves as the callee did (codegen/emit_raise.cpp).
+  bool raises = false;
   // The device-function specializations this function calls, in order of
   // first call.
   std::vector<const TypedDeviceFunction*> callees;

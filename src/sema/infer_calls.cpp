@@ -13,6 +13,7 @@ ExprInfo Inferencer::call(const Expr& e) {
   for (const auto& kw : e.keywords) expr(*kw.value);
   if (callee.is_unknown()) return typed(callee);
   if (is_device_function(callee)) return device_call(e, callee);
+  if (is_tuple_class(callee)) return tuple_class_call(e, callee);
   if (callee.kind == TypeKind::Function && callee.name.rfind(kForeignFunctionPrefix, 0) == 0)
     return foreign_call(e, callee);
   for (const auto& a : args)
@@ -27,8 +28,9 @@ ExprInfo Inferencer::call(const Expr& e) {
     return typed(error(e.items[0]->span, quoted(callee) + " is not callable"));
   const Intrinsic* fn = find_intrinsic(callee.name);
   if (!fn)  // an exception class: only `raise` uses it
-    return typed(error(e.span, "an exception (" + callee.name.substr(callee.name.find(':') + 1) +
-                                   ") can only be raised in kernels: raise it"));
+    return typed(
+        error(e.span, "an exception (" + callee.name.substr(callee.name.find(':') + 1) +
+                          ") can only be raised (in kernels and device functions): raise it"));
   std::string shown = display_name(callee.name);
   if (const Expr* receiver = method_receiver(out_, e))
     args.insert(args.begin(), info(*receiver).type);

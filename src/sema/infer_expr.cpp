@@ -200,6 +200,8 @@ ExprInfo Inferencer::global_value(const GlobalValue& g, const std::string& id, S
       i.const_array_name = id;
       return i;
     }
+    case GlobalValue::Kind::TupleClass:
+      return typed(context_.tuple_class_type(g));
     case GlobalValue::Kind::Tuple: {
       Constant c;
       std::vector<Type> items;
@@ -210,6 +212,7 @@ ExprInfo Inferencer::global_value(const GlobalValue& g, const std::string& id, S
         c.items.push_back(*ii.constant);
       }
       ExprInfo i = typed(Type::tuple(std::move(items)));
+      i.type.fields = g.fields;  // a named tuple keeps its fields
       c.type = i.type;
       i.constant = std::move(c);
       return i;

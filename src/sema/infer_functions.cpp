@@ -36,11 +36,13 @@ bool contains_break(const std::vector<lang::StmtPtr>& body) {
 }
 
 // Whether running `body` always ends in a return (or never ends): a
-// return, an if/else whose branches both do, or `while True:` without break.
+// return or a raise, an if/else whose branches both do, or `while True:`
+// without break.
 bool always_returns(const std::vector<lang::StmtPtr>& body) {
   for (const auto& s : body) {
     switch (s->kind) {
       case StmtKind::Return:
+      case StmtKind::Raise:
         return true;
       case StmtKind::If:
         if (always_returns(s->body) && !s->orelse.empty() && always_returns(s->orelse)) return true;
@@ -189,6 +191,9 @@ ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
   if (!function) return typed(Type::unknown());
   ExprInfo i = typed(function->typed.return_type);
   i.function = function;
+  // The final pass's callees are the ones called: an earlier pass's may have
+  // been typed for arguments that widened since.
+  if (final_ && function->typed.raises) out_.raises = true;
   i.arguments = std::move(arguments);
   if (final_ && std::find(out_.callees.begin(), out_.callees.end(), function) == out_.callees.end())
     out_.callees.push_back(function);

@@ -184,13 +184,18 @@ void Inferencer::for_loop(const Stmt& s) {
       bind(local_index_.at(target.name), index, target.span, range_nonnegative(*s.value));
       record_target_name(target);
     }
+  } else if (iter.is_array()) {
+    // A counted loop over the first axis: elements, or views of the rows.
+    assign(target, array_row(iter), false);
   } else if (iter.is_tuple()) {
     // Unrolled: the variable takes each item in turn, so it has their join.
     for (const auto& item : iter.items) assign(target, item, false);
     if (iter.items.empty()) assign(target, Type::unknown(), false);
   } else if (!iter.is_unknown()) {
-    error(s.value->span, "a for loop iterates over range(...) or a tuple, not " + iter.str() +
-                             (iter.is_array() ? "; use range(len(a)) and index the array" : ""));
+    error(s.value->span,
+          "a for loop iterates over range(...), an array, a tuple, or enumerate(...) or zip(...) "
+          "of those, not " +
+              iter.str());
   }
   ++loop_depth_;
   block(s.body);
@@ -230,10 +235,7 @@ std::string argument_text(const Constant& c, const Expr& e, bool only) {
 }  // namespace
 
 void Inferencer::raise_stmt(const Stmt& s) {
-  if (self_)
-    error(s.span,
-          "raise inside device functions is not supported yet; raise in the kernel (or return a "
-          "status the kernel tests)");
+  out_.raises = true;
   const Expr& value = *s.value;
   const Expr& cls = value.kind == ExprKind::Call ? *value.items[0] : value;
   out_.exprs[&value].type = Type::none();
@@ -248,7 +250,7 @@ void Inferencer::raise_stmt(const Stmt& s) {
     return;
   }
   if (value.kind == ExprKind::Call && !value.keywords.empty()) {
-    error(value.keywords[0].span, "exceptions raised in kernels take no keyword arguments");
+    error(value.keywords[0].span, "exceptions raised on the device take no keyword arguments");
     return;
   }
   // The message, as str() of the exception shows it: its one argument, or
@@ -262,7 +264,7 @@ void Inferencer::raise_stmt(const Stmt& s) {
     if (t.is_unknown()) return;
     if (t.kind != TypeKind::String && !ai.constant) {
       error(a.span,
-            "the arguments of an exception raised in a kernel must be constants (string "
+            "the arguments of an exception raised on the device must be constants (string "
             "literals and numbers known when the kernel compiles)");
       return;
     }

@@ -61,6 +61,14 @@ inline std::string device_function_name(const Type& t) {
   return rest.substr(0, rest.rfind('#'));
 }
 
+// ... and a named tuple class (GlobalValue::Kind::TupleClass), with its index
+// in Context::tuple_classes.
+inline constexpr std::string_view kTupleClassPrefix = "namedtuple:";
+
+inline bool is_tuple_class(const Type& t) {
+  return t.kind == TypeKind::Function && t.name.rfind(kTupleClassPrefix, 0) == 0;
+}
+
 // What a device-function parameter can receive beyond data: a dtype or a
 // function (a device function or an intrinsic), which become part of the
 // callee's specialization (as Numba specializes on them) and are not C
@@ -119,6 +127,16 @@ struct Context {
     return Type::function(std::string(kDeviceFunctionPrefix) + source->name + "#" +
                           std::to_string(k));
   }
+
+  // Every named tuple class named so far: globals of the kernel or of a device
+  // function, which outlive the inference. Likewise registered on first use.
+  std::vector<const GlobalValue*> tuple_classes;
+  Type tuple_class_type(const GlobalValue& cls) {
+    size_t k = 0;
+    while (k < tuple_classes.size() && tuple_classes[k] != &cls) ++k;
+    if (k == tuple_classes.size()) tuple_classes.push_back(&cls);
+    return Type::function(std::string(kTupleClassPrefix) + cls.name + "#" + std::to_string(k));
+  }
 };
 
 // Types one kernel, or one device function for one argument signature;
@@ -171,6 +189,10 @@ class Inferencer {
   void check_returns();
 
   ExprInfo device_call(const Expr& e, const Type& callee);
+
+  // A call of a named tuple class (infer_named_tuples.cpp): the named tuple of
+  // its arguments, matched to the fields as Python matches them.
+  ExprInfo tuple_class_call(const Expr& e, const Type& callee);
 
   // A call of a declare_device function (infer_foreign.cpp): its declared
   // signature, array arguments for pointer parameters.

@@ -314,10 +314,11 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
         return typed(
             error(e.items[2]->span, shown + "() start must be an integer, not " + args[1].str()));
       const Type& x = args[0];
-      if (x.kind == TypeKind::Range) {
+      if (x.kind == TypeKind::Range || x.is_array()) {
+        // One counted loop: the counter beside the range's value or the array's element.
         Type r = Type::range(Scalar::Int64);
         r.name = "enumerate";
-        r.items = {counter, x.range_item()};
+        r.items = {counter, x.is_array() ? array_row(x) : x.range_item()};
         return typed(r);
       }
       if (x.is_tuple()) {
@@ -327,27 +328,49 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
         return typed(Type::tuple(std::move(pairs)));
       }
       return typed(error(e.items[1]->span, shown +
-                                               "() in kernels iterates over range(...), "
-                                               "zip(...) of ranges or a tuple, not " +
+                                               "() in kernels iterates over range(...), an "
+                                               "array, zip(...) of those or a tuple, not " +
                                                x.str()));
     }
     case Rule::Zip: {
-      bool ranges = args[0].kind == TypeKind::Range;
+      // Ranges and arrays zip into one counted loop, which also takes tuples of one item
+      // type (indexed by the iteration number); tuples alone are unrolled.
+      bool counted = false;
+      for (const Type& a : args) counted = counted || a.kind == TypeKind::Range || a.is_array();
       size_t shortest = SIZE_MAX;
+      std::vector<Type> counted_items;
       for (size_t k = 0; k < args.size(); ++k) {
-        bool ok = ranges ? args[k].kind == TypeKind::Range : args[k].is_tuple();
-        if (!ok)
-          return typed(error(e.items[k + 1]->span,
-                             shown +
-                                 "() in kernels zips ranges (one loop) or tuples (unrolled), "
-                                 "all of one kind, not " +
-                                 args[k].str()));
-        if (!ranges) shortest = std::min(shortest, args[k].items.size());
+        const Type& a = args[k];
+        const Span at = e.items[k + 1]->span;
+        if (a.kind == TypeKind::Range) {
+          counted_items.push_back(a.range_item());
+        } else if (a.is_array()) {
+          counted_items.push_back(array_row(a));
+        } else if (!a.is_tuple()) {
+          return typed(
+              error(at, shown + "() in kernels zips ranges, arrays and tuples, not " + a.str()));
+        } else if (!counted) {
+          shortest = std::min(shortest, a.items.size());
+        } else {
+          // Every item is read at a run-time position: one type for all of them.
+          std::optional<Type> item = a.items.empty() ? std::nullopt : std::optional(a.items[0]);
+          for (const Type& t : a.items) {
+            if (!item) break;
+            item = (t.is_scalar() || t.is_array()) ? join(*item, t) : std::nullopt;
+          }
+          if (!item)
+            return typed(error(at, shown +
+                                       "() of a tuple with ranges or arrays needs a tuple of "
+                                       "numbers or of arrays of one type (it is read by "
+                                       "the iteration number), not " +
+                                       a.str()));
+          counted_items.push_back(*item);
+        }
       }
-      if (ranges) {
+      if (counted) {
         Type r = Type::range(Scalar::Int64);
         r.name = "zip";
-        for (const Type& a : args) r.items.push_back(a.range_item());
+        r.items = std::move(counted_items);
         return typed(r);
       }
       std::vector<Type> rows;

@@ -55,8 +55,10 @@ enum class Rule : uint8_t {
   FloatTernary,    // fma(a, b, c): all promote, as FloatBinary (one rounding)
   IntBits,         // simt.popc/clz/ffs/brev(x) on an integer: c_name the helper; ffs -> int32
   Select,          // simt.selp(pred, a, b): a or b, promoted
-  Enumerate,       // enumerate(x[, start]) in for loops: over a range (a counted loop) or a tuple
-  Zip,             // zip(a, b, ...) in for loops: of ranges (one counted loop) or of tuples
+  Enumerate,       // enumerate(x[, start]) in for loops: over a range or an array (a counted
+                   // loop) or a tuple (unrolled)
+  Zip,             // zip(a, b, ...) in for loops: of ranges, arrays and tuples (one counted
+                   // loop) or of tuples only (unrolled)
   CompareAndSwap,  // simt.atomic.compare_and_swap(array, old, value): cas of a 1-D array's [0]
   SyncWarp,        // simt.syncwarp(mask=0xffffffff): the warp's lanes in mask wait for each other
   LaneMask,        // simt.lanemask_lt() -> uint32: the lanes below this one

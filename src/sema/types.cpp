@@ -285,6 +285,14 @@ Scalar concrete(const Type& t) {
   return t.scalar;
 }
 
+Type array_row(const Type& a) {
+  if (a.ndim == 1) return Type::scalar_of(a.scalar);
+  Type row =
+      Type::array(a.scalar, a.ndim - 1, a.layout == Layout::C ? Layout::C : Layout::Any, a.space);
+  row.readonly = a.readonly;
+  return row;
+}
+
 std::optional<Type> join(const Type& a, const Type& b) {
   if (a.is_unknown()) return b;
   if (b.is_unknown()) return a;

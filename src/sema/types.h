@@ -61,8 +61,8 @@ struct Type {
   Layout layout = Layout::Any;  // Array
   Space space = Space::Global;  // Array
   bool readonly = false;        // Array
-  // Tuple: its items. Range: empty for range(...); for enumerate/zip of ranges, the items of
-  // the tuple each iteration yields (name says which).
+  // Tuple: its items. Range: empty for range(...); for enumerate/zip of ranges and arrays,
+  // the items of the tuple each iteration yields (name says which).
   std::vector<Type> items;
   // Tuple: a named tuple's field names, one per item (abi::ArgType::fields); else empty.
   std::vector<std::string> fields;
@@ -118,6 +118,11 @@ Type promote(const Type& a, const Type& b);
 // The scalar type of a weak type when it must become concrete: int64,
 // float64, complex128 (bool stays bool).
 Scalar concrete(const Type& t);
+
+// What iterating the array `a` yields, as `a[k]` does: an element of a 1-D
+// array, else a view of its other axes (the rows of a C-contiguous array are
+// C-contiguous).
+Type array_row(const Type& a);
 
 // Joins two types a variable is assigned: scalars promote, arrays of one
 // dtype and ndim meet in layout, tuples join item by item. nullopt when the

@@ -94,3 +94,138 @@ def test_explicit_signature_with_a_named_tuple(device):
     out = simt.zeros(1, device=device)
     k_sum[1, 1](Point(1.25, 2.5), out)
     assert out.get()[0] == 3.75
+
+
+# ---- named tuples made in kernels, and held in globals ---------------------------------------
+
+Span = collections.namedtuple("Span", ["lo", "hi", "step"], defaults=[1])
+ORIGIN = Point(0.5, -2)                      # a global named tuple: a constant with fields
+LIMITS = Span(2, 40, 3)
+
+
+class Box(typing.NamedTuple):
+    corner: tuple
+    size: float = 2.0
+
+
+@cuda.jit(device=True)
+def mirrored(p):
+    # A device function receiving and returning named tuples made in the kernel.
+    return Point(p.y, y=p.x * -1.0)
+
+
+@cuda.jit
+def k_make(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        p = Point(x[i], i)                    # positional
+        q = Point(y=2.0 * x[i], x=ORIGIN.x)   # keywords, in any order
+        m = mirrored(p)
+        s = Span(LIMITS.lo, hi=LIMITS[1])     # the default fills `step`
+        b = Box((p.x, q.y))                   # a typing.NamedTuple with a default and a tuple field
+        a, c = q                              # unpacking
+        total = 0.0
+        for k in range(s.lo, s.hi, s.step):
+            total += k
+        out[i, 0] = p.x + p.y
+        out[i, 1] = a + c + ORIGIN.y
+        out[i, 2] = m.x * 10.0 + m[1]
+        out[i, 3] = total + b.size + b.corner[0] * b.corner[1]
+
+
+def test_named_tuples_made_in_kernels(device, rng):
+    x = rng.random(100)
+    out = simt.full((100, 4), np.nan, device=device)
+    k_make[4, 32](simt.to_device(x, device=device), out)
+    i = np.arange(100)
+    expected = np.stack([
+        x + i,
+        0.5 + 2.0 * x - 2,
+        i * 10.0 - x,
+        np.full(100, float(sum(range(2, 40, 1)))) + 2.0 + x * 2.0 * x,
+    ], axis=1)
+    np.testing.assert_allclose(out.get(), expected, rtol=1e-14)
+
+
+def test_named_tuple_made_in_a_kernel_has_its_fields_in_the_type(device):
+    @cuda.jit
+    def k_types(out, n):
+        p = Point(out[0] * 2, n + 1)
+        out[0] = p.x
+        out[1] = p.y
+
+    assert k_types.inspect_types("float32[::1]", "int32")["p"] == "(x=float32, y=int32)"
+    out = simt.to_device(np.array([0.75, 0.0], np.float32), device=device)
+    k_types[1, 1](out, np.int32(4))
+    np.testing.assert_array_equal(out.get(), [1.5, 5.0])
+
+
+def test_named_tuple_class_errors(device):
+    out = simt.zeros(2, device=device)
+
+    @cuda.jit
+    def too_many(out):
+        p = Point(1.0, 2.0, 3.0)
+        out[0] = p.x
+
+    with pytest.raises(simt.TypingError, match=r"Point\(\) takes 2 arguments but 3 were given"):
+        too_many[1, 1](out)
+
+    @cuda.jit
+    def unknown_field(out):
+        p = Point(1.0, z=2.0)
+        out[0] = p.x
+
+    with pytest.raises(simt.TypingError, match="Point\\(\\) got an unexpected keyword argument 'z'"):
+        unknown_field[1, 1](out)
+
+    @cuda.jit
+    def missing(out):
+        p = Span(1)
+        out[0] = p.lo
+
+    with pytest.raises(simt.TypingError, match="Span\\(\\) missing required argument: 'hi'"):
+        missing[1, 1](out)
+
+    @cuda.jit
+    def twice(out):
+        p = Point(1.0, x=2.0)
+        out[0] = p.x
+
+    with pytest.raises(simt.TypingError, match="got multiple values for argument 'x'"):
+        twice[1, 1](out)
+
+    @cuda.jit
+    def not_data(out):
+        p = Point(np.float32, 1.0)
+        out[0] = p.y
+
+    with pytest.raises(simt.TypingError, match="field 'x' of Point\\(\\) must be a number"):
+        not_data[1, 1](out)
+
+    @cuda.jit
+    def stored_class(out):
+        c = Point
+        out[0] = 1.0
+
+    with pytest.raises(simt.TypingError, match="'c' cannot hold the named tuple class 'Point': "
+                                               "call it"):
+        stored_class[1, 1](out)
+
+
+@cuda.jit(device=True)
+def make_pair(cls, v):
+    # A named tuple class passed to a device function, as Numba passes type objects.
+    return cls(v, v + 1)
+
+
+def test_named_tuple_class_passed_to_a_device_function(device):
+    @cuda.jit
+    def k_pair(out):
+        p = make_pair(Point, out[0])
+        out[1] = p.y - p.x
+        out[2] = p.y
+
+    out = simt.to_device(np.array([2.5, 0.0, 0.0]), device=device)
+    k_pair[1, 1](out)
+    np.testing.assert_array_equal(out.get(), [2.5, 1.0, 3.5])

@@ -127,14 +127,175 @@ def test_enumerate_and_zip_over_tuples_unroll(current, rng):
     np.testing.assert_allclose(out, expected, rtol=1e-12)
 
 
-def test_zip_of_a_range_and_a_tuple_is_a_typing_error(current):
+def test_zip_of_a_range_and_a_tuple_reads_the_tuple_by_position(current, rng):
     @cuda.jit
-    def mixed(out):
-        for a, b in zip(range(3), (1, 2, 3)):
-            out[a] = b
+    def mixed(x, out, count):
+        i = cuda.grid(1)
+        if i < x.size:
+            n = 0
+            acc = 0.0
+            for a, b, w in zip(range(i, i + 10), (1, 2, 3, 4), (0.5, x[i], 2, 1.5)):
+                acc += a * b * w
+                n += 1
+            out[i] = acc
+            count[i] = n
 
-    with pytest.raises(simt.TypingError, match="zip"):
-        mixed[1, 1](np.zeros(3))
+    x = rng.random(40)
+    out = np.full(40, POISON, np.float64)
+    count = np.full(40, POISON, np.int64)
+    mixed[2, 32](x, out, count)
+    expected = [sum(a * b * w for a, b, w in zip(range(i, i + 10), (1, 2, 3, 4), (0.5, x[i], 2, 1.5)))
+                for i in range(40)]
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+    np.testing.assert_array_equal(count, 4)
+
+
+# ------------------------------------------------------------------ loops over arrays
+
+def test_for_over_an_array_and_its_rows(current, rng):
+    @cuda.jit
+    def sums(v, m, out):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            acc = 0.0
+            for x in v:
+                acc += x * i
+            for row in m:                  # a 2-D array yields its rows (views)
+                for y in row:
+                    acc += y
+            out[i] = acc
+
+    v = rng.random(37).astype(np.float32)
+    m = rng.random((5, 4))
+    out = np.full(20, POISON, np.float64)
+    sums[1, 32](v, m, out)
+    # float32 elements times an int64 index compute in float64, as NumPy's promotion does.
+    expected = [sum(float(x) * i for x in v) + m.sum() for i in range(20)]
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+
+
+def test_enumerate_and_zip_over_arrays(current, rng):
+    @cuda.jit
+    def dot_and_argmax(x, y, out, where):
+        i = cuda.grid(1)
+        if i < 1:
+            acc = 0.0
+            for a, b in zip(x, y):             # stops at the shorter array
+                acc += a * b
+            out[0] = acc
+            best = -1.0
+            for k, v in enumerate(x, 1):
+                if v > best:
+                    best = v
+                    where[0] = k
+            n = 0
+            k = 0
+            while k < 3:                       # while loops and views of arrays zip too
+                for a, j in zip(x[k::3], range(100, 0, -1)):
+                    out[1] += a * j
+                    n += 1
+                k += 1
+            where[1] = n
+
+    x = rng.random(50)
+    y = rng.random(41)
+    out = np.zeros(2)
+    out[0] = POISON
+    where = np.full(2, POISON, np.int64)
+    dot_and_argmax[1, 1](x, y, out, where)
+    np.testing.assert_allclose(out[0], np.dot(x[:41], y), rtol=1e-12)
+    assert where[0] == np.argmax(x) + 1
+    expected = sum(a * j for k in range(3) for a, j in zip(x[k::3], range(100, 0, -1)))
+    np.testing.assert_allclose(out[1], expected, rtol=1e-12)
+    assert where[1] == 50
+
+
+def test_zip_of_arrays_ranges_and_tuples_with_a_device_function(current, rng):
+    @cuda.jit(device=True)
+    def weighted(values, weights):
+        acc = 0.0
+        for j, (v, w, s) in enumerate(zip(values, weights, (1, -1, 1, -1, 1))):
+            acc += j * v * w * s
+        return acc
+
+    @cuda.jit
+    def rows(m, w, out):
+        i = cuda.grid(1)
+        if i < m.shape[0]:
+            out[i] = weighted(m[i], w)
+
+    m = rng.random((30, 8))
+    w = rng.random(6).astype(np.float32)
+    out = np.full(30, POISON, np.float64)
+    rows[1, 32](m, w, out)
+    signs = (1, -1, 1, -1, 1)
+    expected = [sum(j * v * float(wj) * s for j, (v, wj, s) in enumerate(zip(m[i], w, signs)))
+                for i in range(30)]
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+def test_loop_over_an_array_with_barriers(current, rng):
+    # The loop holds barriers: on the CPU it runs once per block, its variables per thread.
+    @cuda.jit
+    def stencil(weights, x, out):
+        tile = cuda.shared.array(33, np.float64)
+        t = cuda.threadIdx.x
+        i = cuda.grid(1)
+        acc = 0.0
+        for j, w in enumerate(weights):
+            tile[t] = x[i] * w
+            if t == 0:
+                tile[32] = j
+            cuda.syncthreads()
+            acc += tile[(t + 1) % 32] + tile[32]
+            cuda.syncthreads()
+        out[i] = acc
+
+    weights = rng.random(5)
+    x = rng.random(64)
+    out = np.full(64, POISON, np.float64)
+    stencil[2, 32](weights, x, out)
+    blocks = x.reshape(2, 32)
+    neighbour = np.roll(blocks, -1, axis=1).ravel()
+    expected = neighbour * weights.sum() + sum(range(5))
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+
+
+def test_iteration_errors(current):
+    @cuda.jit
+    def nested_tuple(out):
+        for a, b in zip(out, ((1, 2), (3, 4))):
+            out[0] = a
+
+    with pytest.raises(simt.TypingError, match=r"zip\(\) of a tuple with ranges or arrays needs a "
+                                               r"tuple of numbers or of arrays of one type"):
+        nested_tuple[1, 1](np.zeros(3))
+
+    @cuda.jit
+    def scalar(out):
+        for v in out[0]:
+            out[1] = v
+
+    with pytest.raises(simt.TypingError, match=r"a for loop iterates over range\(...\), an array, "
+                                               r"a tuple, .* not float64"):
+        scalar[1, 1](np.zeros(3))
+
+    @cuda.jit
+    def unpack_row(m, out):
+        for a, b in m:
+            out[0] = a
+
+    with pytest.raises(simt.TypingError, match="cannot unpack float64"):
+        unpack_row[1, 1](np.zeros((3, 2)), np.zeros(1))
+
+    @cuda.jit
+    def zip_scalar(x, out):
+        for a, b in zip(x, 3):
+            out[0] = a
+
+    with pytest.raises(simt.TypingError, match=r"zip\(\) in kernels zips ranges, arrays and "
+                                               r"tuples, not int"):
+        zip_scalar[1, 1](np.zeros(3), np.zeros(1))
 
 
 # ------------------------------------------------------------------ atomics

@@ -195,6 +195,14 @@ TEST_P(InferLocal, HasType) {
 }
 
 const LocalCase kLocalCases[] = {
+    {"an array's elements", "float32[::1]", "def k(a):\n    for v in a:\n        pass\n", "v",
+     "float32"},
+    {"a C array's rows stay C-contiguous", "int16[:, ::1]",
+     "def k(m):\n    for row in m:\n        pass\n", "row", "int16[::1]"},
+    {"enumerate of an array", "float64[:]",
+     "def k(a):\n    for j, v in enumerate(a):\n        pass\n", "j", "int64"},
+    {"zip of an array and a tuple", "uint8[::1]",
+     "def k(a):\n    for v, w in zip(a, (1, 2.5)):\n        pass\n", "w", "float64"},
     {"literal then float32 joins to float32", "float32", "def k(x):\n    y = 0\n    y = x\n", "y",
      "float32"},
     {"float literal then float32", "float32", "def k(x):\n    acc = 0.0\n    acc += x\n", "acc",
@@ -385,9 +393,9 @@ const ErrorCase kErrorCases[] = {
      "complex numbers have no order: < on 'complex64' and 'complex64'", 2, 9},
     {"truth value of an array", "float32[::1]", "def k(a):\n    if a:\n        pass\n",
      "the truth value of an array is ambiguous (in if)", 2, 8},
-    {"for over an array", "float32[::1]", "def k(a):\n    for x in a:\n        pass\n",
-     "a for loop iterates over range(...) or a tuple, not float32[::1]; use range(len(a)) and "
-     "index the array",
+    {"for over a number", "float32[::1]", "def k(a):\n    for x in a[0]:\n        pass\n",
+     "a for loop iterates over range(...), an array, a tuple, or enumerate(...) or zip(...) of "
+     "those, not float32",
      2, 14},
     {"unpacking the wrong count", "float32[:, ::1]", "def k(a):\n    i, j, l = a.shape\n",
      "cannot unpack a tuple of 2 values into 3 variables", 2, 5},
