@@ -13,7 +13,23 @@ std::string Emitter::constant_array(const ExprInfo& i) {
   Scalar dtype = i.type.scalar;
   std::string data = "simt_const_" + mangle(i.const_array_name).substr(2);
   std::string view = data + "_view";
-  std::string element(d_.storage_type(dtype));
+  std::string element = helpers_.element_type(i.type);
+  if (i.type.record && module_.constants.insert(data).second) {
+    // Records as their bytes, each element its struct's (so aligned as it says).
+    const size_t item = i.type.record->itemsize;
+    const size_t count = bytes.size() / item;
+    std::string values;
+    for (size_t k = 0; k < count; ++k) {
+      values += k ? ", {{" : "{{";
+      for (size_t b = 0; b < item; ++b)
+        values += (b ? ", " : "") + std::to_string(static_cast<unsigned char>(bytes[k * item + b]));
+      values += "}}";
+    }
+    if (count == 0) values = "{{0}}";
+    module_.constant_code += std::string(d_.constant_decl) + element + " " + data + "[" +
+                             std::to_string(std::max<size_t>(count, 1)) + "] = {" + values +
+                             "};\n\n";
+  }
   if (module_.constants.insert(data).second) {
     // Floats as bits where the dialect cannot spell infinity and NaN.
     bool as_bits = d_.constant_floats_as_bits &&
@@ -126,7 +142,7 @@ std::string Emitter::array_alloc(const Expr& e) {
   const Type& t = i.type;
   bool shared = t.space == sema::Space::Shared;
   std::string view_type = helpers_.array_struct(t);
-  std::string element(d_.storage_type(t.scalar));
+  std::string element = helpers_.element_type(t);
   std::string name = (shared ? "simt_shared" : "simt_local") + std::to_string(temp_counter_++);
   std::string extents, strides;
   int64_t total = 1;
@@ -158,7 +174,7 @@ std::string Emitter::array_alloc(const Expr& e) {
     // Fiber mode runs each thread's code on its own stack: the block's
     // arrays live in the runtime's per-block buffer.
     const int64_t at = (module_.fiber_shared_bytes + 63) & ~int64_t{63};
-    module_.fiber_shared_bytes = at + total * (sema::bit_width(t.scalar) / 8);
+    module_.fiber_shared_bytes = at + total * t.element_bytes();
     prologue_ += "  " + element + "* " + name + " = (" + element +
                  "*)((unsigned char*)simt_ctx->fiber_shared + " + std::to_string(at) + ");\n";
   } else if (shared) {
@@ -172,7 +188,7 @@ std::string Emitter::array_alloc(const Expr& e) {
 }
 
 void Emitter::count_array_bytes(const Expr& e, bool shared, int64_t elements) {
-  const int64_t bytes = elements * (sema::bit_width(info(e).type.scalar) / 8);
+  const int64_t bytes = elements * info(e).type.element_bytes();
   if (shared) {
     // Checked against the device's limit when the kernel compiles for it.
     module_.shared_bytes += bytes;
