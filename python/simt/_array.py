@@ -10,6 +10,27 @@ from ._dlpack import DLDeviceType, dlpack_device
 
 
 _dtype_names = {}  # what was passed as a dtype (np.float32, "f4", a dtype) -> simt's name
+_record_dtypes = {}  # a record dtype's simt name (its text) -> the NumPy dtype
+
+
+def _record_name(dt):
+    try:
+        name = _core.record_type(dt)
+    except TypeError as error:
+        raise TypeError(f"dtype {dt} is not supported by simt: {error}") from None
+    # The text describes what kernels read; a dtype differing in what it does not (the
+    # structure of a field kernels cannot read) would come back as the other one.
+    known = _record_dtypes.setdefault(name, dt)
+    if known != dt:
+        raise TypeError(f"dtype {dt} is not supported by simt: its fields kernels cannot read "
+                        f"differ from those of {known}, which simt arrays describe alike")
+    return name
+
+
+def _numpy_dtype(name):
+    """The NumPy dtype of simt's name for it."""
+    record = _record_dtypes.get(name)
+    return record if record is not None else np.dtype(name)
 
 
 def _dtype_name(dtype):
@@ -21,7 +42,7 @@ def _dtype_name(dtype):
         pass
     dt = np.dtype(dtype)
     try:
-        name = _core.normalize_type(dt.name)
+        name = _record_name(dt) if dt.names is not None else _core.normalize_type(dt.name)
     except ValueError:
         raise TypeError(f"dtype {dt} is not supported by simt") from None
     try:
@@ -67,7 +88,7 @@ class Array:
 
     shape = property(lambda self: tuple(self._impl.shape))
     strides = property(lambda self: tuple(self._impl.strides), doc="In bytes, as NumPy's.")
-    dtype = property(lambda self: np.dtype(self._impl.dtype))
+    dtype = property(lambda self: _numpy_dtype(self._impl.dtype))
     ndim = property(lambda self: len(self._impl.shape))
     itemsize = property(lambda self: self._impl.itemsize)
     device = property(lambda self: self._impl.device)
@@ -99,6 +120,7 @@ class Array:
             "shape": self.shape,
             "strides": self.strides,
             "typestr": self.dtype.str,
+            "descr": self.dtype.descr,  # a record dtype's fields (typestr is '|V<n>')
             "data": (self._impl.data_ptr, self._impl.readonly),
         }
 
@@ -111,6 +133,7 @@ class Array:
             "shape": self.shape,
             "strides": None if self._contiguous() else self.strides,
             "typestr": self.dtype.str,
+            "descr": self.dtype.descr,
             "data": (self._impl.data_ptr, self._impl.readonly),
             # simt's default stream is the legacy one, and its own streams are
             # blocking ones: work a consumer queues on stream 1 comes after
