@@ -116,7 +116,7 @@ def describe(value):
                 np.ascontiguousarray(value).tobytes())
     simt_dtype = getattr(value, "_simt_dtype", None)  # simt.cuda's Numba-style types
     if isinstance(simt_dtype, np.dtype):
-        return ("dtype", simt_dtype.name)
+        return describe(simt_dtype)
     if isinstance(value, np.ufunc):
         return ("function", "numpy." + value.__name__)
     name = getattr(value, "__name__", None)

@@ -203,6 +203,10 @@ void Emitter::store(const Expr& target, const Expr& value) {
     store_array_field(target, expr(value), vt, &value);  // a record's array field set whole
     return;
   }
+  if (target.kind != ExprKind::Name && info(target).type.is_record()) {
+    store_parts(target, {expr(value)}, vt);  // a whole record, from a record (its own type)
+    return;
+  }
   // Converted to the target's type already.
   store_parts(target, {emit_as_target(target, value)}, target_type(target));
 }
