@@ -18,12 +18,9 @@ def _record_name(dt):
         name = _core.record_type(dt)
     except TypeError as error:
         raise TypeError(f"dtype {dt} is not supported by simt: {error}") from None
-    # The text describes what kernels read; a dtype differing in what it does not (the
-    # structure of a field kernels cannot read) would come back as the other one.
-    known = _record_dtypes.setdefault(name, dt)
-    if known != dt:
-        raise TypeError(f"dtype {dt} is not supported by simt: its fields kernels cannot read "
-                        f"differ from those of {known}, which simt arrays describe alike")
+    # Dtypes of one text have the same fields at the same offsets, and differ at most in
+    # field titles or NumPy's align flag: arrays of either give back the first.
+    _record_dtypes.setdefault(name, dt)
     return name
 
 

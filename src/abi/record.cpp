@@ -143,8 +143,12 @@ uint32_t RecordField::element_bytes() const {
 }
 
 uint32_t RecordField::bytes() const {
+  // Saturated: past any itemsize, which layout_error then reports.
   uint64_t n = element_bytes();
-  for (uint32_t extent : shape) n *= extent;
+  for (uint32_t extent : shape) {
+    if (extent != 0 && n > UINT32_MAX / extent) return UINT32_MAX;
+    n *= extent;
+  }
   return n > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(n);
 }
 

@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <unordered_map>
 
 #include "abi/arg_type.h"
@@ -51,6 +52,15 @@ const char* opaque_kind(char kind) {
   }
 }
 
+// A stable 64-bit hash of `text` (FNV-1a), in hex.
+std::string fnv_hex(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
 uint32_t checked_u32(int64_t v, const std::string& what) {
   if (v < 0 || v > static_cast<int64_t>(abi::kMaxRecordBytes))
     throw RecordError(what + " is " + std::to_string(v) + " bytes, more than kernels take");
@@ -88,7 +98,14 @@ void describe_field(abi::RecordField& f, const nb::handle& fd, const std::string
       f.record = abi::RecordRef(describe(base, path + ".", depth + 1));
       return;
     }
-    opaque("an array of records");
+    // Named by NumPy's description of its records, so that records differing there
+    // have different texts (a simt array's dtype is found by its text).
+    std::string layout = nb::cast<std::string>(nb::repr(base.attr("descr")));
+    for (char& c : layout) c = c == '\'' ? '"' : c == '\\' ? '/' : c;
+    if (layout.size() > 160) layout = layout.substr(0, 120) + "... #" + fnv_hex(layout);
+    f.opaque = layout + shown_shape + " (an array of records)";
+    f.opaque_bytes =
+        checked_u32(nb::cast<int64_t>(fd.attr("itemsize")), "the field '" + path + "'");
     return;
   }
   const std::string kind = nb::cast<std::string>(base.attr("kind"));
@@ -96,7 +113,7 @@ void describe_field(abi::RecordField& f, const nb::handle& fd, const std::string
   const char k = kind.empty() ? '?' : kind[0];
   auto scalar = number_scalar(k, nb::cast<int64_t>(base.attr("itemsize")));
   if (scalar && order == ">") {
-    opaque("big-endian: convert the array with dtype.newbyteorder('=')");
+    opaque("big-endian: convert the array with a.astype(a.dtype.newbyteorder(\"=\"))");
     return;
   }
   if (!scalar) {

@@ -503,3 +503,16 @@ def test_strided_views_of_two_dimensional_record_arrays(device, rng):
         def past(a):
             a[a.shape[0], 0].b = 1
         past[1, 1](view)
+
+
+def test_simt_arrays_of_records(device, rng):
+    a = random_records(rng, fields_dtype(True), 12)
+    d = simt.to_device(a, device=device)
+    assert d.dtype == a.dtype and d.itemsize == a.dtype.itemsize and d.shape == (12,)
+    m = d.reshape(3, 4)
+    np.testing.assert_array_equal(m[1:, ::2].get(), a.reshape(3, 4)[1:, ::2])
+    assert (simt.zeros(5, a.dtype, device=device).get() == np.zeros(5, a.dtype)).all()
+    with pytest.raises(TypeError, match="array operations take arrays of numbers"):
+        simt.sum(d)
+    with pytest.raises(TypeError, match="array operations take arrays of numbers"):
+        d + d
