@@ -191,6 +191,12 @@ class Array:
             source.device.synchronize()  # a host consumer reads at once: CPU streams first
         return _core.export_dlpack(source._impl, versioned, copied)
 
+    def _host_view(self):
+        """numpy.asarray of an array the host reads, in its own dtype: the array interface
+        describes a record dtype's padding as fields of its own (named 'f2', ...)."""
+        view = np.asarray(self)
+        return view if view.dtype == self.dtype else view.view(self.dtype)
+
     def _contiguous(self):
         # The data covers exactly shape's elements in C order.
         expected = self.itemsize
@@ -221,7 +227,7 @@ class Array:
             return out
         if self._impl.device.host_accessible:
             self._impl.device.synchronize()  # work queued on streams comes first
-            return np.array(np.asarray(self), copy=True)
+            return np.array(self._host_view(), copy=True)
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         # A strided view: copy the bytes it spans, then view them as NumPy would.
@@ -261,7 +267,7 @@ class Array:
             if not self._impl.host_visible:
                 return self.get()[key]
             self._impl.device.synchronize()  # queued work comes first
-            return np.asarray(self)[key]
+            return self._host_view()[key]
         return Array._wrap(self._impl.view(offset, list(shape), list(strides)))
 
     @property
@@ -274,7 +280,7 @@ class Array:
             raise ValueError("assignment destination is read-only")
         value = value.get() if isinstance(value, Array) else value
         if self._impl.host_visible:
-            np.asarray(self)[key] = np.asarray(value)
+            self._host_view()[key] = np.asarray(value)
             return
         offset, shape, strides = _index_view(self, key)
         view = Array._wrap(self._impl.view(offset, list(shape), list(strides)))
