@@ -14,40 +14,9 @@ std::string Emitter::constant_array(const ExprInfo& i) {
   std::string data = "simt_const_" + mangle(i.const_array_name).substr(2);
   std::string view = data + "_view";
   std::string element = helpers_.element_type(i.type);
-  if (i.type.record && module_.constants.insert(data).second) {
-    // Records as their bytes, each element its struct's (so aligned as it says).
-    const size_t item = i.type.record->itemsize;
-    const size_t count = bytes.size() / item;
-    std::string values;
-    for (size_t k = 0; k < count; ++k) {
-      values += k ? ", {{" : "{{";
-      for (size_t b = 0; b < item; ++b)
-        values += (b ? ", " : "") + std::to_string(static_cast<unsigned char>(bytes[k * item + b]));
-      values += "}}";
-    }
-    if (count == 0) values = "{{0}}";
-    module_.constant_code += std::string(d_.constant_decl) + element + " " + data + "[" +
-                             std::to_string(std::max<size_t>(count, 1)) + "] = {" + values +
-                             "};\n\n";
-  }
-  if (module_.constants.insert(data).second) {
-    // Floats as bits where the dialect cannot spell infinity and NaN.
-    bool as_bits = d_.constant_floats_as_bits &&
-                   (sema::is_float(dtype) || sema::is_complex(dtype)) && dtype != Scalar::Float16;
-    Scalar stored = dtype;
-    if (as_bits)
-      stored =
-          dtype == Scalar::Float32 || dtype == Scalar::Complex64 ? Scalar::UInt32 : Scalar::UInt64;
-    size_t item = static_cast<size_t>(sema::bit_width(stored) / 8);
-    size_t count = item == 0 ? 0 : bytes.size() / item;
-    std::string values;
-    for (size_t k = 0; k < count; ++k)
-      values += (k ? ", " : "") + constant_element(stored, bytes.data() + k * item);
-    if (count == 0) values = "0";
-    module_.constant_code += std::string(d_.constant_decl) + std::string(d_.storage_type(stored)) +
-                             " " + data + "[" + std::to_string(std::max<size_t>(count, 1)) +
-                             "] = {" + values + "};\n\n";
-  }
+  if (module_.constants.insert(data).second)
+    module_.constant_code += i.type.record ? constant_records(data, element, bytes, *i.type.record)
+                                           : constant_numbers(data, dtype, bytes);
   if (constant_views_.insert(view).second) {
     std::string extents, strides;
     for (size_t k = 0; k < i.shape.size(); ++k) {
@@ -61,6 +30,42 @@ std::string Emitter::constant_array(const ExprInfo& i) {
                  strides + "}};\n";
   }
   return view;
+}
+
+std::string Emitter::constant_numbers(const std::string& data, Scalar dtype,
+                                      const std::string& bytes) {
+  // Floats as bits where the dialect cannot spell infinity and NaN.
+  bool as_bits = d_.constant_floats_as_bits && (sema::is_float(dtype) || sema::is_complex(dtype)) &&
+                 dtype != Scalar::Float16;
+  Scalar stored = dtype;
+  if (as_bits)
+    stored =
+        dtype == Scalar::Float32 || dtype == Scalar::Complex64 ? Scalar::UInt32 : Scalar::UInt64;
+  size_t item = static_cast<size_t>(sema::bit_width(stored) / 8);
+  size_t count = item == 0 ? 0 : bytes.size() / item;
+  std::string values;
+  for (size_t k = 0; k < count; ++k)
+    values += (k ? ", " : "") + constant_element(stored, bytes.data() + k * item);
+  if (count == 0) values = "0";
+  return std::string(d_.constant_decl) + std::string(d_.storage_type(stored)) + " " + data + "[" +
+         std::to_string(std::max<size_t>(count, 1)) + "] = {" + values + "};\n\n";
+}
+
+std::string Emitter::constant_records(const std::string& data, const std::string& element,
+                                      const std::string& bytes, const abi::Record& record) {
+  // Each record its struct's bytes, so aligned as the struct says.
+  const size_t item = record.itemsize;
+  const size_t count = bytes.size() / item;
+  std::string values;
+  for (size_t k = 0; k < count; ++k) {
+    values += k ? ", {{" : "{{";
+    for (size_t b = 0; b < item; ++b)
+      values += (b ? ", " : "") + std::to_string(static_cast<unsigned char>(bytes[k * item + b]));
+    values += "}}";
+  }
+  if (count == 0) values = "{{0}}";
+  return std::string(d_.constant_decl) + element + " " + data + "[" +
+         std::to_string(std::max<size_t>(count, 1)) + "] = {" + values + "};\n\n";
 }
 
 std::string Emitter::constant_element(Scalar s, const char* bytes) {

@@ -507,6 +507,12 @@ class Emitter {
   // view of it in this function.
   std::string constant_array(const ExprInfo& i);
 
+  // The definition of a constant array `data` of numbers of `dtype`, or of records (of
+  // struct type `element`), holding `bytes`.
+  std::string constant_numbers(const std::string& data, Scalar dtype, const std::string& bytes);
+  std::string constant_records(const std::string& data, const std::string& element,
+                               const std::string& bytes, const abi::Record& record);
+
   // One element of a constant array from its bytes, as a constant expression.
   std::string constant_element(Scalar s, const char* bytes);
 

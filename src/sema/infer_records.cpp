@@ -51,7 +51,10 @@ ExprInfo Inferencer::record_field(const Expr&, const Type& base, const std::stri
 }
 
 ExprInfo Inferencer::record_subscript(const Expr& e, const Type& base, const Expr& index) {
-  if (index.kind == ExprKind::String) return record_field(e, base, index.str_value, index.span);
+  if (index.kind == ExprKind::String) {
+    expr(index);  // typed, as every operand is
+    return record_field(e, base, index.str_value, index.span);
+  }
   if (index.kind == ExprKind::Slice)
     return typed(error(index.span, "a record cannot be sliced; read its fields by name"));
   Type it = expr(index);
@@ -112,8 +115,13 @@ void Inferencer::check_store(const Expr& target, const Type& container, const Ty
 
 const abi::RecordField* record_field_of(const TypedFunction& f, const lang::Expr& e) {
   const bool attribute = e.kind == lang::ExprKind::Attribute;
-  const bool getitem = e.kind == lang::ExprKind::Subscript ||
-                       (e.kind == lang::ExprKind::Call && e.items.size() == 3);
+  bool getitem = e.kind == lang::ExprKind::Subscript;
+  if (e.kind == lang::ExprKind::Call) {  // operator.getitem(r, 'x')
+    auto call = f.exprs.find(&e);
+    getitem = call != f.exprs.end() && call->second.intrinsic &&
+              call->second.intrinsic->rule == Rule::Operator &&
+              call->second.intrinsic->c_name == "getitem";
+  }
   if (!attribute && !getitem) return nullptr;
   const lang::Expr& base = attribute ? *e.items[0] : subscript_base(e);
   auto found = f.exprs.find(&base);
