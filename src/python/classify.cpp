@@ -195,9 +195,7 @@ bool classify_numpy_records(const nb::handle& obj, const std::string& name, Clas
   if (device && !device->host_accessible())
     argument_error(name, "a NumPy array cannot be used on " + device->info().id +
                              "; copy it with simt.to_device(...)");
-  static PyObject* asarray =
-      nb::object(nb::module_::import_("numpy").attr("asarray")).release().ptr();
-  nb::object array = nb::steal(PyObject_CallOneArg(asarray, obj.ptr()));
+  nb::object array = nb::steal(PyObject_CallOneArg(numpy_asarray(), obj.ptr()));
   if (!array.is_valid()) throw nb::python_error();
   Py_buffer view;
   // No format asked for: NumPy exports none for dtypes with fields out of order.

@@ -42,7 +42,6 @@ PyObject* g_compile_observer = nullptr;
 // Raw references, never released (see g_compile_observer).
 PyTypeObject* g_ndarray_type = nullptr;
 PyTypeObject* g_void_type = nullptr;
-PyObject* g_asarray = nullptr;
 PyObject* g_stage_host_array = nullptr;
 PyObject* g_copy_back_host_array = nullptr;
 
@@ -72,7 +71,7 @@ nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::
         argument_error(names[k],
                        std::string("its record dtype cannot be passed to kernels: ") + e.what());
       }
-      if (record) original = nb::steal(PyObject_CallOneArg(g_asarray, original.ptr()));
+      if (record) original = nb::steal(PyObject_CallOneArg(numpy_asarray(), original.ptr()));
       if (!original.is_valid()) throw nb::python_error();
     } else {
       // A 0-d array of numbers is a scalar argument: passed by value, nothing to stage.
@@ -577,16 +576,15 @@ void bind_dispatch(nb::module_& m) {
       nb::arg("value").none(), nb::arg("name") = "value",
       "The type a launch gives an argument value ('float32[::1]', '(int64, float64)'), as "
       "the launch path classifies it.");
-  m.def("_register_host_staging", [](nb::handle ndarray, nb::handle void_type, nb::handle asarray,
-                                     nb::handle stage, nb::handle copy_back) {
-    if (!PyType_Check(ndarray.ptr()) || !PyType_Check(void_type.ptr()))
-      throw nb::type_error("expected a type");
-    g_ndarray_type = reinterpret_cast<PyTypeObject*>(nb::borrow(ndarray).release().ptr());
-    g_void_type = reinterpret_cast<PyTypeObject*>(nb::borrow(void_type).release().ptr());
-    g_asarray = nb::borrow(asarray).release().ptr();
-    g_stage_host_array = nb::borrow(stage).release().ptr();
-    g_copy_back_host_array = nb::borrow(copy_back).release().ptr();
-  });
+  m.def("_register_host_staging",
+        [](nb::handle ndarray, nb::handle void_type, nb::handle stage, nb::handle copy_back) {
+          if (!PyType_Check(ndarray.ptr()) || !PyType_Check(void_type.ptr()))
+            throw nb::type_error("expected a type");
+          g_ndarray_type = reinterpret_cast<PyTypeObject*>(nb::borrow(ndarray).release().ptr());
+          g_void_type = reinterpret_cast<PyTypeObject*>(nb::borrow(void_type).release().ptr());
+          g_stage_host_array = nb::borrow(stage).release().ptr();
+          g_copy_back_host_array = nb::borrow(copy_back).release().ptr();
+        });
   m.def("_register_array_type", [](nb::handle type) {
     if (!PyType_Check(type.ptr())) throw nb::type_error("expected a type");
     register_array_type(reinterpret_cast<PyTypeObject*>(type.ptr()));

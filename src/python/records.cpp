@@ -210,6 +210,13 @@ std::string_view record_key_at(const RecordDtype& dtype, const void* address,
   return scratch;
 }
 
+PyObject* numpy_asarray() {
+  // Never released: a static object would be released after the interpreter finalized.
+  static PyObject* asarray =
+      nb::object(nb::module_::import_("numpy").attr("asarray")).release().ptr();
+  return asarray;
+}
+
 void bind_records(nb::module_& m) {
   m.def(
       "record_type",

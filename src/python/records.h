@@ -49,6 +49,10 @@ RecordDtypePtr record_from_text(const std::string& text);
 // that alignment allows. Its own key, or one written into `scratch`.
 std::string_view record_key_at(const RecordDtype& dtype, const void* address, std::string& scratch);
 
+// numpy.asarray (a borrowed reference, imported once): a NumPy record as the 0-d array
+// viewing its bytes, writeable where the record's array is.
+PyObject* numpy_asarray();
+
 void bind_records(nb::module_& m);
 
 }  // namespace simt::python
