@@ -192,9 +192,6 @@ bool classify_numpy_records(const nb::handle& obj, const std::string& name, Clas
   } catch (const RecordError& e) {
     argument_error(name, std::string("its record dtype cannot be passed to kernels: ") + e.what());
   }
-  if (device && !device->host_accessible())
-    argument_error(name, "a NumPy array cannot be used on " + device->info().id +
-                             "; copy it with simt.to_device(...)");
   nb::object array = nb::steal(PyObject_CallOneArg(numpy_asarray(), obj.ptr()));
   if (!array.is_valid()) throw nb::python_error();
   Py_buffer view;
@@ -204,6 +201,10 @@ bool classify_numpy_records(const nb::handle& obj, const std::string& name, Clas
     argument_error(name, "its buffer cannot be read as a strided array");
   }
   s.buffers.push_back(view);
+  if (device && !device->host_accessible())
+    argument_error(name, std::string(view.ndim == 0 ? "a NumPy record" : "a NumPy array") +
+                             " cannot be used on " + device->info().id +
+                             "; copy it with simt.to_device(...)");
   s.host_arrays = true;
   static_assert(sizeof(Py_ssize_t) == sizeof(int64_t));
   append_records(s, *record, view.buf, view.ndim, reinterpret_cast<const int64_t*>(view.shape),

@@ -6,6 +6,8 @@ the array the record belongs to), records given to device functions, local, shar
 constant arrays of records. Aligned and packed layouts alike are read exactly as NumPy
 lays them out, on every device, against NumPy on fresh random inputs."""
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -518,3 +520,30 @@ def test_simt_arrays_of_records(device, rng):
         simt.sum(d)
     with pytest.raises(TypeError, match="does not take"):
         d + d
+
+
+Pair = collections.namedtuple("Pair", ["arr", "rec"])
+
+
+@cuda.jit
+def in_a_tuple(t, out):
+    out[0] = t.arr[1].x + t.rec.x
+    t.rec.y = 7
+
+
+def test_records_inside_named_tuples(device, rng):
+    a = np.zeros(3, [("x", np.float32), ("y", np.int32)])
+    a["x"] = rng.standard_normal(3)
+    out = poisoned(1)
+    with simt.use_device(device):
+        if device.host_accessible:  # NumPy memory in place: the record is a's element
+            in_a_tuple[1, 1](Pair(a, a[2]), out)
+            assert a[2]["y"] == 7 and a[1]["y"] == 0
+        else:  # tuples are not staged: their NumPy items name themselves
+            with pytest.raises(TypeError, match="argument 't.rec': a NumPy record cannot be "
+                                                "used on"):
+                in_a_tuple[1, 1](Pair(cuda.to_device(a), a[2]), out)
+            record = cuda.to_device(a[2])
+            in_a_tuple[1, 1](Pair(cuda.to_device(a), record), out)
+            assert record.copy_to_host()["y"] == 7
+    np.testing.assert_allclose(out[0], np.float64(a[1]["x"]) + a[2]["x"])
