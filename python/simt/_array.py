@@ -10,6 +10,24 @@ from ._dlpack import DLDeviceType, dlpack_device
 
 
 _dtype_names = {}  # what was passed as a dtype (np.float32, "f4", a dtype) -> simt's name
+_record_dtypes = {}  # a record dtype's simt name (its text) -> the NumPy dtype
+
+
+def _record_name(dt):
+    try:
+        name = _core.record_type(dt)
+    except TypeError as error:
+        raise TypeError(f"dtype {dt} is not supported by simt: {error}") from None
+    # Dtypes of one text have the same fields at the same offsets, and differ at most in
+    # field titles or NumPy's align flag: arrays of either give back the first.
+    _record_dtypes.setdefault(name, dt)
+    return name
+
+
+def _numpy_dtype(name):
+    """The NumPy dtype of simt's name for it."""
+    record = _record_dtypes.get(name)
+    return record if record is not None else np.dtype(name)
 
 
 def _dtype_name(dtype):
@@ -21,7 +39,7 @@ def _dtype_name(dtype):
         pass
     dt = np.dtype(dtype)
     try:
-        name = _core.normalize_type(dt.name)
+        name = _record_name(dt) if dt.names is not None else _core.normalize_type(dt.name)
     except ValueError:
         raise TypeError(f"dtype {dt} is not supported by simt") from None
     try:
@@ -67,7 +85,7 @@ class Array:
 
     shape = property(lambda self: tuple(self._impl.shape))
     strides = property(lambda self: tuple(self._impl.strides), doc="In bytes, as NumPy's.")
-    dtype = property(lambda self: np.dtype(self._impl.dtype))
+    dtype = property(lambda self: _numpy_dtype(self._impl.dtype))
     ndim = property(lambda self: len(self._impl.shape))
     itemsize = property(lambda self: self._impl.itemsize)
     device = property(lambda self: self._impl.device)
@@ -99,6 +117,7 @@ class Array:
             "shape": self.shape,
             "strides": self.strides,
             "typestr": self.dtype.str,
+            "descr": self.dtype.descr,  # a record dtype's fields (typestr is '|V<n>')
             "data": (self._impl.data_ptr, self._impl.readonly),
         }
 
@@ -111,6 +130,7 @@ class Array:
             "shape": self.shape,
             "strides": None if self._contiguous() else self.strides,
             "typestr": self.dtype.str,
+            "descr": self.dtype.descr,
             "data": (self._impl.data_ptr, self._impl.readonly),
             # simt's default stream is the legacy one, and its own streams are
             # blocking ones: work a consumer queues on stream 1 comes after
@@ -171,6 +191,12 @@ class Array:
             source.device.synchronize()  # a host consumer reads at once: CPU streams first
         return _core.export_dlpack(source._impl, versioned, copied)
 
+    def _host_view(self):
+        """numpy.asarray of an array the host reads, in its own dtype: the array interface
+        describes a record dtype's padding as fields of its own (named 'f2', ...)."""
+        view = np.asarray(self)
+        return view if view.dtype == self.dtype else view.view(self.dtype)
+
     def _contiguous(self):
         # The data covers exactly shape's elements in C order.
         expected = self.itemsize
@@ -201,7 +227,7 @@ class Array:
             return out
         if self._impl.device.host_accessible:
             self._impl.device.synchronize()  # work queued on streams comes first
-            return np.array(np.asarray(self), copy=True)
+            return np.array(self._host_view(), copy=True)
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         # A strided view: copy the bytes it spans, then view them as NumPy would.
@@ -241,7 +267,7 @@ class Array:
             if not self._impl.host_visible:
                 return self.get()[key]
             self._impl.device.synchronize()  # queued work comes first
-            return np.asarray(self)[key]
+            return self._host_view()[key]
         return Array._wrap(self._impl.view(offset, list(shape), list(strides)))
 
     @property
@@ -254,7 +280,7 @@ class Array:
             raise ValueError("assignment destination is read-only")
         value = value.get() if isinstance(value, Array) else value
         if self._impl.host_visible:
-            np.asarray(self)[key] = np.asarray(value)
+            self._host_view()[key] = np.asarray(value)
             return
         offset, shape, strides = _index_view(self, key)
         view = Array._wrap(self._impl.view(offset, list(shape), list(strides)))

@@ -1,6 +1,7 @@
 """NumPy arrays passed straight to a kernel on a device the host cannot address (a GPU,
 an OpenCL device): copied there before the launch and back after it, as Numba does,
-with a PerformanceWarning once per kernel. The launch path (C++) calls these two
+with a PerformanceWarning once per kernel. A NumPy record (np.void) comes as the 0-d
+array viewing its bytes, so copying back reaches the array it is an element of. The launch path (C++) calls these two
 functions only for such arguments; on the cpu device NumPy arrays are used in place."""
 
 import warnings
@@ -32,4 +33,4 @@ def _copy_back(copy, original):
         original[...] = copy.get()
 
 
-_core._register_host_staging(np.ndarray, _stage, _copy_back)
+_core._register_host_staging(np.ndarray, np.void, _stage, _copy_back)

@@ -13,15 +13,20 @@ import numpy as np
 from . import _array, _device_api as cuda, _stream
 from ._device import get_device
 from ._kernel import Kernel
-from ._numba_types import SCALARS, Scalar, _Type
+from ._numba_types import SCALARS, Record, Scalar, _Type
 
 
 # --- numpy_support ----------------------------------------------------------------------
 
 def from_dtype(dtype):
-    """The type object of a NumPy dtype (np.float32 -> float32), as Numba's
-    numpy_support.from_dtype; number dtypes only (simt's kernels take no records)."""
+    """The type object of a NumPy dtype (np.float32 -> float32; a record dtype -> its
+    record type), as Numba's numpy_support.from_dtype."""
     dtype = np.dtype(dtype)
+    if dtype.names is not None:
+        try:
+            return Record(dtype)
+        except TypeError as error:
+            raise NotImplementedError(f"from_dtype: {dtype}: {error}") from None
     if dtype.kind not in "biufc" or not dtype.isnative:
         raise NotImplementedError(f"from_dtype: {dtype} is not a number type simt's kernels "
                                   f"take")
@@ -29,8 +34,8 @@ def from_dtype(dtype):
 
 
 def as_dtype(nbtype):
-    """The NumPy dtype of a number type object (float32 -> dtype('float32'))."""
-    if isinstance(nbtype, Scalar):
+    """The NumPy dtype of a number or record type object (float32 -> dtype('float32'))."""
+    if isinstance(nbtype, (Scalar, Record)):
         return nbtype.dtype
     if isinstance(nbtype, _Type):
         raise NotImplementedError(f"as_dtype: {nbtype} cannot be represented as a NumPy dtype")

@@ -1,6 +1,7 @@
 """Numba's type objects for `simt.cuda`: `float32`, `int32[:]`, `float32[:, ::1]`,
 `void(float32[:], int32)`, `types.Array(types.float32, 2, "C")`, `types.UniTuple(...)`,
-and the short names `f4 f8 i4 i8 u4 u8 b1`.
+record types (`numpy_support.from_dtype(np.dtype([...]))`) and the short names
+`f4 f8 i4 i8 u4 u8 b1`.
 
 Each is simt's own spelling of a type underneath (str() gives it: "float32[:, ::1]",
 "void(float32[:], int32)"), which is what simt's kernels take as signatures, so they
@@ -33,13 +34,13 @@ class _Type:
         return hash(self._text)
 
 
-class Scalar(_Type):
-    """A number type: a dtype too, and subscripted it makes array types."""
+class _Element(_Type):
+    """An array's element type: a dtype too, and subscripted it makes array types."""
 
-    def __init__(self, name):
-        super().__init__(name)
-        self.dtype = np.dtype(name)
-        self._simt_dtype = self.dtype  # what a kernel's global of this value is
+    def __init__(self, text, dtype):
+        super().__init__(text)
+        self.dtype = dtype
+        self._simt_dtype = dtype  # what a kernel's global of this value is
 
     def __getitem__(self, key):
         """float32[:] (any layout), float32[::1] (C), float32[:, ::1] (C),
@@ -57,6 +58,13 @@ class Scalar(_Type):
                             f"dimension only")
         return ArrayType(self, parts)
 
+
+class Scalar(_Element):
+    """A number type."""
+
+    def __init__(self, name):
+        super().__init__(name, np.dtype(name))
+
     def __call__(self, *args):
         """float32(float32[:], int32): a signature (for kernels, `void(...)`), or, given a
         number, that number as this type (as np.float32(x))."""
@@ -65,6 +73,16 @@ class Scalar(_Type):
         if len(args) == 1:
             return self.dtype.type(args[0])
         raise TypeError(f"{self}(...) takes types (a signature) or one number")
+
+
+class Record(_Element):
+    """A record (structured) dtype's type, as Numba's numpy_support.from_dtype makes it:
+    `Record(dtype)[::1]` in signatures, and the dtype of local arrays of records."""
+
+    def __init__(self, dtype):
+        from . import _core
+        dtype = np.dtype(dtype)
+        super().__init__(_core.record_type(dtype), dtype)
 
 
 class ArrayType(_Type):

@@ -14,6 +14,7 @@ import types
 
 import numpy as np
 
+from . import _core
 from ._compiled import _Compiled
 
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
@@ -102,6 +103,11 @@ def describe(value):
     if isinstance(value, type) and issubclass(value, np.generic):
         return ("dtype", np.dtype(value).name)
     if isinstance(value, np.dtype):
+        if value.names is not None:  # a record dtype: cuda.local.array(n, dtype=rec)
+            try:
+                return ("dtype", _core.record_type(value))
+            except TypeError as error:
+                return ("unsupported", f"a record dtype kernels cannot use ({error})")
         return ("dtype", value.name)
     if isinstance(value, tuple):
         items = [describe(item) for item in value]
@@ -111,17 +117,24 @@ def describe(value):
     if isinstance(value, np.ndarray):
         # A global array is a constant of the kernel (as in Numba): its values
         # are copied into the generated code when the kernel compiles.
-        if value.dtype.kind not in "biufc" or value.ndim == 0 or value.ndim > 3:
+        record = value.dtype.names is not None
+        if (value.dtype.kind not in "biufc" and not record) or value.ndim == 0 or value.ndim > 3:
             return ("unsupported", f"a {value.ndim}-d {value.dtype} ndarray (constant arrays "
-                                   "are 1- to 3-d arrays of numbers)")
+                                   "are 1- to 3-d arrays of numbers or records)")
         if value.nbytes > 65536:
             return ("unsupported", f"an ndarray of {value.nbytes} bytes (constant arrays hold at "
                                    "most 64 KiB, the size of GPU constant memory)")
+        if record:
+            value = value.astype(value.dtype.newbyteorder("="))  # the bytes kernels read
+            dtype = describe(value.dtype)
+            if dtype[0] != "dtype":
+                return dtype
+            return ("ndarray", dtype[1], list(value.shape), np.ascontiguousarray(value).tobytes())
         return ("ndarray", value.dtype.name, list(value.shape),
                 np.ascontiguousarray(value).tobytes())
     simt_dtype = getattr(value, "_simt_dtype", None)  # simt.cuda's Numba-style types
     if isinstance(simt_dtype, np.dtype):
-        return ("dtype", simt_dtype.name)
+        return describe(simt_dtype)
     if isinstance(value, np.ufunc):
         return ("function", "numpy." + value.__name__)
     name = getattr(value, "__name__", None)

@@ -34,6 +34,7 @@ struct TextParser {
   }
 
   int depth = 0;
+  Scalar scalar_type = Scalar::Int64;
 
   std::optional<ArgType> parse() {
     if (eat("(")) {
@@ -66,17 +67,29 @@ struct TextParser {
       if (!fields.empty()) return ArgType::named_tuple(std::move(items), std::move(fields));
       return ArgType::tuple(std::move(items));
     }
+    size_t before = pos;
     std::string_view name = word();
     bool readonly = false;
     if (name == "readonly") {
       readonly = true;
+      before = pos;
       name = word();
     }
-    auto scalar = scalar_from_name(name);
-    if (!scalar) return std::nullopt;
-    if (!eat("[")) {
-      if (readonly) return std::nullopt;  // only arrays are read-only
-      return ArgType::scalar_of(*scalar);
+    RecordRef record;
+    if (name == "record") {
+      pos = before;
+      auto r = parse_record(text, pos);
+      if (!r) return std::nullopt;
+      record = RecordRef(std::move(*r));
+      if (!eat("[")) return ArgType::record_of(record, readonly);
+    } else {
+      auto scalar = scalar_from_name(name);
+      if (!scalar) return std::nullopt;
+      if (!eat("[")) {
+        if (readonly) return std::nullopt;  // only arrays and records are read-only
+        return ArgType::scalar_of(*scalar);
+      }
+      scalar_type = *scalar;
     }
     int ndim = 0;
     int unit_dim = -1;
@@ -99,7 +112,8 @@ struct TextParser {
       layout = Layout::F;
     else if (unit_dim >= 0)
       return std::nullopt;
-    return ArgType::array(*scalar, ndim, layout, readonly);
+    if (record) return ArgType::record_array(record, ndim, layout, readonly);
+    return ArgType::array(scalar_type, ndim, layout, readonly);
   }
 };
 
@@ -129,6 +143,20 @@ ArgType ArgType::named_tuple(std::vector<ArgType> items, std::vector<std::string
   return t;
 }
 
+ArgType ArgType::record_array(RecordRef record, int ndim, Layout layout, bool readonly) {
+  ArgType t = array(Scalar::UInt8, ndim, layout, readonly);
+  t.record = std::move(record);
+  return t;
+}
+
+ArgType ArgType::record_of(RecordRef record, bool readonly) {
+  ArgType t;
+  t.kind = Kind::Record;
+  t.record = std::move(record);
+  t.readonly = readonly;
+  return t;
+}
+
 ArgType ArgType::tuple(std::vector<ArgType> items) {
   ArgType t;
   t.kind = Kind::Tuple;
@@ -148,14 +176,41 @@ void append_array_key(std::string& key, Scalar dtype, int ndim, Layout layout, b
   key += static_cast<char>(static_cast<int>(layout) + (readonly ? kReadonlyBit : 0));
 }
 
+void append_record_array_key(std::string& key, std::string_view record_bytes, int ndim,
+                             Layout layout, bool readonly) {
+  key += kArrayTag;
+  key += static_cast<char>(kRecordDtype);
+  key += static_cast<char>(ndim);
+  key += static_cast<char>(static_cast<int>(layout) + (readonly ? kReadonlyBit : 0));
+  key += record_bytes;
+}
+
+void append_record_key(std::string& key, std::string_view record_bytes, bool readonly) {
+  key += kRecordTag;
+  key += static_cast<char>(readonly ? 1 : 0);
+  key += record_bytes;
+}
+
 void ArgType::encode(std::string& key) const {
   switch (kind) {
     case Kind::Scalar:
       append_scalar_key(key, scalar);
       return;
     case Kind::Array:
+      if (record) {
+        std::string bytes;
+        encode_record(*record, bytes);
+        append_record_array_key(key, bytes, ndim, layout, readonly);
+        return;
+      }
       append_array_key(key, scalar, ndim, layout, readonly);
       return;
+    case Kind::Record: {
+      std::string bytes;
+      encode_record(*record, bytes);
+      append_record_key(key, bytes, readonly);
+      return;
+    }
     case Kind::Tuple:
       key += fields.empty() ? kTupleBegin : kNamedTupleBegin;
       for (size_t k = 0; k < items.size(); ++k) {
@@ -185,12 +240,25 @@ std::optional<ArgType> ArgType::decode(std::string_view key, size_t& pos, int de
   }
   if (tag == kArrayTag) {
     uint8_t s, ndim, flags;
-    if (!byte(s) || !byte(ndim) || !byte(flags) || !valid_scalar(s) || ndim > kMaxDims)
+    if (!byte(s) || !byte(ndim) || !byte(flags) || (!valid_scalar(s) && s != kRecordDtype) ||
+        ndim > kMaxDims)
       return std::nullopt;
     const int layout = flags & (kReadonlyBit - 1);
-    if (layout > static_cast<int>(Layout::Any)) return std::nullopt;
-    return array(static_cast<Scalar>(s), ndim, static_cast<Layout>(layout),
-                 (flags & kReadonlyBit) != 0);
+    if (layout > static_cast<int>(Layout::Any) || flags >= 2 * kReadonlyBit) return std::nullopt;
+    const bool readonly = (flags & kReadonlyBit) != 0;
+    if (s == kRecordDtype) {
+      auto r = decode_record(key, pos);
+      if (!r || ndim == 0) return std::nullopt;
+      return record_array(RecordRef(std::move(*r)), ndim, static_cast<Layout>(layout), readonly);
+    }
+    return array(static_cast<Scalar>(s), ndim, static_cast<Layout>(layout), readonly);
+  }
+  if (tag == kRecordTag) {
+    uint8_t flags;
+    if (!byte(flags) || flags > 1) return std::nullopt;
+    auto r = decode_record(key, pos);
+    if (!r) return std::nullopt;
+    return record_of(RecordRef(std::move(*r)), flags != 0);
   }
   if (tag == kTupleBegin || tag == kNamedTupleBegin) {
     std::vector<ArgType> items;
@@ -229,9 +297,11 @@ std::string ArgType::str() const {
   switch (kind) {
     case Kind::Scalar:
       return scalar_name(scalar);
+    case Kind::Record:
+      return (readonly ? "readonly " : "") + record->str();
     case Kind::Array: {
       std::string s = readonly ? "readonly " : "";
-      s += std::string(scalar_name(scalar)) + "[";
+      s += (record ? record->str() : std::string(scalar_name(scalar))) + "[";
       for (int d = 0; d < ndim; ++d) {
         if (d) s += ", ";
         bool unit = (layout == Layout::C && d == ndim - 1) || (layout == Layout::F && d == 0);

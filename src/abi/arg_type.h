@@ -12,18 +12,24 @@
 #include <string_view>
 #include <vector>
 
+#include "abi/record.h"
 #include "abi/scalar.h"
 
 namespace simt::abi {
 
 struct ArgType {
-  enum class Kind : uint8_t { Scalar, Array, Tuple };
+  // Record: one record of a record dtype, passed by reference as Numba passes it (a
+  // NumPy record `a[0]` or 0-d record array, a 0-d simt array): writes to its fields are
+  // seen by the caller.
+  enum class Kind : uint8_t { Scalar, Array, Tuple, Record };
   Kind kind = Kind::Scalar;
   abi::Scalar scalar = abi::Scalar::Int64;  // a scalar's type; an array's dtype
   uint8_t ndim = 0;                         // Array
   Layout layout = Layout::Any;              // Array
-  bool readonly = false;                    // Array
-  std::vector<ArgType> items;               // Tuple
+  bool readonly = false;                    // Array, Record
+  // Record; Array: a record dtype (then `scalar` means nothing).
+  RecordRef record;
+  std::vector<ArgType> items;  // Tuple
   // A named tuple's field names, one per item (collections.namedtuple, typing.NamedTuple);
   // empty for a plain tuple. Part of the type: `p.x` compiles for these fields only.
   std::vector<std::string> fields;
@@ -33,10 +39,13 @@ struct ArgType {
   static ArgType array(abi::Scalar dtype, int ndim, Layout layout, bool readonly = false);
   static ArgType tuple(std::vector<ArgType> items);
   static ArgType named_tuple(std::vector<ArgType> items, std::vector<std::string> fields);
+  static ArgType record_array(RecordRef record, int ndim, Layout layout, bool readonly = false);
+  static ArgType record_of(RecordRef record, bool readonly = false);
 
   bool is_scalar() const { return kind == Kind::Scalar; }
   bool is_array() const { return kind == Kind::Array; }
   bool is_tuple() const { return kind == Kind::Tuple; }
+  bool is_record() const { return kind == Kind::Record; }
 
   // Appends this type's specialization-key bytes.
   void encode(std::string& key) const;
@@ -45,7 +54,8 @@ struct ArgType {
   static std::optional<ArgType> decode(std::string_view key, size_t& pos, int depth = 0);
 
   // "float32", "float32[:, ::1]", "readonly float64[:]", "(int64, float32)",
-  // "(x=float64, y=float64)" (a named tuple).
+  // "(x=float64, y=float64)" (a named tuple), "record(x: float32 @ 0; size 4, align 4)[::1]"
+  // (an array of records), "readonly record(...)" (one record).
   std::string str() const;
   // The inverse of str(), also accepting dtype aliases ("f4[::1]") and
   // "void"-less tuples; nullopt when malformed.
@@ -58,6 +68,15 @@ struct ArgType {
 // the launch path appends them without building an ArgType.
 void append_scalar_key(std::string& key, Scalar scalar);
 void append_array_key(std::string& key, Scalar dtype, int ndim, Layout layout, bool readonly);
+// An array of records, and one record: `record_bytes` from abi::encode_record.
+void append_record_array_key(std::string& key, std::string_view record_bytes, int ndim,
+                             Layout layout, bool readonly);
+void append_record_key(std::string& key, std::string_view record_bytes, bool readonly);
+// An array of records: kArrayTag's dtype byte is kRecordDtype, and the record's bytes
+// (abi/record.h) follow the layout byte.
+inline constexpr uint8_t kRecordDtype = 0xff;
+// One record: this tag, a readonly byte, the record's bytes.
+inline constexpr char kRecordTag = 'R';
 inline constexpr char kTupleBegin = '(';
 inline constexpr char kTupleEnd = ')';
 // A named tuple: each item's bytes follow its field name's (a length byte, then the

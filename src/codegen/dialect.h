@@ -201,7 +201,19 @@ struct Dialect {
   // nothing ever writes them).
   bool constant_floats_as_bits = false;
 
+  // Record dtypes (emit_records.cpp). A record's bytes as a struct whose every value
+  // starts at `%a`-byte alignment (`%n` bytes, named `%N`); and a struct reaching a
+  // scalar's storage type `%T` at any address (named `%N`), for the fields and elements
+  // a record's alignment does not cover: compilers load and store a packed member byte by
+  // byte where they cannot prove it aligned. GNU attributes: NVRTC, Clang and OpenCL C
+  // compilers all take them.
+  std::string_view record_struct =
+      "typedef struct __attribute__((aligned(%a))) {\n  unsigned char simt_bytes[%n];\n} %N;\n";
+  std::string_view packed_struct = "typedef struct __attribute__((packed)) {\n  %T v;\n} %N;\n";
+
   std::string_view value_type(sema::Scalar s) const { return value_types[static_cast<int>(s)]; }
+  // The qualifier of pointers into memory of `space` (empty for a thread's own).
+  std::string_view pointer_space(sema::Space space) const;
   std::string_view storage_type(sema::Scalar s) const { return storage_types[static_cast<int>(s)]; }
   // "threadIdx.x", "get_local_id(0)", ...
   std::string_view index_expr(IndexObject object, int component) const;

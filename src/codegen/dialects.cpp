@@ -297,6 +297,20 @@ std::string_view Dialect::index_expr(IndexObject object, int component) const {
   return index_objects[static_cast<int>(object)][component];
 }
 
+std::string_view Dialect::pointer_space(sema::Space space) const {
+  switch (space) {
+    case sema::Space::Global:
+      return global_space;
+    case sema::Space::Shared:
+      return shared_space;
+    case sema::Space::Constant:
+      return constant_space;
+    case sema::Space::Local:
+      break;
+  }
+  return {};
+}
+
 std::string Dialect::math_name(std::string_view c_name, sema::Scalar real) const {
   std::string name = std::string(math_prefix) + std::string(c_name);
   if (float_suffix && real != sema::Scalar::Float64) name += 'f';

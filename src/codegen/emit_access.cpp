@@ -28,6 +28,7 @@ std::string Emitter::attribute(const Expr& e) {
     return index_value(object, e.name[0] - 'x');
   }
   if (bt.is_tuple()) return values(*e.items[0])[item_offset(bt, field_index(bt, e.name))];
+  if (bt.is_record()) return record_field(e);
   std::string base = expr(*e.items[0]);
   if (bt.is_array() && e.name == "size") {
     std::string out;
@@ -44,7 +45,13 @@ std::string Emitter::element_ref(const Expr& e) {
   const Type& bt = info(base).type;
   std::string a = expr(base);
   std::vector<std::string> idx = indices(e, a, bt);
-  return a + ".data[" + offset(a, bt, idx) + "]";
+  // A packed array's element is its wrapper's member (emit_records.cpp).
+  return a + ".data[" + offset(a, bt, idx) + "]" + (bt.packed ? ".v" : "");
+}
+
+std::string Emitter::target_ref(const Expr& target) {
+  if (sema::record_field_of(fn_, target)) return field_ref(target);
+  return element_ref(target);
 }
 
 std::vector<std::string> Emitter::indices(const Expr& e, const std::string& a, const Type&) {
@@ -119,7 +126,9 @@ std::string Emitter::subscript(const Expr& e) {
       out = "(" + wrapped + " == " + std::to_string(j) + " ? " + parts[j] + " : " + out + ")";
     return out;
   }
+  if (bt.is_record()) return record_field(e);
   if (rt.is_array()) return view(e, bt, rt);
+  if (rt.is_record()) return "(&" + element_ref(e) + ")";  // a reference to the record
   return load_storage(element_ref(e), bt.scalar);
 }
 

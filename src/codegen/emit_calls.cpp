@@ -112,6 +112,8 @@ void Emitter::prepare_target(const Expr& target) {
   if (target.kind == ExprKind::Subscript) {
     prepare(*target.items[0]);
     prepare(*target.items[1]);
+  } else if (target.kind == ExprKind::Attribute) {
+    prepare(*target.items[0]);  // a record's field: the record
   } else if (target.kind == ExprKind::Tuple) {
     for (const auto& item : target.items) prepare_target(*item);
   }

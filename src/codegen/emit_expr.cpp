@@ -70,7 +70,7 @@ std::vector<std::string> Emitter::values(const Expr& e) {
           out.push_back(base + ".shape[" + std::to_string(dim) + "]");
         else
           out.push_back("(" + base + ".strides[" + std::to_string(dim) + "] * " +
-                        std::to_string(sema::bit_width(bt.scalar) / 8) + ")");
+                        std::to_string(bt.element_bytes()) + ")");
       }
       return out;
     }

@@ -200,13 +200,13 @@ std::vector<std::string> Emitter::parameters(std::vector<abi::Param>& slots) {
       abi::Param slot;
       slot.argument = static_cast<int>(p);
       if (t.is_tuple()) slot.path = tuple_path(t, k);
-      if (item.is_array()) {
-        std::string n = std::to_string(item.ndim);
+      if (item.is_array() || item.is_record()) {
+        // An array's data, or the bytes of a record passed by reference.
         slot.role = abi::Param::Role::ArrayData;
         slot.scalar = item.scalar;
-        slot.c_type =
-            std::string(d_.global_space) + std::string(d_.storage_type(item.scalar)) + "*";
-        if (sema::is_complex(item.scalar)) helpers_.use(Helper::ComplexType, item.scalar);
+        slot.c_type = item.is_record()
+                          ? record_pointer(item)
+                          : std::string(d_.global_space) + helpers_.element_type(item) + "*";
         params.push_back(slot.c_type + " " + names[k] + "_data");
         std::string data = names[k] + "_data";
         if (!d_.array_offset_type.empty()) {
@@ -215,6 +215,10 @@ std::vector<std::string> Emitter::parameters(std::vector<abi::Param>& slots) {
                  " + " + names[k] + "_offset)";
         }
         slots.push_back(slot);
+        if (item.is_record()) {
+          prologue_ += "  " + ctype(local_types[k]) + " " + local_names[k] + " = " + data + ";\n";
+          continue;
+        }
         for (int part = 0; part < 2; ++part) {
           for (int dim = 0; dim < item.ndim; ++dim) {
             abi::Param s = slot;

@@ -13,25 +13,10 @@ std::string Emitter::constant_array(const ExprInfo& i) {
   Scalar dtype = i.type.scalar;
   std::string data = "simt_const_" + mangle(i.const_array_name).substr(2);
   std::string view = data + "_view";
-  std::string element(d_.storage_type(dtype));
-  if (module_.constants.insert(data).second) {
-    // Floats as bits where the dialect cannot spell infinity and NaN.
-    bool as_bits = d_.constant_floats_as_bits &&
-                   (sema::is_float(dtype) || sema::is_complex(dtype)) && dtype != Scalar::Float16;
-    Scalar stored = dtype;
-    if (as_bits)
-      stored =
-          dtype == Scalar::Float32 || dtype == Scalar::Complex64 ? Scalar::UInt32 : Scalar::UInt64;
-    size_t item = static_cast<size_t>(sema::bit_width(stored) / 8);
-    size_t count = item == 0 ? 0 : bytes.size() / item;
-    std::string values;
-    for (size_t k = 0; k < count; ++k)
-      values += (k ? ", " : "") + constant_element(stored, bytes.data() + k * item);
-    if (count == 0) values = "0";
-    module_.constant_code += std::string(d_.constant_decl) + std::string(d_.storage_type(stored)) +
-                             " " + data + "[" + std::to_string(std::max<size_t>(count, 1)) +
-                             "] = {" + values + "};\n\n";
-  }
+  std::string element = helpers_.element_type(i.type);
+  if (module_.constants.insert(data).second)
+    module_.constant_code += i.type.record ? constant_records(data, element, bytes, *i.type.record)
+                                           : constant_numbers(data, dtype, bytes);
   if (constant_views_.insert(view).second) {
     std::string extents, strides;
     for (size_t k = 0; k < i.shape.size(); ++k) {
@@ -45,6 +30,42 @@ std::string Emitter::constant_array(const ExprInfo& i) {
                  strides + "}};\n";
   }
   return view;
+}
+
+std::string Emitter::constant_numbers(const std::string& data, Scalar dtype,
+                                      const std::string& bytes) {
+  // Floats as bits where the dialect cannot spell infinity and NaN.
+  bool as_bits = d_.constant_floats_as_bits && (sema::is_float(dtype) || sema::is_complex(dtype)) &&
+                 dtype != Scalar::Float16;
+  Scalar stored = dtype;
+  if (as_bits)
+    stored =
+        dtype == Scalar::Float32 || dtype == Scalar::Complex64 ? Scalar::UInt32 : Scalar::UInt64;
+  size_t item = static_cast<size_t>(sema::bit_width(stored) / 8);
+  size_t count = item == 0 ? 0 : bytes.size() / item;
+  std::string values;
+  for (size_t k = 0; k < count; ++k)
+    values += (k ? ", " : "") + constant_element(stored, bytes.data() + k * item);
+  if (count == 0) values = "0";
+  return std::string(d_.constant_decl) + std::string(d_.storage_type(stored)) + " " + data + "[" +
+         std::to_string(std::max<size_t>(count, 1)) + "] = {" + values + "};\n\n";
+}
+
+std::string Emitter::constant_records(const std::string& data, const std::string& element,
+                                      const std::string& bytes, const abi::Record& record) {
+  // Each record its struct's bytes, so aligned as the struct says.
+  const size_t item = record.itemsize;
+  const size_t count = bytes.size() / item;
+  std::string values;
+  for (size_t k = 0; k < count; ++k) {
+    values += k ? ", {{" : "{{";
+    for (size_t b = 0; b < item; ++b)
+      values += (b ? ", " : "") + std::to_string(static_cast<unsigned char>(bytes[k * item + b]));
+    values += "}}";
+  }
+  if (count == 0) values = "{{0}}";
+  return std::string(d_.constant_decl) + element + " " + data + "[" +
+         std::to_string(std::max<size_t>(count, 1)) + "] = {" + values + "};\n\n";
 }
 
 std::string Emitter::constant_element(Scalar s, const char* bytes) {
@@ -126,7 +147,7 @@ std::string Emitter::array_alloc(const Expr& e) {
   const Type& t = i.type;
   bool shared = t.space == sema::Space::Shared;
   std::string view_type = helpers_.array_struct(t);
-  std::string element(d_.storage_type(t.scalar));
+  std::string element = helpers_.element_type(t);
   std::string name = (shared ? "simt_shared" : "simt_local") + std::to_string(temp_counter_++);
   std::string extents, strides;
   int64_t total = 1;
@@ -158,7 +179,7 @@ std::string Emitter::array_alloc(const Expr& e) {
     // Fiber mode runs each thread's code on its own stack: the block's
     // arrays live in the runtime's per-block buffer.
     const int64_t at = (module_.fiber_shared_bytes + 63) & ~int64_t{63};
-    module_.fiber_shared_bytes = at + total * (sema::bit_width(t.scalar) / 8);
+    module_.fiber_shared_bytes = at + total * t.element_bytes();
     prologue_ += "  " + element + "* " + name + " = (" + element +
                  "*)((unsigned char*)simt_ctx->fiber_shared + " + std::to_string(at) + ");\n";
   } else if (shared) {
@@ -172,7 +193,7 @@ std::string Emitter::array_alloc(const Expr& e) {
 }
 
 void Emitter::count_array_bytes(const Expr& e, bool shared, int64_t elements) {
-  const int64_t bytes = elements * (sema::bit_width(info(e).type.scalar) / 8);
+  const int64_t bytes = elements * info(e).type.element_bytes();
   if (shared) {
     // Checked against the device's limit when the kernel compiles for it.
     module_.shared_bytes += bytes;

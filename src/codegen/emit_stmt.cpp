@@ -204,6 +204,14 @@ void Emitter::store(const Expr& target, const Expr& value) {
     store_parts(target, parts, vt);
     return;
   }
+  if (sema::record_field_of(fn_, target) && info(target).type.is_array()) {
+    store_array_field(target, expr(value), vt, &value);  // a record's array field set whole
+    return;
+  }
+  if (target.kind != ExprKind::Name && info(target).type.is_record()) {
+    store_parts(target, {expr(value)}, vt);  // a whole record, from a record (its own type)
+    return;
+  }
   // Converted to the target's type already.
   store_parts(target, {emit_as_target(target, value)}, target_type(target));
 }
@@ -245,9 +253,18 @@ void Emitter::store_parts(const Expr& target, const std::vector<std::string>& pa
           for_every_thread(index, names[k] + " = " + convert(parts[k], vtypes[k], types[k]) + ";"));
     return;
   }
-  // An array element.
+  // An array element or a record field.
   const Type& element = info(target).type;
-  line(element_ref(target) + " = " +
+  if (element.is_array()) {
+    store_array_field(target, parts[0], vt, nullptr);  // a record's array field set whole
+    return;
+  }
+  if (element.is_record()) {
+    // A whole record: the value's bytes (a record of the same layout).
+    line(record_copy(expr(target), element, parts[0], vt));
+    return;
+  }
+  line(target_ref(target) + " = " +
        store_conversion(convert(parts[0], vt, element), element.scalar) + ";");
 }
 
@@ -265,7 +282,7 @@ void Emitter::aug_assign(const Stmt& s) {
   if (target.kind == ExprKind::Name)
     line(local_name(info(target).local) + " = " + value + ";");
   else
-    line(element_ref(target) + " = " + store_conversion(value, tt.scalar) + ";");
+    line(target_ref(target) + " = " + store_conversion(value, tt.scalar) + ";");
 }
 
 void Emitter::if_stmt(const Stmt& s) {

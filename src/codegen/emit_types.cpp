@@ -12,6 +12,7 @@ const ExprInfo& Emitter::info(const Expr& e) const { return fn_.at(e); }
 
 std::string Emitter::ctype(const Type& t) {
   if (t.is_array()) return helpers_.array_struct(t);
+  if (t.is_record()) return record_pointer(t);
   if (t.is_scalar()) {
     Scalar s = sema::concrete(t);
     if (sema::is_complex(s)) helpers_.use(Helper::ComplexType, s);

@@ -530,6 +530,12 @@ class Emitter {
   // view of it in this function.
   std::string constant_array(const ExprInfo& i);
 
+  // The definition of a constant array `data` of numbers of `dtype`, or of records (of
+  // struct type `element`), holding `bytes`.
+  std::string constant_numbers(const std::string& data, Scalar dtype, const std::string& bytes);
+  std::string constant_records(const std::string& data, const std::string& element,
+                               const std::string& bytes, const abi::Record& record);
+
   // One element of a constant array from its bytes, as a constant expression.
   std::string constant_element(Scalar s, const char* bytes);
 
@@ -620,12 +626,36 @@ class Emitter {
   // thread ends as at a return; a device function returns to its own caller).
   void leave_if_raised(const std::string& status);
 
+  // ---- records (emit_records.cpp) --------------------------------------------
+
+  // The C type of a reference to a record of type `t`: a pointer to its struct.
+  std::string record_pointer(const Type& t);
+  // The address of a field's first byte, an `unsigned char*` in the record's space.
+  std::string field_bytes(const Expr& e, const abi::RecordField& f);
+  // `r.f`, `r['f']`, `r[k]` of a scalar field as an lvalue of its storage type: the
+  // type's own access where the record's alignment covers it, else the packed wrapper's.
+  std::string field_ref(const Expr& e);
+  // The value of a field access: a scalar field's number, a nested record's reference,
+  // an array field's view.
+  std::string record_field(const Expr& e);
+  // `r.v = value` of an array field `v`: each element from the array `value` (of the
+  // field's shape; `source` its expression, null for a temporary, for checked kernels'
+  // index checks) or `value` itself (a number), converted to the field's type.
+  void store_array_field(const Expr& target, const std::string& value, const Type& vt,
+                         const Expr* source);
+  // `dst = src` of records of one layout (references `dst`, `src`): a statement copying
+  // the bytes.
+  std::string record_copy(const std::string& dst, const Type& dst_type, const std::string& src,
+                          const Type& src_type);
+
   // ---- attributes and array access (emit_access.cpp) ------------------------
 
   std::string attribute(const Expr& e);
 
   // `a[i, j]`: the element's lvalue in the array's storage type.
   std::string element_ref(const Expr& e);
+  // What an assignment writes: an array element's or a record field's lvalue.
+  std::string target_ref(const Expr& target);
 
   std::vector<std::string> indices(const Expr& e, const std::string& a, const Type&);
 

@@ -724,20 +724,63 @@ std::string HelperSet::array_struct(const sema::Type& array) {
                       : array.space == sema::Space::Local    ? "local_"
                       : array.space == sema::Space::Constant ? "const_"
                                                              : "";
-  std::string name =
-      "simt_arr_" + space + scalar_suffix(array.scalar) + "_" + std::to_string(array.ndim);
+  // Defined first (its name names the array struct), so it comes before it.
+  std::string element = element_type(array);
+  std::string suffix = array.record ? element.substr(5)  // "rec0" of simt_rec0
+                                    : scalar_suffix(array.scalar) + (array.packed ? "p" : "");
+  std::string name = "simt_arr_" + space + suffix + "_" + std::to_string(array.ndim);
   if (!defined_.insert(name).second) return name;
-  if (sema::is_complex(array.scalar)) use(Helper::ComplexType, array.scalar);
   std::string n = std::to_string(array.ndim);
-  std::string qualifier = array.space == sema::Space::Global   ? std::string(dialect_.global_space)
-                          : array.space == sema::Space::Shared ? std::string(dialect_.shared_space)
-                          : array.space == sema::Space::Constant
-                              ? std::string(dialect_.constant_space)
-                              : "";
-  code_.push_back("typedef struct {\n  " + qualifier +
-                  std::string(dialect_.storage_type(array.scalar)) + "* data;\n  simt_i64 shape[" +
-                  n + "];\n  simt_i64 strides[" + n + "];\n} " + name + ";\n");
+  code_.push_back("typedef struct {\n  " + std::string(dialect_.pointer_space(array.space)) +
+                  element + "* data;\n  simt_i64 shape[" + n + "];\n  simt_i64 strides[" + n +
+                  "];\n} " + name + ";\n");
   return name;
+}
+
+std::string HelperSet::record_struct(const abi::Record& record) {
+  for (const auto& [known, name] : records_)
+    if (known == record) return name;
+  std::string name = "simt_rec" + std::to_string(records_.size());
+  records_.emplace_back(record, name);
+  // The layout as a comment, ASCII only (a field's name may not be).
+  std::string layout = record.str();
+  for (char& c : layout)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  std::string code = std::string(dialect_.record_struct);
+  for (const auto& [token, text] :
+       {std::pair<std::string, std::string>{"%a", std::to_string(record.align)},
+        {"%n", std::to_string(record.itemsize)},
+        {"%N", name}}) {
+    for (size_t at = code.find(token); at != std::string::npos;
+         at = code.find(token, at + text.size()))
+      code.replace(at, token.size(), text);
+  }
+  code_.push_back("// " + layout + "\n" + code);
+  defined_.insert(name);
+  return name;
+}
+
+std::string HelperSet::packed_struct(Scalar s) {
+  std::string name = "simt_packed_" + scalar_suffix(s);
+  if (defined_.count(name)) return name;
+  if (sema::is_complex(s)) use(Helper::ComplexType, s);
+  std::string code = std::string(dialect_.packed_struct);
+  for (const auto& [token, text] :
+       {std::pair<std::string, std::string>{"%T", std::string(dialect_.storage_type(s))},
+        {"%N", name}}) {
+    for (size_t at = code.find(token); at != std::string::npos;
+         at = code.find(token, at + text.size()))
+      code.replace(at, token.size(), text);
+  }
+  define_once(name, code);
+  return name;
+}
+
+std::string HelperSet::element_type(const sema::Type& array) {
+  if (array.record) return record_struct(*array.record);
+  if (array.packed) return packed_struct(array.scalar);
+  if (sema::is_complex(array.scalar)) use(Helper::ComplexType, array.scalar);
+  return std::string(dialect_.storage_type(array.scalar));
 }
 
 void HelperSet::define_once(const std::string& name, const std::string& code) {

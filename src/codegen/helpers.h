@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "codegen/dialect.h"
@@ -90,6 +91,14 @@ class HelperSet {
   std::string use(Helper helper, sema::Scalar type);
   // The struct type name of an array type, defining it on first use.
   std::string array_struct(const sema::Type& array);
+  // The struct of a record's bytes (Dialect::record_struct), defined on first use: what
+  // an array of records points at and a record reference is a pointer to.
+  std::string record_struct(const abi::Record& record);
+  // The wrapper reaching a scalar's storage type at any address (Dialect::packed_struct).
+  std::string packed_struct(sema::Scalar s);
+  // What an array's data pointer points at: its record struct, the packed wrapper of a
+  // packed array's elements, or the storage type of its scalars.
+  std::string element_type(const sema::Type& array);
 
   // Defines `name` with `code` on its first request (helpers the emitter
   // composes itself, such as atomics per operation, type and space).
@@ -103,6 +112,7 @@ class HelperSet {
 
   const Dialect& dialect_;
   std::set<std::string> defined_;
+  std::vector<std::pair<abi::Record, std::string>> records_;  // each record struct's name
   std::vector<std::string> code_;
 };
 

@@ -537,9 +537,9 @@ StmtPtr Parser::parse_annotated_assignment(ExprPtr target) {
 }
 
 StmtPtr Parser::parse_augmented_assignment(ExprPtr target, Op op) {
-  if (target->kind == ExprKind::Attribute)
-    unsupported(target->span, "assignments to attributes are");
-  if (target->kind != ExprKind::Name && target->kind != ExprKind::Subscript)
+  // Attributes: a record's fields (`r.x += 1`); the type checker rejects others.
+  if (target->kind != ExprKind::Name && target->kind != ExprKind::Subscript &&
+      target->kind != ExprKind::Attribute)
     error(target->span,
           "'" + describe(*target) + "' is an illegal expression for augmented assignment");
   advance();  // the operator
@@ -555,12 +555,11 @@ void Parser::check_target(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Name:
     case ExprKind::Subscript:
+    case ExprKind::Attribute:  // a record's field (`r.x = 1`); the type checker rejects others
       return;
     case ExprKind::Tuple:
       for (const ExprPtr& item : e.items) check_target(*item);
       return;
-    case ExprKind::Attribute:
-      unsupported(e.span, "assignments to attributes are");
     default:
       error(e.span, "cannot assign to " + describe(e));
   }

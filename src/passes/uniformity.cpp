@@ -146,6 +146,9 @@ bool Uniformity::uniform_expr(const Expr& e) const {
       const sema::Type& base = fn_.at(*e.items[0]).type;
       if (base.kind == sema::TypeKind::Dim3) return base.name != "thread_idx";
       if (base.kind == sema::TypeKind::Module) return true;
+      // A record's number is read from memory, which may differ between reads (its
+      // nested records and array fields are addresses, uniform with the record).
+      if (base.is_record() && i.type.is_scalar()) return false;
       return uniform_expr(*e.items[0]);  // shape, size, real/imag, ...
     }
     case ExprKind::Call: {
@@ -170,7 +173,7 @@ bool Uniformity::uniform_expr(const Expr& e) const {
     case ExprKind::Subscript: {
       const sema::Type& base = fn_.at(*e.items[0]).type;
       if (base.is_tuple()) return all_items();
-      return false;  // an array element may differ between reads
+      return false;  // an array element (or a record's field) may differ between reads
     }
     default:
       return all_items();

@@ -49,9 +49,13 @@ DeviceArray empty(const std::vector<int64_t>& shape, const std::string& dtype,
   if (order != "C" && order != "F") throw nb::value_error("order must be 'C' or 'F'");
   if (shape.size() > 32) throw nb::value_error("arrays have at most 32 dimensions");
   DeviceArray a;
-  sema::Type t = type_from_text(dtype);
-  if (!t.is_scalar()) throw nb::value_error(("not a scalar dtype: " + dtype).c_str());
-  a.dtype = t.scalar;
+  if (dtype.starts_with("record")) {
+    a.record = record_from_text(dtype);
+  } else {
+    sema::Type t = type_from_text(dtype);
+    if (!t.is_scalar()) throw nb::value_error(("not a scalar dtype: " + dtype).c_str());
+    a.dtype = t.scalar;
+  }
   a.shape = shape;
   int64_t count = element_count(shape);
   const char* too_big =
@@ -340,7 +344,10 @@ void bind_arrays(nb::module_& m) {
       .def_prop_ro("shape", [](const DeviceArray& a) { return a.shape; })
       .def_prop_ro("strides", [](const DeviceArray& a) { return a.strides; })
       .def_prop_ro("dtype",
-                   [](const DeviceArray& a) { return std::string(sema::scalar_name(a.dtype)); })
+                   [](const DeviceArray& a) {
+                     return a.record ? a.record->record->str()
+                                     : std::string(sema::scalar_name(a.dtype));
+                   })
       .def_prop_ro("itemsize", &DeviceArray::itemsize)
       .def_prop_ro("offset", [](const DeviceArray& a) { return a.offset; })
       .def_prop_ro("readonly", [](const DeviceArray& a) { return a.readonly; })

@@ -17,6 +17,7 @@
 #include "lang/ast.h"
 #include "lang/diagnostics.h"
 #include "lang/source.h"
+#include "python/records.h"
 #include "runtime/device.h"
 #include "sema/infer.h"
 
@@ -133,12 +134,17 @@ struct DeviceArray {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  // bytes, as NumPy's
   sema::Scalar dtype = sema::Scalar::Float64;
+  // A record dtype (then `dtype` means nothing); a 0-d array of records is one record,
+  // which kernels take by reference (Numba's device record).
+  RecordDtypePtr record;
   // Imported from a producer that marked its memory read-only: kernels may
   // not write it (inference rejects stores) and it exports as read-only.
   bool readonly = false;
 
   void* data() const { return static_cast<char*>(buffer->data()) + offset; }
-  int64_t itemsize() const { return sema::bit_width(dtype) / 8; }
+  int64_t itemsize() const {
+    return record ? record->record->itemsize : sema::bit_width(dtype) / 8;
+  }
 };
 
 // The current device of this thread (simt.use_device), else the default.

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 
 #include "python/bindings.h"
 
@@ -10,6 +11,14 @@ namespace simt::python {
 namespace {
 
 using abi::Scalar;
+
+// The buffer format of a record (structured) dtype: "T{...}" after any byte order.
+bool is_record_format(const char* format) {
+  if (format == nullptr) return false;
+  while (*format == '@' || *format == '=' || *format == '<' || *format == '>' || *format == '!')
+    ++format;
+  return format[0] == 'T' && format[1] == '{';
+}
 
 // C, F or any order, as NumPy's flags decide (extents of 1 take any stride).
 abi::Layout layout_of(int ndim, const int64_t* shape, const int64_t* strides, int64_t itemsize) {
@@ -29,9 +38,10 @@ abi::Layout layout_of(int ndim, const int64_t* shape, const int64_t* strides, in
   return c ? abi::Layout::C : f ? abi::Layout::F : abi::Layout::Any;
 }
 
+// An array of `dtype`, or of records when `record_key` holds their key bytes.
 void append_array_leaf(Classification& s, void* data, int ndim, const int64_t* shape,
                        const int64_t* byte_strides, int64_t itemsize, Scalar dtype, bool readonly,
-                       const std::string& name) {
+                       const std::string& name, std::string_view record_key = {}) {
   if (ndim == 0)
     argument_error(name, "0-dimensional arrays are not kernel arguments; pass a scalar");
   if (ndim > abi::kMaxDims)
@@ -49,9 +59,38 @@ void append_array_leaf(Classification& s, void* data, int ndim, const int64_t* s
       argument_error(name, "strides that are not a multiple of the item size are not supported");
     s.dims.push_back(byte_strides[k] / itemsize);
   }
-  abi::append_array_key(s.key, dtype, ndim, layout_of(ndim, shape, byte_strides, itemsize),
-                        readonly);
+  const abi::Layout layout = layout_of(ndim, shape, byte_strides, itemsize);
+  if (record_key.empty())
+    abi::append_array_key(s.key, dtype, ndim, layout, readonly);
+  else
+    abi::append_record_array_key(s.key, record_key, ndim, layout, readonly);
   s.leaves.push_back(leaf);
+}
+
+// One record, by reference: its bytes' address (Numba passes records so; writes to its
+// fields are the caller's).
+void append_record_leaf(Classification& s, void* data, std::string_view record_key, bool readonly) {
+  Leaf leaf;
+  leaf.is_array = true;  // packed as an address (Param::Role::ArrayData), without extents
+  leaf.data = data;
+  leaf.dims_at = s.dims.size();
+  abi::append_record_key(s.key, record_key, readonly);
+  s.leaves.push_back(leaf);
+}
+
+// An array of records or one record (0-d) at `data`, keyed at the alignment its address
+// allows.
+void append_records(Classification& s, const RecordDtype& dtype, void* data, int ndim,
+                    const int64_t* shape, const int64_t* byte_strides, bool readonly,
+                    const std::string& name) {
+  std::string scratch;
+  std::string_view key = record_key_at(dtype, data, scratch);
+  if (ndim == 0) {
+    append_record_leaf(s, data, key, readonly);
+    return;
+  }
+  append_array_leaf(s, data, ndim, shape, byte_strides, dtype.record->itemsize, Scalar::UInt8,
+                    readonly, name, key);
 }
 
 void classify_array(const DeviceArray& a, const std::string& name, Classification& s,
@@ -60,8 +99,12 @@ void classify_array(const DeviceArray& a, const std::string& name, Classificatio
     argument_error(name, "the array is on " + a.buffer->device()->info().id +
                              " but the kernel runs on " + device->info().id +
                              "; copy it with simt.to_device(..., device=...)");
-  append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(), a.strides.data(),
-                    a.itemsize(), a.dtype, a.readonly, name);
+  if (a.record)
+    append_records(s, *a.record, a.data(), static_cast<int>(a.shape.size()), a.shape.data(),
+                   a.strides.data(), a.readonly, name);
+  else
+    append_array_leaf(s, a.data(), static_cast<int>(a.shape.size()), a.shape.data(),
+                      a.strides.data(), a.itemsize(), a.dtype, a.readonly, name);
   s.holds.push_back(a.buffer);
   s.foreign |= a.buffer->foreign();
 }
@@ -131,6 +174,44 @@ void classify_cuda_array(const nb::handle& obj, const std::string& name, Classif
                     *scalar, readonly, name);
 }
 
+// A NumPy array of records, or a NumPy record (np.void, `a[0]` of such an array: a view
+// of its bytes), found by its dtype; false for other objects. Records go as a 0-d array
+// viewing the same bytes (np.asarray), which is writeable where the record's array is.
+bool classify_numpy_records(const nb::handle& obj, const std::string& name, Classification& s,
+                            const runtime::Device* device) {
+  PyObject* dtype = PyObject_GetAttrString(obj.ptr(), "dtype");
+  if (dtype == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::object held = nb::steal(dtype);
+  if (!is_record_dtype(held)) return false;
+  RecordDtypePtr record;
+  try {
+    record = numpy_record(held);
+  } catch (const RecordError& e) {
+    argument_error(name, std::string("its record dtype cannot be passed to kernels: ") + e.what());
+  }
+  nb::object array = nb::steal(PyObject_CallOneArg(numpy_asarray(), obj.ptr()));
+  if (!array.is_valid()) throw nb::python_error();
+  Py_buffer view;
+  // No format asked for: NumPy exports none for dtypes with fields out of order.
+  if (PyObject_GetBuffer(array.ptr(), &view, PyBUF_STRIDES) != 0) {
+    PyErr_Clear();
+    argument_error(name, "its buffer cannot be read as a strided array");
+  }
+  s.buffers.push_back(view);
+  if (device && !device->host_accessible())
+    argument_error(name, std::string(view.ndim == 0 ? "a NumPy record" : "a NumPy array") +
+                             " cannot be used on " + device->info().id +
+                             "; copy it with simt.to_device(...)");
+  s.host_arrays = true;
+  static_assert(sizeof(Py_ssize_t) == sizeof(int64_t));
+  append_records(s, *record, view.buf, view.ndim, reinterpret_cast<const int64_t*>(view.shape),
+                 reinterpret_cast<const int64_t*>(view.strides), view.readonly != 0, name);
+  return true;
+}
+
 // A named tuple's field names (collections.namedtuple, typing.NamedTuple: a tuple
 // subclass whose class has `_fields`, one identifier per item); empty for other tuples.
 std::vector<std::string> named_tuple_fields(PyObject* o, Py_ssize_t n) {
@@ -198,7 +279,14 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) != 0) {
       PyErr_Clear();
+      // Records whose fields are out of order have no buffer format.
+      if (classify_numpy_records(obj, name, s, device)) return;
       argument_error(name, "its buffer cannot be read as a strided array");
+    }
+    if (is_record_format(view.format)) {
+      PyBuffer_Release(&view);
+      if (classify_numpy_records(obj, name, s, device)) return;
+      argument_error(name, "its record dtype cannot be read");
     }
     s.buffers.push_back(view);
     // NumPy's datetime64 and timedelta64 scalars export their bytes with

@@ -105,8 +105,13 @@ sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
     g.kind = sema::GlobalValue::Kind::Function;
     g.name = nb::cast<std::string>(t[1]);
   } else if (kind == "dtype") {
+    // A number's name, or a record dtype's text (records.cpp).
     g.kind = sema::GlobalValue::Kind::DType;
-    g.dtype = type_from_text(nb::cast<std::string>(t[1])).scalar;
+    sema::Type type = type_from_text(nb::cast<std::string>(t[1]));
+    if (type.is_record())
+      g.record = type.record;
+    else
+      g.dtype = type.scalar;
   } else if (kind == "int" || kind == "bool") {
     weak_number(kind == "int" ? sema::Scalar::Int64 : sema::Scalar::Bool);
     g.constant.int_value = nb::cast<int64_t>(t[1]);
@@ -156,8 +161,13 @@ sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
     source->globals = read(nb::cast<nb::dict>(func.attr("_resolve_globals")()));
     g.function = source;
   } else if (kind == "ndarray") {
+    // Numbers, or records (a record dtype's text).
     g.kind = sema::GlobalValue::Kind::ConstArray;
-    g.dtype = type_from_text(nb::cast<std::string>(t[1])).scalar;
+    sema::Type type = type_from_text(nb::cast<std::string>(t[1]));
+    if (type.is_record())
+      g.record = type.record;
+    else
+      g.dtype = type.scalar;
     for (nb::handle extent : nb::cast<nb::list>(t[2])) g.shape.push_back(nb::cast<int64_t>(extent));
     g.bytes = std::make_shared<const std::string>(nb::cast<nb::bytes>(t[3]).c_str(),
                                                   nb::cast<nb::bytes>(t[3]).size());

@@ -37,8 +37,11 @@ PyObject* g_compile_observer = nullptr;
 // NumPy arrays given to a launch on a device the host cannot address are copied there
 // before the launch and back after it, as Numba does: numpy.ndarray, and the Python
 // side's stage(array, device, kernel name) -> device copy and copy_back(copy, array).
+// NumPy records (numpy.void, `a[0]` of an array of records) go as the 0-d array viewing
+// their bytes, so the kernel's writes reach the record's array, as in Numba.
 // Raw references, never released (see g_compile_observer).
 PyTypeObject* g_ndarray_type = nullptr;
+PyTypeObject* g_void_type = nullptr;
 PyObject* g_stage_host_array = nullptr;
 PyObject* g_copy_back_host_array = nullptr;
 
@@ -52,23 +55,38 @@ struct Staged {
 // The arguments with each NumPy array replaced by a device copy (`staged` says which),
 // or `args` itself when there is none or the device reads host memory.
 nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::Device>& device,
-                           const std::string& kernel_name, std::vector<Staged>& staged) {
+                           const std::string& kernel_name, const std::vector<std::string>& names,
+                           std::vector<Staged>& staged) {
   if (device->host_accessible() || !g_ndarray_type) return args;
   for (size_t k = 0; k < args.size(); ++k) {
-    // A 0-d array is a scalar argument: passed by value, nothing to stage.
-    if (!PyObject_TypeCheck(args[k].ptr(), g_ndarray_type) ||
-        nb::cast<int>(nb::getattr(args[k], "ndim")) == 0)
-      continue;
-    // Only numbers are staged: other dtypes (datetime, structured, object)
-    // reach the classifier as they are, which rejects them naming the argument.
-    const std::string kind = nb::cast<std::string>(args[k].attr("dtype").attr("kind"));
-    if (kind.size() != 1 || std::string_view("biufc").find(kind[0]) == std::string_view::npos)
-      continue;
+    nb::object original = nb::borrow(args[k]);
+    const bool record = g_void_type && PyObject_TypeCheck(original.ptr(), g_void_type);
+    if (!record && !PyObject_TypeCheck(original.ptr(), g_ndarray_type)) continue;
+    nb::object dtype = original.attr("dtype");
+    if (is_record_dtype(dtype)) {
+      // Arrays of records, and records (0-d): by reference, so staged at any ndim.
+      try {
+        numpy_record(dtype);
+      } catch (const RecordError& e) {
+        argument_error(names[k],
+                       std::string("its record dtype cannot be passed to kernels: ") + e.what());
+      }
+      if (record) original = nb::steal(PyObject_CallOneArg(numpy_asarray(), original.ptr()));
+      if (!original.is_valid()) throw nb::python_error();
+    } else {
+      // A 0-d array of numbers is a scalar argument: passed by value, nothing to stage.
+      if (record || nb::cast<int>(original.attr("ndim")) == 0) continue;
+      // Only numbers are staged: other dtypes (datetime, object) reach the classifier
+      // as they are, which rejects them naming the argument.
+      const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+      if (kind.size() != 1 || std::string_view("biufc").find(kind[0]) == std::string_view::npos)
+        continue;
+    }
     nb::object copy =
-        nb::steal(PyObject_CallFunction(g_stage_host_array, "OOs", args[k].ptr(),
+        nb::steal(PyObject_CallFunction(g_stage_host_array, "OOs", original.ptr(),
                                         nb::cast(PyDevice{device}).ptr(), kernel_name.c_str()));
     if (!copy) throw nb::python_error();
-    staged.push_back({k, nb::borrow(args[k]), std::move(copy)});
+    staged.push_back({k, std::move(original), std::move(copy)});
   }
   if (staged.empty()) return args;
   nb::list items;
@@ -336,7 +354,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   if (!device) device = current_device();
   runtime::validate_launch(device->info(), dims);
   std::vector<Staged> staged;
-  const nb::tuple values = staged_arguments(args, device, function_->name(), staged);
+  const nb::tuple values = staged_arguments(args, device, function_->name(), param_names_, staged);
   // A launch from inside a launch (a callback resolving globals) gets its own scratch.
   Scratch local;
   Scratch& s = t_scratch.in_use ? local : t_scratch;
@@ -558,12 +576,15 @@ void bind_dispatch(nb::module_& m) {
       nb::arg("value").none(), nb::arg("name") = "value",
       "The type a launch gives an argument value ('float32[::1]', '(int64, float64)'), as "
       "the launch path classifies it.");
-  m.def("_register_host_staging", [](nb::handle ndarray, nb::handle stage, nb::handle copy_back) {
-    if (!PyType_Check(ndarray.ptr())) throw nb::type_error("expected a type");
-    g_ndarray_type = reinterpret_cast<PyTypeObject*>(nb::borrow(ndarray).release().ptr());
-    g_stage_host_array = nb::borrow(stage).release().ptr();
-    g_copy_back_host_array = nb::borrow(copy_back).release().ptr();
-  });
+  m.def("_register_host_staging",
+        [](nb::handle ndarray, nb::handle void_type, nb::handle stage, nb::handle copy_back) {
+          if (!PyType_Check(ndarray.ptr()) || !PyType_Check(void_type.ptr()))
+            throw nb::type_error("expected a type");
+          g_ndarray_type = reinterpret_cast<PyTypeObject*>(nb::borrow(ndarray).release().ptr());
+          g_void_type = reinterpret_cast<PyTypeObject*>(nb::borrow(void_type).release().ptr());
+          g_stage_host_array = nb::borrow(stage).release().ptr();
+          g_copy_back_host_array = nb::borrow(copy_back).release().ptr();
+        });
   m.def("_register_array_type", [](nb::handle type) {
     if (!PyType_Check(type.ptr())) throw nb::type_error("expected a type");
     register_array_type(reinterpret_cast<PyTypeObject*>(type.ptr()));

@@ -280,6 +280,10 @@ void capsule_destructor(PyObject* capsule) noexcept {
 
 template <typename Managed>
 nb::object make_capsule(const DeviceArray& a, const dlpack::Device& device, uint64_t flags) {
+  if (a.record)
+    throw nb::buffer_error(
+        "DLPack has no record (structured) dtypes: this array cannot be "
+        "exported; copy it to the host with .get()");
   auto owned = std::make_unique<Export<Managed>>();
   Export<Managed>& e = *owned;
   e.array = a;

@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include "python/bindings.h"
+#include "python/records.h"
 #include "runtime/version.h"
 
 namespace nb = nanobind;
@@ -20,4 +21,5 @@ NB_MODULE(_core, m) {
   simt::python::bind_interop(m);
   simt::python::bind_raw_kernels(m);
   simt::python::bind_interrupts(m);
+  simt::python::bind_records(m);
 }

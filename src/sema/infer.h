@@ -79,6 +79,7 @@ struct GlobalValue {
                                    // Member: the module; Unsupported: a description
   std::string attribute;           // Member
   Scalar dtype = Scalar::Int64;    // DType
+  abi::RecordRef record;           // DType, ConstArray: a record dtype (np.dtype([...]))
   Constant constant;               // Constant
   std::vector<GlobalValue> items;  // Tuple (of constants); TupleClass: the defaults of its
                                    // last fields
@@ -198,6 +199,10 @@ struct TypedDeviceFunction {
   // emission order): the emitter names it simt_func_<name>_<ordinal>.
   int ordinal = 0;
 };
+
+// The field a record access reads or writes: `r.x`, `r['x']` or `r[0]` of a record
+// `r`; null for any other expression.
+const abi::RecordField* record_field_of(const TypedFunction& f, const lang::Expr& e);
 
 // `x.bit_count()`: a call of a number's method (the intrinsic "int.<name>")
 // passes the number as its first argument; the number, or null for other calls.

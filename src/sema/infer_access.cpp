@@ -62,14 +62,21 @@ ExprInfo Inferencer::attribute(const Expr& e) {
       if (attr == "size") return typed(index, true);
       if (attr == "ndim" || attr == "itemsize") {
         ExprInfo i = typed(Type::scalar_of(Scalar::Int64, true), true);
-        int64_t v = attr == "ndim" ? base.ndim : bit_width(base.scalar) / 8;
+        int64_t v = attr == "ndim" ? base.ndim : base.element_bytes();
         i.constant = int_constant(v, i.type);
         return i;
       }
+      if (base.record && base.record->find(attr))
+        return typed(error(e.span, "'" + attr +
+                                       "' is a field of the array's records: index the array "
+                                       "first (a[i]." +
+                                       attr + ")"));
       return typed(error(e.span, "array attribute '" + attr +
                                      "' is not supported in kernels (shape, size, ndim, "
                                      "strides and itemsize are)"));
     }
+    case TypeKind::Record:
+      return record_field(e, base, attr, e.span);
     case TypeKind::Tuple: {
       // A named tuple's field: its item.
       for (size_t k = 0; k < base.fields.size(); ++k) {
@@ -130,6 +137,12 @@ ExprInfo Inferencer::subscript(const Expr& e) {
   Type base = expr(base_expr);
   const Expr& index = subscript_index(e);
   if (base.is_tuple()) return tuple_item(e, base, index);
+  if (base.is_record()) return record_subscript(e, base, index);
+  if (base.has_records() && index.kind == ExprKind::String)
+    return typed(error(index.span,
+                       "a field of a whole array of records is not supported in "
+                       "kernels: index the array first (a[i]['" +
+                           index.str_value + "'])"));
   // One part per axis indexed: an integer, or a slice (only written inside
   // [...]). A tuple value (`a[idx]`, `a[cuda.grid(2)]`) indexes one axis per
   // item, as a tuple display does.
@@ -194,14 +207,15 @@ ExprInfo Inferencer::subscript(const Expr& e) {
     return typed(error(index.span, "too many indices: the array is " + std::to_string(base.ndim) +
                                        "-dimensional, but " + std::to_string(count) +
                                        " were indexed"));
-  if (count == base.ndim && !has_slice) return typed(Type::scalar_of(base.scalar));
-  // The view keeps the sliced axes and the axes not indexed.
+  if (count == base.ndim && !has_slice) return typed(base.element());
+  // The view keeps the sliced axes and the axes not indexed (and the dtype, space,
+  // read-only and packed flags).
   int rest = base.ndim - static_cast<int>(count);
   for (const Expr* i : displayed)
     if (i->kind == ExprKind::Slice) ++rest;
-  Layout layout = base.layout == Layout::C && contiguous ? Layout::C : Layout::Any;
-  Type view = Type::array(base.scalar, rest, layout, base.space);
-  view.readonly = base.readonly;
+  Type view = base;
+  view.ndim = static_cast<uint8_t>(rest);
+  view.layout = base.layout == Layout::C && contiguous ? Layout::C : Layout::Any;
   return typed(view);
 }
 

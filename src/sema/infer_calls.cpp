@@ -19,6 +19,10 @@ ExprInfo Inferencer::call(const Expr& e) {
   for (const auto& a : args)
     if (a.is_unknown()) return typed(a);
   if (callee.kind == TypeKind::DType) {
+    if (callee.record)
+      return typed(error(e.items[0]->span,
+                         "a record dtype converts no value: index an array of "
+                         "records and set its fields instead"));
     if (!e.keywords.empty() || args.size() != 1)
       return typed(error(e.span, std::string(scalar_name(callee.scalar)) +
                                      "() takes exactly one positional argument"));
@@ -156,8 +160,10 @@ ExprInfo Inferencer::array_alloc(const Expr& e, const Intrinsic& fn, const std::
     return typed(error(e.span, shown + "() in a device function: allocate the shared array in the "
                                        "kernel and pass it as an argument (OpenCL declares local "
                                        "memory only in kernels)"));
-  ExprInfo i = typed(Type::array(dtype.scalar, static_cast<int>(extents->size()), Layout::C,
-                                 shared ? Space::Shared : Space::Local));
+  const Space space = shared ? Space::Shared : Space::Local;
+  const int ndim = static_cast<int>(extents->size());
+  ExprInfo i = typed(dtype.record ? Type::record_array(dtype.record, ndim, Layout::C, space)
+                                  : Type::array(dtype.scalar, ndim, Layout::C, space));
   i.shape = std::move(*extents);
   return i;
 }

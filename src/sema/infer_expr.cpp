@@ -166,7 +166,7 @@ ExprInfo Inferencer::global_value(const GlobalValue& g, const std::string& id, S
         return typed(error(span, "'" + id + "' (" + g.name + ") is not supported in kernels"));
       return typed(Type::function(g.name));
     case GlobalValue::Kind::DType:
-      return typed(Type::dtype(g.dtype));
+      return typed(g.record ? Type::record_dtype(g.record) : Type::dtype(g.dtype));
     case GlobalValue::Kind::Member: {
       auto canonical = canonical_module(g.name);
       if (!canonical) return typed(error(span, "'" + id + "' cannot be used in kernels"));
@@ -192,8 +192,9 @@ ExprInfo Inferencer::global_value(const GlobalValue& g, const std::string& id, S
       return i;
     }
     case GlobalValue::Kind::ConstArray: {
-      ExprInfo i =
-          typed(Type::array(g.dtype, static_cast<int>(g.shape.size()), Layout::C, Space::Constant));
+      const int ndim = static_cast<int>(g.shape.size());
+      ExprInfo i = typed(g.record ? Type::record_array(g.record, ndim, Layout::C, Space::Constant)
+                                  : Type::array(g.dtype, ndim, Layout::C, Space::Constant));
       i.type.readonly = true;
       i.const_array = g.bytes;
       i.shape = g.shape;
@@ -227,7 +228,7 @@ Type Inferencer::type_expression(const Expr& e) {
     if (auto m = find_member("builtins", e.name)) return Type::scalar_of(m->dtype);
   }
   t = expr(e);
-  if (t.kind == TypeKind::DType) return Type::scalar_of(t.scalar);
+  if (t.kind == TypeKind::DType && !t.record) return Type::scalar_of(t.scalar);
   if (t.kind == TypeKind::Function) {
     std::string_view name = t.name;
     if (name.substr(0, 9) == "builtins.")

@@ -29,7 +29,7 @@ ExprInfo Inferencer::foreign_call(const Expr& e, const Type& callee) {
     const ForeignFunction::Param& p = fn->params[k];
     const std::string which = "argument " + std::to_string(k + 1) + " of " + shown;
     if (p.pointer) {
-      if (!t.is_array() || t.scalar != p.scalar)
+      if (!t.is_array() || t.record || t.packed || t.scalar != p.scalar)
         return typed(error(arg.span, which + " is a pointer to " +
                                          std::string(scalar_name(p.scalar)) +
                                          ": pass an array of that dtype (its data pointer is "

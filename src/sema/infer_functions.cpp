@@ -88,6 +88,11 @@ void Inferencer::return_stmt(const Stmt& s) {
     if (!bare_return_.valid()) bare_return_ = s.span;
     return;
   }
+  if (t.is_record()) {
+    error(s.value->span, "a device function cannot return a record (it returns " + t.str() +
+                             "); return its fields, or pass the array and write into it");
+    return;
+  }
   if (t.is_array() || (t.is_tuple() && is_data(t) && !is_returnable(t))) {
     error(s.value->span, "a device function cannot return an array (it returns " + t.str() +
                              "); pass the array as an argument and write into it");

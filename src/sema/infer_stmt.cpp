@@ -124,19 +124,19 @@ void Inferencer::assign(const Expr& target, const Type& value, bool nonneg) {
         error(target.span, "a tuple cannot be assigned to: tuples are immutable");
         break;
       }
-      if (element.is_array()) {
-        error(target.span, "cannot assign to the array view " + element.str() +
-                               "; index every dimension of " + base.str());
-        break;
-      }
-      if (base.is_array() && base.readonly)
-        error(target.span, "the array " + base.str() + " is read-only");
-      check_convertible(value, element, target.span, "an element of " + base.str());
+      check_store(target, base, element, value);
       break;
     }
-    case ExprKind::Attribute:
-      error(target.span, "cannot assign to the attribute '" + target.name + "'");
+    case ExprKind::Attribute: {
+      Type base = expr(*target.items[0]);
+      if (base.is_record()) {
+        check_store(target, base, expr(target), value);  // a record's field
+        break;
+      }
+      if (!base.is_unknown())
+        error(target.span, "cannot assign to the attribute '" + target.name + "'");
       break;
+    }
     default:
       error(target.span, "cannot assign to this expression");
       break;
@@ -145,15 +145,22 @@ void Inferencer::assign(const Expr& target, const Type& value, bool nonneg) {
 
 void Inferencer::aug_assign(const Stmt& s) {
   const Expr& target = *s.targets[0];
-  if (target.kind != ExprKind::Name && target.kind != ExprKind::Subscript) {
-    error(target.span, "augmented assignment needs a variable or an array element");
+  const bool field = target.kind == ExprKind::Attribute;
+  if (target.kind != ExprKind::Name && target.kind != ExprKind::Subscript && !field) {
+    error(target.span, "augmented assignment needs a variable, an array element or a field");
     return;
   }
   Type current = expr(target);
   Type value = expr(*s.value);
-  if (current.is_array() && target.kind == ExprKind::Subscript) {
-    error(target.span,
-          "cannot assign to the array view " + current.str() + "; index every dimension");
+  if (field && !info(*target.items[0]).type.is_record() && !current.is_unknown()) {
+    error(target.span, "cannot assign to the attribute '" + target.name + "'");
+    return;
+  }
+  if ((current.is_array() || current.is_record()) && target.kind != ExprKind::Name) {
+    if (current.is_record())
+      error(target.span, "a record takes no arithmetic: update its fields");
+    else
+      check_store(target, info(*target.items[0]).type, current, value);
     return;
   }
   ExprInfo op_info = binary(s.op, current, value, info(target), info(*s.value), s.span);
@@ -166,7 +173,7 @@ void Inferencer::aug_assign(const Stmt& s) {
     if (base.is_tuple())
       error(target.span, "a tuple cannot be assigned to: tuples are immutable");
     else
-      check_convertible(op_info.type, current, target.span, "an element of " + base.str());
+      check_store(target, base, current, op_info.type);
   }
 }
 

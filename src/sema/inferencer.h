@@ -84,10 +84,10 @@ inline constexpr size_t kMaxTupleLeaves = 1024;
 // the stack.
 inline constexpr size_t kMaxCallDepth = 64;
 
-// Numbers, arrays and tuples of those: what a variable can hold and a device
+// Numbers, arrays, records and tuples of those: what a variable can hold and a device
 // function can receive.
 inline bool is_data(const Type& t) {
-  if (t.is_scalar() || t.is_array() || t.kind == TypeKind::GridGroup) return true;
+  if (t.is_scalar() || t.is_array() || t.is_record() || t.kind == TypeKind::GridGroup) return true;
   if (!t.is_tuple()) return false;
   for (const Type& item : t.items)
     if (!is_data(item)) return false;
@@ -297,6 +297,17 @@ class Inferencer {
   ExprInfo attribute(const Expr& e);
   ExprInfo subscript(const Expr& e);
   ExprInfo tuple_item(const Expr& e, const Type& base, const Expr& index);
+
+  // ---- records (infer_records.cpp) -------------------------------------------
+  // `r.name`, `r['name']`: the field of the record `r` (of type `base`): a number, a
+  // nested record, or a view of a fixed-size array field, in `r`'s space.
+  ExprInfo record_field(const Expr& e, const Type& base, const std::string& name, Span at);
+  // `r['name']`, `r[k]` (a constant string or integer).
+  ExprInfo record_subscript(const Expr& e, const Type& base, const Expr& index);
+  // Storing `value` into `target`, an element or field of `container` whose type is
+  // `element`: read-only containers, array views and records are checked here.
+  void check_store(const Expr& target, const Type& container, const Type& element,
+                   const Type& value);
 
   const lang::ParsedFunction& fn_;
   const lang::SourceText& src_;

@@ -512,6 +512,11 @@ ExprInfo Inferencer::atomic_call(const Expr& e, const Intrinsic& fn, const std::
                                                  "on a local array (each thread has its own)"));
   if (a.readonly)
     return typed(error(e.items[1]->span, shown + "() cannot write a read-only array"));
+  if (a.record || a.packed)
+    return typed(error(e.items[1]->span,
+                       shown + "() works on arrays of numbers, not on " + a.str() +
+                           (a.packed ? " (a record's array field not aligned for its type)"
+                                     : "; pass a field's array, or update fields plainly")));
   Scalar s = a.scalar;
   bool supported = s == Scalar::Int32 || s == Scalar::UInt32 || s == Scalar::Int64 ||
                    s == Scalar::UInt64 || s == Scalar::Float32 || s == Scalar::Float64;

@@ -76,6 +76,20 @@ Scalar promote_weak(Scalar weak, Scalar strong) {
   return Scalar::Complex128;
 }
 
+std::string space_prefix(Space space) {
+  switch (space) {
+    case Space::Global:
+      return "";
+    case Space::Shared:
+      return "shared ";
+    case Space::Local:
+      return "local ";
+    case Space::Constant:
+      return "constant ";
+  }
+  return "";
+}
+
 }  // namespace
 
 Type Type::none() {
@@ -161,6 +175,34 @@ Type Type::grid_group() {
   return t;
 }
 
+Type Type::record_ref(abi::RecordRef record, Space space, bool readonly) {
+  Type t;
+  t.kind = TypeKind::Record;
+  t.record = std::move(record);
+  t.space = space;
+  t.readonly = readonly;
+  return t;
+}
+
+Type Type::record_array(abi::RecordRef record, int ndim, Layout layout, Space space) {
+  Type t = array(Scalar::UInt8, ndim, layout, space);
+  t.record = std::move(record);
+  return t;
+}
+
+Type Type::record_dtype(abi::RecordRef record) {
+  Type t = dtype(Scalar::UInt8);
+  t.record = std::move(record);
+  return t;
+}
+
+Type Type::element() const {
+  if (record) return record_ref(record, space, readonly);
+  return scalar_of(scalar);
+}
+
+int64_t Type::element_bytes() const { return record ? record->itemsize : bit_width(scalar) / 8; }
+
 int Type::tuple_depth() const {
   int deepest = 0;
   for (const Type& item : items) deepest = std::max(deepest, item.tuple_depth());
@@ -201,12 +243,14 @@ bool Type::operator==(const Type& o) const {
     case TypeKind::Scalar:
       return scalar == o.scalar && weak == o.weak;
     case TypeKind::Array:
-      return scalar == o.scalar && ndim == o.ndim && layout == o.layout && space == o.space &&
-             readonly == o.readonly;
+      return scalar == o.scalar && record == o.record && ndim == o.ndim && layout == o.layout &&
+             space == o.space && readonly == o.readonly && packed == o.packed;
     case TypeKind::Tuple:
       return items == o.items && fields == o.fields;
     case TypeKind::DType:
-      return scalar == o.scalar;
+      return scalar == o.scalar && record == o.record;
+    case TypeKind::Record:
+      return record == o.record && space == o.space && readonly == o.readonly;
     case TypeKind::Range:
       return scalar == o.scalar && items == o.items && name == o.name;
     case TypeKind::Module:
@@ -230,18 +274,17 @@ std::string Type::str() const {
                                                    : "complex") +
                         " literal"
                   : scalar_name(scalar);
+    case TypeKind::Record:
+      return std::string(readonly ? "readonly " : "") + space_prefix(space) + record->str();
     case TypeKind::Array: {
-      std::string s = std::string(scalar_name(scalar)) + "[";
+      std::string s = (record ? record->str() : std::string(scalar_name(scalar))) + "[";
       for (int d = 0; d < ndim; ++d) {
         if (d) s += ", ";
         bool unit = (layout == Layout::C && d == ndim - 1) || (layout == Layout::F && d == 0);
         s += unit ? "::1" : ":";
       }
       s += "]";
-      if (space == Space::Shared) s = "shared " + s;
-      if (space == Space::Local) s = "local " + s;
-      if (space == Space::Constant) s = "constant " + s;
-      return s;
+      return (packed ? "packed " : "") + space_prefix(space) + s;
     }
     case TypeKind::Tuple: {
       std::string s = "(";
@@ -259,7 +302,7 @@ std::string Type::str() const {
         return "device function " + name.substr(10, name.rfind('#') - 10);
       return "function " + name;
     case TypeKind::DType:
-      return std::string("dtype ") + scalar_name(scalar);
+      return "dtype " + (record ? record->str() : std::string(scalar_name(scalar)));
     case TypeKind::Dim3:
       return name;
     case TypeKind::Range:
@@ -301,9 +344,18 @@ std::optional<Type> join(const Type& a, const Type& b) {
     case TypeKind::Scalar:
       return promote(a, b);
     case TypeKind::Array: {
-      if (a.scalar != b.scalar || a.ndim != b.ndim || a.space != b.space) return std::nullopt;
+      if (a.scalar != b.scalar || a.record != b.record || a.ndim != b.ndim || a.space != b.space ||
+          a.packed != b.packed)
+        return std::nullopt;
       Type t = a;
       if (a.layout != b.layout) t.layout = Layout::Any;
+      t.readonly = a.readonly || b.readonly;
+      return t;
+    }
+    case TypeKind::Record: {
+      // Two references to records of one layout and alignment, in one space.
+      if (a.record != b.record || a.space != b.space) return std::nullopt;
+      Type t = a;
       t.readonly = a.readonly || b.readonly;
       return t;
     }
@@ -331,10 +383,13 @@ Type type_of_argument(const abi::ArgType& arg) {
     case abi::ArgType::Kind::Scalar:
       return Type::scalar_of(arg.scalar);
     case abi::ArgType::Kind::Array: {
-      Type t = Type::array(arg.scalar, arg.ndim, arg.layout);
+      Type t = arg.record ? Type::record_array(arg.record, arg.ndim, arg.layout)
+                          : Type::array(arg.scalar, arg.ndim, arg.layout);
       t.readonly = arg.readonly;
       return t;
     }
+    case abi::ArgType::Kind::Record:
+      return Type::record_ref(arg.record, Space::Global, arg.readonly);
     case abi::ArgType::Kind::Tuple: {
       std::vector<Type> items;
       for (const auto& item : arg.items) items.push_back(type_of_argument(item));
@@ -351,8 +406,12 @@ std::optional<abi::ArgType> argument_type(const Type& t) {
     case TypeKind::Scalar:
       return abi::ArgType::scalar_of(concrete(t));
     case TypeKind::Array:
-      if (t.space != Space::Global) return std::nullopt;
+      if (t.space != Space::Global || t.packed) return std::nullopt;
+      if (t.record) return abi::ArgType::record_array(t.record, t.ndim, t.layout, t.readonly);
       return abi::ArgType::array(t.scalar, t.ndim, t.layout, t.readonly);
+    case TypeKind::Record:
+      if (t.space != Space::Global) return std::nullopt;
+      return abi::ArgType::record_of(t.record, t.readonly);
     case TypeKind::Tuple: {
       std::vector<abi::ArgType> items;
       for (const auto& item : t.items) {

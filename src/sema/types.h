@@ -49,18 +49,27 @@ enum class TypeKind : uint8_t {
   // Zero-size: it has no C storage (no leaves), so variables and device
   // function parameters may hold it for free.
   GridGroup,
+  // One record of a record dtype, as Numba has it: a reference to its bytes (an element
+  // of an array of records, a record argument, a nested record field). Reading a field
+  // reads those bytes; writing one writes them; `r = a[i]` names the same record.
+  Record,
 };
 
 struct Type {
   TypeKind kind = TypeKind::Unknown;
   Scalar scalar = Scalar::Int64;  // Scalar; Array element type; DType value
+  // Record; Array and DType: a record dtype (then `scalar` means nothing).
+  abi::RecordRef record;
   // A Python literal or a value computed only from literals: it takes the type
   // of the other operand in arithmetic (NEP 50). Scalar only.
   bool weak = false;
   uint8_t ndim = 0;             // Array
   Layout layout = Layout::Any;  // Array
-  Space space = Space::Global;  // Array
-  bool readonly = false;        // Array
+  Space space = Space::Global;  // Array, Record
+  bool readonly = false;        // Array, Record
+  // Array: its elements may sit at addresses their type's alignment does not divide (a
+  // fixed-size array field of a packed record): each is read and written byte by byte.
+  bool packed = false;
   // Tuple: its items. Range: empty for range(...); for enumerate/zip of ranges and arrays,
   // the items of the tuple each iteration yields (name says which).
   std::vector<Type> items;
@@ -82,11 +91,22 @@ struct Type {
   static Type dim3(std::string which);
   static Type range(Scalar index);
   static Type grid_group();
+  static Type record_ref(abi::RecordRef record, Space space, bool readonly);
+  static Type record_array(abi::RecordRef record, int ndim, Layout layout = Layout::Any,
+                           Space space = Space::Global);
+  static Type record_dtype(abi::RecordRef record);
 
   bool is_unknown() const { return kind == TypeKind::Unknown; }
   bool is_scalar() const { return kind == TypeKind::Scalar; }
   bool is_array() const { return kind == TypeKind::Array; }
   bool is_tuple() const { return kind == TypeKind::Tuple; }
+  bool is_record() const { return kind == TypeKind::Record; }
+  // An array (or dtype) of records.
+  bool has_records() const { return static_cast<bool>(record) && kind != TypeKind::Record; }
+  // An array's element (a scalar, or a reference to a record in the array's space).
+  Type element() const;
+  // The bytes of an array's element: the record's itemsize, or the scalar's.
+  int64_t element_bytes() const;
   bool is_number() const { return is_scalar(); }  // bool counts, as in Python
   bool is_int_like() const { return is_scalar() && (is_integer(scalar) || is_bool(scalar)); }
   // Unknown anywhere inside (tuples).

@@ -75,4 +75,9 @@ _DTYPE_NAMES[np.dtype(bool)] = "np.bool_"
 
 def dtype_name(dtype):
     """How generated source names a dtype: np.float32 casts and declares (np.bool_ for bool)."""
-    return _DTYPE_NAMES[np.dtype(dtype)]
+    dtype = np.dtype(dtype)
+    try:
+        return _DTYPE_NAMES[dtype]
+    except KeyError:  # records: kernels take them, the array operations' templates do not
+        raise TypeError(f"simt's array operations take arrays of numbers, not of {dtype}; "
+                        f"write a kernel, or copy the array to the host with .get()") from None

@@ -177,7 +177,7 @@ def _array(self, dtype=None, copy=None):
         raise TypeError(f"numpy cannot read an array on {self.device.id}: call .get() for a "
                         f"NumPy copy (simt never copies implicitly)")
     self._impl.device.synchronize()  # work queued on the device comes first
-    view = np.asarray(self)  # through __array_interface__: no copy
+    view = self._host_view()  # through __array_interface__: no copy
     if dtype is not None and np.dtype(dtype) != view.dtype:
         if copy is False:
             raise ValueError(f"numpy.asarray: the array is {view.dtype}, not {np.dtype(dtype)}, "

@@ -224,6 +224,10 @@ TEST(ParserStmt, Assignments) {
             "(Assign (Subscript (Name a) (Tuple (Name i) (Name j))) (Subscript (Name a) (Tuple "
             "(Name j) (Name i))) (Int 0))");
   EXPECT_EQ(stmts("match = 3"), "(Assign (Name match) (Int 3))");
+  // A record's field (the type checker rejects other attributes).
+  EXPECT_EQ(stmts("a[i].x = 1"), "(Assign (Attr (Subscript (Name a) (Name i)) x) (Int 1))");
+  EXPECT_EQ(stmts("x, r.y = 1, 2"),
+            "(Assign (Tuple (Name x) (Attr (Name r) y)) (Tuple (Int 1) (Int 2)))");
 }
 
 TEST(ParserStmt, AugmentedAssignments) {
@@ -234,6 +238,7 @@ TEST(ParserStmt, AugmentedAssignments) {
   }
   EXPECT_EQ(stmts("a[i] += x * 2"),
             "(AugAssign += (Subscript (Name a) (Name i)) (Binary * (Name x) (Int 2)))");
+  EXPECT_EQ(stmts("r.x -= 1"), "(AugAssign -= (Attr (Name r) x) (Int 1))");
 }
 
 TEST(ParserStmt, AnnotatedAssignments) {
@@ -420,10 +425,6 @@ TEST(ParserUnsupported, Expressions) {
   EXPECT_EQ(body_error("x = b'a'"), "2:9: bytes literals are not supported");
   EXPECT_EQ(body_error("x = a[...]"), "2:11: the ellipsis ('...') is not supported in kernels");
   EXPECT_EQ(body_error("x = ..."), "2:9: the ellipsis ('...') is not supported in kernels");
-  EXPECT_EQ(body_error("a.b = 1"), "2:5: assignments to attributes are not supported in kernels");
-  EXPECT_EQ(body_error("a.b += 1"), "2:5: assignments to attributes are not supported in kernels");
-  EXPECT_EQ(body_error("x, a.b = 1, 2"),
-            "2:8: assignments to attributes are not supported in kernels");
   // The matmul operator parses; sema rejects it.
   EXPECT_EQ(expr("a @ b"), "(Binary @ (Name a) (Name b))");
 }
