@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from . import _core
+from . import _core, _interop
 from ._array import Array, empty
 from ._array_api import _broadcast
 from ._device import get_device
@@ -89,6 +89,24 @@ def _parse_params(text, what):
     if len(set(names)) != len(names):
         raise ValueError(f"{what}: a parameter name repeats")
     return params
+
+
+def _foreign_array(value):
+    """A GPU array of another library (CuPy, PyTorch, JAX, Numba: DLPack or
+    __cuda_array_interface__) as a simt array over the same memory, as CuPy's kernels
+    take them; anything else as it is (NumPy arrays stay refused: host memory)."""
+    if value is None or isinstance(value, (Array, np.ndarray, np.generic, int, float, bool,
+                                           complex)):
+        return value
+    if hasattr(value, "__dlpack_device__"):
+        try:
+            on_host = value.__dlpack_device__()[0] in (1, 3)  # kDLCPU, kDLCUDAHost
+        except Exception:
+            return value
+        return value if on_host else _interop.asarray(value)
+    if _interop._cuda_array_interface(value) is not None:
+        return _interop.asarray(value)
+    return value
 
 
 def _snippet_device(args, device):
@@ -249,6 +267,7 @@ class _SnippetKernel:
             raise TypeError(f"{self._what} takes {self.nin} inputs"
                             + (f" (and optionally {self.nout} outputs)" if self.nout else "")
                             + f", not {len(args)} arguments")
+        args = [_foreign_array(v) for v in args]
         dev = _snippet_device(args, device)
         if dialect is None:
             dialect = _dialect_of(dev, what)

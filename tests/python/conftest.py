@@ -74,6 +74,17 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("device", ids, ids=ids, indirect=True)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "needs_cpu: the test runs on the cpu device by name; skipped where simt "
+        "has none (a build without the CPU backend, as on the GPU machine)")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("needs_cpu") and "cpu" not in _device_ids():
+        pytest.skip("no cpu device in this simt build")
+
+
 @pytest.fixture
 def device(request):
     """A simt.Device; tests using it run once per available device."""

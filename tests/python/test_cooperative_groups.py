@@ -172,6 +172,7 @@ def test_too_many_blocks_is_a_value_error_naming_the_limit(device):
     assert "cuda.cg.this_grid().sync()" in text, text
 
 
+@pytest.mark.needs_cpu
 def test_max_cooperative_grid_blocks_as_numba_and_simt_give_it():
     with simt.use_device("cpu"):
         @cuda.jit("void(int32[:, ::1])")
@@ -190,6 +191,7 @@ def test_max_cooperative_grid_blocks_as_numba_and_simt_give_it():
             rows.max_cooperative_grid_blocks(0)
 
 
+@pytest.mark.needs_cpu
 def test_every_block_runs_at_once_up_to_the_limit_on_the_cpu():
     # The launch the limit allows: every block waits at the barrier for all the others.
     @simt.kernel
@@ -223,6 +225,7 @@ def sync_in_device_function(a):
     add_then_sync(cuda.cg.this_grid(), a, i)  # device function sync
 
 
+@pytest.mark.needs_cpu
 def test_grid_sync_in_a_device_function_compiles_for_cuda_and_is_an_error_on_the_cpu():
     source = sync_in_device_function.inspect_source("int64[::1]", dialect="cuda")
     assert "simt_grid_sync(simt_grid_barrier);" in source
@@ -233,6 +236,7 @@ def test_grid_sync_in_a_device_function_compiles_for_cuda_and_is_an_error_on_the
     assert "can only be called in the kernel itself" in str(caught.value)
 
 
+@pytest.mark.needs_cpu
 def test_misuse_is_a_typing_error_naming_the_construct():
     @cuda.jit
     def wrong_method(a):
@@ -308,6 +312,7 @@ CHILD = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.needs_cpu
 def test_a_fault_in_one_block_releases_the_others(tmp_path):
     script = tmp_path / "child.py"
     script.write_text(CHILD)
@@ -322,6 +327,7 @@ def test_a_fault_in_one_block_releases_the_others(tmp_path):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+@pytest.mark.needs_cpu
 def test_ctrl_c_stops_a_cooperative_launch(tmp_path):
     script = tmp_path / "child.py"
     script.write_text(CHILD)
@@ -342,6 +348,7 @@ def test_ctrl_c_stops_a_cooperative_launch(tmp_path):
     assert lines[-1] == "exiting", (out, err)
 
 
+@pytest.mark.needs_cpu
 def test_grid_sync_in_fiber_mode_is_an_error_on_the_cpu():
     """A kernel whose block barriers differ between threads runs as fibers on the CPU,
     where a grid barrier would be reached once per thread: refused, not run wrong."""

@@ -477,6 +477,21 @@ def test_reduction_whole_array(raw_device, rng):
     np.testing.assert_allclose(y.get(), np.sqrt(np.sum(x * x)), rtol=1e-12)
 
 
+def test_snippet_kernels_take_cupy_arrays(rng):
+    # CuPy users pass their arrays to the kernels they port: the same memory, no copy.
+    cp = pytest.importorskip("cupy")
+    if not any(d.backend == "cuda" for d in simt.devices()):
+        pytest.skip("no cuda device")
+    x = rng.random(1000, dtype=np.float32)
+    cx, cout = cp.asarray(x), cp.full(1000, cp.nan, cp.float32)
+    double = simt.ElementwiseKernel("float32 x", "float32 y", "y = 2 * x", "double_it")
+    with simt.use_device("cuda:0"):
+        double(cx, cout)
+        total = simt.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "total")(cx)
+    np.testing.assert_array_equal(cp.asnumpy(cout), 2 * x)
+    np.testing.assert_allclose(float(total.get()), x.sum(dtype=np.float64), rtol=1e-5)
+
+
 def test_reduction_types_views_and_identity(raw_device, rng):
     total = simt.ReductionKernel("int32 x", "int64 y", "x", "a + b", "y = a", "0", "isum",
                                  reduce_type=np.int64)

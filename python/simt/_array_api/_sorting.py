@@ -346,8 +346,12 @@ def radix_histogram(counts, keys, positions, n, key_shift, row_shift, by_row, N)
         counts[t, b] = total
 '''
 
-# Block-wide inclusive scan (Hillis-Steele) of one value per thread, in part[].
+# Block-wide inclusive scan (Hillis-Steele) of one value per thread, in part[]. It
+# starts with a barrier: each thread reads the others' values, which they have just
+# written (GPUs run a block's threads at once; without it a thread reads a neighbour's
+# slot before the neighbour wrote it).
 _BLOCK_SCAN = '''
+    simt.syncthreads()
     w = 1
     while w < {BLOCK}:
         v = part[t]
@@ -395,8 +399,7 @@ def radix_scatter(keys_out, positions_out, keys, positions, offsets, n, key_shif
     own = 0
     for j in range({RADIX}):
         own += cnt[t * {RADIX} + j]
-    part[t] = own
-    simt.syncthreads(){SCAN}
+    part[t] = own{SCAN}
     below = part[t] - own
     for j in range({RADIX}):
         c = cnt[t * {RADIX} + j]
