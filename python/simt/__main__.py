@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from . import __version__, _core, _cuda_wheels
+from . import __version__, _core, _cuda_wheels, _opencl_wheels
 
 _INDENT = " " * 10
 
@@ -20,9 +20,13 @@ _NVRTC_HINT = ("pip install 'simt[cuda13]' (nvidia-cuda-nvrtc, -runtime, -cccl),
                "SIMT_NVRTC_PATH")
 _CUDA_HEADERS_HINT = ("raw kernels that include CUDA headers (cuda_fp16.h) need them next to "
                       "NVRTC: pip install 'simt[cuda13]', or the toolkit's cuda-cudart-dev-13-0")
-_OPENCL_LOADER_HINT = "the OpenCL ICD loader: apt install ocl-icd-libopencl1"
-_OPENCL_DRIVER_HINT = ("an OpenCL driver: apt install pocl-opencl-icd (CPUs), mesa-opencl-icd "
-                       "(AMD), intel-opencl-icd (Intel GPUs) or nvidia-opencl-icd")
+_OPENCL_PIP_HINT = ("pip install 'simt[pocl]' (PoCL for CPUs, from the "
+                    f"{_opencl_wheels.PIP_PACKAGE} wheel; needs no system package)")
+_OPENCL_LOADER_HINT = (f"{_OPENCL_PIP_HINT}, or the system's ICD loader and a driver: apt install "
+                       "ocl-icd-libopencl1 pocl-opencl-icd (CPUs)")
+_OPENCL_DRIVER_HINT = (f"an OpenCL driver: {_OPENCL_PIP_HINT}, or apt install pocl-opencl-icd "
+                       "(CPUs), mesa-opencl-icd (AMD), intel-opencl-icd (Intel GPUs) or "
+                       "nvidia-opencl-icd")
 _CPU_HINT = ("this simt was built without its CPU backend: pip install the simt wheel, or "
              "apt install llvm-19-dev libclang-19-dev libclang-cpp19-dev libtbb-dev and "
              "reinstall from source")
@@ -55,6 +59,39 @@ def _nvrtc_missing(reason):
     return f"not found {where}on the dynamic loader's path"
 
 
+def _opencl_lines(detail):
+    """Where the OpenCL backend's libraries come from: the ICD loader (or why there is none)
+    and each driver a pip wheel installed (python/simt/_opencl_wheels.py), used or not."""
+    status = _core.opencl_libraries()
+    in_use = {library["path"]: library["kind"] for library in status["libraries"]}
+    explicit = os.environ.get("SIMT_OPENCL_LIBRARY")
+    lines = []
+    if explicit:
+        kind = next(iter(in_use.values()), None)
+        what = {"loader": "an ICD loader", "driver": "a driver, opened without a loader"}
+        lines.append(f"SIMT_OPENCL_LIBRARY={explicit}: "
+                     + (what[kind] if kind else "could not be used"))
+        return lines
+    if status["loader"]:
+        lines.append(f"ICD loader: {status['loader']} (system)")
+    else:
+        lines.append("ICD loader: none (a driver from pip needs none; for the system's drivers: "
+                     "apt install ocl-icd-libopencl1)")
+    problems = status["driver_problems"]
+    for icd, library in _opencl_wheels.wheel_drivers():
+        source = _opencl_wheels.owner(icd) or icd
+        if library in in_use and f"of {library}: not used" in detail:  # opencl_api.cpp
+            lines.append(f"driver from pip: {library} ({source}): not used, the ICD loader "
+                         "lists a platform of the same name")
+        elif library in in_use:
+            lines.append(f"driver from pip: {library} ({source}), opened without a loader")
+        else:
+            why = next((line.split(": ", 1)[1] for line in problems.splitlines()
+                        if line.strip().startswith(library + ": ")), "not opened")
+            lines.append(f"driver from pip: {library} ({source}): {why}")
+    return lines
+
+
 def _hints(name, available, detail):
     """Lines under a backend's status: what it uses and, for what is missing, what provides it."""
     if name == "cuda":
@@ -65,11 +102,15 @@ def _hints(name, available, detail):
         if wheels:
             lines.append(f"NVRTC search also looks in: {wheels}")
         return lines
+    if name == "opencl":
+        lines = _opencl_lines(detail)
+        if not available:
+            missing_loader = "library not found" in detail  # src/backends/opencl/opencl_api.cpp
+            lines.append(
+                f"to get it: {_OPENCL_LOADER_HINT if missing_loader else _OPENCL_DRIVER_HINT}")
+        return lines
     if available:
         return []
-    if name == "opencl":
-        missing_loader = "library not found" in detail  # src/backends/opencl/opencl_api.cpp
-        return [f"to get it: {_OPENCL_LOADER_HINT if missing_loader else _OPENCL_DRIVER_HINT}"]
     if name == "cpu":
         return [f"to get it: {_CPU_HINT}"]
     return []
