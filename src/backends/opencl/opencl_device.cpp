@@ -13,6 +13,18 @@ namespace simt::opencl {
 
 namespace {
 
+// A note after a build log that says the driver's compiler does not know this machine's
+// CPU, which no change to the kernel fixes: PoCL from pip (pocl-binary-distribution 3.0,
+// 2022) compiles with LLVM 14, whose Clang rejects CPUs newer than itself (AMD Zen 5, for
+// one) as "unknown target CPU 'generic'". Empty for every other log.
+std::string unknown_cpu_note(const std::string& log) {
+  if (log.find("unknown target CPU") == std::string::npos) return "";
+  return "\n(the OpenCL driver's compiler does not know this machine's CPU, whatever the "
+         "kernel: PoCL from pip, pocl-binary-distribution 3.0, has LLVM 14, older than CPUs "
+         "such as AMD Zen 5; the system's PoCL, apt install ocl-icd-libopencl1 "
+         "pocl-opencl-icd, or the cpu device runs this kernel)";
+}
+
 // The private address space's first address and the gap between two
 // buffers' ranges: far from zero so that no address is null, and gapped so
 // that a one-past-the-end address never names the next buffer.
@@ -682,10 +694,10 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::build(
                                device_.name + "): " + error.what());
   }
   if (!built.ok) {
-    throw runtime::BackendCompileError("the OpenCL compiler of " + info_.id + " (" + device_.name +
-                                       ", " + device_.version + ") rejected the OpenCL C code of " +
-                                       kernel.entry + ":\n" +
-                                       abi::annotate_compiler_log(built.log, kernel.source));
+    throw runtime::BackendCompileError(
+        "the OpenCL compiler of " + info_.id + " (" + device_.name + ", " + device_.version +
+        ") rejected the OpenCL C code of " + kernel.entry + ":\n" +
+        abi::annotate_compiler_log(built.log, kernel.source) + unknown_cpu_note(built.log));
   }
 
   cl_int status = CL_SUCCESS;
@@ -754,9 +766,9 @@ std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::Ra
                                device_.name + "): " + error.what());
   }
   if (!built.ok) {
-    throw runtime::BackendCompileError("the OpenCL compiler of " + info_.id + " (" + device_.name +
-                                       ", " + device_.version +
-                                       ") rejected the OpenCL C source:\n" + built.log);
+    throw runtime::BackendCompileError(
+        "the OpenCL compiler of " + info_.id + " (" + device_.name + ", " + device_.version +
+        ") rejected the OpenCL C source:\n" + built.log + unknown_cpu_note(built.log));
   }
   std::optional<RawKernels> kernels = unpack_raw_kernels(description);
   if (!kernels) throw runtime::DeviceError("a raw program's kernel list did not read back");
