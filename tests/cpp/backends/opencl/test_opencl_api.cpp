@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -101,7 +102,9 @@ TEST(OpenCLApi, OpensADriverWithoutTheLoaderAndBuildsWithIt) {
   }
   ASSERT_NE(api, nullptr) << why_not;
   EXPECT_EQ(api->kind(), cl::OpenCLApi::Kind::driver);
-  EXPECT_EQ(api->library_path(), kSystemPocl);
+  // The same file, by whichever name the dynamic loader first mapped it (the ICD loader
+  // may have opened it earlier in this process).
+  EXPECT_TRUE(std::filesystem::equivalent(api->library_path(), kSystemPocl)) << api->library_path();
 
   cl::cl_uint count = 0;
   ASSERT_EQ(api->clGetPlatformIDs(0, nullptr, &count), cl::CL_SUCCESS);
