@@ -4,8 +4,9 @@
 # python3-venv, python3-pip, git, sudo, ca-certificates), a user with sudo,
 # this checkout copied into the user's home; first the binary wheel (built here
 # by scripts/build_wheel.sh) installed into a fresh venv and run on the cpu
-# device while the root has no LLVM, Clang or oneTBB, then the README's two
-# commands, each timed. CI runs this (.ci/run); it needs root and debootstrap.
+# device while the root has no LLVM, Clang or oneTBB, then with PoCL from pip (simt[pocl]) on
+# its opencl device while the root has no OpenCL package, then the README's two commands,
+# each timed. CI runs this (.ci/run); it needs root and debootstrap.
 #   bash scripts/fresh_machine_test.sh            # the wheel, then both commands
 #   SIMT_FRESH_WHEEL=dist/simt-...whl ...         # that wheel instead of building one
 #   SIMT_FRESH_ONLY=wheel ...                     # the wheel only, no quick start
@@ -138,6 +139,23 @@ if as_user "cd ~ && python3 -m venv wheel-venv && wheel-venv/bin/pip install -q 
   log "the wheel installed and ran on cpu in $((SECONDS - start)) s"
 else
   log "the wheel FAILED after $((SECONDS - start)) s"
+  exit 1
+fi
+# PoCL from pip (simt[pocl]: pocl-binary-distribution) into the same venv, on a root with no
+# OpenCL package: an opencl device with no ICD loader, which the smoke test must find and
+# run its kernels on (python/simt/_opencl_wheels.py, docs/packaging.md).
+if in_root "dpkg-query -W -f='\${Package}\n' | grep -E '^(ocl-icd|libpocl|pocl|clinfo)|opencl'"; then
+  log "the root has OpenCL packages (above): the simt[pocl] test would prove nothing"
+  exit 1
+fi
+start=$SECONDS
+if as_user "cd ~ && wheel-venv/bin/pip install -q 'wheel/$(basename "$WHEEL")[pocl]' \
+    && wheel-venv/bin/python -m simt info | tee pocl-info.txt \
+    && grep -q '(driver, no ICD loader); devices: \[opencl:0' pocl-info.txt \
+    && wheel-venv/bin/python simt/scripts/wheel_smoke_test.py --opencl"; then
+  log "simt[pocl]: opencl:0 from pip, with no ICD loader, checked by the smoke test (its lines above) in $((SECONDS - start)) s"
+else
+  log "simt[pocl] FAILED after $((SECONDS - start)) s"
   exit 1
 fi
 if [[ "${SIMT_FRESH_ONLY:-}" == wheel ]]; then
