@@ -4,7 +4,7 @@
 // Types, constants and function signatures below are simt's own, written from
 // the OpenCL 1.2 specification: only what simt uses, with the C ABI that every
 // ICD loader (libOpenCL.so.1) exports on Linux. No OpenCL header is included
-// anywhere in simt.
+// anywhere in simt's library (one test checks icd_dispatch.h against CL/cl_icd.h).
 #pragma once
 
 #include <cstddef>
