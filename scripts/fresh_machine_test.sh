@@ -151,7 +151,7 @@ fi
 start=$SECONDS
 if as_user "cd ~ && wheel-venv/bin/pip install -q 'wheel/$(basename "$WHEEL")[pocl]' \
     && wheel-venv/bin/python -m simt info | tee pocl-info.txt \
-    && grep -q '(driver, no ICD loader); devices: \[opencl:0' pocl-info.txt \
+    && grep -q '(a driver, opened without an ICD loader); devices: \[opencl:0' pocl-info.txt \
     && wheel-venv/bin/python simt/scripts/wheel_smoke_test.py --opencl"; then
   log "simt[pocl]: opencl:0 from pip, with no ICD loader, checked by the smoke test (its lines above) in $((SECONDS - start)) s"
 else

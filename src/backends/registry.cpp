@@ -107,7 +107,8 @@ void discover_opencl(Registry& r) {
   for (const opencl::OpenCLApi* api : used) {
     if (!s.detail.empty()) s.detail += ", ";
     s.detail += api->library_path();
-    if (api->kind() == opencl::OpenCLApi::Kind::driver) s.detail += " (driver, no ICD loader)";
+    if (api->kind() == opencl::OpenCLApi::Kind::driver)
+      s.detail += " (a driver, opened without an ICD loader)";
   }
   s.detail += "; devices:";
   int index = 0;  // ids count usable devices only
