@@ -59,6 +59,13 @@ def _nvrtc_missing(reason):
     return f"not found {where}on the dynamic loader's path"
 
 
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def _opencl_lines(detail):
     """Where the OpenCL backend's libraries come from: the ICD loader (or why there is none)
     and each driver a pip wheel installed (python/simt/_opencl_wheels.py), used or not."""
@@ -80,10 +87,13 @@ def _opencl_lines(detail):
     problems = status["driver_problems"]
     for icd, library in _opencl_wheels.wheel_drivers():
         source = _opencl_wheels.owner(icd) or icd
-        if library in in_use and f"of {library}: not used" in detail:  # opencl_api.cpp
+        # The backend names a library as the dynamic loader first mapped it, which may be
+        # another name of the same file.
+        opened = next((path for path in in_use if _same_file(path, library)), None)
+        if opened is not None and f"of {opened}: not used" in detail:  # opencl_api.cpp
             lines.append(f"driver from pip: {library} ({source}): not used, the ICD loader "
                          "lists a platform of the same name")
-        elif library in in_use:
+        elif opened is not None:
             lines.append(f"driver from pip: {library} ({source}), opened without a loader")
         else:
             why = next((line.split(": ", 1)[1] for line in problems.splitlines()
