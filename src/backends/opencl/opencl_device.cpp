@@ -1,5 +1,7 @@
 #include "backends/opencl/opencl_device.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -12,6 +14,29 @@
 namespace simt::opencl {
 
 namespace {
+
+// PoCL's CPU driver links every kernel into a shared object with the system's linker: its
+// Clang driver runs `ld` (/usr/bin/ld from binutils), and when there is none PoCL aborts the
+// whole process at the kernel's first launch ("Final linking of kernel ... failed").
+// Debian's PoCL package brings binutils along; PoCL from pip (simt[pocl]) cannot. So for a
+// PoCL device this says, before any build, that `ld` is missing; empty when it is there (on
+// PATH, or in /usr/bin, where Clang also looks) or the device is not PoCL's.
+std::string missing_pocl_linker(const DeviceInfo& device) {
+  if (device.platform_name.find("Portable Computing Language") == std::string::npos) return "";
+  std::string dirs = "/usr/bin:/bin";
+  if (const char* path = std::getenv("PATH")) dirs = std::string(path) + ":" + dirs;
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    if (!dir.empty() && access((dir + "/ld").c_str(), X_OK) == 0) return "";
+    start = end + 1;
+  }
+  return "PoCL links each kernel with the system's linker, ld, and there is none here (not on "
+         "PATH nor in /usr/bin): apt install binutils (without it PoCL would abort this "
+         "process at the kernel's first launch)";
+}
 
 // A note after a build log that says the driver's compiler does not know this machine's
 // CPU, which no change to the kernel fixes: PoCL from pip (pocl-binary-distribution 3.0,
@@ -252,6 +277,7 @@ OpenCLDevice::OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index)
     : Device(runtime_info(device, index)),
       api_(api),
       device_(std::move(device)),
+      missing_linker_(missing_pocl_linker(device_)),
       next_address_(kFirstAddress) {
   try {
     context_ = create_context(api_, device_.platform, device_.device);
@@ -644,6 +670,10 @@ BuildResult OpenCLDevice::build_cached(const std::string& key, const std::string
                                        const std::string& flags, Program* program,
                                        const std::function<std::string(const Program&)>& describe,
                                        std::string* description) {
+  if (!missing_linker_.empty()) {
+    throw runtime::DeviceError(info_.id + " (" + device_.name +
+                               ") cannot build kernels: " + missing_linker_);
+  }
   BuildResult built;
   if (key.empty()) {  // not to be cached
     built = build_program(context_, device_.device, source, flags, program);
