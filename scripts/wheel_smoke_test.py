@@ -8,8 +8,9 @@ from pip, opened without an ICD loader); with --opencl there must be one, and wi
 Exits non-zero on any failure.
 
 Two failures of the machine, not of simt, are told apart, not hidden (unless
---opencl-kernels): PoCL links each kernel with binutils' ld, which a bare machine lacks
-(simt then refuses to build, rather than let PoCL abort the process); and PoCL from pip
+--opencl-kernels): PoCL links each kernel as a C compiler would, with ld, libc.so and libgcc,
+which a bare machine lacks (simt then refuses to build, rather than let PoCL abort the
+process); and PoCL from pip
 (pocl-binary-distribution 3.0, 2022) compiles with LLVM 14, whose Clang rejects CPUs newer
 than itself ("unknown target CPU 'generic'": AMD Zen 5, for one). There the device is still
 checked (listed, opened, a copy round trip) and the script says why kernels did not run."""
@@ -49,8 +50,9 @@ def block_sums(x, out):
 
 # What Clang 14 inside PoCL 3.0 says of a host CPU that LLVM 14 does not know.
 _POCL_UNKNOWN_CPU = "unknown target CPU 'generic'"
-# What simt says of a PoCL device on a machine without ld (src/backends/opencl/opencl_device.cpp).
-_POCL_NO_LINKER = "PoCL links each kernel with the system's linker"
+# What simt says of a PoCL device on a machine without ld, libc.so or libgcc
+# (src/backends/opencl/opencl_device.cpp).
+_POCL_NO_LINKER = "PoCL links each kernel as a C compiler would"
 
 
 def run_kernels(device):
@@ -99,8 +101,8 @@ def main(argv):
         except simt.errors.DeviceError as error:
             if kernels_required or _POCL_NO_LINKER not in str(error):
                 raise
-            print(f"wheel smoke test: {device.id} copies data, but this machine has no ld for "
-                  "PoCL to link kernels with (apt install binutils); kernels not run")
+            print(f"wheel smoke test: {device.id} copies data, but this machine lacks what PoCL "
+                  "links kernels with (ld, libc.so, libgcc: apt install gcc); kernels not run")
             continue
         print(f"wheel smoke test: saxpy and a shared-memory reduction on {device.id} equal "
               "NumPy's")

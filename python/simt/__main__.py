@@ -1,6 +1,7 @@
 """python -m simt info: versions, backends (what each found where, and for what is missing,
 the Debian or pip package that provides it), devices."""
 
+import glob
 import os
 import platform
 import shutil
@@ -22,9 +23,10 @@ _NVRTC_HINT = ("pip install 'simt[cuda13]' (nvidia-cuda-nvrtc, -runtime, -cccl),
 _CUDA_HEADERS_HINT = ("raw kernels that include CUDA headers (cuda_fp16.h) need them next to "
                       "NVRTC: pip install 'simt[cuda13]', or the toolkit's cuda-cudart-dev-13-0")
 _OPENCL_PIP_HINT = ("pip install 'simt[pocl]' (PoCL for CPUs, from the "
-                    f"{_opencl_wheels.PIP_PACKAGE} wheel; needs no ICD loader, and binutils' "
-                    "ld for its kernels)")
-_POCL_LINKER_HINT = "PoCL links kernels with binutils' ld, which is not here: apt install binutils"
+                    f"{_opencl_wheels.PIP_PACKAGE} wheel; needs no ICD loader, and links "
+                    "kernels with the system's ld, libc.so and libgcc: apt install gcc)")
+_POCL_LINKER_HINT = ("PoCL links kernels as a C compiler would, and this machine lacks {}: "
+                     "apt install gcc")
 _OPENCL_LOADER_HINT = (f"{_OPENCL_PIP_HINT}, or the system's ICD loader and a driver: apt install "
                        "ocl-icd-libopencl1 pocl-opencl-icd (CPUs)")
 _OPENCL_DRIVER_HINT = (f"an OpenCL driver: {_OPENCL_PIP_HINT}, or apt install pocl-opencl-icd "
@@ -62,9 +64,16 @@ def _nvrtc_missing(reason):
     return f"not found {where}on the dynamic loader's path"
 
 
-def _has_linker():
-    return shutil.which("ld") is not None or any(
-        os.access(path, os.X_OK) for path in ("/usr/bin/ld", "/bin/ld"))
+def _missing_for_pocl():
+    """What PoCL's kernel link needs and this machine lacks, looked for as
+    src/backends/opencl/opencl_device.cpp (missing_pocl_linker) does."""
+    ld = shutil.which("ld") or any(os.access(p, os.X_OK) for p in ("/usr/bin/ld", "/bin/ld"))
+    libc = any(os.path.exists(p) for p in (
+        "/usr/lib/x86_64-linux-gnu/libc.so", "/lib/x86_64-linux-gnu/libc.so",
+        "/usr/lib64/libc.so", "/usr/lib/libc.so"))
+    libgcc = glob.glob("/usr/lib/gcc/*/*/libgcc.a") or glob.glob("/usr/lib64/gcc/*/*/libgcc.a")
+    return [what for found, what in ((ld, "ld (binutils)"), (libc, "libc.so (libc6-dev)"),
+                                     (libgcc, "libgcc (libgcc-<N>-dev)")) if not found]
 
 
 def _same_file(a, b):
@@ -123,8 +132,9 @@ def _hints(name, available, detail):
     if name == "opencl":
         lines = _opencl_lines(detail)
         # What src/backends/opencl/opencl_device.cpp checks before PoCL builds a kernel.
-        if "PoCL" in detail and not _has_linker():
-            lines.append(_POCL_LINKER_HINT)
+        missing = _missing_for_pocl() if "PoCL" in detail else []
+        if missing:
+            lines.append(_POCL_LINKER_HINT.format(", ".join(missing)))
         if not available:
             missing_loader = "library not found" in detail  # src/backends/opencl/opencl_api.cpp
             lines.append(

@@ -6,7 +6,9 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
+#include <string_view>
 
 #include "runtime/disk_cache.h"
 #include "runtime/interrupt.h"
@@ -15,27 +17,56 @@ namespace simt::opencl {
 
 namespace {
 
-// PoCL's CPU driver links every kernel into a shared object with the system's linker: its
-// Clang driver runs `ld` (/usr/bin/ld from binutils), and when there is none PoCL aborts the
-// whole process at the kernel's first launch ("Final linking of kernel ... failed").
-// Debian's PoCL package brings binutils along; PoCL from pip (simt[pocl]) cannot. So for a
-// PoCL device this says, before any build, that `ld` is missing; empty when it is there (on
-// PATH, or in /usr/bin, where Clang also looks) or the device is not PoCL's.
+// PoCL's CPU driver links every kernel into a shared object as a C compiler would: its
+// Clang driver runs the system's `ld` (binutils) with `-lc -lgcc -lgcc_s`, which need
+// libc.so (libc6-dev) and a GCC installation's libgcc (libgcc-<N>-dev); when any is missing,
+// PoCL aborts the whole process at the kernel's first launch ("Final linking of kernel ...
+// failed"). Debian's PoCL package brings them along; PoCL from pip (simt[pocl]) cannot. So
+// for a PoCL device this names, before any build, what is missing; empty when nothing is (or
+// the device is not PoCL's). Looked for where Clang looks on Linux: ld on PATH or in
+// /usr/bin, libc.so in the multiarch and lib64 folders, libgcc.a in <lib>/gcc/<triple>/<N>.
 std::string missing_pocl_linker(const DeviceInfo& device) {
+  namespace fs = std::filesystem;
   if (device.platform_name.find("Portable Computing Language") == std::string::npos) return "";
-  std::string dirs = "/usr/bin:/bin";
-  if (const char* path = std::getenv("PATH")) dirs = std::string(path) + ":" + dirs;
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    if (!dir.empty() && access((dir + "/ld").c_str(), X_OK) == 0) return "";
-    start = end + 1;
+  std::error_code ignored;
+  auto executable = [](const std::string& file) { return access(file.c_str(), X_OK) == 0; };
+
+  bool ld = executable("/usr/bin/ld") || executable("/bin/ld");
+  if (const char* path = std::getenv("PATH"); path != nullptr && !ld) {
+    std::string_view rest = path;
+    while (!ld && !rest.empty()) {
+      std::size_t end = rest.find(':');
+      std::string dir(rest.substr(0, end));
+      rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+      ld = !dir.empty() && executable(dir + "/ld");
+    }
   }
-  return "PoCL links each kernel with the system's linker, ld, and there is none here (not on "
-         "PATH nor in /usr/bin): apt install binutils (without it PoCL would abort this "
-         "process at the kernel's first launch)";
+  bool libc = false;
+  for (const char* file : {"/usr/lib/x86_64-linux-gnu/libc.so", "/lib/x86_64-linux-gnu/libc.so",
+                           "/usr/lib64/libc.so", "/usr/lib/libc.so"}) {
+    libc = libc || fs::exists(file, ignored);
+  }
+  bool libgcc = false;
+  for (const char* root : {"/usr/lib/gcc", "/usr/lib64/gcc"}) {
+    for (fs::directory_iterator triple(root, ignored), end; !libgcc && triple != end;
+         triple.increment(ignored)) {
+      for (fs::directory_iterator version(triple->path(), ignored); !libgcc && version != end;
+           version.increment(ignored)) {
+        libgcc = fs::exists(version->path() / "libgcc.a", ignored);
+      }
+    }
+  }
+  std::string missing;
+  auto add = [&](bool found, const char* what) {
+    if (!found) missing += (missing.empty() ? "" : ", ") + std::string(what);
+  };
+  add(ld, "ld (binutils)");
+  add(libc, "libc.so (libc6-dev)");
+  add(libgcc, "libgcc (libgcc-12-dev on Debian 12, -13-dev on Ubuntu 24.04)");
+  if (missing.empty()) return "";
+  return "PoCL links each kernel as a C compiler would, and this machine lacks " + missing +
+         ": apt install gcc, which brings ld, libc.so and libgcc (PoCL would otherwise abort "
+         "this process at the kernel's first launch)";
 }
 
 // A note after a build log that says the driver's compiler does not know this machine's
