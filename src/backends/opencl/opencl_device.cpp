@@ -65,8 +65,8 @@ std::string missing_pocl_linker(const DeviceInfo& device) {
   add(libgcc, "libgcc (libgcc-12-dev on Debian 12, -13-dev on Ubuntu 24.04)");
   if (missing.empty()) return "";
   return "PoCL links each kernel as a C compiler would, and this machine lacks " + missing +
-         ": apt install gcc, which brings ld, libc.so and libgcc (PoCL would otherwise abort "
-         "this process at the kernel's first launch)";
+         ": apt install gcc libc6-dev, which bring ld, libgcc and libc.so (PoCL would otherwise "
+         "abort this process at the kernel's first launch)";
 }
 
 // A note after a build log that says the driver's compiler does not know this machine's
