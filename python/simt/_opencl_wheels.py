@@ -7,9 +7,9 @@ to site-packages/pocl_binary_distribution/.libs). It brings no ICD loader, and t
 exports no clCreateContext etc., only what an ICD loader calls. So the OpenCL backend opens
 such a driver itself, without a loader, through its ICD dispatch table
 (src/backends/opencl/icd_dispatch.h): a machine with no OpenCL package gets an `opencl`
-device from pip alone, and a machine with the system's loader keeps its drivers and gains
-this one (unless the loader lists a platform of the same name already, e.g. the system's
-PoCL).
+device from pip (whose kernels PoCL links with the system's ld, libc.so and libgcc: gcc and
+libc6-dev), and a machine with the system's loader keeps its drivers and gains this one
+(unless the loader lists a platform of the same name already, e.g. the system's PoCL).
 
 The C++ side cannot see sys.path, so `import simt` appends the drivers' library paths to
 $SIMT_OPENCL_DRIVERS, which the backend reads when it first opens OpenCL (never at import).
