@@ -4,8 +4,9 @@
 # python3-venv, python3-pip, git, sudo, ca-certificates), a user with sudo,
 # this checkout copied into the user's home; first the binary wheel (built here
 # by scripts/build_wheel.sh) installed into a fresh venv and run on the cpu
-# device while the root has no LLVM, Clang or oneTBB, then the README's two
-# commands, each timed. CI runs this (.ci/run); it needs root and debootstrap.
+# device while the root has no LLVM, Clang or oneTBB, then with PoCL from pip (simt[pocl]) on
+# its opencl device while the root has no OpenCL package, then the README's two commands,
+# each timed. CI runs this (.ci/run); it needs root and debootstrap.
 #   bash scripts/fresh_machine_test.sh            # the wheel, then both commands
 #   SIMT_FRESH_WHEEL=dist/simt-...whl ...         # that wheel instead of building one
 #   SIMT_FRESH_ONLY=wheel ...                     # the wheel only, no quick start
@@ -140,9 +141,60 @@ else
   log "the wheel FAILED after $((SECONDS - start)) s"
   exit 1
 fi
+# PoCL from pip (simt[pocl]: pocl-binary-distribution) into the same venv, on a root with no
+# OpenCL package: an opencl device with no ICD loader (python/simt/_opencl_wheels.py,
+# docs/packaging.md), in three steps, each on what the one before left:
+#   1. bare: `simt info` lists opencl:0 through the pip driver; the smoke test copies data on
+#      it, and is told that PoCL cannot link kernels without ld, libc.so and libgcc;
+#   2. with gcc and libc6-dev, which bring them (what simt's message and the README say): the
+#      smoke test's kernels run on it, or, on a CPU newer than that PoCL's LLVM 14 (AMD Zen 5,
+#      CI's), are reported unbuilt;
+#   3. then only: the same venv on a CPU LLVM 14 knows, QEMU's user mode emulating a Haswell
+#      (AVX2; the qemu-user package, installed into the root for this), where the kernels
+#      must run (--opencl-kernels). A user with such a CPU takes the system's PoCL (README).
+if in_root "dpkg-query -W -f='\${Package}\n' | grep -E '^(ocl-icd|libpocl|pocl|clinfo|binutils|gcc|gcc-[0-9]+|libc6-dev|libgcc-[0-9]+-dev)$|opencl'"; then
+  log "the root has OpenCL packages or a C toolchain (above): the simt[pocl] test would prove nothing"
+  exit 1
+fi
+pocl_smoke() {  # $1: what runs python; the smoke test's lines go to ~/pocl-smoke.txt too
+  as_user "set -o pipefail && cd ~ && $1 wheel-venv/bin/python simt/scripts/wheel_smoke_test.py \
+    ${2:---opencl} 2>pocl-stderr.txt | tee pocl-smoke.txt \
+    || { grep -v '^qemu-x86_64: warning' pocl-stderr.txt; false; }"
+}
+start=$SECONDS
+if as_user "set -o pipefail && cd ~ && wheel-venv/bin/pip install -q 'wheel/$(basename "$WHEEL")[pocl]' \
+    && wheel-venv/bin/python -m simt info | tee pocl-info.txt \
+    && grep -q '(a driver, opened without an ICD loader); devices: \[opencl:0' pocl-info.txt" \
+  && pocl_smoke "" && grep -q 'cannot build kernels: PoCL links each kernel' "$FRESH/home/newuser/pocl-smoke.txt"; then
+  log "simt[pocl] on the bare root: opencl:0 from pip with no ICD loader, nothing to link its kernels with, in $((SECONDS - start)) s"
+else
+  log "simt[pocl] on the bare root FAILED after $((SECONDS - start)) s"
+  exit 1
+fi
+start=$SECONDS
+if in_root "apt-get install -y -q --no-install-recommends gcc libc6-dev >/dev/null" && pocl_smoke "" \
+  && ! grep -q 'cannot build kernels: PoCL links each kernel' "$FRESH/home/newuser/pocl-smoke.txt"; then
+  log "simt[pocl] with gcc and libc6-dev: checked by the smoke test (its lines above) in $((SECONDS - start)) s"
+else
+  log "simt[pocl] with gcc and libc6-dev FAILED after $((SECONDS - start)) s"
+  exit 1
+fi
+if grep -q 'does not know this CPU' "$FRESH/home/newuser/pocl-smoke.txt"; then
+  start=$SECONDS
+  if in_root "apt-get install -y -q --no-install-recommends qemu-user >/dev/null" \
+    && pocl_smoke "qemu-x86_64 -cpu Haswell" --opencl-kernels; then
+    log "simt[pocl]: kernels on opencl:0 from pip, no ICD loader, emulated Haswell, in $((SECONDS - start)) s"
+  else
+    log "simt[pocl] on an emulated Haswell FAILED after $((SECONDS - start)) s"
+    exit 1
+  fi
+fi
 if [[ "${SIMT_FRESH_ONLY:-}" == wheel ]]; then
   exit 0
 fi
+# The quick start gets the root as a new user's machine has it: without what the simt[pocl]
+# steps installed (setup.sh must bring its own compiler).
+in_root "apt-get purge -y -q --auto-remove gcc libc6-dev qemu-user >/dev/null"
 
 status=0
 for command in "bash scripts/demo.sh" "bash scripts/test.sh"; do

@@ -13,9 +13,10 @@ from numpy import (  # noqa: F401  (the scalar types kernels name)
     bool, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64)
 
-from . import _cuda_wheels
+from . import _cuda_wheels, _opencl_wheels
 
 _cuda_wheels.publish_search_dirs()  # before the CUDA backend's first NVRTC search
+_opencl_wheels.publish_drivers()  # before the OpenCL backend first opens its libraries
 
 from ._core import version as _core_version  # noqa: E402
 from ._device_api import (  # noqa: F401  (the device API; simt.cuda adds Numba's host API)

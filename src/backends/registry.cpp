@@ -1,5 +1,6 @@
 #include "backends/registry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -84,25 +85,36 @@ void discover_cuda(Registry& r) {
   r.status.push_back(std::move(s));
 }
 
-// OpenCL: every device of every platform the ICD loader lists, as
-// opencl:0..N-1 in loader order. A device whose context cannot be created
-// is reported in the status and skipped.
+// OpenCL: every device of every platform of the OpenCL libraries (the ICD loader's, then
+// those of drivers opened directly, such as PoCL from pip), as opencl:0..N-1 in that order.
+// A device whose context cannot be created is reported in the status and skipped.
 void discover_opencl(Registry& r) {
   BackendStatus s{"opencl", false, ""};
   std::string why;
   std::vector<opencl::DeviceInfo> found = opencl::list_devices(&why);
-  std::string load_reason;
-  const opencl::OpenCLApi* api = opencl::OpenCLApi::get(&load_reason);
-  if (found.empty() || api == nullptr) {
-    s.detail = "no OpenCL device: " + (why.empty() ? load_reason : why);
+  if (found.empty()) {
+    s.detail = "no OpenCL device: " + why;
     r.status.push_back(std::move(s));
     return;
   }
-  s.detail = api->library_path() + "; devices:";
+  // The libraries the devices came through, each once, in order.
+  std::vector<const opencl::OpenCLApi*> used;
+  for (const opencl::DeviceInfo& cl_device : found) {
+    if (std::find(used.begin(), used.end(), cl_device.api) == used.end()) {
+      used.push_back(cl_device.api);
+    }
+  }
+  for (const opencl::OpenCLApi* api : used) {
+    if (!s.detail.empty()) s.detail += ", ";
+    s.detail += api->library_path();
+    if (api->kind() == opencl::OpenCLApi::Kind::driver)
+      s.detail += " (a driver, opened without an ICD loader)";
+  }
+  s.detail += "; devices:";
   int index = 0;  // ids count usable devices only
   for (const opencl::DeviceInfo& cl_device : found) {
     try {
-      auto device = std::make_shared<opencl::OpenCLDevice>(*api, cl_device, index);
+      auto device = std::make_shared<opencl::OpenCLDevice>(*cl_device.api, cl_device, index);
       s.detail += " [" + device->info().id + ": " + cl_device.name + ", " + cl_device.version +
                   ", " + opencl::device_type_name(cl_device.type) +
                   (cl_device.fp64 ? ", fp64" : ", no fp64") + "]";
@@ -143,9 +155,11 @@ Registry discover() {
     r.status.push_back({"cpu", false, e.what()});
   }
 #else
-  r.status.push_back({"cpu", false, "this build of simt has no CPU backend: it was built without LLVM/Clang 19 and "
-                      "oneTBB (Debian/Ubuntu: apt install llvm-19-dev libclang-19-dev "
-                      "libclang-cpp19-dev libtbb-dev, then reinstall simt)"});
+  r.status.push_back(
+      {"cpu", false,
+       "this build of simt has no CPU backend: it was built without LLVM/Clang 19 and "
+       "oneTBB (Debian/Ubuntu: apt install llvm-19-dev libclang-19-dev "
+       "libclang-cpp19-dev libtbb-dev, then reinstall simt)"});
 #endif
   return r;
 }

@@ -346,6 +346,25 @@ nb::dict nvrtc_ptx(const std::string& source, int arch, const std::vector<std::s
   return out;
 }
 
+// The OpenCL libraries the backend opened (OpenCLApi::libraries()), for `simt info`: the
+// ICD loader's file or why there is none, and each library in use with its kind.
+nb::dict opencl_libraries() {
+  const opencl::OpenCLApi::Libraries& libraries = opencl::OpenCLApi::libraries();
+  nb::list in_use;
+  for (const opencl::OpenCLApi* api : libraries.apis) {
+    nb::dict library;
+    library["path"] = api->library_path();
+    library["kind"] = api->kind() == opencl::OpenCLApi::Kind::loader ? "loader" : "driver";
+    in_use.append(library);
+  }
+  nb::dict out;
+  out["loader"] = libraries.loader_path;
+  out["loader_reason"] = libraries.loader_reason;
+  out["libraries"] = in_use;
+  out["driver_problems"] = libraries.driver_problems;
+  return out;
+}
+
 // Builds OpenCL C for the first OpenCL device (PoCL in CI).
 nb::dict opencl_build(const std::string& source) {
   std::string why;
@@ -429,6 +448,9 @@ void bind_compiler(nb::module_& m) {
         nb::arg("options") = std::vector<std::string>(),
         "Compiles CUDA C++ with NVRTC to PTX for compute_<arch>: {available, reason | ok, log, "
         "ptx}.");
+  m.def("opencl_libraries", &opencl_libraries,
+        "The OpenCL libraries in use: {'loader', 'loader_reason', 'libraries': [{'path', "
+        "'kind'}], 'driver_problems'} (opens them on first use).");
   m.def("opencl_build", &opencl_build, nb::arg("source"),
         "Builds OpenCL C on the first OpenCL device: {available, reason | device, ok, log}.");
   m.def("dialect_spellings", &dialect_spellings, nb::arg("name"),

@@ -1,6 +1,9 @@
 #include "backends/opencl/opencl_api.h"
 
+#include <algorithm>
 #include <cstdlib>
+
+#include "backends/opencl/icd_dispatch.h"
 
 namespace simt::opencl {
 
@@ -216,52 +219,31 @@ std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
   if (!library) {
     if (why_not != nullptr) {
       *why_not =
-          "OpenCL library not found (install an ICD loader such as ocl-icd-libopencl1, "
+          "OpenCL library not found (install an ICD loader and a driver: apt install "
+          "ocl-icd-libopencl1 pocl-opencl-icd, or PoCL from pip: pip install 'simt[pocl]'; "
           "or set SIMT_OPENCL_LIBRARY); " +
           reason;
     }
     return nullptr;
   }
+  // $SIMT_OPENCL_LIBRARY may name a driver rather than a loader: a driver built as an ICD
+  // exports clGetExtensionFunctionAddress but not clGetPlatformIDs.
+  if (library->raw_symbol("clGetPlatformIDs") == nullptr &&
+      library->raw_symbol("clGetExtensionFunctionAddress") != nullptr) {
+    return from_driver(std::move(*library), why_not);
+  }
+  return from_loader(std::move(*library), why_not);
+}
 
-  std::unique_ptr<OpenCLApi> api(new OpenCLApi(std::move(*library)));
+std::unique_ptr<OpenCLApi> OpenCLApi::from_loader(runtime::SharedLibrary library,
+                                                  std::string* why_not) {
+  std::unique_ptr<OpenCLApi> api(new OpenCLApi(std::move(library), Kind::loader));
   try {
-#define SIMT_OPENCL_REQUIRE(name) api->name = api->library_.require<decltype(api->name)>(#name)
-    SIMT_OPENCL_REQUIRE(clGetPlatformIDs);
-    SIMT_OPENCL_REQUIRE(clGetPlatformInfo);
-    SIMT_OPENCL_REQUIRE(clGetDeviceIDs);
-    SIMT_OPENCL_REQUIRE(clGetDeviceInfo);
-    SIMT_OPENCL_REQUIRE(clCreateContext);
-    SIMT_OPENCL_REQUIRE(clReleaseContext);
-    SIMT_OPENCL_REQUIRE(clCreateCommandQueue);
-    SIMT_OPENCL_REQUIRE(clReleaseCommandQueue);
-    SIMT_OPENCL_REQUIRE(clCreateProgramWithSource);
-    SIMT_OPENCL_REQUIRE(clCreateProgramWithBinary);
-    SIMT_OPENCL_REQUIRE(clBuildProgram);
-    SIMT_OPENCL_REQUIRE(clGetProgramBuildInfo);
-    SIMT_OPENCL_REQUIRE(clGetProgramInfo);
-    SIMT_OPENCL_REQUIRE(clReleaseProgram);
-    SIMT_OPENCL_REQUIRE(clCreateKernel);
-    SIMT_OPENCL_REQUIRE(clReleaseKernel);
-    SIMT_OPENCL_REQUIRE(clSetKernelArg);
-    SIMT_OPENCL_REQUIRE(clEnqueueNDRangeKernel);
-    SIMT_OPENCL_REQUIRE(clCreateBuffer);
-    SIMT_OPENCL_REQUIRE(clReleaseMemObject);
-    SIMT_OPENCL_REQUIRE(clEnqueueReadBuffer);
-    SIMT_OPENCL_REQUIRE(clEnqueueWriteBuffer);
-    SIMT_OPENCL_REQUIRE(clEnqueueCopyBuffer);
-    SIMT_OPENCL_REQUIRE(clEnqueueFillBuffer);
-    SIMT_OPENCL_REQUIRE(clGetKernelWorkGroupInfo);
-    SIMT_OPENCL_REQUIRE(clGetKernelInfo);
-    SIMT_OPENCL_REQUIRE(clGetKernelArgInfo);
-    SIMT_OPENCL_REQUIRE(clCreateSubBuffer);
-    SIMT_OPENCL_REQUIRE(clFlush);
-    SIMT_OPENCL_REQUIRE(clFinish);
-    SIMT_OPENCL_REQUIRE(clReleaseEvent);
-    SIMT_OPENCL_REQUIRE(clWaitForEvents);
-    SIMT_OPENCL_REQUIRE(clEnqueueMarkerWithWaitList);
-    SIMT_OPENCL_REQUIRE(clEnqueueBarrierWithWaitList);
-    SIMT_OPENCL_REQUIRE(clGetEventInfo);
-    SIMT_OPENCL_REQUIRE(clGetEventProfilingInfo);
+    api->clGetPlatformIDs =
+        api->library_.require<decltype(api->clGetPlatformIDs)>("clGetPlatformIDs");
+#define SIMT_OPENCL_REQUIRE(name, slot) \
+  api->name = api->library_.require<decltype(api->name)>(#name);
+    SIMT_OPENCL_ICD_SLOTS(SIMT_OPENCL_REQUIRE)
 #undef SIMT_OPENCL_REQUIRE
   } catch (const std::exception& error) {
     if (why_not != nullptr) *why_not = std::string("unusable OpenCL library: ") + error.what();
@@ -270,20 +252,113 @@ std::unique_ptr<OpenCLApi> OpenCLApi::load(std::string* why_not) {
   return api;
 }
 
-const OpenCLApi* OpenCLApi::get(std::string* why_not) {
-  struct Loaded {
-    const OpenCLApi* api = nullptr;
-    std::string reason;
+std::unique_ptr<OpenCLApi> OpenCLApi::load_driver(const std::string& path, std::string* why_not) {
+  std::string reason;
+  std::optional<runtime::SharedLibrary> library = runtime::SharedLibrary::open(path, &reason);
+  if (!library) {
+    if (why_not != nullptr) *why_not = "cannot be opened: " + reason;
+    return nullptr;
+  }
+  return from_driver(std::move(*library), why_not);
+}
+
+std::unique_ptr<OpenCLApi> OpenCLApi::from_driver(runtime::SharedLibrary library,
+                                                  std::string* why_not) {
+  const std::string path = library.path();
+  auto fail = [&](const std::string& text) -> std::unique_ptr<OpenCLApi> {
+    if (why_not != nullptr) *why_not = path + " is no usable OpenCL driver: " + text;
+    return nullptr;
   };
-  // Deliberately leaked (see header); the magic static makes the first load
+  // cl_khr_icd: a driver's one exported entry point, which gives the platform list.
+  using GetAddress = void* (*)(const char* name);
+  auto get_address = library.symbol<GetAddress>("clGetExtensionFunctionAddress");
+  if (get_address == nullptr) {
+    return fail("it exports neither clGetPlatformIDs nor clGetExtensionFunctionAddress");
+  }
+  using GetPlatforms = decltype(OpenCLApi::clGetPlatformIDs);
+  auto icd_platforms = reinterpret_cast<GetPlatforms>(get_address("clIcdGetPlatformIDsKHR"));
+  if (icd_platforms == nullptr) return fail("no clIcdGetPlatformIDsKHR (it is no ICD)");
+  cl_uint count = 0;
+  cl_int status = icd_platforms(0, nullptr, &count);
+  if (status != CL_SUCCESS || count == 0) {
+    return fail(status != CL_SUCCESS ? OpenCLError("clIcdGetPlatformIDsKHR", status).what()
+                                     : "it lists no platform");
+  }
+  std::vector<cl_platform_id> platforms(count);
+  status = icd_platforms(count, platforms.data(), nullptr);
+  if (status != CL_SUCCESS) return fail(OpenCLError("clIcdGetPlatformIDsKHR", status).what());
+
+  // Every object of the driver starts with a pointer to its dispatch table. The functions
+  // in its platform's table are the driver's own, which take any object of the driver (a
+  // loader calls them the same way), so one table serves the whole API; a driver whose
+  // platforms have different tables would be several drivers in one, which is refused.
+  auto table_of = [](cl_platform_id platform) {
+    return *reinterpret_cast<void* const* const*>(platform);
+  };
+  void* const* table = table_of(platforms[0]);
+  for (cl_platform_id platform : platforms) {
+    if (platform == nullptr || table_of(platform) != table) {
+      return fail("its platforms do not share one dispatch table");
+    }
+  }
+
+  std::unique_ptr<OpenCLApi> api(new OpenCLApi(std::move(library), Kind::driver));
+  api->clGetPlatformIDs = icd_platforms;
+  std::string missing;
+#define SIMT_OPENCL_FROM_TABLE(name, slot)                          \
+  api->name = reinterpret_cast<decltype(api->name)>(table[(slot)]); \
+  if (api->name == nullptr) missing += missing.empty() ? #name : ", " #name;
+  SIMT_OPENCL_ICD_SLOTS(SIMT_OPENCL_FROM_TABLE)
+#undef SIMT_OPENCL_FROM_TABLE
+  // Every ICD fills this slot (loaders call it for extensions): an empty one means the
+  // table is not laid out as icd_dispatch.h says.
+  if (table[icd::kGetExtensionFunctionAddressSlot] == nullptr) {
+    missing +=
+        missing.empty() ? "clGetExtensionFunctionAddress" : ", clGetExtensionFunctionAddress";
+  }
+  if (!missing.empty()) return fail("its dispatch table has no " + missing);
+  return api;
+}
+
+const OpenCLApi::Libraries& OpenCLApi::libraries() {
+  // Deliberately leaked (see the header); the magic static makes the first load
   // thread-safe and later calls lock-free.
-  static const Loaded loaded = [] {
-    Loaded result;
-    result.api = load(&result.reason).release();
+  static const Libraries* loaded = [] {
+    auto* result = new Libraries;
+    if (std::unique_ptr<OpenCLApi> loader = load(&result->loader_reason)) {
+      result->loader_path = loader->library_path();
+      if (loader->kind() == Kind::driver) result->loader_path.clear();
+      result->apis.push_back(loader.release());
+    }
+    const char* explicit_path = std::getenv("SIMT_OPENCL_LIBRARY");
+    const char* drivers = std::getenv("SIMT_OPENCL_DRIVERS");
+    if ((explicit_path == nullptr || explicit_path[0] == '\0') && drivers != nullptr) {
+      std::string_view rest = drivers;
+      while (!rest.empty()) {
+        std::size_t end = rest.find(':');
+        std::string path(rest.substr(0, end));
+        rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+        if (path.empty()) continue;
+        std::string why;
+        if (std::unique_ptr<OpenCLApi> driver = load_driver(path, &why)) {
+          result->apis.push_back(driver.release());
+        } else {
+          result->driver_problems += "\n  " + path + ": " + why;
+        }
+      }
+    }
     return result;
   }();
-  if (loaded.api == nullptr && why_not != nullptr) *why_not = loaded.reason;
-  return loaded.api;
+  return *loaded;
+}
+
+const OpenCLApi* OpenCLApi::get(std::string* why_not) {
+  const Libraries& all = libraries();
+  if (all.apis.empty()) {
+    if (why_not != nullptr) *why_not = all.loader_reason + all.driver_problems;
+    return nullptr;
+  }
+  return all.apis.front();
 }
 
 const char* device_type_name(DeviceType type) {
@@ -313,67 +388,96 @@ bool DeviceInfo::has_extension(std::string_view extension) const {
   return false;
 }
 
-std::vector<DeviceInfo> list_devices(std::string* why_not) {
-  std::vector<DeviceInfo> devices;
-  std::string problems;
-  auto report = [&](const std::string& text) {
-    if (why_not != nullptr) *why_not = text;
-  };
+namespace {
 
-  std::string load_reason;
-  const OpenCLApi* api = OpenCLApi::get(&load_reason);
-  if (api == nullptr) {
-    report(load_reason);
-    return devices;
-  }
-
+// The devices of one library's platforms, appended to `devices`; what went wrong is
+// appended to `problems` (one "\n  ..." line each). A driver's platform whose name an
+// earlier library listed is skipped (see list_devices in the header).
+void list_library_devices(const OpenCLApi& api, bool several, std::vector<std::string>* names_seen,
+                          std::vector<DeviceInfo>* devices, std::string* problems,
+                          std::string* no_platform) {
+  const std::string of_library = several ? " of " + api.library_path() : "";
   cl_uint platform_count = 0;
-  cl_int status = api->clGetPlatformIDs(0, nullptr, &platform_count);
+  cl_int status = api.clGetPlatformIDs(0, nullptr, &platform_count);
   // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when no vendor driver is
   // registered in /etc/OpenCL/vendors: the normal "no OpenCL here" case.
   if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && platform_count == 0)) {
-    report("no OpenCL platform is installed (" + api->library_path() +
-           " found no vendor driver; drivers register in /etc/OpenCL/vendors: for CPUs, "
-           "apt install pocl-opencl-icd)");
-    return devices;
-  }
-  if (status != CL_SUCCESS) {
-    report(OpenCLError("clGetPlatformIDs", status).what());
-    return devices;
+    *no_platform +=
+        (no_platform->empty() ? "" : "; ") + api.library_path() + " found no vendor driver";
+    return;
   }
   std::vector<cl_platform_id> platforms(platform_count);
-  status = api->clGetPlatformIDs(platform_count, platforms.data(), nullptr);
+  if (status == CL_SUCCESS)
+    status = api.clGetPlatformIDs(platform_count, platforms.data(), nullptr);
   if (status != CL_SUCCESS) {
-    report(OpenCLError("clGetPlatformIDs", status).what());
-    return devices;
+    *problems += "\n  " + std::string(OpenCLError("clGetPlatformIDs", status).what()) + of_library;
+    return;
   }
-
+  const std::size_t earlier_names = names_seen->size();
   for (cl_uint index = 0; index < platform_count; ++index) {
     cl_platform_id platform = platforms[index];
     std::string platform_label = "platform " + std::to_string(index);
     try {
-      std::string platform_name = platform_string(*api, platform, CL_PLATFORM_NAME);
-      platform_label += " (" + platform_name + ")";
+      std::string platform_name = platform_string(api, platform, CL_PLATFORM_NAME);
+      platform_label += " (" + platform_name + ")" + of_library;
+      auto earlier_end = names_seen->begin() + static_cast<std::ptrdiff_t>(earlier_names);
+      if (api.kind() == OpenCLApi::Kind::driver &&
+          std::find(names_seen->begin(), earlier_end, platform_name) != earlier_end) {
+        *problems += "\n  " + platform_label + ": not used, an earlier library lists " +
+                     platform_name + " already";
+        continue;
+      }
+      names_seen->push_back(platform_name);
       cl_uint device_count = 0;
-      status = api->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count);
+      status = api.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count);
       if (status == CL_DEVICE_NOT_FOUND || (status == CL_SUCCESS && device_count == 0)) {
-        problems += "\n  " + platform_label + ": no devices";
+        *problems += "\n  " + platform_label + ": no devices";
         continue;
       }
       check(status, "clGetDeviceIDs");
       std::vector<cl_device_id> ids(device_count);
-      check(api->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr),
+      check(api.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr),
             "clGetDeviceIDs");
       for (cl_device_id id : ids) {
-        devices.push_back(describe_device(*api, platform, platform_name, id));
+        devices->push_back(describe_device(api, platform, platform_name, id));
+        devices->back().api = &api;
       }
     } catch (const std::exception& error) {
-      problems += "\n  " + platform_label + ": " + error.what();
+      *problems += "\n  " + platform_label + ": " + error.what();
     }
   }
+}
 
-  if (devices.empty()) {
-    report("no OpenCL device found:" + problems);
+}  // namespace
+
+std::vector<DeviceInfo> list_devices(std::string* why_not) {
+  std::vector<DeviceInfo> devices;
+  auto report = [&](const std::string& text) {
+    if (why_not != nullptr) *why_not = text;
+  };
+
+  const OpenCLApi::Libraries& libraries = OpenCLApi::libraries();
+  if (libraries.apis.empty()) {
+    report(libraries.loader_reason + libraries.driver_problems);
+    return devices;
+  }
+  std::string problems = libraries.driver_problems, no_platform;
+  std::vector<std::string> names_seen;
+  for (const OpenCLApi* api : libraries.apis) {
+    list_library_devices(*api, libraries.apis.size() > 1, &names_seen, &devices, &problems,
+                         &no_platform);
+  }
+
+  if (!no_platform.empty()) {
+    no_platform +=
+        "; drivers register in /etc/OpenCL/vendors: for CPUs, apt install "
+        "pocl-opencl-icd, or pip install 'simt[pocl]'";
+  }
+  if (devices.empty() && problems.empty() && !no_platform.empty()) {
+    report("no OpenCL platform is installed (" + no_platform + ")");
+  } else if (devices.empty()) {
+    report("no OpenCL device found:" + problems +
+           (no_platform.empty() ? "" : "\n  " + no_platform));
   } else if (problems.empty()) {
     report("");
   } else {
@@ -513,7 +617,7 @@ std::string program_binary(const Program& program) {
 
 BuildResult build_program(const DeviceInfo& device, std::string_view source,
                           std::string_view options) {
-  const OpenCLApi& api = require_api();
+  const OpenCLApi& api = device.api != nullptr ? *device.api : require_api();
   Context context = create_context(api, device.platform, device.device);
   return build_program(context, device.device, source, options, nullptr);
 }

@@ -4,7 +4,7 @@
 // Types, constants and function signatures below are simt's own, written from
 // the OpenCL 1.2 specification: only what simt uses, with the C ABI that every
 // ICD loader (libOpenCL.so.1) exports on Linux. No OpenCL header is included
-// anywhere in simt.
+// anywhere in simt's library (one test checks icd_dispatch.h against CL/cl_icd.h).
 #pragma once
 
 #include <cstddef>
@@ -250,18 +250,43 @@ class OpenCLError : public std::runtime_error {
 // Throws OpenCLError unless code is CL_SUCCESS.
 void check(cl_int code, std::string_view call);
 
-// The entry points simt uses, named as the OpenCL library exports them.
+// The entry points simt uses, named as the OpenCL library exports them: from an ICD
+// loader's exports, or from one driver's ICD dispatch table when simt opens the driver
+// without a loader (a machine with PoCL from pip and no OpenCL package; icd_dispatch.h).
 struct OpenCLApi {
-  // The process-wide instance, loaded on first use (thread-safe). Returns
-  // nullptr when the library or one of these functions is missing, with the
-  // reason in why_not. Never unloaded: ICDs misbehave when unloaded while
-  // other static destructors may still release objects at exit.
+  enum class Kind {
+    loader,  // an ICD loader (libOpenCL.so.1): every driver registered with it
+    driver,  // one driver opened directly (its ICD library, e.g. PoCL's libpocl.so)
+  };
+
+  // Every OpenCL library simt uses, opened once per process (thread-safe) and never
+  // unloaded: ICDs misbehave when unloaded while other static destructors may still
+  // release objects at exit. With $SIMT_OPENCL_LIBRARY set, only it (see load());
+  // otherwise the system's ICD loader, then each driver library named in
+  // $SIMT_OPENCL_DRIVERS (colon separated), which `import simt` fills with the drivers
+  // that pip wheels installed (python/simt/_opencl_wheels.py).
+  struct Libraries {
+    std::vector<const OpenCLApi*> apis;  // the loader (when found) first, then the drivers
+    std::string loader_path;             // the loader's file; empty without one
+    std::string loader_reason;           // why there is no loader (empty with one)
+    std::string driver_problems;         // "\n  <path>: <why>" per driver that did not open
+  };
+  static const Libraries& libraries();
+
+  // The first of libraries(), or nullptr with every library's reason in why_not.
   static const OpenCLApi* get(std::string* why_not);
 
   // Loads a fresh instance from the current environment, without caching:
-  // $SIMT_OPENCL_LIBRARY when set (and then only it), else libOpenCL.so.1,
-  // then libOpenCL.so.
+  // $SIMT_OPENCL_LIBRARY when set (and then only it; a loader, or a driver's ICD library,
+  // which is then opened as load_driver() does), else libOpenCL.so.1, then libOpenCL.so.
   static std::unique_ptr<OpenCLApi> load(std::string* why_not);
+
+  // Opens the OpenCL driver at `path` without an ICD loader: its platforms come from
+  // clIcdGetPlatformIDsKHR and every other function from the dispatch table its objects
+  // start with. nullptr, with the reason, when the library is no ICD or lists no platform.
+  static std::unique_ptr<OpenCLApi> load_driver(const std::string& path, std::string* why_not);
+
+  Kind kind() const { return kind_; }
 
   cl_int (*clGetPlatformIDs)(cl_uint num_entries, cl_platform_id* platforms,
                              cl_uint* num_platforms) = nullptr;
@@ -358,12 +383,18 @@ struct OpenCLApi {
                                     std::size_t value_size, void* value,
                                     std::size_t* value_size_ret) = nullptr;
 
-  // The libOpenCL file in use.
+  // The library in use: the loader's libOpenCL file, or the driver's.
   const std::string& library_path() const { return library_.path(); }
 
  private:
-  explicit OpenCLApi(runtime::SharedLibrary library) : library_(std::move(library)) {}
+  OpenCLApi(runtime::SharedLibrary library, Kind kind)
+      : library_(std::move(library)), kind_(kind) {}
+  static std::unique_ptr<OpenCLApi> from_loader(runtime::SharedLibrary library,
+                                                std::string* why_not);
+  static std::unique_ptr<OpenCLApi> from_driver(runtime::SharedLibrary library,
+                                                std::string* why_not);
   runtime::SharedLibrary library_;
+  Kind kind_;
 };
 
 // Owns one OpenCL object and releases it on destruction. Keeps the API it was
@@ -417,6 +448,7 @@ enum class DeviceType { cpu, gpu, accelerator, other };
 const char* device_type_name(DeviceType type);  // "cpu", "gpu", "accelerator", "other"
 
 struct DeviceInfo {
+  const OpenCLApi* api = nullptr;  // the library it was listed through (OpenCLApi::libraries())
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
   std::string platform_name;
@@ -447,11 +479,13 @@ struct DeviceInfo {
   bool has_extension(std::string_view extension) const;
 };
 
-// Every device of every platform, platforms in loader order. Returns an empty
-// list when OpenCL is unavailable or has no device, with the reason in
-// why_not. When some devices were found but a platform failed to enumerate,
-// why_not describes the skipped platform (it is cleared otherwise), since one
-// broken ICD must not hide the working ones.
+// Every device of every platform of every library (OpenCLApi::libraries()), platforms in
+// loader order. Returns an empty list when OpenCL is unavailable or has no device, with
+// the reason in why_not. When some devices were found but a platform failed to enumerate,
+// why_not describes the skipped platform (it is cleared otherwise), since one broken ICD
+// must not hide the working ones. A platform of a driver opened directly is skipped, with
+// a note there, when an earlier library lists a platform of the same name: PoCL from pip
+// beside the system's PoCL would otherwise give every CPU twice.
 std::vector<DeviceInfo> list_devices(std::string* why_not);
 
 struct BuildResult {

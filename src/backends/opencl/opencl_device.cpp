@@ -1,10 +1,14 @@
 #include "backends/opencl/opencl_device.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
+#include <string_view>
 
 #include "runtime/disk_cache.h"
 #include "runtime/interrupt.h"
@@ -12,6 +16,70 @@
 namespace simt::opencl {
 
 namespace {
+
+// PoCL's CPU driver links every kernel into a shared object as a C compiler would: its
+// Clang driver runs the system's `ld` (binutils) with `-lc -lgcc -lgcc_s`, which need
+// libc.so (libc6-dev) and a GCC installation's libgcc (libgcc-<N>-dev); when any is missing,
+// PoCL aborts the whole process at the kernel's first launch ("Final linking of kernel ...
+// failed"). Debian's PoCL package brings them along; PoCL from pip (simt[pocl]) cannot. So
+// for a PoCL device this names, before any build, what is missing; empty when nothing is (or
+// the device is not PoCL's). Looked for where Clang looks on Linux: ld on PATH or in
+// /usr/bin, libc.so in the multiarch and lib64 folders, libgcc.a in <lib>/gcc/<triple>/<N>.
+std::string missing_pocl_linker(const DeviceInfo& device) {
+  namespace fs = std::filesystem;
+  if (device.platform_name.find("Portable Computing Language") == std::string::npos) return "";
+  std::error_code ignored;
+  auto executable = [](const std::string& file) { return access(file.c_str(), X_OK) == 0; };
+
+  bool ld = executable("/usr/bin/ld") || executable("/bin/ld");
+  if (const char* path = std::getenv("PATH"); path != nullptr && !ld) {
+    std::string_view rest = path;
+    while (!ld && !rest.empty()) {
+      std::size_t end = rest.find(':');
+      std::string dir(rest.substr(0, end));
+      rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+      ld = !dir.empty() && executable(dir + "/ld");
+    }
+  }
+  bool libc = false;
+  for (const char* file : {"/usr/lib/x86_64-linux-gnu/libc.so", "/lib/x86_64-linux-gnu/libc.so",
+                           "/usr/lib64/libc.so", "/usr/lib/libc.so"}) {
+    libc = libc || fs::exists(file, ignored);
+  }
+  bool libgcc = false;
+  for (const char* root : {"/usr/lib/gcc", "/usr/lib64/gcc"}) {
+    for (fs::directory_iterator triple(root, ignored), end; !libgcc && triple != end;
+         triple.increment(ignored)) {
+      for (fs::directory_iterator version(triple->path(), ignored); !libgcc && version != end;
+           version.increment(ignored)) {
+        libgcc = fs::exists(version->path() / "libgcc.a", ignored);
+      }
+    }
+  }
+  std::string missing;
+  auto add = [&](bool found, const char* what) {
+    if (!found) missing += (missing.empty() ? "" : ", ") + std::string(what);
+  };
+  add(ld, "ld (binutils)");
+  add(libc, "libc.so (libc6-dev)");
+  add(libgcc, "libgcc (libgcc-12-dev on Debian 12, -13-dev on Ubuntu 24.04)");
+  if (missing.empty()) return "";
+  return "PoCL links each kernel as a C compiler would, and this machine lacks " + missing +
+         ": apt install gcc libc6-dev, which bring ld, libgcc and libc.so (PoCL would otherwise "
+         "abort this process at the kernel's first launch)";
+}
+
+// A note after a build log that says the driver's compiler does not know this machine's
+// CPU, which no change to the kernel fixes: PoCL from pip (pocl-binary-distribution 3.0,
+// 2022) compiles with LLVM 14, whose Clang rejects CPUs newer than itself (AMD Zen 5, for
+// one) as "unknown target CPU 'generic'". Empty for every other log.
+std::string unknown_cpu_note(const std::string& log) {
+  if (log.find("unknown target CPU") == std::string::npos) return "";
+  return "\n(the OpenCL driver's compiler does not know this machine's CPU, whatever the "
+         "kernel: PoCL from pip, pocl-binary-distribution 3.0, has LLVM 14, older than CPUs "
+         "such as AMD Zen 5; the system's PoCL, apt install ocl-icd-libopencl1 "
+         "pocl-opencl-icd, or the cpu device runs this kernel)";
+}
 
 // The private address space's first address and the gap between two
 // buffers' ranges: far from zero so that no address is null, and gapped so
@@ -240,6 +308,7 @@ OpenCLDevice::OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index)
     : Device(runtime_info(device, index)),
       api_(api),
       device_(std::move(device)),
+      missing_linker_(missing_pocl_linker(device_)),
       next_address_(kFirstAddress) {
   try {
     context_ = create_context(api_, device_.platform, device_.device);
@@ -632,6 +701,10 @@ BuildResult OpenCLDevice::build_cached(const std::string& key, const std::string
                                        const std::string& flags, Program* program,
                                        const std::function<std::string(const Program&)>& describe,
                                        std::string* description) {
+  if (!missing_linker_.empty()) {
+    throw runtime::DeviceError(info_.id + " (" + device_.name +
+                               ") cannot build kernels: " + missing_linker_);
+  }
   BuildResult built;
   if (key.empty()) {  // not to be cached
     built = build_program(context_, device_.device, source, flags, program);
@@ -682,10 +755,10 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::build(
                                device_.name + "): " + error.what());
   }
   if (!built.ok) {
-    throw runtime::BackendCompileError("the OpenCL compiler of " + info_.id + " (" + device_.name +
-                                       ", " + device_.version + ") rejected the OpenCL C code of " +
-                                       kernel.entry + ":\n" +
-                                       abi::annotate_compiler_log(built.log, kernel.source));
+    throw runtime::BackendCompileError(
+        "the OpenCL compiler of " + info_.id + " (" + device_.name + ", " + device_.version +
+        ") rejected the OpenCL C code of " + kernel.entry + ":\n" +
+        abi::annotate_compiler_log(built.log, kernel.source) + unknown_cpu_note(built.log));
   }
 
   cl_int status = CL_SUCCESS;
@@ -754,9 +827,9 @@ std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::Ra
                                device_.name + "): " + error.what());
   }
   if (!built.ok) {
-    throw runtime::BackendCompileError("the OpenCL compiler of " + info_.id + " (" + device_.name +
-                                       ", " + device_.version +
-                                       ") rejected the OpenCL C source:\n" + built.log);
+    throw runtime::BackendCompileError(
+        "the OpenCL compiler of " + info_.id + " (" + device_.name + ", " + device_.version +
+        ") rejected the OpenCL C source:\n" + built.log + unknown_cpu_note(built.log));
   }
   std::optional<RawKernels> kernels = unpack_raw_kernels(description);
   if (!kernels) throw runtime::DeviceError("a raw program's kernel list did not read back");

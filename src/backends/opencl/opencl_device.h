@@ -215,6 +215,9 @@ class OpenCLDevice : public runtime::Device {
 
   const OpenCLApi& api_;
   DeviceInfo device_;
+  // Why this device cannot build kernels although it is there (a PoCL without the system's
+  // linker); empty when it can.
+  std::string missing_linker_;
   Context context_;
   CommandQueue queue_;
   OpenCLStream default_stream_{*this, CommandQueue()};

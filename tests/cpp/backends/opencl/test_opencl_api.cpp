@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,6 +90,69 @@ TEST(OpenCLApi, LibraryWithoutTheFunctionsIsReported) {
   EXPECT_NE(why_not.find("clGetPlatformIDs"), std::string::npos) << why_not;
 }
 
+// A driver opened without the ICD loader: the path PoCL from pip takes on a machine with
+// no OpenCL package. Debian's PoCL stands in for it (the same kind of ICD library).
+constexpr const char* kSystemPocl = "/usr/lib/x86_64-linux-gnu/libpocl.so.2";
+
+TEST(OpenCLApi, OpensADriverWithoutTheLoaderAndBuildsWithIt) {
+  std::string why_not;
+  std::unique_ptr<cl::OpenCLApi> api = cl::OpenCLApi::load_driver(kSystemPocl, &why_not);
+  if (api == nullptr && why_not.find("cannot be opened") != std::string::npos) {
+    GTEST_SKIP() << "no " << kSystemPocl << " (apt install libpocl2): " << why_not;
+  }
+  ASSERT_NE(api, nullptr) << why_not;
+  EXPECT_EQ(api->kind(), cl::OpenCLApi::Kind::driver);
+  // The same file, by whichever name the dynamic loader first mapped it (the ICD loader
+  // may have opened it earlier in this process).
+  EXPECT_TRUE(std::filesystem::equivalent(api->library_path(), kSystemPocl)) << api->library_path();
+
+  cl::cl_uint count = 0;
+  ASSERT_EQ(api->clGetPlatformIDs(0, nullptr, &count), cl::CL_SUCCESS);
+  ASSERT_GE(count, 1u);
+  cl::cl_platform_id platform = nullptr;
+  ASSERT_EQ(api->clGetPlatformIDs(1, &platform, nullptr), cl::CL_SUCCESS);
+  cl::cl_device_id device = nullptr;
+  ASSERT_EQ(api->clGetDeviceIDs(platform, cl::CL_DEVICE_TYPE_ALL, 1, &device, nullptr),
+            cl::CL_SUCCESS);
+  cl::Context context = cl::create_context(*api, platform, device);
+  cl::Program program;
+  cl::BuildResult built = cl::build_program(context, device, kValidKernel, "", &program);
+  ASSERT_TRUE(built.ok) << built.log;
+  EXPECT_EQ(cl::program_kernel_names(program), std::vector<std::string>{"scale"});
+}
+
+TEST(OpenCLApi, ExplicitLibraryMayBeADriver) {
+  std::string why_not;
+  {
+    ScopedEnv env("SIMT_OPENCL_LIBRARY", kSystemPocl);
+    std::unique_ptr<cl::OpenCLApi> api = cl::OpenCLApi::load(&why_not);
+    if (api == nullptr && why_not.find("not found") != std::string::npos) {
+      GTEST_SKIP() << "no " << kSystemPocl;
+    }
+    ASSERT_NE(api, nullptr) << why_not;
+    EXPECT_EQ(api->kind(), cl::OpenCLApi::Kind::driver);
+  }
+}
+
+TEST(OpenCLApi, ALibraryThatIsNoDriverIsReported) {
+  std::string why_not;
+  EXPECT_EQ(cl::OpenCLApi::load_driver("libm.so.6", &why_not), nullptr);
+  EXPECT_NE(why_not.find("is no usable OpenCL driver"), std::string::npos) << why_not;
+  EXPECT_NE(why_not.find("clGetExtensionFunctionAddress"), std::string::npos) << why_not;
+  EXPECT_EQ(cl::OpenCLApi::load_driver("/nonexistent/simt-test/libpocl.so", &why_not), nullptr);
+  EXPECT_NE(why_not.find("cannot be opened"), std::string::npos) << why_not;
+}
+
+TEST(OpenCLApi, ListedDevicesNameTheirLibrary) {
+  REQUIRE_OPENCL_DEVICES(devices);
+  const cl::OpenCLApi::Libraries& libraries = cl::OpenCLApi::libraries();
+  for (const cl::DeviceInfo& device : devices) {
+    ASSERT_NE(device.api, nullptr);
+    EXPECT_NE(std::find(libraries.apis.begin(), libraries.apis.end(), device.api),
+              libraries.apis.end());
+  }
+}
+
 TEST(OpenCLApi, ListsDevicesWithSaneProperties) {
   REQUIRE_OPENCL_DEVICES(devices);
   for (const cl::DeviceInfo& device : devices) {
@@ -147,7 +213,7 @@ TEST(OpenCLApi, InvalidOptionsGiveAFailedBuild) {
 TEST(OpenCLApi, RunsAKernelThroughTheRaiiWrappers) {
   REQUIRE_OPENCL_DEVICES(devices);
   const cl::DeviceInfo& device = devices.front();
-  const cl::OpenCLApi& api = *cl::OpenCLApi::get(nullptr);
+  const cl::OpenCLApi& api = *device.api;
 
   cl::Context context = cl::create_context(api, device.platform, device.device);
   cl::Program program;
@@ -202,7 +268,7 @@ TEST(OpenCLApi, RunsAKernelThroughTheRaiiWrappers) {
 TEST(OpenCLApi, BadKernelNameRaisesNamedError) {
   REQUIRE_OPENCL_DEVICES(devices);
   const cl::DeviceInfo& device = devices.front();
-  const cl::OpenCLApi& api = *cl::OpenCLApi::get(nullptr);
+  const cl::OpenCLApi& api = *device.api;
   cl::Context context = cl::create_context(api, device.platform, device.device);
   cl::Program program;
   ASSERT_TRUE(cl::build_program(context, device.device, kValidKernel, "", &program).ok);

@@ -38,10 +38,8 @@ std::shared_ptr<cl::OpenCLDevice> first_device(std::string* why) {
   static std::string reason;
   static std::shared_ptr<cl::OpenCLDevice> device = [] {
     std::vector<cl::DeviceInfo> found = cl::list_devices(&reason);
-    std::string load;
-    const cl::OpenCLApi* api = cl::OpenCLApi::get(&load);
-    if (found.empty() || api == nullptr) return std::shared_ptr<cl::OpenCLDevice>();
-    return std::make_shared<cl::OpenCLDevice>(*api, found.front(), 0);
+    if (found.empty()) return std::shared_ptr<cl::OpenCLDevice>();
+    return std::make_shared<cl::OpenCLDevice>(*found.front().api, found.front(), 0);
   }();
   *why = reason;
   return device;
@@ -219,8 +217,7 @@ TEST(OpenCLDevice, Float64OnADeviceWithoutItIsUnsupportedAtTheLine) {
   REQUIRE_DEVICE(device);
   cl::DeviceInfo no_fp64 = device->opencl_info();
   no_fp64.fp64 = false;
-  const cl::OpenCLApi* api = cl::OpenCLApi::get(nullptr);
-  cl::OpenCLDevice limited(*api, no_fp64, 7);
+  cl::OpenCLDevice limited(*no_fp64.api, no_fp64, 7);
 
   constexpr const char* kUsesDouble = R"(def k(x, out):
     i = cuda.grid(1)
