@@ -15,6 +15,13 @@ namespace simt::codegen::detail {
 
 namespace {
 
+bool signed_integer(const Type& t) {
+  Scalar s = sema::concrete(t);
+  return t.is_scalar() && abi::is_integer(s) && abi::is_signed(s);
+}
+
+}  // namespace
+
 // An expression whose value cannot change while the loop runs, other than
 // through locals: it reads no array element (the loop body may write one).
 bool reads_no_array(const sema::TypedFunction& fn, const Expr& e) {
@@ -23,8 +30,13 @@ bool reads_no_array(const sema::TypedFunction& fn, const Expr& e) {
     case ExprKind::Int:
     case ExprKind::Bool:
       return true;
-    case ExprKind::Attribute:  // x.size, x.shape: fixed for the launch
-      return true;
+    case ExprKind::Attribute: {  // x.size, x.shape, blockDim.x, a tuple's field; not a record's
+      auto base = fn.exprs.find(e.items[0].get());
+      if (base == fn.exprs.end()) return false;
+      const Type& t = base->second.type;
+      return (t.is_array() || t.is_tuple() || t.kind == TypeKind::Dim3) &&
+             reads_no_array(fn, *e.items[0]);
+    }
     case ExprKind::Subscript: {
       auto base = fn.exprs.find(e.items[0].get());
       return base != fn.exprs.end() && base->second.type.is_tuple() &&
@@ -45,13 +57,6 @@ bool reads_no_array(const sema::TypedFunction& fn, const Expr& e) {
       return false;
   }
 }
-
-bool signed_integer(const Type& t) {
-  Scalar s = sema::concrete(t);
-  return t.is_scalar() && abi::is_integer(s) && abi::is_signed(s);
-}
-
-}  // namespace
 
 bool Emitter::gang_rounds(const Stmt& s, const std::string& next, const Type& strong) {
   // The stop, and for a range the step, are read once per round outside the

@@ -103,6 +103,7 @@ void Emitter::stmt_unchecked(const Stmt& s) {
       if_stmt(s);
       break;
     case StmtKind::While:
+      if (counted_grid_stride_while(s)) break;
       if (has_call(s.test.get())) {
         // The test calls a device function: evaluate it at the top of
         // every iteration (`continue` comes back here too).

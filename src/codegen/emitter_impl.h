@@ -89,6 +89,11 @@ bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step);
 // grid's size; null for any other statement.
 const Expr* grid_stride_step(const sema::TypedFunction& fn, const Stmt& loop);
 
+// An expression whose value cannot change while a loop runs other than through its
+// locals: names, literals, attributes (x.size, x.shape), tuple items, the launch's
+// sizes (gridsize, len) and arithmetic on them; no array element (emit_gang.cpp).
+bool reads_no_array(const sema::TypedFunction& fn, const Expr& e);
+
 // The CPU emits a kernel twice (Module::lockstep_form): no barriers or shared arrays
 // (those run as regions already), no exits, a grid-stride loop at its top level.
 bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options);
@@ -349,6 +354,10 @@ class Emitter {
   void lockstep_rounds(const Stmt& s);
   // Ctrl-C's check at the head of a loop that may run long (`break` leaves it).
   void loop_cancel_check();
+  // `while i < n: ...; i += cuda.gridsize(1)` as a loop of a count known before it
+  // starts, which compilers unroll (emit_counted_while.cpp); false (nothing emitted)
+  // for any other loop.
+  bool counted_grid_stride_while(const Stmt& s);
   // Where a loop of lockstep_rounds() may run as a gang (emit_gang.cpp), emits the
   // gang's rounds under a run-time check that the block's counters are consecutive,
   // then `} else {` for the masked rounds, and returns true. `next` and `strong`:

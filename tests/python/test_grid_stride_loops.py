@@ -216,3 +216,46 @@ def test_grid_stride_loops_of_every_shape(device, rng, n, blocks, shape, block):
             want_last[g + y * threads] = taken if shape >= 4 else i
     np.testing.assert_array_equal(visits.get(), want_visits)
     np.testing.assert_array_equal(last.get(), want_last)
+
+
+# A grid-stride while loop is emitted with its count computed before it starts (compilers
+# unroll it: codegen/emit_counted_while.cpp), where the count is exact; near int64's end
+# the plain loop runs. `break` leaves either form with the counter where it was.
+
+@cuda.jit
+def while_with_break(x, out, last, stop, offset):
+    i = cuda.grid(1) - offset
+    while i < stop:
+        if i >= x.size:
+            break
+        if i >= 0:
+            if x[i] > 0.9:
+                break
+            out[i] = 2 * x[i]
+        i += cuda.gridsize(1)
+    last[cuda.grid(1)] = i
+
+
+@pytest.mark.parametrize("stop, offset", [(None, 0), (None, 7), (2 ** 63 - 1, 0),
+                                          (2 ** 63 - 100, 3), (-5, 0)])
+def test_grid_stride_while_counts_and_breaks(device, rng, stop, offset):
+    import simt
+
+    n, blocks, block = 3000, 3, 64
+    x = rng.random(n)
+    stop = n if stop is None else stop
+    out = simt.full(n, np.nan, device=device)
+    last = simt.full(blocks * block, -7, dtype=np.int64, device=device)
+    while_with_break[blocks, block](simt.to_device(x, device=device), out, last, stop, offset)
+    want_out, want_last = np.full(n, np.nan), np.empty(blocks * block, np.int64)
+    for g in range(blocks * block):
+        i = g - offset
+        while i < stop:
+            if i >= n or (i >= 0 and x[i] > 0.9):
+                break
+            if i >= 0:
+                want_out[i] = 2 * x[i]
+            i += blocks * block
+        want_last[g] = i
+    np.testing.assert_array_equal(out.get(), want_out)
+    np.testing.assert_array_equal(last.get(), want_last)

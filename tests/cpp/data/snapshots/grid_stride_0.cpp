@@ -112,7 +112,7 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
   simt_arr_f32_1 v_out = {simt_p_out_data, {simt_p_out_shape0}, {simt_p_out_stride0}};
   unsigned char* simt_mask2 = (unsigned char*)(simt_scratch + simt_scratch_at2);
   long long* simt_next_value4 = (long long*)(simt_scratch + simt_scratch_at3);
-  unsigned char* simt_mask11 = (unsigned char*)(simt_scratch + simt_scratch_at4);
+  unsigned char* simt_mask12 = (unsigned char*)(simt_scratch + simt_scratch_at4);
   long long v_stride = 0;
   long long* simt_pt_v_i = (long long*)(simt_scratch + simt_scratch_at0);
   long long* simt_pt_v_j = (long long*)(simt_scratch + simt_scratch_at1);
@@ -255,19 +255,31 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
           (void)simt_tid;
           {
             // grid_stride.py:9: while j < out.size:
-            while (simt_pt_v_j[simt_t] < (v_out.shape[0])) {
-              if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
-              // grid_stride.py:10: out[j] += 1
-              v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
-              // grid_stride.py:11: j += cuda.gridsize(1)
-              simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+            {
+              const long long simt_stop11 = (v_out.shape[0]), simt_step11 = (((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0]);
+              if (simt_pt_v_j[simt_t] < simt_stop11 && simt_stop11 <= 9223372036854775807LL - simt_step11) {
+                for (unsigned long long simt_count11 = ((unsigned long long)simt_stop11 - (unsigned long long)simt_pt_v_j[simt_t] - 1u) / (unsigned long long)simt_step11 + 1u; simt_count11 != 0u; --simt_count11) {
+                  // grid_stride.py:10: out[j] += 1
+                  v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
+                  // grid_stride.py:11: j += cuda.gridsize(1)
+                  simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+                }
+              } else {
+                while (simt_pt_v_j[simt_t] < (v_out.shape[0])) {
+                  if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
+                  // grid_stride.py:10: out[j] += 1
+                  v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
+                  // grid_stride.py:11: j += cuda.gridsize(1)
+                  simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+                }
+              }
             }
           }
           simt_next10:;
     }
   } else {
     // grid_stride.py:9: while j < out.size:
-    for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) simt_mask11[simt_t] = 0;
+    for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t) simt_mask12[simt_t] = 0;
     for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
       for (simt_i64 simt_y = 0; simt_y < simt_ctx->block_dim[1]; ++simt_y)
         _Pragma("clang loop vectorize(disable)")
@@ -277,41 +289,41 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
           (void)simt_t;
           (void)simt_tid;
           {
-            simt_mask11[simt_t] = 1;
+            simt_mask12[simt_t] = 1;
           }
-          simt_next12:;
+          simt_next13:;
     }
-    int simt_gang14 = simt_ctx->block_dim[1] * simt_ctx->block_dim[2] == 1;
-    simt_i64 simt_first14 = 0;
-    for (simt_i64 simt_t = 0; simt_gang14 && simt_t < simt_nthreads; ++simt_t) {
-      if (simt_t == 0) simt_first14 = (simt_i64)simt_pt_v_j[simt_t];
-      if ((simt_i64)simt_pt_v_j[simt_t] != simt_first14 + simt_t) simt_gang14 = 0;
+    int simt_gang15 = simt_ctx->block_dim[1] * simt_ctx->block_dim[2] == 1;
+    simt_i64 simt_first15 = 0;
+    for (simt_i64 simt_t = 0; simt_gang15 && simt_t < simt_nthreads; ++simt_t) {
+      if (simt_t == 0) simt_first15 = (simt_i64)simt_pt_v_j[simt_t];
+      if ((simt_i64)simt_pt_v_j[simt_t] != simt_first15 + simt_t) simt_gang15 = 0;
     }
-    if (simt_gang14) {
+    if (simt_gang15) {
       for (;;) {
         if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
         const simt_i64 simt_stop = (v_out.shape[0]);
-        if (!(simt_first14 < simt_stop)) break;
-        const unsigned long long simt_left = (unsigned long long)simt_stop - (unsigned long long)simt_first14;
+        if (!(simt_first15 < simt_stop)) break;
+        const unsigned long long simt_left = (unsigned long long)simt_stop - (unsigned long long)simt_first15;
         const simt_i64 simt_count = simt_left >= (unsigned long long)simt_nthreads ? simt_nthreads : (simt_i64)simt_left;
         for (simt_i64 simt_t = 0; simt_t < simt_count; ++simt_t) {
           const simt_thread simt_tid = {simt_t, 0, 0};
           (void)simt_tid;
-          simt_pt_v_j[simt_t] = simt_first14 + simt_t;
+          simt_pt_v_j[simt_t] = simt_first15 + simt_t;
           {
             // grid_stride.py:10: out[j] += 1
             v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
             // grid_stride.py:11: j += cuda.gridsize(1)
             simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
           }
-          simt_next15:;
+          simt_next16:;
         }
-        simt_first14 = (simt_i64)simt_pt_v_j[0];
+        simt_first15 = (simt_i64)simt_pt_v_j[0];
       }
     } else {
       while (1) {
         if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
-        int simt_any13 = 0;
+        int simt_any14 = 0;
         for (simt_i64 simt_z = 0; simt_z < simt_ctx->block_dim[2]; ++simt_z)
           for (simt_i64 simt_y = 0; simt_y < simt_ctx->block_dim[1]; ++simt_y)
             _Pragma("clang loop vectorize(disable)")
@@ -320,21 +332,21 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
               const simt_thread simt_tid = {simt_x, simt_y, simt_z};
               (void)simt_t;
               (void)simt_tid;
-              if (!simt_mask11[simt_t]) continue;
+              if (!simt_mask12[simt_t]) continue;
               {
                 if (!(simt_pt_v_j[simt_t] < (v_out.shape[0]))) {
-                  simt_mask11[simt_t] = 0;
-                  goto simt_next16;
+                  simt_mask12[simt_t] = 0;
+                  goto simt_next17;
                 }
-                simt_any13 = 1;
+                simt_any14 = 1;
                 // grid_stride.py:10: out[j] += 1
                 v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
                 // grid_stride.py:11: j += cuda.gridsize(1)
                 simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
               }
-              simt_next16:;
+              simt_next17:;
         }
-        if (!simt_any13) break;
+        if (!simt_any14) break;
       }
     }
   }
@@ -362,12 +374,24 @@ static inline void simt_body_grid_stride(const simt_block_ctx* simt_ctx, simt_th
   // grid_stride.py:8: j = cuda.grid(1)
   v_j = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
   // grid_stride.py:9: while j < out.size:
-  while (v_j < (v_out.shape[0])) {
-    if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
-    // grid_stride.py:10: out[j] += 1
-    v_out.data[v_j] = (v_out.data[v_j] + 1.0f);
-    // grid_stride.py:11: j += cuda.gridsize(1)
-    v_j = ((long long)((unsigned long long)v_j + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+  {
+    const long long simt_stop1 = (v_out.shape[0]), simt_step1 = (((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0]);
+    if (v_j < simt_stop1 && simt_stop1 <= 9223372036854775807LL - simt_step1) {
+      for (unsigned long long simt_count1 = ((unsigned long long)simt_stop1 - (unsigned long long)v_j - 1u) / (unsigned long long)simt_step1 + 1u; simt_count1 != 0u; --simt_count1) {
+        // grid_stride.py:10: out[j] += 1
+        v_out.data[v_j] = (v_out.data[v_j] + 1.0f);
+        // grid_stride.py:11: j += cuda.gridsize(1)
+        v_j = ((long long)((unsigned long long)v_j + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+      }
+    } else {
+      while (v_j < (v_out.shape[0])) {
+        if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
+        // grid_stride.py:10: out[j] += 1
+        v_out.data[v_j] = (v_out.data[v_j] + 1.0f);
+        // grid_stride.py:11: j += cuda.gridsize(1)
+        v_j = ((long long)((unsigned long long)v_j + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+      }
+    }
   }
 }
 

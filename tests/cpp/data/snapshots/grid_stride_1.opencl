@@ -40,10 +40,22 @@ __kernel void simt_kernel_grid_stride(double simt_p_a, __global double* simt_p_x
   // grid_stride.py:8: j = cuda.grid(1)
   v_j = (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0));
   // grid_stride.py:9: while j < out.size:
-  while (v_j < (v_out.shape[0])) {
-    // grid_stride.py:10: out[j] += 1
-    v_out.data[v_j * v_out.strides[0]] = (v_out.data[v_j * v_out.strides[0]] + 1.0);
-    // grid_stride.py:11: j += cuda.gridsize(1)
-    v_j = ((long)((ulong)v_j + (ulong)(((long)get_local_size(0)) * get_num_groups(0))));
+  {
+    const long simt_stop1 = (v_out.shape[0]), simt_step1 = (((long)get_local_size(0)) * get_num_groups(0));
+    if (v_j < simt_stop1 && simt_stop1 <= 9223372036854775807L - simt_step1) {
+      for (ulong simt_count1 = ((ulong)simt_stop1 - (ulong)v_j - 1u) / (ulong)simt_step1 + 1u; simt_count1 != 0u; --simt_count1) {
+        // grid_stride.py:10: out[j] += 1
+        v_out.data[v_j * v_out.strides[0]] = (v_out.data[v_j * v_out.strides[0]] + 1.0);
+        // grid_stride.py:11: j += cuda.gridsize(1)
+        v_j = ((long)((ulong)v_j + (ulong)(((long)get_local_size(0)) * get_num_groups(0))));
+      }
+    } else {
+      while (v_j < (v_out.shape[0])) {
+        // grid_stride.py:10: out[j] += 1
+        v_out.data[v_j * v_out.strides[0]] = (v_out.data[v_j * v_out.strides[0]] + 1.0);
+        // grid_stride.py:11: j += cuda.gridsize(1)
+        v_j = ((long)((ulong)v_j + (ulong)(((long)get_local_size(0)) * get_num_groups(0))));
+      }
+    }
   }
 }
