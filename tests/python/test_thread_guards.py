@@ -148,3 +148,35 @@ def test_indices_known_from_the_guard_and_those_not(device, rng, n):
         dx, dout = on(device, x, np.full(n, POISON))
         guard_then_reassigned[-(-n // 32), 32](dx, dout)
         np.testing.assert_array_equal(dout.get(), expected)
+
+
+@cuda.jit
+def clamped_window(img, out, reach):
+    x, y = cuda.grid(2)
+    rows, cols = img.shape
+    if y < rows and x < cols:
+        # y < rows with y >= 0: rows >= 1, so the clamp is never negative (no wraparound),
+        # while `rows - 2 - y` below still may be, and wraps as in Python.
+        acc = 0.0
+        for d in range(-reach, reach + 1):
+            yy = min(max(y + d, 0), rows - 1)
+            xx = min(max(x + d, 0), cols - 1)
+            acc += img[yy, xx]
+        out[y, x] = acc + img[rows - 2 - y, x]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 7), (9, 1), (37, 50)])
+def test_clamped_indices_from_a_guard_and_wrapping_ones(device, rng, shape):
+    img = rng.random(shape)
+    dimg, dout = on(device, img, np.full(shape, POISON))
+    reach = 2
+    clamped_window[(-(-shape[1] // 8), -(-shape[0] // 8)), (8, 8)](dimg, dout, reach)
+    rows, cols = shape
+    expected = np.empty(shape)
+    for y in range(rows):
+        for x in range(cols):
+            acc = 0.0
+            for d in range(-reach, reach + 1):
+                acc += img[min(max(y + d, 0), rows - 1), min(max(x + d, 0), cols - 1)]
+            expected[y, x] = acc + img[rows - 2 - y, x]
+    np.testing.assert_allclose(dout.get(), expected, rtol=1e-14)
