@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "abi/text_cursor.h"
+
 namespace simt::abi {
 
 namespace {
@@ -15,23 +17,10 @@ struct TextParser {
   std::string_view text;
   size_t pos = 0;
 
-  void skip_space() {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
-  }
-  bool eat(std::string_view token) {
-    skip_space();
-    if (text.substr(pos, token.size()) != token) return false;
-    pos += token.size();
-    return true;
-  }
-  std::string_view word() {
-    skip_space();
-    size_t start = pos;
-    while (pos < text.size() &&
-           (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
-      ++pos;
-    return text.substr(start, pos - start);
-  }
+  TextCursor cursor() { return {text, pos}; }
+  void skip_space() { cursor().skip_space(); }
+  bool eat(std::string_view token) { return cursor().eat(token); }
+  std::string_view word() { return cursor().word(); }
 
   int depth = 0;
   Scalar scalar_type = Scalar::Int64;

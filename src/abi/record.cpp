@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "abi/text_cursor.h"
+
 namespace simt::abi {
 
 namespace {
@@ -64,28 +66,8 @@ struct KeyReader {
   }
 };
 
-// A cursor over the text form; whitespace is insignificant.
-struct TextReader {
-  std::string_view text;
-  size_t& pos;
-
-  void skip_space() {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
-  }
-  bool eat(std::string_view token) {
-    skip_space();
-    if (text.substr(pos, token.size()) != token) return false;
-    pos += token.size();
-    return true;
-  }
-  std::string_view word() {
-    skip_space();
-    size_t start = pos;
-    while (pos < text.size() &&
-           (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
-      ++pos;
-    return text.substr(start, pos - start);
-  }
+// The record text's cursor: numbers (extents, byte counts) and quoted field names too.
+struct TextReader : TextCursor {
   std::optional<uint32_t> number() {
     std::string_view digits = word();
     if (digits.empty() || digits.size() > 10 ||
@@ -344,7 +326,7 @@ std::optional<Record> decode_record(std::string_view key, size_t& pos, int depth
 
 std::optional<Record> parse_record(std::string_view text, size_t& pos, int depth) {
   if (depth > kMaxRecordDepth) return std::nullopt;
-  TextReader in{text, pos};
+  TextReader in{{text, pos}};
   if (in.word() != "record" || !in.eat("(")) return std::nullopt;
   Record r;
   while (true) {

@@ -28,20 +28,11 @@ bool reads_assigned_local(const sema::TypedFunction& fn, const Expr& e,
   return false;
 }
 
-bool has_continue(const std::vector<lang::StmtPtr>& body) {
-  for (const auto& s : body) {
-    if (s->kind == StmtKind::Continue) return true;
-    if (s->kind == StmtKind::For || s->kind == StmtKind::While) continue;  // its own
-    if (has_continue(s->body) || has_continue(s->orelse)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 bool Emitter::counted_grid_stride_while(const Stmt& s) {
   const Expr* step = grid_stride_step(fn_, s);
-  if (!step || has_call(s.test.get()) || has_continue(s.body)) return false;
+  if (!step || has_call(s.test.get()) || loop_contains(s.body, StmtKind::Continue)) return false;
   const Expr& test = *s.test;
   if (test.ops.size() != 1 || test.ops[0] != lang::Op::Lt) return false;
   const int counter = info(*test.items[0]).local;

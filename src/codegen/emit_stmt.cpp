@@ -7,10 +7,6 @@
 
 namespace simt::codegen::detail {
 
-namespace {
-
-// Whether `body`, a loop's, holds a `kind` statement (break, continue) of
-// that loop: a nested loop's are its own.
 bool loop_contains(const std::vector<lang::StmtPtr>& body, StmtKind kind) {
   for (const auto& s : body) {
     if (s->kind == kind) return true;
@@ -19,6 +15,8 @@ bool loop_contains(const std::vector<lang::StmtPtr>& body, StmtKind kind) {
   }
   return false;
 }
+
+namespace {
 
 // `while i < n: ...; i += 1` (an ordering test of a variable the body steps
 // by a constant, at its top level, on every iteration: no `continue`) ends,

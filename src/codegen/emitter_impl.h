@@ -89,6 +89,10 @@ bool is_grid_stride(const sema::TypedFunction& fn, const Expr& step);
 // grid's size; null for any other statement.
 const Expr* grid_stride_step(const sema::TypedFunction& fn, const Stmt& loop);
 
+// Whether `body`, a loop's, holds a `kind` statement (break, continue) of that loop:
+// a nested loop's are its own (emit_stmt.cpp).
+bool loop_contains(const std::vector<lang::StmtPtr>& body, StmtKind kind);
+
 // An expression whose value cannot change while a loop runs other than through its
 // locals: names, literals, attributes (x.size, x.shape), tuple items, the launch's
 // sizes (gridsize, len) and arithmetic on them; no array element (emit_gang.cpp).
