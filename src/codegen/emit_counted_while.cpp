@@ -40,9 +40,7 @@ bool Emitter::counted_grid_stride_while(const Stmt& s) {
       assignments_to(fn_, s.body, counter) != 1)
     return false;
   const Expr& stop = *test.items[1];
-  const Type& stop_type = info(stop).type;
-  if (!stop_type.is_scalar() || !abi::is_integer(sema::concrete(stop_type)) ||
-      !abi::is_signed(sema::concrete(stop_type)) || !reads_no_array(fn_, stop) ||
+  if (!signed_integer(info(stop).type) || !reads_no_array(fn_, stop) ||
       reads_assigned_local(fn_, stop, s.body) || !reads_no_array(fn_, *step) ||
       reads_assigned_local(fn_, *step, s.body))
     return false;

@@ -13,14 +13,10 @@
 
 namespace simt::codegen::detail {
 
-namespace {
-
 bool signed_integer(const Type& t) {
   Scalar s = sema::concrete(t);
   return t.is_scalar() && abi::is_integer(s) && abi::is_signed(s);
 }
-
-}  // namespace
 
 // An expression whose value cannot change while the loop runs, other than
 // through locals: it reads no array element (the loop body may write one).

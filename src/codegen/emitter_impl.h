@@ -98,6 +98,9 @@ bool loop_contains(const std::vector<lang::StmtPtr>& body, StmtKind kind);
 // sizes (gridsize, len) and arithmetic on them; no array element (emit_gang.cpp).
 bool reads_no_array(const sema::TypedFunction& fn, const Expr& e);
 
+// A scalar of a signed integer type (emit_gang.cpp).
+bool signed_integer(const Type& t);
+
 // The CPU emits a kernel twice (Module::lockstep_form): no barriers or shared arrays
 // (those run as regions already), no exits, a grid-stride loop at its top level.
 bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options);
