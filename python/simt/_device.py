@@ -1,7 +1,5 @@
 """Devices: which exist, which is current, and choosing one."""
 
-import contextlib
-
 from . import _core
 
 Device = _core.Device
@@ -29,14 +27,23 @@ def current_device():
     return _core.current_device()
 
 
-@contextlib.contextmanager
-def use_device(device):
-    """Within the block, kernels launch on and arrays are created on `device`."""
-    previous = _core.set_current_device(get_device(device))
-    try:
-        yield get_device(device)
-    finally:
-        _core.set_current_device(previous)
+class use_device:
+    """Makes `device` current in this thread: kernels launch on it and arrays are made on
+    it. As a statement (``simt.use_device("cpu")``) it stays current, as CuPy's
+    ``Device.use()``; in a ``with`` block the previous device is current again after it."""
+
+    __slots__ = ("device", "_previous")
+
+    def __init__(self, device):
+        self.device = get_device(device)
+        self._previous = _core.set_current_device(self.device)
+
+    def __enter__(self):
+        return self.device
+
+    def __exit__(self, *exc):
+        _core.set_current_device(self._previous)
+        return False
 
 
 def memory_stats(device=None):

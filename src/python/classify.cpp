@@ -1,10 +1,10 @@
 #include "python/classify.h"
 
-#include <cstdlib>
 #include <optional>
 #include <string_view>
 
 #include "python/bindings.h"
+#include "python/foreign_arrays.h"
 
 namespace simt::python {
 
@@ -109,71 +109,6 @@ void classify_array(const DeviceArray& a, const std::string& name, Classificatio
   s.foreign |= a.buffer->foreign();
 }
 
-// A typestr of the array interfaces ("<f4", "|b1") as a scalar type.
-std::optional<Scalar> scalar_from_typestr(const std::string& typestr) {
-  if (typestr.size() < 3 || typestr[0] == '>') return std::nullopt;
-  char kind = typestr[1];
-  int bytes = std::atoi(typestr.c_str() + 2);
-  switch (kind) {
-    case 'b':
-      return bytes == 1 ? std::optional(Scalar::Bool) : std::nullopt;
-    case 'i':
-      return bytes == 1   ? Scalar::Int8
-             : bytes == 2 ? Scalar::Int16
-             : bytes == 4 ? Scalar::Int32
-             : bytes == 8 ? std::optional(Scalar::Int64)
-                          : std::nullopt;
-    case 'u':
-      return bytes == 1   ? Scalar::UInt8
-             : bytes == 2 ? Scalar::UInt16
-             : bytes == 4 ? Scalar::UInt32
-             : bytes == 8 ? std::optional(Scalar::UInt64)
-                          : std::nullopt;
-    case 'f':
-      return bytes == 2   ? Scalar::Float16
-             : bytes == 4 ? Scalar::Float32
-             : bytes == 8 ? std::optional(Scalar::Float64)
-                          : std::nullopt;
-    case 'c':
-      return bytes == 8    ? Scalar::Complex64
-             : bytes == 16 ? std::optional(Scalar::Complex128)
-                           : std::nullopt;
-    default:
-      return std::nullopt;
-  }
-}
-
-// The pointer's device is the producer's: launching elsewhere is its error.
-void classify_cuda_array(const nb::handle& obj, const std::string& name, Classification& s) {
-  nb::dict cai = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
-  std::string typestr = nb::cast<std::string>(cai["typestr"]);
-  auto scalar = scalar_from_typestr(typestr);
-  if (!scalar)
-    argument_error(name, "unsupported __cuda_array_interface__ typestr '" + typestr + "'");
-  nb::tuple shape_tuple = nb::cast<nb::tuple>(cai["shape"]);
-  nb::tuple data = nb::cast<nb::tuple>(cai["data"]);
-  auto pointer = reinterpret_cast<void*>(nb::cast<uintptr_t>(data[0]));
-  bool readonly = nb::cast<bool>(data[1]);
-  size_t ndim = shape_tuple.size();
-  if (ndim == 0) argument_error(name, "0-dimensional GPU arrays are not kernel arguments");
-  int64_t itemsize = abi::bit_width(*scalar) / 8;
-  std::vector<int64_t> shape(ndim), strides(ndim);
-  for (size_t k = 0; k < ndim; ++k) shape[k] = nb::cast<int64_t>(shape_tuple[k]);
-  nb::object given = cai.contains("strides") ? nb::object(cai["strides"]) : nb::none();
-  if (given.is_none()) {
-    int64_t stride = itemsize;
-    for (size_t k = ndim; k-- > 0;) {
-      strides[k] = stride;
-      stride *= shape[k];
-    }
-  } else {
-    nb::tuple st = nb::cast<nb::tuple>(given);
-    for (size_t k = 0; k < ndim; ++k) strides[k] = nb::cast<int64_t>(st[k]);
-  }
-  append_array_leaf(s, pointer, static_cast<int>(ndim), shape.data(), strides.data(), itemsize,
-                    *scalar, readonly, name);
-}
-
 // A NumPy array of records, or a NumPy record (np.void, `a[0]` of such an array: a view
 // of its bytes), found by its dtype; false for other objects. Records go as a 0-d array
 // viewing the same bytes (np.asarray), which is writeable where the record's array is.
@@ -249,6 +184,7 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
     return;
   }
   Leaf leaf;
+  ForeignArray foreign;
   if (read_python_number(o, name, &leaf)) {
     // a bool, int, float or complex
   } else if (PyTuple_Check(o)) {
@@ -269,10 +205,11 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
     }
     s.key += abi::kTupleEnd;
     return;
-  } else if ((!device || !device->host_accessible()) &&
-             PyObject_HasAttrString(o, "__cuda_array_interface__")) {
+  } else if ((!device || !device->host_accessible()) && read_foreign_array(o, name, foreign)) {
     // CuPy, PyTorch and Numba arrays on the GPU: used in place, no copy.
-    classify_cuda_array(obj, name, s);
+    append_array_leaf(s, foreign.data, foreign.ndim, foreign.shape.data(),
+                      foreign.byte_strides.data(), foreign.itemsize(), foreign.scalar,
+                      foreign.readonly, name);
     return;
   } else if (PyObject_CheckBuffer(o)) {
     // NumPy arrays and NumPy scalars.

@@ -14,6 +14,7 @@
 
 #include "python/arguments.h"
 #include "python/bindings.h"
+#include "python/foreign_arrays.h"
 #include "runtime/disk_cache.h"
 
 namespace simt::python {
@@ -154,13 +155,12 @@ runtime::RawArgument RawKernel::read(const nb::handle& arg, size_t index,
     store_scalar(scalar, scalar.scalar, value->data());
     return out;
   }
+  ForeignArray foreign;
   if (device.info().backend == runtime::BackendKind::Cuda &&
-      PyObject_HasAttrString(o, "__cuda_array_interface__")) {
+      read_foreign_array(o, "#" + std::to_string(index), foreign)) {
     // CuPy, PyTorch and Numba arrays on the GPU: their data pointer.
-    nb::dict cai = nb::cast<nb::dict>(arg.attr("__cuda_array_interface__"));
-    auto data = nb::cast<uintptr_t>(nb::cast<nb::tuple>(cai["data"])[0]);
     out.pointer = true;
-    std::memcpy(value->data(), &data, sizeof data);
+    std::memcpy(value->data(), &foreign.data, sizeof foreign.data);
     return out;
   }
   if (PyObject_CheckBuffer(o)) {

@@ -622,3 +622,96 @@ def test_torch_on_the_cpu(rng):
     u = torch.from_dlpack(b)
     assert u.data_ptr() == data_pointer(b)
     np.testing.assert_array_equal(u.numpy(), x)
+
+
+# ------------------------------------------------- foreign GPU arrays as kernel arguments
+
+@pytest.mark.parametrize("cai, expected", [
+    ({}, "float32[::1]"),
+    ({"shape": (4, 6), "typestr": "<f8"}, "float64[:, ::1]"),
+    ({"shape": (4, 6), "typestr": "<f8", "strides": (8, 32)}, "float64[::1, :]"),
+    ({"shape": (4, 6), "typestr": "<i2", "strides": (24, 4)}, "int16[:, :]"),
+    ({"data": (0, True), "typestr": "|b1"}, "readonly bool[::1]"),
+], ids=["default", "c", "f", "strided", "readonly"])
+def test_kernel_arguments_read_the_cuda_array_interface(cai, expected):
+    assert str(simt.typeof(FakeCuda(**cai))) == expected
+
+
+class RaisingInterface:
+    def __init__(self, error):
+        self.error = error
+
+    @property
+    def __cuda_array_interface__(self):
+        raise self.error
+
+
+@pytest.mark.parametrize("value, match", [
+    (FakeCuda(mask=np.zeros(4, bool)), "masked arrays"),
+    (FakeCuda(shape="four"), "malformed"),
+    (FakeCuda(strides=(4, 4)), "2 strides for 1 dimensions"),
+    (FakeCuda(typestr="<f16"), "typestr '<f16'"),
+    (FakeCuda(data=(0,)), r"not \(pointer, read_only\)"),
+    (RaisingInterface(RuntimeError("requires grad; use detach()")),
+     "__cuda_array_interface__ failed: RuntimeError: requires grad"),
+    # AttributeError: it has none (PyTorch's CPU tensors say so).
+    (RaisingInterface(AttributeError("not on a GPU")), "do not accept RaisingInterface"),
+], ids=["mask", "shape", "strides", "typestr", "data", "raises", "attribute-error"])
+def test_bad_cuda_array_interface_arguments_name_the_argument(value, match):
+    with pytest.raises(TypeError, match=f"argument 'value': .*{match}"):
+        simt.typeof(value)
+
+
+@simt.kernel
+def plus_one_2d(src, out):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = src[i, j] + 1
+
+
+@needs_cuda
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8",
+                                   "float16", "complex64"])
+def test_torch_tensors_are_kernel_arguments(rng, dtype):
+    torch = _torch()
+    x = random_array(rng, (40, 30), np.float32 if dtype == "float16" else np.dtype(dtype))
+    if dtype == "float16":
+        x = x.astype(np.float16)
+    t = torch.from_numpy(x.copy()).cuda()
+    for view, expected in [(t, x), (t.t(), x.T), (t[::3, 1:], x[::3, 1:]),
+                           (t.t()[2:, ::2], x.T[2:, ::2])]:
+        # The tensor's own attributes and its __cuda_array_interface__ say the same.
+        assert simt.typeof(view) == simt.typeof(FakeCudaOf(view))
+        out = torch.zeros(view.shape, dtype=view.dtype, device=view.device).t().contiguous().t()
+        out.fill_(99)
+        plus_one_2d[(8, 8), (8, 8)](view, out)
+        torch.cuda.synchronize()
+        np.testing.assert_array_equal(out.cpu().numpy(), expected + expected.dtype.type(1))
+
+
+@needs_cuda
+def test_torch_tensors_simt_cannot_take_say_why():
+    torch = _torch()
+    grad = torch.ones(8, device="cuda", requires_grad=True)
+    with pytest.raises(TypeError, match="argument 'src': .*requires grad"):
+        plus_one_2d[1, 1](grad, grad.detach())
+    z = torch.ones((4, 4), dtype=torch.complex64, device="cuda")
+    with pytest.raises(TypeError, match="argument 'src': .*conj"):
+        plus_one_2d[1, 1](z.conj(), z)
+    with pytest.raises(TypeError, match="argument 'src': .*neg"):
+        plus_one_2d[1, 1](z.conj().imag, z.real)
+    with pytest.raises(TypeError, match="argument 'src': .*do not accept Tensor"):
+        plus_one_2d[1, 1](torch.ones((4, 4)), z.real)     # a CPU tensor on a CUDA launch
+
+
+@needs_cuda
+def test_cupy_arrays_are_kernel_arguments(rng):
+    cupy = _cupy()
+    x = random_array(rng, (40, 30), np.float64)
+    c = cupy.asarray(x)
+    for view, expected in [(c, x), (c.T, x.T), (c[::3, 1:], x[::3, 1:])]:
+        assert simt.typeof(view) == simt.typeof(FakeCudaOf(view))
+        out = cupy.full(view.shape, np.nan)
+        plus_one_2d[(8, 8), (8, 8)](view, out)
+        cupy.cuda.runtime.deviceSynchronize()
+        np.testing.assert_array_equal(cupy.asnumpy(out), expected + 1)

@@ -107,6 +107,20 @@ def test_use_device_nests_and_restores():
     assert simt.current_device() == before
 
 
+def test_use_device_as_a_statement_stays_current():
+    # As CuPy's Device.use(): not only a `with` block (a generator-based context
+    # manager called as a statement would silently do nothing).
+    before = simt.current_device()
+    try:
+        for d in simt.devices():
+            simt.use_device(d.id)
+            assert simt.current_device() == d
+            assert simt.empty(3).device == d
+    finally:
+        simt.use_device(before)
+    assert simt.current_device() == before
+
+
 def test_info_lists_backends(capsys):
     from simt.__main__ import main
 

@@ -1,0 +1,40 @@
+// GPU arrays of other libraries (CuPy, PyTorch, Numba, JAX: anything with a
+// __cuda_array_interface__) as kernel arguments, used in place. The interface
+// builds a dict on every access (PyTorch's in Python: ~8 µs a tensor), so the
+// types whose attributes say the same thing directly (cupy.ndarray,
+// torch.Tensor) are read through those; every other producer goes through
+// the interface, read once per argument.
+#pragma once
+
+#include <Python.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "abi/arg_type.h"
+#include "abi/scalar.h"
+
+namespace simt::python {
+
+struct ForeignArray {
+  void* data = nullptr;
+  abi::Scalar scalar = abi::Scalar::Float32;
+  int ndim = 0;  // may exceed kMaxDims: then shape and strides hold the first kMaxDims
+  std::array<int64_t, abi::kMaxDims> shape{};
+  std::array<int64_t, abi::kMaxDims> byte_strides{};
+  bool readonly = false;
+  int64_t itemsize() const;
+};
+
+// Reads `o` as a foreign GPU array into `out`; false when `o` is none (it has
+// no __cuda_array_interface__: a NumPy array, a CPU tensor). An interface
+// simt cannot take (another typestr, a producer's own refusal such as
+// PyTorch's for tensors that require grad) raises TypeError naming `name`.
+bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out);
+
+// A typestr of the array interfaces ("<f4", "|b1") as a scalar type.
+std::optional<abi::Scalar> scalar_from_typestr(const std::string& typestr);
+
+}  // namespace simt::python
