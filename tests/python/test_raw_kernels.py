@@ -330,7 +330,7 @@ def test_elementwise_strided_views_and_two_outputs(raw_device, rng):
     k = simt.ElementwiseKernel("T x, T y", "T s, T d", "s = x + y; d = x - y", "sum_diff")
     x = rng.standard_normal((12, 20)).astype(np.float32)
     y = rng.standard_normal((20, 12)).astype(np.float32)
-    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    dx = simt.to_device(x, device=raw_device)
     # A strided view and a transposed one: the general indexing path.
     xv, yv = dx[::2, 1::2], simt.to_device(np.ascontiguousarray(y.T), device=raw_device)[::2, 1::2]
     s, d = k(xv, yv)
@@ -512,6 +512,28 @@ def test_reduction_with_two_inputs_and_a_scalar(raw_device, rng):
     x, y = rng.standard_normal(5000), rng.standard_normal(5000)
     z = dot(simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device), 0.5)
     np.testing.assert_allclose(z.get(), 0.5 * np.dot(x, y), rtol=1e-10)
+
+
+def test_reduction_vector_loads_and_their_fallbacks(raw_device, rng):
+    # Contiguous aligned inputs load 16-byte vectors; the tail, offset (unaligned)
+    # views, strided views and mixed widths take the scalar loops: each against NumPy.
+    dot = simt.ReductionKernel("T x, U y, T w", "float64 z", "(double)x * y * w + i", "a + b",
+                               "z = a", "0", "weighted_dot_index", reduce_type=np.float64)
+    for n in (1, 3, 4, 5, 1023, 4096 + 7, int(rng.integers(50_000, 200_000))):
+        x = rng.standard_normal(n).astype(np.float32)
+        y = rng.integers(-5, 5, n).astype(np.int8)
+        dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+        for a, b, hx, hy in [(dx, dy, x, y), (dx[1:], dy[1:], x[1:], y[1:]),
+                             (dx[::2], dy[::2], x[::2], y[::2]),
+                             (dx[4:], dy[:max(n - 4, 0)], x[4:], y[:max(n - 4, 0)])]:
+            m = hx.size
+            expected = np.sum(hx.astype(np.float64) * hy * 0.5 + np.arange(m))
+            got = dot(a, b, np.float32(0.5)).get()
+            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9 * m)
+    total = simt.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "total")
+    for dtype in (np.int8, np.uint16, np.int32, np.int64, np.float64):
+        v = rng.integers(0, 100, 10_003).astype(dtype)
+        assert total(simt.to_device(v, device=raw_device)).get() == v.sum(dtype=dtype)
 
 
 @needs_cpu
