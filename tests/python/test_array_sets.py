@@ -123,5 +123,29 @@ def test_unique_errors(device):
         simt.unique_all([1, 2])
     with pytest.raises(TypeError, match="simt.unique_values: complex arrays"):
         simt.unique_values(simt.asarray(np.ones(3, np.complex64), device=device))
-    with pytest.raises(NotImplementedError, match="simt.unique: axis=0"):
-        simt.unique(simt.asarray(np.ones((2, 2)), device=device), axis=0)
+    with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds"):
+        simt.unique(simt.asarray(np.ones((2, 2)), device=device), axis=2)
+    with pytest.raises(TypeError, match="simt.unique: axis must be an int"):
+        simt.unique(simt.asarray(np.ones((2, 2)), device=device), axis=1.0)
+
+
+@pytest.mark.parametrize("shape, axis", [((40, 3), 0), ((40, 3), 1), ((4, 30, 2), 1),
+                                         ((5, 4, 6), -1), ((9,), 0), ((3, 0), 0), ((0, 3), 0),
+                                         ((2, 0, 3), 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.bool_])
+def test_unique_sub_arrays_along_an_axis(device, rng, shape, axis, dtype):
+    # Few distinct values, so rows repeat; NaN rows are each distinct (NumPy's rule), and
+    # -0.0 equals 0.0.
+    x = rng.integers(-1, 2, shape).astype(dtype)
+    if dtype == np.float32 and x.size:
+        x.flat[::7] = np.nan
+        x.flat[1::5] = -0.0
+    a = simt.asarray(x, device=device)
+    got = simt.unique(a, axis=axis, return_index=True, return_inverse=True,
+                      return_counts=True)
+    expected = np.unique(x, axis=axis, return_index=True, return_inverse=True,
+                         return_counts=True)
+    assert_values(got[0], expected[0], "unique values")
+    for g, e, what in zip(got[1:], expected[1:], ("index", "inverse", "counts")):
+        assert_exact(g, e, what)
+    assert_values(simt.unique(a, axis=axis), np.unique(x, axis=axis), "unique values")

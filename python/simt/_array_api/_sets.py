@@ -15,14 +15,19 @@ element in sorted order is its first occurrence in x), then generated kernels
 One number comes to the host: the count of groups, which sizes the results.
 """
 
+import math
 from collections import namedtuple
 
 import numpy as np
 
 from .._array import Array, empty
 from . import _generated, _launch
+from ._axes import normalize_axis
+from ._creation import arange, asarray
+from ._indexing import nonzero, take
+from ._manipulation import concat, moveaxis, reshape
 from ._elementwise import FUNCTIONS, contiguous_copy
-from ._reduction import cumulative_sum
+from ._reduction import any as any_along, cumulative_sum
 from ._sorting import argsort, check_ordered, checked_array
 
 __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "unique"]
@@ -64,6 +69,40 @@ def _groups(x, where, equal_nan=False):
     _kernel("compact")[config](values, indices, begin, end, flat_inverse, flat, order, group)
     counts = FUNCTIONS["subtract"](end, begin)
     return UniqueAllResult(values, indices, inverse, counts)
+
+
+def _sub_array_groups(x, axis, where):
+    """UniqueAllResult of the sub-arrays of x along `axis` (NumPy's unique(axis=)): x as
+    rows (the axis first, the rest flattened), ordered by stable argsorts of each
+    column from the last to the first (lexicographic order, a group's first row its
+    first occurrence), a group starting where a row differs from the one before (!=:
+    NaN differs from itself, -0.0 equals 0.0, as NumPy's sub-array comparison)."""
+    checked_array(x, where)
+    check_ordered(x.dtype, where)
+    if x.ndim == 0:
+        raise np.exceptions.AxisError(axis, 0, where)
+    axis = normalize_axis(axis, x.ndim, where)
+    moved = moveaxis(x, axis, 0)
+    m, rest = moved.shape[0], moved.shape[1:]
+    rows = reshape(moved, (m, math.prod(rest)))
+    device = x.device
+    order = arange(m, dtype=np.int64, device=device)
+    for j in reversed(range(rows.shape[1])):
+        order = take(order, argsort(take(rows[:, j], order)))
+    ordered = take(rows, order, axis=0)
+    starts = empty((m,), np.bool_, device)
+    if m:
+        starts[:1] = True
+        starts[1:] = any_along(ordered[1:] != ordered[:-1], axis=1)
+    first = nonzero(starts)[0]
+    total = first.shape[0]
+    values = reshape(moveaxis(reshape(take(ordered, first, axis=0), (total, *rest)), 0, axis),
+                     tuple(total if k == axis else n for k, n in enumerate(x.shape)))
+    bounds = concat([first, asarray([m], dtype=np.int64, device=device)])
+    counts = FUNCTIONS["subtract"](bounds[1:], bounds[:-1])
+    group = FUNCTIONS["subtract"](cumulative_sum(starts, dtype=np.int64), 1)
+    inverse = take(group, argsort(order))  # argsort inverts the permutation
+    return UniqueAllResult(values, take(order, first), inverse, counts)
 
 
 # The kernels, over the n sorted places i (order[i]: x's element at place i).
@@ -144,14 +183,18 @@ def unique_values(x, /):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, sorted=True):
-    """NumPy's unique of the flattened array: the sorted distinct values and, as asked,
-    first indices, inverse (ar's shape, as NumPy 2's) and counts. NaNs are one value
-    unless equal_nan=False."""
+    """NumPy's unique: the sorted distinct values of the flattened array and, as asked,
+    first indices, inverse (ar's shape, as NumPy 2's) and counts; NaNs are one value
+    unless equal_nan=False. With `axis`, the distinct sub-arrays along that axis (rows
+    for axis=0), in lexicographic order, inverse of shape (ar.shape[axis],); there, as in
+    NumPy, sub-arrays holding NaN are each distinct and equal_nan has no effect (except
+    for 1-D arrays, whose sub-arrays are their elements)."""
     where = "simt.unique"
-    if axis is not None:
-        raise NotImplementedError(f"{where}: axis={axis!r} (unique sub-arrays) is not "
-                                  f"supported; only axis=None, the flattened array")
-    found = _groups(ar, where, equal_nan=equal_nan)
+    if axis is not None and getattr(ar, "ndim", None) == 1:
+        normalize_axis(axis, 1, where)
+        axis = None  # a 1-D array's sub-arrays are its elements (NumPy's equal_nan applies)
+    found = _groups(ar, where, equal_nan=equal_nan) if axis is None else \
+        _sub_array_groups(ar, axis, where)
     extras = [part for wanted, part in ((return_index, found.indices),
                                         (return_inverse, found.inverse_indices),
                                         (return_counts, found.counts)) if wanted]
