@@ -6,7 +6,6 @@ import os
 from . import _core, _host_staging  # noqa: F401  (NumPy arguments on GPUs)
 from ._compiled import _Compiled
 from ._device import get_device
-from ._launch import configured_launch
 from ._numba_dispatcher import NumbaDispatcher
 from ._numba_types import _signature_types, _split_top_level  # noqa: F401  (fuzz_kernels)
 from ._resolve import resolve
@@ -71,7 +70,6 @@ class Kernel(_Compiled, NumbaDispatcher):
         self._link = list(link)
         self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
                                             self.boundscheck, self._link)
-        self._configured = {}
         self._signatures = list(signatures)
         for signature in signatures:
             self.compile(signature)
@@ -98,7 +96,8 @@ class Kernel(_Compiled, NumbaDispatcher):
 
     def __getitem__(self, config):
         """kernel[grid, block](*args): grid and block are ints or tuples of up to 3 ints."""
-        return configured_launch(self._configured, self._dispatcher.configure, config)
+        # Parsed anew each time in C++ (0.14 us): cheaper than a cache of them in Python.
+        return self._dispatcher.configure(config)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """The launcher of `ntasks` threads (Numba's forall): blocks of `tpb` threads (0:

@@ -8,7 +8,6 @@ reports.
 
 from . import _core
 from ._device import get_device
-from ._launch import configured_launch
 
 _BACKENDS = (None, "cuda", "nvrtc", "opencl")
 
@@ -69,7 +68,6 @@ class RawKernel:
         self._kernel = _core.RawKernel(self.code, name, list(self.options),
                                        _strings(name_expressions, "name_expressions"),
                                        self._device, backend)
-        self._configured = {}
 
     def compile(self, device=None):
         """Compiles now (for ``device``, else the kernel's or the current device) instead of
@@ -77,7 +75,8 @@ class RawKernel:
         self._kernel.prepare(get_device(device) if device is not None else self._device)
 
     def __getitem__(self, config):
-        return configured_launch(self._configured, self._kernel.configure, config)
+        # Parsed anew each time in C++ (0.14 us): cheaper than a cache of them in Python.
+        return self._kernel.configure(config)
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
         """CuPy's form: ``kernel(grid, block, args, shared_mem=0)``."""
