@@ -313,11 +313,11 @@ class _SnippetKernel:
 
     def _array_args(self, p, value, shape, nd):
         base, offset = _offset_view(value, self._what, p.name)
-        args = [base, np.int64(offset)]
+        args = [base, int(offset)]
         if not p.raw:
             strides = [1] if nd == 1 and len(shape) != 1 else \
                 _element_strides(value, shape, self._what, p.name)
-            args += [np.int64(s) for s in strides]
+            args += [int(s) for s in strides]
         return args
 
     def _index_code(self, params, nd, dialect):
@@ -479,7 +479,7 @@ class _FastReduction:
         call.append(partial)
         call.extend(self.tail)
         self.partial_launch(*call)
-        final = [partial, np.int64(shape[0])]
+        final = [partial, int(shape[0])]
         outs = []
         for index, dtype, device in self.outputs:
             out = args[index] if index is not None else \
@@ -490,7 +490,7 @@ class _FastReduction:
         return outs[0] if self.single else tuple(outs)
 
 
-_ZERO = np.int64(0)
+_ZERO = 0
 
 
 class ElementwiseKernel(_SnippetKernel):
@@ -559,9 +559,9 @@ class ElementwiseKernel(_SnippetKernel):
                 call += self._array_args(p, v, shape, nd)
             else:
                 call.append(_scalar_value(t, v))
-        call.append(np.int64(total))
+        call.append(int(total))
         if nd > 1:
-            call += [np.int64(s) for s in shape]
+            call += [int(s) for s in shape]
         blocks = max(1, min((total + block_size - 1) // block_size, 65535))
         launch = generated.kernels[0][blocks, block_size, stream] if total else None
         if launch is not None:
@@ -681,12 +681,12 @@ class ReductionKernel(_SnippetKernel):
         for p, v, t in zip(self.in_params, ins, in_types):
             call += self._array_args(p, v, shape, nd) if isinstance(v, Array) \
                 else [_scalar_value(t, v)]
-        call += [partial, np.int64(total)]
+        call += [partial, int(total)]
         if nd > 1:
-            call += [np.int64(s) for s in shape]
+            call += [int(s) for s in shape]
         partial_launch = generated.kernels[0][blocks, self._BLOCK, stream]
         partial_launch(*call)
-        final = [partial, np.int64(blocks)]
+        final = [partial, int(blocks)]
         for p, v in zip(self.out_params, outs):
             final += self._array_args(p, v, (1,), 1)[:2]
         final_launch = generated.kernels[1][1, self._BLOCK, stream]
