@@ -25,7 +25,7 @@ import pytest
 import simt
 import simt.fft
 from simt import _cuda_libraries, _fft_cufft
-from simt._array_api import _cublas, _linalg
+from simt._array_api import _linalg
 
 import test_array_linalg
 import test_fft
