@@ -9,6 +9,8 @@ warm-up; host costs are medians of rounds of many warm calls. Ratios > 1 mean si
 faster (peer time / simt time); the last lines are the table for docs/performance.md.
 """
 
+import contextlib
+import os
 import statistics
 import sys
 import time
@@ -19,6 +21,26 @@ import simt
 from timing import event_ms, host_us
 
 ROWS = []
+
+# (label, switch, value, target) of each way simt computes matmul and FFT on cuda devices.
+MATMUL_MODES = [("cuBLAS", "SIMT_CUBLAS", "1", ">= 0.95 (issue 15)"),
+                ("generated kernel", "SIMT_CUBLAS", "0", "reported")]
+FFT_MODES = [("cuFFT", "SIMT_CUFFT", "1", ">= 0.95 (issue 15)"),
+             ("Stockham kernels", "SIMT_CUFFT", "0", "reported")]
+
+
+@contextlib.contextmanager
+def switched(variable, value):
+    """$variable set to value for the block (simt reads SIMT_CUBLAS/SIMT_CUFFT per call)."""
+    previous = os.environ.get(variable)
+    os.environ[variable] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[variable]
+        else:
+            os.environ[variable] = previous
 
 
 def report(case, simt_value, peer_name, peer_value, unit, target):
@@ -150,18 +172,28 @@ def bench_cuda(device):
            cupy_event_ms(cp, lambda: cupy_fused(cx, cy)), "ms", ">= 1.0")
     del x, y, cx, cy
 
-    # Matrix product: simt's generated tiled kernel against cuBLAS (through CuPy).
+    # Matrix product: simt through cuBLAS (loaded at run time) and with its generated tiled
+    # kernel (SIMT_CUBLAS=0), against cuBLAS through CuPy (float32 without TF32 on both).
     n = 8192
     ph, qh = rng.random((n, n), np.float32), rng.random((n, n), np.float32)
     p, q, cp_p, cp_q = (simt.asarray(ph, device=device), simt.asarray(qh, device=device),
                         cp.asarray(ph), cp.asarray(qh))
-    check("matmul", (p[:512] @ q).get(), ph[:512] @ qh, 1e-5)
-    simt_ms = event_ms(cp, lambda: p @ q, repeats=5)
     cublas_ms = event_ms(cp, lambda: cp_p @ cp_q, repeats=5)
-    report("matmul 8192^2 f32 (generated kernel)", simt_ms, "cupy (cuBLAS)", cublas_ms, "ms",
-           "reported (issue 15: cuBLAS >= 0.95)")
-    print(f"  simt matmul: {2 * n ** 3 / simt_ms / 1e9:.1f} TFLOP/s", flush=True)
-    del p, q, cp_p, cp_q
+    for label, variable, value, target in MATMUL_MODES:
+        with switched(variable, value):
+            check(f"matmul ({label})", (p[:512] @ q).get(), ph[:512] @ qh, 1e-5)
+            simt_ms = event_ms(cp, lambda: p @ q, repeats=5)
+        report(f"matmul 8192^2 f32 ({label})", simt_ms, "cupy (cuBLAS)", cublas_ms, "ms",
+               target)
+        print(f"  simt matmul ({label}): {2 * n ** 3 / simt_ms / 1e9:.1f} TFLOP/s", flush=True)
+    # float16 on tensor cores (float32 accumulation on both sides).
+    h, ch = p.astype(np.float16), cp_p.astype(cp.float16)
+    check("matmul f16", (h[:256] @ h).get().astype(np.float32),
+          ph[:256].astype(np.float16).astype(np.float32) @ ph.astype(np.float16).astype(
+              np.float32), 2e-2)
+    report("matmul 8192^2 f16 (cuBLAS)", event_ms(cp, lambda: h @ h, repeats=5), "cupy (cuBLAS)",
+           event_ms(cp, lambda: ch @ ch, repeats=5), "ms", "reported")
+    del p, q, cp_p, cp_q, h, ch
 
     # Random numbers: simt's Philox4x32-10 kernels against CuPy's Generator (XORWOW by
     # default, cuRAND's device API) and its legacy cuRAND host-API generator.
@@ -180,15 +212,19 @@ def bench_cuda(device):
     report("standard_normal 2^28 f32", normal_ms, "cupy default_rng", cupy_event_ms(
         cp, lambda: crng.standard_normal(n, dtype=cp.float32, out=crout)), "ms", "reported")
     del rout, crout
-    # FFT: simt's generated Stockham passes (cuFFT is not loaded yet) against cuFFT.
+    # FFT: simt through cuFFT (loaded at run time) and with its generated Stockham passes
+    # (SIMT_CUFFT=0), against cuFFT through CuPy.
     for log2 in (20, 24):
         n = 2 ** log2
         zh = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
         z, cz = simt.asarray(zh, device=device), cp.asarray(zh)
-        check("fft", simt.fft.fft(z).get(), np.fft.fft(zh), 1e-5)
-        report(f"fft 2^{log2} c64 (Stockham kernels)", event_ms(cp, lambda: simt.fft.fft(z)),
-               "cupy (cuFFT)", event_ms(cp, lambda: cp.fft.fft(cz)), "ms",
-               "reported (issue 15: cuFFT >= 0.95)")
+        cufft_ms = event_ms(cp, lambda: cp.fft.fft(cz))
+        for label, variable, value, target in FFT_MODES:
+            with switched(variable, value):
+                check(f"fft ({label})", simt.fft.fft(z).get(), np.fft.fft(zh), 1e-5)
+                simt_ms = event_ms(cp, lambda: simt.fft.fft(z))
+            report(f"fft 2^{log2} c64 ({label})", simt_ms, "cupy (cuFFT)", cufft_ms, "ms",
+                   target)
         del z, cz
     bench_sort_cuda(device, cp, rng)
 

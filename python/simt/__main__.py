@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from . import __version__, _core, _cuda_wheels, _opencl_wheels
+from . import __version__, _core, _cuda_libraries, _cuda_wheels, _opencl_wheels
 
 _INDENT = " " * 10
 
@@ -49,6 +49,27 @@ def _nvrtc_lines():
         lines.append(f"CUDA headers: {status['include_dir']}")
     else:
         lines.append(f"CUDA headers: none next to NVRTC; {_CUDA_HEADERS_HINT}")
+    return lines
+
+
+# The toolkit libraries cuda devices call when found (_cuda_libraries), and their switch.
+_LIBRARIES = (("cuBLAS", "cublas", "matmul"), ("cuFFT", "cufft", "simt.fft"))
+
+
+def _library_lines():
+    """Whether cuBLAS and cuFFT were found, where, and whether they are switched off."""
+    lines = []
+    for name, key, used_for in _LIBRARIES:
+        status = _cuda_libraries.status(key)
+        variable = _cuda_libraries.SWITCHES[key]
+        if not status["available"]:
+            first = status["reason"].splitlines()[0]
+            lines.append(f"{name}: not found, {used_for} runs simt's kernels ({first})")
+            continue
+        source = "pip wheel" if any(status["path"].startswith(d)
+                                    for d in _cuda_wheels.library_dirs()) else "system"
+        off = "" if _cuda_libraries.enabled(key) else f"; off ({variable}=0): simt's kernels"
+        lines.append(f"{name} {status['version']}: {status['path']} ({source}){off}")
     return lines
 
 
@@ -122,12 +143,12 @@ def _opencl_lines(detail):
 def _hints(name, available, detail):
     """Lines under a backend's status: what it uses and, for what is missing, what provides it."""
     if name == "cuda":
-        lines = _nvrtc_lines()
+        lines = _nvrtc_lines() + _library_lines()
         if "CUDA driver unavailable" in detail:
             lines.append(f"to get the driver: {_CUDA_DRIVER_HINT}")
         wheels = os.environ.get(_cuda_wheels.SEARCH_DIRS_VARIABLE)
         if wheels:
-            lines.append(f"NVRTC search also looks in: {wheels}")
+            lines.append(f"CUDA library search also looks in: {wheels}")
         return lines
     if name == "opencl":
         lines = _opencl_lines(detail)

@@ -9,10 +9,11 @@ transform as float64, float16 as float32 (NumPy 2's rules).
 Where the work runs, by the array's device (one engine per backend, chosen in _engine):
 - cpu: NumPy's pocketfft, reading the array's host memory and writing the result's in
   place (out=), no copies;
-- opencl and cuda: simt's Stockham FFT, generated kernels (_fft_stockham): powers of two
-  directly, other lengths by Bluestein's algorithm. cuFFT (loaded with dlopen, as NVRTC
-  is) is to replace it on cuda: an engine with the same three functions, chosen in
-  _engine when the library loads.
+- cuda: cuFFT (loaded with dlopen from where NVRTC is found, _fft_cufft), plans cached by
+  (device, type, sizes, batch); when it is missing, or switched off with SIMT_CUFFT=0,
+  the generated kernels of opencl;
+- opencl: simt's Stockham FFT, generated kernels (_fft_stockham): powers of two
+  directly, other lengths by Bluestein's algorithm.
 """
 
 import operator
@@ -20,7 +21,7 @@ import operator
 import numpy as np
 
 from ._array import Array, empty
-from . import _fft_stockham
+from . import _cuda_libraries, _fft_cufft, _fft_stockham
 from ._array_api._axes import normalize_axis
 from ._array_api import _launch
 from ._array_api._creation import arange
@@ -246,13 +247,42 @@ def _hermitian(x, n, axis, dtype):
     return full
 
 
+class _CufftEngine:
+    """cuda devices with cuFFT (_fft_cufft): plans over up to three axes at once, the
+    norm's scale one multiplication afterwards."""
+
+    def __init__(self, transforms):
+        self._transforms = transforms
+
+    def c2c(self, x, s, axes, norm, forward, where):
+        dtype = _complex_dtype(x.dtype, where)
+        return self._transforms.c2c(x, s, axes, forward, dtype,
+                                    _scale(norm, _points(s), forward))
+
+    def r2c(self, x, s, axes, norm, where):
+        dtype = _complex_dtype(x.dtype, where)
+        return self._transforms.r2c(x, s, axes, dtype, _scale(norm, _points(s), True))
+
+    def c2r(self, x, s, axes, norm, where):
+        dtype = _complex_dtype(x.dtype, where)
+        return self._transforms.c2r(x, s, axes, dtype, _scale(norm, _points(s), False))
+
+
+def _points(s):
+    return int(np.prod(s, dtype=np.int64))
+
+
 _HOST = _HostEngine()
 _GPU = _StockhamEngine()
+_CUFFT = _CufftEngine(_fft_cufft.CufftTransforms())
 
 
 def _engine(device):
-    """The engine transforming arrays on `device`. A cuFFT engine for cuda slots in here."""
-    return _HOST if device.backend == "cpu" else _GPU
+    """The engine transforming arrays on `device`: cuFFT on cuda devices when it is found
+    and not switched off (SIMT_CUFFT=0), else simt's generated kernels."""
+    if device.backend == "cpu":
+        return _HOST
+    return _CUFFT if _cuda_libraries.cufft_usable(device) else _GPU
 
 
 # --- the transforms ---------------------------------------------------------------------------

@@ -22,4 +22,5 @@ NB_MODULE(_core, m) {
   simt::python::bind_raw_kernels(m);
   simt::python::bind_interrupts(m);
   simt::python::bind_records(m);
+  simt::python::bind_vendor_libraries(m);
 }

@@ -58,6 +58,44 @@ def test_matmul_of_views_and_in_place(device, rng):
     _check(square, a[:30] @ b[:, :30], np.float64)
 
 
+def test_matmul_layouts_and_shapes(device, rng):
+    """The layouts a BLAS reads without a copy (transposed views, padded rows, broadcast
+    batches) and those it cannot, vectors and unit extents, empty batches, complex128 and
+    float16 (looser: float16 results round at 2**-11)."""
+    a = _random(rng, (6, 10), np.float32)
+    b = _random(rng, (7, 5), np.float32)
+    x1, x2 = simt.asarray(a, device=device), simt.asarray(b, device=device)
+    col_a = simt.asarray(a[:, :7].T.copy(), device=device).T  # column-major (6, 7)
+    col_b = simt.asarray(b.T.copy(), device=device).T
+    _check(col_a @ col_b, a[:, :7] @ b, np.float32)
+    _check(col_a @ x2, a[:, :7] @ b, np.float32)
+    _check(x1[:, :7] @ col_b, a[:, :7] @ b, np.float32)  # rows 10 apart, 7 used
+    _check(x1[:, 1:8] @ x2[:, ::2], a[:, 1:8] @ b[:, ::2], np.float32)
+    for left, right in [((1, 7), (7, 5)), ((6, 7), (7, 1)), ((6, 1), (1, 5)), ((1, 1), (1, 1))]:
+        p, q = _random(rng, left, np.float64), _random(rng, right, np.float64)
+        _check(simt.asarray(p, device=device) @ simt.asarray(q, device=device), p @ q,
+               np.float64)
+    batch = _random(rng, (3, 7, 6), np.float64)
+    stack = _random(rng, (3, 7, 5), np.float64)
+    xb, xs = simt.asarray(batch, device=device), simt.asarray(stack, device=device)
+    _check(xb.mT @ xs, batch.transpose(0, 2, 1) @ stack, np.float64)
+    _check(xb.mT @ xs[1], batch.transpose(0, 2, 1) @ stack[1], np.float64)
+    _check(xb[:1].mT @ xs, batch[:1].transpose(0, 2, 1) @ stack, np.float64)
+    _check(xb[::2].mT @ xs[::-2], batch[::2].transpose(0, 2, 1) @ stack[::-2], np.float64)
+    empty = simt.asarray(np.zeros((0, 6, 7), np.float32), device=device)
+    _check(empty @ x2, np.zeros((0, 6, 5), np.float32), np.float32)
+    c = _random(rng, (9, 4), np.complex128)
+    d = _random(rng, (9, 5), np.complex128)
+    xc, xd = simt.asarray(c, device=device), simt.asarray(d, device=device)
+    _check(xc.T @ xd, c.T @ d, np.complex128)
+    h = (rng.standard_normal((33, 64)) / 8).astype(np.float16)
+    g = (rng.standard_normal((64, 17)) / 8).astype(np.float16)
+    got = (simt.asarray(h, device=device) @ simt.asarray(g, device=device)).get()
+    want = h.astype(np.float32) @ g.astype(np.float32)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=4e-3, atol=4e-3)
+
+
 def test_tensordot_vecdot_dot_inner_outer(device, rng):
     a, b = _random(rng, (3, 4, 5), np.float64), _random(rng, (4, 5, 2), np.float64)
     x1, x2 = simt.asarray(a, device=device), simt.asarray(b, device=device)

@@ -148,6 +148,43 @@ def test_non_contiguous_views(device, rng):
     assert np.array_equal(x.get(), a) and np.array_equal(y.get(), r)  # inputs untouched
 
 
+def test_fft_layouts_and_shapes(device, rng):
+    """What a library plan sees differently: axes other than the last (alone, in pairs,
+    more than three at once), odd lengths of the real transforms under each norm, integer
+    input, and empty batches."""
+    a = random_numbers(rng, (6, 5, 8), np.complex64)
+    x = _on(device, a)
+    _check(simt.fft.fft(x, axis=0), np.fft.fft(a, axis=0), "fft axis 0")
+    _check(simt.fft.ifft(x, axis=1, norm="ortho"), np.fft.ifft(a, axis=1, norm="ortho"),
+           "ifft axis 1")
+    _check(simt.fft.fftn(x, axes=(0, 2)), np.fft.fftn(a, axes=(0, 2)), "fftn (0, 2)")
+    _check(simt.fft.fftn(x, axes=(1, 0)), np.fft.fftn(a, axes=(1, 0)), "fftn (1, 0)")
+    four = random_numbers(rng, (3, 4, 2, 6), np.complex128)
+    _check(simt.fft.ifftn(_on(device, four), norm="forward"),
+           np.fft.ifftn(four, norm="forward"), "ifftn of four axes")
+    r = random_numbers(rng, (4, 9, 7), np.float64)
+    y = _on(device, r)
+    for norm in NORMS:
+        _check(simt.fft.rfft(y, axis=1, norm=norm), np.fft.rfft(r, axis=1, norm=norm),
+               f"rfft axis 1 {norm}")
+        spectrum = np.fft.rfft(r, norm=norm)
+        _check(simt.fft.irfft(_on(device, spectrum), n=7, norm=norm),
+               np.fft.irfft(spectrum, n=7, norm=norm), f"irfft odd n {norm}")
+        _check(simt.fft.rfftn(y, axes=(2, 0), norm=norm),
+               np.fft.rfftn(r, axes=(2, 0), norm=norm), f"rfftn (2, 0) {norm}")
+        half = np.fft.rfftn(r, axes=(0, 1), norm=norm)
+        _check(simt.fft.irfftn(_on(device, half), s=(4, 9), axes=(0, 1), norm=norm),
+               np.fft.irfftn(half, s=(4, 9), axes=(0, 1), norm=norm), f"irfftn {norm}")
+    ints = rng.integers(-9, 9, (3, 10)).astype(np.int32)
+    _check(simt.fft.fft(_on(device, ints)), np.fft.fft(ints), "fft of int32")
+    empty = np.zeros((0, 8), np.complex64)
+    _check(simt.fft.fft(_on(device, empty)), np.fft.fft(empty), "fft of an empty batch")
+    _check(simt.fft.rfft(_on(device, empty.real.copy())), np.fft.rfft(empty.real),
+           "rfft of an empty batch")
+    _check(simt.fft.irfft(_on(device, empty[:, :5])), np.fft.irfft(empty[:, :5]),
+           "irfft of an empty batch")
+
+
 def test_round_trips(device, rng):
     a = random_numbers(rng, (4, 48), np.complex128)
     x = _on(device, a)

@@ -4,8 +4,10 @@ Every product is one shape: a batch of (M, K) x (K, N) matrix products, the batc
 broadcast and merged into one. On GPUs (cuda, opencl) a template in simt's kernel language
 computes it: a block of 256 threads per 64 x 64 tile of the output, the operands' 64 x 16
 slices staged in shared memory, each thread keeping a 4 x 4 block of the tile in
-registers. On the cpu device the arrays' memory is the host's, and NumPy's BLAS computes
-the product there, in place (much faster than a generated loop nest on two cores).
+registers. On cuda devices cuBLAS (loaded at run time, _cublas) computes floating and
+complex products instead when it is found and not switched off with SIMT_CUBLAS=0. On the
+cpu device the arrays' memory is the host's, and NumPy's BLAS computes the product there,
+in place (much faster than a generated loop nest on two cores).
 """
 
 import functools
@@ -15,7 +17,7 @@ import operator
 import numpy as np
 
 from .._array import Array, empty
-from . import _broadcast, _generated, _launch
+from . import _broadcast, _cublas, _generated, _launch
 from ._elementwise import FUNCTIONS, assign, contiguous_copy
 from ._manipulation import permute_dims, reshape
 from ._reduction import sum as _sum
@@ -82,16 +84,27 @@ def _product(a, b, out):
     if k == 0:
         assign(out, 0)
         return
-    if out.device.backend == "cpu":
+    if _host_blas(out.device):
         # Host memory: NumPy's BLAS writes the result in place.
         np.matmul(np.asarray(a), np.asarray(b), out=np.asarray(out))
         return
+    _gpu_product(a, b, out)
+
+
+def _host_blas(device):
+    return device.backend == "cpu"
+
+
+def _gpu_product(a, b, out):
+    """_product on a GPU: cuBLAS where it applies (_cublas), else the tiled kernel."""
     batch = out.shape[:-2]
     count = math.prod(batch)
     m, n = out.shape[-2:]
     a3 = _batched(a, batch, count)
     b3 = _batched(b, batch, count)
     out3 = reshape(out, (count, m, n))
+    if _cublas.product(a3, b3, out3):
+        return
     device = out.device
     if device.max_threads_per_block < _THREADS:
         raise ValueError(f"simt.matmul: {device.id} runs at most {device.max_threads_per_block} "

@@ -252,6 +252,9 @@ class CudaDevice : public runtime::Device {
   int ordinal() const { return ordinal_; }
   std::pair<int, int> compute_capability() const { return capability_; }
   const Driver& driver() const { return driver_; }
+  // The device's primary context, for the toolkit's libraries (cuBLAS, cuFFT),
+  // whose handles and plans keep it retained.
+  const std::shared_ptr<const PrimaryContext>& context() const { return context_; }
 
   // The NVRTC options compile() passes for `options` (the architecture and
   // -std are added by Nvrtc::compile): --fmad=false, or --use_fast_math with

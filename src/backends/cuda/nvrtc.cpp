@@ -7,6 +7,8 @@
 #include <initializer_list>
 #include <stdexcept>
 
+#include "backends/cuda/cuda_library_search.h"
+
 namespace simt::cuda {
 
 namespace {
@@ -20,26 +22,9 @@ std::string env_or_empty(const char* name) {
   return value != nullptr ? std::string(value) : std::string();
 }
 
-bool is_regular_file(const std::string& path) {
-  struct stat info {};
-  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
 bool is_directory(const std::string& path) {
   struct stat info {};
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
-
-std::vector<std::string> split_colon_list(const std::string& list) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t end = list.find(':', start);
-    if (end == std::string::npos) end = list.size();
-    if (end > start) parts.push_back(list.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
 }
 
 std::string parent_directory(const std::string& path) {
@@ -99,36 +84,7 @@ Nvrtc::Nvrtc(runtime::SharedLibrary library, const NvrtcFunctions& functions)
 }
 
 std::vector<std::string> Nvrtc::search_candidates(std::string* directories_without_nvrtc) {
-  std::vector<std::string> directories;
-  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
-    std::string root = env_or_empty(variable);
-    if (!root.empty()) directories.push_back(root + "/lib64");
-  }
-  // The NVIDIA wheels of the Python environment (the simt package lists them) before the
-  // machine's toolkit: they were installed for this environment, the toolkit for all.
-  for (std::string& directory : split_colon_list(env_or_empty("SIMT_NVRTC_SEARCH_DIRS"))) {
-    directories.push_back(std::move(directory));
-  }
-  directories.push_back("/usr/local/cuda/lib64");
-
-  // Only files that exist become candidates, so a failure's reason lists real load
-  // failures rather than a dozen "no such file" lines.
-  std::vector<std::string> candidates;
-  for (const std::string& directory : directories) {
-    bool found_any = false;
-    for (const char* soname : kNvrtcSonames) {
-      std::string path = directory + "/" + soname;
-      if (is_regular_file(path)) {
-        candidates.push_back(path);
-        found_any = true;
-      }
-    }
-    if (!found_any && directories_without_nvrtc != nullptr) {
-      *directories_without_nvrtc += (directories_without_nvrtc->empty() ? "" : ", ") + directory;
-    }
-  }
-  for (const char* soname : kNvrtcSonames) candidates.emplace_back(soname);
-  return candidates;
+  return toolkit_library_candidates(kNvrtcSonames, directories_without_nvrtc);
 }
 
 std::unique_ptr<Nvrtc> Nvrtc::load(std::string* why_not) {

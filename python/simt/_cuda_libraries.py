@@ -1,0 +1,92 @@
+"""The CUDA toolkit's libraries on cuda devices: cuBLAS for matmul, cuFFT for simt.fft.
+
+Both are loaded with dlopen by the C++ core (src/backends/cuda/cublas.h, cufft.h) from
+where NVRTC is found: $CUDA_HOME, the environment's nvidia-* wheels (_cuda_wheels.py),
+/usr/local/cuda, the loader's path; simt builds without them. When one is missing, or
+switched off, the operation runs simt's own generated kernels instead, silently:
+
+    SIMT_CUBLAS=0   matmul on cuda devices uses simt's tiled kernel
+    SIMT_CUFFT=0    simt.fft on cuda devices uses simt's Stockham kernels
+
+(read at each call, so a benchmark or a test can compare the two in one process).
+
+cuBLAS handles are kept per (device, thread), as cuBLAS asks (a handle is not
+thread-safe); cuFFT plans in a bounded cache shared by all threads (a plan runs one
+execution at a time, src/backends/cuda/cufft.h). Both hold their device's primary context
+and are destroyed with it current: a thread's handles when the thread ends, the rest when
+the interpreter clears this module, before the process exits.
+"""
+
+import functools
+import os
+import threading
+from collections import OrderedDict
+
+from . import _core
+
+__all__ = ["enabled", "status", "cublas_handle", "cufft_plan"]
+
+SWITCHES = {"cublas": "SIMT_CUBLAS", "cufft": "SIMT_CUFFT"}
+
+# Plans hold device memory (cuFFT's work area, up to a few times the data's size for
+# large transforms): a few are kept, the least recently used dropped first.
+_PLANS_KEPT = 16
+
+
+def enabled(library):
+    """Whether `library` ('cublas' or 'cufft') may be used: not switched off with
+    SIMT_CUBLAS=0 / SIMT_CUFFT=0."""
+    return os.environ.get(SWITCHES[library], "1").strip() != "0"
+
+
+@functools.lru_cache(maxsize=None)
+def status(library):
+    """{available, reason | version, path} of `library` ('cublas' or 'cufft'): loaded once
+    per process (no GPU needed)."""
+    return dict({"cublas": _core.cublas_status, "cufft": _core.cufft_status}[library]())
+
+
+def _usable(library, device):
+    return device.backend == "cuda" and enabled(library) and status(library)["available"]
+
+
+_local = threading.local()
+
+
+def cublas_handle(device):
+    """This thread's cuBLAS handle on `device`, created on first use; None when matmul on
+    `device` should use simt's kernels (not cuda, switched off, or no cuBLAS)."""
+    if not _usable("cublas", device):
+        return None
+    handles = _local.__dict__.setdefault("cublas", {})
+    handle = handles.get(device.id)
+    if handle is None:
+        handle = handles[device.id] = _core.CublasHandle(device)
+    return handle
+
+
+_plans = OrderedDict()
+_plans_lock = threading.Lock()
+
+
+def cufft_usable(device):
+    """Whether simt.fft on `device` goes to cuFFT."""
+    return _usable("cufft", device)
+
+
+def cufft_plan(device, kind, n, batch):
+    """A cuFFT plan of `kind` ('C2C', 'Z2Z', 'R2C', 'D2Z', 'C2R', 'Z2D') for `batch`
+    C-contiguous transforms of sizes `n` on `device`, from the cache or made now."""
+    key = (device.id, kind, tuple(n), batch)
+    with _plans_lock:
+        plan = _plans.get(key)
+        if plan is not None:
+            _plans.move_to_end(key)
+            return plan
+    plan = _core.CufftPlan(device, kind, list(n), batch)  # without the lock: may take ms
+    with _plans_lock:
+        _plans[key] = plan
+        _plans.move_to_end(key)
+        while len(_plans) > _PLANS_KEPT:
+            _plans.popitem(last=False)
+    return plan
