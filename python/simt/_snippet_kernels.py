@@ -446,22 +446,26 @@ class _FastCall:
 
 class _FastReduction:
     """ReductionKernel's warm call (as _FastCall): the partial results and the outputs not
-    given allocated, both launches made with the first call's argument layout."""
+    given allocated, both launches made with the first call's argument layout; or, where
+    one block covers the input (`partial` None), the one launch that reduces and writes
+    the outputs."""
 
     __slots__ = ("partial_launch", "final_launch", "inputs", "tail", "partial", "outputs",
                  "nin", "single")
 
-    def __init__(self, kernel, partial_launch, final_launch, call, final, partial, out_types,
+    def __init__(self, kernel, partial_launch, final_launch, call, partial, out_types,
                  nargs, device):
         self.partial_launch, self.final_launch = partial_launch, final_launch
-        # The partial launch's arguments: the inputs, then the partial array and the
-        # element count (and extents).
+        # The first launch's arguments: the inputs, then (two launches) the partial array,
+        # and the element count (and extents).
         self.inputs, at = _call_slices(kernel.in_params, call, kernel.nin)
-        self.tail = tuple(call[at + 1:])  # after the partial array
-        blocks, rtype = partial
-        self.partial = ([blocks], np.dtype(rtype).name, device)
+        self.tail = tuple(call[at + (partial is not None):])
+        self.partial = None
+        if partial is not None:
+            blocks, rtype = partial
+            self.partial = ([blocks], np.dtype(rtype).name, device)
         # Outputs: given ones (argument index) or allocated ones (dtype), each passed with
-        # offset 0 to the final launch after the partial array and the block count.
+        # offset 0 after the rest.
         given = nargs > kernel.nin
         self.outputs = [(kernel.nin + k if given else None, np.dtype(t).name, device)
                         for k, t in enumerate(out_types)]
@@ -474,19 +478,23 @@ class _FastReduction:
             value = args[index]
             call.append(value if convert is None else convert(value))
             call.extend(extra)
-        shape, dtype, device = self.partial
-        partial = Array._wrap(_core.empty(shape, dtype, device, "C"))
-        call.append(partial)
-        call.extend(self.tail)
-        self.partial_launch(*call)
-        final = [partial, int(shape[0])]
-        outs = []
+        outs, out_args = [], []
         for index, dtype, device in self.outputs:
             out = args[index] if index is not None else \
                 Array._wrap(_core.empty([], dtype, device, "C"))
             outs.append(out)
-            final += [out, _ZERO]
-        self.final_launch(*final)
+            out_args += [out, _ZERO]
+        if self.partial is None:
+            call.extend(self.tail)
+            call.extend(out_args)
+            self.partial_launch(*call)
+        else:
+            shape, dtype, device = self.partial
+            partial = Array._wrap(_core.empty(shape, dtype, device, "C"))
+            call.append(partial)
+            call.extend(self.tail)
+            self.partial_launch(*call)
+            self.final_launch(partial, int(shape[0]), *out_args)
         return outs[0] if self.single else tuple(outs)
 
 
@@ -673,29 +681,36 @@ class ReductionKernel(_SnippetKernel):
         if generated is None:
             source = self._source(dialect, in_types, out_types, rtype, is_array, types, nd)
             generated = self._cache[key] = _Generated(
-                source, [self.name + "_partial", self.name + "_final"], self.options, dev)
+                source, [self.name + "_partial", self.name + "_final", self.name + "_whole"],
+                self.options, dev)
         total = int(np.prod(shape, dtype=np.int64))
         blocks = max(1, min((total + self._BLOCK - 1) // self._BLOCK, 1024))
-        partial = empty((blocks,), dtype=rtype, device=dev)
         call = []
         for p, v, t in zip(self.in_params, ins, in_types):
             call += self._array_args(p, v, shape, nd) if isinstance(v, Array) \
                 else [_scalar_value(t, v)]
-        call += [partial, int(total)]
-        if nd > 1:
-            call += [int(s) for s in shape]
-        partial_launch = generated.kernels[0][blocks, self._BLOCK, stream]
-        partial_launch(*call)
-        final = [partial, int(blocks)]
+        count = [int(total)] + ([int(s) for s in shape] if nd > 1 else [])
+        out_args = []
         for p, v in zip(self.out_params, outs):
-            final += self._array_args(p, v, (1,), 1)[:2]
-        final_launch = generated.kernels[1][1, self._BLOCK, stream]
-        final_launch(*final)
+            out_args += self._array_args(p, v, (1,), 1)[:2]
+        if blocks == 1:
+            # One block covers the input: one launch reduces and writes the outputs.
+            partial_launch = generated.kernels[2][1, self._BLOCK, stream]
+            final_launch, partial = None, None
+            partial_launch(*call, *count, *out_args)
+        else:
+            partial_array = empty((blocks,), dtype=rtype, device=dev)
+            partial_launch = generated.kernels[0][blocks, self._BLOCK, stream]
+            partial_launch(*call, partial_array, *count)
+            final_launch = generated.kernels[1][1, self._BLOCK, stream]
+            final_launch(partial_array, int(blocks), *out_args)
+            call.append(partial_array)
+            partial = (blocks, rtype)
+        call += count
         if fast_key is not None and len(self._fast) < 1024 and nd == 1 and \
                 all(v._impl.offset == 0 for v in ins + outs if isinstance(v, Array)):
             self._fast[fast_key] = _FastReduction(
-                self, partial_launch, final_launch, call, final, (blocks, rtype), out_types,
-                len(args), dev)
+                self, partial_launch, final_launch, call, partial, out_types, len(args), dev)
         if keepdims:
             # The whole array reduced, its dimensions kept as 1s (CuPy's, NumPy's).
             kept = (1,) * len(shape)
@@ -736,15 +751,20 @@ class ReductionKernel(_SnippetKernel):
                 f"  for (int _s = {B // 2}; _s > 0; _s >>= 1) {{\n"
                 f"    if (_t < _s) _sm[_t] = _reduce(_sm[_t], _sm[_t + _s]);\n"
                 f"    {d['barrier']}\n  }}\n")
+        # Thread 0 gives the outputs their values from the block's result.
+        outputs = (f"  if (_t == 0) {{\n    const {r} a = _sm[0];\n{out_refs}"
+                   f"    {{\n{self.post_map_expr};\n    }}\n{out_stores}  }}\n")
+        # The inputs reduced per thread, then per block.
+        reduced = (f"{_size_alias(self.map_expr, idx)}"
+                   f"  const int _t = {d['local_id']};\n"
+                   f"  {r} _acc = ({r})({self.identity});\n"
+                   f"{loop}{tree}")
+        whole_params = [p for p in params if p != f"{g}{r}* _partial"] + out_params
         return (f"{self.preamble}\n{vectors}"
                 f"{d['function']}{r} _reduce({r} a, {r} b) {{\n{typedefs}"
                 f"  return ({self.reduce_expr});\n}}\n\n"
                 f"{d['kernel']} {self.name}_partial({', '.join(params)}) {{\n{typedefs}"
-                f"{_size_alias(self.map_expr, idx)}"
-                f"  const int _t = {d['local_id']};\n"
-                f"  {r} _acc = ({r})({self.identity});\n"
-                f"{loop}"
-                f"{tree}"
+                f"{reduced}"
                 f"  if (_t == 0) _partial[{d['group_id']}] = _sm[0];\n}}\n\n"
                 f"{d['kernel']} {self.name}_final({g}{r}* _partial, {idx} _count, "
                 f"{', '.join(out_params)}) {{\n{typedefs}"
@@ -752,9 +772,9 @@ class ReductionKernel(_SnippetKernel):
                 f"  {r} _acc = ({r})({self.identity});\n"
                 f"  for ({idx} _k = _t; _k < _count; _k += {B}) "
                 f"_acc = _reduce(_acc, _partial[_k]);\n"
-                f"{tree}"
-                f"  if (_t == 0) {{\n    const {r} a = _sm[0];\n{out_refs}"
-                f"    {{\n{self.post_map_expr};\n    }}\n{out_stores}  }}\n}}\n")
+                f"{tree}{outputs}}}\n\n"
+                f"{d['kernel']} {self.name}_whole({', '.join(whole_params)}) {{\n{typedefs}"
+                f"{reduced}{outputs}}}\n")
 
     def _vector_loop(self, dialect, indexed, in_types_of, loads, width, r, scalar_body,
                      scalar_loop):

@@ -404,6 +404,30 @@ def test_reduction_warm_calls_read_each_calls_arguments(raw_device, rng):
     np.testing.assert_allclose(k(view, 1.0).get(), x[1:].sum(), rtol=1e-12, atol=1e-12)
 
 
+def test_reduction_in_one_launch_and_in_two(raw_device, rng):
+    # Up to one block's worth of elements one launch reduces and writes the outputs;
+    # beyond, a partial and a final launch: both, cold and warm, with two outputs, an
+    # output given, and a strided 2-D input (per-dimension indexing).
+    k = simt.ReductionKernel("T x", "T lo, T hi", "x", "a + b", "lo = a - 1; hi = a + 1", "0",
+                             "both_ends")
+    for n in (1, 255, 256, 257, 5000):
+        for _ in range(3):
+            x = rng.standard_normal(n)
+            lo, hi = k(simt.to_device(x, device=raw_device))
+            np.testing.assert_allclose(lo.get(), x.sum() - 1, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(hi.get(), x.sum() + 1, rtol=1e-12, atol=1e-12)
+            given = simt.full((), np.nan, device=raw_device), simt.full((), np.nan,
+                                                                         device=raw_device)
+            got = k(simt.to_device(x, device=raw_device), *given)
+            assert got[0] is given[0] and got[1] is given[1]
+            np.testing.assert_allclose(given[1].get(), x.sum() + 1, rtol=1e-12, atol=1e-12)
+    for shape in ((10, 12), (40, 60)):
+        x = rng.standard_normal(shape)
+        view = simt.to_device(x, device=raw_device)[::2, 1::3]
+        lo, _ = k(view)
+        np.testing.assert_allclose(lo.get(), x[::2, 1::3].sum() - 1, rtol=1e-12, atol=1e-12)
+
+
 def test_snippet_kernels_check_what_they_are_given(raw_device, rng):
     # Fixed types are the arrays' dtypes (CuPy's check), outputs must be writable, bool
     # scalars pass as one byte, an int past int64 binds uint64 without poisoning later
