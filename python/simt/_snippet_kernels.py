@@ -368,25 +368,10 @@ def _scalar_value(dtype, value):
     return np.dtype(dtype).type(value)
 
 
-def _fast_key(args, block_size):
-    """What decides an ElementwiseKernel call's launch, read cheaply: each array's dtype,
-    layout, offset and device, each scalar's type; None for anything else."""
-    key = [block_size]
-    for a in args:
-        t = type(a)
-        if t is Array:
-            impl = a._impl
-            key.append((impl.dtype, tuple(impl.shape), tuple(impl.strides), impl.offset,
-                        impl.device))
-        elif t is int:
-            # A placeholder bound from an int takes the value's NumPy type (uint64 past
-            # int64's range): the range is part of the key.
-            key.append((t, -2 ** 63 <= a < 2 ** 63))
-        elif t in _SCALARS or issubclass(t, np.generic):
-            key.append(t)
-        else:
-            return None
-    return tuple(key)
+# What decides a call's launch, read cheaply (in C++, src/python/snippet_keys.cpp): each
+# array's dtype, layout, offset and device, each scalar's type (an int's range); None for
+# anything else.
+_fast_key = _core.snippet_call_key
 
 
 def _call_slices(params, call, given):
