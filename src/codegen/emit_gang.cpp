@@ -9,6 +9,8 @@
 // accesses `x[i]` are consecutive: Clang vectorizes it (ISPC's gang, for the
 // one shape where no mask is needed). The generated code checks the
 // consecutive counters at run time and otherwise runs the masked rounds.
+#include <algorithm>
+
 #include "codegen/emitter_impl.h"
 
 namespace simt::codegen::detail {
@@ -54,6 +56,46 @@ bool reads_no_array(const sema::TypedFunction& fn, const Expr& e) {
   }
 }
 
+namespace {
+
+bool reads_local(const sema::TypedFunction& fn, const Expr& e, int local) {
+  if (e.kind == ExprKind::Name) {
+    auto found = fn.exprs.find(&e);
+    return found == fn.exprs.end() || found->second.local == local;
+  }
+  for (const auto& item : e.items)
+    if (item && reads_local(fn, *item, local)) return true;
+  for (const auto& keyword : e.keywords)
+    if (keyword.value && reads_local(fn, *keyword.value, local)) return true;
+  return false;
+}
+
+// A statement's reads of `local`; a plain name as an assignment's or a loop's target is
+// a write.
+bool stmt_reads_local(const sema::TypedFunction& fn, const Stmt& s, int local) {
+  const bool writes_names =
+      s.kind == StmtKind::Assign || s.kind == StmtKind::AnnAssign || s.kind == StmtKind::For;
+  for (const auto& target : s.targets)
+    if (!(writes_names && target->kind == ExprKind::Name) && reads_local(fn, *target, local))
+      return true;
+  for (const Expr* e : {s.value.get(), s.test.get()})
+    if (e && reads_local(fn, *e, local)) return true;
+  for (const auto* block : {&s.body, &s.orelse})
+    for (const auto& b : *block)
+      if (stmt_reads_local(fn, *b, local)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool read_after(const sema::TypedFunction& fn, const Stmt& loop, int local) {
+  const auto& body = fn.parsed->def.body;
+  auto at = std::find_if(body.begin(), body.end(), [&](const auto& b) { return b.get() == &loop; });
+  if (at == body.end()) return true;
+  return std::any_of(std::next(at), body.end(),
+                     [&](const auto& b) { return stmt_reads_local(fn, *b, local); });
+}
+
 bool Emitter::gang_rounds(const Stmt& s, const std::string& next, const Type& strong) {
   // The stop, and for a range the step, are read once per round outside the
   // loop over threads; counters are 64-bit, so `first + t` cannot wrap.
@@ -85,8 +127,21 @@ bool Emitter::gang_rounds(const Stmt& s, const std::string& next, const Type& st
   if (step && (!regions_.uniformity->uniform_expr(*step) || !reads_no_array(fn_, *step)))
     return false;
 
+  // The counter (a range's loop variable) in a C local when nothing after the loop
+  // reads it: stored to its per-thread array in every iteration, it cost a second
+  // store stream beside the loads (bench/cpu.py's sum: 9.5-10 ms against 7 ms in a
+  // C++ model of the rounds, bench/cpu/grid_stride_rounds.cpp). Thread 0's next
+  // counter, the next round's first, is then the first plus the stride.
+  const int counter_local = info(s.kind == StmtKind::For ? *s.targets[0] : *s.test->items[0]).local;
+  const Expr* stride = s.kind == StmtKind::For ? nullptr : grid_stride_step(fn_, s);
+  const bool in_register =
+      !read_after(fn_, s, counter_local) &&
+      (s.kind == StmtKind::For ||
+       (stride && regions_.uniformity->uniform_expr(*stride) && reads_no_array(fn_, *stride)));
+
   const std::string n = std::to_string(temp_counter_++);
   const std::string gang = "simt_gang" + n, first = "simt_first" + n;
+  const std::string in_c_local = "simt_counter" + n;
   const Type i64 = Type::scalar_of(Scalar::Int64);
   const std::string counter_at = counter + "[simt_t]";
   line("int " + gang + " = simt_ctx->block_dim[1] * simt_ctx->block_dim[2] == 1;");
@@ -104,6 +159,7 @@ bool Emitter::gang_rounds(const Stmt& s, const std::string& next, const Type& st
   ++indent_;
   loop_cancel_check();
   line("const simt_i64 simt_stop = " + emit_as(*stop, i64) + ";");
+  if (in_register && stride) line("const simt_i64 simt_stride = " + emit_as(*stride, i64) + ";");
   if (step) {
     line("const simt_i64 simt_step = " + emit_as(*step, i64) + ";");
     line("if (!(" + first + " < simt_stop && simt_step > 0)) break;");
@@ -126,11 +182,16 @@ bool Emitter::gang_rounds(const Stmt& s, const std::string& next, const Type& st
   regions_.thread_exit_label = "simt_next" + std::to_string(temp_counter_++);
   regions_.uniform_level = false;
   const auto hoisted_before = hoisted_;
-  if (step) {
+  if (in_register) {
+    line(ctype(fn_.locals[counter_local].type) + " " + in_c_local + " = " +
+         convert(first + " + simt_t", i64, fn_.locals[counter_local].type) + ";");
+    regions_.register_local = counter_local;
+    regions_.register_name = in_c_local;
+  } else if (step) {
     // As lockstep_rounds: the loop variable, then the next value or the stop.
-    int local = info(*s.targets[0]).local;
     line("const simt_i64 simt_value = " + first + " + simt_t;");
-    line(local_name(local) + " = " + convert("simt_value", i64, fn_.locals[local].type) + ";");
+    line(local_name(counter_local) + " = " +
+         convert("simt_value", i64, fn_.locals[counter_local].type) + ";");
     line(next +
          "[simt_t] = (unsigned long long)simt_stop - (unsigned long long)simt_value > "
          "(unsigned long long)simt_step ? simt_value + simt_step : simt_stop;");
@@ -147,9 +208,20 @@ bool Emitter::gang_rounds(const Stmt& s, const std::string& next, const Type& st
   line(regions_.thread_exit_label + ":;");
   regions_.thread_exit_label.clear();
   regions_.uniform_level = true;
+  regions_.register_local = -1;
   --indent_;
   line("}");
-  line(first + " = (simt_i64)" + counter + "[0];");
+  if (!in_register) {
+    line(first + " = (simt_i64)" + counter + "[0];");
+  } else if (step) {
+    // Thread 0's next value, or the stop where a step would pass it (no overflow).
+    line(first + " = (unsigned long long)simt_stop - (unsigned long long)" + first +
+         " > (unsigned long long)simt_step ? " + first + " + simt_step : simt_stop;");
+  } else {
+    // The body's `counter += stride`, which wraps as the body's does.
+    line(first + " = (simt_i64)((unsigned long long)" + first +
+         " + (unsigned long long)simt_stride);");
+  }
   --indent_;
   line("}");
   --indent_;

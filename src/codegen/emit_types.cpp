@@ -22,6 +22,7 @@ std::string Emitter::ctype(const Type& t) {
 }
 
 std::string Emitter::local_name(int index) const {
+  if (index == regions_.register_local) return regions_.register_name;
   if (per_thread(index) && !regions_.bare_names) return per_thread_array(index) + "[simt_t]";
   return mangle(fn_.locals[index].name);
 }

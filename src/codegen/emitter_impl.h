@@ -101,6 +101,10 @@ bool reads_no_array(const sema::TypedFunction& fn, const Expr& e);
 // A scalar of a signed integer type (emit_gang.cpp).
 bool signed_integer(const Type& t);
 
+// Whether a statement after `loop`, a statement of the kernel's body (its top level),
+// may read local `local`; true also where `loop` is nested (emit_gang.cpp).
+bool read_after(const sema::TypedFunction& fn, const Stmt& loop, int local);
+
 // The CPU emits a kernel twice (Module::lockstep_form): no barriers or shared arrays
 // (those run as regions already), no exits, a grid-stride loop at its top level.
 bool wants_lockstep_form(const sema::TypedFunction& fn, const EmitOptions& options);
@@ -172,6 +176,10 @@ struct RegionLowering {
   std::string thread_exit_label;           // inside a region: where a returning thread goes
   std::vector<std::string> scratch_sizes;  // per-thread arrays, in bytes
   std::vector<std::string> masks;          // under varying conditions: the active threads
+  // A gang round's counter kept in a C local instead of its per-thread array
+  // (emit_gang.cpp): local_name() of `register_local` is `register_name`.
+  int register_local = -1;
+  std::string register_name;
 };
 
 class Emitter {

@@ -90,6 +90,72 @@ def test_grid_stride_loops_give_each_thread_its_elements(device, rng, n, blocks,
     np.testing.assert_allclose(partial.get(), want_partial, rtol=1e-12)
 
 
+# The counter dead after the loop (the CPU's gang rounds keep it in a C local, not its
+# per-thread array), and read after it only under a condition (it must stay exact).
+
+@cuda.jit
+def dead_counter_sums(x, partial, scale):
+    s = cuda.shared.array(BLOCK, np.float64)
+    t = cuda.threadIdx.x
+    acc = 0.0
+    i = cuda.grid(1)
+    while i < x.size:
+        acc += x[i] * (i % 5)
+        i += cuda.gridsize(1)
+    for j in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        acc += scale * x[j]
+    s[t] = acc
+    cuda.syncthreads()
+    if t == 0:
+        total = 0.0
+        for k in range(cuda.blockDim.x):
+            total += s[k]
+        partial[cuda.blockIdx.x] = total
+
+
+@cuda.jit
+def counter_read_under_a_condition(x, partial, last):
+    s = cuda.shared.array(BLOCK, np.float64)
+    t = cuda.threadIdx.x
+    acc = 0.0
+    i = cuda.grid(1)
+    while i < x.size:
+        acc += x[i]
+        i += cuda.gridsize(1)
+    s[t] = acc
+    cuda.syncthreads()
+    if t % 2 == 1:
+        last[cuda.grid(1)] = i
+    if t == 0:
+        total = 0.0
+        for k in range(cuda.blockDim.x):
+            total += s[k]
+        partial[cuda.blockIdx.x] = total
+
+
+@pytest.mark.parametrize("n, blocks", [(1000, 3), (5, 2), (64 * 4, 4), (12_345, 1)])
+def test_grid_stride_counters_dead_or_read_after_the_loop(device, rng, n, blocks):
+    import simt
+
+    x = rng.random(n)
+    threads = blocks * BLOCK
+    dx = simt.to_device(x, device=device)
+    partial = simt.full(blocks, np.nan, device=device)
+    dead_counter_sums[blocks, BLOCK](dx, partial, 0.25)
+    idx = np.arange(n)
+    want = np.zeros(blocks)
+    np.add.at(want, (idx % threads) // BLOCK, x * (idx % 5) + 0.25 * x)
+    np.testing.assert_allclose(partial.get(), want, rtol=1e-12)
+    last = simt.full(threads, -7, dtype=np.int64, device=device)
+    counter_read_under_a_condition[blocks, BLOCK](dx, partial, last)
+    g = np.arange(threads)
+    want_last = np.where(g % 2 == 1, g + threads * np.maximum(0, -(-(n - g) // threads)), -7)
+    np.testing.assert_array_equal(last.get(), want_last)
+    want = np.zeros(blocks)
+    np.add.at(want, (idx % threads) // BLOCK, x)
+    np.testing.assert_allclose(partial.get(), want, rtol=1e-12)
+
+
 # Kernels without barriers: the CPU emits them twice and runs the lockstep form when the
 # grid has fewer threads than the largest array has elements.
 

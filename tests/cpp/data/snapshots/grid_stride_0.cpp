@@ -188,16 +188,14 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
         for (simt_i64 simt_t = 0; simt_t < simt_count; ++simt_t) {
           const simt_thread simt_tid = {simt_t, 0, 0};
           (void)simt_tid;
-          const simt_i64 simt_value = simt_first6 + simt_t;
-          simt_pt_v_i[simt_t] = simt_value;
-          simt_next_value4[simt_t] = (unsigned long long)simt_stop - (unsigned long long)simt_value > (unsigned long long)simt_step ? simt_value + simt_step : simt_stop;
+          long long simt_counter6 = simt_first6 + simt_t;
           {
             // grid_stride.py:7: out[i] = a * x[i]
-            v_out.data[simt_pt_v_i[simt_t]] = (v_a * v_x.data[simt_pt_v_i[simt_t]]);
+            v_out.data[simt_counter6] = (v_a * v_x.data[simt_counter6]);
           }
           simt_next7:;
         }
-        simt_first6 = (simt_i64)simt_next_value4[0];
+        simt_first6 = (unsigned long long)simt_stop - (unsigned long long)simt_first6 > (unsigned long long)simt_step ? simt_first6 + simt_step : simt_stop;
       }
     } else {
       while (1) {
@@ -303,22 +301,23 @@ extern "C" void simt_kernel_grid_stride_lockstep(const simt_block_ctx* simt_ctx,
       for (;;) {
         if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
         const simt_i64 simt_stop = (v_out.shape[0]);
+        const simt_i64 simt_stride = (((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0]);
         if (!(simt_first15 < simt_stop)) break;
         const unsigned long long simt_left = (unsigned long long)simt_stop - (unsigned long long)simt_first15;
         const simt_i64 simt_count = simt_left >= (unsigned long long)simt_nthreads ? simt_nthreads : (simt_i64)simt_left;
         for (simt_i64 simt_t = 0; simt_t < simt_count; ++simt_t) {
           const simt_thread simt_tid = {simt_t, 0, 0};
           (void)simt_tid;
-          simt_pt_v_j[simt_t] = simt_first15 + simt_t;
+          long long simt_counter15 = simt_first15 + simt_t;
           {
             // grid_stride.py:10: out[j] += 1
-            v_out.data[simt_pt_v_j[simt_t]] = (v_out.data[simt_pt_v_j[simt_t]] + 1.0f);
+            v_out.data[simt_counter15] = (v_out.data[simt_counter15] + 1.0f);
             // grid_stride.py:11: j += cuda.gridsize(1)
-            simt_pt_v_j[simt_t] = ((long long)((unsigned long long)simt_pt_v_j[simt_t] + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
+            simt_counter15 = ((long long)((unsigned long long)simt_counter15 + (unsigned long long)(((long long)simt_ctx->block_dim[0]) * simt_ctx->grid_dim[0])));
           }
           simt_next16:;
         }
-        simt_first15 = (simt_i64)simt_pt_v_j[0];
+        simt_first15 = (simt_i64)((unsigned long long)simt_first15 + (unsigned long long)simt_stride);
       }
     } else {
       while (1) {
