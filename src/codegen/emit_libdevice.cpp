@@ -1,7 +1,9 @@
 // cuda.libdevice calls: each result of each function is a small helper
 // written from its row of sema/libdevice.h, in the dialect's spelling
 // (math names, integer types, bit casts, literal suffixes).
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <stdexcept>
 
 #include "codegen/emitter_impl.h"
@@ -21,6 +23,37 @@ std::pair<std::string, size_t> group(const std::string& code, size_t open) {
     if (code[k] == ')' && --depth == 0) return {code.substr(open + 1, k - open - 1), k + 1};
   }
   throw std::logic_error("unbalanced libdevice code: " + code);
+}
+
+// The helpers a row's code calls as `#name$t` (t: a type code, as `$t`).
+constexpr std::pair<std::string_view, Helper> kHelpers[] = {
+    {"popc", Helper::PopCount},        {"clz", Helper::CountLeadingZeros},
+    {"ffs", Helper::FindFirstSet},     {"brev", Helper::BitReverse},
+    {"f2h", Helper::FloatToHalf},      {"h2f", Helper::HalfToFloat},
+    {"fma_err", Helper::FmaErrorSign}, {"j0", Helper::BesselJ0},
+    {"j1", Helper::BesselJ1},          {"y0", Helper::BesselY0},
+    {"y1", Helper::BesselY1},          {"jn", Helper::BesselJn},
+    {"yn", Helper::BesselYn},
+};
+
+// The scalar of a `$t` type code in row code.
+Scalar scalar_of_type_code(char c) {
+  switch (c) {
+    case 'h':
+      return Scalar::Int16;
+    case 'i':
+      return Scalar::Int32;
+    case 'u':
+      return Scalar::UInt32;
+    case 'l':
+      return Scalar::Int64;
+    case 'U':
+      return Scalar::UInt64;
+    case 'f':
+      return Scalar::Float32;
+    default:
+      return Scalar::Float64;
+  }
 }
 
 // The k-th "|||"-separated part of `code`.
@@ -48,22 +81,7 @@ std::string Emitter::libdevice_helper(std::string_view name, size_t part) {
   bool cuda = d_.id == abi::Language::Cuda && !row.cuda.empty();
   std::string code = part_of(cuda ? row.cuda : row.portable, part);
   const Scalar real = row.real();
-  auto type = [&](char c) -> std::string {
-    switch (c) {
-      case 'i':
-        return std::string(d_.value_type(Scalar::Int32));
-      case 'u':
-        return std::string(d_.value_type(Scalar::UInt32));
-      case 'l':
-        return std::string(d_.value_type(Scalar::Int64));
-      case 'U':
-        return std::string(d_.value_type(Scalar::UInt64));
-      case 'f':
-        return std::string(d_.value_type(Scalar::Float32));
-      default:
-        return std::string(d_.value_type(Scalar::Float64));
-    }
-  };
+  auto type = [&](char c) { return std::string(d_.value_type(scalar_of_type_code(c))); };
   const std::pair<std::string_view, std::string_view> casts[] = {{"F2U(", d_.float_as_uint},
                                                                  {"U2F(", d_.uint_as_float},
                                                                  {"D2U(", d_.double_as_ulong},
@@ -83,17 +101,15 @@ std::string Emitter::libdevice_helper(std::string_view name, size_t part) {
       k += 2;
       continue;
     }
-    if (c == '#') {  // `#popc$u`: an integer helper of the kernel language
+    if (c == '#') {  // `#popc$u`: a helper of the kernel language, for a type
       size_t end = k + 1;
       while (end < code.size() && word_char(code[end])) ++end;
       std::string name = code.substr(k + 1, end - k - 1);
-      Helper h = name == "popc"  ? Helper::PopCount
-                 : name == "clz" ? Helper::CountLeadingZeros
-                 : name == "ffs" ? Helper::FindFirstSet
-                                 : Helper::BitReverse;
-      if (name != "brev" && h == Helper::BitReverse)
-        throw std::logic_error("unknown helper in libdevice code: " + name);
-      out += helpers_.use(h, code[end + 1] == 'u' ? Scalar::UInt32 : Scalar::UInt64);
+      auto known = std::find_if(std::begin(kHelpers), std::end(kHelpers),
+                                [&](const auto& entry) { return name == entry.first; });
+      if (known == std::end(kHelpers) || end + 1 >= code.size() || code[end] != '$')
+        throw std::logic_error("unknown helper in libdevice code: " + code.substr(k));
+      out += helpers_.use(known->second, scalar_of_type_code(code[end + 1]));
       k = end + 2;
       continue;
     }

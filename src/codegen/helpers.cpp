@@ -397,6 +397,68 @@ struct HelperInfo {
   bool per_type;       // false: one definition for all types
 };
 
+// The sign (-1, 0, 1) of the exact a * b + c - r, where r = fma(a, b, c) is
+// rounded to nearest; what libdevice's directed fma (fma_rd, ...) steps r by.
+// An fma's error is not one float (unlike a product's or a sum's), so the
+// exact sum is kept as a few floats instead. $P is the type's precision p.
+//
+// Special values first: a NaN or infinite operand gives an exact (or NaN)
+// result, 0; finite operands with an infinite r overflowed, so the exact value
+// lies toward zero from r. A zero factor gives r = c exactly.
+//
+// Then a = ma 2^ea, b = mb 2^eb with |ma|, |mb| in [1/2, 1) (frexp, exact,
+// subnormals included), k = ea + eb: a b = 2^k ma mb, and ma mb is a multiple
+// of 2^-2p in [1/4, 1), so ph = RN(ma mb) and pl = fma(ma, mb, -ph) give
+// ma mb = ph + pl exactly (far from underflow). Three cases by c's exponent:
+//
+// (A) |c| >= 2^(k+p+2) > 2^(p+2) |a b|: r is within a factor 2 of c, so c - r
+//     is exact (Sterbenz) and, when not 0, at least half an ulp of c (or the
+//     smallest subnormal), which is more than |a b|: the sign is c - r's, or
+//     a b's when c = r.
+// (B) |c| < 2^(k-2p), below a b's last bit: r's last bit is at or above it
+//     (r is within a factor 2 of a b or 0), so a b - r is 0 or larger than |c|
+//     in magnitude. The sign is a b - r's, or c's when that is 0; both hold
+//     for any stand-in c with c's sign below 2^(k-2p): 2^(k-2p-2) is used.
+// (C) otherwise c and the stand-in are scaled by 2^-k exactly (c' in
+//     [2^-2p, 2^(p+2)), normal), and so is r: r' = r 2^-k is 0 or at least
+//     2^-3p (a b + c is a multiple of 2^(k-3p) in (C), a bound r keeps) and
+//     below 2^(p+4).
+// With (B) and (C), ph + pl + c' - r' = 2^-k (a b + c - r) exactly, four
+// floats far from overflow and underflow. Adding c', then -r' into the
+// expansion (pl, ph) by two-sums (Shewchuk's Grow-Expansion, exact: each
+// two-sum's s + e equals its operands' sum) gives a nonoverlapping expansion
+// (Shewchuk 1997, theorem 10, round-to-even); in one, the terms below the
+// largest nonzero term sum to less than its last bit, so that term's sign is
+// the sign of the whole.
+constexpr const char* kFmaErrorSign = R"($Q$T $N_two_sum($T x, $T y, $T* e) {
+  $T s = x + y;
+  $T v = s - x;
+  *e = (x - (s - v)) + (y - v);
+  return s;
+}
+$Qint $N($T a, $T b, $T c, $T r) {
+  if (r != r || a - a != 0 || b - b != 0 || c - c != 0) return 0;
+  if (r - r != 0) return r > 0 ? -1 : 1;
+  if (a == 0 || b == 0) return 0;
+  int ea, eb;
+  $T ma = $frexp(a, &ea), mb = $frexp(b, &eb);
+  int k = ea + eb;
+  $T ph = ma * mb;
+  $T pl = $fma(ma, mb, -ph);
+  if (c != 0 && $ilogb(c) >= k + $P + 2) return c > r ? 1 : c < r ? -1 : ph > 0 ? 1 : -1;
+  $T cs = c == 0 || $ilogb(c) >= k - 2 * $P ? $ldexp(c, -k)
+                                           : $copysign($ldexp(($T)1, -2 * $P - 2), c);
+  $T h0, h1, g0, g1, g2;
+  $T q = $N_two_sum(cs, pl, &h0);
+  $T h2 = $N_two_sum(q, ph, &h1);
+  q = $N_two_sum(-$ldexp(r, -k), h0, &g0);
+  q = $N_two_sum(q, h1, &g1);
+  $T g3 = $N_two_sum(q, h2, &g2);
+  $T top = g3 != 0 ? g3 : g2 != 0 ? g2 : g1 != 0 ? g1 : g0;
+  return top > 0 ? 1 : top < 0 ? -1 : 0;
+}
+)";
+
 HelperInfo helper_info(Helper h) {
   switch (h) {
     case Helper::FloorDiv:
@@ -493,6 +555,20 @@ HelperInfo helper_info(Helper h) {
       return {"brev", true};
     case Helper::HalfFma:
       return {"hfma", false};
+    case Helper::FmaErrorSign:
+      return {"fma_err", true};
+    case Helper::BesselJ0:
+      return {"j0", true};
+    case Helper::BesselJ1:
+      return {"j1", true};
+    case Helper::BesselY0:
+      return {"y0", true};
+    case Helper::BesselY1:
+      return {"y1", true};
+    case Helper::BesselJn:
+      return {"jn", true};
+    case Helper::BesselYn:
+      return {"yn", true};
   }
   return {"", false};
 }
@@ -559,6 +635,7 @@ std::string HelperSet::use(Helper helper, Scalar type) {
 
 std::string HelperSet::define(Helper helper, Scalar type) {
   const char* text = nullptr;
+  std::string owned;  // a text composed here (the Bessel helpers')
   bool is_complex_helper = helper >= Helper::ComplexType && helper <= Helper::ComplexPow;
   // The complex functions name the helpers they call by tokens ($log_c: this type's
   // complex log), requested here so that they are defined first.
@@ -660,6 +737,27 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       use(Helper::RoundHalf, Scalar::Float16);
       text = kHalfFma;
       break;
+    case Helper::FmaErrorSign:
+      text = kFmaErrorSign;
+      break;
+    case Helper::BesselJ0:
+    case Helper::BesselJ1:
+    case Helper::BesselY0:
+    case Helper::BesselY1:
+    case Helper::BesselJn:
+    case Helper::BesselYn: {
+      BesselText bessel = bessel_text(helper, type);
+      owned = std::move(bessel.text);
+      text = owned.c_str();
+      static constexpr std::pair<Helper, const char*> kTokens[] = {{Helper::BesselJ0, "$j0"},
+                                                                   {Helper::BesselJ1, "$j1"},
+                                                                   {Helper::BesselY0, "$y0"},
+                                                                   {Helper::BesselY1, "$y1"}};
+      for (Helper callee : bessel.calls)
+        for (const auto& [h, token] : kTokens)
+          if (h == callee) calls.emplace_back(token, use(callee, type));
+      break;
+    }
     default: {
       ComplexMathText math = complex_math_text(helper);
       text = math.text;
@@ -691,6 +789,7 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   replace_all(s, "$U", std::string(dialect_.value_type(work)));
   replace_all(s, "$R", std::string(dialect_.value_type(real)));
   replace_all(s, "$W", std::to_string(sema::bit_width(type)));
+  if (sema::is_float(type)) replace_all(s, "$P", type == Scalar::Float32 ? "24" : "53");
   if (helper == Helper::FloatToInt || helper == Helper::Float32ToInt) {
     // The target's range as C literals (the most negative one as an expression).
     int bits = sema::bit_width(type);
@@ -711,8 +810,9 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   }
   for (const auto& [token, callee] : calls) replace_all(s, token, callee);
   // Longer names first: $sinh before $sin.
-  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint", "pow", "hypot", "fma", "sinh",
-                         "cosh", "tanh", "atan2", "sqrt", "exp", "log", "sin", "cos", "tan"})
+  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint",  "pow",  "hypot",  "fma",
+                         "sinh", "cosh", "tanh",  "atan2",    "sqrt",  "exp",  "lgamma", "log",
+                         "sin",  "cos",  "tan",   "frexp",    "ldexp", "ilogb"})
     replace_all(s, std::string("$") + fn, dialect_.math_name(fn, real));
   replace_all(s, "$uint_as_float(bits)", apply_pattern(dialect_.uint_as_float, "bits"));
   replace_all(s, "$float_as_uint(f)", apply_pattern(dialect_.float_as_uint, "f"));

@@ -66,6 +66,15 @@ enum class Helper {
   FindFirstSet,       // 1 + the index of the lowest set bit, 0 for 0 (cuda.ffs): an int
   BitReverse,         // the $W bits in reverse order (cuda.brev)
   HalfFma,            // float16 a * b + c, rounded to float16 once (cuda.fp16.hfma)
+  FmaErrorSign,       // the sign of a * b + c - fma(a, b, c), exactly (libdevice's directed fma)
+  // libdevice's Bessel functions for OpenCL and the CPU (bessel.cpp): J_0, J_1, Y_0, Y_1 of
+  // x; J_n and Y_n of (n, x).
+  BesselJ0,
+  BesselJ1,
+  BesselY0,
+  BesselY1,
+  BesselJn,
+  BesselYn,
 };
 
 // A complex function's helper text and the helpers it calls ($log_c, $sqrt_c, ...: the
@@ -79,6 +88,14 @@ ComplexMathText complex_math_text(Helper helper);
 // The complex helper computing the C math function `c_name` ("exp", "asinh", ...) of a
 // complex value; nullopt for functions without a complex form.
 std::optional<Helper> complex_math_helper(std::string_view c_name);
+
+// A Bessel helper's text for `type` (its literals spelled in that type: OpenCL devices may
+// lack double) and the Bessel helpers it calls ($j0, $j1, $y0, $y1 in the text).
+struct BesselText {
+  std::string text;
+  std::vector<Helper> calls;
+};
+BesselText bessel_text(Helper helper, sema::Scalar type);
 
 // The suffix that names a scalar in helper names: i32, u8, f64, c64.
 std::string scalar_suffix(sema::Scalar s);

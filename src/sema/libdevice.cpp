@@ -65,14 +65,20 @@ std::string saturate(const std::string& value, const std::string& lo_f, const st
          hi + " : (" + type + ")" + value + ";";
 }
 
+// Infinity as a constant expression in each dialect (the largest finite
+// value doubled): a step up from the largest finite value reaches it, as
+// rounding up past it does.
+const std::string kInfF = "(3.402823466e38f * 2.0f)";
+const std::string kInfD = "(1.7976931348623157e308 * 2.0)";
+
 // `r`, the correctly rounded (to nearest) result, moved one step in the
 // direction the exact result lies (the sign of `err`, the exact result less
 // `r`), as the _rd, _ru and _rz variants round.
-std::string directed(const std::string& setup, char mode, const std::string& big,
+std::string directed(const std::string& setup, char mode, const std::string& inf,
                      const std::string& zero) {
   std::string body = setup;
-  if (mode == 'd') body += " if (err < 0) r = @nextafter(r, -" + big + ");";
-  if (mode == 'u') body += " if (err > 0) r = @nextafter(r, " + big + ");";
+  if (mode == 'd') body += " if (err < 0) r = @nextafter(r, -" + inf + ");";
+  if (mode == 'u') body += " if (err > 0) r = @nextafter(r, " + inf + ");";
   if (mode == 'z')
     body += " if ((r > 0 && err < 0) || (r < 0 && err > 0)) r = @nextafter(r, " + zero + ");";
   return body + " return r;";
@@ -176,11 +182,16 @@ Rows build() {
   struct Op {
     const char* name;
     const char* sig;
-    const char* setup;
+    std::string setup;
   };
+  // A sum of finite operands rounded to infinity overflowed: the exact value
+  // lies toward zero from it (the two-sum's error is NaN there).
+  const std::string kOverflow = "if (r - r != 0 && a - a == 0 && b - b == 0) err = -r;";
   const Op ops[] = {
-      {"add", "x(xx)", "$x r = a + b; $x bb = r - a; $x err = (a - (r - bb)) + (b - bb);"},
-      {"sub", "x(xx)", "$x r = a - b; $x bb = r - a; $x err = (a - (r - bb)) - (b + bb);"},
+      {"add", "x(xx)",
+       "$x r = a + b; $x bb = r - a; $x err = (a - (r - bb)) + (b - bb); " + kOverflow},
+      {"sub", "x(xx)",
+       "$x r = a - b; $x bb = r - a; $x err = (a - (r - bb)) - (b + bb); " + kOverflow},
       {"mul", "x(xx)", "$x r = a * b; $x err = @fma(a, b, -r);"},
       {"div", "x(xx)", "$x r = a / b; $x err = @fma(-r, b, a); if (b < 0) err = -err;"},
       {"sqrt", "x(x)", "$x r = @sqrt(a); $x err = @fma(-r, r, a);"},
@@ -192,7 +203,7 @@ Rows build() {
       std::string sig = op.sig;
       for (char& c : sig)
         if (c == 'x') c = t;
-      std::string big = t == 'f' ? "3.402823466e38f" : "1.7976931348623157e308";
+      const std::string& big = t == 'f' ? kInfF : kInfD;
       std::string setup = op.setup;
       for (size_t k = setup.find('#'); k != std::string::npos; k = setup.find('#'))
         setup.replace(k, 1, t == 'f' ? "f" : "");
@@ -208,14 +219,25 @@ Rows build() {
     }
   }
   rows.push_back({"frsqrt_rn", "f(f)", "1.0f / @sqrt(a)", "__frsqrt_rn(a)"});
-  for (const char* n :
-       {"fma_rd", "fma_rn", "fma_ru", "fma_rz", "fmaf_rd", "fmaf_rn", "fmaf_ru", "fmaf_rz"}) {
-    std::string name = n;
-    bool f = name[3] == 'f';
-    // Only to-nearest: a directed fma needs the exact error of a fused operation.
-    rows.push_back({name, f ? "f(fff)" : "d(ddd)",
-                    name.substr(name.size() - 2) == "rn" ? "@fma(a, b, c)" : "",
-                    "__" + name + "(a, b, c)"});
+  // fma: C's rounds to nearest; the directed ones step by the exact sign of
+  // the fused operation's error (#fma_err, codegen/helpers.cpp). An exact zero
+  // rounded down is -0 unless both a * b and c are +0 (IEEE 754's sums of
+  // zeros): -(-(a * b) - c) is that for zeros, a * b being exact then.
+  for (char t : {'d', 'f'}) {
+    std::string ft = t == 'f' ? "$f" : "$d";
+    std::string name = t == 'f' ? "fmaf" : "fma";
+    std::string setup = ft + " r = @fma(a, b, c); int err = #fma_err$" + t + "(a, b, c, r);";
+    for (char mode : {'d', 'n', 'u', 'z'}) {
+      std::string fix =
+          mode == 'd'
+              ? " if (r == 0 && err == 0) r = a == 0 || b == 0 ? -(-(a * b) - c) : -(" + ft + ")0;"
+              : "";
+      std::string body = mode == 'n' ? "@fma(a, b, c)"
+                                     : directed(setup + fix, mode, t == 'f' ? kInfF : kInfD,
+                                                t == 'f' ? "0.0f" : "0.0");
+      rows.push_back({name + "_r" + mode, std::string(1, t) + "(" + std::string(3, t) + ")", body,
+                      "__" + name + "_r" + mode + "(a, b, c)"});
+    }
   }
   // Float to integer conversions in each rounding (saturating, NaN to 0).
   struct Target {
@@ -278,7 +300,7 @@ Rows build() {
   for (const char* to : {"float", "double"}) {
     bool f = to[0] == 'f';
     std::string ft = f ? "$f" : "$d";
-    std::string big = f ? "3.402823466e38f" : "1.7976931348623157e308";
+    const std::string& big = f ? kInfF : kInfD;
     for (const Source& s : sources) {
       for (char mode : {'d', 'n', 'u', 'z'}) {
         std::string name = std::string(s.name) + "2" + to + "_r" + mode;
@@ -304,7 +326,7 @@ Rows build() {
     std::string body = mode == 'n'
                            ? "return ($f)a;"
                            : directed("$f r = ($f)a; int err = ($d)r > a ? -1 : ($d)r < a ? 1 : 0;",
-                                      mode, "3.402823466e38f", "0.0f");
+                                      mode, kInfF, "0.0f");
     rows.push_back({name, "f(d)", body, "__" + name + "(a)"});
   }
   // Bits.
@@ -316,8 +338,10 @@ Rows build() {
   rows.push_back({"int_as_float", "f(i)", "U2F(($u)a)", "__int_as_float(a)"});
   rows.push_back({"double_as_longlong", "l(d)", "($l)D2U(a)", "__double_as_longlong(a)"});
   rows.push_back({"longlong_as_double", "d(l)", "U2D(($U)a)", "__longlong_as_double(a)"});
-  rows.push_back({"float2half_rn", "h(f)", "", ""});
-  rows.push_back({"half2float", "f(h)", "", ""});
+  // float16 bits in an int16 (Numba's types), by cuda.fp16's conversions
+  // (round to nearest even) on every backend.
+  rows.push_back({"float2half_rn", "h(f)", "($h)#f2h$f(a)", ""});
+  rows.push_back({"half2float", "f(h)", "#h2f$f((unsigned short)a)", ""});
   // Integers (Numba types the unsigned ones as signed: the bits are the value).
   rows.push_back({"abs", "i(i)", "a < 0 ? ($i)(0u - ($u)a) : a", ""});
   rows.push_back({"llabs", "l(l)", "a < 0 ? ($l)(0ULL - ($U)a) : a", ""});
@@ -372,10 +396,17 @@ Rows build() {
                   "$u sel = (($u)c >> (4 * k)) & 7u; r |= (($u)(v >> (8 * sel)) & 0xffu) << (8 * "
                   "k); } return ($i)r;",
                   "__byte_perm(a, b, c)"});
-  // Bessel functions: not in OpenCL or C99; simt does not compute them yet.
-  for (const char* f : {"j0", "j1", "y0", "y1"}) both(rows, f, "x(x)", "");
-  both(rows, "jn", "x(ix)", "");
-  both(rows, "yn", "x(ix)", "");
+  // Bessel functions: CUDA's own; OpenCL and C have none, simt's helpers
+  // (codegen/bessel.cpp) compute them there. jn and yn take the order first.
+  for (const char* f : {"j0", "j1", "y0", "y1", "jn", "yn"}) {
+    bool order = f[1] == 'n';
+    for (char t : {'d', 'f'}) {
+      std::string args = order ? "(a, b)" : "(a)";
+      std::string name = std::string(f) + (t == 'f' ? "f" : "");
+      rows.push_back({name, std::string(1, t) + (order ? "(i" : "(") + t + ")",
+                      std::string("#") + f + "$" + t + args, name + args});
+    }
+  }
   return rows;
 }
 

@@ -22,15 +22,16 @@ namespace simt::sema {
 struct LibdeviceFunction {
   std::string name;  // without __nv_: "sinf"
   // The result types, '(' the argument types ')': f float32, d float64,
-  // i int32, l int64 ("fi(f)": frexpf(float32) -> (float32, int32)).
+  // i int32, l int64, h int16 ("fi(f)": frexpf(float32) -> (float32, int32)).
   std::string signature;
   // The helper's code for OpenCL and the CPU, one part per result separated
   // by '|||'; empty: not implemented. A part is an expression, or a function
   // body when it holds `return`. Arguments are a, b, c; `@sin` is the math
-  // function for the row's float type; `$i $u $l $U $f $d` are int32,
-  // uint32, int64, uint64, float and double; F2U( U2F( D2U( U2D( are the
-  // bit casts between float/uint32 and double/uint64; `#popc$u` (`#clz`,
-  // `#ffs`, `#brev`) is the helper behind cuda.popc etc. for that type.
+  // function for the row's float type; `$h $i $u $l $U $f $d` are int16,
+  // int32, uint32, int64, uint64, float and double; F2U( U2F( D2U( U2D( are
+  // the bit casts between float/uint32 and double/uint64; `#popc$u` is a
+  // codegen helper for a type (emit_libdevice.cpp lists them: cuda.popc's,
+  // float16's conversions, the Bessel functions, the fma error's sign).
   std::string portable;
   std::string cuda;  // the same for CUDA, where it differs (its own functions)
 
