@@ -56,8 +56,10 @@ class CufftTransforms:
 
     def c2c(self, x, s, axes, forward, dtype, scale):
         x, owned = _prepared(x, s, axes, dtype)
-        x = self._complex_axes(x, axes, forward, owned)
-        return _scaled(x, scale)
+        y = self._complex_axes(x, axes, forward, owned)
+        if y is x and not owned:
+            y = contiguous_copy(x)  # every axis of length 1: a new array all the same
+        return _scaled(y, scale)
 
     def r2c(self, x, s, axes, dtype, scale):
         real, _ = _prepared(x, s, axes, _real(dtype))
@@ -133,7 +135,11 @@ def _prepared(x, sizes, axes, dtype):
     for e, a in zip(sizes, axes):
         shape[a] = e
     shape = tuple(shape)
-    if shape == x.shape and x.dtype == dtype and _c_contiguous(x):
+    # cuFFT reads its input as complex numbers, aligned to a complex's size (R2C of
+    # float32 data too: 8 bytes); a view at another offset (x[1:]) is copied.
+    alignment = dtype.itemsize * (2 if dtype.kind == "f" else 1)
+    if shape == x.shape and x.dtype == dtype and _c_contiguous(x) and \
+            x._impl.data_ptr % alignment == 0:
         return x, False
     out = empty(shape, dtype, x.device)
     if out.size == 0:

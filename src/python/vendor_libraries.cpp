@@ -29,8 +29,12 @@ cuda::CudaDevice& cuda_device(const PyDevice& device, const char* what) {
   return static_cast<cuda::CudaDevice&>(*device.device);
 }
 
-cuda::CUstream default_stream(cuda::CudaDevice& device) {
-  return static_cast<cuda::CudaStream&>(device.default_stream()).handle();
+// The device's default stream, told what is queued next: a fault found at a later
+// synchronization then names the library call, not the last simt kernel.
+cuda::CUstream default_stream(cuda::CudaDevice& device, const std::string& work) {
+  auto& stream = static_cast<cuda::CudaStream&>(device.default_stream());
+  stream.note_launch(work);
+  return stream.handle();
 }
 
 template <class Library>
@@ -134,7 +138,9 @@ void bind_vendor_libraries(nb::module_& m) {
             call.ldc = ldc;
             call.stride_c = stride_c;
             auto& device = static_cast<cuda::CudaDevice&>(*self.device);
-            self.handle->gemm(call, default_stream(device));
+            self.handle->gemm(call, default_stream(device, "cuBLAS GEMM (" + std::to_string(m) +
+                                                               " x " + std::to_string(n) + " x " +
+                                                               std::to_string(k) + ")"));
           },
           nb::arg("type"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a"),
           nb::arg("a_transposed"), nb::arg("lda"), nb::arg("stride_a"), nb::arg("b"),
@@ -166,7 +172,9 @@ void bind_vendor_libraries(nb::module_& m) {
           "execute",
           [](PyCufftPlan& self, uint64_t in, uint64_t out, bool forward) {
             auto& device = static_cast<cuda::CudaDevice&>(*self.device);
-            self.plan->execute(address(in), address(out), forward, default_stream(device));
+            self.plan->execute(address(in), address(out), forward,
+                               default_stream(device, std::string("a cuFFT transform (") +
+                                                          (forward ? "forward" : "inverse") + ")"));
           },
           nb::arg("input"), nb::arg("output"), nb::arg("forward"),
           "Queues the transform on the device's default stream (C2R overwrites `input`).")

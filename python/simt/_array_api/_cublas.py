@@ -36,19 +36,24 @@ CUDA_TYPES = {
 def product(a3, b3, out3):
     """out3[i] = a3[i] @ b3[i] through cuBLAS when it can (a cuda device, cuBLAS found and
     not switched off, a floating or complex result); False when simt's kernel should."""
+    if out3.dtype not in CUDA_TYPES or not _c_contiguous(out3):
+        return False  # no handle made (nor its failure raised) for what cuBLAS cannot do
     handle = _cuda_libraries.cublas_handle(out3.device)
-    if handle is None or out3.dtype not in CUDA_TYPES or not _c_contiguous(out3):
+    if handle is None:
         return False
-    handle.gemm(**gemm_arguments(a3, b3, out3))
+    arguments, operands = gemm_arguments(a3, b3, out3)
+    handle.gemm(**arguments)
+    del operands  # copies made for cuBLAS: freed only now that the GEMM is queued
     return True
 
 
 def gemm_arguments(a3, b3, out3):
-    """The arguments of CublasHandle.gemm computing out3 = a3 @ b3, batch by batch: a3
-    (count, m, k), b3 (count, k, n), out3 (count, m, n) C-contiguous; the operands are
-    converted to out3's dtype (and copied where cuBLAS cannot read their layout). A copy
-    may be freed as soon as the call is queued: the pool hands its memory out again only
-    to work ordered after the default stream's (src/runtime/memory_pool.h)."""
+    """(the arguments of CublasHandle.gemm computing out3 = a3 @ b3 batch by batch, the
+    operands they point into): a3 (count, m, k), b3 (count, k, n), out3 (count, m, n)
+    C-contiguous; the operands are converted to out3's dtype (and copied where cuBLAS
+    cannot read their layout). The caller keeps the operands until the call is queued:
+    the pool then hands a copy's memory out again only to work ordered after the default
+    stream's (src/runtime/memory_pool.h), but before, another thread could take it."""
     count, m, n = out3.shape
     k = a3.shape[-1]
     a3 = _as_dtype(a3, out3.dtype)
@@ -56,7 +61,7 @@ def gemm_arguments(a3, b3, out3):
     # cuBLAS's A is b (its (n, k) transpose), its B is a.
     b_array, b_transposed, ldb, stride_b = _operand(b3)
     a_array, a_transposed, lda, stride_a = _operand(a3)
-    return {
+    return ({
         "type": CUDA_TYPES[out3.dtype], "m": n, "n": m, "k": k,
         "a": b_array._impl.data_ptr, "a_transposed": b_transposed, "lda": ldb,
         "stride_a": stride_b,
@@ -64,7 +69,7 @@ def gemm_arguments(a3, b3, out3):
         "stride_b": stride_a,
         "c": out3._impl.data_ptr, "ldc": max(1, n), "stride_c": m * n,
         "batch": count,
-    }
+    }, (a_array, b_array))
 
 
 def _as_dtype(x, dtype):
