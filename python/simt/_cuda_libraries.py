@@ -20,9 +20,11 @@ the interpreter clears this module, before the process exits.
 import functools
 import os
 import threading
+import warnings
 from collections import OrderedDict
 
 from . import _core
+from .errors import DeviceError
 
 __all__ = ["enabled", "status", "cublas_handle", "cufft_plan"]
 
@@ -61,8 +63,21 @@ def cublas_handle(device):
     handles = _local.__dict__.setdefault("cublas", {})
     handle = handles.get(device.id)
     if handle is None:
-        handle = handles[device.id] = _core.CublasHandle(device)
+        if device.id in _cublas_failed:
+            return None
+        try:
+            handle = handles[device.id] = _core.CublasHandle(device)
+        except DeviceError as error:
+            # A library newer than the driver (cublasCreate's NOT_INITIALIZED), or no
+            # memory for its workspace: matmul still works, on simt's kernel; said once.
+            _cublas_failed[device.id] = str(error)
+            warnings.warn(f"cuBLAS could not start on {device.id} ({error}); matmul there "
+                          f"uses simt's own kernel", RuntimeWarning, stacklevel=4)
+            return None
     return handle
+
+
+_cublas_failed = {}  # device id -> why cuBLAS could not start there
 
 
 _plans = OrderedDict()

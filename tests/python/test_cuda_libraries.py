@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -358,3 +359,22 @@ def test_cufft_inputs_are_aligned_and_results_new(emulated_cufft, cpu, rng):
     f = simt.fft.fft(c)
     assert f is not c and f._impl.data_ptr != c._impl.data_ptr
     np.testing.assert_array_equal(f.get(), c.get())
+
+
+def test_cublas_that_cannot_start_falls_back_with_one_warning(monkeypatch):
+    # cublasCreate fails where the library is newer than the driver: matmul must go on
+    # with simt's kernel, said once per device.
+    class CudaLike:
+        backend, id = "cuda", "cuda:7"
+
+    def failing(device):
+        raise simt.DeviceError("cublasCreate_v2 failed on cuda:7: CUBLAS_STATUS_NOT_INITIALIZED")
+
+    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": True})
+    monkeypatch.setattr(_cuda_libraries._core, "CublasHandle", failing)
+    monkeypatch.setattr(_cuda_libraries, "_cublas_failed", {})
+    with pytest.warns(RuntimeWarning, match="cuBLAS could not start on cuda:7"):
+        assert _cuda_libraries.cublas_handle(CudaLike()) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _cuda_libraries.cublas_handle(CudaLike()) is None
