@@ -230,15 +230,6 @@ void bind_vendor_libraries(nb::module_& m) {
           nb::arg("type"), nb::arg("uplo"), nb::arg("n"), nb::arg("a"), nb::arg("lda"),
           nb::arg("work"), nb::arg("lwork"), nb::arg("info"))
       .def(
-          "potrs",
-          [](const PyCusolverHandle& self, int type, int uplo, int64_t n, int64_t nrhs, uint64_t a,
-             int64_t lda, uint64_t b, int64_t ldb, uint64_t info) {
-            self.handle->potrs(solver_type(type), fill_mode(uplo), n, nrhs, address(a), lda,
-                               address(b), ldb, int_address(info), self.stream());
-          },
-          nb::arg("type"), nb::arg("uplo"), nb::arg("n"), nb::arg("nrhs"), nb::arg("a"),
-          nb::arg("lda"), nb::arg("b"), nb::arg("ldb"), nb::arg("info"))
-      .def(
           "getrf_buffer_size",
           [](const PyCusolverHandle& self, int type, int64_t m, int64_t n, uint64_t a,
              int64_t lda) {

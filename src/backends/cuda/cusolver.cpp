@@ -23,7 +23,6 @@ constexpr const char* kTypedSymbols[][kSolverTypes] = {
     {"cusolverDnSpotrf_bufferSize", "cusolverDnDpotrf_bufferSize", "cusolverDnCpotrf_bufferSize",
      "cusolverDnZpotrf_bufferSize"},
     {"cusolverDnSpotrf", "cusolverDnDpotrf", "cusolverDnCpotrf", "cusolverDnZpotrf"},
-    {"cusolverDnSpotrs", "cusolverDnDpotrs", "cusolverDnCpotrs", "cusolverDnZpotrs"},
     {"cusolverDnSgetrf_bufferSize", "cusolverDnDgetrf_bufferSize", "cusolverDnCgetrf_bufferSize",
      "cusolverDnZgetrf_bufferSize"},
     {"cusolverDnSgetrf", "cusolverDnDgetrf", "cusolverDnCgetrf", "cusolverDnZgetrf"},
@@ -136,7 +135,6 @@ std::unique_ptr<Cusolver> Cusolver::load(std::string* why_not) {
 #undef SIMT_CUSOLVER_REQUIRE
     require_typed(*library, SolverRoutine::PotrfBufferSize, fn.potrf_bufferSize);
     require_typed(*library, SolverRoutine::Potrf, fn.potrf);
-    require_typed(*library, SolverRoutine::Potrs, fn.potrs);
     require_typed(*library, SolverRoutine::GetrfBufferSize, fn.getrf_bufferSize);
     require_typed(*library, SolverRoutine::Getrf, fn.getrf);
     require_typed(*library, SolverRoutine::Getrs, fn.getrs);
@@ -219,13 +217,6 @@ void CusolverHandle::potrf(SolverType type, cublasFillMode_t uplo, int64_t n, vo
                            void* work, int64_t lwork, int* info, CUstream stream) const {
   call_on(stream, cusolver_.fn().potrf, SolverRoutine::Potrf, type, uplo, to_int(n, "n"), a,
           to_int(lda, "lda"), work, to_int(lwork, "lwork"), info);
-}
-
-void CusolverHandle::potrs(SolverType type, cublasFillMode_t uplo, int64_t n, int64_t nrhs,
-                           const void* a, int64_t lda, void* b, int64_t ldb, int* info,
-                           CUstream stream) const {
-  call_on(stream, cusolver_.fn().potrs, SolverRoutine::Potrs, type, uplo, to_int(n, "n"),
-          to_int(nrhs, "nrhs"), a, to_int(lda, "lda"), b, to_int(ldb, "ldb"), info);
 }
 
 int CusolverHandle::getrf_buffer_size(SolverType type, int64_t m, int64_t n, void* a,

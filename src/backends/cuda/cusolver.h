@@ -4,11 +4,13 @@
 //
 // The declarations below are simt's own, written from cuSOLVER's public API
 // (cusolverDn.h, cusolver_common.h of CUDA 13, and cublas_api.h's fill modes
-// and operations): only what simt calls, with the C ABI libcusolver exports.
-// simt uses the typed routines (cusolverDn<S|D|C|Z><routine>), whose sizes are
-// 32-bit ints and whose workspace sizes count elements of the matrix's type;
-// the 64-bit generic API has no orgqr/ungqr, which QR's Q needs. No CUDA
-// header is included anywhere in simt.
+// and operations): only what simt calls, with the C ABI libcusolver exports
+// (solve and inv use the LU routines, which serve any square matrix, so
+// potrs/potri are not declared). simt uses the typed routines
+// (cusolverDn<S|D|C|Z><routine>), whose sizes are 32-bit ints and whose
+// workspace sizes count elements of the matrix's type; the 64-bit generic API
+// has no orgqr/ungqr, which QR's Q needs. No CUDA header is included anywhere
+// in simt.
 #pragma once
 
 #include <array>
@@ -72,8 +74,6 @@ using PotrfBufferSizeFn = cusolverStatus_t (*)(cusolverDnHandle_t handle, cublas
                                                int n, void* a, int lda, int* lwork);
 using PotrfFn = cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,
                                      void* a, int lda, void* work, int lwork, int* info);
-using PotrsFn = cusolverStatus_t (*)(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,
-                                     int nrhs, const void* a, int lda, void* b, int ldb, int* info);
 using GetrfBufferSizeFn = cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, void* a,
                                                int lda, int* lwork);
 using GetrfFn = cusolverStatus_t (*)(cusolverDnHandle_t handle, int m, int n, void* a, int lda,
@@ -111,7 +111,6 @@ struct CusolverFunctions {
   cusolverStatus_t (*cusolverGetProperty)(libraryPropertyType type, int* value) = nullptr;
   ByType<PotrfBufferSizeFn> potrf_bufferSize{};
   ByType<PotrfFn> potrf{};
-  ByType<PotrsFn> potrs{};
   ByType<GetrfBufferSizeFn> getrf_bufferSize{};
   ByType<GetrfFn> getrf{};
   ByType<GetrsFn> getrs{};
@@ -129,7 +128,6 @@ struct CusolverFunctions {
 enum class SolverRoutine : int {
   PotrfBufferSize,
   Potrf,
-  Potrs,
   GetrfBufferSize,
   Getrf,
   Getrs,
@@ -201,8 +199,6 @@ class CusolverHandle {
                         int64_t lda) const;
   void potrf(SolverType type, cublasFillMode_t uplo, int64_t n, void* a, int64_t lda, void* work,
              int64_t lwork, int* info, CUstream stream) const;
-  void potrs(SolverType type, cublasFillMode_t uplo, int64_t n, int64_t nrhs, const void* a,
-             int64_t lda, void* b, int64_t ldb, int* info, CUstream stream) const;
 
   int getrf_buffer_size(SolverType type, int64_t m, int64_t n, void* a, int64_t lda) const;
   void getrf(SolverType type, int64_t m, int64_t n, void* a, int64_t lda, void* work, int* ipiv,
