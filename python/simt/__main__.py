@@ -52,23 +52,29 @@ def _nvrtc_lines():
     return lines
 
 
-# The toolkit libraries cuda devices call when found (_cuda_libraries), and their switch.
-_LIBRARIES = (("cuBLAS", "cublas", "matmul"), ("cuFFT", "cufft", "simt.fft"))
+# The toolkit libraries cuda devices call when found (_cuda_libraries), what for, and what
+# happens without them (or with their switch off).
+_LIBRARIES = (("cuBLAS", "cublas", "matmul", "runs simt's kernels"),
+              ("cuFFT", "cufft", "simt.fft", "runs simt's kernels"),
+              ("cuSOLVER", "cusolver", "simt.linalg's decompositions",
+               "raise NotImplementedError on cuda"))
 
 
 def _library_lines():
-    """Whether cuBLAS and cuFFT were found, where, and whether they are switched off."""
+    """Whether cuBLAS, cuFFT and cuSOLVER were found, where, and whether they are
+    switched off."""
     lines = []
-    for name, key, used_for in _LIBRARIES:
+    for name, key, used_for, without in _LIBRARIES:
         status = _cuda_libraries.status(key)
         variable = _cuda_libraries.SWITCHES[key]
         if not status["available"]:
             first = status["reason"].splitlines()[0]
-            lines.append(f"{name}: not found, {used_for} runs simt's kernels ({first})")
+            lines.append(f"{name}: not found, {used_for} {without} ({first})")
             continue
         source = "pip wheel" if any(status["path"].startswith(d)
                                     for d in _cuda_wheels.library_dirs()) else "system"
-        off = "" if _cuda_libraries.enabled(key) else f"; off ({variable}=0): simt's kernels"
+        off = "" if _cuda_libraries.enabled(key) else f"; off ({variable}=0): {used_for} " \
+            f"{without}"
         lines.append(f"{name} {status['version']}: {status['path']} ({source}){off}")
     return lines
 

@@ -1,22 +1,24 @@
 """NVIDIA's CUDA wheels in this Python environment, for the CUDA backend's library search
-(NVRTC, and cuBLAS and cuFFT where installed).
+(NVRTC, and cuBLAS, cuFFT and cuSOLVER where installed).
 
 `pip install simt[cuda13]` installs nvidia-cuda-nvrtc (with -runtime and -cccl for the
-headers raw kernels include); `simt[cuda13-libs]` adds nvidia-cublas and nvidia-cufft. CUDA
-13's wheels unpack to site-packages/nvidia/cu13/{lib,include}, the toolkit's layout (CUDA
-12's used nvidia/cuda_nvrtc/lib, nvidia/cublas/lib, nvidia/cufft/lib). The C++ side cannot
-see sys.path, so before the first load this module appends those lib directories to
-$SIMT_NVRTC_SEARCH_DIRS (named before the other libraries came), which the search tries
-after $CUDA_HOME and before /usr/local/cuda (src/backends/cuda/cuda_library_search.h)."""
+headers raw kernels include); `simt[cuda13-libs]` adds nvidia-cublas, nvidia-cufft and
+nvidia-cusolver. CUDA 13's wheels unpack to site-packages/nvidia/cu13/{lib,include}, the
+toolkit's layout (CUDA 12's used nvidia/cuda_nvrtc/lib, nvidia/cublas/lib,
+nvidia/cufft/lib, nvidia/cusolver/lib). The C++ side cannot see sys.path, so before the
+first load this module appends those lib directories to $SIMT_NVRTC_SEARCH_DIRS (named
+before the other libraries came), which the search tries after $CUDA_HOME and before
+/usr/local/cuda (src/backends/cuda/cuda_library_search.h)."""
 
 import importlib.util
 import os
 
 SEARCH_DIRS_VARIABLE = "SIMT_NVRTC_SEARCH_DIRS"
 # Newest first, as the C++ side orders the sonames.
-_LIB_SUBDIRS = ("cu13/lib", "cu12/lib", "cuda_nvrtc/lib", "cublas/lib", "cufft/lib")
+_LIB_SUBDIRS = ("cu13/lib", "cu12/lib", "cuda_nvrtc/lib", "cublas/lib", "cufft/lib",
+                "cusolver/lib")
 # The libraries the C++ side looks for there.
-_LIBRARY_PREFIXES = ("libnvrtc.so", "libcublas.so", "libcufft.so")
+_LIBRARY_PREFIXES = ("libnvrtc.so", "libcublas.so", "libcufft.so", "libcusolver.so")
 
 
 def nvidia_roots():
@@ -36,7 +38,8 @@ def nvrtc_dirs():
 
 
 def library_dirs():
-    """Lib directories of installed NVIDIA wheels that hold NVRTC, cuBLAS or cuFFT."""
+    """Lib directories of installed NVIDIA wheels that hold NVRTC, cuBLAS, cuFFT or
+    cuSOLVER."""
     return _dirs_holding(_LIBRARY_PREFIXES)
 
 

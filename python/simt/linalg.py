@@ -5,20 +5,28 @@ own), diagonal, trace, cross, vector_norm, matrix_norm (but for ord 2, -2 and 'n
 norm, and matrix_power (n >= 0).
 
 The decompositions and what needs one (cholesky, solve, inv, qr, svd, svdvals, eigh,
-eigvalsh, det, slogdet, pinv, matrix_rank, the singular-value norms, negative powers) run
-on the cpu device, through NumPy's LAPACK reading the arrays' host memory (the result is
-a simt array on the cpu device). Elsewhere they raise NotImplementedError naming the
-function and the device: on opencl there is no LAPACK to call; on cuda, cuSOLVER (loaded
-with dlopen, as NVRTC is) is planned. A singular or non-positive-definite input raises
-NumPy's LinAlgError (simt.linalg.LinAlgError).
+eigvalsh, det, slogdet, pinv, matrix_rank, the singular-value norms, negative powers):
+
+- cpu: NumPy's LAPACK reading the arrays' host memory (the result is a simt array on the
+  cpu device);
+- cuda: cuSOLVER (loaded with dlopen at run time, found as NVRTC is; _array_api/_cusolver.py),
+  in device memory. Without it (not installed, or SIMT_CUSOLVER=0) they raise
+  NotImplementedError naming the device and cuSOLVER;
+- opencl: NotImplementedError naming the device (there is no LAPACK to call).
+
+Results follow NumPy's conventions (dtypes, shapes, ascending eigenvalues, descending
+singular values); the signs or phases of Q's columns and of singular vectors and
+eigenvectors may differ from NumPy's, as between LAPACK builds. A singular or
+non-positive-definite input raises NumPy's LinAlgError (simt.linalg.LinAlgError).
 """
 
 from collections import namedtuple
 
 import numpy as np
 
+from . import _cuda_libraries
 from ._array import Array, empty
-from ._array_api import _linalg_ext
+from ._array_api import _cusolver, _linalg_ext
 from ._array_api._linalg import matmul, outer, tensordot, vecdot
 from ._array_api._linalg_ext import cross, diagonal, trace, vector_norm
 from ._array_api._manipulation import matrix_transpose
@@ -37,30 +45,44 @@ EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 
 
-# --- the LAPACK path --------------------------------------------------------------------------
+# --- which library computes them ---------------------------------------------------------------
 
-def _host(x, where, square=False, matrices=True):
-    """x's memory as a NumPy array, for LAPACK: on the cpu device a view; elsewhere
-    NotImplementedError naming the device."""
+def _checked(x, where, square=False, matrices=True):
+    """x, checked to be a simt array of matrices (square ones when asked)."""
     if not isinstance(x, Array):
         raise TypeError(f"{where}: x must be a simt array, not {type(x).__name__}")
-    device = x.device
-    if device.backend == "cuda":
-        raise NotImplementedError(
-            f"{where}: not yet available on {device.id}: cuSOLVER (loaded at run time) is "
-            f"planned for cuda devices; until then copy the array to the cpu device "
-            f"(x.to_device('cpu')), where NumPy's LAPACK computes it")
-    if device.backend != "cpu":
-        raise NotImplementedError(
-            f"{where}: not implemented on {device.id} ({device.name}): simt's "
-            f"decompositions run on the cpu device (NumPy's LAPACK); copy the array there "
-            f"with x.to_device('cpu')")
     if matrices and x.ndim < 2:
         raise ValueError(f"{where}: x must have at least two dimensions (a stack of "
                          f"matrices), not shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{where}: the matrices must be square, not {x.shape[-2:]}")
-    return np.asarray(x)
+    return x
+
+
+def _solver(x, where):
+    """The cuSOLVER handle computing `where` on x's device, or None where NumPy's LAPACK
+    does (the cpu device); NotImplementedError naming the device elsewhere."""
+    if not isinstance(x, Array):
+        raise TypeError(f"{where}: x must be a simt array, not {type(x).__name__}")
+    device = x.device
+    handle = _cuda_libraries.cusolver_handle(device)
+    if handle is not None or device.backend == "cpu":
+        return handle
+    if device.backend == "cuda":
+        raise NotImplementedError(
+            f"{where}: needs cuSOLVER on {device.id}, which "
+            f"{_cuda_libraries.cusolver_unusable(device)}; install it (pip install "
+            f"'simt[cuda13-libs]', or the CUDA toolkit), or copy the array to the cpu "
+            f"device (x.to_device('cpu')), where NumPy's LAPACK computes it")
+    raise NotImplementedError(
+        f"{where}: not implemented on {device.id} ({device.name}): simt's decompositions "
+        f"run on the cpu device (NumPy's LAPACK) and on cuda devices (cuSOLVER); copy the "
+        f"array to the cpu device with x.to_device('cpu')")
+
+
+def _host(x, where, square=False, matrices=True):
+    """x's memory as a NumPy array, for LAPACK on the cpu device (a view)."""
+    return np.asarray(_checked(x, where, square, matrices))
 
 
 def _result(value, device):
@@ -71,82 +93,160 @@ def _result(value, device):
     return out
 
 
+def _same_device(x1, x2, where):
+    if not isinstance(x2, Array):
+        raise TypeError(f"{where}: x2 must be a simt array, not {type(x2).__name__}")
+    if x2.device != x1.device:
+        raise ValueError(f"{where}: arrays on two devices, {x1.device.id} and "
+                         f"{x2.device.id}; move one with .to_device()")
+
+
+def _uplo(UPLO, where):
+    upper = UPLO.upper() if isinstance(UPLO, str) else UPLO
+    if upper not in ("L", "U"):
+        raise ValueError(f"{where}: UPLO must be 'L' or 'U', not {UPLO!r}")
+    return upper
+
+
+# --- the decompositions -------------------------------------------------------------------------
+
 def cholesky(x, /, *, upper=False):
     """The Cholesky factors of x's Hermitian positive-definite matrices: L (lower) with
     x = L L^H, or U = L^H with upper=True."""
     where = "simt.linalg.cholesky"
-    return _result(np.linalg.cholesky(_host(x, where, square=True), upper=upper), x.device)
+    handle = _solver(x, where)
+    _checked(x, where, square=True)
+    if handle is not None:
+        return _cusolver.cholesky(handle, x, bool(upper), where)
+    return _result(np.linalg.cholesky(_host(x, where), upper=upper), x.device)
 
 
 def solve(x1, x2, /):
     """The solutions y of x1 y = x2 (x2 a vector when 1-D, else a stack of matrices;
     the batches broadcast)."""
     where = "simt.linalg.solve"
-    a = _host(x1, where, square=True)
-    if not isinstance(x2, Array):
-        raise TypeError(f"{where}: x2 must be a simt array, not {type(x2).__name__}")
-    if x2.device != x1.device:
-        raise ValueError(f"{where}: arrays on two devices, {x1.device.id} and "
-                         f"{x2.device.id}; move one with .to_device()")
-    b = _host(x2, where, matrices=False)
-    return _result(np.linalg.solve(a, b), x1.device)
+    handle = _solver(x1, where)
+    _checked(x1, where, square=True)
+    _same_device(x1, x2, where)
+    _checked(x2, where, matrices=False)
+    if handle is not None:
+        return _cusolver.solve(handle, x1, x2, where)
+    return _result(np.linalg.solve(_host(x1, where), _host(x2, where, matrices=False)),
+                   x1.device)
 
 
 def inv(x, /):
     """The inverses of x's square matrices."""
-    return _result(np.linalg.inv(_host(x, "simt.linalg.inv", square=True)), x.device)
+    where = "simt.linalg.inv"
+    handle = _solver(x, where)
+    _checked(x, where, square=True)
+    if handle is not None:
+        return _cusolver.inv(handle, x, where)
+    return _result(np.linalg.inv(_host(x, where)), x.device)
 
 
 def qr(x, /, *, mode="reduced"):
-    """The QR factorizations of x's matrices: QRResult(Q, R) ('reduced' or 'complete')."""
+    """The QR factorizations of x's matrices: QRResult(Q, R) ('reduced': Q M x K, R K x N
+    with K = min(M, N); 'complete': Q M x M, R M x N), or R alone (mode 'r', as NumPy)."""
     where = "simt.linalg.qr"
-    if mode not in ("reduced", "complete"):
-        raise ValueError(f"{where}: mode must be 'reduced' or 'complete', not {mode!r}")
-    q, r = np.linalg.qr(_host(x, where), mode=mode)
-    return QRResult(_result(q, x.device), _result(r, x.device))
+    handle = _solver(x, where)
+    _checked(x, where)
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"{where}: mode must be 'reduced', 'complete' or 'r', not {mode!r}")
+    if handle is not None:
+        result = _cusolver.qr(handle, x, mode, where)
+    else:
+        result = np.linalg.qr(_host(x, where), mode=mode)
+        result = _result(result, x.device) if mode == "r" else \
+            tuple(_result(part, x.device) for part in result)
+    return result if mode == "r" else QRResult(*result)
 
 
 def svd(x, /, *, full_matrices=True):
     """The singular value decompositions of x's matrices: SVDResult(U, S, Vh), x = U
     diag(S) Vh, S descending."""
-    u, s, vh = np.linalg.svd(_host(x, "simt.linalg.svd"), full_matrices=full_matrices)
+    where = "simt.linalg.svd"
+    handle = _solver(x, where)
+    _checked(x, where)
+    if handle is not None:
+        return SVDResult(*_cusolver.svd(handle, x, bool(full_matrices), True, where))
+    u, s, vh = np.linalg.svd(_host(x, where), full_matrices=full_matrices)
     return SVDResult(_result(u, x.device), _result(s, x.device), _result(vh, x.device))
 
 
 def svdvals(x, /):
     """The singular values of x's matrices, descending."""
-    return _result(np.linalg.svd(_host(x, "simt.linalg.svdvals"), compute_uv=False),
-                   x.device)
+    return _svdvals(x, "simt.linalg.svdvals")
+
+
+def _svdvals(x, where):
+    handle = _solver(x, where)
+    _checked(x, where)
+    if handle is not None:
+        return _cusolver.svd(handle, x, False, False, where)
+    return _result(np.linalg.svd(_host(x, where), compute_uv=False), x.device)
 
 
 def eigh(x, /, UPLO="L"):
     """The eigenvalues (ascending) and eigenvectors (columns) of x's Hermitian matrices,
     from their lower (UPLO='L') or upper triangle: EighResult(eigenvalues, eigenvectors)."""
-    w, v = np.linalg.eigh(_host(x, "simt.linalg.eigh", square=True), UPLO=UPLO)
+    where = "simt.linalg.eigh"
+    handle = _solver(x, where)
+    _checked(x, where, square=True)
+    UPLO = _uplo(UPLO, where)
+    if handle is not None:
+        return EighResult(*_cusolver.eigh(handle, x, UPLO, True, where))
+    w, v = np.linalg.eigh(_host(x, where), UPLO=UPLO)
     return EighResult(_result(w, x.device), _result(v, x.device))
 
 
 def eigvalsh(x, /, UPLO="L"):
     """The eigenvalues of x's Hermitian matrices, ascending."""
-    return _result(np.linalg.eigvalsh(_host(x, "simt.linalg.eigvalsh", square=True),
-                                      UPLO=UPLO), x.device)
+    where = "simt.linalg.eigvalsh"
+    handle = _solver(x, where)
+    _checked(x, where, square=True)
+    UPLO = _uplo(UPLO, where)
+    if handle is not None:
+        return _cusolver.eigh(handle, x, UPLO, False, where)
+    return _result(np.linalg.eigvalsh(_host(x, where), UPLO=UPLO), x.device)
 
 
 def det(x, /):
     """The determinants of x's square matrices."""
-    return _result(np.linalg.det(_host(x, "simt.linalg.det", square=True)), x.device)
+    where = "simt.linalg.det"
+    handle = _solver(x, where)
+    _checked(x, where, square=True)
+    if handle is not None:
+        return _cusolver.det(handle, x, where)
+    return _result(np.linalg.det(_host(x, where)), x.device)
 
 
 def slogdet(x, /):
     """The signs and logs of the absolute determinants: SlogdetResult(sign, logabsdet)."""
-    sign, logabsdet = np.linalg.slogdet(_host(x, "simt.linalg.slogdet", square=True))
+    where = "simt.linalg.slogdet"
+    handle = _solver(x, where)
+    _checked(x, where, square=True)
+    if handle is not None:
+        return SlogdetResult(*_cusolver.slogdet(handle, x, where))
+    sign, logabsdet = np.linalg.slogdet(_host(x, where))
     return SlogdetResult(_result(sign, x.device), _result(logabsdet, x.device))
+
+
+def _rtol(rtol, x, where):
+    """rtol for the cuSOLVER path: None, a number, or a simt array on x's device."""
+    if isinstance(rtol, Array):
+        _same_device(x, rtol, where)
+    return rtol
 
 
 def pinv(x, /, *, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverses of x's matrices (singular values below rtol
     times the largest dropped; rtol defaults to max(M, N) * eps)."""
     where = "simt.linalg.pinv"
+    handle = _solver(x, where)
+    _checked(x, where)
+    if handle is not None:
+        return _cusolver.pinv(handle, x, _rtol(rtol, x, where), where)
     host = _host(x, where)
     rtol = _host(rtol, where, matrices=False) if isinstance(rtol, Array) else rtol
     return _result(np.linalg.pinv(host, rtol=rtol, hermitian=hermitian), x.device)
@@ -156,6 +256,10 @@ def matrix_rank(x, /, *, rtol=None, hermitian=False):
     """The ranks of x's matrices: their singular values above rtol times the largest
     (rtol defaults to max(M, N) * eps)."""
     where = "simt.linalg.matrix_rank"
+    handle = _solver(x, where)
+    _checked(x, where)
+    if handle is not None:
+        return _cusolver.matrix_rank(handle, x, _rtol(rtol, x, where), where)
     host = _host(x, where)
     rtol = _host(rtol, where, matrices=False) if isinstance(rtol, Array) else rtol
     return _result(np.linalg.matrix_rank(host, rtol=rtol, hermitian=hermitian), x.device)
@@ -164,18 +268,19 @@ def matrix_rank(x, /, *, rtol=None, hermitian=False):
 # --- what the array operations compute, the decompositions helping ----------------------------
 
 def _svdvals_for(x, where):
-    _host(x, where)  # the device check, naming the norm that needed singular values
-    return svdvals(x)
+    return _svdvals(x, where)  # errors name the norm that needed singular values
 
 
 def _inv_for(x, where):
-    _host(x, where, square=True)
-    return inv(x)
+    handle = _solver(x, where)
+    _checked(x, where, square=True)
+    return inv(x) if handle is None else _cusolver.inv(handle, x, where)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """The ord-norm of x's matrices (last two axes): 'fro', 1, -1, inf, -inf on every
-    device; 2, -2, 'nuc' (from the singular values) on the cpu device."""
+    device; 2, -2, 'nuc' (from the singular values) where the decompositions run (cpu,
+    cuda with cuSOLVER)."""
     return _linalg_ext.matrix_norm(x, keepdims=keepdims, ord=ord, svdvals=_svdvals_for)
 
 
@@ -187,5 +292,5 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 def matrix_power(x, n, /):
     """x's square matrices to the integer power n: n >= 0 on every device (repeated
-    squaring by matmul), n < 0 (the inverse's powers) on the cpu device."""
+    squaring by matmul), n < 0 (the inverse's powers) where the decompositions run."""
     return _linalg_ext.matrix_power(x, n, inv=_inv_for)

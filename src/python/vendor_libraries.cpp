@@ -1,8 +1,9 @@
 // The CUDA toolkit's libraries simt calls on cuda devices (cuBLAS for matmul,
-// cuFFT for simt.fft): whether and where they were found (`python -m simt
-// info`), and thin handles the Python side keeps (python/simt/_cuda_libraries.py):
-// a cuBLAS handle per (device, thread), cuFFT plans in a bounded cache. Work is
-// queued on the device's default stream, where simt's array operations run.
+// cuFFT for simt.fft, cuSOLVER for simt.linalg's decompositions): whether and
+// where they were found (`python -m simt info`), and thin handles the Python
+// side keeps (python/simt/_cuda_libraries.py): a cuBLAS and a cuSOLVER handle
+// per (device, thread), cuFFT plans in a bounded cache. Work is queued on the
+// device's default stream, where simt's array operations run.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -14,6 +15,7 @@
 #include "backends/cuda/cublas.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cufft.h"
+#include "backends/cuda/cusolver.h"
 #include "python/bindings.h"
 
 namespace simt::python {
@@ -65,6 +67,15 @@ struct PyCublasHandle {
   std::unique_ptr<cuda::CublasHandle> handle;
 };
 
+struct PyCusolverHandle {
+  std::shared_ptr<runtime::Device> device;
+  std::unique_ptr<cuda::CusolverHandle> handle;
+
+  cuda::CUstream stream() const {
+    return default_stream(static_cast<cuda::CudaDevice&>(*device), "a cuSOLVER routine");
+  }
+};
+
 struct PyCufftPlan {
   std::shared_ptr<runtime::Device> device;
   std::unique_ptr<cuda::CufftPlan> plan;
@@ -88,6 +99,42 @@ cuda::cufftType fft_type(const std::string& name) {
 
 void* address(uint64_t pointer) { return reinterpret_cast<void*>(static_cast<uintptr_t>(pointer)); }
 
+int* int_address(uint64_t pointer) { return static_cast<int*>(address(pointer)); }
+
+// cuSOLVER's element type from a cudaDataType code (ValueError for others).
+cuda::SolverType solver_type(int type) {
+  return cuda::solver_type(static_cast<cuda::cudaDataType>(type));
+}
+
+cuda::cublasFillMode_t fill_mode(int uplo) {
+  if (uplo != cuda::CUBLAS_FILL_MODE_LOWER && uplo != cuda::CUBLAS_FILL_MODE_UPPER) {
+    throw nb::value_error(
+        ("cuSOLVER: uplo must be 0 (lower) or 1 (upper), not " + std::to_string(uplo)).c_str());
+  }
+  return static_cast<cuda::cublasFillMode_t>(uplo);
+}
+
+cuda::cublasOperation_t operation(int trans) {
+  if (trans < cuda::CUBLAS_OP_N || trans > cuda::CUBLAS_OP_C) {
+    throw nb::value_error(
+        ("cuSOLVER: trans must be 0 (N), 1 (T) or 2 (C), not " + std::to_string(trans)).c_str());
+  }
+  return static_cast<cuda::cublasOperation_t>(trans);
+}
+
+cuda::cusolverEigMode_t eig_mode(bool vectors) {
+  return vectors ? cuda::CUSOLVER_EIG_MODE_VECTOR : cuda::CUSOLVER_EIG_MODE_NOVECTOR;
+}
+
+// gesvd's jobu/jobvt: 'A', 'S', 'O' or 'N' (LAPACK's letters).
+char svd_job(const std::string& job) {
+  if (job.size() != 1 || std::string("ASON").find(job[0]) == std::string::npos) {
+    throw nb::value_error(
+        ("cuSOLVER gesvd: job must be 'A', 'S', 'O' or 'N', not '" + job + "'").c_str());
+  }
+  return job[0];
+}
+
 }  // namespace
 
 void bind_vendor_libraries(nb::module_& m) {
@@ -108,6 +155,15 @@ void bind_vendor_libraries(nb::module_& m) {
         return library_status(cufft, reason);
       },
       "The cuFFT cuda devices use: {available, reason | version, path} (loads it, no GPU "
+      "needed).");
+  m.def(
+      "cusolver_status",
+      [] {
+        std::string reason;
+        const cuda::Cusolver* cusolver = cuda::Cusolver::get(&reason);
+        return library_status(cusolver, reason);
+      },
+      "The cuSOLVER cuda devices use: {available, reason | version, path} (loads it, no GPU "
       "needed).");
 
   nb::class_<PyCublasHandle>(m, "CublasHandle")
@@ -148,6 +204,137 @@ void bind_vendor_libraries(nb::module_& m) {
           nb::arg("ldc"), nb::arg("stride_c"), nb::arg("batch"),
           "Queues C[i] = op(A[i]) op(B[i]) (column-major, cuBLAS's terms; `type` a "
           "cudaDataType) on the device's default stream.");
+
+  // One method per cuSOLVER call, in its column-major terms (src/backends/cuda/cusolver.h):
+  // `type` a cudaDataType code, `uplo` 0 lower / 1 upper, pointers device addresses,
+  // `info` a device int32. The *_buffer_size queries answer lwork in elements of `type`;
+  // the rest are queued on the device's default stream.
+  nb::class_<PyCusolverHandle>(m, "CusolverHandle")
+      .def(
+          "__init__",
+          [](PyCusolverHandle* self, const PyDevice& device) {
+            cuda::CudaDevice& cuda = cuda_device(device, "cuSOLVER");
+            const cuda::Cusolver& cusolver = require_library<cuda::Cusolver>("cuSOLVER");
+            new (self) PyCusolverHandle{
+                device.device, std::make_unique<cuda::CusolverHandle>(cusolver, cuda.context())};
+          },
+          nb::arg("device"),
+          "A cuSOLVER dense handle on `device`'s primary context (one per "
+          "thread).")
+      .def(
+          "potrf_buffer_size",
+          [](const PyCusolverHandle& self, int type, int uplo, int64_t n, uint64_t a, int64_t lda) {
+            return self.handle->potrf_buffer_size(solver_type(type), fill_mode(uplo), n, address(a),
+                                                  lda);
+          },
+          nb::arg("type"), nb::arg("uplo"), nb::arg("n"), nb::arg("a"), nb::arg("lda"))
+      .def(
+          "potrf",
+          [](const PyCusolverHandle& self, int type, int uplo, int64_t n, uint64_t a, int64_t lda,
+             uint64_t work, int64_t lwork, uint64_t info) {
+            self.handle->potrf(solver_type(type), fill_mode(uplo), n, address(a), lda,
+                               address(work), lwork, int_address(info), self.stream());
+          },
+          nb::arg("type"), nb::arg("uplo"), nb::arg("n"), nb::arg("a"), nb::arg("lda"),
+          nb::arg("work"), nb::arg("lwork"), nb::arg("info"))
+      .def(
+          "getrf_buffer_size",
+          [](const PyCusolverHandle& self, int type, int64_t m, int64_t n, uint64_t a,
+             int64_t lda) {
+            return self.handle->getrf_buffer_size(solver_type(type), m, n, address(a), lda);
+          },
+          nb::arg("type"), nb::arg("m"), nb::arg("n"), nb::arg("a"), nb::arg("lda"))
+      .def(
+          "getrf",
+          [](const PyCusolverHandle& self, int type, int64_t m, int64_t n, uint64_t a, int64_t lda,
+             uint64_t work, uint64_t ipiv, uint64_t info) {
+            self.handle->getrf(solver_type(type), m, n, address(a), lda, address(work),
+                               int_address(ipiv), int_address(info), self.stream());
+          },
+          nb::arg("type"), nb::arg("m"), nb::arg("n"), nb::arg("a"), nb::arg("lda"),
+          nb::arg("work"), nb::arg("ipiv"), nb::arg("info"))
+      .def(
+          "getrs",
+          [](const PyCusolverHandle& self, int type, int trans, int64_t n, int64_t nrhs, uint64_t a,
+             int64_t lda, uint64_t ipiv, uint64_t b, int64_t ldb, uint64_t info) {
+            self.handle->getrs(solver_type(type), operation(trans), n, nrhs, address(a), lda,
+                               int_address(ipiv), address(b), ldb, int_address(info),
+                               self.stream());
+          },
+          nb::arg("type"), nb::arg("trans"), nb::arg("n"), nb::arg("nrhs"), nb::arg("a"),
+          nb::arg("lda"), nb::arg("ipiv"), nb::arg("b"), nb::arg("ldb"), nb::arg("info"))
+      .def(
+          "geqrf_buffer_size",
+          [](const PyCusolverHandle& self, int type, int64_t m, int64_t n, uint64_t a,
+             int64_t lda) {
+            return self.handle->geqrf_buffer_size(solver_type(type), m, n, address(a), lda);
+          },
+          nb::arg("type"), nb::arg("m"), nb::arg("n"), nb::arg("a"), nb::arg("lda"))
+      .def(
+          "geqrf",
+          [](const PyCusolverHandle& self, int type, int64_t m, int64_t n, uint64_t a, int64_t lda,
+             uint64_t tau, uint64_t work, int64_t lwork, uint64_t info) {
+            self.handle->geqrf(solver_type(type), m, n, address(a), lda, address(tau),
+                               address(work), lwork, int_address(info), self.stream());
+          },
+          nb::arg("type"), nb::arg("m"), nb::arg("n"), nb::arg("a"), nb::arg("lda"), nb::arg("tau"),
+          nb::arg("work"), nb::arg("lwork"), nb::arg("info"))
+      .def(
+          "orgqr_buffer_size",
+          [](const PyCusolverHandle& self, int type, int64_t m, int64_t n, int64_t k, uint64_t a,
+             int64_t lda, uint64_t tau) {
+            return self.handle->orgqr_buffer_size(solver_type(type), m, n, k, address(a), lda,
+                                                  address(tau));
+          },
+          nb::arg("type"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a"), nb::arg("lda"),
+          nb::arg("tau"))
+      .def(
+          "orgqr",
+          [](const PyCusolverHandle& self, int type, int64_t m, int64_t n, int64_t k, uint64_t a,
+             int64_t lda, uint64_t tau, uint64_t work, int64_t lwork, uint64_t info) {
+            self.handle->orgqr(solver_type(type), m, n, k, address(a), lda, address(tau),
+                               address(work), lwork, int_address(info), self.stream());
+          },
+          nb::arg("type"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a"), nb::arg("lda"),
+          nb::arg("tau"), nb::arg("work"), nb::arg("lwork"), nb::arg("info"))
+      .def(
+          "gesvd_buffer_size",
+          [](const PyCusolverHandle& self, int type, int64_t m, int64_t n) {
+            return self.handle->gesvd_buffer_size(solver_type(type), m, n);
+          },
+          nb::arg("type"), nb::arg("m"), nb::arg("n"))
+      .def(
+          "gesvd",
+          [](const PyCusolverHandle& self, int type, const std::string& jobu,
+             const std::string& jobvt, int64_t m, int64_t n, uint64_t a, int64_t lda, uint64_t s,
+             uint64_t u, int64_t ldu, uint64_t vt, int64_t ldvt, uint64_t work, int64_t lwork,
+             uint64_t rwork, uint64_t info) {
+            self.handle->gesvd(solver_type(type), svd_job(jobu), svd_job(jobvt), m, n, address(a),
+                               lda, address(s), address(u), ldu, address(vt), ldvt, address(work),
+                               lwork, address(rwork), int_address(info), self.stream());
+          },
+          nb::arg("type"), nb::arg("jobu"), nb::arg("jobvt"), nb::arg("m"), nb::arg("n"),
+          nb::arg("a"), nb::arg("lda"), nb::arg("s"), nb::arg("u"), nb::arg("ldu"), nb::arg("vt"),
+          nb::arg("ldvt"), nb::arg("work"), nb::arg("lwork"), nb::arg("rwork"), nb::arg("info"))
+      .def(
+          "syevd_buffer_size",
+          [](const PyCusolverHandle& self, int type, bool vectors, int uplo, int64_t n, uint64_t a,
+             int64_t lda, uint64_t w) {
+            return self.handle->syevd_buffer_size(solver_type(type), eig_mode(vectors),
+                                                  fill_mode(uplo), n, address(a), lda, address(w));
+          },
+          nb::arg("type"), nb::arg("vectors"), nb::arg("uplo"), nb::arg("n"), nb::arg("a"),
+          nb::arg("lda"), nb::arg("w"))
+      .def(
+          "syevd",
+          [](const PyCusolverHandle& self, int type, bool vectors, int uplo, int64_t n, uint64_t a,
+             int64_t lda, uint64_t w, uint64_t work, int64_t lwork, uint64_t info) {
+            self.handle->syevd(solver_type(type), eig_mode(vectors), fill_mode(uplo), n, address(a),
+                               lda, address(w), address(work), lwork, int_address(info),
+                               self.stream());
+          },
+          nb::arg("type"), nb::arg("vectors"), nb::arg("uplo"), nb::arg("n"), nb::arg("a"),
+          nb::arg("lda"), nb::arg("w"), nb::arg("work"), nb::arg("lwork"), nb::arg("info"));
 
   nb::class_<PyCufftPlan>(m, "CufftPlan")
       .def(

@@ -1,5 +1,5 @@
-"""cuBLAS and cuFFT on cuda devices (simt._cuda_libraries, _array_api/_cublas.py,
-_fft_cufft.py), tested without a GPU:
+"""cuBLAS, cuFFT and cuSOLVER on cuda devices (simt._cuda_libraries, _array_api/_cublas.py,
+_fft_cufft.py, _array_api/_cusolver.py), tested without a GPU:
 
 - the libraries are found where NVRTC is (here /usr/local/cuda) and `simt info` says so;
 - SIMT_CUBLAS=0 / SIMT_CUFFT=0 route matmul and simt.fft to the generated kernels, as
@@ -8,11 +8,16 @@ _fft_cufft.py), tested without a GPU:
   which read and write host memory through the pointers, the leading dimensions, batch
   strides and sizes exactly as the libraries document them (and reject what cuBLAS
   rejects, and scribble over a complex-to-real plan's input as cuFFT may), run the
-  matmul and FFT suites on the cpu device through the cuda code paths.
-On a GPU the same suites (test_array_linalg.py, test_fft.py) run on cuda:0 against the
-real libraries."""
+  matmul and FFT suites on the cpu device through the cuda code paths;
+- so do NumPy stand-ins for cuSOLVER's dense routines (FakeCusolver: column-major
+  matrices at the pointers, LAPACK's semantics for each triangle, job and pivot, the
+  workspace size asked for before each call, info written as cuSOLVER writes it), which
+  run the decomposition suite of test_linalg_namespace.py.
+On a GPU the same suites (test_array_linalg.py, test_fft.py, test_linalg_namespace.py)
+run on cuda:0 against the real libraries."""
 
 import ctypes
+import inspect
 import os
 import subprocess
 import sys
@@ -30,8 +35,11 @@ from simt._array_api import _linalg
 
 import test_array_linalg
 import test_fft
+import test_linalg_namespace
 
 CUDA_TYPES = {0: np.float32, 1: np.float64, 2: np.float16, 4: np.complex64, 5: np.complex128}
+SOLVER_TYPES = {0: np.float32, 1: np.float64, 4: np.complex64, 5: np.complex128}
+LOWER, UPPER = 0, 1
 
 
 def _memory(pointer, dtype, shape, strides):
@@ -113,6 +121,222 @@ class FakePlan:
         y[...] = value.astype(target)
 
 
+class FakeCusolver:
+    """cuSOLVER's dense routines (the methods of _core.CusolverHandle) in NumPy, on host
+    memory at the pointers: column-major matrices with the leading dimensions given,
+    checked as cuSOLVER checks them (sizes >= 0, ld >= max(1, rows), gesvd's m >= n);
+    each call must follow its buffer-size query for the same type and sizes and get at
+    least the lwork that answered (the answers are odd sizes, so a workspace sized any
+    other way shows). Results follow LAPACK: only the `uplo` triangle is read (the other
+    left as it was), pivots 1-based, U and V with random signs (phases), gesvd and syevd
+    without vectors destroy their input, and info is written: 0, the LAPACK index of
+    failure (> 0), or -i for a bad argument i (`bad_argument` forces one)."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.calls = []
+        self.queried = {}
+        self.bad_argument = None
+
+    # -- helpers --------------------------------------------------------------------------
+
+    @staticmethod
+    def _dtype(type):
+        assert type in SOLVER_TYPES, type
+        return np.dtype(SOLVER_TYPES[type])
+
+    @staticmethod
+    def _matrix(pointer, dtype, rows, cols, ld):
+        assert rows >= 0 and cols >= 0 and ld >= max(1, rows), (rows, cols, ld)
+        assert pointer, "null matrix"
+        return _memory(pointer, dtype, (rows, cols), (1, ld))
+
+    @staticmethod
+    def _vector(pointer, dtype, length):
+        assert pointer, "null vector"
+        return _memory(pointer, dtype, (length,), (1,))
+
+    def _answer(self, routine, key, lwork):
+        self.calls.append((routine + "_buffer_size", key))
+        self.queried[routine] = (key, lwork)
+        return lwork
+
+    def _called(self, routine, key, lwork, work, info):
+        self.calls.append((routine, key))
+        asked = self.queried.get(routine)
+        assert asked is not None and asked[0] == key, (routine, key, asked)
+        assert work, f"{routine}: no workspace"
+        assert lwork is None or lwork >= asked[1], (routine, lwork, asked)
+        if self.bad_argument is not None:
+            self._info(info, -self.bad_argument)
+            return False
+        return True
+
+    @staticmethod
+    def _info(pointer, value):
+        _memory(pointer, np.int32, (1,), (1,))[0] = value
+
+    @staticmethod
+    def _hermitian(a, uplo):
+        """The Hermitian matrix LAPACK sees in a's `uplo` triangle (real diagonal)."""
+        t = np.tril(a, -1) if uplo == LOWER else np.triu(a, 1)
+        return t + np.conj(t.T) + np.diag(np.diag(a).real)
+
+    def _phases(self, count, dtype):
+        if np.dtype(dtype).kind == "c":
+            return np.exp(2j * np.pi * self.rng.random(count))
+        return self.rng.choice([-1.0, 1.0], count)
+
+    # -- Cholesky -------------------------------------------------------------------------
+
+    def potrf_buffer_size(self, type, uplo, n, a, lda):
+        assert uplo in (LOWER, UPPER)
+        return self._answer("potrf", (type, uplo, n, lda), 3 * n + 5)
+
+    def potrf(self, type, uplo, n, a, lda, work, lwork, info):
+        if not self._called("potrf", (type, uplo, n, lda), lwork, work, info):
+            return
+        dtype = self._dtype(type)
+        A = self._matrix(a, dtype, n, n, lda)
+        h = self._hermitian(A.astype(np.complex128), uplo)
+        for k in range(1, n + 1):  # LAPACK's info: the first minor not positive definite
+            if np.linalg.eigvalsh(h[:k, :k])[0] <= 0:
+                return self._info(info, k)
+        L = np.linalg.cholesky(h)
+        if uplo == LOWER:
+            mask = np.tril(np.ones((n, n), bool))
+            A[mask] = L[mask].astype(dtype) if dtype.kind == "c" else L.real[mask]
+        else:
+            mask = np.triu(np.ones((n, n), bool))
+            U = np.conj(L.T)
+            A[mask] = U[mask].astype(dtype) if dtype.kind == "c" else U.real[mask]
+        self._info(info, 0)
+
+    # -- LU -------------------------------------------------------------------------------
+
+    def getrf_buffer_size(self, type, m, n, a, lda):
+        return self._answer("getrf", (type, m, n, lda), m * n + 7)
+
+    def getrf(self, type, m, n, a, lda, work, ipiv, info):
+        if not self._called("getrf", (type, m, n, lda), None, work, info):  # no lwork
+            return
+        dtype = self._dtype(type)
+        A = self._matrix(a, dtype, m, n, lda)
+        pivots = self._vector(ipiv, np.int32, min(m, n))
+        lu = A.astype(np.complex128)
+        first_zero = 0
+        for j in range(min(m, n)):  # getf2: partial pivoting, row swaps
+            p = j + int(np.argmax(np.abs(lu[j:, j])))
+            pivots[j] = p + 1
+            lu[[j, p]] = lu[[p, j]]
+            if lu[j, j] != 0:
+                lu[j + 1:, j] /= lu[j, j]
+            elif not first_zero:
+                first_zero = j + 1
+            lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
+        A[...] = lu if dtype.kind == "c" else lu.real
+        self._info(info, first_zero)
+
+    def getrs(self, type, trans, n, nrhs, a, lda, ipiv, b, ldb, info):
+        self.calls.append(("getrs", (type, trans, n, nrhs, lda, ldb)))
+        assert trans in (0, 1, 2) and nrhs >= 0
+        dtype = self._dtype(type)
+        lu = self._matrix(a, dtype, n, n, lda).astype(np.complex128)
+        B = self._matrix(b, dtype, n, nrhs, ldb)
+        pivots = self._vector(ipiv, np.int32, n).copy()
+        L = np.tril(lu, -1) + np.eye(n)
+        U = np.triu(lu)
+        P = np.eye(n)
+        for j in range(n):  # A = P L U, P the swaps applied in order
+            P[:, [j, pivots[j] - 1]] = P[:, [pivots[j] - 1, j]]
+        A = P @ L @ U
+        op = {0: A, 1: A.T, 2: np.conj(A.T)}[trans]
+        x = np.linalg.solve(op, B.astype(np.complex128))
+        B[...] = x if dtype.kind == "c" else x.real
+        self._info(info, 0)
+
+    # -- QR -------------------------------------------------------------------------------
+
+    def geqrf_buffer_size(self, type, m, n, a, lda):
+        return self._answer("geqrf", (type, m, n, lda), n + 11)
+
+    def geqrf(self, type, m, n, a, lda, tau, work, lwork, info):
+        if not self._called("geqrf", (type, m, n, lda), lwork, work, info):
+            return
+        dtype = self._dtype(type)
+        A = self._matrix(a, dtype, m, n, lda)
+        h, t = np.linalg.qr(np.array(A), mode="raw")  # LAPACK's geqrf, h transposed
+        A[...] = h.T
+        self._vector(tau, dtype, min(m, n))[...] = t
+        self._info(info, 0)
+
+    def orgqr_buffer_size(self, type, m, n, k, a, lda, tau):
+        return self._answer("orgqr", (type, m, n, k, lda), m + n + 13)
+
+    def orgqr(self, type, m, n, k, a, lda, tau, work, lwork, info):
+        if not self._called("orgqr", (type, m, n, k, lda), lwork, work, info):
+            return
+        assert m >= n >= k >= 0, (m, n, k)
+        dtype = self._dtype(type)
+        A = self._matrix(a, dtype, m, n, lda)
+        t = self._vector(tau, dtype, k)
+        q = np.eye(m, n, dtype=np.complex128)
+        for i in reversed(range(k)):  # Q = H(1) ... H(k), H(i) = I - tau v v^H
+            v = np.concatenate([np.zeros(i), [1.0], A[i + 1:, i]])
+            q -= t[i] * np.outer(v, np.conj(v) @ q)
+        A[...] = q if dtype.kind == "c" else q.real
+        self._info(info, 0)
+
+    # -- SVD ------------------------------------------------------------------------------
+
+    def gesvd_buffer_size(self, type, m, n):
+        return self._answer("gesvd", (type, m, n), 5 * m + 17)
+
+    def gesvd(self, type, jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork,
+              info):
+        if not self._called("gesvd", (type, m, n), lwork, work, info):
+            return
+        assert m >= n, f"cuSOLVER's gesvd needs m >= n, not {m} x {n}"
+        assert jobu in "ASN" and jobvt in "ASN", (jobu, jobvt)
+        dtype = self._dtype(type)
+        real = np.finfo(dtype).dtype
+        k = min(m, n)
+        A = self._matrix(a, dtype, m, n, lda)
+        U, S, Vh = np.linalg.svd(A.astype(np.complex128 if dtype.kind == "c" else np.float64))
+        phases = self._phases(k, dtype)
+        U[:, :k] *= phases
+        Vh[:k] *= np.conj(phases)[:, None]
+        self._vector(s, real, k)[...] = S
+        if jobu != "N":
+            cols = m if jobu == "A" else k
+            self._matrix(u, dtype, m, cols, ldu)[...] = U[:, :cols]
+        if jobvt != "N":
+            rows = n if jobvt == "A" else k
+            self._matrix(vt, dtype, rows, n, ldvt)[...] = Vh[:rows]
+        A[...] = np.nan  # gesvd destroys A
+        self._info(info, 0)
+
+    # -- Hermitian eigenproblems --------------------------------------------------------
+
+    def syevd_buffer_size(self, type, vectors, uplo, n, a, lda, w):
+        assert uplo in (LOWER, UPPER)
+        return self._answer("syevd", (type, bool(vectors), uplo, n, lda), 2 * n + 19)
+
+    def syevd(self, type, vectors, uplo, n, a, lda, w, work, lwork, info):
+        if not self._called("syevd", (type, bool(vectors), uplo, n, lda), lwork, work, info):
+            return
+        dtype = self._dtype(type)
+        A = self._matrix(a, dtype, n, n, lda)
+        values, V = np.linalg.eigh(self._hermitian(A.astype(np.complex128), uplo))
+        self._vector(w, np.finfo(dtype).dtype, n)[...] = values
+        if vectors:
+            V = V * self._phases(n, dtype)
+            A[...] = V if dtype.kind == "c" else V.real
+        else:
+            A[...] = np.nan  # the triangle is destroyed
+        self._info(info, 0)
+
+
 def _c_strides(shape):
     strides, step = [], 1
     for e in reversed(shape):
@@ -149,6 +373,16 @@ def emulated_cufft(monkeypatch, cpu):
     return log
 
 
+@pytest.fixture
+def emulated_cusolver(monkeypatch, cpu, rng):
+    """simt.linalg's decompositions on the cpu device through _cusolver (the cuda path)
+    and FakeCusolver."""
+    fake = FakeCusolver(rng)
+    monkeypatch.setattr(_cuda_libraries, "cusolver_handle",
+                        lambda device: fake if device.backend == "cpu" else None)
+    return fake
+
+
 # --- finding the libraries ----------------------------------------------------------------
 
 def _skip_unless_found(library):
@@ -159,7 +393,8 @@ def _skip_unless_found(library):
 
 
 @pytest.mark.parametrize("library, soname", [("cublas", "libcublas.so"),
-                                             ("cufft", "libcufft.so")])
+                                             ("cufft", "libcufft.so"),
+                                             ("cusolver", "libcusolver.so")])
 def test_libraries_are_found_without_a_gpu(library, soname):
     status = _skip_unless_found(library)
     assert soname in status["path"] and os.path.isabs(status["path"]), status
@@ -172,6 +407,8 @@ def test_info_reports_the_libraries():
                          text=True, check=True).stdout
     assert "cuBLAS " in out and "libcublas.so" in out, out
     assert "cuFFT " in out and "libcufft.so" in out, out
+    if _cuda_libraries.status("cusolver")["available"]:
+        assert "cuSOLVER " in out and "libcusolver.so" in out, out
 
 
 def test_missing_library_reports_where_it_looked(tmp_path):
@@ -236,6 +473,47 @@ def test_missing_libraries_route_to_the_generated_kernels(monkeypatch):
 def test_other_devices_never_use_the_libraries(cpu):
     assert _cuda_libraries.cublas_handle(cpu) is None
     assert not _cuda_libraries.cufft_usable(cpu)
+    assert _cuda_libraries.cusolver_handle(cpu) is None
+
+
+def test_cusolver_handles_are_per_device_and_thread(monkeypatch):
+    made = []
+    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": True})
+    monkeypatch.setattr(_cuda_libraries._core, "CusolverHandle",
+                        lambda device: made.append(device.id) or object())
+    monkeypatch.setattr(_cuda_libraries, "_local", threading.local())
+    monkeypatch.delenv("SIMT_CUSOLVER", raising=False)
+    first = _cuda_libraries.cusolver_handle(_fake_cuda(0))
+    assert _cuda_libraries.cusolver_handle(_fake_cuda(0)) is first
+    assert _cuda_libraries.cusolver_handle(_fake_cuda(1)) is not first
+    other = []
+    thread = threading.Thread(target=lambda: other.append(
+        _cuda_libraries.cusolver_handle(_fake_cuda(0))))
+    thread.start()
+    thread.join()
+    assert other[0] is not first and made == ["cuda:0", "cuda:1", "cuda:0"]
+    assert _cuda_libraries.cusolver_unusable(_fake_cuda()) is None
+
+
+def test_cusolver_switched_off_or_missing_says_why(monkeypatch):
+    monkeypatch.setattr(_cuda_libraries, "_local", threading.local())
+    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": True})
+    monkeypatch.setenv("SIMT_CUSOLVER", "0")
+    assert _cuda_libraries.cusolver_handle(_fake_cuda()) is None
+    assert "SIMT_CUSOLVER=0" in _cuda_libraries.cusolver_unusable(_fake_cuda())
+    monkeypatch.delenv("SIMT_CUSOLVER")
+    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {
+        "available": False, "reason": "cuSOLVER not found (pip install ...)\n  no libcusolver"})
+    assert _cuda_libraries.cusolver_handle(_fake_cuda()) is None
+    assert _cuda_libraries.cusolver_unusable(_fake_cuda()) == \
+        "was not found (cuSOLVER not found (pip install ...))"
+
+
+def test_cusolver_handle_needs_a_cuda_device(cpu):
+    if not _cuda_libraries.status("cusolver")["available"]:
+        pytest.skip("cuSOLVER not installed")
+    with pytest.raises(ValueError, match="cuSOLVER: needs a cuda device, not cpu"):
+        _cuda_libraries._core.CusolverHandle(cpu)
 
 
 def test_plans_are_cached_and_bounded(monkeypatch):
@@ -378,3 +656,116 @@ def test_cublas_that_cannot_start_falls_back_with_one_warning(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _cuda_libraries.cublas_handle(CudaLike()) is None
+
+
+# --- cuSOLVER's arguments, emulated ---------------------------------------------------------
+
+SOLVER_SUITE = [
+    ("test_cholesky_eigh_inv_det", dict(dtype=d, shape=shape))
+    for d in (np.float32, np.float64, np.complex64, np.complex128)
+    for shape in ((4, 4), (3, 5, 5), (1, 1))
+] + [("test_triangles_read_as_numpy", dict(dtype=d)) for d in (np.float64, np.complex64)] + [
+    ("test_qr_svd_pinv_rank", dict(shape=shape, dtype=d))
+    for shape in ((5, 3), (3, 5), (2, 4, 4), (2, 6, 2), (2, 1, 3, 7), (1, 1))
+    for d in (np.float64, np.float32, np.complex128)
+] + [("test_empty_inputs_as_numpy", dict(shape=shape))
+     for shape in ((0, 0), (3, 0, 0), (0, 4, 4))] + [
+    (name, {}) for name in ("test_rank_deficient_and_rtol", "test_solve_broadcasts",
+                            "test_views_and_integers", "test_decomposition_errors")]
+
+
+@pytest.mark.parametrize("name, params", SOLVER_SUITE, ids=lambda v: str(v))
+def test_linalg_suite_through_emulated_cusolver(emulated_cusolver, cpu, rng, name, params):
+    test = getattr(test_linalg_namespace, name)
+    if "rng" in inspect.signature(test).parameters:
+        params = dict(params, rng=rng)
+    test(cpu, **params)
+    if name != "test_empty_inputs_as_numpy":
+        assert emulated_cusolver.calls, "cuSOLVER was not called"
+
+
+def _routines(fake):
+    return [routine for routine, _ in fake.calls]
+
+
+def test_cholesky_asks_for_the_transposed_triangle(emulated_cusolver, cpu, rng):
+    a = test_linalg_namespace._spd(rng, (3, 4, 4), np.float64)
+    x = simt.asarray(a, device=cpu)
+    simt.linalg.cholesky(x)
+    assert _routines(emulated_cusolver) == ["potrf_buffer_size"] + ["potrf"] * 3
+    assert {key[1] for _, key in emulated_cusolver.calls} == {UPPER}  # L: cuSOLVER's U
+    emulated_cusolver.calls.clear()
+    simt.linalg.cholesky(x, upper=True)
+    assert {key[1] for _, key in emulated_cusolver.calls} == {LOWER}
+    assert all(key[2:] == (4, 4) for _, key in emulated_cusolver.calls)  # n, lda
+
+
+def test_solve_factors_once_and_solves_transposed(emulated_cusolver, cpu, rng):
+    a = test_linalg_namespace._spd(rng, (2, 3, 3), np.float64)
+    b = rng.standard_normal((2, 3, 5))
+    got = simt.linalg.solve(simt.asarray(a, device=cpu), simt.asarray(b, device=cpu))
+    np.testing.assert_allclose(got.get(), np.linalg.solve(a, b), rtol=1e-10)
+    assert _routines(emulated_cusolver) == ["getrf_buffer_size", "getrf", "getrf", "getrs",
+                                            "getrs"]
+    getrs = [key for routine, key in emulated_cusolver.calls if routine == "getrs"]
+    assert getrs[0] == (1, 1, 3, 5, 3, 3)  # D, op T, n, nrhs, lda, ldb
+    emulated_cusolver.calls.clear()
+    simt.linalg.inv(simt.asarray(a[0], device=cpu))
+    assert [key for routine, key in emulated_cusolver.calls if routine == "getrs"] == \
+        [(1, 0, 3, 3, 3, 3)]  # op N on the identity
+
+
+@pytest.mark.parametrize("shape, rows, cols", [((6, 4), 6, 4), ((4, 6), 6, 4), ((5, 5), 5, 5),
+                                               ((2, 1, 9), 9, 1)])
+def test_gesvd_gets_rows_at_least_columns(emulated_cusolver, cpu, rng, shape, rows, cols):
+    a = rng.standard_normal(shape).astype(np.complex64)
+    x = simt.asarray(a, device=cpu)
+    for full in (True, False):
+        emulated_cusolver.calls.clear()
+        u, s, vh = simt.linalg.svd(x, full_matrices=full)
+        k = min(shape[-2:])
+        rebuilt = (u.get()[..., :k] * s.get()[..., None, :]) @ vh.get()[..., :k, :]
+        np.testing.assert_allclose(rebuilt, a, rtol=1e-4, atol=1e-4)
+        sizes = {key for routine, key in emulated_cusolver.calls}
+        assert sizes == {(4, rows, cols)}, sizes
+    emulated_cusolver.calls.clear()
+    simt.linalg.svdvals(x)
+    assert _routines(emulated_cusolver) == ["gesvd_buffer_size"] + \
+        ["gesvd"] * int(np.prod(shape[:-2]))
+
+
+def test_eigh_uplo_and_jobz(emulated_cusolver, cpu, rng):
+    a = test_linalg_namespace._spd(rng, (5, 5), np.complex128)
+    x = simt.asarray(a, device=cpu)
+    simt.linalg.eigh(x)
+    simt.linalg.eigvalsh(x, UPLO="U")
+    keys = [key for routine, key in emulated_cusolver.calls if routine == "syevd"]
+    assert keys == [(5, True, UPPER, 5, 5), (5, False, LOWER, 5, 5)]  # A's L: conj(A)'s U
+
+
+def test_qr_generates_q_from_the_reflectors(emulated_cusolver, cpu, rng):
+    a = rng.standard_normal((7, 3))
+    x = simt.asarray(a, device=cpu)
+    simt.linalg.qr(x, mode="complete")
+    keys = {routine: key for routine, key in emulated_cusolver.calls}
+    assert keys["geqrf"] == (1, 7, 3, 7) and keys["orgqr"] == (1, 7, 7, 3, 7)
+    emulated_cusolver.calls.clear()
+    simt.linalg.qr(x, mode="r")
+    assert "orgqr" not in _routines(emulated_cusolver)
+
+
+def test_negative_info_names_the_routine(emulated_cusolver, cpu):
+    emulated_cusolver.bad_argument = 4
+    with pytest.raises(RuntimeError, match="cuSOLVER's potrf rejected its argument 4"):
+        simt.linalg.cholesky(simt.asarray(np.eye(3), device=cpu))
+    with pytest.raises(RuntimeError, match="cuSOLVER's gesvd rejected its argument 4"):
+        simt.linalg.svdvals(simt.asarray(np.eye(3), device=cpu))
+
+
+def test_empty_inputs_never_reach_cusolver(emulated_cusolver, cpu):
+    x = simt.asarray(np.zeros((3, 0, 0)), device=cpu)
+    simt.linalg.det(x)
+    simt.linalg.svd(x)
+    simt.linalg.solve(simt.asarray(np.eye(2), device=cpu),
+                      simt.asarray(np.zeros((2, 0)), device=cpu))
+    assert emulated_cusolver.calls == []

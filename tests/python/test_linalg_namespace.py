@@ -1,6 +1,8 @@
 """simt.linalg (the array API's linalg extension) on every device against numpy.linalg on
-fresh random inputs: the array-operation functions everywhere, the decompositions on the
-cpu device (NotImplementedError naming the device elsewhere), batches, errors."""
+fresh random inputs: the array-operation functions everywhere, the decompositions where
+simt computes them (cpu: NumPy's LAPACK; cuda: cuSOLVER; NotImplementedError naming the
+device elsewhere), batches, errors. test_cuda_libraries.py runs the decomposition tests
+on the cpu device through the cuSOLVER code path, with NumPy stand-ins for its routines."""
 
 import numpy as np
 import pytest
@@ -123,11 +125,19 @@ def test_matrix_power(device, rng, n):
     _check(simt.linalg.matrix_power(_on(device, i), n), np.linalg.matrix_power(i, n), "int32")
 
 
-def test_decompositions_off_the_cpu_raise_naming_the_device(device, rng):
+def _computes_decompositions(device):
+    """Whether simt.linalg's decompositions run on `device` (cpu; cuda with cuSOLVER)."""
+    from simt import _cuda_libraries
+
+    return device.backend == "cpu" or _cuda_libraries.cusolver_handle(device) is not None
+
+
+def test_decompositions_elsewhere_raise_naming_the_device(device, rng, monkeypatch):
     if device.backend == "cpu":
         pytest.skip("the cpu device computes them (tests below)")
+    monkeypatch.setenv("SIMT_CUSOLVER", "0")  # cuda devices without cuSOLVER
     x = _on(device, _spd(rng, (4, 4), np.float32))
-    planned = "cuSOLVER" if device.backend == "cuda" else "not implemented"
+    planned = "cuSOLVER.*SIMT_CUSOLVER=0" if device.backend == "cuda" else "not implemented"
     for name in DECOMPOSITIONS:
         with pytest.raises(NotImplementedError, match=f"simt.linalg.{name}: .*{device.id}"):
             getattr(simt.linalg, name)(x)
@@ -158,20 +168,38 @@ def test_errors(device, rng):
         simt.linalg.vector_norm(np.ones(3))
 
 
-# --- the decompositions, on the cpu device ----------------------------------------------------
+# --- the decompositions, where simt computes them ---------------------------------------------
+# Each test takes the device (test_cuda_libraries.py calls them with the cpu device while
+# NumPy stand-ins play cuSOLVER) and skips where the decompositions do not run.
 
-@pytest.fixture
-def cpu():
-    if "cpu" not in [d.id for d in simt.devices()]:
-        pytest.skip("no cpu device in this simt build")
-    return simt.get_device("cpu")
+def _solving(device):
+    if not _computes_decompositions(device):
+        pytest.skip(f"no decompositions on {device.id}")
+    return device
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
-@pytest.mark.parametrize("shape", [(4, 4), (3, 5, 5)])
-def test_cholesky_eigh_inv_det(cpu, rng, dtype, shape):
+def _tolerance(dtype):
+    return 2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10
+
+
+def _assert_close(got, want, dtype, what):
+    tol = _tolerance(dtype)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(np.abs(want).max(
+        initial=0.0), 1.0), err_msg=what)
+
+
+def _orthonormal_columns(q, dtype, what):
+    qh = np.conj(np.swapaxes(q, -1, -2))
+    _assert_close(qh @ q, np.broadcast_to(np.eye(q.shape[-1]), qh.shape[:-1] + (q.shape[-1],)),
+                  dtype, what)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5, 5), (1, 1)])
+def test_cholesky_eigh_inv_det(device, rng, dtype, shape):
+    _solving(device)
     a = _spd(rng, shape, dtype)
-    x = _on(cpu, a)
+    x = _on(device, a)
     _check(simt.linalg.cholesky(x), np.linalg.cholesky(a), "cholesky")
     _check(simt.linalg.cholesky(x, upper=True), np.linalg.cholesky(a, upper=True), "upper")
     _check(simt.linalg.inv(x), np.linalg.inv(a), "inv")
@@ -185,53 +213,167 @@ def test_cholesky_eigh_inv_det(cpu, rng, dtype, shape):
     _check(w, np.linalg.eigh(a).eigenvalues, "eigh values")
     # Eigenvectors are unique up to a phase: compare what they reconstruct.
     vh = v.get()
+    assert vh.dtype == a.dtype
     rebuilt = vh @ (w.get()[..., None] * np.conj(np.swapaxes(vh, -1, -2)))
-    np.testing.assert_allclose(rebuilt, a, rtol=1e-3 if dtype == np.float32 else 1e-10,
-                               atol=1e-3 * np.abs(a).max() if dtype == np.float32 else 1e-9)
+    _assert_close(rebuilt, a, dtype, "eigh reconstruction")
+    _orthonormal_columns(vh, dtype, "eigenvectors")
 
 
-@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
-def test_qr_svd_pinv_rank(cpu, rng, shape):
-    a = random_numbers(rng, shape, np.float64)
-    x = _on(cpu, a)
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_triangles_read_as_numpy(device, rng, dtype):
+    # cholesky reads the lower triangle (the upper with upper=True), eigh the UPLO one:
+    # the other holds noise here, as NumPy ignores it.
+    _solving(device)
+    a = _spd(rng, (2, 5, 5), dtype)
+    noise = random_numbers(rng, a.shape, dtype) * 7
+    lower_only = np.tril(a) + np.triu(noise, 1)
+    upper_only = np.triu(a) + np.tril(noise, -1)
+    _check(simt.linalg.cholesky(_on(device, lower_only)), np.linalg.cholesky(lower_only),
+           "cholesky lower")
+    _check(simt.linalg.cholesky(_on(device, upper_only), upper=True),
+           np.linalg.cholesky(upper_only, upper=True), "cholesky upper")
+    for UPLO, m in (("L", lower_only), ("U", upper_only), ("u", upper_only)):
+        _check(simt.linalg.eigvalsh(_on(device, m), UPLO=UPLO), np.linalg.eigvalsh(m, UPLO=UPLO),
+               f"eigvalsh {UPLO}")
+        w, v = simt.linalg.eigh(_on(device, m), UPLO=UPLO)
+        _check(w, np.linalg.eigvalsh(m, UPLO=UPLO), f"eigh {UPLO}")
+        vh = v.get()
+        rebuilt = vh @ (w.get()[..., None] * np.conj(np.swapaxes(vh, -1, -2)))
+        _assert_close(rebuilt, a, dtype, f"eigh {UPLO} reconstruction")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (2, 6, 2), (2, 1, 3, 7), (1, 1)])
+def test_qr_svd_pinv_rank(device, rng, shape, dtype):
+    _solving(device)
+    a = random_numbers(rng, shape, dtype)
+    x = _on(device, a)
     for mode in ("reduced", "complete"):
         q, r = simt.linalg.qr(x, mode=mode)
-        np.testing.assert_allclose(q.get() @ r.get(), a, atol=1e-10)
-        assert q.shape == np.linalg.qr(a, mode=mode).Q.shape
+        want = np.linalg.qr(a, mode=mode)
+        assert q.shape == want.Q.shape and r.shape == want.R.shape, mode
+        assert q.dtype == a.dtype and r.dtype == a.dtype
+        qh, rh = q.get(), r.get()
+        _assert_close(qh @ rh, a, dtype, f"QR {mode}")
+        _orthonormal_columns(qh, dtype, f"Q {mode}")
+        assert np.array_equal(rh, np.triu(rh)), f"R {mode} is not upper triangular"
+    r_only = simt.linalg.qr(x, mode="r")
+    assert isinstance(r_only, simt.Array) and r_only.shape == np.linalg.qr(a, mode="r").shape
+    _assert_close(np.abs(r_only.get()), np.abs(np.linalg.qr(a, mode="r")), dtype, "mode r")
     for full in (True, False):
         u, s, vh = simt.linalg.svd(x, full_matrices=full)
+        want = np.linalg.svd(a, full_matrices=full)
+        assert (u.shape, s.shape, vh.shape) == (want.U.shape, want.S.shape, want.Vh.shape)
+        _check(s, want.S, f"singular values full={full}")
         k = s.shape[-1]
-        np.testing.assert_allclose((u.get()[..., :k] * s.get()[..., None, :]) @ vh.get()[..., :k, :],
-                                   a, atol=1e-10)
+        uh, sh, vhh = u.get(), s.get(), vh.get()
+        _assert_close((uh[..., :k] * sh[..., None, :]) @ vhh[..., :k, :], a, dtype,
+                      f"SVD reconstruction full={full}")
+        _orthonormal_columns(uh, dtype, f"U full={full}")
+        _orthonormal_columns(np.conj(np.swapaxes(vhh, -1, -2)), dtype, f"Vh full={full}")
     _check(simt.linalg.svdvals(x), np.linalg.svd(a, compute_uv=False), "svdvals")
-    _check(simt.linalg.pinv(x), np.linalg.pinv(a), "pinv")
+    _assert_close(simt.linalg.pinv(x).get(), np.linalg.pinv(a), dtype, "pinv")
     _check(simt.linalg.matrix_rank(x), np.linalg.matrix_rank(a), "matrix_rank")
     for ord in (2, -2, "nuc"):
         _check(simt.linalg.matrix_norm(x, ord=ord), np.linalg.matrix_norm(a, ord=ord), ord)
     assert isinstance(simt.linalg.svd(x), simt.linalg.SVDResult)
+    assert isinstance(simt.linalg.qr(x), simt.linalg.QRResult)
 
 
-def test_solve_broadcasts(cpu, rng):
-    a = _spd(rng, (3, 4, 4), np.float64)
+def test_rank_deficient_and_rtol(device, rng):
+    _solving(device)
+    b = random_numbers(rng, (3, 6, 2), np.float64)
+    a = b @ np.swapaxes(b, -1, -2)  # rank 2
+    x = _on(device, a)
+    # The zero singular values come out as rounding noise near the default rtol's cutoff
+    # (max(M, N) eps), differently in each LAPACK: an rtol well above the noise.
+    _check(simt.linalg.matrix_rank(x, rtol=1e-9), np.full(3, 2), "rank 2")
+    _assert_close(simt.linalg.pinv(x, rtol=1e-9).get(), np.linalg.pinv(a, rtol=1e-9),
+                  np.float64, "pinv of a rank-2 matrix")
+    rtol = np.array([1e-12, 0.5, 0.99])
+    _check(simt.linalg.matrix_rank(x, rtol=_on(device, rtol)),
+           np.linalg.matrix_rank(a, rtol=rtol), "array rtol")
+    _assert_close(simt.linalg.pinv(x, rtol=0.3).get(), np.linalg.pinv(a, rtol=0.3),
+                  np.float64, "pinv rtol=0.3")
+
+
+def test_solve_broadcasts(device, rng):
+    _solving(device)
+    a = _spd(rng, (3, 4, 4), np.float64) + random_numbers(rng, (3, 4, 4), np.float64)
     b = random_numbers(rng, (4,), np.float64)
     B = random_numbers(rng, (1, 4, 2), np.float64)
-    x = _on(cpu, a)
-    _check(simt.linalg.solve(x, _on(cpu, b)), np.linalg.solve(a, b), "vector")
-    _check(simt.linalg.solve(x, _on(cpu, B)), np.linalg.solve(a, B), "matrices")
+    x = _on(device, a)
+    _check(simt.linalg.solve(x, _on(device, b)), np.linalg.solve(a, b), "vector")
+    _check(simt.linalg.solve(x, _on(device, B)), np.linalg.solve(a, B), "matrices")
+    _check(simt.linalg.solve(x[0], _on(device, B)), np.linalg.solve(a[0], B), "one matrix")
+    c = random_numbers(rng, (4, 4), np.complex64) + 4 * np.eye(4, dtype=np.complex64)
+    d = random_numbers(rng, (4, 3), np.complex64)
+    _check(simt.linalg.solve(_on(device, c), _on(device, d)), np.linalg.solve(c, d),
+           "complex64")
     _check(simt.linalg.matrix_power(x, -2), np.linalg.matrix_power(a, -2), "negative power")
 
 
-def test_decomposition_errors(cpu, rng):
-    x = _on(cpu, random_numbers(rng, (3, 4), np.float64))
+def test_views_and_integers(device, rng):
+    _solving(device)
+    a = _spd(rng, (6, 6), np.float64)
+    x = _on(device, a)
+    # A transposed and a strided view: copied as they are read.
+    _check(simt.linalg.inv(x.mT), np.linalg.inv(a.T), "inv of a transposed view")
+    _check(simt.linalg.det(x[::2, ::2]), np.linalg.det(a[::2, ::2]), "det of a strided view")
+    i = random_numbers(rng, (3, 3), np.int32, bound=9) + 30 * np.eye(3, dtype=np.int32)
+    _check(simt.linalg.inv(_on(device, i)), np.linalg.inv(i), "int32 (float64)")
+    _check(simt.linalg.det(_on(device, i)), np.linalg.det(i), "int32 det")
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 5.0]])
+    _check(simt.linalg.det(_on(device, singular)), np.linalg.det(singular), "singular det")
+    sign, logabsdet = simt.linalg.slogdet(_on(device, singular))
+    assert sign.get() == 0 and logabsdet.get() == -np.inf
+    permuted = np.eye(4)[[2, 0, 3, 1]] * np.array([1.0, -2.0, 3.0, 0.5])
+    _check(simt.linalg.det(_on(device, permuted)), np.linalg.det(permuted), "pivots' parity")
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 4, 4)])
+def test_empty_inputs_as_numpy(device, shape):
+    _solving(device)
+    a = np.zeros(shape)
+    x = _on(device, a)
+    for name in ("cholesky", "inv", "det", "eigvalsh", "svdvals", "matrix_rank", "pinv"):
+        _check(getattr(simt.linalg, name)(x), getattr(np.linalg, name)(a), name)
+    for got, want in zip(simt.linalg.slogdet(x), np.linalg.slogdet(a)):
+        _check(got, want, "slogdet")
+    for got, want in zip(simt.linalg.eigh(x), np.linalg.eigh(a)):
+        assert got.shape == want.shape
+    for got, want in zip(simt.linalg.qr(x), np.linalg.qr(a)):
+        assert got.shape == want.shape
+    for got, want in zip(simt.linalg.svd(x), np.linalg.svd(a)):
+        assert got.shape == want.shape
+    wide = np.zeros(shape[:-2] + (0, 3))
+    for got, want in zip(simt.linalg.svd(_on(device, wide)), np.linalg.svd(wide)):
+        _check(got, want, "svd of an empty wide matrix")
+
+
+def test_decomposition_errors(device, rng):
+    _solving(device)
+    x = _on(device, random_numbers(rng, (3, 4), np.float64))
     with pytest.raises(ValueError, match="simt.linalg.inv: the matrices must be square"):
         simt.linalg.inv(x)
     with pytest.raises(ValueError, match="simt.linalg.det: x must have at least two"):
         simt.linalg.det(x[0])
-    with pytest.raises(simt.linalg.LinAlgError):
-        simt.linalg.cholesky(_on(cpu, -np.eye(3)))
-    with pytest.raises(simt.linalg.LinAlgError):
-        simt.linalg.inv(_on(cpu, np.zeros((3, 3))))
+    with pytest.raises(simt.linalg.LinAlgError, match="not positive definite"):
+        simt.linalg.cholesky(_on(device, -np.eye(3)))
+    batch = np.stack([np.eye(3), np.diag([1.0, -1.0, 1.0])])
+    with pytest.raises(simt.linalg.LinAlgError, match="not positive definite"):
+        simt.linalg.cholesky(_on(device, batch))  # one bad matrix in the batch
+    with pytest.raises(simt.linalg.LinAlgError, match="Singular matrix"):
+        simt.linalg.inv(_on(device, np.zeros((3, 3))))
+    with pytest.raises(simt.linalg.LinAlgError, match="Singular matrix"):
+        simt.linalg.solve(_on(device, np.ones((2, 2))), _on(device, np.ones(2)))
     with pytest.raises(ValueError, match="simt.linalg.qr: mode must be"):
-        simt.linalg.qr(x, mode="r")
+        simt.linalg.qr(x, mode="raw")
+    with pytest.raises(ValueError, match="simt.linalg.eigh: UPLO must be"):
+        simt.linalg.eigh(_on(device, np.eye(2)), UPLO="X")
     with pytest.raises(TypeError, match="simt.linalg.svd: x must be a simt array"):
         simt.linalg.svd(np.eye(2))
+    with pytest.raises(TypeError, match="float16"):
+        simt.linalg.inv(_on(device, np.eye(2, dtype=np.float16)))
+    with pytest.raises(ValueError):
+        simt.linalg.solve(_on(device, np.eye(3)), _on(device, np.ones(4)))

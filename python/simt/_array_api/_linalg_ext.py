@@ -3,8 +3,9 @@ run on every device: diagonal (a view), trace, cross, vector_norm, matrix_norm (
 the singular-value norms), NumPy's norm, and matrix_power by repeated squaring.
 
 What needs a decomposition (singular values for the 2-norm and nuclear norm, the inverse
-for a negative power) asks simt.linalg's LAPACK path for it through the `svdvals` and
-`inv` arguments, which raise NotImplementedError off the cpu device.
+for a negative power) asks simt.linalg for it through the `svdvals` and `inv` arguments
+(NumPy's LAPACK on the cpu device, cuSOLVER on cuda devices; NotImplementedError
+elsewhere).
 """
 
 import operator
@@ -153,7 +154,8 @@ def _matrix_norm_last_two(x, ord, keepdims, where, svdvals):
 def matrix_norm(x, /, *, keepdims=False, ord="fro", svdvals=None):
     """The ord-norm of x's matrices (its last two axes): 'fro' (Frobenius), 1 / -1 (the
     largest / smallest column sum of magnitudes), inf / -inf (row sums), 2 / -2 / 'nuc'
-    (the largest / smallest / sum of the singular values: cpu device only)."""
+    (the largest / smallest / sum of the singular values: where simt.linalg computes
+    them)."""
     where = "simt.linalg.matrix_norm"
     _matrices(x, where)
     return _matrix_norm_last_two(x, ord, keepdims, where, svdvals)

@@ -41,6 +41,12 @@ enum cublasOperation_t : int {
   CUBLAS_OP_C = 2,
 };
 
+// Which triangle of a symmetric or Hermitian matrix is read (cuSOLVER takes it too).
+enum cublasFillMode_t : int {
+  CUBLAS_FILL_MODE_LOWER = 0,
+  CUBLAS_FILL_MODE_UPPER = 1,
+};
+
 enum cublasComputeType_t : int {
   CUBLAS_COMPUTE_32F = 68,  // float accumulation, no TF32 or half down-conversion
   CUBLAS_COMPUTE_64F = 70,
