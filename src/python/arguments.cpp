@@ -23,7 +23,9 @@ void register_array_type(PyTypeObject* type) {
 
 const DeviceArray* simt_array(PyObject* object, nb::object* keep) {
   if (g_array_type == nullptr || Py_TYPE(object) != g_array_type) return nullptr;
-  *keep = nb::steal(PyObject_GetAttrString(object, "_impl"));
+  // An interned name: PyObject_GetAttrString would make a str of it on every call.
+  static PyObject* const impl = PyUnicode_InternFromString("_impl");
+  *keep = nb::steal(PyObject_GetAttr(object, impl));
   if (!keep->is_valid()) throw nb::python_error();
   return nb::inst_ptr<DeviceArray>(*keep);
 }
