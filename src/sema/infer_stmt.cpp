@@ -214,12 +214,15 @@ bool Inferencer::range_nonnegative(const Expr& call) {
   size_t n = call.items.size() - 1;
   if (n == 1) return true;
   if (!info(*call.items[1]).nonnegative) return false;
-  if (n == 3) {
-    // A step known >= 0 (gridsize(1)) keeps every value >= start.
-    if (auto step = const_int(*call.items[3])) return *step > 0;
-    return info(*call.items[3]).nonnegative;
-  }
-  return true;
+  if (n < 3) return true;
+  // A step known >= 0 (gridsize(1)) keeps every value >= start; a negative one every
+  // value > stop, so a stop >= -1 does too. With a step of either sign each value lies
+  // between start and stop + 1: both >= 0 will do.
+  const Expr& stop = *call.items[2];
+  auto stop_constant = const_int(stop);
+  bool stop_at_least_minus_one = info(stop).nonnegative || (stop_constant && *stop_constant >= -1);
+  if (auto step = const_int(*call.items[3])) return *step > 0 || stop_at_least_minus_one;
+  return info(*call.items[3]).nonnegative || stop_at_least_minus_one;
 }
 
 namespace {

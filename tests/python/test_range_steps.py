@@ -174,3 +174,31 @@ def test_nested_range_steps(device, rng, rows, cols):
         k_nested[1, 32](simt.asarray(x, device=device), out, simt.asarray(np.array(rows, np.int64), device=device),
                         simt.asarray(np.array(cols, np.int64), device=device))
         np.testing.assert_array_equal(out.get(), nested_reference(x, rows, cols))
+
+
+@cuda.jit
+def k_from_thread(out, step):
+    # Every value of both loops is >= 0 (sema knows it from their bounds: start and stop
+    # >= 0, or a stop of -1), so they index without wraparound whatever the step's sign.
+    t = cuda.grid(1)
+    if t < out.shape[0]:
+        for j in range(t, out.shape[0], step):
+            out[t, j] += 1
+        for j in range(t, -1, -1):
+            out[t, j] += 10
+
+
+@pytest.mark.parametrize("step", [1, 3, -1, -4, 0])
+def test_range_steps_from_the_thread_index(device, step):
+    n = 9
+    want = np.zeros((n, n), np.int64)
+    for t in range(n):
+        if step != 0:
+            for j in range(t, n, step):
+                want[t, j] += 1
+        for j in range(t, -1, -1):
+            want[t, j] += 10
+    with simt.use_device(device):
+        out = simt.zeros((n, n), dtype=np.int64)
+        k_from_thread[2, 8](out, step)
+        np.testing.assert_array_equal(out.get(), want)

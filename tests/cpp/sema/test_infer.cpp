@@ -498,6 +498,25 @@ TEST(InferExprs, GridIndexIsNonNegative) {
   EXPECT_TRUE(t.fn.at(*assign.value).nonnegative);
 }
 
+// A range's values lie between its start and its stop + 1 whatever the step's sign: a
+// start and a stop >= 0 (or a stop of -1) keep the loop variable >= 0, so `a[j]` needs
+// no wraparound; a stop that may be below -1 with a step that may be negative does not.
+TEST(InferExprs, RangeVariableNonNegativeFromItsBounds) {
+  const std::pair<const char*, bool> cases[] = {
+      {"i, n", true},       {"i, n, s", true},  {"i, n, -1", true}, {"i, -1, -1", true},
+      {"i, -1, s", true},   {"i, m, 2", true},  {"i, m, s", false}, {"i, m, -1", false},
+      {"i, -2, -1", false}, {"m, n, s", false}, {"i, m, g", true},  {"m - 1, -1, -1", false},
+  };
+  for (const auto& [args, nonnegative] : cases) {
+    std::string text = std::string("def k(a, n, m, s):\n    i = cuda.grid(1)\n") +
+                       "    g = cuda.gridsize(1)\n    for j in range(" + args +
+                       "):\n        a[j] = 0\n";
+    Typed t = infer(text, "float32[::1], uint32, int64, int64");
+    const auto& store = *t.parsed->def.body[2]->body[0];
+    EXPECT_EQ(t.fn.at(*store.targets[0]->items[1]).nonnegative, nonnegative) << args;
+  }
+}
+
 TEST(InferExprs, LiteralArithmeticIsFolded) {
   Typed t = infer("def k(a):\n    r = 7 // -2\n", "float32[::1]");
   const auto& assign = *t.parsed->def.body[0];
