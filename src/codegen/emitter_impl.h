@@ -500,6 +500,8 @@ class Emitter {
   std::string float_power(Scalar s, const std::string& a, const std::string& b,
                           const ExprInfo& exponent);
 
+  // + - * whose operands' value ranges show they cannot wrap (sema::arith_range) are C's
+  // signed operators: the same value, and the C compiler may rely on it.
   std::string binary_code(Op op, const Type& operand, const std::string& a, const ExprInfo& ai,
                           const Expr& rhs);
   std::string unary(const Expr& e);

@@ -158,7 +158,7 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   }
   // loops.py:12: for j in range(cols - 1, -1, -1):
   {
-    long long simt_start4 = ((long long)((unsigned long long)v_cols - (unsigned long long)1LL)), simt_stop4 = (-1LL), simt_step4 = (-1LL);
+    long long simt_start4 = (v_cols - 1LL), simt_stop4 = (-1LL), simt_step4 = (-1LL);
     unsigned long long simt_count4 = (simt_start4 > simt_stop4 ? ((unsigned long long)simt_start4 - (unsigned long long)simt_stop4 - 1u) / (0u - (unsigned long long)simt_step4) + 1u : 0u);
     for (unsigned long long simt_k4 = 0; simt_k4 < simt_count4; ++simt_k4) {
       long long simt_i3 = (long long)((unsigned long long)simt_start4 + simt_k4 * (unsigned long long)simt_step4);

@@ -69,7 +69,7 @@ __kernel void simt_kernel_row_sums(__global double* simt_p_m_data, ulong simt_p_
   }
   // loops.py:12: for j in range(cols - 1, -1, -1):
   {
-    long simt_start4 = ((long)((ulong)v_cols - (ulong)1L)), simt_stop4 = (-1L), simt_step4 = (-1L);
+    long simt_start4 = (v_cols - 1L), simt_stop4 = (-1L), simt_step4 = (-1L);
     ulong simt_count4 = (simt_start4 > simt_stop4 ? ((ulong)simt_start4 - (ulong)simt_stop4 - 1u) / (0u - (ulong)simt_step4) + 1u : 0u);
     for (ulong simt_k4 = 0; simt_k4 < simt_count4; ++simt_k4) {
       long simt_i3 = (long)((ulong)simt_start4 + simt_k4 * (ulong)simt_step4);

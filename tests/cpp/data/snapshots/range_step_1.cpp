@@ -97,7 +97,7 @@ static inline void simt_body_range_step(const simt_block_ctx* simt_ctx, simt_thr
   long long v_j = 0;
   // range_step.py:6: for i in range(start + cuda.grid(1), x.shape[0], step):
   {
-    long long simt_start1 = ((long long)((unsigned long long)((long long)(v_start)) + (unsigned long long)(((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x))), simt_stop1 = v_x.shape[0], simt_step1 = ((long long)(v_step));
+    long long simt_start1 = (((long long)(v_start)) + (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x)), simt_stop1 = v_x.shape[0], simt_step1 = ((long long)(v_step));
     unsigned long long simt_count1 = (simt_step1 > 0 ? (simt_start1 < simt_stop1 ? ((unsigned long long)simt_stop1 - (unsigned long long)simt_start1 - 1u) / (unsigned long long)simt_step1 + 1u : 0u) : simt_step1 < 0 ? (simt_start1 > simt_stop1 ? ((unsigned long long)simt_start1 - (unsigned long long)simt_stop1 - 1u) / (0u - (unsigned long long)simt_step1) + 1u : 0u) : 0u);
     for (unsigned long long simt_k1 = 0; simt_k1 < simt_count1; ++simt_k1) {
       long long simt_i0 = (long long)((unsigned long long)simt_start1 + simt_k1 * (unsigned long long)simt_step1);

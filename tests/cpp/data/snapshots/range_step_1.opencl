@@ -31,7 +31,7 @@ __kernel void simt_kernel_range_step(__global double* simt_p_x_data, ulong simt_
   long v_j = 0;
   // range_step.py:6: for i in range(start + cuda.grid(1), x.shape[0], step):
   {
-    long simt_start1 = ((long)((ulong)((long)(v_start)) + (ulong)(((long)get_group_id(0)) * get_local_size(0) + get_local_id(0)))), simt_stop1 = v_x.shape[0], simt_step1 = ((long)(v_step));
+    long simt_start1 = (((long)(v_start)) + (((long)get_group_id(0)) * get_local_size(0) + get_local_id(0))), simt_stop1 = v_x.shape[0], simt_step1 = ((long)(v_step));
     ulong simt_count1 = (simt_step1 > 0 ? (simt_start1 < simt_stop1 ? ((ulong)simt_stop1 - (ulong)simt_start1 - 1u) / (ulong)simt_step1 + 1u : 0u) : simt_step1 < 0 ? (simt_start1 > simt_stop1 ? ((ulong)simt_start1 - (ulong)simt_stop1 - 1u) / (0u - (ulong)simt_step1) + 1u : 0u) : 0u);
     for (ulong simt_k1 = 0; simt_k1 < simt_count1; ++simt_k1) {
       long simt_i0 = (long)((ulong)simt_start1 + simt_k1 * (ulong)simt_step1);
