@@ -54,6 +54,8 @@ void Inferencer::run_pass() {
   bare_return_ = Span{};
   next_nonneg_ = nonneg_;
   // Every C variable starts at 0 (local_declarations()); a parameter at its argument.
+  // (A per-thread array of the CPU's regions is not cleared: only a read on a path that
+  // assigned the variable nowhere, which Python refuses, could see what it held.)
   next_ranges_.assign(out_.locals.size(), ValueRange{});
   for (size_t i = 0; i < fn_.def.params.size(); ++i) {
     int index = local_index_.at(fn_.def.params[i].name);
