@@ -94,6 +94,7 @@ void Inferencer::finish_range(ExprInfo& i) const {
   }
   if (i.value_range && !within(i.value_range->lo, i.value_range->hi, i.type)) i.value_range.reset();
   if (!i.value_range) i.value_range = type_values(i.type);
+  if (i.value_range && i.value_range->lo >= 0) i.nonnegative = true;
 }
 
 std::optional<ValueRange> Inferencer::range_values(const Expr& call) {
@@ -104,8 +105,13 @@ std::optional<ValueRange> Inferencer::range_values(const Expr& call) {
   std::optional<ValueRange> start = n == 1 ? ValueRange{} : info(*call.items[1]).value_range;
   const std::optional<ValueRange>& stop = info(*call.items[n == 1 ? 1 : 2]).value_range;
   if (!start || !stop) return std::nullopt;
+  // A constant step has one of the two (a range with no value needs none).
+  std::optional<int64_t> step = n == 3 ? const_int(*call.items[3]) : 1;
   Wide lo = std::min(Wide{start->lo}, Wide{stop->lo} + 1);
   Wide hi = std::max(Wide{start->hi}, Wide{stop->hi} - 1);
+  if (step && *step > 0) lo = start->lo, hi = Wide{stop->hi} - 1;
+  if (step && *step < 0) lo = Wide{stop->lo} + 1, hi = start->hi;
+  if (lo > hi) return std::nullopt;  // it yields nothing: the variable keeps what it had
   return ValueRange{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
 

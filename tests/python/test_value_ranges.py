@@ -46,3 +46,29 @@ def test_value_ranges_keep_numpys_integers(device, big):
         out = simt.full((n, 6), -12345, dtype=np.int64)
         k_index_arithmetic[3, 32](out, big)
         np.testing.assert_array_equal(out.get(), reference(n, big))
+
+
+@cuda.jit
+def k_reverse(out, stop):
+    # k >= 0 in the first loop (its range: stop + 1 = 0 up), so out[k] needs no
+    # wraparound; the second's `stop` may be below -1, and out[-1] is the last element.
+    if cuda.grid(1) == 0:
+        n = out.shape[0]
+        for k in range(n - 1, -1, -1):
+            out[k] += k + 1
+        for j in range(n - 1, stop, -2):
+            out[j] += 100
+
+
+@pytest.mark.parametrize("stop", [-1, -4, -7, 2])
+def test_reverse_loops_index_as_python(device, stop):
+    n = 6
+    want = np.zeros(n, np.int64)
+    for j in range(n - 1, -1, -1):
+        want[j] += j + 1
+    for j in range(n - 1, stop, -2):
+        want[j] += 100
+    with simt.use_device(device):
+        out = simt.zeros(n, dtype=np.int64)
+        k_reverse[1, 32](out, stop)
+        np.testing.assert_array_equal(out.get(), want)

@@ -537,6 +537,9 @@ TEST(InferExprs, ValueRanges) {
       {"r = x", ValueRange{INT32_MIN, t31}},
       {"for d in range(-2, 3):\n        r = i + d", ValueRange{-2, g + 2}},
       {"for d in range(-2, 3):\n        r = min(max(i + d, 0), n - 1)", ValueRange{-1, g + 2}},
+      {"for d in range(n - 1, -1, -1):\n        r = d", ValueRange{0, INT64_MAX - 1}},
+      {"for d in range(x, 7, 3):\n        r = d", ValueRange{INT32_MIN, 6}},
+      {"for d in range(5, 3):\n        r = d", std::nullopt},  // yields nothing
       {"k = 0\n    while k < 10:\n        k += 1\n    r = k + 1", std::nullopt},
       {"k = 3\n    if x > 0:\n        k = 7\n    r = k * 2", ValueRange{0, 14}},
       {"k, m = cuda.grid(2)\n    r = k - m", ValueRange{-g, g}},
