@@ -68,23 +68,24 @@ def walk_reference(start, stop, step):
     return values, j
 
 
-@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int16, np.int8])
 def test_range_steps_visit_pythons_values(device, dtype):
-    info = np.iinfo(dtype)
+    info = np.iinfo(dtype)  # narrow types: the loop counts in their own C type
     cases = CASES_ANY + limit_cases(int(info.min), int(info.max))
     table = np.array(cases, dtype)
     n = len(cases)
+    poison = max(-12345, int(info.min))
     with simt.use_device(device):
-        out = simt.full((n, CAP), -12345, dtype=dtype)
+        out = simt.full((n, CAP), poison, dtype=dtype)
         count = simt.full(n, -1, dtype=np.int64)
-        last = simt.full(n, -12345, dtype=dtype)
+        last = simt.full(n, poison, dtype=dtype)
         k_walk[(n + 31) // 32, 32](simt.asarray(table, device=device), out, count, last)
         out, count, last = out.get(), count.get(), last.get()
     for t, case in enumerate(cases):
         values, j = walk_reference(*case)
         got = out[t, :count[t]].tolist() if count[t] >= 0 else None
         assert (got, int(last[t])) == (values, j), f"range{case} on {device}"
-        assert (out[t, count[t]:] == -12345).all(), f"range{case} wrote past its values"
+        assert (out[t, count[t]:] == poison).all(), f"range{case} wrote past its values"
 
 
 @cuda.jit
