@@ -66,13 +66,13 @@ std::vector<std::string> Emitter::index_list(const Expr& array, const Expr& inde
   // value, or one integer.
   if (index.kind == ExprKind::Tuple) {
     for (size_t k = 0; k < index.items.size(); ++k)
-      out.push_back(index_into(emit_as(*index.items[k], i64), info(*index.items[k]).nonnegative, a,
+      out.push_back(index_into(emit_as(*index.items[k], i64), known_nonnegative(*index.items[k]), a,
                                k, array));
     return out;
   }
   const Type& t = info(index).type;
   if (!t.is_tuple()) {
-    out.push_back(index_into(emit_as(index, i64), info(index).nonnegative, a, 0, array));
+    out.push_back(index_into(emit_as(index, i64), known_nonnegative(index), a, 0, array));
     return out;
   }
   std::vector<std::string> parts = values(index);
@@ -180,7 +180,8 @@ std::string Emitter::view(const Expr& e, const Type& bt, const Type& rt) {
                              sema::subscript_base(e)));
       continue;
     }
-    add_index(index_into(emit_as(*i, i64), info(*i).nonnegative, a, axis, sema::subscript_base(e)));
+    add_index(
+        index_into(emit_as(*i, i64), known_nonnegative(*i), a, axis, sema::subscript_base(e)));
   }
   if (off.empty()) off = "0";
   return view_call(bt, rt, a, off, pattern, args);

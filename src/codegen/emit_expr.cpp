@@ -253,13 +253,16 @@ std::string Emitter::binary_code(Op op, const Type& operand, const std::string& 
   auto cast_narrow = [&](const std::string& code) {
     return narrow ? "((" + t + ")" + code + ")" : code;
   };
+  // Narrow types compute in int and convert back (wrap_arith): their operators stay.
+  const bool plain = sema::is_signed(s) && sema::bit_width(s) >= 32 &&
+                     sema::arith_range(op, ai.value_range, bi.value_range, ot).has_value();
   switch (op) {
     case Op::Add:
-      return wrap_arith("+", s, a, b);
+      return plain ? op_text("+") : wrap_arith("+", s, a, b);
     case Op::Sub:
-      return wrap_arith("-", s, a, b);
+      return plain ? op_text("-") : wrap_arith("-", s, a, b);
     case Op::Mul:
-      return wrap_arith("*", s, a, b);
+      return plain ? op_text("*") : wrap_arith("*", s, a, b);
     case Op::FloorDiv:
       if (ai.nonnegative && positive_divisor) return cast_narrow(op_text("/"));
       return helpers_.use(Helper::FloorDiv, s) + "(" + a + ", " + b + ")";
@@ -302,6 +305,10 @@ std::string Emitter::unary_code(Op op, const Type& operand_type, const Expr& ope
     case Op::Sub:
       if (sema::is_complex(s)) return helpers_.use(Helper::ComplexNeg, s) + "(" + a + ")";
       if (sema::is_float(s)) return "(-" + a + ")";
+      if (sema::is_signed(s) && sema::bit_width(s) >= 32 &&
+          sema::arith_range(Op::Sub, sema::ValueRange{}, info(operand).value_range,
+                            Type::scalar_of(s)))
+        return "(-" + a + ")";  // cannot wrap (binary_code)
       return wrap_arith("-", s, "0", a);
     case Op::Invert:
       if (sema::is_bool(s)) return "(!" + a + ")";

@@ -412,28 +412,34 @@ void Emitter::for_stmt(const Stmt& s) {
     line("}");
     return;
   }
-  // Other steps count iterations in the unsigned type (range_length).
-  std::string u = range_unsigned(strong.scalar);
+  // Other steps count iterations in the unsigned type (range_length); a step known
+  // only at run time gets C's plain loops where they are exact (versioned_range_loop).
   std::string start = "simt_start" + std::to_string(temp_counter_);
-  std::string count = "simt_count" + std::to_string(temp_counter_);
-  std::string k = "simt_k" + std::to_string(temp_counter_);
   std::string step_code =
       step ? literal_int(*step, strong.scalar) : emit_as(*call.items[3], strong);
-  std::string count_code = range_length(u, start, stop, step_name, step);
   line("{");
   ++indent_;
   line(ct + " " + start + " = " + start_code + ", " + stop + " = " + stop_code + ", " + step_name +
        " = " + step_code + ";");
-  line(u + " " + count + " = " + count_code + ";");
+  const RangeVars r{strong, start, stop, step_name, it, assign_local};
+  if (step || !versioned_range_loop(s, r)) counted_range_loop(s, r, step);
+  --indent_;
+  line("}");
+}
+
+void Emitter::counted_range_loop(const Stmt& s, const RangeVars& r,
+                                 std::optional<int64_t> known_step) {
+  std::string ct = ctype(r.type), u = range_unsigned(r.type.scalar);
+  std::string n = std::to_string(temp_counter_);
+  std::string count = "simt_count" + n, k = "simt_k" + n;
+  line(u + " " + count + " = " + range_length(u, r.start, r.stop, r.step, known_step) + ";");
   line("for (" + u + " " + k + " = 0; " + k + " < " + count + "; ++" + k + ") {");
   ++indent_;
-  line(ct + " " + it + " = (" + ct + ")((" + u + ")" + start + " + " + k + " * (" + u + ")" +
-       step_name + ");");
-  line(assign_local);
+  line(ct + " " + r.it + " = (" + ct + ")((" + u + ")" + r.start + " + " + k + " * (" + u + ")" +
+       r.step + ");");
+  line(r.assign_local);
   --indent_;
   loop_body(s.body, false);
-  line("}");
-  --indent_;
   line("}");
 }
 

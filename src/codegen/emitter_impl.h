@@ -300,6 +300,22 @@ class Emitter {
   void range_loop(const std::string& header, const std::string& assign_local, const Stmt& s);
 
   void for_stmt(const Stmt& s);
+  // range(start, stop, step) (other than the steps for_stmt writes as C's plain
+  // loops), its three values in C variables: the loop counted by range_length(), each
+  // value computed from the iteration number (exact for any step, zero included).
+  struct RangeVars {
+    Type type;  // the range's (strong) integer type
+    std::string start, stop, step, it, assign_local;
+  };
+  void counted_range_loop(const Stmt& s, const RangeVars& r, std::optional<int64_t> known_step);
+  // The same loop as C's `for (it = start; it < stop; it += step)` for a positive
+  // step and `it > stop` for a negative one, each under a run-time test that makes
+  // it exact, the counted loop for the rest (emit_range_versions.cpp); false, with
+  // nothing emitted, where the body is too large or must not be copied.
+  bool versioned_range_loop(const Stmt& s, const RangeVars& r);
+  // Whether the value of `e` is known >= 0 here: sema's fact, or a read of a loop
+  // variable that the loop version being emitted keeps non-negative.
+  bool known_nonnegative(const Expr& e) const;
   // The unsigned type a range of `s` values counts in (at least 32 bits, so
   // narrow types never promote to int).
   std::string range_unsigned(Scalar s) const;
@@ -492,6 +508,8 @@ class Emitter {
   std::string float_power(Scalar s, const std::string& a, const std::string& b,
                           const ExprInfo& exponent);
 
+  // + - * whose operands' value ranges show they cannot wrap (sema::arith_range) are C's
+  // signed operators: the same value, and the C compiler may rely on it.
   std::string binary_code(Op op, const Type& operand, const std::string& a, const ExprInfo& ai,
                           const Expr& rhs);
   std::string unary(const Expr& e);
@@ -733,6 +751,9 @@ class Emitter {
   int temp_counter_ = 0;
   int64_t local_bytes_ = 0;  // this function's local arrays, per thread
   bool in_elif_ = false;
+  // Locals known >= 0 in the code being emitted beyond sema's facts: the loop
+  // variable of a range loop version whose test keeps it so (emit_range_versions.cpp).
+  std::vector<int> nonnegative_locals_;
   struct Loop {
     bool unrolled;
     std::string break_label;

@@ -15,6 +15,7 @@ namespace simt::sema::detail {
 namespace {
 
 constexpr int kMaxPasses = 64;
+constexpr int kRangePasses = 2;
 
 }  // namespace
 
@@ -29,6 +30,9 @@ TypedFunction Inferencer::run() {
     run_pass();
     if (!changed_) break;
   }
+  // Ranges follow chains of locals one link a pass (y from cuda.grid(), then y + 1 read
+  // through another local): a few more passes while they still narrow.
+  for (int extra = 0; extra < kRangePasses && ranges_changed_; ++extra) run_pass();
   final_ = true;
   run_pass();
   if (self_) check_returns();
@@ -49,16 +53,25 @@ void Inferencer::run_pass() {
   value_return_ = Span{};
   bare_return_ = Span{};
   next_nonneg_ = nonneg_;
+  // Every C variable starts at 0 (local_declarations()); a parameter at its argument.
+  // (A per-thread array of the CPU's regions is not cleared: only a read on a path that
+  // assigned the variable nowhere, which Python refuses, could see what it held.)
+  next_ranges_.assign(out_.locals.size(), ValueRange{});
   for (size_t i = 0; i < fn_.def.params.size(); ++i) {
     int index = local_index_.at(fn_.def.params[i].name);
     const Type& t = param_types_[i];
     next_nonneg_[index] = t.is_scalar() && (is_unsigned(t.scalar) || is_bool(t.scalar));
+    ExprInfo argument = typed(t);
+    finish_range(argument);
+    next_ranges_[index] = argument.value_range;
   }
   block(fn_.def.body);
   if (next_nonneg_ != nonneg_) {
     nonneg_ = next_nonneg_;
     changed_ = true;
   }
+  ranges_changed_ = next_ranges_ != ranges_;
+  ranges_ = next_ranges_;
 }
 
 void Inferencer::declare_locals(const std::vector<Type>& arg_types) {
@@ -75,6 +88,7 @@ void Inferencer::declare_locals(const std::vector<Type>& arg_types) {
     out_.locals.push_back(std::move(v));
   }
   nonneg_.assign(out_.locals.size(), true);
+  ranges_.assign(out_.locals.size(), std::nullopt);
   origin_.assign(out_.locals.size(), Span{});
   for (size_t i = 0; i < params.size(); ++i) {
     Type t = arg_types[i];
@@ -122,9 +136,11 @@ void Inferencer::declare_annotations(const std::vector<lang::StmtPtr>& body) {
   }
 }
 
-void Inferencer::bind(int index, const Type& value, Span where, bool nonnegative) {
+void Inferencer::bind(int index, const Type& value, Span where, bool nonnegative,
+                      std::optional<ValueRange> range) {
   LocalVar& v = out_.locals[index];
   if (!nonnegative) next_nonneg_[index] = false;
+  next_ranges_[index] = join_ranges(next_ranges_[index], range);
   if (value.is_unknown()) return;
   if (value.kind == TypeKind::None) {
     error(where, "'" + v.name +

@@ -115,6 +115,20 @@ struct CallArgument {
   Constant default_value;
 };
 
+// Every value an integer expression takes lies in [lo, hi] (sema/infer_ranges.cpp).
+struct ValueRange {
+  int64_t lo = 0;
+  int64_t hi = 0;
+  bool operator==(const ValueRange&) const = default;
+};
+
+// `a op b` (+, -, *) computed in `operand`'s type: its range where no value of the
+// operands' ranges can make it wrap, else none (then C must compute it wrapping).
+std::optional<ValueRange> arith_range(lang::Op op, const std::optional<ValueRange>& a,
+                                      const std::optional<ValueRange>& b, const Type& operand);
+std::optional<ValueRange> join_ranges(const std::optional<ValueRange>& a,
+                                      const std::optional<ValueRange>& b);
+
 struct ExprInfo {
   Type type;
   int local = -1;                    // Name: index into TypedFunction::locals
@@ -131,6 +145,8 @@ struct ExprInfo {
   // Call of a foreign function (owned by TypedFunction::foreign).
   const ForeignFunction* foreign = nullptr;
   bool nonnegative = false;  // provably >= 0: indexing skips wraparound
+  // An integer's values (a tuple's: every item's); none: any of its type's.
+  std::optional<ValueRange> value_range;
   // Call of simt.shared.array / simt.local.array: the extents (a dynamic
   // shared array, `shared.array(0, dtype)`, has the one extent 0).
   std::vector<int64_t> shape;

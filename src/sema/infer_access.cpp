@@ -52,14 +52,21 @@ ExprInfo Inferencer::attribute(const Expr& e) {
     case TypeKind::Module:
       return module_member(base.name, attr, e.span);
     case TypeKind::Dim3:
-      if (attr == "x" || attr == "y" || attr == "z")
-        return typed(Type::scalar_of(Scalar::Int64), true);
+      if (attr == "x" || attr == "y" || attr == "z") {
+        // Every device's grid and block dimensions are at most 2^31 - 1 (checked at launch).
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int64), true);
+        i.value_range = ValueRange{0, INT32_MAX};
+        return i;
+      }
       return typed(error(e.span, base.name + " has the attributes x, y and z, not '" + attr + "'"));
     case TypeKind::Array: {
       Type index = Type::scalar_of(Scalar::Int64);
-      if (attr == "shape" || attr == "strides")
-        return typed(Type::uniform_tuple(index, base.ndim), attr == "shape");
-      if (attr == "size") return typed(index, true);
+      if (attr == "shape" || attr == "size") {
+        ExprInfo i = typed(attr == "size" ? index : Type::uniform_tuple(index, base.ndim), true);
+        i.value_range = ValueRange{0, INT64_MAX};
+        return i;
+      }
+      if (attr == "strides") return typed(Type::uniform_tuple(index, base.ndim));
       if (attr == "ndim" || attr == "itemsize") {
         ExprInfo i = typed(Type::scalar_of(Scalar::Int64, true), true);
         int64_t v = attr == "ndim" ? base.ndim : base.element_bytes();
@@ -83,6 +90,7 @@ ExprInfo Inferencer::attribute(const Expr& e) {
         if (base.fields[k] != attr) continue;
         ExprInfo i = typed(base.items[k], info(*e.items[0]).nonnegative);
         const ExprInfo& bi = info(*e.items[0]);
+        i.value_range = bi.value_range;
         if (bi.constant && k < bi.constant->items.size()) i.constant = bi.constant->items[k];
         return i;
       }
@@ -239,6 +247,7 @@ ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& ind
       return typed(error(subscript_base(e).span, not_a_value(base)));
     ExprInfo i = typed(base.items[at], info(subscript_base(e)).nonnegative);
     const ExprInfo& bi = info(subscript_base(e));
+    i.value_range = bi.value_range;
     if (bi.constant && static_cast<size_t>(at) < bi.constant->items.size())
       i.constant = bi.constant->items[at];
     return i;
@@ -249,7 +258,9 @@ ExprInfo Inferencer::tuple_item(const Expr& e, const Type& base, const Expr& ind
   if (n == 0) return typed(error(index.span, "index into an empty tuple"));
   if (base.items[0].is_tuple())
     return typed(error(index.span, "a tuple of tuples needs a constant index"));
-  return typed(base.items[0], info(subscript_base(e)).nonnegative);
+  ExprInfo i = typed(base.items[0], info(subscript_base(e)).nonnegative);
+  i.value_range = info(subscript_base(e)).value_range;
+  return i;
 }
 
 }  // namespace simt::sema::detail

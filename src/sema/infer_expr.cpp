@@ -17,6 +17,7 @@ Type Inferencer::expr(const Expr& e) {
   ExprInfo result = compute(e);
   if (result.type.is_scalar() && (is_unsigned(result.type.scalar) || is_bool(result.type.scalar)))
     result.nonnegative = true;
+  finish_range(result);
   Type t = result.type;
   out_.exprs[&e] = std::move(result);
   return t;
@@ -68,10 +69,12 @@ ExprInfo Inferencer::compute(const Expr& e) {
       std::vector<Type> items;
       bool all_nonneg = true, all_const = true;
       Constant c;
+      std::optional<ValueRange> range;
       for (const auto& item : e.items) {
         items.push_back(expr(*item));
         const ExprInfo& ii = info(*item);
         all_nonneg = all_nonneg && ii.nonnegative;
+        range = item == e.items.front() ? ii.value_range : join_ranges(range, ii.value_range);
         if (ii.constant)
           c.items.push_back(*ii.constant);
         else
@@ -86,6 +89,7 @@ ExprInfo Inferencer::compute(const Expr& e) {
                                        " levels deep (is a variable assigned a tuple holding "
                                        "itself?)"));
       ExprInfo i = typed(std::move(tuple), all_nonneg);
+      i.value_range = range;
       if (all_const) {
         c.type = i.type;
         i.constant = std::move(c);
@@ -116,7 +120,9 @@ ExprInfo Inferencer::compute(const Expr& e) {
                            "the branches of a conditional expression have different "
                            "types: " +
                                body.str() + " and " + orelse.str()));
-      return typed(*joined, info(*e.items[0]).nonnegative && info(*e.items[2]).nonnegative);
+      ExprInfo i = typed(*joined, info(*e.items[0]).nonnegative && info(*e.items[2]).nonnegative);
+      i.value_range = join_ranges(info(*e.items[0]).value_range, info(*e.items[2]).value_range);
+      return i;
     }
     case ExprKind::Call:
       return call(e);
@@ -135,6 +141,7 @@ ExprInfo Inferencer::name(const Expr& e) {
   if (local != local_index_.end()) {
     ExprInfo i = typed(out_.locals[local->second].type, nonneg_[local->second]);
     i.local = local->second;
+    i.value_range = ranges_[local->second];  // finish_range() drops what the type cannot hold
     if (auto least = lower_bound(e); least && *least >= 0) i.nonnegative = true;
     if (final_ && i.type.is_unknown())
       error(e.span, "local variable '" + e.name + "' is used before it is assigned a value");

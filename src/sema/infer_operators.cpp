@@ -110,6 +110,8 @@ ExprInfo Inferencer::unary_op(Op op, const Expr& operand, Span span) {
   }
   ExprInfo i = typed(t, op == Op::Add && ai.nonnegative);
   i.operand = t;
+  if (op == Op::Add) i.value_range = ai.value_range;
+  if (op == Op::Sub) i.value_range = arith_range(Op::Sub, ValueRange{}, ai.value_range, t);
   if (ai.constant && t.is_scalar() && t.is_int_like() && op != Op::Invert) {
     int64_t v = ai.constant->int_value;
     i.constant =
@@ -164,6 +166,7 @@ ExprInfo Inferencer::binary(Op op, const Type& a, const Type& b, const ExprInfo&
     i.nonnegative =
         (op == Op::Add || op == Op::Mul || op == Op::FloorDiv || op == Op::Mod || op == Op::Div) &&
         nn;
+    i.value_range = arith_range(op, ai.value_range, bi.value_range, i.operand);
   } else if (is_bitwise(op) || is_shift(op)) {
     if (is_bitwise(op) && is_bool(a.scalar) && is_bool(b.scalar)) {
       i.operand = i.type = a;

@@ -14,7 +14,8 @@ void Inferencer::stmt(const Stmt& s) {
     case StmtKind::Assign: {
       Type value = expr(*s.value);
       bool nonneg = info(*s.value).nonnegative;
-      for (const auto& target : s.targets) assign(*target, value, nonneg);
+      for (const auto& target : s.targets)
+        assign(*target, value, nonneg, info(*s.value).value_range);
       break;
     }
     case StmtKind::AnnAssign:
@@ -23,7 +24,7 @@ void Inferencer::stmt(const Stmt& s) {
       type_expression(*s.annotation);
       if (s.value) {
         Type value = expr(*s.value);
-        assign(*s.targets[0], value, info(*s.value).nonnegative);
+        assign(*s.targets[0], value, info(*s.value).nonnegative, info(*s.value).value_range);
       } else {
         record_target_name(*s.targets[0]);
       }
@@ -88,11 +89,12 @@ void Inferencer::record_target_name(const Expr& target) {
   i.local = index;
 }
 
-void Inferencer::assign(const Expr& target, const Type& value, bool nonneg) {
+void Inferencer::assign(const Expr& target, const Type& value, bool nonneg,
+                        std::optional<ValueRange> range) {
   switch (target.kind) {
     case ExprKind::Name: {
       int index = local_index_.at(target.name);
-      bind(index, value, target.span, nonneg);
+      bind(index, value, target.span, nonneg, range);
       record_target_name(target);
       break;
     }
@@ -114,7 +116,7 @@ void Inferencer::assign(const Expr& target, const Type& value, bool nonneg) {
       }
       out_.exprs[&target].type = value;
       for (size_t i = 0; i < target.items.size(); ++i)
-        assign(*target.items[i], value.items[i], nonneg);
+        assign(*target.items[i], value.items[i], nonneg, range);
       break;
     }
     case ExprKind::Subscript: {
@@ -167,7 +169,7 @@ void Inferencer::aug_assign(const Stmt& s) {
   out_.stmts[&s] = op_info;
   if (target.kind == ExprKind::Name) {
     int index = local_index_.at(target.name);
-    bind(index, op_info.type, target.span, op_info.nonnegative);
+    bind(index, op_info.type, target.span, op_info.nonnegative, op_info.value_range);
   } else {
     Type base = info(*target.items[0]).type;
     if (base.is_tuple())
@@ -188,7 +190,8 @@ void Inferencer::for_loop(const Stmt& s) {
       error(target.span, "a range loop binds one variable");
     } else {
       Type index = Type::scalar_of(iter.scalar, iter.weak);
-      bind(local_index_.at(target.name), index, target.span, range_nonnegative(*s.value));
+      bind(local_index_.at(target.name), index, target.span, range_nonnegative(*s.value),
+           range_values(*s.value));
       record_target_name(target);
     }
   } else if (iter.is_array()) {
@@ -214,12 +217,15 @@ bool Inferencer::range_nonnegative(const Expr& call) {
   size_t n = call.items.size() - 1;
   if (n == 1) return true;
   if (!info(*call.items[1]).nonnegative) return false;
-  if (n == 3) {
-    // A step known >= 0 (gridsize(1)) keeps every value >= start.
-    if (auto step = const_int(*call.items[3])) return *step > 0;
-    return info(*call.items[3]).nonnegative;
-  }
-  return true;
+  if (n < 3) return true;
+  // A step known >= 0 (gridsize(1)) keeps every value >= start; a negative one every
+  // value > stop, so a stop >= -1 does too. With a step of either sign each value lies
+  // between start and stop + 1: both >= 0 will do.
+  const Expr& stop = *call.items[2];
+  auto stop_constant = const_int(stop);
+  bool stop_at_least_minus_one = info(stop).nonnegative || (stop_constant && *stop_constant >= -1);
+  if (auto step = const_int(*call.items[3])) return *step > 0 || stop_at_least_minus_one;
+  return info(*call.items[3]).nonnegative || stop_at_least_minus_one;
 }
 
 namespace {

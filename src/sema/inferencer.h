@@ -173,7 +173,8 @@ class Inferencer {
   // into them rather than widening them.
   void declare_annotations(const std::vector<lang::StmtPtr>& body);
 
-  void bind(int index, const Type& value, Span where, bool nonnegative);
+  void bind(int index, const Type& value, Span where, bool nonnegative,
+            std::optional<ValueRange> range = std::nullopt);
 
   // Reports in the final pass; earlier passes carry on with Unknown.
   Type error(Span span, std::string message);
@@ -207,7 +208,8 @@ class Inferencer {
   void block(const std::vector<lang::StmtPtr>& body);
   void stmt(const Stmt& s);
   void record_target_name(const Expr& target);
-  void assign(const Expr& target, const Type& value, bool nonneg);
+  void assign(const Expr& target, const Type& value, bool nonneg,
+              std::optional<ValueRange> range = std::nullopt);
   void aug_assign(const Stmt& s);
   void for_loop(const Stmt& s);
   // `raise E` / `raise E(constants...)`: E a class derived from Exception;
@@ -217,6 +219,13 @@ class Inferencer {
   // range(stop) and range(start, stop[, step >= 0]) with start >= 0 never
   // yield a negative index.
   bool range_nonnegative(const Expr& call);
+  // The values range(...)'s variable takes: between its start and its stop.
+  std::optional<ValueRange> range_values(const Expr& call);
+
+  // ---- value ranges (infer_ranges.cpp) ---------------------------------------
+  // An expression's range from its constant value or its type (narrow integers),
+  // narrowing what its typing computed.
+  void finish_range(ExprInfo& i) const;
 
   // ---- expressions (infer_expr.cpp) ----------------------------------------
   const ExprInfo& info(const Expr& e) { return out_.exprs[&e]; }
@@ -324,11 +333,18 @@ class Inferencer {
   std::vector<Span> origin_;       // where each local got its current type
   std::vector<bool> nonneg_;       // per local, from the previous pass
   std::vector<bool> next_nonneg_;  // per local, being computed in this pass
+  // Per local, the join of every value it is bound to (and 0, the C variable's first
+  // value): from the previous pass (read), and being joined in this one. Each pass
+  // computes them from the previous pass's, sound from the first (none: any value),
+  // so every pass's are sound, whichever pass is the last.
+  std::vector<std::optional<ValueRange>> ranges_;
+  std::vector<std::optional<ValueRange>> next_ranges_;
   // Inside `if 0 < i ...:` bodies that never assign i: (local, its least value), which
   // makes `i - 1` a non-negative index (no wraparound check).
   std::vector<std::pair<int, int64_t>> lower_bounds_;
   bool final_ = false;
   bool changed_ = false;
+  bool ranges_changed_ = false;  // the last pass narrowed a local's range
   int loop_depth_ = 0;
 };
 

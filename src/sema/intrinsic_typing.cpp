@@ -123,13 +123,24 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
     case Rule::MinMax: {
       Type t;
       bool all_nn = true, any_nn = false;
+      const bool is_min = fn.c_name == "fmin";
+      std::optional<ValueRange> range;
       for (size_t k = 0; k < args.size(); ++k) {
         if (!real_arg(e, k, args[k], shown)) return typed(Type::unknown());
         t = k == 0 ? args[k] : promote(t, args[k]);
         all_nn = all_nn && arg_nonneg(k);
         any_nn = any_nn || arg_nonneg(k);
+        // min: the least of the least ends and of the greatest ends; max alike.
+        const auto& r = info(*e.items[k + 1]).value_range;
+        if (k == 0 || !range || !r)
+          range = k == 0 ? r : std::nullopt;
+        else if (is_min)
+          range = ValueRange{std::min(range->lo, r->lo), std::min(range->hi, r->hi)};
+        else
+          range = ValueRange{std::max(range->lo, r->lo), std::max(range->hi, r->hi)};
       }
-      ExprInfo i = typed(t, fn.c_name == "fmin" ? all_nn : any_nn);
+      ExprInfo i = typed(t, is_min ? all_nn : any_nn);
+      i.value_range = range;
       i.operand = t;
       return i;
     }
@@ -165,7 +176,11 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
     case Rule::Pow:
       return binary(Op::Pow, args[0], args[1], info(*e.items[1]), info(*e.items[2]), e.span);
     case Rule::Len: {
-      if (args[0].is_array()) return typed(Type::scalar_of(Scalar::Int64), true);
+      if (args[0].is_array()) {
+        ExprInfo i = typed(Type::scalar_of(Scalar::Int64), true);
+        i.value_range = ValueRange{0, INT64_MAX};
+        return i;
+      }
       if (args[0].is_tuple()) {
         ExprInfo i = typed(Type::scalar_of(Scalar::Int64, true), true);
         i.constant = int_constant(static_cast<int64_t>(args[0].items.size()), i.type);
@@ -208,7 +223,10 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       if (!n || *n < 1 || *n > 3)
         return typed(error(e.items[1]->span, shown + "() takes a constant 1, 2 or 3"));
       Type index = Type::scalar_of(Scalar::Int64);
-      return typed(*n == 1 ? index : Type::uniform_tuple(index, static_cast<int>(*n)), true);
+      ExprInfo i = typed(*n == 1 ? index : Type::uniform_tuple(index, static_cast<int>(*n)), true);
+      // Block index times block size plus thread index, each below 2^31 (launch limits).
+      i.value_range = ValueRange{0, int64_t{1} << 62};
+      return i;
     }
     case Rule::ArrayAlloc:  // always has keywords: array_alloc()
     case Rule::LaneId:

@@ -24,6 +24,7 @@ using simt::lang::CompileError;
 using simt::lang::DiagnosticKind;
 using simt::sema::Scalar;
 using simt::sema::Type;
+using simt::sema::ValueRange;
 
 // The corpus globals plus dtypes bound to plain names, as
 // `from simt import float32, int8` would give.
@@ -496,6 +497,86 @@ TEST(InferExprs, GridIndexIsNonNegative) {
   Typed t = infer("def k(a):\n    i = cuda.grid(1)\n", "float32[::1]");
   const auto& assign = *t.parsed->def.body[0];
   EXPECT_TRUE(t.fn.at(*assign.value).nonnegative);
+}
+
+// A range's values lie between its start and its stop + 1 whatever the step's sign: a
+// start and a stop >= 0 (or a stop of -1) keep the loop variable >= 0, so `a[j]` needs
+// no wraparound; a stop that may be below -1 with a step that may be negative does not.
+TEST(InferExprs, RangeVariableNonNegativeFromItsBounds) {
+  const std::pair<const char*, bool> cases[] = {
+      {"i, n", true},       {"i, n, s", true},  {"i, n, -1", true}, {"i, -1, -1", true},
+      {"i, -1, s", true},   {"i, m, 2", true},  {"i, m, s", false}, {"i, m, -1", false},
+      {"i, -2, -1", false}, {"m, n, s", false}, {"i, m, g", true},  {"m - 1, -1, -1", false},
+  };
+  for (const auto& [args, nonnegative] : cases) {
+    std::string text = std::string("def k(a, n, m, s):\n    i = cuda.grid(1)\n") +
+                       "    g = cuda.gridsize(1)\n    for j in range(" + args +
+                       "):\n        a[j] = 0\n";
+    Typed t = infer(text, "float32[::1], uint32, int64, int64");
+    const auto& store = *t.parsed->def.body[2]->body[0];
+    EXPECT_EQ(t.fn.at(*store.targets[0]->items[1]).nonnegative, nonnegative) << args;
+  }
+}
+
+// Value ranges (sema/infer_ranges.cpp): what each integer can hold, so that `+ - *` that
+// cannot wrap are emitted as C's signed operators. Launch indices are below 2^62
+// (dimensions of at most 2^31 - 1 on every device); a sum that could pass int64's end
+// has none, and so has what a loop keeps adding to.
+TEST(InferExprs, ValueRanges) {
+  using R = std::optional<ValueRange>;
+  const int64_t g = int64_t{1} << 62, t31 = INT32_MAX;
+  const std::pair<const char*, R> cases[] = {
+      {"r = i + 1", ValueRange{1, g + 1}},
+      {"r = i + 9223372036854775807", std::nullopt},
+      {"r = n - 1", ValueRange{-1, INT64_MAX - 1}},
+      {"r = n + 1", std::nullopt},
+      {"r = -i", ValueRange{-g, 0}},
+      {"r = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x", ValueRange{0, t31 * t31 + t31}},
+      {"r = x + y", ValueRange{INT32_MIN, t31}},  // int32's values: the sum may wrap
+      {"r = x + np.int64(1)", ValueRange{INT32_MIN + int64_t{1}, t31 + int64_t{1}}},
+      {"r = x", ValueRange{INT32_MIN, t31}},
+      {"for d in range(-2, 3):\n        r = i + d", ValueRange{-2, g + 2}},
+      {"for d in range(-2, 3):\n        r = min(max(i + d, 0), n - 1)", ValueRange{-1, g + 2}},
+      {"for d in range(n - 1, -1, -1):\n        r = d", ValueRange{0, INT64_MAX - 1}},
+      {"for d in range(x, 7, 3):\n        r = d", ValueRange{INT32_MIN, 6}},
+      {"for d in range(5, 3):\n        r = d", std::nullopt},  // yields nothing
+      {"k = 0\n    while k < 10:\n        k += 1\n    r = k + 1", std::nullopt},
+      {"k = 3\n    if x > 0:\n        k = 7\n    r = k * 2", ValueRange{0, 14}},
+      {"k, m = cuda.grid(2)\n    r = k - m", ValueRange{-g, g}},
+      {"r = a.shape[0] * 2", std::nullopt},
+      {"r = 5 if x > 0 else i", ValueRange{0, g}},
+  };
+  for (const auto& [snippet, want] : cases) {
+    std::string text =
+        std::string("def k(a, x, y):\n    i = cuda.grid(1)\n    n = a.size\n    ") + snippet + "\n";
+    Typed t = infer(text, "float32[::1], int32, int32");
+    // The last statement assigning r, wherever it sits.
+    const simt::lang::Stmt* last = t.parsed->def.body.back().get();
+    while (!last->body.empty()) last = last->body.back().get();
+    const R& got = t.fn.at(*last->value).value_range;
+    EXPECT_EQ(got.has_value(), want.has_value()) << snippet;
+    if (got && want) {
+      EXPECT_EQ(*got, *want) << snippet << ": [" << got->lo << ", " << got->hi << "]";
+    }
+  }
+}
+
+// Whether `a op b` can wrap in its operand type, the emitter's question.
+TEST(InferExprs, ArithRangeIsNoneWhereTheOperationMayWrap) {
+  using simt::lang::Op;
+  const Type i32 = Type::scalar_of(Scalar::Int32), i64 = Type::scalar_of(Scalar::Int64),
+             u64 = Type::scalar_of(Scalar::UInt64);
+  const ValueRange int32_values{INT32_MIN, INT32_MAX}, small{-2, 2};
+  EXPECT_FALSE(simt::sema::arith_range(Op::Add, int32_values, int32_values, i32));
+  EXPECT_EQ(simt::sema::arith_range(Op::Add, int32_values, int32_values, i64),
+            (ValueRange{2 * int64_t{INT32_MIN}, 2 * int64_t{INT32_MAX}}));
+  EXPECT_EQ(simt::sema::arith_range(Op::Mul, int32_values, small, i64),
+            (ValueRange{2 * int64_t{INT32_MIN}, -2 * int64_t{INT32_MIN}}));
+  EXPECT_FALSE(simt::sema::arith_range(Op::Mul, int32_values, int32_values, i32));
+  EXPECT_FALSE(simt::sema::arith_range(Op::Sub, ValueRange{INT64_MIN, 0}, small, i64));
+  EXPECT_FALSE(simt::sema::arith_range(Op::Sub, small, ValueRange{0, 5}, u64));  // below 0
+  EXPECT_FALSE(simt::sema::arith_range(Op::Add, std::nullopt, small, i64));
+  EXPECT_FALSE(simt::sema::arith_range(Op::FloorDiv, small, small, i64));
 }
 
 TEST(InferExprs, LiteralArithmeticIsFolded) {

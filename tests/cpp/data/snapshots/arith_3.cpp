@@ -139,7 +139,7 @@ static inline void simt_body_arith(const simt_block_ctx* simt_ctx, simt_thread s
   // arith.py:11: y = b[i]
   v_y = v_b.data[v_i];
   // arith.py:12: r = x + y - x * y
-  v_r = ((int)((unsigned int)((int)((unsigned int)((int)(v_x)) + (unsigned int)((int)(v_y)))) - (unsigned int)((int)((unsigned int)((int)(v_x)) * (unsigned int)((int)(v_y))))));
+  v_r = ((int)((unsigned int)(((int)(v_x)) + ((int)(v_y))) - (unsigned int)(((int)(v_x)) * ((int)(v_y)))));
   // arith.py:13: r += x // y
   v_r = ((int)((unsigned int)v_r + (unsigned int)simt_floordiv_i32(((int)(v_x)), ((int)(v_y)))));
   // arith.py:14: r -= x % y

@@ -59,7 +59,7 @@ __kernel void simt_kernel_arith(__global short* simt_p_a_data, ulong simt_p_a_of
   // arith.py:11: y = b[i]
   v_y = v_b.data[v_i];
   // arith.py:12: r = x + y - x * y
-  v_r = ((int)((uint)((int)((uint)((int)(v_x)) + (uint)((int)(v_y)))) - (uint)((int)((uint)((int)(v_x)) * (uint)((int)(v_y))))));
+  v_r = ((int)((uint)(((int)(v_x)) + ((int)(v_y))) - (uint)(((int)(v_x)) * ((int)(v_y)))));
   // arith.py:13: r += x // y
   v_r = ((int)((uint)v_r + (uint)simt_floordiv_i32(((int)(v_x)), ((int)(v_y)))));
   // arith.py:14: r -= x % y

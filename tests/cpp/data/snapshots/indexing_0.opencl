@@ -93,7 +93,7 @@ __kernel void simt_kernel_indexing(__global float* simt_p_m_data, ulong simt_p_m
   // indexing.py:10: m[i, -1] += 1.5  # the last column, as in Python
   v_m.data[(v_i) * v_m.shape[1] + simt_wrap_index((-1L), v_m.shape[1])] = (v_m.data[(v_i) * v_m.shape[1] + simt_wrap_index((-1L), v_m.shape[1])] + 1.5f);
   // indexing.py:11: m[i, 0] -= m[-1 - i, cols - 1] * 2
-  v_m.data[(v_i) * v_m.shape[1] + 0L] = (v_m.data[(v_i) * v_m.shape[1] + 0L] - (v_m.data[(simt_wrap_index(((long)((ulong)(-1L) - (ulong)v_i)), v_m.shape[0])) * v_m.shape[1] + simt_wrap_index(((long)((ulong)v_cols - (ulong)1L)), v_m.shape[1])] * 2.0f));
+  v_m.data[(v_i) * v_m.shape[1] + 0L] = (v_m.data[(v_i) * v_m.shape[1] + 0L] - (v_m.data[(simt_wrap_index(((-1L) - v_i), v_m.shape[0])) * v_m.shape[1] + simt_wrap_index((v_cols - 1L), v_m.shape[1])] * 2.0f));
   // indexing.py:12: total = m[i, 0] +
   v_total = (v_m.data[(v_i) * v_m.shape[1] + 0L] + v_m.data[(v_i) * v_m.shape[1] + (v_cols / 2L)]);
   // indexing.py:14: bits = (mask >> 3) & 0xFF | (mask << 29)
@@ -104,9 +104,9 @@ __kernel void simt_kernel_indexing(__global float* simt_p_m_data, ulong simt_p_m
     v_idx.data[v_i] = ((long)((ulong)((long)((ulong)simt_f32_to_int_i64((float)(v_total)) + (ulong)((v_i > 0L) ? v_idx.data[simt_wrap_index((-1L), v_idx.shape[0])] : ((long)((ulong)0 - (ulong)v_idx.data[0L]))))) + (ulong)((long)((v_bits % 7u)))));
   }
   // indexing.py:17: k = cols - 1
-  v_k = ((long)((ulong)v_cols - (ulong)1L));
+  v_k = (v_cols - 1L);
   // indexing.py:18: while k >= 0 and k > cols - 4:
-  while ((v_k >= 0L) && (v_k > ((long)((ulong)v_cols - (ulong)4L)))) {
+  while ((v_k >= 0L) && (v_k > (v_cols - 4L))) {
     // indexing.py:19: acc += m[i, k] * h
     v_acc = (v_acc + (v_m.data[(v_i) * v_m.shape[1] + simt_wrap_index(v_k, v_m.shape[1])] * v_h));
     // indexing.py:20: k -= 1

@@ -176,7 +176,7 @@ static inline void simt_body_indexing(const simt_block_ctx* simt_ctx, simt_threa
   // indexing.py:10: m[i, -1] += 1.5  # the last column, as in Python
   v_m.data[v_i + v_m.shape[0] * (simt_wrap_index((-1LL), v_m.shape[1]))] = (v_m.data[v_i + v_m.shape[0] * (simt_wrap_index((-1LL), v_m.shape[1]))] + 1.5);
   // indexing.py:11: m[i, 0] -= m[-1 - i, cols - 1] * 2
-  v_m.data[v_i + v_m.shape[0] * (0LL)] = (v_m.data[v_i + v_m.shape[0] * (0LL)] - (v_m.data[simt_wrap_index(((long long)((unsigned long long)(-1LL) - (unsigned long long)v_i)), v_m.shape[0]) + v_m.shape[0] * (simt_wrap_index(((long long)((unsigned long long)v_cols - (unsigned long long)1LL)), v_m.shape[1]))] * 2.0));
+  v_m.data[v_i + v_m.shape[0] * (0LL)] = (v_m.data[v_i + v_m.shape[0] * (0LL)] - (v_m.data[simt_wrap_index(((-1LL) - v_i), v_m.shape[0]) + v_m.shape[0] * (simt_wrap_index((v_cols - 1LL), v_m.shape[1]))] * 2.0));
   // indexing.py:12: total = m[i, 0] +
   v_total = (v_m.data[v_i + v_m.shape[0] * (0LL)] + v_m.data[v_i + v_m.shape[0] * ((v_cols / 2LL))]);
   // indexing.py:14: bits = (mask >> 3) & 0xFF | (mask << 29)
@@ -187,9 +187,9 @@ static inline void simt_body_indexing(const simt_block_ctx* simt_ctx, simt_threa
     v_idx.data[v_i * v_idx.strides[0]] = ((long long)((unsigned long long)((long long)((unsigned long long)((long long)(v_total)) + (unsigned long long)((v_i > 0LL) ? v_idx.data[simt_wrap_index((-1LL), v_idx.shape[0]) * v_idx.strides[0]] : ((long long)((unsigned long long)0 - (unsigned long long)v_idx.data[0LL * v_idx.strides[0]]))))) + (unsigned long long)((long long)((v_bits % 7u)))));
   }
   // indexing.py:17: k = cols - 1
-  v_k = ((long long)((unsigned long long)v_cols - (unsigned long long)1LL));
+  v_k = (v_cols - 1LL);
   // indexing.py:18: while k >= 0 and k > cols - 4:
-  while ((v_k >= 0LL) && (v_k > ((long long)((unsigned long long)v_cols - (unsigned long long)4LL)))) {
+  while ((v_k >= 0LL) && (v_k > (v_cols - 4LL))) {
     if (__builtin_expect(__atomic_load_n(&simt_cancel, __ATOMIC_RELAXED) != simt_ctx->cancel_epoch, 0)) break;
     // indexing.py:19: acc += m[i, k] * h
     v_acc = ((float)((v_acc + (v_m.data[v_i + v_m.shape[0] * (simt_wrap_index(v_k, v_m.shape[1]))] * ((double)(v_h))))));

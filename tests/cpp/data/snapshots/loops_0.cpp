@@ -90,10 +90,6 @@ typedef struct {
   simt_i64 strides[1];
 } simt_arr_f32_1;
 
-static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
-  return i < 0 ? i + n : i;
-}
-
 extern "C" simt_i64 simt_cancel;
 static inline simt_arr_f32_1 simt_view_f32_2_1(simt_arr_f32_2 a, simt_i64 offset) {
   simt_arr_f32_1 v;
@@ -154,17 +150,17 @@ static inline void simt_body_row_sums(const simt_block_ctx* simt_ctx, simt_threa
   for (long long simt_i2 = 0, simt_stop3 = v_cols; simt_i2 < simt_stop3; ++simt_i2) {
     v_j = simt_i2;
     // loops.py:11: acc += m[row, j]
-    v_acc = (v_acc + v_m.data[v_row * v_m.strides[0] + simt_wrap_index(v_j, v_m.shape[1]) * v_m.strides[1]]);
+    v_acc = (v_acc + v_m.data[v_row * v_m.strides[0] + v_j * v_m.strides[1]]);
   }
   // loops.py:12: for j in range(cols - 1, -1, -1):
   {
-    long long simt_start4 = ((long long)((unsigned long long)v_cols - (unsigned long long)1LL)), simt_stop4 = (-1LL), simt_step4 = (-1LL);
+    long long simt_start4 = (v_cols - 1LL), simt_stop4 = (-1LL), simt_step4 = (-1LL);
     unsigned long long simt_count4 = (simt_start4 > simt_stop4 ? ((unsigned long long)simt_start4 - (unsigned long long)simt_stop4 - 1u) / (0u - (unsigned long long)simt_step4) + 1u : 0u);
     for (unsigned long long simt_k4 = 0; simt_k4 < simt_count4; ++simt_k4) {
       long long simt_i3 = (long long)((unsigned long long)simt_start4 + simt_k4 * (unsigned long long)simt_step4);
       v_j = simt_i3;
       // loops.py:13: acc -= m[row, j] * 0
-      v_acc = (v_acc - (v_m.data[v_row * v_m.strides[0] + simt_wrap_index(v_j, v_m.shape[1]) * v_m.strides[1]] * 0.0f));
+      v_acc = (v_acc - (v_m.data[v_row * v_m.strides[0] + v_j * v_m.strides[1]] * 0.0f));
     }
   }
   // loops.py:14: k = 0

@@ -24,10 +24,6 @@ typedef struct {
   simt_i64 strides[1];
 } simt_arr_f64_1;
 
-static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
-  return i < 0 ? i + n : i;
-}
-
 static inline simt_arr_f64_1 simt_view_f64_2_1(simt_arr_f64_2 a, simt_i64 offset) {
   simt_arr_f64_1 v;
   v.data = a.data + offset;
@@ -65,17 +61,17 @@ __kernel void simt_kernel_row_sums(__global double* simt_p_m_data, ulong simt_p_
   for (long simt_i2 = 0, simt_stop3 = v_cols; simt_i2 < simt_stop3; ++simt_i2) {
     v_j = simt_i2;
     // loops.py:11: acc += m[row, j]
-    v_acc = (v_acc + v_m.data[v_row + v_m.shape[0] * (simt_wrap_index(v_j, v_m.shape[1]))]);
+    v_acc = (v_acc + v_m.data[v_row + v_m.shape[0] * (v_j)]);
   }
   // loops.py:12: for j in range(cols - 1, -1, -1):
   {
-    long simt_start4 = ((long)((ulong)v_cols - (ulong)1L)), simt_stop4 = (-1L), simt_step4 = (-1L);
+    long simt_start4 = (v_cols - 1L), simt_stop4 = (-1L), simt_step4 = (-1L);
     ulong simt_count4 = (simt_start4 > simt_stop4 ? ((ulong)simt_start4 - (ulong)simt_stop4 - 1u) / (0u - (ulong)simt_step4) + 1u : 0u);
     for (ulong simt_k4 = 0; simt_k4 < simt_count4; ++simt_k4) {
       long simt_i3 = (long)((ulong)simt_start4 + simt_k4 * (ulong)simt_step4);
       v_j = simt_i3;
       // loops.py:13: acc -= m[row, j] * 0
-      v_acc = (v_acc - (v_m.data[v_row + v_m.shape[0] * (simt_wrap_index(v_j, v_m.shape[1]))] * 0.0));
+      v_acc = (v_acc - (v_m.data[v_row + v_m.shape[0] * (v_j)] * 0.0));
     }
   }
   // loops.py:14: k = 0

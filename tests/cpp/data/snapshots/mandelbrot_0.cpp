@@ -129,9 +129,9 @@ static inline void simt_body_mandelbrot(const simt_block_ctx* simt_ctx, simt_thr
   simt_c128 v_z = {0};
   long long v_n = 0;
   // mandelbrot.py:3: px = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
-  v_px = ((long long)((unsigned long long)((long long)simt_tid.x) + (unsigned long long)((long long)((unsigned long long)((long long)simt_ctx->block_idx[0]) * (unsigned long long)((long long)simt_ctx->block_dim[0])))));
+  v_px = (((long long)simt_tid.x) + (((long long)simt_ctx->block_idx[0]) * ((long long)simt_ctx->block_dim[0])));
   // mandelbrot.py:4: py = cuda.threadIdx.y + cuda.blockIdx.y * cuda.blockDim.y
-  v_py = ((long long)((unsigned long long)((long long)simt_tid.y) + (unsigned long long)((long long)((unsigned long long)((long long)simt_ctx->block_idx[1]) * (unsigned long long)((long long)simt_ctx->block_dim[1])))));
+  v_py = (((long long)simt_tid.y) + (((long long)simt_ctx->block_idx[1]) * ((long long)simt_ctx->block_dim[1])));
   // mandelbrot.py:5: height, width = image.shape
   long long simt_tmp0 = v_image.shape[0];
   long long simt_tmp1 = v_image.shape[1];

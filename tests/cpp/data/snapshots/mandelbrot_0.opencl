@@ -62,9 +62,9 @@ __kernel void simt_kernel_mandelbrot(__global uchar* simt_p_image_data, ulong si
   simt_c128 v_z = {0};
   long v_n = 0;
   // mandelbrot.py:3: px = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
-  v_px = ((long)((ulong)((long)get_local_id(0)) + (ulong)((long)((ulong)((long)get_group_id(0)) * (ulong)((long)get_local_size(0))))));
+  v_px = (((long)get_local_id(0)) + (((long)get_group_id(0)) * ((long)get_local_size(0))));
   // mandelbrot.py:4: py = cuda.threadIdx.y + cuda.blockIdx.y * cuda.blockDim.y
-  v_py = ((long)((ulong)((long)get_local_id(1)) + (ulong)((long)((ulong)((long)get_group_id(1)) * (ulong)((long)get_local_size(1))))));
+  v_py = (((long)get_local_id(1)) + (((long)get_group_id(1)) * ((long)get_local_size(1))));
   // mandelbrot.py:5: height, width = image.shape
   long simt_tmp0 = v_image.shape[0];
   long simt_tmp1 = v_image.shape[1];

@@ -71,7 +71,7 @@ __kernel void simt_kernel_records(__global simt_rec0* simt_p_a_data, ulong simt_
     // records.py:13: if i == 0:
     if (v_i == 0L) {
       // records.py:14: a[i] = a[a.size - 1]
-      *((&v_a.data[v_i])) = *((&v_a.data[simt_wrap_index(((long)((ulong)(v_a.shape[0]) - (ulong)1L)), v_a.shape[0])]));
+      *((&v_a.data[v_i])) = *((&v_a.data[simt_wrap_index(((v_a.shape[0]) - 1L), v_a.shape[0])]));
       // records.py:15: e.v = r.v
       {
         simt_arr_f64_1 simt_field1 = simt_field_f64_1_2((__global double*)((v_e)->simt_bytes + 8));

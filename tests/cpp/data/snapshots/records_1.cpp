@@ -163,7 +163,7 @@ static inline void simt_body_records(const simt_block_ctx* simt_ctx, simt_thread
     // records.py:13: if i == 0:
     if (v_i == 0LL) {
       // records.py:14: a[i] = a[a.size - 1]
-      *((&v_a.data[v_i * v_a.strides[0]])) = *((&v_a.data[simt_wrap_index(((long long)((unsigned long long)(v_a.shape[0]) - (unsigned long long)1LL)), v_a.shape[0]) * v_a.strides[0]]));
+      *((&v_a.data[v_i * v_a.strides[0]])) = *((&v_a.data[simt_wrap_index(((v_a.shape[0]) - 1LL), v_a.shape[0]) * v_a.strides[0]]));
       // records.py:15: e.v = r.v
       {
         simt_arr_f64p_1 simt_field1 = simt_field_f64p_1_2((simt_packed_f64*)((v_e)->simt_bytes + 5));

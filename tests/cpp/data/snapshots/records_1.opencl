@@ -85,7 +85,7 @@ __kernel void simt_kernel_records(__global simt_rec0* simt_p_a_data, ulong simt_
     // records.py:13: if i == 0:
     if (v_i == 0L) {
       // records.py:14: a[i] = a[a.size - 1]
-      *((&v_a.data[v_i * v_a.strides[0]])) = *((&v_a.data[simt_wrap_index(((long)((ulong)(v_a.shape[0]) - (ulong)1L)), v_a.shape[0]) * v_a.strides[0]]));
+      *((&v_a.data[v_i * v_a.strides[0]])) = *((&v_a.data[simt_wrap_index(((v_a.shape[0]) - 1L), v_a.shape[0]) * v_a.strides[0]]));
       // records.py:15: e.v = r.v
       {
         simt_arr_f64p_1 simt_field1 = simt_field_f64p_1_2((__global simt_packed_f64*)((v_e)->simt_bytes + 5));

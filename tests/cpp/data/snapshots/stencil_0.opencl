@@ -38,9 +38,9 @@ __kernel void simt_kernel_heat_step(__global float* simt_p_u_data, ulong simt_p_
   v_n = simt_tmp2;
   v_m = simt_tmp3;
   // stencil.py:6: if 0 < i < n - 1 and 0 < j < m - 1:
-  if (((0L < v_i) && (v_i < ((long)((ulong)v_n - (ulong)1L)))) && ((0L < v_j) && (v_j < ((long)((ulong)v_m - (ulong)1L))))) {
+  if (((0L < v_i) && (v_i < (v_n - 1L))) && ((0L < v_j) && (v_j < (v_m - 1L)))) {
     // stencil.py:7: lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j]
-    v_lap = ((((v_u.data[(((long)((ulong)v_i - (ulong)1L))) * v_u.shape[1] + v_j] + v_u.data[(((long)((ulong)v_i + (ulong)1L))) * v_u.shape[1] + v_j]) + v_u.data[(v_i) * v_u.shape[1] + ((long)((ulong)v_j - (ulong)1L))]) + v_u.data[(v_i) * v_u.shape[1] + ((long)((ulong)v_j + (ulong)1L))]) - (4.0f * v_u.data[(v_i) * v_u.shape[1] + v_j]));
+    v_lap = ((((v_u.data[((v_i - 1L)) * v_u.shape[1] + v_j] + v_u.data[((v_i + 1L)) * v_u.shape[1] + v_j]) + v_u.data[(v_i) * v_u.shape[1] + (v_j - 1L)]) + v_u.data[(v_i) * v_u.shape[1] + (v_j + 1L)]) - (4.0f * v_u.data[(v_i) * v_u.shape[1] + v_j]));
     // stencil.py:8: out[i, j] = u[i, j] + alpha * lap
     v_out.data[(v_i) * v_out.shape[1] + v_j] = (v_u.data[(v_i) * v_u.shape[1] + v_j] + (v_alpha * v_lap));
   } else if ((v_i < v_n) && (v_j < v_m)) {

@@ -103,7 +103,7 @@ static inline bool simt_guard_heat_step(const simt_block_ctx* simt_ctx, simt_thr
   long long simt_tmp7 = v_u.shape[1];
   v_n = simt_tmp6;
   v_m = simt_tmp7;
-  return (((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL)))));
+  return (((0LL < v_i) && (v_i < (v_n - 1LL))) && ((0LL < v_j) && (v_j < (v_m - 1LL))));
 }
 
 static inline void simt_body_heat_step(const simt_block_ctx* simt_ctx, simt_thread simt_tid, const bool simt_guard_holds, double* simt_p_u_data, long long simt_p_u_shape0, long long simt_p_u_shape1, long long simt_p_u_stride0, long long simt_p_u_stride1, double* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_stride0, long long simt_p_out_stride1, double simt_p_alpha) {
@@ -126,10 +126,10 @@ static inline void simt_body_heat_step(const simt_block_ctx* simt_ctx, simt_thre
   v_n = simt_tmp2;
   v_m = simt_tmp3;
   // stencil.py:6: if 0 < i < n - 1 and 0 < j < m - 1:
-  if (simt_guard_holds) SIMT_ASSUME((((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL))))));
-  if (simt_guard_holds || (((0LL < v_i) && (v_i < ((long long)((unsigned long long)v_n - (unsigned long long)1LL)))) && ((0LL < v_j) && (v_j < ((long long)((unsigned long long)v_m - (unsigned long long)1LL)))))) {
+  if (simt_guard_holds) SIMT_ASSUME((((0LL < v_i) && (v_i < (v_n - 1LL))) && ((0LL < v_j) && (v_j < (v_m - 1LL)))));
+  if (simt_guard_holds || (((0LL < v_i) && (v_i < (v_n - 1LL))) && ((0LL < v_j) && (v_j < (v_m - 1LL))))) {
     // stencil.py:7: lap = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j]
-    v_lap = ((((v_u.data[((long long)((unsigned long long)v_i - (unsigned long long)1LL)) * v_u.strides[0] + v_j * v_u.strides[1]] + v_u.data[((long long)((unsigned long long)v_i + (unsigned long long)1LL)) * v_u.strides[0] + v_j * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + ((long long)((unsigned long long)v_j - (unsigned long long)1LL)) * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + ((long long)((unsigned long long)v_j + (unsigned long long)1LL)) * v_u.strides[1]]) - (4.0 * v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]]));
+    v_lap = ((((v_u.data[(v_i - 1LL) * v_u.strides[0] + v_j * v_u.strides[1]] + v_u.data[(v_i + 1LL) * v_u.strides[0] + v_j * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + (v_j - 1LL) * v_u.strides[1]]) + v_u.data[v_i * v_u.strides[0] + (v_j + 1LL) * v_u.strides[1]]) - (4.0 * v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]]));
     // stencil.py:8: out[i, j] = u[i, j] + alpha * lap
     v_out.data[v_i * v_out.strides[0] + v_j * v_out.strides[1]] = (v_u.data[v_i * v_u.strides[0] + v_j * v_u.strides[1]] + (v_alpha * v_lap));
   } else if ((v_i < v_n) && (v_j < v_m)) {

@@ -170,7 +170,7 @@ static inline void simt_body_tuples(const simt_block_ctx* simt_ctx, simt_thread 
     // tuples.py:9: k = 1
     v_k = 1LL;
     // tuples.py:10: out[x, y, z] = t[0] * a + t[1] * b + shape[k] + out.ndim + (z if a > b else -z)
-    v_out.data[((v_x) * v_out.shape[1] + v_y) * v_out.shape[2] + v_z] = ((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)simt_t0_v_t * (unsigned long long)v_a)) + (unsigned long long)((long long)((unsigned long long)simt_t1_v_t * (unsigned long long)v_b)))) + (unsigned long long)(simt_wrap_index(v_k, 3) == 0 ? simt_t0_v_shape : (simt_wrap_index(v_k, 3) == 1 ? simt_t1_v_shape : simt_t2_v_shape)))) + (unsigned long long)3LL)) + (unsigned long long)((v_a > v_b) ? v_z : ((long long)((unsigned long long)0 - (unsigned long long)v_z)))));
+    v_out.data[((v_x) * v_out.shape[1] + v_y) * v_out.shape[2] + v_z] = ((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)simt_t0_v_t * (unsigned long long)v_a)) + (unsigned long long)((long long)((unsigned long long)simt_t1_v_t * (unsigned long long)v_b)))) + (unsigned long long)(simt_wrap_index(v_k, 3) == 0 ? simt_t0_v_shape : (simt_wrap_index(v_k, 3) == 1 ? simt_t1_v_shape : simt_t2_v_shape)))) + (unsigned long long)3LL)) + (unsigned long long)((v_a > v_b) ? v_z : (-v_z))));
   }
 }
 

@@ -71,6 +71,6 @@ __kernel void simt_kernel_tuples(__global long* simt_p_out_data, ulong simt_p_ou
     // tuples.py:9: k = 1
     v_k = 1L;
     // tuples.py:10: out[x, y, z] = t[0] * a + t[1] * b + shape[k] + out.ndim + (z if a > b else -z)
-    v_out.data[((v_x) * v_out.shape[1] + v_y) * v_out.shape[2] + v_z] = ((long)((ulong)((long)((ulong)((long)((ulong)((long)((ulong)((long)((ulong)simt_t0_v_t * (ulong)v_a)) + (ulong)((long)((ulong)simt_t1_v_t * (ulong)v_b)))) + (ulong)(simt_wrap_index(v_k, 3) == 0 ? simt_t0_v_shape : (simt_wrap_index(v_k, 3) == 1 ? simt_t1_v_shape : simt_t2_v_shape)))) + (ulong)3L)) + (ulong)((v_a > v_b) ? v_z : ((long)((ulong)0 - (ulong)v_z)))));
+    v_out.data[((v_x) * v_out.shape[1] + v_y) * v_out.shape[2] + v_z] = ((long)((ulong)((long)((ulong)((long)((ulong)((long)((ulong)((long)((ulong)simt_t0_v_t * (ulong)v_a)) + (ulong)((long)((ulong)simt_t1_v_t * (ulong)v_b)))) + (ulong)(simt_wrap_index(v_k, 3) == 0 ? simt_t0_v_shape : (simt_wrap_index(v_k, 3) == 1 ? simt_t1_v_shape : simt_t2_v_shape)))) + (ulong)3L)) + (ulong)((v_a > v_b) ? v_z : (-v_z))));
   }
 }
