@@ -138,7 +138,7 @@ def _prepared(x, sizes, axes, dtype):
     # cuFFT reads its input as complex numbers, aligned to a complex's size (R2C of
     # float32 data too: 8 bytes); a view at another offset (x[1:]) is copied.
     alignment = dtype.itemsize * (2 if dtype.kind == "f" else 1)
-    if shape == x.shape and x.dtype == dtype and _c_contiguous(x) and \
+    if shape == x.shape and x.dtype == dtype and x._contiguous() and \
             x._impl.data_ptr % alignment == 0:
         return x, False
     out = empty(shape, dtype, x.device)
@@ -156,12 +156,3 @@ def _scaled(x, scale):
         FUNCTIONS["multiply"](x, _real(x.dtype).type(scale) if x.dtype.kind == "c"
                               else x.dtype.type(scale), out=x)
     return x
-
-
-def _c_contiguous(x):
-    expected = x.itemsize
-    for extent, stride in zip(reversed(x.shape), reversed(x.strides)):
-        if extent != 1 and stride != expected:
-            return False
-        expected *= extent
-    return True

@@ -203,7 +203,7 @@ def _along_axis(x, n, axis, dtype, forward, scale):
     rows_view = moveaxis(x, axis, -1)
     batch = rows_view.shape[:-1]
     rows = int(np.prod(batch, dtype=np.int64))
-    if rows_view.shape[-1] == n and rows_view.dtype == dtype and _c_contiguous(rows_view):
+    if rows_view.shape[-1] == n and rows_view.dtype == dtype and rows_view._contiguous():
         source = rows_view  # only read: the passes write buffers of their own
     else:
         source = empty(batch + (n,), dtype, x.device)
@@ -216,14 +216,6 @@ def _along_axis(x, n, axis, dtype, forward, scale):
         return out
     return contiguous_copy(moveaxis(out, -1, axis))
 
-
-def _c_contiguous(x):
-    expected = x.itemsize
-    for extent, stride in zip(reversed(x.shape), reversed(x.strides)):
-        if extent != 1 and stride != expected:
-            return False
-        expected *= extent
-    return True
 
 
 def _hermitian(x, n, axis, dtype):

@@ -64,4 +64,24 @@ class SharedLibrary {
   std::string path_;
 };
 
+// Library::load(&why_not)'s result (a std::unique_ptr<Library>), loaded on the
+// first call and kept for the process: deliberately leaked, so nothing runs in
+// a vendor library after its driver shuts down; the magic static makes the
+// first load thread-safe and later calls lock-free. Null, with the reason in
+// *why_not, when the load failed.
+template <class Library>
+const Library* load_once(std::string* why_not) {
+  struct Loaded {
+    const Library* library = nullptr;
+    std::string reason;
+  };
+  static const Loaded loaded = [] {
+    Loaded result;
+    result.library = Library::load(&result.reason).release();
+    return result;
+  }();
+  if (loaded.library == nullptr && why_not != nullptr) *why_not = loaded.reason;
+  return loaded.library;
+}
+
 }  // namespace simt::runtime

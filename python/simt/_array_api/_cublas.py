@@ -36,7 +36,7 @@ CUDA_TYPES = {
 def product(a3, b3, out3):
     """out3[i] = a3[i] @ b3[i] through cuBLAS when it can (a cuda device, cuBLAS found and
     not switched off, a floating or complex result); False when simt's kernel should."""
-    if out3.dtype not in CUDA_TYPES or not _c_contiguous(out3):
+    if out3.dtype not in CUDA_TYPES or not out3._contiguous():
         return False  # no handle made (nor its failure raised) for what cuBLAS cannot do
     handle = _cuda_libraries.cublas_handle(out3.device)
     if handle is None:
@@ -93,12 +93,3 @@ def _operand(x):
                 return x, True, (sc if c > 1 else max(1, r)), sb
     copy = contiguous_copy(x)
     return copy, False, max(1, c), (r * c if count > 1 else 0)
-
-
-def _c_contiguous(x):
-    expected = x.itemsize
-    for extent, stride in zip(reversed(x.shape), reversed(x.strides)):
-        if extent != 1 and stride != expected:
-            return False
-        expected *= extent
-    return True

@@ -73,21 +73,7 @@ std::unique_ptr<Cublas> Cublas::load(std::string* why_not) {
   return std::unique_ptr<Cublas>(new Cublas(std::move(*library), fn));
 }
 
-const Cublas* Cublas::get(std::string* why_not) {
-  struct Loaded {
-    const Cublas* cublas = nullptr;
-    std::string reason;
-  };
-  // Deliberately leaked (see header); the magic static makes the first load
-  // thread-safe and later calls lock-free.
-  static const Loaded loaded = [] {
-    Loaded result;
-    result.cublas = load(&result.reason).release();
-    return result;
-  }();
-  if (loaded.cublas == nullptr && why_not != nullptr) *why_not = loaded.reason;
-  return loaded.cublas;
-}
+const Cublas* Cublas::get(std::string* why_not) { return runtime::load_once<Cublas>(why_not); }
 
 std::string Cublas::describe(cublasStatus_t status) const {
   const char* name = fn_.cublasGetStatusName(status);

@@ -230,21 +230,7 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
   return driver;
 }
 
-const Driver* Driver::get(std::string* why_not) {
-  struct Loaded {
-    const Driver* driver = nullptr;
-    std::string reason;
-  };
-  // Deliberately leaked (see header); the magic static makes the first load
-  // thread-safe and later calls lock-free.
-  static const Loaded loaded = [] {
-    Loaded result;
-    result.driver = load(&result.reason).release();
-    return result;
-  }();
-  if (loaded.driver == nullptr && why_not != nullptr) *why_not = loaded.reason;
-  return loaded.driver;
-}
+const Driver* Driver::get(std::string* why_not) { return runtime::load_once<Driver>(why_not); }
 
 std::string Driver::error_name(CUresult code) const {
   const char* name = nullptr;

@@ -83,21 +83,7 @@ std::unique_ptr<Cufft> Cufft::load(std::string* why_not) {
   return std::unique_ptr<Cufft>(new Cufft(std::move(*library), fn));
 }
 
-const Cufft* Cufft::get(std::string* why_not) {
-  struct Loaded {
-    const Cufft* cufft = nullptr;
-    std::string reason;
-  };
-  // Deliberately leaked (see header); the magic static makes the first load
-  // thread-safe and later calls lock-free.
-  static const Loaded loaded = [] {
-    Loaded result;
-    result.cufft = load(&result.reason).release();
-    return result;
-  }();
-  if (loaded.cufft == nullptr && why_not != nullptr) *why_not = loaded.reason;
-  return loaded.cufft;
-}
+const Cufft* Cufft::get(std::string* why_not) { return runtime::load_once<Cufft>(why_not); }
 
 CufftPlan::CufftPlan(const Cufft& cufft, std::shared_ptr<const PrimaryContext> context,
                      cufftType type, std::vector<int64_t> n, int64_t batch)

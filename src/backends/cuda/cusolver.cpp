@@ -154,19 +154,7 @@ std::unique_ptr<Cusolver> Cusolver::load(std::string* why_not) {
 }
 
 const Cusolver* Cusolver::get(std::string* why_not) {
-  struct Loaded {
-    const Cusolver* cusolver = nullptr;
-    std::string reason;
-  };
-  // Deliberately leaked (see header); the magic static makes the first load
-  // thread-safe and later calls lock-free.
-  static const Loaded loaded = [] {
-    Loaded result;
-    result.cusolver = load(&result.reason).release();
-    return result;
-  }();
-  if (loaded.cusolver == nullptr && why_not != nullptr) *why_not = loaded.reason;
-  return loaded.cusolver;
+  return runtime::load_once<Cusolver>(why_not);
 }
 
 CusolverHandle::CusolverHandle(const Cusolver& cusolver,

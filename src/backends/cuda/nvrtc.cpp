@@ -145,21 +145,7 @@ std::unique_ptr<Nvrtc> Nvrtc::load(std::string* why_not) {
   return std::unique_ptr<Nvrtc>(new Nvrtc(std::move(*library), fn));
 }
 
-const Nvrtc* Nvrtc::get(std::string* why_not) {
-  struct Loaded {
-    const Nvrtc* nvrtc = nullptr;
-    std::string reason;
-  };
-  // Deliberately leaked (see header); the magic static makes the first load
-  // thread-safe and later calls lock-free.
-  static const Loaded loaded = [] {
-    Loaded result;
-    result.nvrtc = load(&result.reason).release();
-    return result;
-  }();
-  if (loaded.nvrtc == nullptr && why_not != nullptr) *why_not = loaded.reason;
-  return loaded.nvrtc;
-}
+const Nvrtc* Nvrtc::get(std::string* why_not) { return runtime::load_once<Nvrtc>(why_not); }
 
 std::vector<int> Nvrtc::supported_archs() const {
   if (fn_.nvrtcGetNumSupportedArchs == nullptr || fn_.nvrtcGetSupportedArchs == nullptr) {
