@@ -510,8 +510,9 @@ def test_bessel_of_order_n(current, rng, name):
         (got,) = run(getattr(libdevice, name + suffix), [n, x], [dtype])
         want = ref(n, x.astype(D))
         # The recurrences' roundings add up: in float about sqrt(n) ulps (13 at n = 39,
-        # 23 at n = 100 measured); in double they stay within 8.
-        bessel_close(got, want, x, dtype, 8 + 3 * np.sqrt(n) if dtype == F else 8)
+        # 23 at n = 100 measured); in double less (yn: 8.6 at n near 30, 9.4 at n = 100,
+        # the worst of 40 seeds).
+        bessel_close(got, want, x, dtype, 8 + (3 if dtype == F else 1) * np.sqrt(n))
         # Negative orders are NaN, as CUDA documents (glibc reflects them instead).
         (got,) = run(getattr(libdevice, name + suffix), [-n[:8] - 1, np.abs(x[:8])], [dtype])
         assert np.all(np.isnan(got))
