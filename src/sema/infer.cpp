@@ -53,9 +53,8 @@ void Inferencer::run_pass() {
   value_return_ = Span{};
   bare_return_ = Span{};
   next_nonneg_ = nonneg_;
-  // Every C variable starts at 0 (local_declarations()); a parameter at its argument.
-  // (A per-thread array of the CPU's regions is not cleared: only a read on a path that
-  // assigned the variable nowhere, which Python refuses, could see what it held.)
+  // Every C variable starts at 0 (local_declarations(); the CPU regions' per-thread
+  // arrays are calloc'd); a parameter at its argument.
   next_ranges_.assign(out_.locals.size(), ValueRange{});
   for (size_t i = 0; i < fn_.def.params.size(); ++i) {
     int index = local_index_.at(fn_.def.params[i].name);
@@ -72,6 +71,13 @@ void Inferencer::run_pass() {
   }
   ranges_changed_ = next_ranges_ != ranges_;
   ranges_ = next_ranges_;
+  if (changed_) {
+    // A read of a local took its range from the type the local had then (a uint8
+    // read's [0, 255]); a local whose type widened since would pass that on, link by
+    // link along copies. Ranges start afresh (unknown, which is sound) once types settle.
+    ranges_.assign(out_.locals.size(), std::nullopt);
+    ranges_changed_ = true;
+  }
 }
 
 void Inferencer::declare_locals(const std::vector<Type>& arg_types) {

@@ -128,6 +128,9 @@ std::optional<ValueRange> arith_range(lang::Op op, const std::optional<ValueRang
                                       const std::optional<ValueRange>& b, const Type& operand);
 std::optional<ValueRange> join_ranges(const std::optional<ValueRange>& a,
                                       const std::optional<ValueRange>& b);
+// Whether every value of `r` (known) is a value of the integer type `t`: converting
+// to `t` keeps it.
+bool range_within(const std::optional<ValueRange>& r, const Type& t);
 
 struct ExprInfo {
   Type type;

@@ -120,8 +120,17 @@ ExprInfo Inferencer::compute(const Expr& e) {
                            "the branches of a conditional expression have different "
                            "types: " +
                                body.str() + " and " + orelse.str()));
-      ExprInfo i = typed(*joined, info(*e.items[0]).nonnegative && info(*e.items[2]).nonnegative);
-      i.value_range = join_ranges(info(*e.items[0]).value_range, info(*e.items[2]).value_range);
+      // Each branch is converted to the joined type: one whose values it does not hold
+      // may wrap (min/max's rule).
+      const ExprInfo& bi = info(*e.items[0]);
+      const ExprInfo& oi = info(*e.items[2]);
+      auto exact = [&](const Type& t, const ExprInfo& branch) {
+        return !joined->is_scalar() || !joined->is_int_like() || !t.is_scalar() ||
+               concrete(t) == concrete(*joined) || range_within(branch.value_range, *joined);
+      };
+      const bool converted_exactly = exact(body, bi) && exact(orelse, oi);
+      ExprInfo i = typed(*joined, converted_exactly && bi.nonnegative && oi.nonnegative);
+      if (converted_exactly) i.value_range = join_ranges(bi.value_range, oi.value_range);
       return i;
     }
     case ExprKind::Call:

@@ -53,10 +53,17 @@ std::optional<ValueRange> join_ranges(const std::optional<ValueRange>& a,
   return ValueRange{std::min(a->lo, b->lo), std::max(a->hi, b->hi)};
 }
 
+bool range_within(const std::optional<ValueRange>& r, const Type& t) {
+  return r && t.is_scalar() && t.is_int_like() && within(r->lo, r->hi, t);
+}
+
 std::optional<ValueRange> arith_range(lang::Op op, const std::optional<ValueRange>& a,
                                       const std::optional<ValueRange>& b, const Type& operand) {
   if (!a || !b || !operand.is_scalar() || !operand.is_int_like() || is_bool(operand.scalar))
     return std::nullopt;
+  // The operands are converted to `operand` first: a value outside it (a Python int
+  // beside an int32) wraps there, and its range says nothing of what is added.
+  if (!range_within(a, operand) || !range_within(b, operand)) return std::nullopt;
   Wide lo, hi;
   switch (op) {
     case lang::Op::Add:

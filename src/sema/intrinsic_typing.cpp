@@ -139,7 +139,16 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
         else
           range = ValueRange{std::max(range->lo, r->lo), std::max(range->hi, r->hi)};
       }
-      ExprInfo i = typed(t, is_min ? all_nn : any_nn);
+      // The arguments are converted to t first: one whose values t does not hold (a
+      // Python int beside an int32) may wrap, and then neither its range nor its sign
+      // says anything of the result.
+      bool converted_exactly = true;
+      for (size_t k = 0; t.is_int_like() && k < args.size(); ++k)
+        converted_exactly =
+            converted_exactly && (concrete(args[k]) == concrete(t) ||
+                                  range_within(info(*e.items[k + 1]).value_range, t));
+      if (!converted_exactly) range.reset();
+      ExprInfo i = typed(t, converted_exactly && (is_min ? all_nn : any_nn));
       i.value_range = range;
       i.operand = t;
       return i;

@@ -72,3 +72,70 @@ def test_reverse_loops_index_as_python(device, stop):
         out = simt.zeros(n, dtype=np.int64)
         k_reverse[1, 32](out, stop)
         np.testing.assert_array_equal(out.get(), want)
+
+
+# Ranges read while a local's type was still narrower (a uint8 before a loop widens it to
+# int64) must not survive the widening, along a chain of copies; and an operand converted
+# to a narrower type (a Python int beside an int32) wraps there, so its range says nothing.
+
+@cuda.jit
+def k_widened_chain(out, a8, b, n):
+    x = a8[0]
+    for t in range(n):
+        y1 = x
+        y1 -= 0
+        y2 = y1
+        y2 -= 0
+        y3 = y2
+        y3 -= 0
+        y4 = y3
+        y4 -= 0
+        y5 = y4
+        y5 -= 0
+        x = b
+    out[0] = y5 // 2
+    out[1] = y5 % 4
+    out[2] = out[y5]  # a negative index wraps around, as Python's
+
+
+@cuda.jit
+def k_widened_chain_wraps(out, a8, b, n):
+    x = a8[0]
+    for t in range(n):
+        y1 = x - 0
+        y2 = y1 - 0
+        y3 = y2 - 0
+        y4 = y3 - 0
+        y5 = y4 - 0
+        y6 = y5 - 0
+        y7 = y6 - 0
+        y8 = y7 - 0
+        x = b
+    out[0] = y8 + 1 > y8  # False: y8 + 1 wraps for y8 = INT64_MAX
+    out[1] = y8 * 2 // 2
+
+
+@cuda.jit
+def k_converted_operand(out, a32):
+    big = 2147483653  # a Python int: converted to int32 beside one (NumPy's weak rule)
+    x = min(max(a32[0], 0), 10)
+    m = min(x, big)
+    out[0] = m
+    out[1] = m // 2
+    out[2] = m % 7
+    c = x if a32[0] > 100 else big
+    out[3] = c // 2
+
+
+def test_ranges_follow_types_and_conversions(device):
+    out = simt.to_device(np.arange(6, dtype=np.int64), device=device)
+    k_widened_chain[1, 1](out, simt.to_device(np.array([7], np.uint8), device=device), -3, 2)
+    np.testing.assert_array_equal(out.get()[:3], [-3 // 2, -3 % 4, 3])
+    out = simt.full(2, -7, dtype=np.int64, device=device)
+    k_widened_chain_wraps[1, 1](out, simt.to_device(np.array([7], np.int8), device=device),
+                                I64_MAX, 2)
+    np.testing.assert_array_equal(out.get(), [0, -1])
+    out = simt.full(4, -7, dtype=np.int64, device=device)
+    k_converted_operand[1, 1](out, simt.to_device(np.array([4], np.int32), device=device))
+    m = int(np.array(2147483653).astype(np.int32))  # -2147483643
+    np.testing.assert_array_equal(out.get(), [m, m // 2, m % 7, m // 2])
