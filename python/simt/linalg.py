@@ -27,6 +27,7 @@ import numpy as np
 from . import _cuda_libraries
 from ._array import Array, empty
 from ._array_api import _cusolver, _linalg_ext
+from ._array_api._creation import asarray
 from ._array_api._linalg import matmul, outer, tensordot, vecdot
 from ._array_api._linalg_ext import cross, diagonal, trace, vector_norm
 from ._array_api._manipulation import matrix_transpose
@@ -233,10 +234,14 @@ def slogdet(x, /):
 
 
 def _rtol(rtol, x, where):
-    """rtol for the cuSOLVER path: None, a number, or a simt array on x's device."""
+    """rtol for the cuSOLVER path: None, a number, or a simt array on x's device (a NumPy
+    array or a list, as the cpu path takes them, is copied there)."""
     if isinstance(rtol, Array):
         _same_device(x, rtol, where)
-    return rtol
+        return rtol
+    if rtol is None or np.ndim(rtol) == 0:
+        return rtol if rtol is None else float(np.asarray(rtol).real)
+    return asarray(np.asarray(rtol), device=x.device)
 
 
 def pinv(x, /, *, rtol=None, hermitian=False):

@@ -210,6 +210,8 @@ class FakeCusolver:
             mask = np.triu(np.ones((n, n), bool))
             U = np.conj(L.T)
             A[mask] = U[mask].astype(dtype) if dtype.kind == "c" else U.real[mask]
+        if dtype.kind == "f" or dtype.kind == "c":
+            A[~mask] = np.nan  # the other triangle is not the caller's to read
         self._info(info, 0)
 
     # -- LU -------------------------------------------------------------------------------
@@ -769,3 +771,15 @@ def test_empty_inputs_never_reach_cusolver(emulated_cusolver, cpu):
     simt.linalg.solve(simt.asarray(np.eye(2), device=cpu),
                       simt.asarray(np.zeros((2, 0)), device=cpu))
     assert emulated_cusolver.calls == []
+
+
+def test_pinv_and_rank_take_numpy_tolerances(emulated_cusolver, cpu, rng):
+    # rtol as NumPy arrays or lists, as the cpu path takes them, on the cuSOLVER path.
+    a = rng.standard_normal((3, 5, 4))
+    a[1, :, 3] = a[1, :, 0]  # rank 3
+    x = simt.asarray(a, device=cpu)
+    rtol = np.array([1e-12, 1e-3, 0.5])
+    np.testing.assert_allclose(simt.linalg.pinv(x, rtol=rtol).get(),
+                               np.linalg.pinv(a, rtol=rtol), atol=1e-10)
+    np.testing.assert_array_equal(simt.linalg.matrix_rank(x, rtol=list(rtol)).get(),
+                                  np.linalg.matrix_rank(a, rtol=list(rtol)))
