@@ -667,6 +667,9 @@ SOLVER_SUITE = [
     for d in (np.float32, np.float64, np.complex64, np.complex128)
     for shape in ((4, 4), (3, 5, 5), (1, 1))
 ] + [("test_triangles_read_as_numpy", dict(dtype=d)) for d in (np.float64, np.complex64)] + [
+    ("test_inv_det_solve_of_general_matrices", dict(dtype=d))
+    for d in (np.float32, np.float64, np.complex64, np.complex128)
+] + [
     ("test_qr_svd_pinv_rank", dict(shape=shape, dtype=d))
     for shape in ((5, 3), (3, 5), (2, 4, 4), (2, 6, 2), (2, 1, 3, 7), (1, 1))
     for d in (np.float64, np.float32, np.complex128)

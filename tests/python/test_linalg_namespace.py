@@ -219,6 +219,24 @@ def test_cholesky_eigh_inv_det(device, rng, dtype, shape):
     _orthonormal_columns(vh, dtype, "eigenvectors")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_inv_det_solve_of_general_matrices(device, rng, dtype):
+    # Not Hermitian: a transpose taken for a conjugate transpose (or the reverse) in the
+    # row-major to column-major mapping shows here, where it cannot for Hermitian input.
+    _solving(device)
+    n = 6
+    a = (random_numbers(rng, (3, n, n), dtype) + n * np.eye(n)).astype(dtype)
+    b = random_numbers(rng, (3, n, 2), dtype)
+    x = _on(device, a)
+    _check(simt.linalg.inv(x), np.linalg.inv(a), "inv")
+    _check(simt.linalg.det(x), np.linalg.det(a), "det")
+    sign, logabsdet = simt.linalg.slogdet(x)
+    want = np.linalg.slogdet(a)
+    _check(sign, want.sign, "slogdet sign")
+    _check(logabsdet, want.logabsdet, "slogdet logabsdet")
+    _check(simt.linalg.solve(x, _on(device, b)), np.linalg.solve(a, b), "solve")
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.complex64])
 def test_triangles_read_as_numpy(device, rng, dtype):
     # cholesky reads the lower triangle (the upper with upper=True), eigh the UPLO one:
