@@ -31,7 +31,7 @@ cmake -S . -B "$BUILD" -G Ninja \
 cmake --build "$BUILD" --parallel "$JOBS"
 
 echo "==> sanitizers: C++ tests"
-# LeakSanitizer reports what the drivers loaded with dlopen (PoCL, NVRTC) leak at
+# LeakSanitizer reports what the drivers and the CUDA libraries loaded with dlopen leak at
 # exit; scripts/lsan.supp names those libraries only.
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
