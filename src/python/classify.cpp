@@ -175,6 +175,18 @@ std::vector<std::string> named_tuple_fields(PyObject* o, Py_ssize_t n) {
   return fields;
 }
 
+// CuPy, PyTorch and Numba arrays on the GPU, used in place (no copy); false for any
+// other object. Its own function: the reader's extents are not built for the
+// numbers and simt arrays every launch passes.
+bool classify_foreign_array(PyObject* o, const std::string& name, Classification& s) {
+  ForeignArray foreign;
+  if (!read_foreign_array(o, name, foreign)) return false;
+  append_array_leaf(s, foreign.data, foreign.ndim, foreign.shape.data(),
+                    foreign.byte_strides.data(), foreign.itemsize(), foreign.scalar,
+                    foreign.readonly, name);
+  return true;
+}
+
 void classify_value(const nb::handle& obj, const std::string& name, Classification& s,
                     const runtime::Device* device, int depth) {
   PyObject* o = obj.ptr();
@@ -184,7 +196,6 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
     return;
   }
   Leaf leaf;
-  ForeignArray foreign;
   if (read_python_number(o, name, &leaf)) {
     // a bool, int, float or complex
   } else if (PyTuple_Check(o)) {
@@ -205,11 +216,7 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
     }
     s.key += abi::kTupleEnd;
     return;
-  } else if ((!device || !device->host_accessible()) && read_foreign_array(o, name, foreign)) {
-    // CuPy, PyTorch and Numba arrays on the GPU: used in place, no copy.
-    append_array_leaf(s, foreign.data, foreign.ndim, foreign.shape.data(),
-                      foreign.byte_strides.data(), foreign.itemsize(), foreign.scalar,
-                      foreign.readonly, name);
+  } else if ((!device || !device->host_accessible()) && classify_foreign_array(o, name, s)) {
     return;
   } else if (PyObject_CheckBuffer(o)) {
     // NumPy arrays and NumPy scalars.
