@@ -243,8 +243,8 @@ class _SnippetKernel:
         return dialect, in_types, out_types, is_array, types
 
     def _input_params(self, dialect, in_types, is_array, nd):
-        """The C parameters of the inputs, the statements loading each element's value
-        (raw inputs: a pointer), and the inputs indexed per element."""
+        """The C parameters of the inputs, the statement loading each input's value (one
+        per input, in order; raw inputs: a pointer), and the inputs indexed per element."""
         g = _dialect(dialect)["global_ptr"]
         params, loads, indexed = [], [], []
         for p, t in zip(self.in_params, in_types):
@@ -781,10 +781,9 @@ class ReductionKernel(_SnippetKernel):
             vector_loads += (f"      const _vec_{p.name} _w_{p.name} = *(const {g}_vec_{p.name}*)"
                              f"(_p_{p.name} + _o_{p.name} + _v * {width});\n")
             lane_loads += f"        const {c} {p.name} = _w_{p.name}.v[_l];\n"
-        # Scalars and raw inputs: as the scalar loop has them.
-        names = {p.name for p in indexed}
-        lane_loads += "".join("    " + line for line in loads
-                              if not any(f" {n} = _p_{n}[" in line for n in names))
+        # Scalars and raw inputs: as the scalar loop has them (one load per input, in order).
+        lane_loads += "".join("    " + line for p, line in zip(self.in_params, loads)
+                              if p not in indexed)
         lane_index = (f"        const {idx} i = _v * {width} + _l;\n"
                       if re.search(r"\bi\b", self.map_expr) else "")
         loop = (f"  if ({' && '.join(checks)}) {{\n"
