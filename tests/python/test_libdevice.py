@@ -586,7 +586,9 @@ def test_directed_fma(current, rng):
             want = np.array([fma_reference(u, v, w, dtype, mode) for u, v, w in
                              zip(a.astype(D), b.astype(D), c.astype(D))], dtype)
             np.testing.assert_array_equal(got, want, err_msg=f"fma{suffix}_r{mode}")
-            np.testing.assert_array_equal(np.signbit(got), np.signbit(want),
+            # A NaN's sign bit is the hardware's (x86 sets it, CUDA does not): not compared.
+            number = ~np.isnan(want)
+            np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(want[number]),
                                           err_msg=f"fma{suffix}_r{mode} zero signs")
 
 

@@ -341,7 +341,10 @@ def test_views_and_integers(device, rng):
     i = random_numbers(rng, (3, 3), np.int32, bound=9) + 30 * np.eye(3, dtype=np.int32)
     _check(simt.linalg.inv(_on(device, i)), np.linalg.inv(i), "int32 (float64)")
     _check(simt.linalg.det(_on(device, i)), np.linalg.det(i), "int32 det")
-    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 5.0]])
+    # Singular with an exact zero pivot in any elimination order (its multipliers are
+    # powers of 2, in A and in A^T): LU of [[1, 2, 3], [2, 4, 6], [0, 1, 5]]^T leaves
+    # 2 - 6 * (1/3), 1e-16 with a fused multiply-add (cuSOLVER), 0 without (LAPACK).
+    singular = np.array([[1.0, 2.0, 4.0], [2.0, 4.0, 8.0], [1.0, 1.0, 1.0]])
     _check(simt.linalg.det(_on(device, singular)), np.linalg.det(singular), "singular det")
     sign, logabsdet = simt.linalg.slogdet(_on(device, singular))
     assert sign.get() == 0 and logabsdet.get() == -np.inf
