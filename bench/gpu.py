@@ -27,8 +27,17 @@ import mandelbrot as mandel  # noqa: E402
 import saxpy as sx  # noqa: E402
 
 
-def host_cost(fn, rounds=15, inner=5000):
-    return host_us(fn, rounds, inner)
+def host_cost(fn, rounds=101, inner=256):
+    """Host µs per warm call: rounds of `inner` calls, each round below the driver's queue
+    depth (about 1000 pending launches) and synchronized after, so that it times the host's
+    work, not the GPU's rate of empty kernels (raw_launch's long rounds show that rate)."""
+    return host_us(fn, rounds, inner, sync=_synchronize)
+
+
+def _synchronize():
+    import cupy as cp
+
+    cp.cuda.Device().synchronize()
 
 
 @simt.kernel
@@ -109,10 +118,12 @@ def main():
     # ---- launch overhead --------------------------------------------------------
     rows = []
     if raw_launch:
-        out = subprocess.run([raw_launch, cubin], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            key, value = line.split()
-            rows.append((key.replace("_", " "), float(value)))
+        for inner, label in ((256, ""), (20000, ", queue full (GPU rate)")):
+            out = subprocess.run([raw_launch, cubin, str(inner)], capture_output=True,
+                                 text=True).stdout
+            for line in out.splitlines():
+                key, value = line.split()
+                rows.append((key.replace("_", " ") + label, float(value)))
     x = simt.zeros(16, np.float32, device=device)
     with simt.use_device(device):
         l0, l4 = empty0[1, 1], empty4[1, 1]
@@ -143,12 +154,12 @@ def main():
     cone, cone_out = cp.ones(1, cp.float32), cp.empty(1, cp.float32)
     with simt.use_device(device):
         rows.append(("simt ElementwiseKernel, 1 element",
-                     host_cost(lambda: ek_simt(one, one, one_out), inner=2000)))
+                     host_cost(lambda: ek_simt(one, one, one_out))))
         rows.append(("simt ReductionKernel, 1 element",
-                     host_cost(lambda: rk_simt(one), inner=2000)))
+                     host_cost(lambda: rk_simt(one), inner=128)))
     rows.append(("cupy ElementwiseKernel, 1 element",
-                 host_cost(lambda: ek_cupy(cone, cone, cone_out), inner=2000)))
-    rows.append(("cupy ReductionKernel, 1 element", host_cost(lambda: rk_cupy(cone), inner=2000)))
+                 host_cost(lambda: ek_cupy(cone, cone, cone_out))))
+    rows.append(("cupy ReductionKernel, 1 element", host_cost(lambda: rk_cupy(cone), inner=128)))
     c0, c4 = nvcc.get_function("empty0"), nvcc.get_function("empty4")
     cx = cp.zeros(16, cp.float32)
     rows.append(("cupy RawKernel 0 args", host_cost(lambda: c0((1,), (1,), ()))))
@@ -167,8 +178,8 @@ def main():
             pass
 
         nx = ncuda.to_device(np.zeros(16, np.float32))
-        rows.append(("numba-cuda 0 args", host_cost(lambda: n0[1, 1](), inner=1000)))
-        rows.append(("numba-cuda 4 args", host_cost(lambda: n4[1, 1](nx, nx, 1.0, 2), inner=1000)))
+        rows.append(("numba-cuda 0 args", host_cost(lambda: n0[1, 1]())))
+        rows.append(("numba-cuda 4 args", host_cost(lambda: n4[1, 1](nx, nx, 1.0, 2))))
     except Exception as error:
         print(f"  (numba-cuda: {error})")
     cp.cuda.Device().synchronize()

@@ -1,9 +1,14 @@
 // Host cost of a warm cuLaunchKernel of an empty kernel from C++: the floor
 // simt's launch path is compared with. Build: nvcc -O2 raw_launch.cpp -lcuda
+// Usage: raw_launch kernels.cubin [launches per round]. Rounds of up to a few
+// hundred launches stay below the driver's queue depth (about 1000 pending
+// launches), so they time the host's cost; long rounds fill the queue and
+// time the GPU's rate of empty kernels instead.
 #include <cuda.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <vector>
 
@@ -20,6 +25,7 @@
 
 int main(int argc, char** argv) {
   const char* cubin = argc > 1 ? argv[1] : "kernels.cubin";
+  const int inner = argc > 2 ? std::atoi(argv[2]) : 256;
   CUdevice dev;
   CUcontext ctx;
   CUmodule mod;
@@ -40,8 +46,7 @@ int main(int argc, char** argv) {
     CUfunction f = which ? f4 : f0;
     void** args = which ? args4 : nullptr;
     std::vector<double> rounds;
-    for (int r = 0; r < 20; ++r) {
-      const int inner = 20000;
+    for (int r = 0; r < 101; ++r) {
       auto t = std::chrono::steady_clock::now();
       for (int i = 0; i < inner; ++i) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, args, nullptr));
       double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count() / inner;

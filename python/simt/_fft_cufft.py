@@ -96,17 +96,18 @@ class CufftTransforms:
         not): a new C-contiguous array. out_of(shape) gives the output's (shape, dtype)
         for the moved input's shape. prepare(work) may edit the plan's input, which is
         then always simt's own: x when `owned`, else a copy."""
-        others = [a for a in range(x.ndim) if a not in group]
-        order = others + list(group)
-        moved = order != list(range(x.ndim))
-        work = contiguous_copy(permute_dims(x, tuple(order))) if moved else x
+        rank = len(group)
+        moved = group != tuple(range(x.ndim - rank, x.ndim))
+        work = x
+        if moved:
+            order = [a for a in range(x.ndim) if a not in group] + list(group)
+            work = contiguous_copy(permute_dims(x, tuple(order)))
         if prepare is not None:
             if not (moved or owned):
                 work = contiguous_copy(work)
             prepare(work)
         shape, dtype = out_of(work.shape)
         out = empty(shape, dtype, x.device)
-        rank = len(group)
         # A plan's sizes are the real side's: the input's for R2C, the output's for C2R.
         sizes = (shape if kind in ("C2R", "Z2D") else work.shape)[-rank:]
         if out.size:

@@ -615,6 +615,9 @@ class ReductionKernel(_SnippetKernel):
     """
 
     _BLOCK = 256
+    # Blocks of the first pass (grid-stride): about one wave of resident blocks on a large
+    # GPU, few enough partials for one block to finish.
+    _MAX_BLOCKS = 1024
 
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
                  name="reduce_kernel", reduce_type=None, *, preamble="", options=(),
@@ -669,7 +672,7 @@ class ReductionKernel(_SnippetKernel):
                 source, [self.name + "_partial", self.name + "_final", self.name + "_whole"],
                 self.options, dev)
         total = int(np.prod(shape, dtype=np.int64))
-        blocks = max(1, min((total + self._BLOCK - 1) // self._BLOCK, 1024))
+        blocks = max(1, min((total + self._BLOCK - 1) // self._BLOCK, self._MAX_BLOCKS))
         call = []
         for p, v, t in zip(self.in_params, ins, in_types):
             call += self._array_args(p, v, shape, nd) if isinstance(v, Array) \

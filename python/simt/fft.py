@@ -16,6 +16,7 @@ Where the work runs, by the array's device (one engine per backend, chosen in _e
   directly, other lengths by Bluestein's algorithm.
 """
 
+import math
 import operator
 
 import numpy as np
@@ -261,7 +262,7 @@ class _CufftEngine:
 
 
 def _points(s):
-    return int(np.prod(s, dtype=np.int64))
+    return math.prod(s)
 
 
 _HOST = _HostEngine()

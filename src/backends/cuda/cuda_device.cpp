@@ -84,6 +84,10 @@ PrimaryContext::~PrimaryContext() {
 }
 
 void PrimaryContext::make_current() const {
+  // Every launch and copy comes here, nearly always with the context already
+  // current: a read of the thread's context skips the heavier set.
+  CUcontext current = nullptr;
+  if (driver_.fn().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context_) return;
   CUresult status = driver_.fn().cuCtxSetCurrent(context_);
   if (status != CUDA_SUCCESS) {
     throw runtime::DeviceError(driver_.describe("cuCtxSetCurrent", label_, status));

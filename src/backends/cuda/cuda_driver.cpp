@@ -172,6 +172,7 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
     SIMT_CUDA_REQUIRE(cuDevicePrimaryCtxRetain);
     SIMT_CUDA_REQUIRE(cuDevicePrimaryCtxRelease_v2);
     SIMT_CUDA_REQUIRE(cuCtxSetCurrent);
+    SIMT_CUDA_REQUIRE(cuCtxGetCurrent);
     SIMT_CUDA_REQUIRE(cuCtxSynchronize);
     SIMT_CUDA_REQUIRE(cuMemAlloc_v2);
     SIMT_CUDA_REQUIRE(cuMemFree_v2);

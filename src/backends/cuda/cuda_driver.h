@@ -125,6 +125,7 @@ struct DriverFunctions {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* context, CUdevice device) = nullptr;
   CUresult (*cuDevicePrimaryCtxRelease_v2)(CUdevice device) = nullptr;
   CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext* context) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
 
   CUresult (*cuMemAlloc_v2)(CUdeviceptr* pointer, std::size_t bytes) = nullptr;
