@@ -17,8 +17,20 @@ using abi::Scalar;
 // better (or accept): the argument goes through __cuda_array_interface__.
 struct Fallback {};
 
+// An attribute name as an interned str, made once per name: the readers run on
+// every launch, and PyObject_GetAttrString would make a str per call. `name`
+// is a string literal (one entry per distinct address).
+PyObject* interned(const char* name) {
+  static std::unordered_map<const char*, PyObject*> names;
+  auto found = names.find(name);
+  if (found != names.end()) return found->second;
+  PyObject* text = PyUnicode_InternFromString(name);
+  if (text == nullptr) throw nb::python_error();
+  return names.emplace(name, text).first->second;
+}
+
 nb::object attribute(PyObject* o, const char* name) {
-  PyObject* value = PyObject_GetAttrString(o, name);
+  PyObject* value = PyObject_GetAttr(o, interned(name));
   if (value == nullptr) {
     PyErr_Clear();
     throw Fallback{};
@@ -27,7 +39,7 @@ nb::object attribute(PyObject* o, const char* name) {
 }
 
 nb::object call_method(PyObject* o, const char* name) {
-  PyObject* value = PyObject_CallMethod(o, name, nullptr);
+  PyObject* value = PyObject_CallMethodNoArgs(o, interned(name));
   if (value == nullptr) {
     PyErr_Clear();
     throw Fallback{};
@@ -171,7 +183,10 @@ void read_torch(PyObject* o, const std::string& name, ForeignArray& out) {
   auto dtype = torch.dtypes.find(attribute(o, "dtype").ptr());
   if (dtype == torch.dtypes.end()) throw Fallback{};
   // The lazy conjugate and negative bits: the memory holds the value before them.
-  if (truth(call_method(o, "is_conj")) || truth(call_method(o, "is_neg")))
+  // Only complex tensors carry the conjugate bit; any may carry the negative
+  // one (x.conj().imag is a real, negated view).
+  const bool complex = dtype->second == Scalar::Complex64 || dtype->second == Scalar::Complex128;
+  if ((complex && truth(call_method(o, "is_conj"))) || truth(call_method(o, "is_neg")))
     argument_error(name,
                    "the tensor is a lazily conjugated or negated view (PyTorch's conj/neg bit): "
                    "pass t.resolve_conj().resolve_neg()");
