@@ -252,3 +252,102 @@ def test_operations_on_two_devices_are_refused():
         simt.searchsorted(a, b)
     with pytest.raises(ValueError, match="sorter on"):
         simt.searchsorted(a, a, sorter=b)
+
+
+# The radix sort's passes, each ranking (warp: CUDA's, run here on the cpu device, which
+# has warp operations; thread: OpenCL's), on fresh inputs full of ties, NaNs of both signs
+# and payloads, and signed zeros, at sizes around a tile, into poisoned memory.
+
+
+def _rankings(device):
+    return ["warp", "thread"] if device.backend == "cpu" else [_sorting._ranking(device)]
+
+
+@pytest.fixture
+def poisoned(monkeypatch):
+    """Every array the sort allocates starts as 0xA5 bytes, not zeros."""
+    real_empty = _sorting.empty
+
+    def empty(shape, dtype, device):
+        out = real_empty(shape, dtype, device)
+        if out.size:
+            out._impl.fill(b"\xa5" * out.itemsize)
+        return out
+    monkeypatch.setattr(_sorting, "empty", empty)
+
+
+def _awkward(rng, n, dtype):
+    """n elements of dtype with many ties; floats also with +-0.0, +-inf and NaNs of both
+    signs and several payloads."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, n).astype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, n, endpoint=True, dtype=dtype)
+        few = rng.integers(0, 5, n).astype(dtype)  # ties
+        return np.where(rng.random(n) < 0.5, x, few)
+    x = rng.choice(np.array([0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, 2.0, -3.25], dtype), n)
+    spread = rng.random(n) < 0.3
+    x[spread] = random_numbers(rng, n, dtype, scale=100)[spread]
+    bits = np.dtype(f"u{dtype.itemsize}")
+    nans = np.array([np.nan, -np.nan], dtype).view(bits)
+    for payload in (0, 1, 3):
+        where = rng.random(n) < 0.03
+        x.view(bits)[where] = nans[payload % 2] | np.array(payload, bits)
+    return x
+
+
+def _radix(ranking):
+    def sort(x, axis=-1, descending=False, indices=False):
+        return _sorting.generated_sort(x, axis % x.ndim, descending, indices=indices,
+                                       short_rows=False, ranking=ranking)
+    return sort
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES)
+def test_radix_passes_at_tile_edges(device, rng, dtype, poisoned):
+    _skip_unless_fp64(device, dtype)
+    for ranking in _rankings(device):
+        radix = _radix(ranking)
+        tile = _sorting._Plan(device, np.dtype(dtype), np.dtype(np.int32), ranking).tile
+        for n in (1, 2, tile - 1, tile, tile + 1, 2 * tile + 5):
+            x = _awkward(rng, n, dtype)
+            for descending in (False, True):
+                order = expected_argsort(x, -1, descending)
+                what = f"{np.dtype(dtype)} n={n} descending={descending} ({ranking})"
+                a = simt.asarray(x, device=device)
+                assert_exact(radix(a, descending=descending, indices=True), order,
+                             "argsort " + what)
+                # Bit for bit: -0.0 where it was, the NaNs' signs and payloads.
+                got, want = radix(a, descending=descending).get(), x[order]
+                if x.dtype == np.float16:
+                    # simt's float16 values pass through float32 in kernels (cpu,
+                    # OpenCL), whose NaNs it rounds to the quiet NaN of their sign:
+                    # float16 NaN payloads are lost (their signs are kept).
+                    got, want = np.where(np.isnan(got), np.nan, got), \
+                        np.where(np.isnan(want), np.nan, want)
+                bits = f"u{x.itemsize}"
+                assert np.array_equal(got.view(bits), want.view(bits)), "sort " + what
+
+
+@pytest.mark.parametrize("blocks_per_unit", [1, 64])
+def test_radix_passes_rows_axes_and_block_shares(device, rng, monkeypatch, poisoned,
+                                                 blocks_per_unit):
+    # 1 block per compute unit: blocks take many tiles each; 64: one tile each.
+    monkeypatch.setattr(_sorting, "BLOCKS_PER_UNIT", blocks_per_unit)
+    for ranking in _rankings(device):
+        radix = _radix(ranking)
+        for shape, dtype in [((3, 9000), np.float32), ((300, 40), np.int16),
+                             ((2, 5000, 3), np.uint8), ((40_000,), np.int64)]:
+            x = _awkward(rng, int(np.prod(shape)), dtype).reshape(shape)
+            a = simt.asarray(x, device=device)
+            for axis in range(-len(shape), 0):
+                for descending in (False, True):
+                    order = expected_argsort(x, axis, descending)
+                    what = f"{x.dtype} {shape} axis={axis} descending={descending} " \
+                           f"({ranking})"
+                    assert_exact(radix(a, axis, descending, indices=True), order,
+                                 "argsort " + what)
+                    assert_exact(radix(a, axis, descending),
+                                 np.take_along_axis(x, order, axis), "sort " + what)

@@ -15,24 +15,44 @@ Where it runs:
   would need C++ in the runtime, for a gain of about the core count on large arrays.
 - cuda, opencl: an LSD radix sort generated in simt's kernel language (below).
 
-The radix sort. Keys are the elements mapped to unsigned integers of their width whose
-unsigned order is the sort's order (floats: positive get the sign bit set, negative are
-complemented; every NaN becomes all ones, -0.0 becomes 0.0's key; signed integers get
-the sign bit flipped; descending complements the key, which reverses the order and keeps
-ties tied, so stability still holds). Each key travels with its element's position in
-the (M rows, N along the axis) layout, an int32 (int64 past 2**31 elements), which gives
-argsort its indices and sort its values (gathered from x at the end, so -0.0 and NaN
-payloads come back bit for bit). One pass per RADIX_BITS-bit digit, least significant
-first, each three kernels:
-  histogram: each block counts its tile's digits (counts[digit, block]);
+The radix sort (radix_sort), LSD, after CUB's classic three-kernel passes. Keys are the
+elements mapped to unsigned integers of their width whose unsigned order is the sort's
+(floats: SIGN + magnitude bits, SIGN - them when the sign bit is set, so -0.0 and 0.0
+share a key; every NaN is all ones; signed integers get the sign bit flipped; descending
+complements the key, which reverses the order and keeps ties tied, so stability holds).
+No key array exists: the passes move the elements themselves and compute a digit's key
+from the element wherever needed, so sort returns them bit for bit and needs no final
+gather. argsort (and sort of M > 1 rows) also moves each element's position in the (M,
+N) layout, an int32 (int64 past 2**31 elements): pass 0 takes it from the element's
+place, argsort's last pass writes it as the int64 index. Digits are RADIX_BITS = 8 wide
+(float32: 4 passes, float16/int16: 2, 8-bit types 1, 64-bit 8); each pass is three
+kernels over the same partition: the T = ceil(N / TILE) tiles of BLOCK x ITEMS elements
+go in equal runs to as many blocks as the GPU runs at once (WAVES x CUDA's occupancy),
+so each block's digit counts are few and the blocks end together:
+  upsweep:   each block counts its run's digits (shared atomics, a histogram per warp),
+             counts[digit, block];
   offsets:   a block per digit scans its row of counts (exclusive), plus the row total;
-  scatter:   each block ranks its tile's elements by digit, stably (each thread owns
-             ITEMS consecutive elements; per-thread digit counts in shared memory are
-             scanned in digit-major order), and writes each to the digit's base + the
-             block's offset + its rank.
+  downsweep: each block starts each digit's place after the smaller digits' totals and
+             the earlier blocks' counts (run[d]), then per tile: loads it (item k of lane l
+             of warp w is element w*32*ITEMS + k*32 + l, coalesced, every load in flight
+             before any use), ranks it stably (the lanes holding the same digit found by
+             one ballot per digit bit, a lane's rank = its lower peers plus the warp's
+             count so far, in a per-warp counter of each digit; the counters scanned in
+             digit-major order (digit, warp) give each element its place in the tile),
+             stages the tile in shared memory in that order, and writes it out with
+             consecutive threads at consecutive places (runs of one digit go to
+             consecutive addresses: coalesced), advancing run[d].
+Memory traffic per element and pass: the upsweep reads the element, the downsweep reads
+and writes it (and the position): sort float32 moves 12 bytes a pass, 48 in all; argsort
+float32 about 76 (positions as int32, the indices written as int64 once).
+OpenCL has no warp operations in simt: there the downsweep ranks with per-thread counters
+of PORTABLE_RADIX_BITS = 4-bit digits (each thread ITEMS consecutive elements), with the
+same staging and coalesced writes ("thread" ranking; the cpu device runs both rankings in
+the tests). float16 on OpenCL sorts a float32 copy's indices (see
+_sort_float16_on_opencl).
 Segments: for M > 1 rows the row of each element (its position // N) is sorted as more
 significant digits after the key's, so one sort of all M * N elements leaves every row
-in order in its own place (extra passes of log16(M) instead of M launches).
+in order in its own place (log256(M) extra passes instead of M launches).
 Rows of at most SHORT_ROW elements skip the passes: a block per row sorts the row's
 (key, position) pairs in shared memory with a bitonic network, in one launch.
 """
@@ -131,12 +151,21 @@ def _numpy_argsort(x, axis, descending):
 # ----------------------------------------------------------------------------------------
 # GPUs: the generated kernels (short rows by a block each, else the radix sort)
 
+# Knobs of the radix sort (module constants: change them, then call _kernels.clear()).
+RADIX_BITS = 8  # digit width with warp ranking (CUDA, and the cpu device's kernels)
+PORTABLE_RADIX_BITS = 4  # digit width with per-thread ranking (OpenCL: no warp operations)
+BLOCK = 256  # threads per block of the passes (at least the radix: thread d keeps digit d)
+ITEMS = 16  # elements per thread of a tile, at most: fewer where SHARED_BYTES runs out
+SHARED_BYTES = 48 * 1024  # shared memory a pass's block may use (the device's, if less)
+WAVES = 1  # blocks of a pass: WAVES times what the GPU holds at once (CUDA's occupancy)
+BLOCKS_PER_UNIT = 4  # ... or, where no occupancy is known, this many per compute unit
 
-def generated_sort(x, axis, descending, indices, short_rows=True):
+
+def generated_sort(x, axis, descending, indices, short_rows=True, ranking=None):
     """sort (indices False) or argsort (True) of x along `axis` by the generated kernels,
     on any device (the cpu device runs them too, which the tests use): rows of at most
     SHORT_ROW elements by a block each (unless short_rows is False), others by the radix
-    sort's passes."""
+    sort's passes, ranking "warp" or "thread" (None: the device's; see _ranking)."""
     out_dtype = np.dtype(np.int64) if indices else x.dtype
     if x.size == 0:
         return empty(x.shape, out_dtype, x.device)
@@ -144,12 +173,13 @@ def generated_sort(x, axis, descending, indices, short_rows=True):
     rows, kept_shape = _as_rows(x, (axis,))
     m, n = rows.shape
     flat = empty((m * n,), out_dtype, x.device)
+    ranking = ranking or _ranking(x.device)
     if short_rows and n <= SHORT_ROW:
         _sort_short_rows(rows, flat, descending, indices)
+    elif rows.dtype == np.float16 and x.device.backend == "opencl":
+        _sort_float16_on_opencl(rows, flat, descending, indices, ranking)
     else:
-        order = sorted_positions(rows, descending)
-        finish = _finish_kernel(indices)
-        finish[_launch.elementwise_config(x.device, m * n)](flat, order, rows)
+        radix_sort(rows, flat, descending, indices, ranking)
     # flat is C order over kept_shape + (n,): viewed back in x's axis order, and copied
     # to C order when the axis was not the last.
     sorted_shape = tuple(kept_shape) + (n,)
@@ -166,103 +196,239 @@ def generated_sort(x, axis, descending, indices, short_rows=True):
     return out
 
 
-def sorted_positions(rows, descending):
-    """The positions (m * N + k, int32 or int64) of the (M, N) array `rows`' elements in
-    sorted order: each row's elements stay within that row's N places."""
+def _sort_float16_on_opencl(rows, flat, descending, indices, ranking):
+    """PoCL places float16 elements wrongly in the passes (the same kernels place int16
+    and float32 right, and float16 right on the cpu device; the cause is not found): the
+    indices come from a float32 copy (the same order), the values by them from rows, copied
+    element to element, which keeps their bits."""
+    m, n = rows.shape
+    wide = empty((m, n), np.float32, rows.device)
+    assign(wide, rows)
+    order = flat if indices else empty((m * n,), np.int64, rows.device)
+    radix_sort(wide, order, descending, True, ranking)
+    if not indices:
+        gather = _cached("gather", "sort_gather", lambda: _GATHER)
+        gather[_launch.elementwise_config(rows.device, m * n)](flat, order, rows)
+
+
+_GATHER = '''
+def sort_gather(out, order, rows):
+    N = rows.shape[1]
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    while i < out.size:
+        out[i] = rows[i // N, order[i]]
+        i += step
+'''
+
+
+def _ranking(device):
+    """How the scatter ranks a tile: "warp" (ballots, 8-bit digits) where warp operations
+    compile, "thread" (per-thread counters, 4-bit digits) on OpenCL."""
+    return "thread" if device.backend == "opencl" else "warp"
+
+
+class _Plan:
+    """The radix sort's shapes for one dtype and device: digit width, block, tile."""
+
+    def __init__(self, device, dtype, position_dtype, ranking):
+        self.ranking = ranking
+        self.bits = RADIX_BITS if ranking == "warp" else PORTABLE_RADIX_BITS
+        self.radix = 1 << self.bits
+        self.block = BLOCK
+        if self.block > device.max_threads_per_block or self.block < self.radix:
+            raise ValueError(f"simt.sort: the radix sort runs {self.block} threads per block "
+                             f"(at least {self.radix}); {device.id} runs at most "
+                             f"{device.max_threads_per_block}")
+        self.owners = self.block // 32 if ranking == "warp" else self.block
+        # Shared memory: the counters, the scan's and digits' arrays, then per element of
+        # the tile its value, digit and (pairs) position staged in sorted order.
+        budget = min(SHARED_BYTES, device.max_shared_memory_per_block)
+        fixed = 4 * self.radix * self.owners + 8 * self.block + 16 * self.radix
+        per_item = self.block * (dtype.itemsize + 1 + (position_dtype.itemsize
+                                                       if position_dtype else 0))
+        self.items = min(ITEMS, (budget - fixed) // per_item)
+        if self.items < 1:
+            raise ValueError(f"simt.sort: {device.id}'s {budget} bytes of shared memory "
+                             f"per block cannot hold a tile of {dtype}")
+        self.tile = self.block * self.items
+
+    def sizes(self):
+        """The numbers the kernels' text is written with."""
+        return {"RADIX": self.radix, "RADIX_BITS": self.bits, "MASK": self.radix - 1,
+                "BLOCK": self.block, "ITEMS": self.items, "TILE": self.tile,
+                "OWNERS": self.owners, "COUNTERS": self.radix * self.owners,
+                "RUN": self.radix * self.owners // self.block, "WARPS": self.block // 32,
+                "WARP_TILE": 32 * self.items}
+
+
+def radix_sort(rows, out, descending, indices, ranking):
+    """out (flat, C order over rows' (M, N)) = the rows sorted (indices False) or the
+    indices along N that sort them (int64), by the LSD radix sort's passes."""
     device = rows.device
     m, n = rows.shape
     total = m * n
-    key_dtype = _key_dtype(rows.dtype)
+    src = _contiguous_flat(rows)
+    pairs = indices or m > 1  # positions travel with the values
     position_dtype = np.dtype(np.int32 if total < 2 ** 31 else np.int64)
-    keys = empty((total,), key_dtype, device)
-    positions = empty((total,), position_dtype, device)
-    _keys_kernel(rows.dtype)[_launch.elementwise_config(device, total)](
-        keys, positions, rows, np.int32(descending))
-    block = _block(device)
-    tile = block * ITEMS
-    blocks = -(-total // tile)
-    if blocks > device.max_grid_dim[0]:
-        raise ValueError(f"simt.sort: {total} elements need {blocks} blocks, more than "
-                         f"{device.id} launches")
-    counts = empty((RADIX, blocks), np.int64, device)
-    offsets = empty((RADIX, blocks + 1), np.int64, device)
-    spare_keys = empty((total,), key_dtype, device)
-    spare_positions = empty((total,), position_dtype, device)
-    histogram, scan, scatter = (_radix_kernel(kind, block) for kind in
-                                ("histogram", "offsets", "scatter"))
-    key_type, n64 = key_dtype.type, np.int64(n)
-    for by_row, shift in _digits(key_dtype.itemsize * 8, m):
-        key_shift, row_shift = (key_type(0), np.int64(shift)) if by_row else \
-            (key_type(shift), np.int64(0))
-        common = (np.int64(total), key_shift, row_shift, np.int32(by_row), n64)
-        histogram[blocks, block](counts, keys, positions, *common)
-        scan[RADIX, block](offsets, counts)
-        scatter[blocks, block](spare_keys, spare_positions, keys, positions, offsets, *common)
-        keys, spare_keys = spare_keys, keys
-        positions, spare_positions = spare_positions, positions
-    return positions
+    plan = _Plan(device, rows.dtype, position_dtype if pairs else None, ranking)
+    passes = _digits(_key_dtype(rows.dtype).itemsize * 8, m, plan.bits)
+    upsweep, offsets_kernel, downsweep = _pass_kernels(plan, rows.dtype,
+                                                       position_dtype if pairs else None)
+    values = _pass_targets(len(passes), src, None if indices else out,
+                           lambda: empty((total,), rows.dtype, device),
+                           share_final=not indices)
+    positions = _pass_targets(len(passes), None, out if indices else None,
+                              lambda: empty((total,), position_dtype, device)) if pairs \
+        else [None] * (len(passes) + 1)
+    unused_values = empty((1,), rows.dtype, device)
+    unused_positions = empty((1,), position_dtype, device)
+    write_positions = 0 if not indices else (2 if m > 1 else 1)  # 2: p % N, the index
+
+    tiles = -(-total // plan.tile)
+    n64, N = np.int64(total), np.int64(n)
+    grid = tiles_per_block = counts = offsets = None
+    for j, (by_row, shift) in enumerate(passes):
+        last = j == len(passes) - 1
+        source, source_positions = values[j], positions[j]
+        target = values[j + 1] if values[j + 1] is not None else unused_values
+        target_positions = positions[j + 1] if positions[j + 1] is not None \
+            else unused_positions
+        digit = (np.int32(shift), np.int32(by_row), N, np.int32(descending))
+        down_args = (target, target_positions, source,
+                     source_positions if source_positions is not None else unused_positions)
+        flags = (np.int32(source_positions is not None),
+                 np.int32(not (indices and last)),
+                 np.int32(write_positions if last else (1 if pairs else 0)))
+        if grid is None:  # the partition of the tiles among blocks, the same every pass
+            resident = _resident_blocks(device, downsweep, plan, down_args)
+            tiles_per_block = -(-tiles // max(1, min(tiles, resident)))
+            grid = -(-tiles // tiles_per_block)
+            counts = empty((plan.radix, grid), position_dtype, device)
+            offsets = empty((plan.radix, grid + 1), np.int64, device)
+        tpb = np.int64(tiles_per_block)
+        upsweep[grid, plan.block](counts, source, down_args[3], n64, tpb, *digit)
+        offsets_kernel[plan.radix, plan.block](offsets, counts)
+        downsweep[grid, plan.block](*down_args, offsets, n64, tpb, *digit, *flags)
 
 
-def _digits(key_bits, rows):
+def _contiguous_flat(rows):
+    """rows' elements as a flat C-order array: a view of their memory when it is, else a
+    copy."""
+    m, n = rows.shape
+    itemsize = rows.itemsize
+    if not (rows.strides[1] == itemsize and (m == 1 or rows.strides[0] == n * itemsize)):
+        copy = empty((m, n), rows.dtype, rows.device)
+        assign(copy, rows)
+        rows = copy
+    return _broadcast.element_view(rows, (m * n,), (itemsize,))
+
+
+def _pass_targets(passes, first, final, make, share_final=False):
+    """[what pass 0 reads, what pass 0 writes, ..., what the last pass writes (final;
+    None: nothing)]: before final, arrays alternate, from make() (made only if used), or
+    final itself and one spare when share_final (the sort's values, ending in out)."""
+    made = {}
+
+    def alternate(k):
+        if share_final and k == 0:
+            return final
+        if k not in made:
+            made[k] = make()
+        return made[k]
+    return [first] + [alternate((passes - j) % 2 if share_final else (passes - 1 - j) % 2)
+                      for j in range(1, passes)] + [final]
+
+
+def _digits(key_bits, rows, bits):
     """(by_row, shift) of each pass: the key's digits, then the row's (when rows > 1)."""
-    passes = [(False, shift) for shift in range(0, key_bits, RADIX_BITS)]
+    passes = [(False, shift) for shift in range(0, key_bits, bits)]
     row_bits = (rows - 1).bit_length()
-    return passes + [(True, shift) for shift in range(0, row_bits, RADIX_BITS)]
+    return passes + [(True, shift) for shift in range(0, row_bits, bits)]
 
 
-def _block(device):
-    """Threads per block of the radix kernels: a power of two, at least RADIX (thread d
-    handles digit d's totals)."""
-    block = _launch.GPU_BLOCK
-    while block > device.max_threads_per_block:
-        block //= 2
-    if block < RADIX:
-        raise ValueError(f"simt.sort: {device.id} runs at most {device.max_threads_per_block} "
-                         f"threads per block; the radix sort needs {RADIX}")
-    return block
+_resident = {}
 
 
-# The keys: unsigned integers of the element's width (float16 through float32) whose
-# order is the sort's. Kernel-language text per dtype kind, from `v` to `key`.
+def _resident_blocks(device, downsweep, plan, args):
+    """Blocks of a pass: WAVES x as many downsweep blocks as the GPU runs at once (CUDA's
+    occupancy), else BLOCKS_PER_UNIT per compute unit. Each block takes an equal run of
+    tiles, so the counts to scan are few (radix x blocks) and the blocks end together."""
+    if device.backend != "cuda":
+        return BLOCKS_PER_UNIT * max(1, device.compute_units)
+    key = (device.id, id(downsweep), tuple(a.dtype for a in args))
+    found = _resident.get(key)
+    if found is None:
+        example = args + (empty((plan.radix, 2), np.int64, device),) + \
+            (np.int64(0),) * 2 + (np.int32(0), np.int32(0), np.int64(1)) + (np.int32(0),) * 4
+        found = _resident[key] = WAVES * downsweep.max_cooperative_grid_blocks(
+            plan.block, *example, device=device)
+    return found
+
+
+# The keys: unsigned integers of the element's width whose order is the sort's, computed
+# from the element wherever a digit is needed (the passes move the elements themselves,
+# so sort returns them bit for bit and no key array is read or written).
 _KEY_DTYPES = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _key_dtype(dtype):
-    width = 4 if dtype == np.float16 else max(dtype.itemsize, 1)
-    return np.dtype(_KEY_DTYPES[width])
+    return np.dtype(_KEY_DTYPES[max(dtype.itemsize, 1)])
 
 
 def _key_lines(dtype):
-    """Lines from the element `v` to its `key`; a run-time `descending` (int32) complements
-    it."""
+    """Lines from the element `v` to its `key`, from its bits: for floats `key` is SIGN +
+    magnitude (SIGN - magnitude when the sign bit is set), so -0.0 and 0.0 meet at SIGN;
+    every NaN is all ones (after +inf)."""
     key = _key_dtype(dtype)
     k = _generated.dtype_name(key)
     bits = key.itemsize * 8
     sign, ones = 1 << (bits - 1), (1 << bits) - 1
     if dtype.kind == "b":
-        lines = [f"key = {k}(1) if v else {k}(0)"]
-    elif dtype.kind == "u":
-        lines = [f"key = {k}(v)"]
-    elif dtype.kind == "i":
-        lines = [f"key = {k}(v) ^ {k}({sign})"]
+        return [f"key = {k}(1) if v else {k}(0)"]
+    if dtype.kind == "u":
+        return [f"key = {k}(v)"]
+    if dtype.kind == "i":
+        return [f"key = {k}(v) ^ {k}({sign})"]
+    if dtype == np.float16:
+        # float16 has no bit cast here: its float32 value's bits, rebiased (normal
+        # float16s), or the value in units of 2**-24 (subnormals), are its own bits.
+        lines = ["f = np.float32(v)",
+                 "raw = simt.cuda.libdevice.float_as_int(f)",
+                 "a = raw & 0x7FFFFFFF",
+                 "nan = a > 0x7F800000",
+                 "if a == 0x7F800000:",
+                 "    a = 0x7C00",
+                 "elif a >= 0x38800000:",
+                 "    a = (a - 0x38000000) >> 13",
+                 "else:",
+                 "    a = np.int32(abs(f) * 16777216.0)"]
     else:
-        as_bits = "simt.cuda.libdevice.double_as_longlong" if bits == 64 else \
-            "simt.cuda.libdevice.float_as_int"
-        value = "v" if dtype != np.float16 else "np.float32(v)"
-        lines = [
-            f"f = {value}",
-            f"raw = {k}({as_bits}(f))",
-            "if f != f:",  # every NaN, whatever its sign and payload: after +inf
-            f"    key = {k}({ones})",
-            "elif f == 0:",  # -0.0 equals 0.0
-            f"    key = {k}({sign})",
-            "elif f < 0:",
-            f"    key = raw ^ {k}({ones})",
-            "else:",
-            f"    key = raw | {k}({sign})",
-        ]
-    lines += ["if descending != 0:", f"    key = key ^ {k}({ones})"]
-    return lines
+        cast, mask, inf = ("double_as_longlong", 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000) \
+            if bits == 64 else ("float_as_int", 0x7FFFFFFF, 0x7F800000)
+        lines = [f"raw = simt.cuda.libdevice.{cast}(v)", f"a = raw & {mask}",
+                 f"nan = a > {inf}"]
+    return lines + [
+        "if nan:",  # every NaN, whatever its sign and payload
+        f"    key = {k}({ones})",
+        "elif raw < 0:",
+        f"    key = {k}({sign}) - {k}(a)",
+        "else:",
+        f"    key = {k}({sign}) + {k}(a)"]
+
+
+def _key_function(dtype):
+    """dev_key(v, descending): the key; descending complements it, which reverses the
+    order and keeps ties tied (so the sort stays stable)."""
+    k = _generated.dtype_name(_key_dtype(dtype))
+    ones = (1 << _key_dtype(dtype).itemsize * 8) - 1
+    body = "".join(f"    {line}\n" for line in _key_lines(dtype))
+    return f'''
+def dev_key(v, descending):
+{body}    if descending != 0:
+        key = key ^ {k}({ones})
+    return key
+'''
 
 
 _kernels = {}
@@ -275,92 +441,104 @@ def _cached(key, name, make):
     return found
 
 
-def _keys_kernel(dtype):
-    def make():
-        body = "\n".join("        " + line for line in _key_lines(dtype))
-        return f'''
-def sort_keys(keys, positions, rows, descending):
-    M = rows.shape[0]
-    N = rows.shape[1]
-    i = simt.grid(1)
-    step = simt.gridsize(1)
-    while i < M * N:
-        v = rows[i // N, i % N]
-{body}
-        keys[i] = key
-        positions[i] = i
-        i += step
-'''
-    return _cached(("keys", dtype), "sort_keys", make)
+def _per_item(text, items):
+    """text once per item of a thread's tile, '@' standing for the item's number: the
+    items' values live in registers (v0, v1, ...), not in a per-thread array."""
+    return "".join(text.replace("@", str(k)) for k in range(items))
 
 
-def _finish_kernel(indices):
-    """out[i] = the index along the axis (argsort) or the value (sort) of the element at
-    sorted place i."""
-    value = "np.int64(p % N)" if indices else "rows[p // N, p % N]"
-    return _cached(("finish", indices), "sort_finish", lambda: f'''
-def sort_finish(out, positions, rows):
-    N = np.int64(rows.shape[1])
-    i = simt.grid(1)
-    step = simt.gridsize(1)
-    while i < out.size:
-        p = np.int64(positions[i])
-        out[i] = {value}
-        i += step
-''')
-
-
-# The radix pass's kernels. Parameters shared by histogram and scatter: n elements, the
-# digit's shift in the key (key_shift, of the key's dtype: unsigned shifts stay unsigned)
-# or in the row (row_shift), by_row saying which, and N, the row length.
-_DIGIT = f'''
-def dev_digit(key, position, n, key_shift, row_shift, by_row, N):
+# The digit of a pass: the key's, or for the passes over rows, the row's (position // N).
+_DIGIT = '''
+def dev_digit(v, p, shift, by_row, N, descending):
     if by_row != 0:
-        return np.int32(((np.int64(position) // N) >> row_shift) & {RADIX - 1})
-    return np.int32((key >> key_shift) & {RADIX - 1})
+        return np.int32((np.int64(p) // N >> shift) & {MASK})
+    return np.int32((dev_key(v, descending) >> {K}(shift)) & {MASK})
 '''
 
-# Each thread's digits of its ITEMS elements, counted in cnt[digit * BLOCK + thread].
-_COUNT = '''
-    cnt = simt.shared.array({SHARED}, np.int32)
+# Block-wide inclusive scans of `own` (an int64 per thread) into `inclusive`, through
+# part[] (BLOCK int64). Hillis-Steele, barriers only (every device): it starts with a
+# barrier, as each thread reads values the others have just written.
+_SCAN_BARRIERS = '''
+    simt.syncthreads()
+    part[t] = own
+    width = 1
+    while width < {BLOCK}:
+        simt.syncthreads()
+        x = part[t]
+        if t >= width:
+            x += part[t - width]
+        simt.syncthreads()
+        part[t] = x
+        width *= 2
+    simt.syncthreads()
+    inclusive = part[t]'''
+
+# With warp shuffles (CUDA, cpu): each warp scans its lanes, warp 0 the warps' totals;
+# two barriers instead of two per step.
+_SCAN_WARPS = '''
+    inclusive = own
+    for delta in (1, 2, 4, 8, 16):
+        lower = simt.shfl_up_sync(0xFFFFFFFF, inclusive, delta)
+        if lane >= delta:
+            inclusive += lower
+    if lane == 31:
+        part[w] = inclusive
+    simt.syncthreads()
+    if w == 0:
+        warp_total = np.int64(0)
+        if lane < {WARPS}:
+            warp_total = part[lane]
+        for delta in (1, 2, 4, 8, 16):
+            lower = simt.shfl_up_sync(0xFFFFFFFF, warp_total, delta)
+            if lane >= delta:
+                warp_total += lower
+        if lane < {WARPS}:
+            part[lane] = warp_total
+    simt.syncthreads()
+    if w > 0:
+        inclusive += part[w - 1]'''
+
+# Upsweep: counts[d, b] = how many elements of block b's tiles have digit d (shared
+# atomics into a histogram per warp, whose order does not matter).
+_UPSWEEP = '''
+def radix_upsweep(counts, src, src_pos, n, tiles_per_block, shift, by_row, N, descending):
+    hist = simt.shared.array({HISTOGRAMS}, np.int32)
     t = simt.thread_idx.x
     b = simt.block_idx.x
-    for d in range({RADIX}):
-        cnt[d * {BLOCK} + t] = 0
-    first = b * {TILE} + t * {ITEMS}
-    for j in range({ITEMS}):
-        i = first + j
-        if i < n:
-            d = dev_digit(keys[i], positions[i], n, key_shift, row_shift, by_row, N)
-            cnt[d * {BLOCK} + t] += 1
-    simt.syncthreads()'''
-
-_HISTOGRAM = '''
-def radix_histogram(counts, keys, positions, n, key_shift, row_shift, by_row, N):{COUNT}
-    if t < {RADIX}:
-        total = np.int64(0)
-        u = 0
-        while u < {BLOCK}:
-            total += cnt[t * {BLOCK} + u]
-            u += 1
-        counts[t, b] = total
+    j = t
+    while j < {HISTOGRAMS}:
+        hist[j] = 0
+        j += {BLOCK}
+    simt.syncthreads()
+    mine = (t // 32) * {RADIX}
+    start = b * tiles_per_block * {TILE}
+    stop = min(start + tiles_per_block * {TILE}, n)
+    last = n - 1
+    tile = start
+    while tile < stop:
+{LOADS}{COUNTS}        tile += {TILE}
+    simt.syncthreads()
+    d = t
+    while d < {RADIX}:
+        total = 0
+        j = d
+        while j < {HISTOGRAMS}:
+            total += hist[j]
+            j += {RADIX}
+        counts[d, b] = total
+        d += {BLOCK}
 '''
 
-# Block-wide inclusive scan (Hillis-Steele) of one value per thread, in part[]. It
-# starts with a barrier: each thread reads the others' values, which they have just
-# written (GPUs run a block's threads at once; without it a thread reads a neighbour's
-# slot before the neighbour wrote it).
-_BLOCK_SCAN = '''
-    simt.syncthreads()
-    w = 1
-    while w < {BLOCK}:
-        v = part[t]
-        if t >= w:
-            v += part[t - w]
-        simt.syncthreads()
-        part[t] = v
-        simt.syncthreads()
-        w *= 2'''
+# All of a tile's loads before any use, so that each thread has ITEMS in flight.
+_UPSWEEP_LOAD = '''        e@ = tile + @ * {BLOCK} + t
+        if by_row == 0:
+            v@ = src[min(e@, last)]
+        else:
+            p@ = src_pos[min(e@, last)]
+'''
+_UPSWEEP_COUNT = '''        if e@ < stop:
+            simt.atomic.add(hist, mine + dev_digit(v@, p@, shift, by_row, N, descending), 1)
+'''
 
 _OFFSETS = '''
 def radix_offsets(offsets, counts):
@@ -370,78 +548,202 @@ def radix_offsets(offsets, counts):
     t = simt.thread_idx.x
     d = simt.block_idx.x
     B = counts.shape[1]
-    run = (B + {BLOCK} - 1) // {BLOCK}
-    start = min(t * run, B)
-    stop = min(start + run, B)
+    length = (B + {BLOCK} - 1) // {BLOCK}
+    start = min(t * length, B)
+    stop = min(start + length, B)
     own = np.int64(0)
     j = start
     while j < stop:
         own += counts[d, j]
-        j += 1
-    part[t] = own{SCAN}
-    below = part[t] - own
+        j += 1{SCAN}
+    below = inclusive - own
     j = start
     while j < stop:
         offsets[d, j] = below
         below += counts[d, j]
         j += 1
     if t == {BLOCK} - 1:
-        offsets[d, B] = part[t]
+        offsets[d, B] = inclusive
 '''
 
-_SCATTER = '''
-def radix_scatter(keys_out, positions_out, keys, positions, offsets, n, key_shift, row_shift,
-                  by_row, N):{COUNT}
-    # The tile's counts scanned in digit-major order: cnt[d * BLOCK + t] becomes how many
-    # of the tile's elements have a smaller digit, or digit d and a smaller thread.
-    part = simt.shared.array({BLOCK}, np.int32)
+# Downsweep: each block ranks its tiles' elements by digit, stably, stages them in shared
+# memory in that order and writes them out, consecutive threads to consecutive places.
+# The counters cnt[owner * RADIX + d]: an owner's (a warp's or a thread's) digit-d
+# elements, scanned in digit-major order (d, owner), give each element its place in the
+# tile: after every smaller digit, and after the same digit's elements of earlier owners
+# and earlier items of its own. base[d] turns a place into one in dst: run[d], the block's
+# next place for digit d, minus where the tile's digit-d elements start.
+_DOWNSWEEP = '''
+def radix_downsweep(dst, dst_pos, src, src_pos, offsets, n, tiles_per_block, shift, by_row,
+                    N, descending, has_pos, write_values, write_pos):
+    cnt = simt.shared.array({COUNTERS}, np.int32)
+    part = simt.shared.array({BLOCK}, np.int64)
+    run = simt.shared.array({RADIX}, np.int64)
     base = simt.shared.array({RADIX}, np.int64)
-    own = 0
-    for j in range({RADIX}):
-        own += cnt[t * {RADIX} + j]
-    part[t] = own{SCAN}
-    below = part[t] - own
-    for j in range({RADIX}):
-        c = cnt[t * {RADIX} + j]
-        cnt[t * {RADIX} + j] = below
-        below += c
+    staged = simt.shared.array({TILE}, {E})
+    digits = simt.shared.array({TILE}, np.uint8){STAGED_POS_ARRAY}
+    t = simt.thread_idx.x
+    b = simt.block_idx.x
+    lane = t % 32
+    w = t // 32
+{LANEMASK}    # run[d] starts after every element of a smaller digit (the digits' totals, scanned)
+    # and the digit-d elements of the blocks before this one.
+    G = offsets.shape[1] - 1
+    own = np.int64(0)
+    if t < {RADIX}:
+        own = offsets[t, G]{SCAN}
+    if t < {RADIX}:
+        run[t] = inclusive - own + offsets[t, b]{ZERO}
     simt.syncthreads()
-    if t == 0:
-        # base[d]: where the tile's digit-d elements start in the output, minus where
-        # they start in the tile's ranking.
-        B = offsets.shape[1] - 1
-        smaller = np.int64(0)
-        for d in range({RADIX}):
-            base[d] = smaller + offsets[d, b] - cnt[d * {BLOCK}]
-            smaller += offsets[d, B]
-    simt.syncthreads()
-    for j in range({ITEMS}):
-        i = first + j
-        if i < n:
-            key = keys[i]
-            p = positions[i]
-            d = dev_digit(key, p, n, key_shift, row_shift, by_row, N)
-            rank = cnt[d * {BLOCK} + t]
-            cnt[d * {BLOCK} + t] = rank + 1
-            at = base[d] + rank
-            keys_out[at] = key
-            positions_out[at] = p
+    start = b * tiles_per_block * {TILE}
+    stop = min(start + tiles_per_block * {TILE}, n)
+    last = n - 1
+    tile = start
+    while tile < stop:
+{LOADS}{RANKS}        simt.syncthreads()
+        # The counters, exclusive-scanned in place in digit-major order: thread t the
+        # run q = t * RUN ... of (digit q // OWNERS, owner q % OWNERS).
+        own = np.int64(0)
+        for j in range({RUN}):
+            q = t * {RUN} + j
+            own += cnt[(q % {OWNERS}) * {RADIX} + q // {OWNERS}]{TILE_SCAN}
+        below = np.int32(inclusive - own)
+        for j in range({RUN}):
+            q = t * {RUN} + j
+            slot = (q % {OWNERS}) * {RADIX} + q // {OWNERS}
+            c = cnt[slot]
+            cnt[slot] = below
+            below += c
+        simt.syncthreads()
+        if t < {RADIX}:
+            first = cnt[t]
+            after = {TILE}
+            if t + 1 < {RADIX}:
+                after = cnt[t + 1]
+            base[t] = run[t] - first
+            run[t] += after - first
+{STAGE}        simt.syncthreads()
+        valid = min(stop - tile, {TILE})
+        for j in range({ITEMS}):
+            s = j * {BLOCK} + t
+            if s < valid:
+                at = base[digits[s]] + s
+                if write_values != 0:
+                    dst[at] = staged[s]{WRITE_POS}{TILE_ZERO}
+        simt.syncthreads()
+        tile += {TILE}
 '''
 
-_RADIX_TEMPLATES = {"histogram": ("radix_histogram", _HISTOGRAM),
-                    "offsets": ("radix_offsets", _OFFSETS),
-                    "scatter": ("radix_scatter", _SCATTER)}
+_ZERO_COUNTERS = '''
+    j = t
+    while j < {COUNTERS}:
+        cnt[j] = 0
+        j += {BLOCK}'''
+
+# Loads: item @ of a warp's lanes are consecutive elements (warp ranking: the warp's
+# items in element order are (item, lane)); of a thread, ITEMS consecutive ones. Elements
+# past the end take the largest digit: they rank after every element of the tile.
+_DOWNSWEEP_ELEMENT = {
+    "warp": "        e@ = tile + w * {WARP_TILE} + @ * 32 + lane\n",
+    "thread": "        e@ = tile + t * {ITEMS} + @\n"}
+_DOWNSWEEP_LOAD = '''        p@ = e@
+        if has_pos != 0:
+            p@ = src_pos[min(e@, last)]
+        if by_row == 0 or write_values != 0:
+            v@ = src[min(e@, last)]
+'''
+_DOWNSWEEP_DIGIT = '''        d@ = {MASK}
+        if e@ < stop:
+            d@ = dev_digit(v@, p@, shift, by_row, N, descending)
+'''
+
+# Ranks: r@ = how many of the owner's earlier elements have digit d@.
+# Warp: the lanes with the same digit (peers) by one ballot per digit bit; the lowest
+# peer adds their number to the warp's counter once every lane has read it.
+_RANK = {"warp": '''        peers = np.uint32(0xFFFFFFFF)
+        for bit in range({RADIX_BITS}):
+            votes = simt.ballot_sync(0xFFFFFFFF, ((d@ >> bit) & 1) != 0)
+            peers &= votes ^ (np.uint32((d@ >> bit) & 1) - np.uint32(1))
+        lower_peers = simt.popc(peers & lt)
+        before = cnt[w * {RADIX} + d@]
+        simt.syncwarp()
+        if lower_peers == 0:
+            cnt[w * {RADIX} + d@] = before + np.int32(simt.popc(peers))
+        simt.syncwarp()
+        r@ = before + np.int32(lower_peers)
+''', "thread": '''        r@ = cnt[t * {RADIX} + d@]
+        cnt[t * {RADIX} + d@] = r@ + 1
+'''}
+_OWNER = {"warp": "w", "thread": "t"}
+
+_STAGE = '''        s@ = cnt[{OWNER} * {RADIX} + d@] + r@
+        staged[s@] = {STAGED_VALUE}
+        digits[s@] = np.uint8(d@)
+'''
+# float16 elements are staged from memory again, not from v@: a float16 variable is a
+# float32 on OpenCL, which a store rounds back, losing NaN payloads (an element copied
+# from array to array keeps its bits on every device).
+_STAGED_VALUE = {True: "src[min(e@, last)]", False: "v@"}
+_STAGE_POS = "        staged_pos[s@] = p@\n"
+_STAGED_POS_ARRAY = "\n    staged_pos = simt.shared.array({TILE}, {P})"
+_WRITE_POS = '''
+                if write_pos == 1:
+                    dst_pos[at] = staged_pos[s]
+                elif write_pos == 2:
+                    dst_pos[at] = staged_pos[s] % N'''
 
 
-def _radix_kernel(kind, block):
-    name, template = _RADIX_TEMPLATES[kind]
+def _indent(text, spaces):
+    return "\n".join((" " * spaces + line) if line.strip() else line
+                     for line in text.split("\n"))
 
-    def make():
-        sizes = {"RADIX": RADIX, "BLOCK": block, "ITEMS": ITEMS, "TILE": block * ITEMS,
-                 "SHARED": RADIX * block}
-        pieces = {"COUNT": _COUNT.format(**sizes), "SCAN": _BLOCK_SCAN.format(**sizes)}
-        return _DIGIT + template.format(**sizes, **pieces)
-    return _cached(("radix", kind, block), name, make)
+
+def _render(template, pieces, sizes):
+    """template with each {NAME} of pieces replaced by its text, then formatted with
+    sizes (the pieces' own {SIZE}s too)."""
+    for name, piece in pieces.items():
+        template = template.replace("{" + name + "}", piece)
+    return template.format(**sizes)
+
+
+def _pass_kernels(plan, dtype, position_dtype):
+    """(upsweep, offsets, downsweep) of `plan` for elements of `dtype`, moving positions
+    of `position_dtype` with them (None: none)."""
+    warp = plan.ranking == "warp"
+    sizes = dict(plan.sizes(), E=_generated.dtype_name(dtype), OWNER=_OWNER[plan.ranking],
+                 P=_generated.dtype_name(position_dtype or np.int32),
+                 K=_generated.dtype_name(_key_dtype(dtype)),
+                 HISTOGRAMS=plan.radix * (plan.block // 32))
+    functions = _key_function(dtype) + _DIGIT.format(**sizes)
+    scan = _SCAN_WARPS if warp else _SCAN_BARRIERS
+
+    def upsweep():
+        return functions + _render(_UPSWEEP, {
+            "LOADS": _per_item(_UPSWEEP_LOAD, plan.items),
+            "COUNTS": _per_item(_UPSWEEP_COUNT, plan.items)}, sizes)
+
+    def downsweep():
+        return functions + _render(_DOWNSWEEP, {
+            # lt: the lanes below this one (simt.lanemask_lt(), whose cpu code does not
+            # compile outside a barrier region of a kernel with barriers).
+            "LANEMASK": "    lt = (np.uint32(1) << np.uint32(lane)) - np.uint32(1)\n"
+                        if warp else "",
+            "SCAN": scan, "TILE_SCAN": _indent(scan, 4),
+            "ZERO": _ZERO_COUNTERS, "TILE_ZERO": _indent(_ZERO_COUNTERS, 4),
+            "LOADS": _per_item(_DOWNSWEEP_ELEMENT[plan.ranking] + _DOWNSWEEP_LOAD
+                               + _DOWNSWEEP_DIGIT, plan.items),
+            "RANKS": _per_item(_RANK[plan.ranking], plan.items),
+            "STAGE": _per_item(_STAGE.replace("{STAGED_VALUE}",
+                                              _STAGED_VALUE[dtype == np.float16])
+                               + (_STAGE_POS if position_dtype else ""), plan.items),
+            "STAGED_POS_ARRAY": _STAGED_POS_ARRAY if position_dtype else "",
+            "WRITE_POS": _WRITE_POS if position_dtype else ""}, sizes)
+
+    key = (plan.ranking, plan.block, plan.items, dtype, position_dtype)
+    return (_cached(("upsweep",) + key, "radix_upsweep", upsweep),
+            _cached(("offsets", plan.block), "radix_offsets",
+                    lambda: _render(_OFFSETS, {"SCAN": _SCAN_BARRIERS}, sizes)),
+            _cached(("downsweep",) + key, "radix_downsweep", downsweep))
 
 
 # Short rows: a block per row sorts it in shared memory with a bitonic network (its
@@ -464,9 +766,7 @@ def sort_short_rows(out, rows, padded, descending):
         k = t
         while k < padded:
             if k < N:
-                v = rows[m, k]
-{KEY}
-                keys[k] = key
+                keys[k] = dev_key(rows[m, k], descending)
             else:
                 keys[k] = {PAD}
             places[k] = k
@@ -508,13 +808,12 @@ def _sort_short_rows(rows, flat, descending, indices):
     # One kernel per dtype and result for every row length (sizes and the order are
     # arguments): each specialization costs a compile on every device.
     padded = 1 << max(1, (n - 1).bit_length())
-    threads = _block(device)
+    threads = min(BLOCK, device.max_threads_per_block)
     key = _key_dtype(rows.dtype)
     kernel = _cached(("short", rows.dtype, indices, threads), "sort_short_rows",
-                     lambda: _SHORT.format(
+                     lambda: _key_function(rows.dtype) + _SHORT.format(
                          P=SHORT_ROW, T=threads, K=_generated.dtype_name(key),
                          PAD=f"{_generated.dtype_name(key)}({(1 << key.itemsize * 8) - 1})",
-                         KEY="\n".join(" " * 16 + line for line in _key_lines(rows.dtype)),
                          VALUE="np.int64(places[k])" if indices else "rows[m, places[k]]"))
     kernel[min(m, device.max_grid_dim[0]), threads](flat, rows, np.int64(padded),
                                                     np.int32(descending))
