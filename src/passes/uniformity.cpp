@@ -158,6 +158,7 @@ bool Uniformity::uniform_expr(const Expr& e) const {
       if (!i.intrinsic) return false;
       switch (i.intrinsic->rule) {
         case sema::Rule::Grid:
+        case sema::Rule::LaneMask:  // pure, no arguments, and yet the lane's own
           return false;
         case sema::Rule::GridSize:
           return true;

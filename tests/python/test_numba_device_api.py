@@ -399,6 +399,24 @@ def test_lanemask_lt(current):
         np.testing.assert_array_equal(out, ((1 << lanes) - 1).astype(np.uint32))
 
 
+def test_lanemask_lt_in_a_kernel_with_barriers(current):
+    # Each thread's mask, held across a barrier (on the CPU the kernel then runs as
+    # regions of thread loops, where the mask must be computed inside the loop).
+    @cuda.jit
+    def masks(out):
+        staged = cuda.shared.array(96, np.uint32)
+        mask = cuda.lanemask_lt()
+        t = cuda.threadIdx.x
+        staged[95 - t] = mask
+        cuda.syncthreads()
+        out[t] = staged[t]
+
+    out = np.full(96, 12345, np.uint32)
+    if launch_warp_kernel(current, masks, 1, 96, out):
+        lanes = (95 - np.arange(96)) % 32
+        np.testing.assert_array_equal(out, ((1 << lanes) - 1).astype(np.uint32))
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.float32, np.float64])
 def test_match_any_and_all_sync(current, rng, dtype):
     @cuda.jit
