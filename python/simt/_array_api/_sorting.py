@@ -68,10 +68,6 @@ from ._reduction import _as_rows
 
 __all__ = ["sort", "argsort"]
 
-RADIX_BITS = 4
-RADIX = 1 << RADIX_BITS
-ITEMS = 8  # consecutive elements per thread in a tile of the histogram and scatter
-
 
 def checked_array(x, where, name="x"):
     if not isinstance(x, Array):
