@@ -94,6 +94,11 @@ struct Dialect {
   // are handles, not addresses, so a view into one (a slice) cannot be a
   // plain pointer.
   std::string_view array_offset_type{};
+  // A line before a loop that must stay rolled: a rarely taken fallback whose
+  // unrolled copy would raise the whole kernel's register count (and cut its
+  // occupancy; CUDA's register file is shared by the resident blocks). Empty:
+  // the compiler decides.
+  std::string_view rolled_loop{};
   std::string_view printf_int64 = "%lld";  // printf conversion for 64-bit ints
   std::string_view printf_uint64 = "%llu";
   std::string_view int64_suffix = "LL";  // integer literal suffixes: 5LL / 5L

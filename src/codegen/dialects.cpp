@@ -132,6 +132,7 @@ const Dialect kCuda{
     .kernel_prefix = "extern \"C\" __global__ ",
     .function_prefix = "static __device__ __forceinline__ ",
     .cold_function_prefix = "static __device__ __noinline__ ",
+    .rolled_loop = "#pragma unroll 1",
     .index_objects = {{{"threadIdx.x", "threadIdx.y", "threadIdx.z"},
                        {"blockIdx.x", "blockIdx.y", "blockIdx.z"},
                        {"blockDim.x", "blockDim.y", "blockDim.z"},

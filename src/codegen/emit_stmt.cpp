@@ -428,11 +428,12 @@ void Emitter::for_stmt(const Stmt& s) {
 }
 
 void Emitter::counted_range_loop(const Stmt& s, const RangeVars& r,
-                                 std::optional<int64_t> known_step) {
+                                 std::optional<int64_t> known_step, bool rolled) {
   std::string ct = ctype(r.type), u = range_unsigned(r.type.scalar);
   std::string n = std::to_string(temp_counter_);
   std::string count = "simt_count" + n, k = "simt_k" + n;
   line(u + " " + count + " = " + range_length(u, r.start, r.stop, r.step, known_step) + ";");
+  if (rolled && !d_.rolled_loop.empty()) line(std::string(d_.rolled_loop));
   line("for (" + u + " " + k + " = 0; " + k + " < " + count + "; ++" + k + ") {");
   ++indent_;
   line(ct + " " + r.it + " = (" + ct + ")((" + u + ")" + r.start + " + " + k + " * (" + u + ")" +

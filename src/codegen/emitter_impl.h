@@ -307,7 +307,9 @@ class Emitter {
     Type type;  // the range's (strong) integer type
     std::string start, stop, step, it, assign_local;
   };
-  void counted_range_loop(const Stmt& s, const RangeVars& r, std::optional<int64_t> known_step);
+  // `rolled`: kept rolled where the dialect can say so (Dialect::rolled_loop).
+  void counted_range_loop(const Stmt& s, const RangeVars& r, std::optional<int64_t> known_step,
+                          bool rolled = false);
   // The same loop as C's `for (it = start; it < stop; it += step)` for a positive
   // step and `it > stop` for a negative one, each under a run-time test that makes
   // it exact, the counted loop for the rest (emit_range_versions.cpp); false, with
