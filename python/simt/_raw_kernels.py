@@ -85,6 +85,14 @@ class RawKernel:
                             f"tuple, not {type(args).__name__}")
         self[grid, block, stream, shared_mem](*args)
 
+    def max_resident_blocks(self, threads, shared_mem=0, device=None):
+        """The most blocks of `threads` threads (with `shared_mem` bytes of dynamic shared
+        memory each) resident on the device at once: a full wave of a grid-stride launch.
+        0 where the device cannot say (OpenCL); the CPU runs every block at once."""
+        return self._kernel.max_resident_blocks(
+            get_device(device) if device is not None else (self._device or get_device()),
+            int(threads), int(shared_mem))
+
     def param_info(self, device=None):
         """[(bytes, type name)] of each parameter as the driver reports them (the type name
         on OpenCL only); [] when the driver cannot say (CUDA drivers before 12.4)."""

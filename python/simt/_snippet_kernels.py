@@ -181,6 +181,19 @@ class _Generated:
         module = RawModule(source, options=options, device=device)
         self.kernels = [module.get_function(n) for n in names]
         self.source = source
+        self._blocks = None
+
+    def first_pass_blocks(self, block, fallback, device):
+        """Blocks of a reduction's grid-stride first pass (kernels[0]): one full wave of
+        resident blocks on a CUDA device (its occupancy, from the kernel's registers: a
+        fixed count that is not a multiple of it leaves a partly idle last wave), else
+        `fallback`."""
+        if self._blocks is None:
+            resident = 0
+            if device.backend == "cuda":
+                resident = self.kernels[0].max_resident_blocks(block, device=device)
+            self._blocks = resident if resident > 0 else fallback
+        return self._blocks
 
 
 class _SnippetKernel:
@@ -615,8 +628,8 @@ class ReductionKernel(_SnippetKernel):
     """
 
     _BLOCK = 256
-    # Blocks of the first pass (grid-stride): about one wave of resident blocks on a large
-    # GPU, few enough partials for one block to finish.
+    # Blocks of the first pass (grid-stride) where the device cannot say how many are
+    # resident (_Generated.first_pass_blocks): about one wave on a large GPU.
     _MAX_BLOCKS = 1024
 
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
@@ -672,7 +685,8 @@ class ReductionKernel(_SnippetKernel):
                 source, [self.name + "_partial", self.name + "_final", self.name + "_whole"],
                 self.options, dev)
         total = int(np.prod(shape, dtype=np.int64))
-        blocks = max(1, min((total + self._BLOCK - 1) // self._BLOCK, self._MAX_BLOCKS))
+        blocks = max(1, min((total + self._BLOCK - 1) // self._BLOCK,
+                            generated.first_pass_blocks(self._BLOCK, self._MAX_BLOCKS, dev)))
         call = []
         for p, v, t in zip(self.in_params, ins, in_types):
             call += self._array_args(p, v, shape, nd) if isinstance(v, Array) \

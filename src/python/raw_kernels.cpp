@@ -243,6 +243,15 @@ void bind_raw_kernels(nb::module_& m) {
             k.function_for(device ? device->device : k.device());
           },
           nb::arg("device").none(), "Compiles for the device now and looks the kernel up.")
+      .def(
+          "max_resident_blocks",
+          [](RawKernel& k, const PyDevice& device, int64_t threads, size_t shared_bytes) {
+            const runtime::RawFunction& function = k.function_for(device.device);
+            return device.device->max_cooperative_blocks(*function.kernel, threads, shared_bytes);
+          },
+          nb::arg("device"), nb::arg("threads"), nb::arg("shared_bytes") = 0,
+          "The most blocks of `threads` threads that are resident on the device at once (its "
+          "occupancy: registers, shared memory); 0 where the device cannot say.")
       .def("param_info", &RawKernel::param_info, nb::arg("device"),
            "[(bytes, type name)] of each parameter, as the driver reports them ([] when it "
            "cannot).");

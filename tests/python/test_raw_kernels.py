@@ -428,6 +428,25 @@ def test_reduction_in_one_launch_and_in_two(raw_device, rng):
         np.testing.assert_allclose(lo.get(), x[::2, 1::3].sum() - 1, rtol=1e-12, atol=1e-12)
 
 
+def test_max_resident_blocks(raw_device, rng):
+    # CUDA answers from the kernel's registers (a full wave is at least one block per
+    # multiprocessor, at most 2048 threads' worth each); OpenCL cannot say (0).
+    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    waves = [k.max_resident_blocks(t) for t in (32, 256, 1024)]
+    if raw_device.backend == "opencl":
+        assert waves == [0, 0, 0]
+        return
+    units = raw_device.compute_units
+    assert units <= waves[2] <= waves[1] <= waves[0]
+    assert waves[1] * 256 <= units * 2048
+    assert k.max_resident_blocks(4096) == 0  # more threads than a block may have
+    # A reduction's first pass runs that many blocks (a large input), and still sums.
+    rk = simt.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "wave_sum")
+    x = rng.standard_normal(1 << 20).astype(np.float32)
+    np.testing.assert_allclose(rk(simt.to_device(x, device=raw_device)).get(), x.sum(dtype=np.float64),
+                               rtol=1e-4)
+
+
 def test_snippet_kernels_check_what_they_are_given(raw_device, rng):
     # Fixed types are the arrays' dtypes (CuPy's check), outputs must be writable, bool
     # scalars pass as one byte, an int past int64 binds uint64 without poisoning later
