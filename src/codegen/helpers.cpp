@@ -201,8 +201,14 @@ constexpr const char* kFloatToHalf = R"($Qunsigned short $N(float f) {
   unsigned int x = $float_as_uint(f);
   unsigned int sign = (x >> 16) & 0x8000u;
   unsigned int magnitude = x & 0x7fffffffu;
-  if (magnitude >= 0x7f800000u)
-    return (unsigned short)(sign | 0x7c00u | (magnitude > 0x7f800000u ? 0x200u : 0u));
+  if (magnitude == 0x7f800000u) return (unsigned short)(sign | 0x7c00u);
+  if (magnitude > 0x7f800000u) {
+    // A NaN keeps its payload's top 10 bits, as NumPy's conversion does (a float16
+    // copied through a float register comes back bit for bit); one that had only
+    // lower bits gets payload 1, so it stays a NaN.
+    unsigned int payload = (magnitude & 0x7fffffu) >> 13;
+    return (unsigned short)(sign | 0x7c00u | (payload != 0u ? payload : 1u));
+  }
   if (magnitude >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);
   if (magnitude < 0x38800000u) {
     if (magnitude <= 0x33000000u) return (unsigned short)sign;

@@ -251,3 +251,28 @@ def test_complex_argument_is_refused(current):
 def test_calling_outside_a_kernel_explains():
     with pytest.raises(RuntimeError, match="inside a simt kernel"):
         cuda.fp16.hadd(np.float16(1), np.float16(2))
+
+
+def test_nan_payloads_survive_copies_and_conversions(current, rng):
+    # A float16 copied through a kernel keeps its bits, NaN payloads and signs too; a
+    # float32 NaN converted to float16 keeps its payload's top bits, as NumPy's astype.
+    @cuda.jit
+    def copy_and_convert(h, f, h_out, f_out):
+        i = cuda.grid(1)
+        if i < h.size:
+            h_out[i] = h[i]
+            f_out[i] = np.float16(f[i])
+
+    payloads = rng.integers(1, 0x400, 64).astype(np.uint16)
+    signs = rng.choice([0, 0x8000], 64).astype(np.uint16)
+    h = (signs | 0x7C00 | payloads).view(np.float16)
+    f32_bits = (signs.astype(np.uint32) << 16) | 0x7F800000 | rng.integers(1, 1 << 23, 64).astype(np.uint32)
+    f32_bits[:4] = [0x7F800001, 0xFF800FFF, 0x7FC00000, 0x7FBFE000]  # payload below / at the top
+    f = f32_bits.view(np.float32)
+    h_out = np.zeros(64, np.float16)
+    f_out = np.zeros(64, np.float16)
+    copy_and_convert[1, 64](h, f, h_out, f_out)
+    np.testing.assert_array_equal(h_out.view(np.uint16), h.view(np.uint16))
+    with np.errstate(invalid="ignore"):
+        want = f.astype(np.float16)
+    np.testing.assert_array_equal(f_out.view(np.uint16), want.view(np.uint16))

@@ -677,8 +677,8 @@ _STAGE = '''        s@ = cnt[{OWNER} * {RADIX} + d@] + r@
         digits[s@] = np.uint8(d@)
 '''
 # float16 elements are staged from memory again, not from v@: a float16 variable is a
-# float32 on OpenCL, which a store rounds back, losing NaN payloads (an element copied
-# from array to array keeps its bits on every device).
+# float32 in registers, converted back by the store (a copy from array to array moves the
+# 16 bits themselves).
 _STAGED_VALUE = {True: "src[min(e@, last)]", False: "v@"}
 _STAGE_POS = "        staged_pos[s@] = p@\n"
 _STAGED_POS_ARRAY = "\n    staged_pos = simt.shared.array({TILE}, {P})"
