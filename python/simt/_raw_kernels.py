@@ -6,6 +6,8 @@ The source language follows the device a kernel launches on: CUDA C++ (NVRTC) on
 reports.
 """
 
+import operator
+
 from . import _core
 from ._device import get_device
 
@@ -89,9 +91,13 @@ class RawKernel:
         """The most blocks of `threads` threads (with `shared_mem` bytes of dynamic shared
         memory each) resident on the device at once: a full wave of a grid-stride launch.
         0 where the device cannot say (OpenCL); the CPU runs every block at once."""
+        threads, shared_mem = operator.index(threads), operator.index(shared_mem)
+        if threads < 1 or shared_mem < 0:
+            raise ValueError(f"{self.name}.max_resident_blocks: threads must be at least 1 "
+                             f"and shared_mem at least 0, not {threads} and {shared_mem}")
         return self._kernel.max_resident_blocks(
             get_device(device) if device is not None else (self._device or get_device()),
-            int(threads), int(shared_mem))
+            threads, shared_mem)
 
     def param_info(self, device=None):
         """[(bytes, type name)] of each parameter as the driver reports them (the type name

@@ -432,6 +432,11 @@ def test_max_resident_blocks(raw_device, rng):
     # CUDA answers from the kernel's registers (a full wave is at least one block per
     # multiprocessor, at most 2048 threads' worth each); OpenCL cannot say (0).
     k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    for bad in ((0,), (-3,), (256, -1)):
+        with pytest.raises(ValueError, match="max_resident_blocks: threads must be"):
+            k.max_resident_blocks(*bad)
+    with pytest.raises(TypeError):
+        k.max_resident_blocks(256.0)
     waves = [k.max_resident_blocks(t) for t in (32, 256, 1024)]
     if raw_device.backend == "opencl":
         assert waves == [0, 0, 0]
