@@ -10,12 +10,11 @@ An imported array views the producer's memory, on the device that memory
 belongs to, and keeps the producer alive until the last simt view goes.
 """
 
-import operator
 
 import numpy as np
 
 from . import _core
-from ._array import Array, _dtype_name, to_device
+from ._array import Array, to_device
 from ._device import devices, get_device
 from ._dlpack import DLDeviceType
 
@@ -115,49 +114,7 @@ def _cuda_devices():
 def _from_cuda_array_interface(obj, cai):
     """A simt array on the CUDA device holding a __cuda_array_interface__'s memory."""
     what = f"the __cuda_array_interface__ of a {type(obj).__name__}"
-    if not isinstance(cai, dict):
-        raise TypeError(f"{what} is a {type(cai).__name__}, not a dict")
-    version = cai.get("version")
-    if version not in (0, 1, 2, 3):
-        raise ValueError(f"{what} has version {version!r}; simt reads versions 0 to 3")
-    if cai.get("mask") is not None:
-        raise ValueError(f"{what} has a mask; simt arrays cannot be masked")
-    try:
-        shape = tuple(operator.index(n) for n in cai["shape"])
-        typestr = cai["typestr"]
-        pointer, readonly = cai["data"]
-        pointer = operator.index(pointer)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{what} is malformed ({type(e).__name__}: {e}); it needs 'shape' (a "
-                         "tuple of ints), 'typestr' and 'data' (pointer, read-only flag)") from None
-    try:
-        dtype = np.dtype(typestr)
-    except TypeError:
-        raise TypeError(f"{what} has typestr {typestr!r}, which is not a dtype") from None
-    if not dtype.isnative:
-        raise TypeError(f"{what} has typestr {typestr!r}: its byte order is not this machine's, "
-                        "and simt kernels read native byte order only")
-    name = _dtype_name(dtype)
-    strides = cai.get("strides")
-    if strides is None:
-        strides, step = [], dtype.itemsize
-        for n in reversed(shape):
-            strides.insert(0, step)
-            step *= max(n, 1)
-    else:
-        strides = [operator.index(s) for s in strides]
-        if len(strides) != len(shape):
-            raise ValueError(f"{what} has {len(strides)} strides for {len(shape)} dimensions")
-
-    stream = cai.get("stream") if version >= 3 else None
-    if stream is not None:
-        try:
-            stream = operator.index(stream)
-        except TypeError:
-            raise TypeError(f"{what} has stream {stream!r}, not an int") from None
-        if stream == 0:
-            raise ValueError(f"{what} names stream 0, which the protocol disallows as ambiguous")
-
+    pointer, shape, strides, name, readonly, stream = _core.read_cuda_array_interface(cai, what)
     if pointer:
         cuda = [d for d in _cuda_devices() if _core.device_holds_pointer(d, pointer)]
         if not cuda:
@@ -171,12 +128,10 @@ def _from_cuda_array_interface(obj, cai):
             raise ValueError(f"{what} describes CUDA memory, and simt sees no CUDA device")
         home = cuda[0]
 
-    # The producer's pending writes are on cai["stream"] (version 3). None: no
-    # ordering needed. 1 (legacy default stream): simt's default stream is
-    # that stream, and its own streams are blocking ones, which wait for it.
-    # Any other stream (the per-thread default 2 included) is not waited for
-    # by simt's streams: the device is synchronized, which the protocol allows.
-    if stream not in (None, 1):
+    # The producer's writes pending on another stream than the legacy default one
+    # (which simt's streams, all blocking, wait for): the device is synchronized,
+    # which the protocol allows.
+    if stream:
         home.synchronize()
     impl = _core.import_pointer(pointer, list(shape), strides, name, bool(readonly), home, obj,
                                 what)

@@ -181,6 +181,7 @@ std::vector<std::string> named_tuple_fields(PyObject* o, Py_ssize_t n) {
 bool classify_foreign_array(PyObject* o, const std::string& name, Classification& s) {
   ForeignArray foreign;
   if (!read_foreign_array(o, name, foreign)) return false;
+  s.producer_pending |= foreign.pending_stream != 0;
   append_array_leaf(s, foreign.data, foreign.ndim, foreign.shape.data(),
                     foreign.byte_strides.data(), foreign.itemsize(), foreign.scalar,
                     foreign.readonly, name);
@@ -278,6 +279,7 @@ void Classification::clear() {
   holds.clear();
   foreign = false;
   host_arrays = false;
+  producer_pending = false;
 }
 
 void Classification::release_buffers() {

@@ -38,6 +38,10 @@ struct Classification {
   std::vector<std::shared_ptr<const void>> holds;
   bool foreign = false;  // some of them are foreign memory (DLPack, mapped, managed)
   bool host_arrays = false;
+  // A foreign array's producer has writes pending on a stream simt's streams
+  // do not wait for (its __cuda_array_interface__ names it): the launch first
+  // synchronizes the device, as the protocol allows.
+  bool producer_pending = false;
 
   void clear();
   void release_buffers();

@@ -440,6 +440,7 @@ void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& 
     // A CPU launch on the default stream runs here, first waiting for the
     // other streams: both may be stopped by Ctrl-C.
     runtime::InterruptibleScope interruptible;
+    if (s.producer_pending) device->synchronize();
     device->queue_launch(*spec.kernel, dims, s.pointers.data(), queue, std::move(keep));
   }
   // Not interruptible: the kernel reads and writes host memory the caller

@@ -3,6 +3,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "python/arguments.h"
@@ -199,53 +200,127 @@ void read_torch(PyObject* o, const std::string& name, ForeignArray& out) {
   out.readonly = false;
 }
 
-// The interface's dict (version 1 to 3). Its pointer's device is the producer's.
-void read_interface(PyObject* cai_object, const std::string& name, ForeignArray& out) {
-  if (!PyDict_Check(cai_object)) argument_error(name, "its __cuda_array_interface__ is not a dict");
-  nb::dict cai = nb::borrow<nb::dict>(cai_object);
-  auto field = [&](const char* key) -> nb::object {
-    if (!cai.contains(key))
-      argument_error(name, std::string("its __cuda_array_interface__ has no '") + key + "'");
-    return cai[key];
+}  // namespace
+
+void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
+                               const InterfaceFault& fault) {
+  auto fail = [&](FaultKind kind, const std::string& message) {
+    fault(kind, message);
+    throw std::logic_error("an InterfaceFault returned");  // it must throw
   };
-  try {
-    std::string typestr = nb::cast<std::string>(field("typestr"));
-    auto scalar = scalar_from_typestr(typestr);
-    if (!scalar)
-      argument_error(name, "unsupported __cuda_array_interface__ typestr '" + typestr + "'");
-    out.scalar = *scalar;
-    if (cai.contains("mask") && !nb::object(cai["mask"]).is_none())
-      argument_error(name,
-                     "masked arrays (a __cuda_array_interface__ 'mask') are not "
-                     "kernel arguments");
-    nb::tuple data = nb::cast<nb::tuple>(field("data"));
-    if (data.size() != 2)
-      argument_error(name, "its __cuda_array_interface__ 'data' is not (pointer, read_only)");
-    out.data = reinterpret_cast<void*>(nb::cast<uintptr_t>(data[0]));
-    out.readonly = nb::cast<bool>(data[1]);
-    nb::tuple shape = nb::cast<nb::tuple>(field("shape"));
-    out.ndim = static_cast<int>(shape.size());
-    for (int k = 0; k < out.ndim && k < abi::kMaxDims; ++k)
-      out.shape[static_cast<size_t>(k)] = nb::cast<int64_t>(shape[k]);
-    nb::object strides = cai.contains("strides") ? nb::object(cai["strides"]) : nb::none();
-    if (strides.is_none()) {
-      int64_t stride = out.itemsize();
-      for (int k = std::min(out.ndim, abi::kMaxDims); k-- > 0;) {
-        out.byte_strides[static_cast<size_t>(k)] = stride;
-        stride *= out.shape[static_cast<size_t>(k)];
-      }
-    } else {
-      nb::tuple given = nb::cast<nb::tuple>(strides);
-      if (given.size() != shape.size())
-        argument_error(name, "its __cuda_array_interface__ has " + std::to_string(given.size()) +
-                                 " strides for " + std::to_string(shape.size()) + " dimensions");
-      for (int k = 0; k < out.ndim && k < abi::kMaxDims; ++k)
-        out.byte_strides[static_cast<size_t>(k)] = nb::cast<int64_t>(given[k]);
+  if (!PyDict_Check(cai_object))
+    fail(FaultKind::Type, std::string("is a ") + Py_TYPE(cai_object)->tp_name + ", not a dict");
+  nb::dict cai = nb::borrow<nb::dict>(cai_object);
+  auto get = [&](const char* key) -> nb::object {
+    PyObject* value = PyDict_GetItemString(cai.ptr(), key);  // borrowed
+    return value ? nb::borrow(value) : nb::none();
+  };
+  auto malformed = [&](const std::string& what) {
+    fail(FaultKind::Value, "is malformed: " + what +
+                               "; it needs 'shape' (a tuple of ints), 'typestr' and 'data' "
+                               "(pointer, read-only flag)");
+  };
+  nb::object version = get("version");
+  long long v = PyLong_Check(version.ptr()) ? PyLong_AsLongLong(version.ptr()) : -1;
+  if (v < 0 || v > 3) {
+    PyErr_Clear();
+    fail(FaultKind::Value, "has version " + nb::cast<std::string>(nb::repr(version)) +
+                               "; simt reads versions 0 to 3");
+  }
+  if (!get("mask").is_none())
+    fail(FaultKind::Value, "has a mask: masked arrays are not simt arrays or kernel arguments");
+
+  nb::object typestr = get("typestr");
+  if (!PyUnicode_Check(typestr.ptr())) malformed("'typestr' is not a str");
+  std::string text = PyUnicode_AsUTF8(typestr.ptr());
+  if (text.size() >= 2 && text[0] == '>')
+    fail(FaultKind::Type, "has typestr '" + text +
+                              "': its byte order is not this machine's, and simt kernels read "
+                              "native byte order only");
+  auto scalar = scalar_from_typestr(text);
+  if (!scalar)
+    fail(FaultKind::Type, "has typestr '" + text +
+                              "', which is not a dtype simt supports (bool, int8-64, uint8-64, "
+                              "float16-64, complex64/128)");
+  out.scalar = *scalar;
+
+  auto integer = [&](PyObject* value, const char* what) -> long long {
+    PyObject* index = PyNumber_Index(value);
+    long long n = index ? PyLong_AsLongLong(index) : -1;
+    Py_XDECREF(index);
+    if (n == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      malformed(std::string(what) + " holds a non-integer");
     }
-  } catch (const nb::cast_error&) {
-    argument_error(name, "its __cuda_array_interface__ is malformed (a field of the wrong type)");
+    return n;
+  };
+  nb::object data = get("data");
+  if (!PyTuple_Check(data.ptr()) || PyTuple_GET_SIZE(data.ptr()) != 2)
+    malformed("'data' is not (pointer, read_only)");
+  PyObject* pointer = PyNumber_Index(PyTuple_GET_ITEM(data.ptr(), 0));
+  unsigned long long address = pointer ? PyLong_AsUnsignedLongLong(pointer) : 0;
+  Py_XDECREF(pointer);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    malformed("'data' does not start with a pointer (an int)");
+  }
+  out.data = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
+  int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data.ptr(), 1));
+  if (readonly < 0) {
+    PyErr_Clear();
+    malformed("'data' has no read-only flag");
+  }
+  out.readonly = readonly == 1;
+
+  nb::object shape = get("shape");
+  if (!PyTuple_Check(shape.ptr())) malformed("'shape' is not a tuple");
+  Py_ssize_t ndim = PyTuple_GET_SIZE(shape.ptr());
+  out.ndim = static_cast<int>(ndim);
+  for (Py_ssize_t k = 0; k < ndim; ++k) {
+    long long n = integer(PyTuple_GET_ITEM(shape.ptr(), k), "'shape'");
+    if (n < 0) malformed("'shape' holds a negative extent");
+    if (k < abi::kMaxDims) out.shape[static_cast<size_t>(k)] = n;
+  }
+  nb::object strides = get("strides");
+  if (strides.is_none()) {
+    int64_t stride = out.itemsize();
+    for (int k = std::min(out.ndim, abi::kMaxDims); k-- > 0;) {
+      out.byte_strides[static_cast<size_t>(k)] = stride;
+      stride *= std::max<int64_t>(out.shape[static_cast<size_t>(k)], 1);
+    }
+  } else {
+    if (!PyTuple_Check(strides.ptr())) malformed("'strides' is neither None nor a tuple");
+    Py_ssize_t given = PyTuple_GET_SIZE(strides.ptr());
+    if (given != ndim)
+      fail(FaultKind::Value,
+           "has " + std::to_string(given) + " strides for " + std::to_string(ndim) + " dimensions");
+    for (Py_ssize_t k = 0; k < given; ++k) {
+      long long s = integer(PyTuple_GET_ITEM(strides.ptr(), k), "'strides'");
+      if (k < abi::kMaxDims) out.byte_strides[static_cast<size_t>(k)] = s;
+    }
+  }
+
+  // Version 3's stream: the producer's writes are pending on it. None asks for
+  // no ordering; 1, the legacy default stream, is one simt's own streams (all
+  // blocking) wait for already.
+  out.pending_stream = 0;
+  nb::object stream = get("stream");
+  if (v >= 3 && !stream.is_none()) {
+    PyObject* index = PyNumber_Index(stream.ptr());
+    unsigned long long handle = index ? PyLong_AsUnsignedLongLong(index) : 0;
+    Py_XDECREF(index);
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      fail(FaultKind::Type,
+           "has stream " + nb::cast<std::string>(nb::repr(stream)) + ", not a stream handle");
+    }
+    if (handle == 0)
+      fail(FaultKind::Value, "names stream 0, which the protocol disallows as ambiguous");
+    if (handle != 1) out.pending_stream = static_cast<uintptr_t>(handle);
   }
 }
+
+namespace {
 
 // The text of the Python exception being raised, which is cleared.
 std::string take_error_text() {
@@ -322,7 +397,9 @@ bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out)
     argument_error(name, "its __cuda_array_interface__ failed: " + take_error_text());
   }
   nb::object held = nb::steal(cai);
-  read_interface(cai, name, out);
+  read_cuda_array_interface(cai, out, [&](FaultKind, const std::string& message) {
+    argument_error(name, "its __cuda_array_interface__ " + message);
+  });
   return true;
 }
 

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,9 @@ struct ForeignArray {
   std::array<int64_t, abi::kMaxDims> shape{};
   std::array<int64_t, abi::kMaxDims> byte_strides{};
   bool readonly = false;
+  // A stream the producer's writes are pending on, which a consumer waits for
+  // (the interface's version 3); 0 for none.
+  uintptr_t pending_stream = 0;
   int64_t itemsize() const;
 };
 
@@ -33,6 +37,16 @@ struct ForeignArray {
 // simt cannot take (another typestr, a producer's own refusal such as
 // PyTorch's for tensors that require grad) raises TypeError naming `name`.
 bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out);
+
+// How the reader below reports what is wrong with an interface: the kind of
+// Python exception it calls for, and a message whose subject is the interface
+// ("has a mask: ..."). It must throw.
+enum class FaultKind { Type, Value };
+using InterfaceFault = std::function<void(FaultKind, const std::string&)>;
+
+// Reads a __cuda_array_interface__ dict (versions 0 to 3) into `out`: the one
+// reader of the protocol, for kernel arguments and for simt.asarray alike.
+void read_cuda_array_interface(PyObject* cai, ForeignArray& out, const InterfaceFault& fault);
 
 // A typestr of the array interfaces ("<f4", "|b1") as a scalar type.
 std::optional<abi::Scalar> scalar_from_typestr(const std::string& typestr);

@@ -24,6 +24,7 @@
 
 #include "python/bindings.h"
 #include "python/dlpack.h"
+#include "python/foreign_arrays.h"
 
 namespace simt::python {
 
@@ -387,6 +388,28 @@ void release_with_gil(const std::function<void()>& f) noexcept {
   PyGILState_Release(state);
 }
 
+// simt.asarray's reading of a __cuda_array_interface__ (the reader kernel
+// arguments use): (pointer, shape, byte strides, dtype name, read-only, the
+// stream the producer's writes are pending on or 0). `what` names the
+// interface in errors.
+nb::tuple read_interface(nb::handle cai, const std::string& what) {
+  ForeignArray a;
+  read_cuda_array_interface(cai.ptr(), a, [&](FaultKind kind, const std::string& message) {
+    const std::string text = what + " " + message;
+    if (kind == FaultKind::Type) throw nb::type_error(text.c_str());
+    throw nb::value_error(text.c_str());
+  });
+  if (a.ndim > abi::kMaxDims)
+    throw nb::value_error((what + " has " + std::to_string(a.ndim) +
+                           " dimensions; simt arrays have at most " + std::to_string(abi::kMaxDims))
+                              .c_str());
+  const auto n = static_cast<size_t>(a.ndim);
+  std::vector<int64_t> shape(a.shape.begin(), a.shape.begin() + n);
+  std::vector<int64_t> strides(a.byte_strides.begin(), a.byte_strides.begin() + n);
+  return nb::make_tuple(reinterpret_cast<uintptr_t>(a.data), nb::tuple(nb::cast(shape)), strides,
+                        abi::scalar_name(a.scalar), a.readonly, a.pending_stream);
+}
+
 void bind_interop(nb::module_& m) {
   m.def("export_dlpack", &export_dlpack, nb::arg("array"), nb::arg("versioned"),
         nb::arg("copied") = false,
@@ -397,6 +420,7 @@ void bind_interop(nb::module_& m) {
   m.def("import_pointer", &import_pointer, nb::arg("pointer"), nb::arg("shape"), nb::arg("strides"),
         nb::arg("dtype"), nb::arg("readonly"), nb::arg("device"), nb::arg("owner"), nb::arg("what"),
         "A DeviceArray viewing foreign memory at `pointer` (byte strides), keeping `owner` alive.");
+  m.def("read_cuda_array_interface", &read_interface, nb::arg("cai"), nb::arg("what"));
   m.def("device_holds_pointer", &holds_pointer, nb::arg("device"), nb::arg("pointer"));
   m.def("buffer_is_foreign", [](const DeviceArray& a) { return a.buffer->foreign(); });
 }

@@ -117,8 +117,10 @@ class RawKernel {
 
  private:
   // One argument as the C parameter's value.
+  // `producer_pending`: set when a foreign array's writes are pending on a
+  // stream the launch does not wait for (its __cuda_array_interface__ says so).
   runtime::RawArgument read(const nb::handle& arg, size_t index, const runtime::Device& device,
-                            std::array<uint64_t, 2>* value) const;
+                            std::array<uint64_t, 2>* value, bool& producer_pending) const;
   [[noreturn]] void fail(size_t index, const std::string& message) const {
     throw nb::type_error(
         ("raw kernel '" + name_ + "', argument " + std::to_string(index) + ": " + message).c_str());
@@ -134,8 +136,8 @@ class RawKernel {
 };
 
 runtime::RawArgument RawKernel::read(const nb::handle& arg, size_t index,
-                                     const runtime::Device& device,
-                                     std::array<uint64_t, 2>* value) const {
+                                     const runtime::Device& device, std::array<uint64_t, 2>* value,
+                                     bool& producer_pending) const {
   PyObject* o = arg.ptr();
   runtime::RawArgument out;
   nb::object keep;
@@ -159,6 +161,7 @@ runtime::RawArgument RawKernel::read(const nb::handle& arg, size_t index,
   if (device.info().backend == runtime::BackendKind::Cuda &&
       read_foreign_array(o, "#" + std::to_string(index), foreign)) {
     // CuPy, PyTorch and Numba arrays on the GPU: their data pointer.
+    producer_pending |= foreign.pending_stream != 0;
     out.pointer = true;
     std::memcpy(value->data(), &foreign.data, sizeof foreign.data);
     return out;
@@ -201,8 +204,9 @@ void RawKernel::launch(const runtime::LaunchDims& dims, const PyStream* stream,
                              .c_str());
   std::vector<std::array<uint64_t, 2>> values(args.size());
   std::vector<void*> pointers(args.size());
+  bool producer_pending = false;
   for (size_t k = 0; k < args.size(); ++k) {
-    runtime::RawArgument given = read(args[k], k, *on, &values[k]);
+    runtime::RawArgument given = read(args[k], k, *on, &values[k], producer_pending);
     if (function.params_known) {
       std::string mismatch = runtime::raw_argument_mismatch(function.params[k], given);
       if (!mismatch.empty()) fail(k, "expected " + mismatch);
@@ -210,6 +214,7 @@ void RawKernel::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     pointers[k] = values[k].data();
   }
   nb::gil_scoped_release release;
+  if (producer_pending) on->synchronize();  // as the protocol allows
   on->queue_launch(*function.kernel, dims, pointers.data(),
                    stream ? *stream->stream : on->default_stream(), {});
 }

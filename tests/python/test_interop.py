@@ -452,13 +452,17 @@ class FakeCuda:
 @pytest.mark.parametrize("cai, error, match", [
     ({"mask": object()}, ValueError, "mask"),
     ({"typestr": ">f4"}, TypeError, "byte order"),
-    ({"typestr": "<f16"}, TypeError, "not supported by simt"),
-    ({"typestr": "zz"}, TypeError, "not a dtype"),
+    ({"typestr": "<f16"}, TypeError, "typestr '<f16', which is not a dtype simt supports"),
+    ({"typestr": "zz"}, TypeError, "not a dtype simt supports"),
     ({"version": 9}, ValueError, "version 9"),
     ({"stream": 0}, ValueError, "stream 0"),
     ({"shape": "four"}, ValueError, "malformed"),
     ({"strides": (4, 4)}, ValueError, "2 strides for 1 dimensions"),
-], ids=["mask", "big-endian", "float128", "typestr", "version", "stream0", "shape", "strides"])
+    ({"stream": "s"}, TypeError, "stream 's', not a stream handle"),
+    ({"data": ("p", False)}, ValueError, "malformed: 'data' does not start with a pointer"),
+    ({"shape": (4, -1)}, ValueError, "negative extent"),
+], ids=["mask", "big-endian", "float128", "typestr", "version", "stream0", "shape", "strides",
+        "stream-type", "pointer", "negative"])
 def test_cuda_array_interface_is_checked(cai, error, match):
     with pytest.raises(error, match=match):
         simt.asarray(FakeCuda(**cai))
@@ -609,6 +613,26 @@ def test_cuda_array_interface_stream_is_honoured(rng):
     np.testing.assert_allclose(a.get(), x * 2, rtol=1e-6)
 
 
+@needs_cuda
+def test_kernel_arguments_wait_for_the_interface_stream(rng):
+    """A kernel argument whose interface names a non-blocking stream with pending
+    writes is read after them (the launch synchronizes, as Numba's does)."""
+    cupy = _cupy()
+    x = random_array(rng, 1 << 22, np.float32)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    host = cupy.cuda.alloc_pinned_memory(x.nbytes)
+    staged = np.frombuffer(host, np.float32, x.size)
+    staged[:] = x
+    c = cupy.empty(x.size, np.float32)
+    with stream:
+        c.set(staged, stream=stream)            # asynchronous, pending on `stream`
+        for _ in range(8):
+            c *= 1.0                            # more work queued behind the copy
+    out = simt.to_device(np.full(x.size, np.nan, np.float32), device="cuda:0")
+    affine[(x.size + 255) // 256, 256](FakeCudaOf(c, stream=stream.ptr), out)
+    np.testing.assert_allclose(out.get(), 2 * x + 1, rtol=1e-6)
+
+
 @needs_cpu
 def test_torch_on_the_cpu(rng):
     torch = _torch()
@@ -648,6 +672,8 @@ class RaisingInterface:
 
 @pytest.mark.parametrize("value, match", [
     (FakeCuda(mask=np.zeros(4, bool)), "masked arrays"),
+    (FakeCuda(version=7), "version 7; simt reads versions 0 to 3"),
+    (FakeCuda(typestr=">f4"), "byte order"),
     (FakeCuda(shape="four"), "malformed"),
     (FakeCuda(strides=(4, 4)), "2 strides for 1 dimensions"),
     (FakeCuda(typestr="<f16"), "typestr '<f16'"),
@@ -656,7 +682,8 @@ class RaisingInterface:
      "__cuda_array_interface__ failed: RuntimeError: requires grad"),
     # AttributeError: it has none (PyTorch's CPU tensors say so).
     (RaisingInterface(AttributeError("not on a GPU")), "do not accept RaisingInterface"),
-], ids=["mask", "shape", "strides", "typestr", "data", "raises", "attribute-error"])
+], ids=["mask", "version", "big-endian", "shape", "strides", "typestr", "data", "raises",
+        "attribute-error"])
 def test_bad_cuda_array_interface_arguments_name_the_argument(value, match):
     with pytest.raises(TypeError, match=f"argument 'value': .*{match}"):
         simt.typeof(value)
