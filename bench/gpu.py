@@ -9,10 +9,10 @@ launch costs are medians of rounds of many warm launches.
 """
 
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -25,6 +25,9 @@ import heat  # noqa: E402
 from timing import event_ms, host_us  # noqa: E402
 import mandelbrot as mandel  # noqa: E402
 import saxpy as sx  # noqa: E402
+
+
+PASSES = 5
 
 
 def host_cost(fn, rounds=101, inner=256):
@@ -116,30 +119,25 @@ def main():
     nvcc = cp.RawModule(path=cubin)
 
     # ---- launch overhead --------------------------------------------------------
-    rows = []
-    if raw_launch:
-        for inner, label in ((256, ""), (20000, ", queue full (GPU rate)")):
-            out = subprocess.run([raw_launch, cubin, str(inner)], capture_output=True,
-                                 text=True).stdout
-            for line in out.splitlines():
-                key, value = line.split()
-                rows.append((key.replace("_", " ") + label, float(value)))
+    # Every case is timed in PASSES passes taken in turns with the raw C++ loop (a
+    # subprocess), and each row is the median of its passes: one pass of each, one
+    # after the other, moved by ±1.5 µs between processes on the same machine (CPU
+    # clocks), which no single ratio survives.
+    cases = []
     x = simt.zeros(16, np.float32, device=device)
-    with simt.use_device(device):
-        l0, l4 = empty0[1, 1], empty4[1, 1]
-        rows.append(("simt 0 args", host_cost(lambda: l0())))
-        rows.append(("simt 4 args", host_cost(lambda: l4(x, x, 1.0, 2))))
-        rows.append(("simt 4 args incl. kernel[1, 1]", host_cost(lambda: empty4[1, 1](x, x, 1.0, 2))))
+    l0, l4 = empty0[1, 1], empty4[1, 1]
+    cases.append(("simt 0 args", lambda: l0(), 256))
+    cases.append(("simt 4 args", lambda: l4(x, x, 1.0, 2), 256))
+    cases.append(("simt 4 args incl. kernel[1, 1]", lambda: empty4[1, 1](x, x, 1.0, 2), 256))
     # Foreign arrays as arguments (issue 20: within +0.5 us of simt arrays).
     cx = cp.zeros(16, cp.float32)
-    with simt.use_device(device):
-        rows.append(("simt 4 args, CuPy arrays", host_cost(lambda: l4(cx, cx, 1.0, 2))))
-        try:
-            import torch
-            tx = torch.zeros(16, device="cuda")
-            rows.append(("simt 4 args, PyTorch tensors", host_cost(lambda: l4(tx, tx, 1.0, 2))))
-        except Exception as error:
-            print(f"  (torch: {error})")
+    cases.append(("simt 4 args, CuPy arrays", lambda: l4(cx, cx, 1.0, 2), 256))
+    try:
+        import torch
+        tx = torch.zeros(16, device="cuda")
+        cases.append(("simt 4 args, PyTorch tensors", lambda: l4(tx, tx, 1.0, 2), 256))
+    except Exception as error:
+        print(f"  (torch: {error})")
     # Snippet kernels, a warm call on one element (issue 20: <= CuPy's).
     ek_simt = simt.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * 2 + y",
                                      "ek_bench")
@@ -152,19 +150,17 @@ def main():
     one = simt.ones(1, np.float32, device=device)
     one_out = simt.empty(1, np.float32, device=device)
     cone, cone_out = cp.ones(1, cp.float32), cp.empty(1, cp.float32)
-    with simt.use_device(device):
-        rows.append(("simt ElementwiseKernel, 1 element",
-                     host_cost(lambda: ek_simt(one, one, one_out))))
-        rows.append(("simt ReductionKernel, 1 element",
-                     host_cost(lambda: rk_simt(one), inner=128)))
-    rows.append(("cupy ElementwiseKernel, 1 element",
-                 host_cost(lambda: ek_cupy(cone, cone, cone_out))))
-    rows.append(("cupy ReductionKernel, 1 element", host_cost(lambda: rk_cupy(cone), inner=128)))
+    cases.append(("simt ElementwiseKernel, 1 element", lambda: ek_simt(one, one, one_out), 256))
+    cases.append(("simt ElementwiseKernel, 1 element, CuPy arrays",
+                  lambda: ek_simt(cone, cone, cone_out), 256))
+    cases.append(("simt ReductionKernel, 1 element", lambda: rk_simt(one), 128))
+    cases.append(("simt ReductionKernel, 1 element, CuPy array", lambda: rk_simt(cone), 128))
+    cases.append(("cupy ElementwiseKernel, 1 element", lambda: ek_cupy(cone, cone, cone_out), 256))
+    cases.append(("cupy ReductionKernel, 1 element", lambda: rk_cupy(cone), 128))
     c0, c4 = nvcc.get_function("empty0"), nvcc.get_function("empty4")
-    cx = cp.zeros(16, cp.float32)
-    rows.append(("cupy RawKernel 0 args", host_cost(lambda: c0((1,), (1,), ()))))
-    rows.append(("cupy RawKernel 4 args",
-                 host_cost(lambda: c4((1,), (1,), (cx, cx, cp.float32(1), cp.int64(2))))))
+    f1, i2 = cp.float32(1), cp.int64(2)
+    cases.append(("cupy RawKernel 0 args", lambda: c0((1,), (1,), ()), 256))
+    cases.append(("cupy RawKernel 4 args", lambda: c4((1,), (1,), (cx, cx, f1, i2)), 256))
     try:
         np.row_stack = np.vstack
         from numba import cuda as ncuda
@@ -178,14 +174,27 @@ def main():
             pass
 
         nx = ncuda.to_device(np.zeros(16, np.float32))
-        rows.append(("numba-cuda 0 args", host_cost(lambda: n0[1, 1]())))
-        rows.append(("numba-cuda 4 args", host_cost(lambda: n4[1, 1](nx, nx, 1.0, 2))))
+        cases.append(("numba-cuda 0 args", lambda: n0[1, 1](), 256))
+        cases.append(("numba-cuda 4 args", lambda: n4[1, 1](nx, nx, 1.0, 2), 256))
     except Exception as error:
         print(f"  (numba-cuda: {error})")
+
+    passes = {}
+    with simt.use_device(device):
+        for _ in range(PASSES):
+            if raw_launch:
+                for inner, label in ((256, ""), (20000, ", queue full (GPU rate)")):
+                    out = subprocess.run([raw_launch, cubin, str(inner)], capture_output=True,
+                                         text=True).stdout
+                    for line in out.splitlines():
+                        key, value = line.split()
+                        passes.setdefault(key.replace("_", " ") + label, []).append(float(value))
+            for name, fn, inner in cases:
+                passes.setdefault(name, []).append(host_cost(fn, rounds=21, inner=inner))
     cp.cuda.Device().synchronize()
-    print(f"\n{'warm launch, host cost':<40} {'us':>8}")
-    for name, us in rows:
-        print(f"{name:<40} {us:8.2f}")
+    print(f"\n{'warm launch, host cost (' + str(PASSES) + ' passes)':<48} {'us':>7} {'range':>13}")
+    for name, values in passes.items():
+        print(f"{name:<48} {statistics.median(values):7.2f} {min(values):6.2f}-{max(values):<6.2f}")
 
     # ---- kernels ------------------------------------------------------------------
     results = []
@@ -204,14 +213,19 @@ def main():
     results.append(("saxpy 2^28 float32", simt_ms, nvcc_ms, ok,
                     f"{3 * n * 4 / simt_ms / 1e6:.0f} GB/s; copy ceiling {copy_gbs:.0f} GB/s"))
 
-    # ReductionKernel over 2^28 float32 against cupy.sum (issue 20: >= 1.0x).
+    # ReductionKernel over 2^28 float32 against cupy.sum (issue 20: >= 1.0x), on a simt
+    # array and on the CuPy array itself (imported on every call: its host cost is in
+    # the event time, as cupy.sum's own is).
     total = cp.empty((), cp.float32)
-    rk_ms = event_ms(cp, lambda: rk_simt(xs))
     sum_ms = event_ms(cp, lambda: cp.sum(xs, out=total))
-    got = float(cp.asarray(rk_simt(xs)))
     want = float(cp.sum(xs.astype(cp.float64)))
-    results.append(("ReductionKernel sum 2^28 f32", rk_ms, sum_ms, abs(got - want) <= 1e-4 * want,
-                    f"{n * 4 / rk_ms / 1e6:.0f} GB/s; the nvcc column is cupy.sum"))
+    xs_simt = simt.asarray(xs)
+    for label, operand in (("", xs_simt), (", CuPy input", xs)):
+        rk_ms = event_ms(cp, lambda: rk_simt(operand))
+        got = float(cp.asarray(rk_simt(operand)))
+        results.append(("ReductionKernel sum 2^28 f32" + label, rk_ms, sum_ms,
+                        abs(got - want) <= 1e-4 * want,
+                        f"{n * 4 / rk_ms / 1e6:.0f} GB/s; the nvcc column is cupy.sum"))
 
     m = 8192
     u = cp.random.random((m, m))

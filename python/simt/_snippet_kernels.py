@@ -575,6 +575,8 @@ class ElementwiseKernel(_SnippetKernel):
         if fast_key is not None and len(self._fast) < 1024 and nd == 1 and \
                 all(v._impl.offset == 0 for v in ins + outs if isinstance(v, Array)):
             self._fast[fast_key] = _FastCall(self, launch, call, len(args), shape, out_types, dev)
+        if len(args) > self.nin:
+            outs = args[self.nin:]  # given outputs come back as given (CuPy's), as warm calls'
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def generated_source(self, *args, dialect=None, ndim=1):
@@ -718,6 +720,8 @@ class ReductionKernel(_SnippetKernel):
             kept = (1,) * len(shape)
             outs = [v if v.shape == kept else _broadcast.element_view(
                 v, kept, (0,) * len(kept)) for v in outs]
+        elif len(args) > self.nin:
+            outs = args[self.nin:]  # given outputs come back as given (CuPy's), as warm calls'
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd):

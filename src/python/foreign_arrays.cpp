@@ -375,6 +375,32 @@ std::optional<Scalar> scalar_from_typestr(const std::string& typestr) {
   }
 }
 
+bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal) {
+  Producer producer = producer_of(Py_TYPE(o));
+  if (producer == Producer::Interface) return false;
+  try {
+    nb::object ordinal;
+    if (producer == Producer::CuPy) {
+      read_cupy(o, out);
+      ordinal = attribute(attribute(o, "device").ptr(), "id");
+    } else {
+      read_torch(o, "", out);
+      ordinal = call_method(o, "get_device");
+    }
+    long long n = PyLong_AsLongLong(ordinal.ptr());
+    if (n == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    cuda_ordinal = static_cast<int>(n);
+    return n >= 0;
+  } catch (const Fallback&) {
+    return false;
+  } catch (const nb::builtin_exception&) {  // a tensor with its conjugate or negative bit
+    return false;
+  }
+}
+
 bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out) {
   Producer producer = producer_of(Py_TYPE(o));
   try {

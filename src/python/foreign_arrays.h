@@ -38,6 +38,12 @@ struct ForeignArray {
 // PyTorch's for tensors that require grad) raises TypeError naming `name`.
 bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out);
 
+// Reads `o` when it is a CuPy array or a PyTorch tensor on a CUDA device that
+// the producer's own attributes describe (no interface dict), with the CUDA
+// ordinal of its device; false for anything else, never raising: the warm-call
+// keys of snippet kernels (snippet_keys.cpp) take such arrays as they are.
+bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal);
+
 // How the reader below reports what is wrong with an interface: the kind of
 // Python exception it calls for, and a message whose subject is the interface
 // ("has a mask: ..."). It must throw.

@@ -6,11 +6,13 @@
 #include <Python.h>
 #include <nanobind/nanobind.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "python/arguments.h"
 #include "python/bindings.h"
+#include "python/foreign_arrays.h"
 
 namespace simt::python {
 
@@ -29,13 +31,17 @@ PyTypeObject* numpy_generic() {
   return type;
 }
 
-// Each simt array's dtype, layout, offset and device; each Python int's range
+// Each simt array's dtype, layout, offset and device; each CuPy array's and
+// PyTorch tensor's (read through their attributes: the warm call launches with
+// the object itself, as kernels take them) dtype, layout and CUDA ordinal
+// (simt's cuda:N is the driver's device N); each Python int's range
 // (a placeholder bound from an int past int64 takes uint64); the type of
 // each other scalar (float, bool, complex, NumPy scalars). None for a call
 // with anything else: it takes the full path.
 nb::object call_key(const nb::tuple& args, int64_t block_size) {
   std::string key;
   append(key, block_size);
+  int ordinal = 0;
   for (nb::handle arg : args) {
     PyObject* o = arg.ptr();
     nb::object keep;
@@ -48,6 +54,16 @@ nb::object call_key(const nb::tuple& args, int64_t block_size) {
       for (int64_t stride : a->strides) append(key, stride);
       append(key, a->offset);
       append(key, a->buffer->device().get());
+    } else if (ForeignArray f; read_known_producer(o, f, ordinal)) {
+      if (f.ndim > abi::kMaxDims) return nb::none();
+      key += 'F';
+      append(key, f.scalar);
+      append(key, static_cast<uint8_t>(f.ndim));
+      for (int k = 0; k < std::min(f.ndim, abi::kMaxDims); ++k) {
+        append(key, f.shape[static_cast<size_t>(k)]);
+        append(key, f.byte_strides[static_cast<size_t>(k)]);
+      }
+      append(key, ordinal);
     } else if (PyLong_CheckExact(o)) {
       int overflow = 0;
       PyLong_AsLongLongAndOverflow(o, &overflow);
