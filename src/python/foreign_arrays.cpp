@@ -165,10 +165,13 @@ Scalar numpy_dtype_scalar(PyObject* dtype) {
   return *scalar;
 }
 
-void read_cupy(PyObject* o, ForeignArray& out) {
+// `ordinal`, when asked for: the CUDA device of the memory.
+void read_cupy(PyObject* o, ForeignArray& out, int* ordinal = nullptr) {
   out.scalar = numpy_dtype_scalar(attribute(o, "dtype").ptr());
   // `data` is the memory pointer of the array's first element (views included).
-  out.data = reinterpret_cast<void*>(pointer_of(attribute(attribute(o, "data").ptr(), "ptr")));
+  nb::object data = attribute(o, "data");
+  out.data = reinterpret_cast<void*>(pointer_of(attribute(data.ptr(), "ptr")));
+  if (ordinal) *ordinal = static_cast<int>(pointer_of(attribute(data.ptr(), "device_id")));
   out.ndim = read_extents(attribute(o, "shape"), 1, out.shape);
   if (read_extents(attribute(o, "strides"), 1, out.byte_strides) != out.ndim) throw Fallback{};
   out.readonly = false;  // CuPy has no read-only arrays
@@ -379,15 +382,12 @@ bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal) {
   Producer producer = producer_of(Py_TYPE(o));
   if (producer == Producer::Interface) return false;
   try {
-    nb::object ordinal;
     if (producer == Producer::CuPy) {
-      read_cupy(o, out);
-      ordinal = attribute(attribute(o, "device").ptr(), "id");
-    } else {
-      read_torch(o, "", out);
-      ordinal = call_method(o, "get_device");
+      read_cupy(o, out, &cuda_ordinal);
+      return true;
     }
-    long long n = PyLong_AsLongLong(ordinal.ptr());
+    read_torch(o, "", out);
+    long long n = PyLong_AsLongLong(call_method(o, "get_device").ptr());
     if (n == -1 && PyErr_Occurred()) {
       PyErr_Clear();
       return false;
