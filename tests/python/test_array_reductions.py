@@ -31,6 +31,36 @@ def test_float_reductions_match_numpy(device, rng, shape, axis):
             np.testing.assert_array_equal(got.get(), getattr(np, name)(xh, axis=axis))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_array_sums_through_the_snippet_path(device, rng, dtype):
+    """The whole-array sum and product CUDA devices take through ReductionKernel's
+    machinery (_whole_by_snippet), run here on every GPU device: lengths around the
+    vector width, views that start one element in, a 0-d array, requested dtypes."""
+    from simt._array_api import _reduction
+    if device.backend not in ("cuda", "opencl"):
+        pytest.skip("snippet kernels run on GPU devices")
+    for n in (1, 3, 1000, 70001):
+        xh = rng.standard_normal(n + 1).astype(dtype)
+        for view, want in ((slice(None), xh), (slice(1, None), xh[1:])):
+            x = simt.asarray(xh, device=device)[view]
+            for name in ("sum", "prod"):
+                part = want if name == "sum" else 1 + want[:50] * 1e-3
+                src = x if name == "sum" else simt.asarray(part, device=device)
+                for requested in (None, np.float64):
+                    acc, res = _reduction._accumulator(name, src.dtype, requested)
+                    out = simt.full((), np.nan, dtype=res, device=device)
+                    assert _reduction._whole_by_snippet(name, src, acc, out)
+                    expected = getattr(np, name)(part, dtype=requested)
+                    _close(out.get(), expected, res)
+    zero_d = simt.asarray(np.asarray(2.5, dtype), device=device)
+    out = simt.full((), np.nan, dtype=dtype, device=device)
+    assert _reduction._whole_by_snippet("sum", zero_d, np.dtype(dtype), out)
+    assert float(out.get()) == 2.5
+    ints = simt.asarray(np.arange(10, dtype=np.int32), device=device)
+    assert not _reduction._whole_by_snippet("sum", ints, np.dtype(np.int64),
+                                            simt.empty((), np.int64, device=device))
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "int64", "uint64"])
 def test_integer_reductions_accumulate_as_numpy(device, rng, dtype):
     xh = rng.integers(0 if dtype in ("bool", "uint8", "uint64") else -100, 100, (7, 9))
