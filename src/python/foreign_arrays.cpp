@@ -90,6 +90,7 @@ enum class Producer { Interface, CuPy, Torch };
 struct TorchNames {
   nb::object strided;  // torch.strided, the only layout with a data pointer and strides
   std::unordered_map<PyObject*, Scalar> dtypes;
+  nb::object current_raw_stream;  // torch._C._cuda_getCurrentRawStream(device), or None
 };
 
 TorchNames& torch_names() {
@@ -98,6 +99,10 @@ TorchNames& torch_names() {
     names = new TorchNames;  // outlives the interpreter's module teardown on purpose
     nb::module_ torch = nb::module_::import_("torch");
     names->strided = torch.attr("strided");
+    nb::object c = torch.attr("_C");
+    names->current_raw_stream = nb::hasattr(c, "_cuda_getCurrentRawStream")
+                                    ? nb::object(c.attr("_cuda_getCurrentRawStream"))
+                                    : nb::none();
     const std::pair<const char*, Scalar> table[] = {
         {"bool", Scalar::Bool},           {"int8", Scalar::Int8},
         {"int16", Scalar::Int16},         {"int32", Scalar::Int32},
@@ -165,19 +170,40 @@ Scalar numpy_dtype_scalar(PyObject* dtype) {
   return *scalar;
 }
 
-// `ordinal`, when asked for: the CUDA device of the memory.
-void read_cupy(PyObject* o, ForeignArray& out, int* ordinal = nullptr) {
+// A producer's current stream as the interface would name it: 0 for its legacy
+// default stream (handle 0 or CU_STREAM_LEGACY, which simt's streams wait for),
+// else the handle, whose pending writes a consumer waits for (what the
+// interface's version-3 'stream' and DLPack's handshake ask).
+uintptr_t pending_from(uintptr_t handle) { return handle == 1 ? 0 : handle; }
+
+// CuPy's current stream on this thread.
+uintptr_t cupy_current_stream() {
+  static PyObject* get = [] {
+    nb::object f = nb::module_::import_("cupy.cuda").attr("get_current_stream");
+    return f.release().ptr();
+  }();
+  PyObject* stream = PyObject_CallNoArgs(get);
+  if (stream == nullptr) {
+    PyErr_Clear();
+    throw Fallback{};
+  }
+  return pointer_of(attribute(nb::steal(stream).ptr(), "ptr"));
+}
+
+// `ordinal`: the CUDA device of the memory.
+void read_cupy(PyObject* o, ForeignArray& out, int& ordinal) {
   out.scalar = numpy_dtype_scalar(attribute(o, "dtype").ptr());
   // `data` is the memory pointer of the array's first element (views included).
   nb::object data = attribute(o, "data");
   out.data = reinterpret_cast<void*>(pointer_of(attribute(data.ptr(), "ptr")));
-  if (ordinal) *ordinal = static_cast<int>(pointer_of(attribute(data.ptr(), "device_id")));
+  ordinal = static_cast<int>(pointer_of(attribute(data.ptr(), "device_id")));
   out.ndim = read_extents(attribute(o, "shape"), 1, out.shape);
   if (read_extents(attribute(o, "strides"), 1, out.byte_strides) != out.ndim) throw Fallback{};
   out.readonly = false;  // CuPy has no read-only arrays
+  out.pending_stream = pending_from(cupy_current_stream());
 }
 
-void read_torch(PyObject* o, const std::string& name, ForeignArray& out) {
+void read_torch(PyObject* o, const std::string& name, ForeignArray& out, int& ordinal) {
   TorchNames& torch = torch_names();
   // CPU tensors, tensors that require grad and sparse ones: PyTorch's interface
   // refuses them with its own words.
@@ -201,6 +227,15 @@ void read_torch(PyObject* o, const std::string& name, ForeignArray& out) {
   if (read_extents(call_method(o, "stride"), out.itemsize(), out.byte_strides) != out.ndim)
     throw Fallback{};
   out.readonly = false;
+  nb::object device = call_method(o, "get_device");
+  ordinal = static_cast<int>(pointer_of(device));
+  if (torch.current_raw_stream.is_none()) throw Fallback{};  // the interface says it
+  PyObject* stream = PyObject_CallOneArg(torch.current_raw_stream.ptr(), device.ptr());
+  if (stream == nullptr) {
+    PyErr_Clear();
+    throw Fallback{};
+  }
+  out.pending_stream = pending_from(pointer_of(nb::steal(stream)));
 }
 
 }  // namespace
@@ -223,19 +258,46 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
                                "; it needs 'shape' (a tuple of ints), 'typestr' and 'data' "
                                "(pointer, read-only flag)");
   };
+  auto integer = [&](PyObject* value, const char* what) -> long long {
+    PyObject* index = PyNumber_Index(value);
+    long long n = index ? PyLong_AsLongLong(index) : -1;
+    Py_XDECREF(index);
+    if (n == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      malformed(std::string(what) + " holds a non-integer");
+    }
+    return n;
+  };
+  // A tuple as the protocol has it, or any sequence a hand-made dict holds.
+  auto sequence = [&](const nb::object& value, const char* what) -> nb::object {
+    PyObject* items = PySequence_Fast(value.ptr(), what);
+    if (items == nullptr) {
+      PyErr_Clear();
+      malformed(std::string(what) + " is not a tuple");
+    }
+    return nb::steal(items);
+  };
+
   nb::object version = get("version");
-  long long v = PyLong_Check(version.ptr()) ? PyLong_AsLongLong(version.ptr()) : -1;
-  if (v < 0 || v > 3) {
-    PyErr_Clear();
+  PyObject* version_index = version.is_none() ? nullptr : PyNumber_Index(version.ptr());
+  long long v = version_index ? PyLong_AsLongLong(version_index) : -1;
+  Py_XDECREF(version_index);
+  PyErr_Clear();
+  if (v < 0 || v > 3)
     fail(FaultKind::Value, "has version " + nb::cast<std::string>(nb::repr(version)) +
                                "; simt reads versions 0 to 3");
-  }
   if (!get("mask").is_none())
     fail(FaultKind::Value, "has a mask: masked arrays are not simt arrays or kernel arguments");
 
   nb::object typestr = get("typestr");
-  if (!PyUnicode_Check(typestr.ptr())) malformed("'typestr' is not a str");
-  std::string text = PyUnicode_AsUTF8(typestr.ptr());
+  const char* utf8 = PyUnicode_Check(typestr.ptr()) ? PyUnicode_AsUTF8(typestr.ptr()) : nullptr;
+  if (utf8 == nullptr) {
+    PyErr_Clear();
+    malformed("'typestr' is not a str");
+  }
+  std::string text = utf8;
+  // One-byte types have no byte order, whatever the character says ('>u1' is '|u1').
+  if (text.size() >= 3 && text[0] == '>' && text.substr(2) == "1") text[0] = '|';
   if (text.size() >= 2 && text[0] == '>')
     fail(FaultKind::Type, "has typestr '" + text +
                               "': its byte order is not this machine's, and simt kernels read "
@@ -247,20 +309,9 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
                               "float16-64, complex64/128)");
   out.scalar = *scalar;
 
-  auto integer = [&](PyObject* value, const char* what) -> long long {
-    PyObject* index = PyNumber_Index(value);
-    long long n = index ? PyLong_AsLongLong(index) : -1;
-    Py_XDECREF(index);
-    if (n == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      malformed(std::string(what) + " holds a non-integer");
-    }
-    return n;
-  };
-  nb::object data = get("data");
-  if (!PyTuple_Check(data.ptr()) || PyTuple_GET_SIZE(data.ptr()) != 2)
-    malformed("'data' is not (pointer, read_only)");
-  PyObject* pointer = PyNumber_Index(PyTuple_GET_ITEM(data.ptr(), 0));
+  nb::object data = sequence(get("data"), "'data'");
+  if (PySequence_Fast_GET_SIZE(data.ptr()) != 2) malformed("'data' is not (pointer, read_only)");
+  PyObject* pointer = PyNumber_Index(PySequence_Fast_GET_ITEM(data.ptr(), 0));
   unsigned long long address = pointer ? PyLong_AsUnsignedLongLong(pointer) : 0;
   Py_XDECREF(pointer);
   if (PyErr_Occurred()) {
@@ -268,19 +319,18 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
     malformed("'data' does not start with a pointer (an int)");
   }
   out.data = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
-  int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data.ptr(), 1));
+  int readonly = PyObject_IsTrue(PySequence_Fast_GET_ITEM(data.ptr(), 1));
   if (readonly < 0) {
     PyErr_Clear();
     malformed("'data' has no read-only flag");
   }
   out.readonly = readonly == 1;
 
-  nb::object shape = get("shape");
-  if (!PyTuple_Check(shape.ptr())) malformed("'shape' is not a tuple");
-  Py_ssize_t ndim = PyTuple_GET_SIZE(shape.ptr());
+  nb::object shape = sequence(get("shape"), "'shape'");
+  Py_ssize_t ndim = PySequence_Fast_GET_SIZE(shape.ptr());
   out.ndim = static_cast<int>(ndim);
   for (Py_ssize_t k = 0; k < ndim; ++k) {
-    long long n = integer(PyTuple_GET_ITEM(shape.ptr(), k), "'shape'");
+    long long n = integer(PySequence_Fast_GET_ITEM(shape.ptr(), k), "'shape'");
     if (n < 0) malformed("'shape' holds a negative extent");
     if (k < abi::kMaxDims) out.shape[static_cast<size_t>(k)] = n;
   }
@@ -289,17 +339,19 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
     int64_t stride = out.itemsize();
     for (int k = std::min(out.ndim, abi::kMaxDims); k-- > 0;) {
       out.byte_strides[static_cast<size_t>(k)] = stride;
-      stride *= std::max<int64_t>(out.shape[static_cast<size_t>(k)], 1);
+      if (__builtin_mul_overflow(stride, std::max<int64_t>(out.shape[static_cast<size_t>(k)], 1),
+                                 &stride))
+        malformed("'shape' spans more bytes than an int64 counts");
     }
   } else {
-    if (!PyTuple_Check(strides.ptr())) malformed("'strides' is neither None nor a tuple");
-    Py_ssize_t given = PyTuple_GET_SIZE(strides.ptr());
+    strides = sequence(strides, "'strides'");
+    Py_ssize_t given = PySequence_Fast_GET_SIZE(strides.ptr());
     if (given != ndim)
       fail(FaultKind::Value,
            "has " + std::to_string(given) + " strides for " + std::to_string(ndim) + " dimensions");
     for (Py_ssize_t k = 0; k < given; ++k) {
-      long long s = integer(PyTuple_GET_ITEM(strides.ptr(), k), "'strides'");
-      if (k < abi::kMaxDims) out.byte_strides[static_cast<size_t>(k)] = s;
+      long long st = integer(PySequence_Fast_GET_ITEM(strides.ptr(), k), "'strides'");
+      if (k < abi::kMaxDims) out.byte_strides[static_cast<size_t>(k)] = st;
     }
   }
 
@@ -382,34 +434,29 @@ bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal) {
   Producer producer = producer_of(Py_TYPE(o));
   if (producer == Producer::Interface) return false;
   try {
-    if (producer == Producer::CuPy) {
-      read_cupy(o, out, &cuda_ordinal);
-      return true;
-    }
-    read_torch(o, "", out);
-    long long n = PyLong_AsLongLong(call_method(o, "get_device").ptr());
-    if (n == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      return false;
-    }
-    cuda_ordinal = static_cast<int>(n);
-    return n >= 0;
+    if (producer == Producer::CuPy)
+      read_cupy(o, out, cuda_ordinal);
+    else
+      read_torch(o, "", out, cuda_ordinal);
   } catch (const Fallback&) {
     return false;
   } catch (const nb::builtin_exception&) {  // a tensor with its conjugate or negative bit
     return false;
   }
+  // Writes pending on the producer's own stream: the caller's first-call path orders them.
+  return cuda_ordinal >= 0 && out.pending_stream == 0;
 }
 
 bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out) {
   Producer producer = producer_of(Py_TYPE(o));
   try {
+    int ordinal = 0;
     if (producer == Producer::CuPy) {
-      read_cupy(o, out);
+      read_cupy(o, out, ordinal);
       return true;
     }
     if (producer == Producer::Torch) {
-      read_torch(o, name, out);
+      read_torch(o, name, out, ordinal);
       return true;
     }
   } catch (const Fallback&) {

@@ -26,8 +26,9 @@ struct ForeignArray {
   std::array<int64_t, abi::kMaxDims> shape{};
   std::array<int64_t, abi::kMaxDims> byte_strides{};
   bool readonly = false;
-  // A stream the producer's writes are pending on, which a consumer waits for
-  // (the interface's version 3); 0 for none.
+  // A stream the producer's writes may be pending on, which a consumer waits
+  // for: the interface's version-3 'stream', CuPy's or PyTorch's current
+  // stream; 0 for none or the legacy default stream.
   uintptr_t pending_stream = 0;
   int64_t itemsize() const;
 };
@@ -40,8 +41,10 @@ bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out)
 
 // Reads `o` when it is a CuPy array or a PyTorch tensor on a CUDA device that
 // the producer's own attributes describe (no interface dict), with the CUDA
-// ordinal of its device; false for anything else, never raising: the warm-call
-// keys of snippet kernels (snippet_keys.cpp) take such arrays as they are.
+// ordinal of its device; false for anything else, never raising, and false
+// while the producer's current stream is not its legacy default one (a first
+// call orders that stream's writes): the warm-call keys of snippet kernels
+// (snippet_keys.cpp) take such arrays as they are.
 bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal);
 
 // How the reader below reports what is wrong with an interface: the kind of

@@ -55,7 +55,9 @@ nb::object call_key(const nb::tuple& args, int64_t block_size) {
       append(key, a->offset);
       append(key, a->buffer->device().get());
     } else if (ForeignArray f; read_known_producer(o, f, ordinal)) {
-      if (f.ndim > abi::kMaxDims) return nb::none();
+      // A pointer off its type's alignment: the first call's import says so.
+      if (f.ndim > abi::kMaxDims || reinterpret_cast<uintptr_t>(f.data) % f.itemsize() != 0)
+        return nb::none();
       key += 'F';
       append(key, f.scalar);
       append(key, static_cast<uint8_t>(f.ndim));

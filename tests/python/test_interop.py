@@ -461,8 +461,9 @@ class FakeCuda:
     ({"stream": "s"}, TypeError, "stream 's', not a stream handle"),
     ({"data": ("p", False)}, ValueError, "malformed: 'data' does not start with a pointer"),
     ({"shape": (4, -1)}, ValueError, "negative extent"),
+    ({"shape": (2 ** 62, 4)}, ValueError, "more bytes than an int64"),
 ], ids=["mask", "big-endian", "float128", "typestr", "version", "stream0", "shape", "strides",
-        "stream-type", "pointer", "negative"])
+        "stream-type", "pointer", "negative", "overflow"])
 def test_cuda_array_interface_is_checked(cai, error, match):
     with pytest.raises(error, match=match):
         simt.asarray(FakeCuda(**cai))
@@ -633,6 +634,34 @@ def test_kernel_arguments_wait_for_the_interface_stream(rng):
     np.testing.assert_allclose(out.get(), 2 * x + 1, rtol=1e-6)
 
 
+@needs_cuda
+def test_cupy_arrays_written_on_a_cupy_stream_are_read_after_the_writes(rng):
+    """CuPy arrays (read through their attributes, not the interface) written on the
+    current CuPy stream, a non-blocking one: kernels and snippet kernels, on first and
+    warm calls, read them after the writes."""
+    cupy = _cupy()
+    n = 1 << 22
+    stream = cupy.cuda.Stream(non_blocking=True)
+    double = simt.ElementwiseKernel("float32 x", "float32 y", "y = 2 * x + 1", "double_on_stream")
+    host = cupy.cuda.alloc_pinned_memory(n * 4)
+    staged = np.frombuffer(host, np.float32, n)
+    for _ in range(3):
+        x = random_array(rng, n, np.float32)
+        staged[:] = x
+        out = simt.to_device(np.full(n, np.nan, np.float32), device="cuda:0")
+        with stream:
+            c = cupy.empty(n, cupy.float32)
+            c.set(staged, stream=stream)
+            for _ in range(8):
+                c *= 1.0
+            affine[(n + 255) // 256, 256](c, out)
+            cout = cupy.full(n, cupy.nan, cupy.float32)
+            double(c, cout)
+            stream.synchronize()
+        np.testing.assert_allclose(out.get(), 2 * x + 1, rtol=1e-6)
+        np.testing.assert_allclose(cupy.asnumpy(cout), 2 * x + 1, rtol=1e-6)
+
+
 @needs_cpu
 def test_torch_on_the_cpu(rng):
     torch = _torch()
@@ -656,7 +685,11 @@ def test_torch_on_the_cpu(rng):
     ({"shape": (4, 6), "typestr": "<f8", "strides": (8, 32)}, "float64[::1, :]"),
     ({"shape": (4, 6), "typestr": "<i2", "strides": (24, 4)}, "int16[:, :]"),
     ({"data": (0, True), "typestr": "|b1"}, "readonly bool[::1]"),
-], ids=["default", "c", "f", "strided", "readonly"])
+    # Hand-made dicts: lists for tuples, a NumPy integer version, '>' on one-byte types.
+    ({"shape": [4, 6], "strides": [24, 4], "data": [0, False], "version": np.int64(3)},
+     "float32[:, ::1]"),
+    ({"typestr": ">u1"}, "uint8[::1]"),
+], ids=["default", "c", "f", "strided", "readonly", "lists", "one-byte"])
 def test_kernel_arguments_read_the_cuda_array_interface(cai, expected):
     assert str(simt.typeof(FakeCuda(**cai))) == expected
 
