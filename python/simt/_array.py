@@ -24,10 +24,19 @@ def _record_name(dt):
     return name
 
 
+_numpy_dtypes = {}  # simt's dtype names -> their NumPy dtypes, made once
+
+
 def _numpy_dtype(name):
-    """The NumPy dtype of simt's name for it."""
-    record = _record_dtypes.get(name)
-    return record if record is not None else np.dtype(name)
+    """The NumPy dtype of simt's name for it (Array.dtype: np.dtype(name) on every read
+    cost more than most array operations' own Python)."""
+    dt = _numpy_dtypes.get(name)
+    if dt is None:
+        dt = _record_dtypes.get(name)
+        if dt is None:
+            dt = np.dtype(name)
+        _numpy_dtypes[name] = dt
+    return dt
 
 
 def _dtype_name(dtype):

@@ -182,24 +182,28 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
 # ReductionKernel's machinery: a grid of one wave of resident blocks, each thread loading
 # 16-byte vectors. On the H200 that sums 2^28 float32 at 1.01-1.06x cupy.sum where the
 # ROWS template's segments reach 0.87 (docs/performance.md). Real floats only: integer
-# overflow, which NumPy wraps, is undefined in the snippets' C.
-_SNIPPET_TYPES = {"float32", "float64"}
+# overflow, which NumPy wraps, is undefined in the snippets' C. Dtype objects, not names:
+# NumPy's dtype.name costs microseconds a read.
+_SNIPPET_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _snippet_reductions = {}  # (op, input dtype, accumulator, result dtype) -> ReductionKernel
 
 
 def _whole_by_snippet(name, x, acc, out):
     """out[()] = the reduction `name` (sum or prod) of all of x through a ReductionKernel;
     False (nothing done) where it does not apply."""
-    if name not in ("sum", "prod") or not x._contiguous() or \
-            not {x.dtype.name, acc.name, out.dtype.name} <= _SNIPPET_TYPES:
+    if name != "sum" and name != "prod":
         return False
-    key = (name, x.dtype.name, acc.name, out.dtype.name)
+    key = (name, x.dtype, acc, out.dtype)
+    if key[1] not in _SNIPPET_TYPES or acc not in _SNIPPET_TYPES or \
+            key[3] not in _SNIPPET_TYPES or not x._contiguous():
+        return False
     kernel = _snippet_reductions.get(key)
     if kernel is None:
         from .._snippet_kernels import ReductionKernel  # the snippet layer sits above
+        names = [d.name for d in key[1:]]
         kernel = _snippet_reductions[key] = ReductionKernel(
-            f"{key[1]} x", f"{key[3]} y", "x", "a + b" if name == "sum" else "a * b",
-            "y = a", "0" if name == "sum" else "1", f"simt_whole_{'_'.join(key)}",
+            f"{names[0]} x", f"{names[2]} y", "x", "a + b" if name == "sum" else "a * b",
+            "y = a", "0" if name == "sum" else "1", f"simt_whole_{name}_{'_'.join(names)}",
             reduce_type=acc)
     kernel(x, out)
     return True
