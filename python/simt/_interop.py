@@ -10,7 +10,6 @@ An imported array views the producer's memory, on the device that memory
 belongs to, and keeps the producer alive until the last simt view goes.
 """
 
-
 import numpy as np
 
 from . import _core

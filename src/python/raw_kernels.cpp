@@ -118,7 +118,8 @@ class RawKernel {
  private:
   // One argument as the C parameter's value.
   // `producer_pending`: set when a foreign array's writes are pending on a
-  // stream the launch does not wait for (its __cuda_array_interface__ says so).
+  // stream the launch does not wait for (its interface, or its library's
+  // current stream, says so).
   runtime::RawArgument read(const nb::handle& arg, size_t index, const runtime::Device& device,
                             std::array<uint64_t, 2>* value, bool& producer_pending) const;
   [[noreturn]] void fail(size_t index, const std::string& message) const {
