@@ -57,6 +57,22 @@ bool truth(const nb::object& value) {
   return t == 1;
 }
 
+// An int-like value (anything with __index__) as a 64-bit integer; nullopt,
+// with no Python error left set, for anything else or out of range.
+template <class T, T (*convert)(PyObject*)>
+std::optional<T> index_as(PyObject* value) {
+  PyObject* index = PyNumber_Index(value);
+  T n = index ? convert(index) : T(-1);
+  Py_XDECREF(index);
+  if (index == nullptr || (n == T(-1) && PyErr_Occurred())) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return n;
+}
+constexpr auto signed_index = index_as<long long, PyLong_AsLongLong>;
+constexpr auto unsigned_index = index_as<unsigned long long, PyLong_AsUnsignedLongLong>;
+
 uintptr_t pointer_of(const nb::object& value) {
   unsigned long long p = PyLong_AsUnsignedLongLong(value.ptr());
   if (p == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
@@ -238,6 +254,16 @@ void read_torch(PyObject* o, const std::string& name, ForeignArray& out, int& or
   out.pending_stream = pending_from(pointer_of(nb::steal(stream)));
 }
 
+// A CuPy array or PyTorch tensor through its own attributes; Fallback where
+// they do not say what the interface would.
+void read_by_attributes(Producer producer, PyObject* o, const std::string& name, ForeignArray& out,
+                        int& ordinal) {
+  if (producer == Producer::CuPy)
+    read_cupy(o, out, ordinal);
+  else
+    read_torch(o, name, out, ordinal);
+}
+
 }  // namespace
 
 void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
@@ -259,14 +285,9 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
                                "(pointer, read-only flag)");
   };
   auto integer = [&](PyObject* value, const char* what) -> long long {
-    PyObject* index = PyNumber_Index(value);
-    long long n = index ? PyLong_AsLongLong(index) : -1;
-    Py_XDECREF(index);
-    if (n == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      malformed(std::string(what) + " holds a non-integer");
-    }
-    return n;
+    auto n = signed_index(value);
+    if (!n) malformed(std::string(what) + " holds a non-integer");
+    return *n;
   };
   // A tuple as the protocol has it, or any sequence a hand-made dict holds.
   auto sequence = [&](const nb::object& value, const char* what) -> nb::object {
@@ -279,10 +300,7 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
   };
 
   nb::object version = get("version");
-  PyObject* version_index = version.is_none() ? nullptr : PyNumber_Index(version.ptr());
-  long long v = version_index ? PyLong_AsLongLong(version_index) : -1;
-  Py_XDECREF(version_index);
-  PyErr_Clear();
+  const long long v = version.is_none() ? -1 : signed_index(version.ptr()).value_or(-1);
   if (v < 0 || v > 3)
     fail(FaultKind::Value, "has version " + nb::cast<std::string>(nb::repr(version)) +
                                "; simt reads versions 0 to 3");
@@ -311,14 +329,9 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
 
   nb::object data = sequence(get("data"), "'data'");
   if (PySequence_Fast_GET_SIZE(data.ptr()) != 2) malformed("'data' is not (pointer, read_only)");
-  PyObject* pointer = PyNumber_Index(PySequence_Fast_GET_ITEM(data.ptr(), 0));
-  unsigned long long address = pointer ? PyLong_AsUnsignedLongLong(pointer) : 0;
-  Py_XDECREF(pointer);
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    malformed("'data' does not start with a pointer (an int)");
-  }
-  out.data = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
+  auto address = unsigned_index(PySequence_Fast_GET_ITEM(data.ptr(), 0));
+  if (!address) malformed("'data' does not start with a pointer (an int)");
+  out.data = reinterpret_cast<void*>(static_cast<uintptr_t>(*address));
   int readonly = PyObject_IsTrue(PySequence_Fast_GET_ITEM(data.ptr(), 1));
   if (readonly < 0) {
     PyErr_Clear();
@@ -361,17 +374,13 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
   out.pending_stream = 0;
   nb::object stream = get("stream");
   if (v >= 3 && !stream.is_none()) {
-    PyObject* index = PyNumber_Index(stream.ptr());
-    unsigned long long handle = index ? PyLong_AsUnsignedLongLong(index) : 0;
-    Py_XDECREF(index);
-    if (PyErr_Occurred()) {
-      PyErr_Clear();
+    auto handle = unsigned_index(stream.ptr());
+    if (!handle)
       fail(FaultKind::Type,
            "has stream " + nb::cast<std::string>(nb::repr(stream)) + ", not a stream handle");
-    }
-    if (handle == 0)
+    if (*handle == 0)
       fail(FaultKind::Value, "names stream 0, which the protocol disallows as ambiguous");
-    if (handle != 1) out.pending_stream = static_cast<uintptr_t>(handle);
+    out.pending_stream = pending_from(static_cast<uintptr_t>(*handle));
   }
 }
 
@@ -434,10 +443,7 @@ bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal) {
   Producer producer = producer_of(Py_TYPE(o));
   if (producer == Producer::Interface) return false;
   try {
-    if (producer == Producer::CuPy)
-      read_cupy(o, out, cuda_ordinal);
-    else
-      read_torch(o, "", out, cuda_ordinal);
+    read_by_attributes(producer, o, "", out, cuda_ordinal);
   } catch (const Fallback&) {
     return false;
   } catch (const nb::builtin_exception&) {  // a tensor with its conjugate or negative bit
@@ -449,17 +455,13 @@ bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal) {
 
 bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out) {
   Producer producer = producer_of(Py_TYPE(o));
-  try {
-    int ordinal = 0;
-    if (producer == Producer::CuPy) {
-      read_cupy(o, out, ordinal);
+  if (producer != Producer::Interface) {
+    try {
+      int ordinal = 0;
+      read_by_attributes(producer, o, name, out, ordinal);
       return true;
+    } catch (const Fallback&) {
     }
-    if (producer == Producer::Torch) {
-      read_torch(o, name, out, ordinal);
-      return true;
-    }
-  } catch (const Fallback&) {
   }
   PyObject* cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
   if (cai == nullptr) {

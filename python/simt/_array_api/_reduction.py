@@ -193,10 +193,11 @@ def _whole_by_snippet(name, x, acc, out):
     False (nothing done) where it does not apply."""
     if name != "sum" and name != "prod":
         return False
-    key = (name, x.dtype, acc, out.dtype)
-    if key[1] not in _SNIPPET_TYPES or acc not in _SNIPPET_TYPES or \
-            key[3] not in _SNIPPET_TYPES or not x._contiguous():
+    dtype, result = x.dtype, out.dtype
+    if dtype not in _SNIPPET_TYPES or acc not in _SNIPPET_TYPES or \
+            result not in _SNIPPET_TYPES or not x._contiguous():
         return False
+    key = (name, dtype, acc, result)
     kernel = _snippet_reductions.get(key)
     if kernel is None:
         from .._snippet_kernels import ReductionKernel  # the snippet layer sits above
