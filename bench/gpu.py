@@ -3,9 +3,14 @@
 Run on a machine with an NVIDIA GPU, from the repository root:
     nvcc -O3 -arch=sm_90 -cubin -o bench/cuda/kernels.cubin bench/cuda/kernels.cu
     nvcc -O2 -o /tmp/raw_launch bench/cuda/raw_launch.cpp -lcuda
-    python3 bench/gpu.py bench/cuda/kernels.cubin /tmp/raw_launch
+    nvcc -O2 -shared -Xcompiler -fPIC -I$(python3 -c "import sysconfig; \
+        print(sysconfig.get_paths()['include'])") bench/cuda/launch_floor.c \
+        -o /tmp/launch_floor$(python3-config --extension-suffix) -lcuda
+    python3 bench/gpu.py bench/cuda/kernels.cubin /tmp/raw_launch /tmp [--launch-only]
 Kernel times are medians of CUDA-event-timed launches after a warm-up;
-launch costs are medians of rounds of many warm launches.
+launch costs are medians of rounds of many warm launches. The third argument is the
+folder of the launch_floor module: the rows "python -> cuLaunchKernel" time a CPython
+call that does nothing but the driver's launch, the floor of any Python launch path.
 """
 
 import os
@@ -109,11 +114,29 @@ def first_call_ms(name, code):
         return float("nan")
 
 
+def _launch_floor(folder, cubin):
+    """The launch_floor extension module built into `folder`, its kernels loaded."""
+    import importlib.util
+    import sysconfig
+
+    path = os.path.join(folder, "launch_floor" + sysconfig.get_config_var("EXT_SUFFIX"))
+    spec = importlib.util.spec_from_file_location("launch_floor", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.load(cubin)
+    return module
+
+
 def main():
     import cupy as cp
 
     cubin = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cuda", "kernels.cubin")
-    raw_launch = sys.argv[2] if len(sys.argv) > 2 else None
+    if cubin.startswith("--"):
+        cubin = os.path.join(HERE, "cuda", "kernels.cubin")
+    launch_only = "--launch-only" in sys.argv
+    positional = [a for a in sys.argv[1:] if not a.startswith("--")]
+    raw_launch = positional[1] if len(positional) > 1 else None
+    floor = _launch_floor(positional[2], cubin) if len(positional) > 2 else None
     device = simt.get_device("cuda:0")
     print(f"device: {device.name} ({device.architecture})")
     nvcc = cp.RawModule(path=cubin)
@@ -124,11 +147,20 @@ def main():
     # after the other, moved by ±1.5 µs between processes on the same machine (CPU
     # clocks), which no single ratio survives.
     cases = []
+    if floor:
+        cases.append(("python -> cuLaunchKernel 0 args", floor.launch0, 256))
+        cases.append(("python -> cuLaunchKernel 0 args, GIL released", floor.launch0_nogil, 256))
+        cases.append(("python -> cuCtxGetCurrent, cuLaunchKernel 0 args",
+                      floor.launch0_context, 256))
+        cases.append(("python -> cuLaunchKernel 4 args, GIL released",
+                      lambda: floor.launch4(1, 2, 3, 4), 256))
     x = simt.zeros(16, np.float32, device=device)
     l0, l4 = empty0[1, 1], empty4[1, 1]
     cases.append(("simt 0 args", lambda: l0(), 256))
     cases.append(("simt 4 args", lambda: l4(x, x, 1.0, 2), 256))
     cases.append(("simt 4 args incl. kernel[1, 1]", lambda: empty4[1, 1](x, x, 1.0, 2), 256))
+    raw0 = simt.RawKernel('extern "C" __global__ void empty0() {}', "empty0")[1, 1]
+    cases.append(("simt RawKernel 0 args", lambda: raw0(), 256))
     # Foreign arrays as arguments (issue 20: within +0.5 us of simt arrays).
     cx = cp.zeros(16, cp.float32)
     cases.append(("simt 4 args, CuPy arrays", lambda: l4(cx, cx, 1.0, 2), 256))
@@ -195,6 +227,8 @@ def main():
     print(f"\n{'warm launch, host cost (' + str(PASSES) + ' passes)':<48} {'us':>7} {'range':>13}")
     for name, values in passes.items():
         print(f"{name:<48} {statistics.median(values):7.2f} {min(values):6.2f}-{max(values):<6.2f}")
+    if launch_only:
+        return
 
     # ---- kernels ------------------------------------------------------------------
     results = []

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 
 #include "python/arguments.h"
@@ -18,20 +19,31 @@ using abi::Scalar;
 // better (or accept): the argument goes through __cuda_array_interface__.
 struct Fallback {};
 
-// An attribute name as an interned str, made once per name: the readers run on
-// every launch, and PyObject_GetAttrString would make a str per call. `name`
-// is a string literal (one entry per distinct address).
-PyObject* interned(const char* name) {
-  static std::unordered_map<const char*, PyObject*> names;
-  auto found = names.find(name);
-  if (found != names.end()) return found->second;
-  PyObject* text = PyUnicode_InternFromString(name);
-  if (text == nullptr) throw nb::python_error();
-  return names.emplace(name, text).first->second;
-}
+// An attribute name as an interned str, made at its first use: the readers run
+// on every launch, and PyObject_GetAttrString would make a str per call.
+class Name {
+ public:
+  explicit constexpr Name(const char* text) : text_(text) {}
+  PyObject* get() {
+    if (object_ == nullptr) {
+      object_ = PyUnicode_InternFromString(text_);
+      if (object_ == nullptr) throw nb::python_error();
+    }
+    return object_;
+  }
 
-nb::object attribute(PyObject* o, const char* name) {
-  PyObject* value = PyObject_GetAttr(o, interned(name));
+ private:
+  const char* text_;
+  PyObject* object_ = nullptr;  // held for the process's life
+};
+
+Name kData{"data"}, kDataPtr{"data_ptr"}, kDeviceId{"device_id"}, kDtype{"dtype"},
+    kGetDevice{"get_device"}, kIsConj{"is_conj"}, kIsCuda{"is_cuda"}, kIsNeg{"is_neg"},
+    kLayout{"layout"}, kPtr{"ptr"}, kRequiresGrad{"requires_grad"}, kShape{"shape"}, kStr{"str"},
+    kStride{"stride"}, kStrides{"strides"};
+
+nb::object attribute(PyObject* o, Name& name) {
+  PyObject* value = PyObject_GetAttr(o, name.get());
   if (value == nullptr) {
     PyErr_Clear();
     throw Fallback{};
@@ -39,8 +51,8 @@ nb::object attribute(PyObject* o, const char* name) {
   return nb::steal(value);
 }
 
-nb::object call_method(PyObject* o, const char* name) {
-  PyObject* value = PyObject_CallMethodNoArgs(o, interned(name));
+nb::object call_method(PyObject* o, Name& name) {
+  PyObject* value = PyObject_CallMethodNoArgs(o, name.get());
   if (value == nullptr) {
     PyErr_Clear();
     throw Fallback{};
@@ -175,7 +187,7 @@ Scalar numpy_dtype_scalar(PyObject* dtype) {
   static std::unordered_map<PyObject*, Scalar> known;
   auto found = known.find(dtype);
   if (found != known.end()) return found->second;
-  nb::object str = attribute(dtype, "str");
+  nb::object str = attribute(dtype, kStr);
   if (!PyUnicode_Check(str.ptr())) throw Fallback{};
   auto scalar = scalar_from_typestr(PyUnicode_AsUTF8(str.ptr()));
   if (!scalar) throw Fallback{};  // the interface's path names the typestr
@@ -192,8 +204,43 @@ Scalar numpy_dtype_scalar(PyObject* dtype) {
 // interface's version-3 'stream' and DLPack's handshake ask).
 uintptr_t pending_from(uintptr_t handle) { return handle == 1 ? 0 : handle; }
 
+// CuPy's C function that answers its current stream on this thread (what
+// cupy.cuda.get_current_stream().ptr says, without making the Stream object),
+// from the C API its Cython module exports for other Cython modules: a capsule
+// per function, named by the function's C signature. Null where the module or
+// a capsule of the expected signature is missing (another CuPy).
+using CurrentStreamFunction = intptr_t (*)();
+
+CurrentStreamFunction cupy_current_stream_function() {
+  static const CurrentStreamFunction function = []() -> CurrentStreamFunction {
+    nb::object module = nb::steal(PyImport_ImportModule("cupy_backends.cuda.stream"));
+    PyObject* capi = module ? PyObject_GetAttrString(module.ptr(), "__pyx_capi__") : nullptr;
+    nb::object owned = nb::steal(capi);
+    PyObject* capsule =
+        capi && PyDict_Check(capi) ? PyDict_GetItemString(capi, "get_current_stream_ptr") : nullptr;
+    const char* signature = capsule ? PyCapsule_GetName(capsule) : nullptr;
+    // The exception clause Cython appends changes nothing of the C call; an
+    // error it reports is checked after each call.
+    const std::string_view expected = "intptr_t (void)";
+    void* pointer = signature && std::string_view(signature).substr(0, expected.size()) == expected
+                        ? PyCapsule_GetPointer(capsule, signature)
+                        : nullptr;
+    PyErr_Clear();
+    return reinterpret_cast<CurrentStreamFunction>(pointer);
+  }();
+  return function;
+}
+
 // CuPy's current stream on this thread.
 uintptr_t cupy_current_stream() {
+  if (CurrentStreamFunction current = cupy_current_stream_function()) {
+    const intptr_t handle = current();
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      throw Fallback{};
+    }
+    return static_cast<uintptr_t>(handle);
+  }
   static PyObject* get = [] {
     nb::object f = nb::module_::import_("cupy.cuda").attr("get_current_stream");
     return f.release().ptr();
@@ -203,18 +250,18 @@ uintptr_t cupy_current_stream() {
     PyErr_Clear();
     throw Fallback{};
   }
-  return pointer_of(attribute(nb::steal(stream).ptr(), "ptr"));
+  return pointer_of(attribute(nb::steal(stream).ptr(), kPtr));
 }
 
 // `ordinal`: the CUDA device of the memory.
 void read_cupy(PyObject* o, ForeignArray& out, int& ordinal) {
-  out.scalar = numpy_dtype_scalar(attribute(o, "dtype").ptr());
+  out.scalar = numpy_dtype_scalar(attribute(o, kDtype).ptr());
   // `data` is the memory pointer of the array's first element (views included).
-  nb::object data = attribute(o, "data");
-  out.data = reinterpret_cast<void*>(pointer_of(attribute(data.ptr(), "ptr")));
-  ordinal = static_cast<int>(pointer_of(attribute(data.ptr(), "device_id")));
-  out.ndim = read_extents(attribute(o, "shape"), 1, out.shape);
-  if (read_extents(attribute(o, "strides"), 1, out.byte_strides) != out.ndim) throw Fallback{};
+  nb::object data = attribute(o, kData);
+  out.data = reinterpret_cast<void*>(pointer_of(attribute(data.ptr(), kPtr)));
+  ordinal = static_cast<int>(pointer_of(attribute(data.ptr(), kDeviceId)));
+  out.ndim = read_extents(attribute(o, kShape), 1, out.shape);
+  if (read_extents(attribute(o, kStrides), 1, out.byte_strides) != out.ndim) throw Fallback{};
   out.readonly = false;  // CuPy has no read-only arrays
   out.pending_stream = pending_from(cupy_current_stream());
 }
@@ -223,27 +270,27 @@ void read_torch(PyObject* o, const std::string& name, ForeignArray& out, int& or
   TorchNames& torch = torch_names();
   // CPU tensors, tensors that require grad and sparse ones: PyTorch's interface
   // refuses them with its own words.
-  if (!truth(attribute(o, "is_cuda")) || truth(attribute(o, "requires_grad")) ||
-      attribute(o, "layout").ptr() != torch.strided.ptr())
+  if (!truth(attribute(o, kIsCuda)) || truth(attribute(o, kRequiresGrad)) ||
+      attribute(o, kLayout).ptr() != torch.strided.ptr())
     throw Fallback{};
-  auto dtype = torch.dtypes.find(attribute(o, "dtype").ptr());
+  auto dtype = torch.dtypes.find(attribute(o, kDtype).ptr());
   if (dtype == torch.dtypes.end()) throw Fallback{};
   // The lazy conjugate and negative bits: the memory holds the value before them.
   // Only complex tensors carry the conjugate bit; any may carry the negative
   // one (x.conj().imag is a real, negated view).
   const bool complex = dtype->second == Scalar::Complex64 || dtype->second == Scalar::Complex128;
-  if ((complex && truth(call_method(o, "is_conj"))) || truth(call_method(o, "is_neg")))
+  if ((complex && truth(call_method(o, kIsConj))) || truth(call_method(o, kIsNeg)))
     argument_error(name,
                    "the tensor is a lazily conjugated or negated view (PyTorch's conj/neg bit): "
                    "pass t.resolve_conj().resolve_neg()");
   out.scalar = dtype->second;
-  out.data = reinterpret_cast<void*>(pointer_of(call_method(o, "data_ptr")));
-  out.ndim = read_extents(attribute(o, "shape"), 1, out.shape);
+  out.data = reinterpret_cast<void*>(pointer_of(call_method(o, kDataPtr)));
+  out.ndim = read_extents(attribute(o, kShape), 1, out.shape);
   // PyTorch's strides count elements.
-  if (read_extents(call_method(o, "stride"), out.itemsize(), out.byte_strides) != out.ndim)
+  if (read_extents(call_method(o, kStride), out.itemsize(), out.byte_strides) != out.ndim)
     throw Fallback{};
   out.readonly = false;
-  nb::object device = call_method(o, "get_device");
+  nb::object device = call_method(o, kGetDevice);
   ordinal = static_cast<int>(pointer_of(device));
   if (torch.current_raw_stream.is_none()) throw Fallback{};  // the interface says it
   PyObject* stream = PyObject_CallOneArg(torch.current_raw_stream.ptr(), device.ptr());
