@@ -211,23 +211,33 @@ uintptr_t pending_from(uintptr_t handle) { return handle == 1 ? 0 : handle; }
 // a capsule of the expected signature is missing (another CuPy).
 using CurrentStreamFunction = intptr_t (*)();
 
+CurrentStreamFunction look_up_cupy_current_stream() {
+  nb::object module = nb::steal(PyImport_ImportModule("cupy_backends.cuda.stream"));
+  nb::object capi =
+      nb::steal(module ? PyObject_GetAttrString(module.ptr(), "__pyx_capi__") : nullptr);
+  PyObject* capsule = capi && PyDict_Check(capi.ptr())
+                          ? PyDict_GetItemString(capi.ptr(), "get_current_stream_ptr")
+                          : nullptr;
+  const char* signature = capsule ? PyCapsule_GetName(capsule) : nullptr;
+  // The exception clause Cython appends changes nothing of the C call; an
+  // error it reports is checked after each call.
+  const std::string_view expected = "intptr_t (void)";
+  void* pointer = signature && std::string_view(signature).substr(0, expected.size()) == expected
+                      ? PyCapsule_GetPointer(capsule, signature)
+                      : nullptr;
+  PyErr_Clear();
+  return reinterpret_cast<CurrentStreamFunction>(pointer);
+}
+
 CurrentStreamFunction cupy_current_stream_function() {
-  static const CurrentStreamFunction function = []() -> CurrentStreamFunction {
-    nb::object module = nb::steal(PyImport_ImportModule("cupy_backends.cuda.stream"));
-    PyObject* capi = module ? PyObject_GetAttrString(module.ptr(), "__pyx_capi__") : nullptr;
-    nb::object owned = nb::steal(capi);
-    PyObject* capsule =
-        capi && PyDict_Check(capi) ? PyDict_GetItemString(capi, "get_current_stream_ptr") : nullptr;
-    const char* signature = capsule ? PyCapsule_GetName(capsule) : nullptr;
-    // The exception clause Cython appends changes nothing of the C call; an
-    // error it reports is checked after each call.
-    const std::string_view expected = "intptr_t (void)";
-    void* pointer = signature && std::string_view(signature).substr(0, expected.size()) == expected
-                        ? PyCapsule_GetPointer(capsule, signature)
-                        : nullptr;
-    PyErr_Clear();
-    return reinterpret_cast<CurrentStreamFunction>(pointer);
-  }();
+  // The GIL guards these, not a function-local static's lock: an import may
+  // release the GIL, and another thread waiting on that lock would hold it.
+  static bool looked_up = false;
+  static CurrentStreamFunction function = nullptr;
+  if (!looked_up) {
+    function = look_up_cupy_current_stream();
+    looked_up = true;
+  }
   return function;
 }
 
@@ -241,10 +251,9 @@ uintptr_t cupy_current_stream() {
     }
     return static_cast<uintptr_t>(handle);
   }
-  static PyObject* get = [] {
-    nb::object f = nb::module_::import_("cupy.cuda").attr("get_current_stream");
-    return f.release().ptr();
-  }();
+  static PyObject* get = nullptr;  // held for the process's life; the GIL guards it
+  if (get == nullptr)
+    get = nb::object(nb::module_::import_("cupy.cuda").attr("get_current_stream")).release().ptr();
   PyObject* stream = PyObject_CallNoArgs(get);
   if (stream == nullptr) {
     PyErr_Clear();
