@@ -53,10 +53,11 @@ class Kernel(_Compiled, NumbaDispatcher):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
     def __init__(self, function, *, signatures=(), debug=None, fastmath=False, boundscheck=None,
-                 source=None, link=()):
+                 source=None, link=(), max_registers=None):
         """`link`: [(origin, text, languages)] sources compiled with the kernel
         (cuda.jit(link=...), _numba_foreign.linked_sources)."""
         super().__init__(function, "simt.kernel", source)
+        self.max_registers = _register_cap(max_registers)
         if debug is None:
             debug = _environment_flag("SIMT_DEBUG")
         if boundscheck is None:
@@ -69,14 +70,16 @@ class Kernel(_Compiled, NumbaDispatcher):
         resolver = functools.partial(resolve, function, self._function.free_names)
         self._link = list(link)
         self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
-                                            self.boundscheck, self._link)
+                                            self.boundscheck, self._link,
+                                            self.max_registers or 0)
         self._signatures = list(signatures)
         for signature in signatures:
             self.compile(signature)
 
     def _rebuild_options(self):
         return {"signatures": self._signatures, "debug": self.debug, "fastmath": self.fastmath,
-                "boundscheck": self.boundscheck, "link": self._link}
+                "boundscheck": self.boundscheck, "link": self._link,
+                "max_registers": self.max_registers}
 
     def compile(self, signature, device=None):
         """Compiles for a signature now: "(float32[::1], float32)", "void(float32[:], int64)"
@@ -172,7 +175,8 @@ class Kernel(_Compiled, NumbaDispatcher):
         if dialect not in DIALECTS:
             raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
         generated = self._function.generate(self._signature(args), self._globals(), dialect,
-                                            self.debug, self.boundscheck, self._link)
+                                            self.debug, self.boundscheck, self._link,
+                                            self.max_registers or 0)
         return generated["source"]
 
     def inspect_types(self, *args, file=None):
@@ -189,7 +193,19 @@ class Kernel(_Compiled, NumbaDispatcher):
         return f"<simt.kernel {self.__qualname__}>"
 
 
-def kernel(function=None, *, signatures=None, debug=None, fastmath=False, boundscheck=None):
+def _register_cap(max_registers):
+    """max_registers checked: None, or an int of at least 1."""
+    if max_registers is None:
+        return None
+    if isinstance(max_registers, bool) or not isinstance(max_registers, int) \
+            or max_registers < 1:
+        raise ValueError(f"max_registers must be a positive int (registers per thread) or "
+                         f"None, not {max_registers!r}")
+    return max_registers
+
+
+def kernel(function=None, *, signatures=None, debug=None, fastmath=False, boundscheck=None,
+           max_registers=None):
     """Compiles a Python function as a kernel, once per argument-type signature.
 
     Use as ``@simt.kernel``, ``@simt.kernel(debug=True, fastmath=True)``, or with
@@ -200,13 +216,18 @@ def kernel(function=None, *, signatures=None, debug=None, fastmath=False, bounds
     ``boundscheck=True`` (or SIMT_BOUNDSCHECK=1) the indices only. A checked launch
     waits for its kernel and raises ``IndexError`` / ``AssertionError`` for the first
     failed check, naming the kernel, the array, the index, the thread and the line.
+
+    ``max_registers=N`` caps the kernel's registers per thread on CUDA devices (Numba's
+    option; CUDA's ``__maxnreg__``, which needs NVRTC 12.4 or newer): fewer registers
+    let more blocks share a multiprocessor, at the price of spills to local memory.
+    OpenCL and the cpu device ignore it.
     """
     if isinstance(function, (str, tuple, list)):
         signatures, function = function, None
     if isinstance(signatures, (str, tuple)):
         signatures = [signatures]
     options = dict(signatures=signatures or (), debug=debug, fastmath=fastmath,
-                   boundscheck=boundscheck)
+                   boundscheck=boundscheck, max_registers=_register_cap(max_registers))
     if function is None:
         return lambda f: Kernel(f, **options)
     return Kernel(function, **options)

@@ -130,6 +130,7 @@ const Dialect kCuda{
     .id = abi::Language::Cuda,
     .name = "cuda",
     .kernel_prefix = "extern \"C\" __global__ ",
+    .max_registers = "__maxnreg__(%n) ",
     .function_prefix = "static __device__ __forceinline__ ",
     .cold_function_prefix = "static __device__ __noinline__ ",
     .rolled_loop = "#pragma unroll 1",

@@ -21,6 +21,9 @@ struct EmitOptions {
   // CPU: run the kernel in fiber mode even where the region lowering could
   // take it (bench/cpu.py compares the two; SIMT_CPU_FIBERS=1).
   bool cpu_fibers = false;
+  // The kernel's registers per thread at most (Dialect::max_registers); 0: the
+  // compiler's choice.
+  int max_registers = 0;
 };
 
 // The generated kernel's symbol for a Python function name.

@@ -267,7 +267,7 @@ nb::dict local_types(const Function& fn, const std::vector<std::string>& arg_typ
 
 nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
                   const nb::dict& globals, const std::string& dialect_name, bool debug,
-                  bool boundscheck, const nb::list& link) {
+                  bool boundscheck, const nb::list& link, int max_registers) {
   auto dialect = codegen::dialect_from_name(dialect_name);
   if (!dialect)
     throw nb::value_error(
@@ -277,6 +277,7 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
   options.debug = debug;
   options.boundscheck = boundscheck;
   options.link = linked_sources(link);
+  options.max_registers = max_registers;
   abi::GeneratedKernel kernel =
       fn.generate(types_from_text(arg_types), reader.read(globals), *dialect, options);
   nb::dict out;
@@ -437,7 +438,8 @@ void bind_compiler(nb::module_& m) {
       .def_prop_ro("free_names", &Function::free_names)
       .def("local_types", &local_types, nb::arg("arg_types"), nb::arg("globals"))
       .def("generate", &generate, nb::arg("arg_types"), nb::arg("globals"), nb::arg("dialect"),
-           nb::arg("debug") = false, nb::arg("boundscheck") = false, nb::arg("link") = nb::list());
+           nb::arg("debug") = false, nb::arg("boundscheck") = false, nb::arg("link") = nb::list(),
+           nb::arg("max_registers") = 0);
 
   m.def("nvrtc_status", &nvrtc_status,
         "The NVRTC the CUDA backend loads: {available, reason | version, path, include_dir}.");

@@ -27,7 +27,8 @@ namespace simt::python {
 
 namespace {
 
-// Called with (function, argument types, globals, debug, boundscheck) at every new
+// Called with (function, argument types, globals, debug, boundscheck, link,
+// max_registers) at every new
 // specialization; the test suite uses it to compile each kernel for the
 // other dialects too (NVRTC in CI, where no GPU runs the CUDA code).
 // A raw reference, never released: a static nb::object would be released
@@ -124,12 +125,13 @@ struct Specialization {
 class Dispatcher {
  public:
   Dispatcher(nb::object function, nb::object resolve_globals, bool debug, bool fastmath,
-             bool boundscheck, nb::list link)
+             bool boundscheck, nb::list link, int max_registers)
       : function_object_(std::move(function)),
         function_(nb::cast<Function*>(function_object_)),
         resolve_globals_(std::move(resolve_globals)),
         param_names_(function_->param_names()),
         boundscheck_(boundscheck),
+        max_registers_(max_registers),
         link_(std::move(link)),
         link_sources_(linked_sources(link_)) {
     options_.debug = debug;
@@ -191,7 +193,8 @@ class Dispatcher {
   std::vector<std::string> param_names_;
   runtime::CompileOptions options_;
   bool boundscheck_ = false;
-  nb::list link_;  // cuda.jit(link=[...]) as Python gave it (for the compile observer)
+  int max_registers_ = 0;  // 0: the compiler's choice (codegen::EmitOptions)
+  nb::list link_;          // cuda.jit(link=[...]) as Python gave it (for the compile observer)
   std::vector<sema::LinkedSource> link_sources_;
   // Shared: a launch holds the one it queues, with the GIL released.
   std::unordered_map<std::string, std::shared_ptr<Specialization>, StringHash, std::equal_to<>>
@@ -279,12 +282,14 @@ std::shared_ptr<Specialization> Dispatcher::specialize(
     nb::list type_names;
     for (const auto& a : *arguments) type_names.append(a.str());
     nb::handle observer(g_compile_observer);
-    observer(function_object_, type_names, globals, options_.debug, boundscheck_, link_);
+    observer(function_object_, type_names, globals, options_.debug, boundscheck_, link_,
+             max_registers_);
   }
   GlobalsReader reader;
   codegen::EmitOptions emit_options;
   emit_options.debug = options_.debug;
   emit_options.boundscheck = boundscheck_;
+  emit_options.max_registers = max_registers_;
   emit_options.link = link_sources_;
   abi::GeneratedKernel emitted =
       function_->generate(types, reader.read(globals), device->language(), emit_options);
@@ -524,9 +529,10 @@ PyType_Slot launch_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(launch_tr
 
 void bind_dispatch(nb::module_& m) {
   nb::class_<Dispatcher>(m, "Dispatcher", nb::type_slots(dispatcher_slots))
-      .def(nb::init<nb::object, nb::object, bool, bool, bool, nb::list>(), nb::arg("function"),
+      .def(nb::init<nb::object, nb::object, bool, bool, bool, nb::list, int>(), nb::arg("function"),
            nb::arg("resolve_globals"), nb::arg("debug") = false, nb::arg("fastmath") = false,
-           nb::arg("boundscheck") = false, nb::arg("link") = nb::list())
+           nb::arg("boundscheck") = false, nb::arg("link") = nb::list(),
+           nb::arg("max_registers") = 0)
       .def("configure",
            [](nb::handle self, const nb::handle& config) {
              Dispatcher& d = nb::cast<Dispatcher&>(self);
@@ -557,9 +563,8 @@ void bind_dispatch(nb::module_& m) {
         return previous;
       },
       nb::arg("observer").none(),
-      "Calls observer(function, arg_types, globals, debug, boundscheck, link) at each new "
-      "specialization; returns the "
-      "previous observer.");
+      "Calls observer(function, arg_types, globals, debug, boundscheck, link, max_registers) "
+      "at each new specialization; returns the previous observer.");
   m.def(
       "typeof",
       [](nb::handle value, const std::string& name) {

@@ -118,10 +118,10 @@ def compile_every_kernel_for_cuda():
         return
     failures = []
 
-    def observe(function, arg_types, globals_, debug, boundscheck, link):
+    def observe(function, arg_types, globals_, debug, boundscheck, link, max_registers):
         try:
             generated = function.generate(list(arg_types), globals_, "cuda", debug,
-                                          boundscheck, link)
+                                          boundscheck, link, max_registers)
         except simt.CompileError as error:
             if "has no source for cuda" in str(error):
                 return  # links C++ or OpenCL C only: nothing to compile for CUDA

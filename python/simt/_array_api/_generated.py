@@ -16,7 +16,7 @@ from .. import _kernel
 # simt itself (grid, shared.array, syncthreads) and the device functions a template defines.
 _NAMESPACE = {"np": np, "math": math}
 
-_kernels = {}  # source text -> Kernel
+_kernels = {}  # (source text, register cap) -> Kernel
 
 
 def define(prefix, function):
@@ -27,11 +27,12 @@ def define(prefix, function):
     return name
 
 
-def kernel(name, text):
+def kernel(name, text, max_registers=None):
     """The kernel `name` of generated module `text` (device functions first, then the
     kernel), compiled on first use and kept: the text is the key, so one specialization of
-    an operation family is one kernel whatever asked for it."""
-    found = _kernels.get(text)
+    an operation family is one kernel whatever asked for it. `max_registers`: the kernel's
+    register cap on CUDA devices (simt.kernel's option)."""
+    found = _kernels.get((text, max_registers))
     if found is not None:
         return found
     import simt  # the package, complete by the time any array operation runs
@@ -46,8 +47,9 @@ def kernel(name, text):
                 value, source=(_function_text(text, value_name), filename,
                                _first_line(text, value_name)))
     found = _kernel.Kernel(namespace[name], source=(_function_text(text, name), filename,
-                                                    _first_line(text, name)))
-    _kernels[text] = found
+                                                    _first_line(text, name)),
+                           max_registers=max_registers)
+    _kernels[(text, max_registers)] = found
     return found
 
 

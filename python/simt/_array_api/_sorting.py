@@ -155,6 +155,7 @@ BLOCK = 256  # threads per block of the passes (at least the radix: thread d kee
 ITEMS = 8  # elements per thread of a tile, at most (fewer where SHARED_BYTES runs out): 8
 # sorted 2^26 float32 on the H200 in 4.29 ms, 16 (127 registers a thread) in 4.93
 SHARED_BYTES = 48 * 1024  # shared memory a pass's block may use (the device's, if less)
+DOWNSWEEP_REGISTERS = None  # the downsweep's register cap on CUDA (None: NVRTC's choice)
 WAVES = 1  # blocks of a pass: WAVES times what the GPU holds at once (CUDA's occupancy)
 BLOCKS_PER_UNIT = 4  # ... or, where no occupancy is known, this many per compute unit
 
@@ -422,10 +423,10 @@ def dev_key(v, descending):
 _kernels = {}
 
 
-def _cached(key, name, make):
+def _cached(key, name, make, max_registers=None):
     found = _kernels.get(key)
     if found is None:
-        found = _kernels[key] = _generated.kernel(name, make())
+        found = _kernels[key] = _generated.kernel(name, make(), max_registers)
     return found
 
 
@@ -731,7 +732,8 @@ def _pass_kernels(plan, dtype, position_dtype):
     return (_cached(("upsweep",) + key, "radix_upsweep", upsweep),
             _cached(("offsets", plan.block), "radix_offsets",
                     lambda: _render(_OFFSETS, {"SCAN": _SCAN_BARRIERS}, sizes)),
-            _cached(("downsweep",) + key, "radix_downsweep", downsweep))
+            _cached(("downsweep", DOWNSWEEP_REGISTERS) + key, "radix_downsweep", downsweep,
+                    DOWNSWEEP_REGISTERS))
 
 
 # Short rows: a block per row sorts it in shared memory with a bitonic network (its
