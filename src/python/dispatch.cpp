@@ -28,9 +28,9 @@ namespace simt::python {
 namespace {
 
 // Called with (function, argument types, globals, debug, boundscheck, link,
-// max_registers) at every new
-// specialization; the test suite uses it to compile each kernel for the
-// other dialects too (NVRTC in CI, where no GPU runs the CUDA code).
+// max_registers) at every new specialization; the test suite uses it to
+// compile each kernel for the other dialects too (NVRTC in CI, where no GPU
+// runs the CUDA code).
 // A raw reference, never released: a static nb::object would be released
 // after the interpreter has finalized.
 PyObject* g_compile_observer = nullptr;
