@@ -5,7 +5,8 @@ Run on a machine with an NVIDIA GPU, from the repository root:
     nvcc -O2 -o /tmp/raw_launch bench/cuda/raw_launch.cpp -lcuda
     nvcc -O2 -shared -Xcompiler -fPIC -I$(python3 -c "import sysconfig; \
         print(sysconfig.get_paths()['include'])") bench/cuda/launch_floor.c \
-        -o /tmp/launch_floor$(python3-config --extension-suffix) -lcuda
+        -o /tmp/launch_floor$(python3 -c "import sysconfig; \
+        print(sysconfig.get_config_var('EXT_SUFFIX'))") -lcuda
     python3 bench/gpu.py bench/cuda/kernels.cubin /tmp/raw_launch /tmp [--launch-only]
 Kernel times are medians of CUDA-event-timed launches after a warm-up;
 launch costs are medians of rounds of many warm launches. The third argument is the
@@ -130,11 +131,9 @@ def _launch_floor(folder, cubin):
 def main():
     import cupy as cp
 
-    cubin = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "cuda", "kernels.cubin")
-    if cubin.startswith("--"):
-        cubin = os.path.join(HERE, "cuda", "kernels.cubin")
     launch_only = "--launch-only" in sys.argv
     positional = [a for a in sys.argv[1:] if not a.startswith("--")]
+    cubin = positional[0] if positional else os.path.join(HERE, "cuda", "kernels.cubin")
     raw_launch = positional[1] if len(positional) > 1 else None
     floor = _launch_floor(positional[2], cubin) if len(positional) > 2 else None
     device = simt.get_device("cuda:0")

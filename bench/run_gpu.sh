@@ -19,7 +19,11 @@ tail -1 "$OUT/pytest.log"
 (cd /tmp && python3 "$OLDPWD/examples/demo.py") 2>&1 | tee "$OUT/demo.txt"
 nvcc -O3 -arch=sm_90 -cubin -o /tmp/kernels.cubin bench/cuda/kernels.cu \
   && nvcc -O2 -o /tmp/raw_launch bench/cuda/raw_launch.cpp -lcuda \
-  && python3 bench/gpu.py /tmp/kernels.cubin /tmp/raw_launch 2>&1 | tee "$OUT/bench_gpu.txt"
+  && nvcc -O2 -shared -Xcompiler -fPIC \
+       -I"$(python3 -c "import sysconfig; print(sysconfig.get_paths()['include'])")" \
+       bench/cuda/launch_floor.c -lcuda -o "/tmp/launch_floor$(python3 -c \
+       "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")" \
+  && python3 bench/gpu.py /tmp/kernels.cubin /tmp/raw_launch /tmp 2>&1 | tee "$OUT/bench_gpu.txt"
 
 # OpenCL on the same GPU. The ICD loader that comes first on the lent machine
 # (CUDA's libOpenCL.so.1) finds NVIDIA's driver by itself, and PoCL through

@@ -1,6 +1,7 @@
 """@simt.kernel: a Python function compiled for the device it runs on."""
 
 import functools
+import operator
 import os
 
 from . import _core, _host_staging  # noqa: F401  (NumPy arguments on GPUs)
@@ -193,15 +194,21 @@ class Kernel(_Compiled, NumbaDispatcher):
         return f"<simt.kernel {self.__qualname__}>"
 
 
+MAX_REGISTERS_LIMIT = 255  # CUDA's registers per thread at most
+
+
 def _register_cap(max_registers):
-    """max_registers checked: None, or an int of at least 1."""
+    """max_registers checked: None, or an int from 1 to 255 (CUDA's most per thread)."""
     if max_registers is None:
         return None
-    if isinstance(max_registers, bool) or not isinstance(max_registers, int) \
-            or max_registers < 1:
-        raise ValueError(f"max_registers must be a positive int (registers per thread) or "
-                         f"None, not {max_registers!r}")
-    return max_registers
+    try:
+        cap = None if isinstance(max_registers, bool) else operator.index(max_registers)
+    except TypeError:
+        cap = None
+    if cap is None or not 1 <= cap <= MAX_REGISTERS_LIMIT:
+        raise ValueError(f"max_registers must be an int from 1 to {MAX_REGISTERS_LIMIT} "
+                         f"(registers per thread) or None, not {max_registers!r}")
+    return cap
 
 
 def kernel(function=None, *, signatures=None, debug=None, fastmath=False, boundscheck=None,
@@ -218,7 +225,7 @@ def kernel(function=None, *, signatures=None, debug=None, fastmath=False, bounds
     failed check, naming the kernel, the array, the index, the thread and the line.
 
     ``max_registers=N`` caps the kernel's registers per thread on CUDA devices (Numba's
-    option; CUDA's ``__maxnreg__``, which needs NVRTC 12.4 or newer): fewer registers
+    option; CUDA's ``__maxnreg__``, which an NVRTC older than 12.4 ignores): fewer registers
     let more blocks share a multiprocessor, at the price of spills to local memory.
     OpenCL and the cpu device ignore it.
     """

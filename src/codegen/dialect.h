@@ -78,11 +78,12 @@ struct Dialect {
       "simt_c64",           "simt_c128"};
 
   std::string_view kernel_prefix{};  // before `void name(...)` of the kernel
-  // After kernel_prefix where a kernel caps its registers per thread (Numba's
-  // max_registers), `%n` the cap: CUDA's __maxnreg__, which NVRTC writes into
-  // the PTX (.maxnreg), so it holds for a cubin and for the driver's JIT alike.
+  // A kernel that caps its registers per thread (Numba's max_registers): lines
+  // before the kernel (`%n` the cap), then what follows kernel_prefix. CUDA's
+  // __maxnreg__ (none for an NVRTC before 12.4), which NVRTC writes into the
+  // PTX (.maxnreg), so it holds for a cubin and for the driver's JIT alike.
   // Empty: the device's compiler takes no such cap, and the option is ignored.
-  std::string_view max_registers{};
+  std::array<std::string_view, 2> max_registers{};
   std::string_view function_prefix = "static inline ";  // helpers and device functions
   // A helper only failures call (checked kernels' reporting): kept out of
   // line, so the checks' fast path stays small.

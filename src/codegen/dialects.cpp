@@ -13,6 +13,16 @@ namespace {
 constexpr std::string_view kCudaPrelude = R"(typedef long long simt_i64;
 )";
 
+// A kernel's register cap (Dialect::max_registers): __maxnreg__, which NVRTC
+// understands from 12.4 on; an older one compiles the kernel without it.
+constexpr std::string_view kCudaRegisterCap =
+    R"(#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
+#define SIMT_MAXNREG __maxnreg__(%n)
+#else
+#define SIMT_MAXNREG
+#endif
+)";
+
 // FP_CONTRACT is on by default in OpenCL C: off, a*b+c rounds twice as in
 // NumPy and on the other backends (the CUDA and CPU rows get that from
 // compiler options).
@@ -130,7 +140,7 @@ const Dialect kCuda{
     .id = abi::Language::Cuda,
     .name = "cuda",
     .kernel_prefix = "extern \"C\" __global__ ",
-    .max_registers = "__maxnreg__(%n) ",
+    .max_registers = {kCudaRegisterCap, "SIMT_MAXNREG "},
     .function_prefix = "static __device__ __forceinline__ ",
     .cold_function_prefix = "static __device__ __noinline__ ",
     .rolled_loop = "#pragma unroll 1",

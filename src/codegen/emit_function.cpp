@@ -144,8 +144,13 @@ abi::GeneratedKernel Emitter::run() {
              thread_loops(body_name, args, out.requirements.x_spans) + "}\n";
     }
   } else {
-    src += std::string(d_.kernel_prefix) + register_cap() + "void " + out.entry + "(" +
-           join_list(params) + ") {\n" + body + "}\n";
+    const bool capped = options_.max_registers > 0 && !d_.max_registers[1].empty();
+    if (capped) {
+      std::string lines(d_.max_registers[0]);
+      src += lines.replace(lines.find("%n"), 2, std::to_string(options_.max_registers));
+    }
+    src += std::string(d_.kernel_prefix) + std::string(capped ? d_.max_registers[1] : "") +
+           "void " + out.entry + "(" + join_list(params) + ") {\n" + body + "}\n";
   }
   if (module_.lockstep_form) {
     // Only the kernel's own code: the plain form's module holds the rest.
@@ -159,12 +164,6 @@ abi::GeneratedKernel Emitter::run() {
   module_code += module_.constant_code + view_code_ + module_.tuple_code + module_.function_code;
   out.source = module_code + module_.lockstep_code + src;
   return out;
-}
-
-std::string Emitter::register_cap() const {
-  if (options_.max_registers <= 0 || d_.max_registers.empty()) return "";
-  std::string cap(d_.max_registers);
-  return cap.replace(cap.find("%n"), 2, std::to_string(options_.max_registers));
 }
 
 std::string Emitter::fiber_entry(const std::string& entry, const std::string& body_name,

@@ -217,8 +217,6 @@ class Emitter {
   // `x_spans`: the row of threads spans simt_block.x_blocks blocks along x.
   std::string thread_loops(const std::string& body_name, const std::string& args,
                            bool x_spans) const;
-  // The dialect's register cap with options_.max_registers, or nothing.
-  std::string register_cap() const;
   // Fiber mode's entry: a function running one thread (reading the
   // arguments, `reads`, and calling the body with them, `args`), handed to
   // the runtime with the stack and shared memory a block needs.
