@@ -85,13 +85,11 @@ std::optional<T> index_as(PyObject* value) {
 constexpr auto signed_index = index_as<long long, PyLong_AsLongLong>;
 constexpr auto unsigned_index = index_as<unsigned long long, PyLong_AsUnsignedLongLong>;
 
+// A fast path's address or device number; Fallback for anything else.
 uintptr_t pointer_of(const nb::object& value) {
-  unsigned long long p = PyLong_AsUnsignedLongLong(value.ptr());
-  if (p == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw Fallback{};
-  }
-  return static_cast<uintptr_t>(p);
+  auto p = unsigned_index(value.ptr());
+  if (!p) throw Fallback{};
+  return static_cast<uintptr_t>(*p);
 }
 
 // Reads a tuple of ints (a shape, strides) into `out`, each times `scale`;
