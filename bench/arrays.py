@@ -1,6 +1,7 @@
 """simt's array operations against their peers, in one run, on one device.
 
     python bench/arrays.py [device]       # default: the current device (cuda:0 on a GPU)
+    python bench/arrays.py cuda:0 sort    # only the sort rows
 
 On a CUDA device: against a hand-written float4 CUDA C kernel (compiled by NVRTC, in the
 same run), CuPy (cuBLAS, cuFFT) and PyTorch where installed. On the cpu device: against NumPy. Device
@@ -242,17 +243,33 @@ def check_sort(name, got_values, got_order, xh):
 
 
 def bench_sort_cuda(device, cp, rng):
-    """sort and argsort (simt's generated radix sort) against CuPy's (CUB's radix sort)."""
-    for exponent in (22, 26):
-        xh = rng.standard_normal(2 ** exponent).astype(np.float32)
+    """sort and argsort (CUB's onesweep through NVRTC for one row; the generated radix
+    passes as simt runs them elsewhere) against CuPy's (CUB's radix sort)."""
+    from simt._array_api import _sorting
+
+    def passes(x, indices):
+        return _sorting.generated_sort(x, 0, False, indices)
+    for dtype, exponent in (("float32", 22), ("float32", 26), ("int32", 26), ("float64", 25),
+                            ("float16", 26)):
+        xh = rng.standard_normal(2 ** exponent).astype(dtype) if dtype[0] == "f" else \
+            rng.integers(-2 ** 31, 2 ** 31, 2 ** exponent).astype(dtype)
         x, cx = simt.asarray(xh, device=device), cp.asarray(xh)
         if exponent == 22:
             check_sort("sort", simt.sort(x).get(), simt.argsort(x).get(), xh)
-        target = ">= 0.8 (issue 15)" if exponent == 26 else "reported"
-        report(f"sort 2^{exponent} f32", event_ms(cp, lambda: simt.sort(x), repeats=10),
-               "cupy", event_ms(cp, lambda: cp.sort(cx), repeats=10), "ms", target)
-        report(f"argsort 2^{exponent} f32", event_ms(cp, lambda: simt.argsort(x), repeats=10),
+            check_sort("sort (generated passes)", passes(x, False).get(), passes(x, True).get(),
+                       xh)
+        short = {"float32": "f32", "int32": "i32", "float64": "f64", "float16": "f16"}[dtype]
+        target = ">= 0.8 (issue 15)" if (dtype, exponent) == ("float32", 26) else "reported"
+        cupy_sort = event_ms(cp, lambda: cp.sort(cx), repeats=10)
+        report(f"sort 2^{exponent} {short}", event_ms(cp, lambda: simt.sort(x), repeats=10),
+               "cupy", cupy_sort, "ms", target)
+        report(f"argsort 2^{exponent} {short}",
+               event_ms(cp, lambda: simt.argsort(x), repeats=10),
                "cupy", event_ms(cp, lambda: cp.argsort(cx), repeats=10), "ms", "reported")
+        if dtype == "float32":
+            report(f"sort 2^{exponent} f32 (generated passes)",
+                   event_ms(cp, lambda: passes(x, False), repeats=10), "cupy", cupy_sort, "ms",
+                   "reported")
         del x, cx
 
 
@@ -334,7 +351,10 @@ def bench_sort_cpu(device, rng):
 def main():
     device = simt.get_device(sys.argv[1] if len(sys.argv) > 1 else None)
     print(f"device: {device}", flush=True)
-    if device.backend == "cuda":
+    if device.backend == "cuda" and sys.argv[2:] == ["sort"]:
+        import cupy
+        bench_sort_cuda(device, cupy, np.random.default_rng(0))
+    elif device.backend == "cuda":
         bench_cuda(device)
     elif device.backend == "cpu":
         bench_cpu(device)
