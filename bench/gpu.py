@@ -158,6 +158,8 @@ def main():
     cases.append(("simt 0 args", lambda: l0(), 256))
     cases.append(("simt 4 args", lambda: l4(x, x, 1.0, 2), 256))
     cases.append(("simt 4 args incl. kernel[1, 1]", lambda: empty4[1, 1](x, x, 1.0, 2), 256))
+    f32, i32 = np.float32(1), np.int32(2)  # NumPy scalars, as saxpy(np.float32(a), ...)
+    cases.append(("simt 4 args, NumPy scalars", lambda: l4(x, x, f32, i32), 256))
     raw0 = simt.RawKernel('extern "C" __global__ void empty0() {}', "empty0")[1, 1]
     cases.append(("simt RawKernel 0 args", lambda: raw0(), 256))
     # Foreign arrays as arguments (issue 20: within +0.5 us of simt arrays).

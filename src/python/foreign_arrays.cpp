@@ -40,7 +40,7 @@ class Name {
 Name kData{"data"}, kDataPtr{"data_ptr"}, kDeviceId{"device_id"}, kDtype{"dtype"},
     kGetDevice{"get_device"}, kIsConj{"is_conj"}, kIsCuda{"is_cuda"}, kIsNeg{"is_neg"},
     kLayout{"layout"}, kPtr{"ptr"}, kRequiresGrad{"requires_grad"}, kShape{"shape"}, kStr{"str"},
-    kStride{"stride"}, kStrides{"strides"};
+    kStride{"stride"}, kStrides{"strides"}, kCudaArrayInterface{"__cuda_array_interface__"};
 
 nb::object attribute(PyObject* o, Name& name) {
   PyObject* value = PyObject_GetAttr(o, name.get());
@@ -109,8 +109,8 @@ int read_extents(const nb::object& tuple, int64_t scale, std::array<int64_t, abi
 }
 
 // Producers whose arrays say what the interface says through attributes
-// that build no dict.
-enum class Producer { Interface, CuPy, Torch };
+// that build no dict; None: objects that cannot have the interface at all.
+enum class Producer { Interface, CuPy, Torch, None };
 
 // What the PyTorch reader compares against, taken from the torch module.
 struct TorchNames {
@@ -161,6 +161,18 @@ PyObject* imported_class(const char* module, const char* name) {
   return PyType_Check(c) ? c : nullptr;
 }
 
+// Whether no object of `type` can have __cuda_array_interface__: a static type
+// (which nothing can add attributes to) without the attribute, whose objects have
+// no __dict__ and no attribute hook of their own: NumPy's arrays and scalars, which
+// kernels take on every launch, skip the interface's lookup.
+bool never_has_interface(PyTypeObject* type) {
+  if ((type->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0 || type->tp_dictoffset != 0 ||
+      type->tp_getattro != PyObject_GenericGetAttr)
+    return false;
+  const int has = PyObject_HasAttr(reinterpret_cast<PyObject*>(type), kCudaArrayInterface.get());
+  return has == 0;
+}
+
 // Decided once per type (which is then held, so its address stays its own). An
 // object of a CuPy or PyTorch class exists only once that library is imported.
 Producer producer_of(PyTypeObject* type) {
@@ -174,6 +186,8 @@ Producer producer_of(PyTypeObject* type) {
     p = Producer::CuPy;
   else if (torch && PyType_IsSubtype(type, reinterpret_cast<PyTypeObject*>(torch)))
     p = Producer::Torch;
+  else if (never_has_interface(type))
+    p = Producer::None;
   Py_INCREF(type);
   known.emplace(type, p);
   return p;
@@ -495,7 +509,7 @@ std::optional<Scalar> scalar_from_typestr(const std::string& typestr) {
 
 bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal) {
   Producer producer = producer_of(Py_TYPE(o));
-  if (producer == Producer::Interface) return false;
+  if (producer == Producer::Interface || producer == Producer::None) return false;
   try {
     read_by_attributes(producer, o, "", out, cuda_ordinal);
   } catch (const Fallback&) {
@@ -509,6 +523,7 @@ bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal) {
 
 bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out) {
   Producer producer = producer_of(Py_TYPE(o));
+  if (producer == Producer::None) return false;
   if (producer != Producer::Interface) {
     try {
       int ordinal = 0;
@@ -517,14 +532,16 @@ bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out)
     } catch (const Fallback&) {
     }
   }
-  PyObject* cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
-  if (cai == nullptr) {
-    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-      PyErr_Clear();
-      return false;
-    }
-    argument_error(name, "its __cuda_array_interface__ failed: " + take_error_text());
-  }
+  // A missing attribute makes no AttributeError here (making one costs more than the
+  // rest of a launch's reading of its arguments).
+  PyObject* cai = nullptr;
+#if PY_VERSION_HEX >= 0x030D0000
+  const int found = PyObject_GetOptionalAttr(o, kCudaArrayInterface.get(), &cai);
+#else
+  const int found = _PyObject_LookupAttr(o, kCudaArrayInterface.get(), &cai);
+#endif
+  if (found == 0) return false;
+  if (found < 0) argument_error(name, "its __cuda_array_interface__ failed: " + take_error_text());
   nb::object held = nb::steal(cai);
   read_cuda_array_interface(cai, out, [&](FaultKind, const std::string& message) {
     argument_error(name, "its __cuda_array_interface__ " + message);

@@ -469,6 +469,29 @@ def test_cuda_array_interface_is_checked(cai, error, match):
         simt.asarray(FakeCuda(**cai))
 
 
+def test_kernel_arguments_find_the_interface_wherever_it_can_be():
+    """The interface's lookup is skipped only for objects that cannot have it (NumPy's
+    arrays and scalars: static types without it, no __dict__): an instance attribute, a
+    property of an ndarray subclass, and a class given the attribute later are all read."""
+    class Subclass(np.ndarray):
+        @property
+        def __cuda_array_interface__(self):
+            return {"version": 3, "shape": (4, 1), "typestr": "<f4", "data": (0x1000, False)}
+
+    class Later:
+        pass
+
+    assert str(simt.typeof(np.zeros(2, np.float32))) == "float32[::1]"
+    assert str(simt.typeof(np.float32(1))) == "float32"
+    assert str(simt.typeof(np.zeros(2, np.float32).view(Subclass))) == "float32[:, ::1]"
+    assert str(simt.typeof(FakeCuda(shape=(2, 3), strides=None))) == "float32[:, ::1]"
+    later = Later()
+    with pytest.raises(TypeError, match="Later"):
+        simt.typeof(later)
+    Later.__cuda_array_interface__ = FakeCuda().__cuda_array_interface__
+    assert str(simt.typeof(later)) == "float32[::1]"
+
+
 def cuda_devices():
     return [d for d in simt.devices() if d.backend == "cuda"]
 
