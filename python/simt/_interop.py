@@ -35,6 +35,19 @@ def _dlpack_home(device_type, device_id):
     raise BufferError(f"the data is in DLPack {name} memory, which simt cannot use")
 
 
+_cpu_device = []  # [whether this build has the cpu device], once known
+
+
+def _has_cpu_device():
+    if not _cpu_device:
+        try:
+            get_device("cpu")
+            _cpu_device.append(True)
+        except ValueError:
+            _cpu_device.append(False)
+    return _cpu_device[0]
+
+
 def _cross_device_error(source, target):
     return ValueError(f"the data is in {source.id}'s memory and simt does not copy it to "
                       f"{target.id} unless asked: pass copy=True (or use simt.asarray)")
@@ -177,6 +190,10 @@ def asarray(obj, device=None):
             # Kernels read elements at their own alignment: memory that has none (an array
             # unpickled from a network frame) is copied, as no view of it can be used.
             obj = obj.copy()
+        if target is None and not _has_cpu_device():
+            # A build without the cpu device (no LLVM where it was built): host data goes
+            # to the current device, as CuPy's asarray takes it.
+            return to_device(obj, get_device())
     device_type, device_id = obj.__dlpack_device__()
     home = _dlpack_home(int(device_type), int(device_id))
     if target is None or target == home:

@@ -798,3 +798,17 @@ def test_cupy_arrays_are_kernel_arguments(rng):
         plus_one_2d[(8, 8), (8, 8)](view, out)
         cupy.cuda.runtime.deviceSynchronize()
         np.testing.assert_array_equal(cupy.asnumpy(out), expected + 1)
+
+
+def test_numpy_data_goes_to_the_current_device_in_a_build_without_the_cpu_device(
+        monkeypatch):
+    """A build without LLVM has no cpu device: simt.asarray(numpy array) then copies to the
+    current device (as CuPy's asarray) instead of failing to find 'cpu'."""
+    from simt import _interop
+    monkeypatch.setattr(_interop, "_cpu_device", [False])
+    host = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = simt.asarray(host)
+    assert a.device == simt.current_device()
+    np.testing.assert_array_equal(a.get(), host)
+    host[0, 0] = 99  # a copy, not a view
+    assert a.get()[0, 0] == 0

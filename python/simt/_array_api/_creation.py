@@ -371,7 +371,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     - a device array of another library (DLPack, __cuda_array_interface__): a view of its
       memory, as simt.from_dlpack;
     - a NumPy array, a list, a number: as numpy.asarray(obj, dtype) takes it, on the
-      ``cpu`` device a view of that NumPy array.
+      ``cpu`` device a view of that NumPy array (in a build without the cpu device, a
+      copy on the current device).
 
     copy=True always copies; copy=False never does (ValueError where it would have to).
     """
