@@ -4,7 +4,8 @@ Without a GPU: its source compiles with NVRTC for every key type, direction and 
 keys, so a CCCL update that breaks it shows in CI. On CUDA devices: simt.sort and
 simt.argsort take it for 1-D arrays longer than a short row, and match NumPy's stable sort
 bit for bit (NaN payloads and signed zeros included) at sizes around CUB's tile, across
-look-back portions, into poisoned memory; without CCCL's headers the generated sort runs.
+look-back portions, into poisoned memory; where NVRTC cannot compile it the generated
+sort runs.
 """
 
 import numpy as np
@@ -94,6 +95,9 @@ def cuda_device(device):
     if device.backend != "cuda":
         pytest.skip("onesweep runs on CUDA devices")
     if _sorting_onesweep.program(device, np.dtype(np.int32), False, False) is None:
+        why = _sorting_onesweep._unavailable[device.id]
+        if _nvrtc_with_cub():  # the headers are there: the source must compile
+            pytest.fail(f"onesweep does not compile on {device.id}: {why[:3000]}")
         pytest.skip(f"NVRTC finds no CCCL headers on {device.id}")
     return device
 

@@ -23,7 +23,8 @@ Descending sorts complement the keys inside CUB (ties keep their order), as cupy
 and the array API's descending=True need.
 
 Used for 1-D sorts (and rows of a single row) of 2**31 - 1 elements at most on CUDA
-devices where NVRTC finds CCCL's headers; everything else takes the generated sort.
+devices where NVRTC compiles this source (CCCL's headers found, CUB's internals as in
+CUDA 13); everything else takes the generated sort.
 """
 
 import numpy as np
@@ -253,8 +254,11 @@ class _Program:
 
 
 def program(device, dtype, descending, indices):
-    """The device's _Program for these, or None where NVRTC cannot compile CUB there (no
-    CCCL headers): the generated sort runs instead."""
+    """The device's _Program for these, or None where NVRTC cannot compile it there: no
+    CCCL headers, or a CCCL whose internals differ from CUDA 13's (CUB's agents and
+    tuning policies are not a stable interface; CI compiles this source with the
+    toolkit's NVRTC, tests/python/test_sorting_onesweep.py). The generated sort then
+    runs, and _unavailable[device.id] keeps NVRTC's log."""
     if device.id in _unavailable:
         return None
     key = (device.id, dtype.str, descending, indices)
@@ -263,8 +267,6 @@ def program(device, dtype, descending, indices):
         try:
             found = _programs[key] = _Program(device, dtype, descending, indices)
         except BackendCompileError as error:
-            if "cub/" not in str(error) or "open source file" not in str(error):
-                raise
             _unavailable[device.id] = str(error)
             return None
     return found
