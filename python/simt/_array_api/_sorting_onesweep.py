@@ -217,7 +217,7 @@ MAX_ELEMENTS = 2 ** 31 - 1
 _PORTION_LIMIT = (1 << 28) - 1
 
 _programs = {}     # (device id, dtype, descending, indices) -> _Program
-_unavailable = {}  # device id -> why CCCL's headers could not be compiled there
+_unavailable = {}  # device id -> NVRTC's log where the source did not compile there
 
 
 def _key_type(dtype, descending):
@@ -273,7 +273,9 @@ def program(device, dtype, descending, indices):
 
 
 def onesweep_sort(flat, out, descending, indices, plan):
-    """out = flat (1-D, contiguous) sorted, or (indices) the int64 indices that sort it."""
+    """out = flat (1-D, contiguous) sorted, or (indices) the int64 indices that sort it, by
+    plan (program()'s _Program for flat's dtype, the direction and indices), on the current
+    stream as CUB's dispatch does it."""
     device, n = flat.device, flat.shape[0]
     kernels = plan.kernels
     passes = -(-flat.dtype.itemsize * 8 // plan.radix_bits)
