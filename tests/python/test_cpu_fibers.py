@@ -223,7 +223,12 @@ def count_in_branches(x, counts):
 
 
 def test_syncthreads_count_under_a_data_dependent_branch(current, rng):
+    """The CPU's meaning: the if's and the else's count are one count. CUDA leaves a
+    barrier under divergent control undefined, and an H100 answers 0 at the else's
+    (2026-12-05): checked on the cpu device only."""
     divergent_barriers(current)
+    if current.backend == "cuda":
+        pytest.skip("syncthreads_count under divergent branches is undefined in CUDA")
     n = 80
     x = rng.standard_normal(n)
     counts = np.full(n, POISON, np.int32)
