@@ -263,17 +263,23 @@ def _rankings(device):
     return ["warp", "thread"] if device.backend == "cpu" else [_sorting._ranking(device)]
 
 
-@pytest.fixture
-def poisoned(monkeypatch):
-    """Every array the sort allocates starts as 0xA5 bytes, not zeros."""
-    real_empty = _sorting.empty
+def poison_allocations(monkeypatch, *modules):
+    """Every array the modules allocate through their `empty` starts as 0xA5 bytes."""
+    real_empty = modules[0].empty
 
     def empty(shape, dtype, device):
         out = real_empty(shape, dtype, device)
         if out.size:
             out._impl.fill(b"\xa5" * out.itemsize)
         return out
-    monkeypatch.setattr(_sorting, "empty", empty)
+    for module in modules:
+        monkeypatch.setattr(module, "empty", empty)
+
+
+@pytest.fixture
+def poisoned(monkeypatch):
+    """Every array the sort allocates starts as 0xA5 bytes, not zeros."""
+    poison_allocations(monkeypatch, _sorting)
 
 
 def _awkward(rng, n, dtype):

@@ -14,7 +14,8 @@ import pytest
 import simt
 from simt._array_api import _sorting, _sorting_onesweep
 
-from test_array_sorting import REAL_DTYPES, _awkward, _skip_unless_fp64, expected_argsort
+from test_array_sorting import (REAL_DTYPES, _awkward, _skip_unless_fp64, expected_argsort,
+                                poison_allocations)
 
 DIRECTIONS = [False, True]
 
@@ -105,15 +106,7 @@ def cuda_device(device):
 @pytest.fixture
 def poisoned_onesweep(monkeypatch):
     """Every array onesweep (and the sort around it) allocates starts as 0xA5 bytes."""
-    real_empty = _sorting_onesweep.empty
-
-    def empty(shape, dtype, device):
-        out = real_empty(shape, dtype, device)
-        if out.size:
-            out._impl.fill(b"\xa5" * out.itemsize)
-        return out
-    monkeypatch.setattr(_sorting_onesweep, "empty", empty)
-    monkeypatch.setattr(_sorting, "empty", empty)
+    poison_allocations(monkeypatch, _sorting_onesweep, _sorting)
 
 
 @pytest.fixture
