@@ -10,6 +10,8 @@ An imported array views the producer's memory, on the device that memory
 belongs to, and keeps the producer alive until the last simt view goes.
 """
 
+import functools
+
 import numpy as np
 
 from . import _core
@@ -35,17 +37,14 @@ def _dlpack_home(device_type, device_id):
     raise BufferError(f"the data is in DLPack {name} memory, which simt cannot use")
 
 
-_cpu_device = []  # [whether this build has the cpu device], once known
-
-
+@functools.cache
 def _has_cpu_device():
-    if not _cpu_device:
-        try:
-            get_device("cpu")
-            _cpu_device.append(True)
-        except ValueError:
-            _cpu_device.append(False)
-    return _cpu_device[0]
+    """Whether this build has the cpu device (asked once: it is built in or not)."""
+    try:
+        get_device("cpu")
+    except ValueError:
+        return False
+    return True
 
 
 def _cross_device_error(source, target):

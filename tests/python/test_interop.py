@@ -805,7 +805,7 @@ def test_numpy_data_goes_to_the_current_device_in_a_build_without_the_cpu_device
     """A build without LLVM has no cpu device: simt.asarray(numpy array) then copies to the
     current device (as CuPy's asarray) instead of failing to find 'cpu'."""
     from simt import _interop
-    monkeypatch.setattr(_interop, "_cpu_device", [False])
+    monkeypatch.setattr(_interop, "_has_cpu_device", lambda: False)
     host = np.arange(6, dtype=np.float32).reshape(2, 3)
     a = simt.asarray(host)
     assert a.device == simt.current_device()
