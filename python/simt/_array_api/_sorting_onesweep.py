@@ -332,6 +332,7 @@ def _zero(kernels, array, count):
 
 
 def _at(array, k):
-    """The 1-D view of `array` from its element k on."""
+    """The 1-D view of `array` from its element k on: what array[k:] gives, at a quarter
+    of its cost (a sort takes some 25 of these a call)."""
     return Array._wrap(array._impl.view(array._impl.offset + k * array.itemsize,
                                         [array.shape[0] - k], [array.itemsize]))
