@@ -199,6 +199,11 @@ struct Dialect {
   std::array<std::string_view, 2> matches{};
   std::string_view activemask{};
   std::string_view warpsize{};
+  // Where warps are the dialect's sub-groups: the helpers the spellings above call
+  // (defined once, where a kernel uses a warp operation), and the kernel attribute
+  // that makes each sub-group 32 lanes wide.
+  std::string_view warp_helpers{};
+  std::string_view warp_kernel_attribute{};
 
   // Constant arrays (global NumPy arrays): the qualifier of their program-
   // scope definition and of pointers to them, and infinity and NaN as

@@ -39,6 +39,71 @@ constexpr std::string_view kOpenCLPrelude = R"(#if defined(cl_khr_fp64)
 typedef long simt_i64;
 )";
 
+// CUDA's warps as OpenCL sub-groups of 32 work-items (kOpenCL's warp spellings; the
+// device's DeviceInfo::warps says whether it has what they need). The shuffles take
+// their source lane by CUDA's rule, as the CPU's fibers do (backends/cpu/fibers.cpp):
+// the reader's own lane where the source lies outside the warp. What a lane shuffles or
+// votes goes through a volatile first: Intel's compiler takes a sub-group function for a
+// function of the work-item's own operands, so where a lane's result goes unused (a
+// thread past the end of the array, whose store is guarded) it computed the operand
+// from the wrong branch (`x[i] if i < n else x[0]` became `x[i]`), and the other lanes
+// read that. Matches compare bits, through one overload per type (Clang's OpenCL C,
+// which every driver with these extensions compiles with).
+constexpr std::string_view kOpenCLWarps =
+    R"(#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
+#pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable
+static inline uint simt_warp_source(int kind, int arg) {
+  const long lane = (long)get_sub_group_local_id();
+  const long src = kind == 0 ? (long)(arg & 31) : kind == 1 ? lane - arg
+                 : kind == 2 ? lane + arg : lane ^ (long)arg;
+  return (uint)(arg < 0 || src < 0 || src >= 32 ? lane : src);
+}
+#define SIMT_WARP_SHUFFLE(T)                                                               \
+  static inline T __attribute__((overloadable)) simt_warp_shuffle(T v, uint src) {         \
+    volatile T operand = v;                                                                \
+    return sub_group_shuffle(operand, src);                                                \
+  }
+SIMT_WARP_SHUFFLE(int)
+SIMT_WARP_SHUFFLE(uint)
+SIMT_WARP_SHUFFLE(long)
+SIMT_WARP_SHUFFLE(ulong)
+SIMT_WARP_SHUFFLE(float)
+#if defined(cl_khr_fp64)
+SIMT_WARP_SHUFFLE(double)
+#endif
+#undef SIMT_WARP_SHUFFLE
+static inline uint simt_warp_ballot(int p) {
+  volatile int operand = p;
+  return sub_group_ballot(operand).x;
+}
+static inline uint simt_warp_active(void) { return sub_group_ballot(1).x; }
+static inline int simt_warp_all(uint mask, int p) {
+  const uint named = mask & simt_warp_active();
+  return (simt_warp_ballot(p) & named) == named;
+}
+#define SIMT_WARP_MATCH(T, B, BITS)                                                            \
+  static inline uint __attribute__((overloadable)) simt_warp_match(uint mask, T v, int* all) { \
+    const uint named = mask & simt_warp_active();                                              \
+    const B bits = BITS(v);                                                                    \
+    uint same = 0u;                                                                            \
+    for (uint j = 0; j < get_sub_group_size(); ++j)                                            \
+      if (simt_warp_shuffle(bits, j) == bits) same |= 1u << j;                                 \
+    same &= named;                                                                             \
+    if (!all) return same;                                                                     \
+    *all = same == named;                                                                      \
+    return same == named ? named : 0u;                                                         \
+  }
+SIMT_WARP_MATCH(int, uint, as_uint)
+SIMT_WARP_MATCH(uint, uint, )
+SIMT_WARP_MATCH(float, uint, as_uint)
+SIMT_WARP_MATCH(long, ulong, as_ulong)
+SIMT_WARP_MATCH(ulong, ulong, )
+#if defined(cl_khr_fp64)
+SIMT_WARP_MATCH(double, ulong, as_ulong)
+#endif
+#undef SIMT_WARP_MATCH
+)";
+
 // The CPU backend calls `simt_kernel_<name>(ctx, args)` once per block;
 // threads of the block run as loops inside it (abi/cpu_entry.h).
 constexpr std::string_view kCppPrelude =
@@ -226,6 +291,18 @@ const Dialect kOpenCL{
     .atomic_int64 = {"atom_add(%p, %v)", "atom_sub(%p, %v)", "atom_min(%p, %v)", "atom_max(%p, %v)",
                      "atom_and(%p, %v)", "atom_or(%p, %v)", "atom_xor(%p, %v)",
                      "atom_xchg(%p, %v)"},
+    .shuffles = {"simt_warp_shuffle(%x, simt_warp_source(0, %l))",
+                 "simt_warp_shuffle(%x, simt_warp_source(1, %l))",
+                 "simt_warp_shuffle(%x, simt_warp_source(2, %l))",
+                 "simt_warp_shuffle(%x, simt_warp_source(3, %l))"},
+    .votes = {"(simt_warp_ballot(%x) & (%m))", "simt_warp_all(%m, %x)",
+              "((simt_warp_ballot(%x) & (%m)) != 0u)"},
+    .syncwarp = "sub_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
+    .matches = {"simt_warp_match(%m, %x, (int*)0)", "simt_warp_match(%m, %x, %l)"},
+    .activemask = "simt_warp_active()",
+    .warpsize = "32",
+    .warp_helpers = kOpenCLWarps,
+    .warp_kernel_attribute = "__attribute__((intel_reqd_sub_group_size(32))) ",
     .constant_decl = "__constant ",
     .constant_space = "__constant ",
     // Clang's builtins: PoCL's NAN and NVIDIA's INFINITY are not constant

@@ -150,7 +150,8 @@ abi::GeneratedKernel Emitter::run() {
       src += lines.replace(lines.find("%n"), 2, std::to_string(options_.max_registers));
     }
     src += std::string(d_.kernel_prefix) + std::string(capped ? d_.max_registers[1] : "") +
-           "void " + out.entry + "(" + join_list(params) + ") {\n" + body + "}\n";
+           std::string(module_.warp_use ? d_.warp_kernel_attribute : "") + "void " + out.entry +
+           "(" + join_list(params) + ") {\n" + body + "}\n";
   }
   if (module_.lockstep_form) {
     // Only the kernel's own code: the plain form's module holds the rest.

@@ -299,6 +299,7 @@ std::optional<PythonLine> Emitter::where(const Expr& e) const {
 
 void Emitter::note_warp_use(const Expr& e) {
   if (!module_.warp_use) module_.warp_use = where(e);
+  if (!d_.warp_helpers.empty()) helpers_.define_once("simt_warp", std::string(d_.warp_helpers));
 }
 
 std::string Emitter::warp_call(std::string_view pattern, const std::string& mask,

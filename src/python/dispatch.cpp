@@ -393,6 +393,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
   }
   runtime::validate_shared_memory(device->info(), spec->static_shared_bytes, dims.shared_bytes);
+  runtime::validate_warp_launch(device->info(), *spec->kernel, dims);
   runtime::validate_cooperative_launch(*device, *spec->kernel, dims);
   runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
   std::optional<CheckRecord> checks;

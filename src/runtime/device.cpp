@@ -317,6 +317,18 @@ void validate_shared_memory(const DeviceInfo& device, int64_t static_bytes, size
       " are more than " + device.id + " has for a block (" + std::to_string(limit) + " bytes)");
 }
 
+void validate_warp_launch(const DeviceInfo& device, const CompiledKernel& kernel,
+                          const LaunchDims& dims) {
+  if (!kernel.warps || !device.warps_in_rows) return;
+  if (dims.block[0] % 32 == 0 || (dims.block[1] == 1 && dims.block[2] == 1)) return;
+  throw std::invalid_argument(
+      "this kernel uses warp operations, and " + device.id +
+      " forms its warps along each row of a block, so a block of " + std::to_string(dims.block[0]) +
+      " x " + std::to_string(dims.block[1]) + " x " + std::to_string(dims.block[2]) +
+      " threads would not have CUDA's warps (32 consecutive threads): make the block's x size "
+      "a multiple of 32, or the block one row (y and z sizes 1)");
+}
+
 void validate_cooperative_launch(Device& device, const CompiledKernel& kernel,
                                  const LaunchDims& dims) {
   if (!kernel.cooperative) return;

@@ -68,6 +68,10 @@ struct DeviceInfo {
   int64_t max_shared_bytes = 48 * 1024;
   Capability float64;
   Capability warps;
+  // A warp is 32 consecutive threads of one row of the block (the same y and z), not of
+  // the block's linear order (OpenCL sub-groups): a warp kernel's block must then
+  // be one row, or rows of whole warps (validate_warp_launch).
+  bool warps_in_rows = false;
   Capability int64_atomics;
   // A grid-wide barrier (cooperative launches: every block resident at once).
   Capability grid_sync;
@@ -100,6 +104,9 @@ class CompiledKernel {
   // Device::max_cooperative_blocks and runs as the backend's cooperative
   // launch. Set by Device::compile; the one thing launches read of it.
   bool cooperative = false;
+  // It uses warp operations (abi::Requirements::warps): checked against
+  // DeviceInfo::warps_in_rows at each launch.
+  bool warps = false;
 };
 
 // A parameter of a raw (user-written) kernel as its compiler reports it;
@@ -254,6 +261,7 @@ class Device {
     check_requirements(kernel, info_);
     std::unique_ptr<CompiledKernel> built = build(kernel, options);
     built->cooperative = kernel.requirements.grid_sync.has_value();
+    built->warps = kernel.requirements.warps.has_value();
     return built;
   }
   // The most blocks of `threads_per_block` threads (with `dynamic_shared_bytes`
@@ -376,6 +384,10 @@ void validate_launch(const DeviceInfo& device, const LaunchDims& dims);
 void validate_shared_memory(const DeviceInfo& device, int64_t static_bytes, size_t dynamic_bytes);
 // Throws std::invalid_argument, naming the limit, when `kernel` is
 // cooperative and the launch has more blocks than can be resident at once.
+// Throws std::invalid_argument when `kernel` uses warp operations and the block's
+// shape splits a warp across rows where the device forms warps per row.
+void validate_warp_launch(const DeviceInfo& device, const CompiledKernel& kernel,
+                          const LaunchDims& dims);
 void validate_cooperative_launch(Device& device, const CompiledKernel& kernel,
                                  const LaunchDims& dims);
 

@@ -495,15 +495,92 @@ def e_ballot_in_thread_loop(x):
 
 def test_warp_op_in_a_loop_of_varying_length(device):
     """A ballot in a `for` whose range differs between lanes (the CPU runs it in fiber
-    mode): each pass votes among the lanes still looping; lanes that left have exited."""
-    if device.backend == "opencl":
-        pytest.skip("OpenCL subgroup operations must be reached by every work-item")
+    mode): each pass votes among the lanes still looping; lanes that left have exited.
+    OpenCL's sub-group ballot (cl_khr_subgroup_ballot) is one of its non-uniform
+    operations, so it takes the same meaning there."""
     kernel = simt.kernel(e_ballot_in_thread_loop)
     with simt.use_device(device):
         x = simt.full(64, 7, dtype=np.int64, device=device)
-        kernel[1, 64](x)
+        launch(device, kernel, 1, 64, x)
     t = np.arange(64)
     last = np.array([sum(1 << k for k in range(32) if (32 * (i // 32) + k) % 3 == 2)
                      for i in t])
     expected = np.select([t % 3 == 0, t % 3 == 1], [7, 0], last)
     np.testing.assert_array_equal(x.get(), expected)
+
+
+@simt.kernel
+def k_lane0_of_each_warp(x, out):
+    t = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
+    out[t] = cuda.shfl_sync(FULL, x[t], 0)
+
+
+@pytest.mark.parametrize("block", [(64, 2), (32, 3), (80, 1), (16, 4)], ids=str)
+def test_warps_of_two_dimensional_blocks(device, block):
+    """A warp is 32 consecutive threads of the block's linear order (x fastest), as on
+    CUDA. OpenCL devices form sub-groups along each row of the work-group instead, so
+    there a warp kernel's block must be one row or rows of whole warps: another shape is
+    a ValueError that says so, not warps that differ from CUDA's."""
+    threads = block[0] * block[1]
+    x = np.arange(threads, dtype=np.int64) * 3 + 1
+    with simt.use_device(device):
+        out = simt.full(threads, -1, dtype=np.int64, device=device)
+        split_rows = block[0] % 32 != 0 and block[1] > 1
+        if device.backend == "opencl" and split_rows:
+            try:
+                launch(device, k_lane0_of_each_warp, 1, block,
+                       simt.to_device(x, device=device), out)
+            except ValueError as error:
+                text = str(error)
+                assert device.id in text and "multiple of 32" in text, text
+                assert f"{block[0]} x {block[1]} x 1" in text, text
+                return
+            pytest.fail(f"{device.id} ran warps over split rows of a {block} block")
+        launch(device, k_lane0_of_each_warp, 1, block, simt.to_device(x, device=device), out)
+    t = np.arange(threads)
+    np.testing.assert_array_equal(out.get(), x[t - t % 32])
+
+
+@simt.kernel
+def k_lanes_past_the_end(x, top, votes, same):
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else x[0]
+    offset = 16
+    while offset > 0:
+        v = max(v, cuda.shfl_xor_sync(FULL, v, offset))
+        offset //= 2
+    positive = x[i] > 0 if i < x.size else True
+    b = cuda.ballot_sync(FULL, positive)
+    m = cuda.match_any_sync(FULL, 1 if positive else 0)
+    if i < x.size:
+        top[i] = v
+        votes[i] = b
+        same[i] = m
+
+
+def test_lanes_past_the_end_take_part_in_warp_operations(device, rng):
+    """Threads past the end of the array still give the values they compute to the warp,
+    though they store nothing. (Intel's OpenCL compiler took the sub-group functions for
+    functions of each work-item's own operand, and computed those lanes' operands from the
+    other branch: x[i] instead of x[0].)"""
+    n = 900  # the last warp holds 4 threads inside the array
+    x = rng.standard_normal(n)
+    x[0] = 10.0  # larger than every other element: the padded lanes' value
+    x[n - 4:] = -np.abs(x[n - 4:])
+    nb = -(-n // BLOCK)
+    with simt.use_device(device):
+        top = simt.full(n, np.nan, dtype=np.float64, device=device)
+        votes = simt.zeros(n, dtype=np.uint32, device=device)
+        same = simt.zeros(n, dtype=np.uint32, device=device)
+        launch(device, k_lanes_past_the_end, nb, BLOCK, simt.to_device(x, device=device),
+               top, votes, same)
+    padded = np.full(nb * BLOCK, x[0])
+    padded[:n] = x
+    warps = padded.reshape(-1, 32)
+    np.testing.assert_array_equal(top.get(), np.repeat(warps.max(axis=1), 32)[:n])
+    bits = (1 << np.arange(32)).astype(np.uint64)
+    positive = warps > 0
+    ballots = (positive * bits).sum(axis=1).astype(np.uint32)
+    np.testing.assert_array_equal(votes.get(), np.repeat(ballots, 32)[:n])
+    lane_same = np.where(positive, ballots[:, None], ~ballots[:, None]).astype(np.uint32)
+    np.testing.assert_array_equal(same.get(), lane_same.reshape(-1)[:n])

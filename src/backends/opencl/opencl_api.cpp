@@ -116,6 +116,39 @@ T device_value(const OpenCLApi& api, cl_device_id device, cl_device_info what) {
   return value;
 }
 
+// CL_DEVICE_SUB_GROUP_SIZES_INTEL (cl_intel_required_subgroup_size): the sub-group
+// sizes a kernel may require.
+constexpr cl_device_info kSubGroupSizesIntel = 0x4108;
+
+// What `info`'s device lacks to run CUDA's warps as sub-groups: shuffles and ballots
+// (cl_khr_subgroup_shuffle, _ballot), the sub-group ids and barrier (cl_khr_subgroups or
+// cl_intel_subgroups), and a way to make every sub-group 32 work-items wide (a kernel
+// attribute of cl_intel_required_subgroup_size naming a size the device lists). Empty
+// when it has all of them.
+std::string warp_subgroups_missing(const OpenCLApi& api, cl_device_id device,
+                                   const DeviceInfo& info) {
+  std::string missing;
+  auto need = [&](bool found, const char* what) {
+    if (!found) missing += (missing.empty() ? "" : ", ") + std::string(what);
+  };
+  need(info.has_extension("cl_khr_subgroup_shuffle"), "cl_khr_subgroup_shuffle");
+  need(info.has_extension("cl_khr_subgroup_ballot"), "cl_khr_subgroup_ballot");
+  need(info.subgroups, "cl_khr_subgroups or cl_intel_subgroups");
+  bool size_32 = false;
+  if (info.has_extension("cl_intel_required_subgroup_size")) {
+    std::size_t bytes = 0;
+    if (api.clGetDeviceInfo(device, kSubGroupSizesIntel, 0, nullptr, &bytes) == CL_SUCCESS &&
+        bytes >= sizeof(std::size_t)) {
+      std::vector<std::size_t> sizes(bytes / sizeof(std::size_t));
+      if (api.clGetDeviceInfo(device, kSubGroupSizesIntel, sizes.size() * sizeof(std::size_t),
+                              sizes.data(), nullptr) == CL_SUCCESS)
+        size_32 = std::find(sizes.begin(), sizes.end(), std::size_t{32}) != sizes.end();
+    }
+  }
+  need(size_32, "cl_intel_required_subgroup_size with sub-groups of 32");
+  return missing;
+}
+
 DeviceInfo describe_device(const OpenCLApi& api, cl_platform_id platform,
                            const std::string& platform_name, cl_device_id device) {
   DeviceInfo info;
@@ -168,6 +201,7 @@ DeviceInfo describe_device(const OpenCLApi& api, cl_platform_id platform,
   info.int64_atomics = info.has_extension("cl_khr_int64_base_atomics");
   info.subgroups =
       info.has_extension("cl_khr_subgroups") || info.has_extension("cl_intel_subgroups");
+  info.warp_subgroups_missing = warp_subgroups_missing(api, device, info);
   cl_device_fp_config single_config = 0;
   if (api.clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(single_config), &single_config,
                           nullptr) != CL_SUCCESS) {
@@ -252,11 +286,28 @@ std::unique_ptr<OpenCLApi> OpenCLApi::from_loader(runtime::SharedLibrary library
   return api;
 }
 
+namespace {
+
+// A note after a driver's load error that says the process loaded an older oneTBB first
+// (simt's CPU backend links the system's), which the driver's own TBB would replace if
+// preloaded; empty for any other error. Intel's CPU runtime from pip needs a newer TBB
+// than Debian 12's.
+std::string older_tbb_note(const std::string& path, const std::string& reason) {
+  if (reason.find("undefined symbol: _ZN3tbb") == std::string::npos) return "";
+  const std::size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
+  return " (the driver needs a newer oneTBB than the one this process loaded first, which "
+         "simt's CPU backend links; load the driver's own first: LD_PRELOAD=" +
+         folder + "/libtbb.so.12)";
+}
+
+}  // namespace
+
 std::unique_ptr<OpenCLApi> OpenCLApi::load_driver(const std::string& path, std::string* why_not) {
   std::string reason;
   std::optional<runtime::SharedLibrary> library = runtime::SharedLibrary::open(path, &reason);
   if (!library) {
-    if (why_not != nullptr) *why_not = "cannot be opened: " + reason;
+    if (why_not != nullptr) *why_not = "cannot be opened: " + reason + older_tbb_note(path, reason);
     return nullptr;
   }
   return from_driver(std::move(*library), why_not);

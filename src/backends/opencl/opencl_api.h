@@ -470,6 +470,9 @@ struct DeviceInfo {
   bool fp16 = false;           // cl_khr_fp16
   bool int64_atomics = false;  // cl_khr_int64_base_atomics
   bool subgroups = false;      // cl_khr_subgroups or cl_intel_subgroups
+  // What the device lacks for CUDA's warps as 32-lane sub-groups (codegen's OpenCL
+  // warp spellings), comma separated; empty when it has all of it.
+  std::string warp_subgroups_missing;
   // float32 division and sqrt can be made correctly rounded (the
   // -cl-fp32-correctly-rounded-divide-sqrt build option is honoured).
   bool fp32_correctly_rounded_divide_sqrt = false;

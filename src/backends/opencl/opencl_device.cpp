@@ -119,16 +119,18 @@ runtime::DeviceInfo runtime_info(const DeviceInfo& device, int index) {
   info.max_blocks = (int64_t{1} << 32) - 1;
   info.max_shared_bytes =
       static_cast<int64_t>(std::min<uint64_t>(device.local_mem_size, INT64_MAX));
-  // Warp operations need sub-group shuffles and votes, which OpenCL 1.2 and
-  // the devices simt is tested on lack; 64-bit atomics need
+  // Warp operations run as 32-lane sub-groups where the device has them (Intel's
+  // runtimes; neither PoCL nor NVIDIA's OpenCL); 64-bit atomics need
   // cl_khr_int64_base/extended_atomics.
   info.float64 = {device.fp64,
                   "the device lacks cl_khr_fp64; use float32 values (e.g. np.float32 arrays and "
                   "constants) on it"};
-  info.warps = {false,
-                "OpenCL devices offer them only through sub-group extensions "
-                "(cl_khr_subgroup_shuffle, cl_khr_subgroup_ballot), which simt does not use "
-                "yet; use shared memory and syncthreads() instead"};
+  info.warps = {device.warp_subgroups_missing.empty(),
+                "OpenCL devices run them as sub-groups of 32 work-items, and this one lacks " +
+                    device.warp_subgroups_missing +
+                    "; use shared memory and syncthreads() instead, or a cuda or cpu device"};
+  // Sub-groups are formed along each row (dimension 0) of the work-group.
+  info.warps_in_rows = true;
   info.int64_atomics = {
       device.int64_atomics && device.has_extension("cl_khr_int64_extended_atomics"),
       "they need cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which the device "
