@@ -1,6 +1,7 @@
 #include "python/arguments.h"
 
 #include <nanobind/stl/string.h>
+#include <structmember.h>
 
 #include <cctype>
 #include <cmath>
@@ -16,17 +17,30 @@ namespace {
 PyTypeObject* g_array_type = nullptr;  // simt.Array
 }  // namespace
 
+// Where simt.Array's `_impl` slot lies in its objects (`__slots__`): launches read it
+// there, as its member descriptor would, without the attribute lookup (the exact type
+// test in simt_array makes the offset valid).
+Py_ssize_t g_impl_offset = 0;
+
 void register_array_type(PyTypeObject* type) {
+  nb::object descriptor =
+      nb::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), "_impl"));
+  if (!descriptor.is_valid()) throw nb::python_error();
+  if (Py_TYPE(descriptor.ptr()) != &PyMemberDescr_Type)
+    throw std::logic_error("simt.Array._impl is not a __slots__ member");
+  const PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(descriptor.ptr())->d_member;
+  if (member->type != T_OBJECT_EX) throw std::logic_error("simt.Array._impl is no object slot");
   Py_INCREF(reinterpret_cast<PyObject*>(type));
+  g_impl_offset = member->offset;
   g_array_type = type;
 }
 
 const DeviceArray* simt_array(PyObject* object, nb::object* keep) {
   if (g_array_type == nullptr || Py_TYPE(object) != g_array_type) return nullptr;
-  // An interned name: PyObject_GetAttrString would make a str of it on every call.
-  static PyObject* const impl = PyUnicode_InternFromString("_impl");
-  *keep = nb::steal(PyObject_GetAttr(object, impl));
-  if (!keep->is_valid()) throw nb::python_error();
+  PyObject* impl = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(object) + g_impl_offset);
+  if (impl == nullptr)
+    throw nb::attribute_error("a simt.Array without its _impl (not made by simt)");
+  *keep = nb::borrow(impl);
   return nb::inst_ptr<DeviceArray>(*keep);
 }
 

@@ -21,6 +21,7 @@
 #include "python/bindings.h"
 #include "python/checked_launch.h"
 #include "python/classify.h"
+#include "python/translate.h"
 #include "runtime/interrupt.h"
 
 namespace simt::python {
@@ -522,8 +523,31 @@ int launch_clear(PyObject* self) {
   return 0;
 }
 
+// kernel[grid, block](*args): the type's own call slot. A `__call__` bound through
+// nanobind would cost a lookup of the method, a tuple with self in front and
+// nanobind's overload dispatch on every launch (about 0.15 us); errors still become
+// the exceptions nanobind's translators make (python/translate.h).
+PyObject* launch_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
+    PyErr_SetString(PyExc_TypeError,
+                    "a kernel launch takes its arguments by position, not by keyword");
+    return nullptr;
+  }
+  try {
+    if (!nb::inst_ready(self)) throw std::logic_error("a ConfiguredLaunch not made by simt");
+    ConfiguredLaunch& c = *nb::inst_ptr<ConfiguredLaunch>(self);
+    if (!c.dispatcher) throw std::logic_error("the kernel was garbage collected");
+    nb::inst_ptr<Dispatcher>(c.dispatcher)
+        ->launch(c.dims, c.stream ? &*c.stream : nullptr, nb::borrow<nb::args>(args));
+  } catch (...) {
+    return raise_translated(std::current_exception());
+  }
+  Py_RETURN_NONE;
+}
+
 PyType_Slot launch_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(launch_traverse)},
                               {Py_tp_clear, reinterpret_cast<void*>(launch_clear)},
+                              {Py_tp_call, reinterpret_cast<void*>(launch_call)},
                               {0, nullptr}};
 
 }  // namespace
@@ -549,11 +573,7 @@ void bind_dispatch(nb::module_& m) {
       .def_prop_ro("specialization_count", &Dispatcher::specialization_count)
       .def_prop_ro("signatures", &Dispatcher::signatures);
 
-  nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch", nb::type_slots(launch_slots))
-      .def("__call__", [](ConfiguredLaunch& c, nb::args args) {
-        if (!c.dispatcher) throw std::logic_error("the kernel was garbage collected");
-        nb::cast<Dispatcher&>(c.dispatcher).launch(c.dims, c.stream ? &*c.stream : nullptr, args);
-      });
+  nb::class_<ConfiguredLaunch>(m, "ConfiguredLaunch", nb::type_slots(launch_slots));
 
   m.def(
       "set_compile_observer",

@@ -14,6 +14,7 @@ NB_MODULE(_core, m) {
   // exits; nanobind would report each of them as a leak.
   nb::set_leak_warnings(false);
   m.def("version", &simt::version, "The version of the simt native core.");
+  simt::python::bind_translate(m);
   simt::python::bind_compiler(m);
   simt::python::bind_arrays(m);
   simt::python::bind_dispatch(m);
