@@ -274,20 +274,21 @@ uintptr_t cupy_current_stream() {
   return pointer_of(attribute(nb::steal(stream).ptr(), kPtr));
 }
 
-// `ordinal`: the CUDA device of the memory.
-void read_cupy(PyObject* o, ForeignArray& out, int& ordinal) {
+// `ordinal`: the CUDA device of the memory, where the caller asks (a launch does not:
+// the driver knows the pointer's device).
+void read_cupy(PyObject* o, ForeignArray& out, int* ordinal) {
   out.scalar = numpy_dtype_scalar(attribute(o, kDtype).ptr());
   // `data` is the memory pointer of the array's first element (views included).
   nb::object data = attribute(o, kData);
   out.data = reinterpret_cast<void*>(pointer_of(attribute(data.ptr(), kPtr)));
-  ordinal = static_cast<int>(pointer_of(attribute(data.ptr(), kDeviceId)));
+  if (ordinal != nullptr) *ordinal = static_cast<int>(pointer_of(attribute(data.ptr(), kDeviceId)));
   out.ndim = read_extents(attribute(o, kShape), 1, out.shape);
   if (read_extents(attribute(o, kStrides), 1, out.byte_strides) != out.ndim) throw Fallback{};
   out.readonly = false;  // CuPy has no read-only arrays
   out.pending_stream = pending_from(cupy_current_stream());
 }
 
-void read_torch(PyObject* o, const std::string& name, ForeignArray& out, int& ordinal) {
+void read_torch(PyObject* o, const std::string& name, ForeignArray& out, int* ordinal) {
   TorchNames& torch = torch_names();
   // CPU tensors, tensors that require grad and sparse ones: PyTorch's interface
   // refuses them with its own words.
@@ -312,7 +313,7 @@ void read_torch(PyObject* o, const std::string& name, ForeignArray& out, int& or
     throw Fallback{};
   out.readonly = false;
   nb::object device = call_method(o, kGetDevice);
-  ordinal = static_cast<int>(pointer_of(device));
+  if (ordinal != nullptr) *ordinal = static_cast<int>(pointer_of(device));
   if (torch.current_raw_stream.is_none()) throw Fallback{};  // the interface says it
   PyObject* stream = PyObject_CallOneArg(torch.current_raw_stream.ptr(), device.ptr());
   if (stream == nullptr) {
@@ -325,7 +326,7 @@ void read_torch(PyObject* o, const std::string& name, ForeignArray& out, int& or
 // A CuPy array or PyTorch tensor through its own attributes; Fallback where
 // they do not say what the interface would.
 void read_by_attributes(Producer producer, PyObject* o, const std::string& name, ForeignArray& out,
-                        int& ordinal) {
+                        int* ordinal) {
   if (producer == Producer::CuPy)
     read_cupy(o, out, ordinal);
   else
@@ -511,7 +512,7 @@ bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal) {
   Producer producer = producer_of(Py_TYPE(o));
   if (producer == Producer::Interface || producer == Producer::None) return false;
   try {
-    read_by_attributes(producer, o, "", out, cuda_ordinal);
+    read_by_attributes(producer, o, "", out, &cuda_ordinal);
   } catch (const Fallback&) {
     return false;
   } catch (const nb::builtin_exception&) {  // a tensor with its conjugate or negative bit
@@ -526,8 +527,7 @@ bool read_foreign_array(PyObject* o, const std::string& name, ForeignArray& out)
   if (producer == Producer::None) return false;
   if (producer != Producer::Interface) {
     try {
-      int ordinal = 0;
-      read_by_attributes(producer, o, name, out, ordinal);
+      read_by_attributes(producer, o, name, out, nullptr);
       return true;
     } catch (const Fallback&) {
     }

@@ -35,7 +35,7 @@ cuda::CudaDevice& cuda_device(const PyDevice& device, const char* what) {
 // synchronization then names the library call, not the last simt kernel.
 cuda::CUstream default_stream(cuda::CudaDevice& device, const std::string& work) {
   auto& stream = static_cast<cuda::CudaStream&>(device.default_stream());
-  stream.note_launch(work);
+  stream.note_launch(cuda::intern_name(work));
   return stream.handle();
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "backends/cuda/nvrtc.h"
 #include "runtime/disk_cache.h"
@@ -117,11 +118,18 @@ LoadedModule::~LoadedModule() {
   context_->driver().fn().cuModuleUnload(module_);
 }
 
+const std::string* intern_name(std::string name) {
+  static std::mutex mutex;
+  static auto* names = new std::unordered_set<std::string>;  // never freed: outlives all
+  std::lock_guard<std::mutex> lock(mutex);
+  return &*names->insert(std::move(name)).first;
+}
+
 CudaKernel::CudaKernel(std::shared_ptr<const LoadedModule> module, CUfunction function,
                        std::string entry, std::string target, std::string ptx)
     : module_(std::move(module)),
       function_(function),
-      entry_(std::move(entry)),
+      entry_(intern_name(std::move(entry))),
       target_(std::move(target)),
       ptx_(std::move(ptx)) {}
 
@@ -261,20 +269,12 @@ void CudaStream::synchronize() {
       [&] { return context_->driver().fn().cuStreamQuery(handle_) != CUDA_ERROR_NOT_READY; });
   CUresult status = context_->driver().fn().cuStreamSynchronize(handle_);
   if (status == CUDA_SUCCESS) return;
-  std::string last;
-  {
-    std::lock_guard<std::mutex> lock(last_launch_mutex_);
-    last = last_launch_;
-  }
+  const std::string* last_entry = last_launch_.load(std::memory_order_relaxed);
+  const std::string last = last_entry != nullptr ? *last_entry : std::string();
   if (last.empty()) context_->check(status, "cuStreamSynchronize");
   throw runtime::DeviceError(context_->driver().describe(
       "cuStreamSynchronize", context_->label(), status,
       " (the most recent kernel queued on this stream was " + last + ")"));
-}
-
-void CudaStream::note_launch(const std::string& kernel) {
-  std::lock_guard<std::mutex> lock(last_launch_mutex_);
-  last_launch_ = kernel;
 }
 
 bool CudaStream::done() {
@@ -841,10 +841,7 @@ void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,
                                 " bytes of shared memory is too many");
   }
   context_->make_current();
-  {
-    std::lock_guard<std::mutex> lock(last_launch_mutex_);
-    last_launch_ = kernel.entry();
-  }
+  last_launch_.store(kernel.interned_entry(), std::memory_order_relaxed);
   auto& cuda_stream = static_cast<CudaStream&>(stream);
   CUresult status;
   const char* call = "cuLaunchKernel";
@@ -877,7 +874,7 @@ void CudaDevice::queue_launch(const runtime::CompiledKernel& compiled,
               dims_text(dims.block) + " and " + std::to_string(dims.shared_bytes) +
               " bytes of dynamic shared memory");
   }
-  static_cast<CudaStream&>(stream).note_launch(kernel.entry());
+  static_cast<CudaStream&>(stream).note_launch(kernel.interned_entry());
   release_after(static_cast<CudaStream&>(stream), std::move(keep));
 }
 
@@ -901,11 +898,8 @@ void CudaDevice::synchronize() {
   CUresult status = driver_.fn().cuCtxSynchronize();
   if (status == CUDA_SUCCESS) collect_released(true);
   if (status != CUDA_SUCCESS) {
-    std::string last;
-    {
-      std::lock_guard<std::mutex> lock(last_launch_mutex_);
-      last = last_launch_;
-    }
+    const std::string* last_entry = last_launch_.load(std::memory_order_relaxed);
+    const std::string last = last_entry != nullptr ? *last_entry : std::string();
     check(status, "cuCtxSynchronize",
           last.empty() ? std::string()
                        : " (the most recent kernel launched on " + info_.id + " was " + last + ")");

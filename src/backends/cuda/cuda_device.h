@@ -9,6 +9,7 @@
 // (they synchronize with it).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -110,6 +111,11 @@ class LoadedModule {
   CUmodule module_;
 };
 
+// `name`, kept for the process's life, one copy per distinct name: what the last
+// launch's bookkeeping points at (a pointer store on every launch instead of a locked
+// string copy). Kernel and library call names are few.
+const std::string* intern_name(std::string name);
+
 // A kernel's function in a loaded module.
 class CudaKernel : public runtime::CompiledKernel {
  public:
@@ -117,7 +123,8 @@ class CudaKernel : public runtime::CompiledKernel {
              std::string target, std::string ptx);
 
   CUfunction function() const { return function_; }
-  const std::string& entry() const { return entry_; }
+  const std::string& entry() const { return *entry_; }
+  const std::string* interned_entry() const { return entry_; }
   // "sm_90" (a cubin) or "compute_90" (PTX the driver compiled).
   const std::string& target() const { return target_; }
   // NVRTC's PTX for the kernel, when it handed it out (for display).
@@ -129,7 +136,9 @@ class CudaKernel : public runtime::CompiledKernel {
  private:
   std::shared_ptr<const LoadedModule> module_;
   CUfunction function_;
-  std::string entry_;
+  // Interned (kept for the process's life): the device and its streams note the last
+  // launch's entry as this pointer, which outlives the kernel.
+  const std::string* entry_;
   std::string target_;
   std::string ptx_;
 };
@@ -155,7 +164,11 @@ class CudaStream : public runtime::Stream {
   bool is_default() const override { return handle_ == nullptr; }
   // A kernel queued here: a fault it causes surfaces at a later wait, whose
   // error then names it.
-  void note_launch(const std::string& kernel);
+  // What was queued last (a kernel's entry, a library call), named if a later
+  // synchronization finds a fault: a name from intern_name().
+  void note_launch(const std::string* interned) {
+    last_launch_.store(interned, std::memory_order_relaxed);
+  }
   // The grid barrier state (two 32-bit words) of cooperative launches queued
   // here, zeroed on the stream before each: launches on one stream run one
   // after another, so one suffices. Allocated on first use, freed with the
@@ -167,8 +180,7 @@ class CudaStream : public runtime::Stream {
   CUstream handle_;
   bool owned_;
   std::shared_ptr<runtime::WorkQueue> host_queue_;
-  std::mutex last_launch_mutex_;
-  std::string last_launch_;
+  std::atomic<const std::string*> last_launch_{nullptr};  // an interned entry
   std::mutex grid_barrier_mutex_;
   CUdeviceptr grid_barrier_ = 0;
 };
@@ -305,10 +317,10 @@ class CudaDevice : public runtime::Device {
   std::vector<PendingRelease> pending_;
   std::vector<CUevent> spare_events_;
 
-  // The entry of the most recent launch, named when synchronize() reports a
-  // kernel's fault (the driver reports faults at the next synchronizing call).
-  mutable std::mutex last_launch_mutex_;
-  std::string last_launch_;
+  // The entry of the most recent launch (interned: CudaKernel), named when
+  // synchronize() reports a kernel's fault (the driver reports faults at the next
+  // synchronizing call).
+  std::atomic<const std::string*> last_launch_{nullptr};
 };
 
 }  // namespace simt::cuda
