@@ -15,12 +15,11 @@ using sema::Scalar;
 
 namespace {
 PyTypeObject* g_array_type = nullptr;  // simt.Array
-}  // namespace
-
 // Where simt.Array's `_impl` slot lies in its objects (`__slots__`): launches read it
 // there, as its member descriptor would, without the attribute lookup (the exact type
 // test in simt_array makes the offset valid).
 Py_ssize_t g_impl_offset = 0;
+}  // namespace
 
 void register_array_type(PyTypeObject* type) {
   nb::object descriptor =

@@ -162,10 +162,9 @@ class CudaStream : public runtime::Stream {
   void wait_event(runtime::Event& event) override;
   void add_callback(std::function<void()> callback) override;
   bool is_default() const override { return handle_ == nullptr; }
-  // A kernel queued here: a fault it causes surfaces at a later wait, whose
-  // error then names it.
-  // What was queued last (a kernel's entry, a library call), named if a later
-  // synchronization finds a fault: a name from intern_name().
+  // What was queued here last (a kernel's entry, a library call; a name from
+  // intern_name()): a fault it causes surfaces at a later wait, whose error then
+  // names it.
   void note_launch(const std::string* interned) {
     last_launch_.store(interned, std::memory_order_relaxed);
   }
