@@ -44,8 +44,11 @@ PIP_PACKAGES=(
   hypothesis
   atheris  # tests/fuzz/fuzz_kernels.py (binary wheels; without it, its --random mode)
   # Scale-out (docs/scale-out.md): tests/python/test_dask.py, test_mpi.py; binary wheels.
+  # Each distributed release pins its own dask; unbounded, pip pairs a dask newer than the
+  # newest distributed (dask 2026.11.0 came first) with distributed 2021.4.1, which
+  # cannot import.
   "dask[array]"
-  distributed
+  "distributed>=2024.1"
   mpi4py
 )
 
