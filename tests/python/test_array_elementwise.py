@@ -283,9 +283,21 @@ COMPLEX_FUNCTIONS = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log2": np.l
                      "atanh": np.arctanh, "round": np.rint}
 
 
+# Where a function's derivative grows without bound (its branch points and poles): the
+# result there moves by many times an input's rounding, so no fixed tolerance holds for
+# any two correct implementations (atan near i: a relative condition of 15 at 0.014 from
+# it, and PoCL's libm differs from NumPy's there by 1.5e-14).
+SINGULAR_POINTS = {"log": [0], "log2": [0], "log10": [0], "log1p": [-1],
+                   "asin": [-1, 1], "acos": [-1, 1], "atan": [1j, -1j], "asinh": [1j, -1j],
+                   "acosh": [-1, 1], "atanh": [-1, 1], "sqrt": [0]}
+
+
 @pytest.mark.parametrize("name", sorted(COMPLEX_FUNCTIONS))
 def test_unary_function_of_complex(name, device, rng):
     x = random_values(rng, "complex128", 50, -3, 3, specials=False)
+    for point in SINGULAR_POINTS.get(name, []):
+        near = np.abs(x - point) < 0.1
+        x[near] = point + 0.1 + 0.1j  # moved off, not dropped: the array keeps its size
     check(name, COMPLEX_FUNCTIONS[name], x, device=device, exact=False)
 
 
