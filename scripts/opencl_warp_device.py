@@ -27,6 +27,7 @@ def main():
         got = x.get()
     if not (got == (np.arange(32) + 1) % 32).all():
         sys.exit(f"{device.id} ({device.name}) shuffled wrongly: {got}")
+    print(f"==> warp operations on {device.id} ({device.name})", file=sys.stderr)
     print(device.id)
 
 

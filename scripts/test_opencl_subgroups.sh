@@ -26,6 +26,5 @@ fi
 export LD_PRELOAD="$RUNTIME/lib/libtbb.so.12"
 export SIMT_OPENCL_DRIVERS="$RUNTIME/lib/libintelocl.so"
 DEVICE="$("$PY" scripts/opencl_warp_device.py)"
-echo "==> warp operations on $DEVICE ($("$PY" -c "import simt; print(simt.get_device('$DEVICE').name)"))"
 SIMT_TEST_DEVICES="$DEVICE" "$PY" -m pytest -q -p no:cacheprovider tests/python/test_warp.py \
   "tests/python/test_numba_device_api.py" -k "not test_numba_device_api or lanemask or match or syncwarp"
