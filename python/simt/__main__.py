@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from . import __version__, _core, _cuda_libraries, _cuda_wheels, _opencl_wheels
+from . import __version__, _core, _vendor_libraries, _cuda_wheels, _opencl_wheels
 
 _INDENT = " " * 10
 
@@ -52,7 +52,7 @@ def _nvrtc_lines():
     return lines
 
 
-# The toolkit libraries cuda devices call when found (_cuda_libraries), what for, and what
+# The toolkit libraries cuda devices call when found (_vendor_libraries), what for, and what
 # happens without them (or with their switch off).
 _LIBRARIES = (("cuBLAS", "cublas", "matmul", "runs simt's kernels"),
               ("cuFFT", "cufft", "simt.fft", "runs simt's kernels"),
@@ -65,15 +65,15 @@ def _library_lines():
     switched off."""
     lines = []
     for name, key, used_for, without in _LIBRARIES:
-        status = _cuda_libraries.status(key)
-        variable = _cuda_libraries.SWITCHES[key]
+        status = _vendor_libraries.status(key)
+        variable = _vendor_libraries.SWITCHES[key]
         if not status["available"]:
             first = status["reason"].splitlines()[0]
             lines.append(f"{name}: not found, {used_for} {without} ({first})")
             continue
         source = "pip wheel" if any(status["path"].startswith(d)
                                     for d in _cuda_wheels.library_dirs()) else "system"
-        off = "" if _cuda_libraries.enabled(key) else f"; off ({variable}=0): {used_for} " \
+        off = "" if _vendor_libraries.enabled(key) else f"; off ({variable}=0): {used_for} " \
             f"{without}"
         lines.append(f"{name} {status['version']}: {status['path']} ({source}){off}")
     return lines

@@ -1,7 +1,7 @@
 // The CUDA toolkit's libraries simt calls on cuda devices (cuBLAS for matmul,
 // cuFFT for simt.fft, cuSOLVER for simt.linalg's decompositions): whether and
 // where they were found (`python -m simt info`), and thin handles the Python
-// side keeps (python/simt/_cuda_libraries.py): a cuBLAS and a cuSOLVER handle
+// side keeps (python/simt/_vendor_libraries.py): a cuBLAS and a cuSOLVER handle
 // per (device, thread), cuFFT plans in a bounded cache. Work is queued on the
 // device's default stream, where simt's array operations run.
 #include <nanobind/stl/string.h>

@@ -1,5 +1,5 @@
-"""cuBLAS, cuFFT and cuSOLVER on cuda devices (simt._cuda_libraries, _array_api/_cublas.py,
-_fft_cufft.py, _array_api/_cusolver.py), tested without a GPU:
+"""cuBLAS, cuFFT and cuSOLVER on cuda devices (simt._vendor_libraries, _array_api/_cublas.py,
+fft/_cufft.py, linalg/_cusolver.py), tested without a GPU:
 
 - the libraries are found where NVRTC is (here /usr/local/cuda) and `simt info` says so;
 - SIMT_CUBLAS=0 / SIMT_CUFFT=0 route matmul and simt.fft to the generated kernels, as
@@ -30,8 +30,10 @@ import pytest
 
 import simt
 import simt.fft
-from simt import _cuda_libraries, _fft_cufft
-from simt._array_api import _linalg
+from simt import _vendor_libraries
+from simt._array_api import _cublas, _linalg
+from simt.fft import _cufft
+from simt.linalg import _cusolver
 
 import test_array_linalg
 import test_fft
@@ -360,7 +362,7 @@ def emulated_cublas(monkeypatch, cpu):
     """matmul on the cpu device through _cublas (the cuda path) and FakeCublas."""
     fake = FakeCublas()
     monkeypatch.setattr(_linalg, "_host_blas", lambda device: False)
-    monkeypatch.setattr(_cuda_libraries, "cublas_handle",
+    monkeypatch.setattr(_cublas, "cublas_handle",
                         lambda device: fake if device.backend == "cpu" else None)
     return fake
 
@@ -369,7 +371,7 @@ def emulated_cublas(monkeypatch, cpu):
 def emulated_cufft(monkeypatch, cpu):
     """simt.fft on the cpu device through the cuFFT engine and FakePlan."""
     log = []
-    engine = simt.fft._CufftEngine(_fft_cufft.CufftTransforms(
+    engine = simt.fft._CufftEngine(_cufft.CufftTransforms(
         lambda device, kind, n, batch: FakePlan(kind, n, batch, log)))
     monkeypatch.setattr(simt.fft, "_engine", lambda device: engine)
     return log
@@ -380,7 +382,7 @@ def emulated_cusolver(monkeypatch, cpu, rng):
     """simt.linalg's decompositions on the cpu device through _cusolver (the cuda path)
     and FakeCusolver."""
     fake = FakeCusolver(rng)
-    monkeypatch.setattr(_cuda_libraries, "cusolver_handle",
+    monkeypatch.setattr(_cusolver, "handle",
                         lambda device: fake if device.backend == "cpu" else None)
     return fake
 
@@ -388,7 +390,7 @@ def emulated_cusolver(monkeypatch, cpu, rng):
 # --- finding the libraries ----------------------------------------------------------------
 
 def _skip_unless_found(library):
-    status = _cuda_libraries.status(library)
+    status = _vendor_libraries.status(library)
     if not status["available"]:
         pytest.skip(f"{library} not installed: {status['reason']}")
     return status
@@ -409,13 +411,13 @@ def test_info_reports_the_libraries():
                          text=True, check=True).stdout
     assert "cuBLAS " in out and "libcublas.so" in out, out
     assert "cuFFT " in out and "libcufft.so" in out, out
-    if _cuda_libraries.status("cusolver")["available"]:
+    if _vendor_libraries.status("cusolver")["available"]:
         assert "cuSOLVER " in out and "libcusolver.so" in out, out
 
 
 def test_missing_library_reports_where_it_looked(tmp_path):
     env = dict(os.environ, SIMT_CUBLAS_PATH=str(tmp_path / "libcublas.so.13"))
-    code = ("from simt import _cuda_libraries as c; s = c.status('cublas'); "
+    code = ("from simt import _vendor_libraries as c; s = c.status('cublas'); "
             "print(s['available'], s['reason'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, check=True).stdout
@@ -430,17 +432,17 @@ def _fake_cuda(index=0):
 
 def test_cublas_handles_are_per_device_and_thread(monkeypatch):
     made = []
-    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": True})
-    monkeypatch.setattr(_cuda_libraries._core, "CublasHandle",
+    monkeypatch.setattr(_vendor_libraries, "status", lambda library: {"available": True})
+    monkeypatch.setattr(_vendor_libraries._core, "CublasHandle",
                         lambda device: made.append(device.id) or object())
-    monkeypatch.setattr(_cuda_libraries, "_local", threading.local())
+    monkeypatch.setattr(_vendor_libraries, "_local", threading.local())
     monkeypatch.delenv("SIMT_CUBLAS", raising=False)
-    first = _cuda_libraries.cublas_handle(_fake_cuda(0))
-    assert _cuda_libraries.cublas_handle(_fake_cuda(0)) is first
-    assert _cuda_libraries.cublas_handle(_fake_cuda(1)) is not first
+    first = _cublas.cublas_handle(_fake_cuda(0))
+    assert _cublas.cublas_handle(_fake_cuda(0)) is first
+    assert _cublas.cublas_handle(_fake_cuda(1)) is not first
     other = []
     thread = threading.Thread(target=lambda: other.append(
-        _cuda_libraries.cublas_handle(_fake_cuda(0))))
+        _cublas.cublas_handle(_fake_cuda(0))))
     thread.start()
     thread.join()
     assert other[0] is not first and made == ["cuda:0", "cuda:1", "cuda:0"]
@@ -449,89 +451,89 @@ def test_cublas_handles_are_per_device_and_thread(monkeypatch):
 @pytest.mark.parametrize("value, used", [(None, True), ("1", True), ("0", False),
                                          (" 0 ", False)])
 def test_switches_route_to_the_generated_kernels(monkeypatch, value, used):
-    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": True})
-    monkeypatch.setattr(_cuda_libraries._core, "CublasHandle", lambda device: object())
-    monkeypatch.setattr(_cuda_libraries, "_local", threading.local())
+    monkeypatch.setattr(_vendor_libraries, "status", lambda library: {"available": True})
+    monkeypatch.setattr(_vendor_libraries._core, "CublasHandle", lambda device: object())
+    monkeypatch.setattr(_vendor_libraries, "_local", threading.local())
     for variable in ("SIMT_CUBLAS", "SIMT_CUFFT"):
         if value is None:
             monkeypatch.delenv(variable, raising=False)
         else:
             monkeypatch.setenv(variable, value)
     cuda = _fake_cuda()
-    assert (_cuda_libraries.cublas_handle(cuda) is not None) == used
+    assert (_cublas.cublas_handle(cuda) is not None) == used
     assert (simt.fft._engine(cuda) is simt.fft._CUFFT) == used
     if not used:
         assert simt.fft._engine(cuda) is simt.fft._GPU
 
 
 def test_missing_libraries_route_to_the_generated_kernels(monkeypatch):
-    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": False})
+    monkeypatch.setattr(_vendor_libraries, "status", lambda library: {"available": False})
     monkeypatch.delenv("SIMT_CUBLAS", raising=False)
     monkeypatch.delenv("SIMT_CUFFT", raising=False)
-    assert _cuda_libraries.cublas_handle(_fake_cuda()) is None
+    assert _cublas.cublas_handle(_fake_cuda()) is None
     assert simt.fft._engine(_fake_cuda()) is simt.fft._GPU
 
 
 def test_other_devices_never_use_the_libraries(cpu):
-    assert _cuda_libraries.cublas_handle(cpu) is None
-    assert not _cuda_libraries.cufft_usable(cpu)
-    assert _cuda_libraries.cusolver_handle(cpu) is None
+    assert _cublas.cublas_handle(cpu) is None
+    assert not _cufft.usable(cpu)
+    assert _cusolver.handle(cpu) is None
 
 
 def test_cusolver_handles_are_per_device_and_thread(monkeypatch):
     made = []
-    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": True})
-    monkeypatch.setattr(_cuda_libraries._core, "CusolverHandle",
+    monkeypatch.setattr(_vendor_libraries, "status", lambda library: {"available": True})
+    monkeypatch.setattr(_vendor_libraries._core, "CusolverHandle",
                         lambda device: made.append(device.id) or object())
-    monkeypatch.setattr(_cuda_libraries, "_local", threading.local())
+    monkeypatch.setattr(_vendor_libraries, "_local", threading.local())
     monkeypatch.delenv("SIMT_CUSOLVER", raising=False)
-    first = _cuda_libraries.cusolver_handle(_fake_cuda(0))
-    assert _cuda_libraries.cusolver_handle(_fake_cuda(0)) is first
-    assert _cuda_libraries.cusolver_handle(_fake_cuda(1)) is not first
+    first = _cusolver.handle(_fake_cuda(0))
+    assert _cusolver.handle(_fake_cuda(0)) is first
+    assert _cusolver.handle(_fake_cuda(1)) is not first
     other = []
     thread = threading.Thread(target=lambda: other.append(
-        _cuda_libraries.cusolver_handle(_fake_cuda(0))))
+        _cusolver.handle(_fake_cuda(0))))
     thread.start()
     thread.join()
     assert other[0] is not first and made == ["cuda:0", "cuda:1", "cuda:0"]
-    assert _cuda_libraries.cusolver_unusable(_fake_cuda()) is None
+    assert _cusolver.unusable() is None
 
 
 def test_cusolver_switched_off_or_missing_says_why(monkeypatch):
-    monkeypatch.setattr(_cuda_libraries, "_local", threading.local())
-    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": True})
+    monkeypatch.setattr(_vendor_libraries, "_local", threading.local())
+    monkeypatch.setattr(_vendor_libraries, "status", lambda library: {"available": True})
     monkeypatch.setenv("SIMT_CUSOLVER", "0")
-    assert _cuda_libraries.cusolver_handle(_fake_cuda()) is None
-    assert "SIMT_CUSOLVER=0" in _cuda_libraries.cusolver_unusable(_fake_cuda())
+    assert _cusolver.handle(_fake_cuda()) is None
+    assert "SIMT_CUSOLVER=0" in _cusolver.unusable()
     monkeypatch.delenv("SIMT_CUSOLVER")
-    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {
+    monkeypatch.setattr(_vendor_libraries, "status", lambda library: {
         "available": False, "reason": "cuSOLVER not found (pip install ...)\n  no libcusolver"})
-    assert _cuda_libraries.cusolver_handle(_fake_cuda()) is None
-    assert _cuda_libraries.cusolver_unusable(_fake_cuda()) == \
+    assert _cusolver.handle(_fake_cuda()) is None
+    assert _cusolver.unusable() == \
         "was not found (cuSOLVER not found (pip install ...))"
 
 
 def test_cusolver_handle_needs_a_cuda_device(cpu):
-    if not _cuda_libraries.status("cusolver")["available"]:
+    if not _vendor_libraries.status("cusolver")["available"]:
         pytest.skip("cuSOLVER not installed")
     with pytest.raises(ValueError, match="cuSOLVER: needs a cuda device, not cpu"):
-        _cuda_libraries._core.CusolverHandle(cpu)
+        _vendor_libraries._core.CusolverHandle(cpu)
 
 
 def test_plans_are_cached_and_bounded(monkeypatch):
     made = []
-    monkeypatch.setattr(_cuda_libraries._core, "CufftPlan",
+    monkeypatch.setattr(_vendor_libraries._core, "CufftPlan",
                         lambda device, kind, n, batch: made.append((kind, tuple(n), batch))
                         or object())
-    monkeypatch.setattr(_cuda_libraries, "_plans", type(_cuda_libraries._plans)())
+    monkeypatch.setattr(_cufft, "_plans", type(_cufft._plans)())
     cuda = _fake_cuda()
-    first = _cuda_libraries.cufft_plan(cuda, "C2C", (8,), 3)
-    assert _cuda_libraries.cufft_plan(cuda, "C2C", [8], 3) is first
-    assert _cuda_libraries.cufft_plan(cuda, "C2C", (8,), 4) is not first
-    for n in range(2, 2 + _cuda_libraries._PLANS_KEPT):
-        _cuda_libraries.cufft_plan(cuda, "Z2Z", (n,), 1)
-    assert len(_cuda_libraries._plans) == _cuda_libraries._PLANS_KEPT
-    assert ("cuda:0", "C2C", (8,), 3) not in _cuda_libraries._plans  # the oldest went
+    first = _cufft.plan(cuda, "C2C", (8,), 3)
+    assert _cufft.plan(cuda, "C2C", [8], 3) is first
+    assert _cufft.plan(cuda, "C2C", (8,), 4) is not first
+    for n in range(2, 2 + _cufft._PLANS_KEPT):
+        _cufft.plan(cuda, "Z2Z", (n,), 1)
+    assert len(_cufft._plans) == _cufft._PLANS_KEPT
+    assert ("cuda:0", "C2C", (8,), 3) not in _cufft._plans  # the oldest went
 
 
 # --- cuBLAS's arguments, emulated -----------------------------------------------------------
@@ -650,14 +652,14 @@ def test_cublas_that_cannot_start_falls_back_with_one_warning(monkeypatch):
     def failing(device):
         raise simt.DeviceError("cublasCreate_v2 failed on cuda:7: CUBLAS_STATUS_NOT_INITIALIZED")
 
-    monkeypatch.setattr(_cuda_libraries, "status", lambda library: {"available": True})
-    monkeypatch.setattr(_cuda_libraries._core, "CublasHandle", failing)
-    monkeypatch.setattr(_cuda_libraries, "_cublas_failed", {})
+    monkeypatch.setattr(_vendor_libraries, "status", lambda library: {"available": True})
+    monkeypatch.setattr(_vendor_libraries._core, "CublasHandle", failing)
+    monkeypatch.setattr(_cublas, "_cublas_failed", {})
     with pytest.warns(RuntimeWarning, match="cuBLAS could not start on cuda:7"):
-        assert _cuda_libraries.cublas_handle(CudaLike()) is None
+        assert _cublas.cublas_handle(CudaLike()) is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert _cuda_libraries.cublas_handle(CudaLike()) is None
+        assert _cublas.cublas_handle(CudaLike()) is None
 
 
 # --- cuSOLVER's arguments, emulated ---------------------------------------------------------

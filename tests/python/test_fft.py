@@ -7,7 +7,7 @@ import pytest
 
 import simt
 from array_helpers import random_numbers
-from simt import _fft_stockham
+from simt.fft import _stockham
 
 NORMS = ["backward", "ortho", "forward"]
 # Powers of two (on GPUs: whole rows in one shared-memory block up to 1024; longer rows:
@@ -50,7 +50,7 @@ def test_both_gpu_paths(device, rng, monkeypatch, n, rows, shared):
     # each device here runs both (the cuda kernels of both are compiled by NVRTC).
     if device.backend == "cpu":
         pytest.skip("the cpu device runs pocketfft")
-    monkeypatch.setattr(_fft_stockham, "uses_shared_memory", lambda device: shared)
+    monkeypatch.setattr(_stockham, "uses_shared_memory", lambda device: shared)
     a = random_numbers(rng, (rows, n), np.complex64)
     x = _on(device, a)
     _check(simt.fft.fft(x, norm="ortho"), np.fft.fft(a, norm="ortho"), f"fft n={n}")

@@ -127,9 +127,9 @@ def test_matrix_power(device, rng, n):
 
 def _computes_decompositions(device):
     """Whether simt.linalg's decompositions run on `device` (cpu; cuda with cuSOLVER)."""
-    from simt import _cuda_libraries
+    from simt.linalg import _cusolver
 
-    return device.backend == "cpu" or _cuda_libraries.cusolver_handle(device) is not None
+    return device.backend == "cpu" or _cusolver.handle(device) is not None
 
 
 def test_decompositions_elsewhere_raise_naming_the_device(device, rng, monkeypatch):

@@ -1,4 +1,4 @@
-"""matmul on cuda devices through cuBLAS (loaded at run time, _cuda_libraries).
+"""matmul on cuda devices through cuBLAS (loaded at run time, _vendor_libraries).
 
 cuBLAS is column-major and simt's arrays row-major: a row-major (m, n) result is the
 column-major (n, m) matrix out^T, and out^T = b^T a^T, so cuBLAS is asked for b^T a^T
@@ -16,9 +16,12 @@ and CuPy by default). Integer and bool products stay on simt's generated kernel 
 has no integer GEMM for these types).
 """
 
+import warnings
+
 import numpy as np
 
-from .. import _cuda_libraries
+from .. import _core, _vendor_libraries
+from ..errors import DeviceError
 from ._elementwise import contiguous_copy
 
 __all__ = ["product", "gemm_arguments"]
@@ -38,7 +41,7 @@ def product(a3, b3, out3):
     not switched off, a floating or complex result); False when simt's kernel should."""
     if out3.dtype not in CUDA_TYPES or not out3._contiguous():
         return False  # no handle made (nor its failure raised) for what cuBLAS cannot do
-    handle = _cuda_libraries.cublas_handle(out3.device)
+    handle = cublas_handle(out3.device)
     if handle is None:
         return False
     arguments, operands = gemm_arguments(a3, b3, out3)
@@ -93,3 +96,22 @@ def _operand(x):
                 return x, True, (sc if c > 1 else max(1, r)), sb
     copy = contiguous_copy(x)
     return copy, False, max(1, c), (r * c if count > 1 else 0)
+
+
+_cublas_failed = {}  # device id -> why cuBLAS could not start there
+
+
+def cublas_handle(device):
+    """This thread's cuBLAS handle on `device`, created on first use; None when matmul on
+    `device` should use simt's kernels (not cuda, switched off, or no cuBLAS)."""
+    if not _vendor_libraries.usable("cublas", device) or device.id in _cublas_failed:
+        return None
+    try:
+        return _vendor_libraries.thread_handle("cublas", _core.CublasHandle, device)
+    except DeviceError as error:
+        # A library newer than the driver (cublasCreate's NOT_INITIALIZED), or no memory
+        # for its workspace: matmul still works, on simt's kernel; said once.
+        _cublas_failed[device.id] = str(error)
+        warnings.warn(f"cuBLAS could not start on {device.id} ({error}); matmul there "
+                      f"uses simt's own kernel", RuntimeWarning, stacklevel=4)
+        return None

@@ -1,5 +1,5 @@
 """simt.linalg's decompositions on cuda devices through cuSOLVER's dense API (loaded at run
-time, _cuda_libraries; src/backends/cuda/cusolver.h).
+time, _vendor_libraries; src/backends/cuda/cusolver.h).
 
 cuSOLVER is LAPACK: column-major. A C-contiguous (r, c) matrix X is, read column-major,
 its transpose X^T (c, r) with leading dimension c. Each routine is fed whichever of the
@@ -38,13 +38,27 @@ operations; one may be freed as soon as its calls are queued (src/runtime/memory
 
 import numpy as np
 
+from .. import _core, _vendor_libraries
 from .._array import empty
-from ._creation import asarray, eye, tril, triu, zeros
-from ._elementwise import FUNCTIONS, assign, contiguous_copy
-from ._linalg import matmul
-from ._linalg_ext import diagonal as _lu_diagonal_view
-from ._manipulation import broadcast_to, expand_dims, matrix_transpose, reshape
-from ._reduction import count_nonzero, max as _max, prod, sum as _sum
+from .._array_api._creation import asarray, eye, tril, triu, zeros
+from .._array_api._elementwise import FUNCTIONS, assign, contiguous_copy
+from .._array_api._linalg import matmul
+from .._array_api._linalg_ext import diagonal as _lu_diagonal_view
+from .._array_api._manipulation import broadcast_to, expand_dims, matrix_transpose, reshape
+from .._array_api._reduction import count_nonzero, max as _max, prod, sum as _sum
+
+
+def handle(device):
+    """This thread's cuSOLVER handle on `device`, created on first use; None when
+    `device` has none (not cuda, switched off, or no cuSOLVER: unusable() says why)."""
+    if not _vendor_libraries.usable("cusolver", device):
+        return None
+    return _vendor_libraries.thread_handle("cusolver", _core.CusolverHandle, device)
+
+
+def unusable():
+    """Why cuda devices have no cuSOLVER handle (a phrase), or None when they have."""
+    return _vendor_libraries.unusable("cusolver")
 
 __all__ = ["solver_dtype", "cholesky", "solve", "inv", "det", "slogdet", "qr", "svd",
            "eigh", "pinv", "matrix_rank"]

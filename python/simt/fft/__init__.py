@@ -9,10 +9,10 @@ transform as float64, float16 as float32 (NumPy 2's rules).
 Where the work runs, by the array's device (one engine per backend, chosen in _engine):
 - cpu: NumPy's pocketfft, reading the array's host memory and writing the result's in
   place (out=), no copies;
-- cuda: cuFFT (loaded with dlopen from where NVRTC is found, _fft_cufft), plans cached by
+- cuda: cuFFT (loaded with dlopen from where NVRTC is found, fft/_cufft.py), plans cached by
   (device, type, sizes, batch); when it is missing, or switched off with SIMT_CUFFT=0,
   the generated kernels of opencl;
-- opencl: simt's Stockham FFT, generated kernels (_fft_stockham): powers of two
+- opencl: simt's Stockham FFT, generated kernels (fft/_stockham.py): powers of two
   directly, other lengths by Bluestein's algorithm.
 """
 
@@ -21,13 +21,13 @@ import operator
 
 import numpy as np
 
-from ._array import Array, empty
-from . import _cuda_libraries, _fft_cufft, _fft_stockham
-from ._array_api._axes import normalize_axis
-from ._array_api import _launch
-from ._array_api._creation import arange
-from ._array_api._elementwise import FUNCTIONS, assign, contiguous_copy
-from ._array_api._manipulation import concat, moveaxis, reshape, roll
+from .._array import Array, empty
+from .._array_api._axes import normalize_axis
+from .._array_api import _launch
+from .._array_api._creation import arange
+from .._array_api._elementwise import FUNCTIONS, assign, contiguous_copy
+from .._array_api._manipulation import concat, moveaxis, reshape, roll
+from . import _cufft, _stockham
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
            "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift",
@@ -160,7 +160,7 @@ def _resized(shape, s, axes):
 
 class _StockhamEngine:
     """GPUs: one axis at a time, each a batch of contiguous rows transformed by
-    _fft_stockham's generated kernels."""
+    _stockham.py's generated kernels."""
 
     def c2c(self, x, s, axes, norm, forward, where):
         dtype = _complex_dtype(x.dtype, where)
@@ -212,7 +212,7 @@ def _along_axis(x, n, axis, dtype, forward, scale):
         if kept < n:
             assign(source[..., kept:], 0)
         assign(source[..., :kept], rows_view[..., :kept])
-    out = reshape(_fft_stockham.transform_rows(source, rows, n, forward, scale), batch + (n,))
+    out = reshape(_stockham.transform_rows(source, rows, n, forward, scale), batch + (n,))
     if axis == x.ndim - 1:
         return out
     return contiguous_copy(moveaxis(out, -1, axis))
@@ -241,7 +241,7 @@ def _hermitian(x, n, axis, dtype):
 
 
 class _CufftEngine:
-    """cuda devices with cuFFT (_fft_cufft): plans over up to three axes at once, the
+    """cuda devices with cuFFT (_cufft): plans over up to three axes at once, the
     norm's scale one multiplication afterwards."""
 
     def __init__(self, transforms):
@@ -267,7 +267,7 @@ def _points(s):
 
 _HOST = _HostEngine()
 _GPU = _StockhamEngine()
-_CUFFT = _CufftEngine(_fft_cufft.CufftTransforms())
+_CUFFT = _CufftEngine(_cufft.CufftTransforms())
 
 
 def _engine(device):
@@ -275,7 +275,7 @@ def _engine(device):
     and not switched off (SIMT_CUFFT=0), else simt's generated kernels."""
     if device.backend == "cpu":
         return _HOST
-    return _CUFFT if _cuda_libraries.cufft_usable(device) else _GPU
+    return _CUFFT if _cufft.usable(device) else _GPU
 
 
 # --- the transforms ---------------------------------------------------------------------------

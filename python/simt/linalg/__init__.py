@@ -9,7 +9,7 @@ eigvalsh, det, slogdet, pinv, matrix_rank, the singular-value norms, negative po
 
 - cpu: NumPy's LAPACK reading the arrays' host memory (the result is a simt array on the
   cpu device);
-- cuda: cuSOLVER (loaded with dlopen at run time, found as NVRTC is; _array_api/_cusolver.py),
+- cuda: cuSOLVER (loaded with dlopen at run time, found as NVRTC is; linalg/_cusolver.py),
   in device memory. Without it (not installed, or SIMT_CUSOLVER=0) they raise
   NotImplementedError naming the device and cuSOLVER;
 - opencl: NotImplementedError naming the device (there is no LAPACK to call).
@@ -24,13 +24,13 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _cuda_libraries
-from ._array import Array, empty
-from ._array_api import _cusolver, _linalg_ext
-from ._array_api._creation import asarray
-from ._array_api._linalg import matmul, outer, tensordot, vecdot
-from ._array_api._linalg_ext import cross, diagonal, trace, vector_norm
-from ._array_api._manipulation import matrix_transpose
+from .._array import Array, empty
+from .._array_api import _linalg_ext
+from .._array_api._creation import asarray
+from .._array_api._linalg import matmul, outer, tensordot, vecdot
+from .._array_api._linalg_ext import cross, diagonal, trace, vector_norm
+from .._array_api._manipulation import matrix_transpose
+from . import _cusolver
 
 __all__ = ["matmul", "tensordot", "vecdot", "matrix_transpose", "outer", "diagonal",
            "trace", "cross", "vector_norm", "matrix_norm", "norm", "matrix_power",
@@ -66,13 +66,13 @@ def _solver(x, where):
     if not isinstance(x, Array):
         raise TypeError(f"{where}: x must be a simt array, not {type(x).__name__}")
     device = x.device
-    handle = _cuda_libraries.cusolver_handle(device)
+    handle = _cusolver.handle(device)
     if handle is not None or device.backend == "cpu":
         return handle
     if device.backend == "cuda":
         raise NotImplementedError(
             f"{where}: needs cuSOLVER on {device.id}, which "
-            f"{_cuda_libraries.cusolver_unusable(device)}; install it (pip install "
+            f"{_cusolver.unusable()}; install it (pip install "
             f"'simt[cuda13-libs]', or the CUDA toolkit), or copy the array to the cpu "
             f"device (x.to_device('cpu')), where NumPy's LAPACK computes it")
     raise NotImplementedError(

@@ -1,5 +1,5 @@
-"""simt.fft on cuda devices through cuFFT (loaded at run time, _cuda_libraries): the engine
-fft.py's _engine picks there when cuFFT is found and not switched off (SIMT_CUFFT=0).
+"""simt.fft on cuda devices through cuFFT (loaded at run time, _vendor_libraries): the engine
+fft/__init__.py's _engine picks there when cuFFT is found and not switched off (SIMT_CUFFT=0).
 
 Each transform is one or more out-of-place cuFFT plans in the basic layout (C-contiguous
 batches of C-contiguous transforms of rank 1 to 3), cached by (device, type, sizes,
@@ -22,15 +22,46 @@ Length-1 axes are the identity (cuFFT is not asked for them). Results are C-cont
 """
 
 import math
+import threading
+from collections import OrderedDict
 
 import numpy as np
 
-from ._array import empty
-from . import _cuda_libraries
-from ._array_api._elementwise import FUNCTIONS, assign, contiguous_copy
-from ._array_api._manipulation import permute_dims
+from .. import _core, _vendor_libraries
+from .._array import empty
+from .._array_api._elementwise import FUNCTIONS, assign, contiguous_copy
+from .._array_api._manipulation import permute_dims
 
-__all__ = ["CufftTransforms"]
+__all__ = ["CufftTransforms", "usable", "plan"]
+
+# Plans hold device memory (cuFFT's work area, up to a few times the data's size for
+# large transforms): a few are kept, the least recently used dropped first.
+_PLANS_KEPT = 16
+_plans = OrderedDict()
+_plans_lock = threading.Lock()
+
+
+def usable(device):
+    """Whether simt.fft on `device` goes to cuFFT."""
+    return _vendor_libraries.usable("cufft", device)
+
+
+def plan(device, kind, n, batch):
+    """A cuFFT plan of `kind` ('C2C', 'Z2Z', 'R2C', 'D2Z', 'C2R', 'Z2D') for `batch`
+    C-contiguous transforms of sizes `n` on `device`, from the cache or made now."""
+    key = (device.id, kind, tuple(n), batch)
+    with _plans_lock:
+        found = _plans.get(key)
+        if found is not None:
+            _plans.move_to_end(key)
+            return found
+    made = _core.CufftPlan(device, kind, list(n), batch)  # without the lock: may take ms
+    with _plans_lock:
+        _plans[key] = made
+        _plans.move_to_end(key)
+        while len(_plans) > _PLANS_KEPT:
+            _plans.popitem(last=False)
+    return made
 
 # cuFFT's transform types by (complex dtype, kind).
 _TYPES = {
@@ -48,10 +79,10 @@ def _real(dtype):
 class CufftTransforms:
     """The transforms fft.py's cuda engine runs, on cuFFT plans: `plans(device, kind, n,
     batch)` gives a plan with execute(input_pointer, output_pointer, forward) (the cache of
-    _cuda_libraries; tests pass a NumPy stand-in). `dtype` is the complex dtype of the
+    plan() above; tests pass a NumPy stand-in). `dtype` is the complex dtype of the
     transform, `scale` the norm's factor."""
 
-    def __init__(self, plans=_cuda_libraries.cufft_plan):
+    def __init__(self, plans=plan):
         self._plans = plans
 
     def c2c(self, x, s, axes, forward, dtype, scale):

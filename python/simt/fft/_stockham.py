@@ -21,10 +21,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ._array import empty
-from ._array_api import _generated, _launch
-from ._array_api._elementwise import FUNCTIONS, assign
-from ._array_api._manipulation import reshape
+from .._array import empty
+from .._array_api import _generated, _launch
+from .._array_api._elementwise import FUNCTIONS, assign
+from .._array_api._manipulation import reshape
 
 __all__ = ["transform_rows"]
 
