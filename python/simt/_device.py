@@ -21,6 +21,15 @@ def get_device(device=None):
     raise TypeError(f"a device is a simt.Device or an id such as 'cpu', not {type(device).__name__}")
 
 
+def compute_capability(device):
+    """(major, minor) of a CUDA device's architecture; (0, 0) on others, which have none."""
+    arch = device.architecture
+    if device.backend == "cuda" and arch.startswith("sm_"):
+        digits = arch[3:]
+        return int(digits[:-1]), int(digits[-1])
+    return (0, 0)
+
+
 def current_device():
     """The device kernels launch on in this thread: simt.use_device's, else the default
     ($SIMT_DEVICE, else the first GPU, else the CPU)."""

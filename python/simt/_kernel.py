@@ -7,10 +7,10 @@ import os
 from . import _core, _host_staging  # noqa: F401  (NumPy arguments on GPUs)
 from ._compiled import _Compiled
 from ._device import get_device
-from ._numba_dispatcher import NumbaDispatcher
-from ._numba_types import _signature_types, _split_top_level  # noqa: F401  (fuzz_kernels)
+from ._foreign import linked_sources
+from ._inspect import Inspection
 from ._resolve import resolve
-from ._types import typeof
+from ._types import signature_types, typeof
 
 DIALECTS = ("cuda", "opencl", "cpp")
 
@@ -50,13 +50,13 @@ def _environment_flag(name):
     return os.environ.get(name, "") not in ("", "0")
 
 
-class Kernel(_Compiled, NumbaDispatcher):
+class Kernel(_Compiled, Inspection):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
     def __init__(self, function, *, signatures=(), debug=None, fastmath=False, boundscheck=None,
                  source=None, link=(), max_registers=None):
         """`link`: [(origin, text, languages)] sources compiled with the kernel
-        (cuda.jit(link=...), _numba_foreign.linked_sources)."""
+        (simt.kernel(link=...), cuda.jit(link=...): _foreign.linked_sources)."""
         super().__init__(function, "simt.kernel", source)
         self.max_registers = _register_cap(max_registers)
         if debug is None:
@@ -85,7 +85,10 @@ class Kernel(_Compiled, NumbaDispatcher):
     def compile(self, signature, device=None):
         """Compiles for a signature now: "(float32[::1], float32)", "void(float32[:], int64)"
         or a tuple of types and example values."""
-        types = _signature_types(signature)
+        result, types = signature_types(signature)
+        if result not in (None, "void", "none"):
+            raise TypeError(f"{self.__name__}: a kernel returns nothing; its signature is "
+                            f"'void(...)' or '(...)', not {signature!r}")
         self._dispatcher.compile(self._signature(types), get_device(device))
 
     def recompile(self):
@@ -212,7 +215,7 @@ def _register_cap(max_registers):
 
 
 def kernel(function=None, *, signatures=None, debug=None, fastmath=False, boundscheck=None,
-           max_registers=None):
+           max_registers=None, link=None):
     """Compiles a Python function as a kernel, once per argument-type signature.
 
     Use as ``@simt.kernel``, ``@simt.kernel(debug=True, fastmath=True)``, or with
@@ -228,13 +231,18 @@ def kernel(function=None, *, signatures=None, debug=None, fastmath=False, bounds
     option; CUDA's ``__maxnreg__``, which an NVRTC older than 12.4 ignores): fewer registers
     let more blocks share a multiprocessor, at the price of spills to local memory.
     OpenCL and the cpu device ignore it.
+
+    ``link=[...]`` compiles source files (``.cu`` for CUDA and the CPU, ``.cl`` for OpenCL,
+    ``.c``/``.cpp`` for the CPU) and ``simt.CUSource`` texts with the kernel, for the device
+    functions ``simt.declare_device`` declares.
     """
     if isinstance(function, (str, tuple, list)):
         signatures, function = function, None
     if isinstance(signatures, (str, tuple)):
         signatures = [signatures]
     options = dict(signatures=signatures or (), debug=debug, fastmath=fastmath,
-                   boundscheck=boundscheck, max_registers=_register_cap(max_registers))
+                   boundscheck=boundscheck, max_registers=_register_cap(max_registers),
+                   link=linked_sources(link, "simt.kernel"))
     if function is None:
         return lambda f: Kernel(f, **options)
     return Kernel(function, **options)

@@ -1,4 +1,10 @@
-"""simt type names of Python values, as kernel signatures spell them."""
+"""simt type names of Python values, as kernel signatures spell them, and the one reader
+of signatures (`signature_types`) every decorator uses: simt.kernel, Kernel.compile,
+simt.declare_device and simt.cuda's jit, vectorize, guvectorize and compile_ptx.
+
+A type may be given as text ("float32[:, ::1]"), a dtype, an example value, or an object
+that spells itself: its `_simt_type_` attribute is the text (simt.cuda's type objects,
+`float32[:]`, `void(float32[:], int32)`); the core reads nothing else of them."""
 
 import numpy as np
 
@@ -13,6 +19,7 @@ def typeof(value, name=None):
     Values are classified by the launch path itself (``_core.typeof``), so the type
     is the one a launch with that value compiles for. ``name`` names the argument in
     errors."""
+    value = type_text(value) or value
     if isinstance(value, str):
         try:
             return _core.normalize_type(value)
@@ -31,3 +38,49 @@ def _scalar_name(dtype):
         return _core.normalize_type(dtype.name)
     except ValueError:
         raise TypeError(f"dtype {dtype} is not supported in simt kernels") from None
+
+
+def type_text(value):
+    """The text of a type given as text or as an object that spells itself
+    (`_simt_type_`); None for anything else."""
+    if isinstance(value, str):
+        return value
+    text = getattr(value, "_simt_type_", None)
+    return text if isinstance(text, str) else None
+
+
+def split_top_level(text):
+    """The comma-separated items of `text`, commas inside brackets kept."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def signature_types(signature):
+    """(result type text or None, (argument types...)) of a signature: text
+    ("void(float32[:], int64)", "(float32[::1], float32)", "float32(float32)"), an object
+    spelling one, or a tuple or list of argument types (texts, dtypes, type objects or
+    example values, given back as they are)."""
+    text = type_text(signature)
+    if text is None:
+        if isinstance(signature, (tuple, list)):
+            return None, tuple(signature)
+        raise TypeError(f"a signature is a string such as 'void(float32[:], int64)' or a "
+                        f"tuple of argument types, not {type(signature).__name__}")
+    text = text.strip()
+    open_at = text.find("(")
+    if open_at < 0 or not text.endswith(")"):
+        raise ValueError(f"a signature looks like '(float32[:], int64)', not {signature!r}")
+    result = text[:open_at].strip() or None
+    return result, tuple(split_top_level(text[open_at + 1:-1]))

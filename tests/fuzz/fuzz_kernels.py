@@ -244,7 +244,7 @@ def compile_case(choices, seeds):
     if kernel is None:
         return
     params = len(kernel._function.param_names)
-    signatures = [simt._kernel._split_top_level(s) for s in signatures_of(text)]
+    signatures = [simt._types.split_top_level(s) for s in signatures_of(text)]
     signatures.append([pick(choices, TYPES) for _ in range(params)])
     for types in signatures:
         checked(kernel.inspect_types, *types)

@@ -23,8 +23,8 @@ def test_version_matches_core_and_pyproject(repo_root):
 _FRESH_IMPORT = """
 import sys
 import simt
-host_api = ("simt.cuda", "simt._numba_jit", "simt._numba_vectorize", "simt._numba_guvectorize",
-            "simt._numba_random", "simt._numba_memory", "simt._numba_libdevice")
+host_api = ("simt.cuda", "simt.cuda._jit", "simt.cuda._vectorizers", "simt.cuda.random",
+            "simt.cuda._memory", "simt.cuda.libdevice", "simt.cuda.types")
 loaded = sorted(m for m in host_api if m in sys.modules)
 with open("/proc/self/maps") as maps:
     drivers = sorted({line.split("/")[-1].strip() for line in maps

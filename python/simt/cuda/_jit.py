@@ -9,9 +9,9 @@ for simt (opt, lineinfo, lto, inline, cache: simt caches every kernel on disk an
 change nothing, as docs/porting.md says.
 """
 
-from ._kernel import Func, Kernel
-from ._numba_foreign import linked_sources
-from ._numba_types import Signature
+from .._foreign import linked_sources
+from .._kernel import Func, Kernel
+from .types import Signature
 
 _ACCEPTED = {"opt", "lineinfo", "max_registers", "lto", "inline", "cache", "boundscheck"}
 

@@ -11,9 +11,9 @@ starts every generator at once from the binary digits of i.
 
 import numpy as np
 
-from . import _array, _device_api as cuda
-from ._kernel import func, kernel
-from ._resolve import ATTRIBUTE_FUNCTIONS
+from .. import _array, _device_api as cuda
+from .._kernel import func, kernel
+from .._resolve import ATTRIBUTE_FUNCTIONS
 
 # Kernels name this module as `cuda.random`: its device functions are then resolved
 # as the globals "simt.random.<name>" (_resolve.py), so `cuda.random.f(...)` works.

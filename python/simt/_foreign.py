@@ -1,5 +1,6 @@
 """Device functions written in CUDA C++, OpenCL C or C++, called from Python kernels:
-Numba's `cuda.declare_device`, `cuda.CUSource` and `cuda.jit(link=[...])`.
+`simt.declare_device`, `simt.CUSource` and `simt.kernel(link=[...])` (Numba's
+`cuda.declare_device`, `cuda.CUSource` and `cuda.jit(link=[...])` are these).
 
 A linked source is compiled as part of each kernel that calls into it, by the devices
 of its language: `.cu` files and CUSource by CUDA and by the CPU device (as C++, with
@@ -9,7 +10,7 @@ CPU device. A call uses Numba's ABI, `int f(T* result, args...)`, the int ignore
 
 import os
 
-from ._numba_types import Signature, _split_top_level
+from ._types import split_top_level, type_text
 
 _LANGUAGES = {".cu": ("cuda", "cpp"), ".cuh": ("cuda", "cpp"), ".cl": ("opencl",),
               ".c": ("cpp",), ".cc": ("cpp",), ".cpp": ("cpp",), ".cxx": ("cpp",)}
@@ -29,12 +30,12 @@ class CUSource:
         if isinstance(data, bytes):
             data = data.decode()
         if not isinstance(data, str):
-            raise TypeError(f"cuda.CUSource takes the source as str or bytes, not "
+            raise TypeError(f"CUSource takes the source as str or bytes, not "
                             f"{type(data).__name__}")
         self.data = data
 
     def __repr__(self):
-        return f"<cuda.CUSource of {len(self.data)} characters>"
+        return f"<CUSource of {len(self.data)} characters>"
 
 
 def linked_sources(link, where):
@@ -47,14 +48,14 @@ def linked_sources(link, where):
             out.append(("CUSource", item.data, ["cuda", "cpp"]))
             continue
         if not isinstance(item, (str, os.PathLike)):
-            raise TypeError(f"{where}: link= takes file paths and cuda.CUSource objects, not "
+            raise TypeError(f"{where}: link= takes file paths and CUSource objects, not "
                             f"{type(item).__name__}")
         path = os.fspath(item)
         extension = os.path.splitext(path)[1].lower()
         if extension in _BINARY:
             raise NotImplementedError(
                 f"{where}: {path!r} is compiled code ({extension}); simt links source files "
-                f"(.cu, .cl, .c, .cpp) and cuda.CUSource, which it compiles with each kernel "
+                f"(.cu, .cl, .c, .cpp) and CUSource, which it compiles with each kernel "
                 f"for the device it runs on")
         if extension not in _LANGUAGES:
             raise ValueError(f"{where}: {path!r}: simt links .cu (CUDA and the CPU), .cl "
@@ -80,10 +81,11 @@ def _type_text(text, where):
 def _parse(sig, where):
     """(result, [parameters]) as text from 'float32(float32, CPointer(int32))' or a
     Signature made of type objects."""
-    text = str(sig).strip() if isinstance(sig, (str, Signature)) else None
+    text = type_text(sig)
     if text is None:
         raise TypeError(f"{where}: the signature is a string such as 'float32(float32, "
                         f"int32)' or a type-object signature, not {type(sig).__name__}")
+    text = text.strip()
     open_at = text.find("(")
     if open_at <= 0 or not text.endswith(")"):
         raise ValueError(f"{where}: a signature looks like 'float32(float32, int32)', not "
@@ -92,7 +94,7 @@ def _parse(sig, where):
     result = "none" if result in ("void", "none") else _type_text(result, where)
     if result.endswith("*"):
         raise TypeError(f"{where}: a declared function returns a number, not a pointer")
-    params = [_type_text(p, where) for p in _split_top_level(text[open_at + 1:-1])]
+    params = [_type_text(p, where) for p in split_top_level(text[open_at + 1:-1])]
     return result, params
 
 
@@ -100,9 +102,9 @@ class ForeignFunction:
     """A device function defined in a linked source: call it from kernels."""
 
     def __init__(self, name, sig, link=None):
-        where = f"cuda.declare_device({name!r}, ...)"
+        where = f"declare_device({name!r}, ...)"
         if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"cuda.declare_device: the name is the C symbol, an identifier, "
+            raise ValueError(f"declare_device: the name is the C symbol, an identifier, "
                              f"not {name!r}")
         self.name = name
         self.sig = str(sig)
@@ -121,6 +123,7 @@ class ForeignFunction:
 def declare_device(name, sig, link=None):
     """Declares a device function written in CUDA C++ (or OpenCL C, or C++ for the CPU)
     with Numba's ABI, `extern "C" __device__ int name(T* result, args...)`, for kernels
-    to call; its source comes from `link=` here or from the kernel's `cuda.jit(link=...)`.
+    to call; its source comes from `link=` here or from the kernel's `link=` (`simt.kernel(link=...)`,
+    `cuda.jit(link=...)`).
     `CPointer(t)` parameters take arrays of dtype t (their data pointer is passed)."""
     return ForeignFunction(name, sig, link)

@@ -8,8 +8,11 @@ the CPU or an OpenCL device on machines without CUDA.
 
 import numpy as np
 
-from . import _array, _interop, _stream
-from ._array import Array
+import contextlib
+
+from .. import _array, _interop, _stream
+from .._array import Array
+from .._device import get_device
 
 
 def _order_checked(strides, order, where):
@@ -143,3 +146,47 @@ METHODS = {
 }
 for _name, _method in METHODS.items():
     setattr(Array, _name, _method)
+
+
+# --- pinned, mapped ---------------------------------------------------------------------
+
+def _host_arrays(arylist, where):
+    for ary in arylist:
+        if not isinstance(ary, np.ndarray):
+            raise TypeError(f"{where}: host (NumPy) arrays, not {type(ary).__name__}")
+
+
+@contextlib.contextmanager
+def pinned(*arylist):
+    """Numba's `with cuda.pinned(a, b):` page-locks existing host arrays for the block:
+    copies between them and device arrays on a stream are then asynchronous (on CUDA;
+    the CPU device queues them; OpenCL copies wait in any case). When the block ends,
+    simt waits for the device's queued work and unlocks the memory."""
+    _host_arrays(arylist, "cuda.pinned")
+    with _stream.registered_host(arylist, "pinned"):
+        yield
+
+
+@contextlib.contextmanager
+def mapped(*arylist, stream=0, portable=False, wc=False):
+    """Numba's `with cuda.mapped(a) as d_a:` maps existing host arrays into the device's
+    address space for the block and gives device arrays over the same memory (zero
+    copy: kernels read and write the host arrays). CUDA and the CPU device map C- or
+    F-contiguous writeable arrays; elsewhere (OpenCL, other layouts, read-only arrays) the device arrays are copies,
+    copied back into the host arrays when the block ends."""
+    _host_arrays(arylist, "cuda.mapped")
+    device = get_device(stream.device if hasattr(stream, "device") else None)
+    if device.backend != "opencl" and all(
+            a.flags.writeable and (a.flags.c_contiguous or a.flags.f_contiguous)
+            for a in arylist):
+        with _stream.registered_host(arylist, "mapped", device) as memories:
+            views = [_stream.mapped_view(a, m, device) for a, m in zip(arylist, memories)]
+            yield views[0] if len(views) == 1 else views
+        return
+    copies = [_array.to_device(ary, device) for ary in arylist]
+    try:
+        yield copies[0] if len(copies) == 1 else copies
+    finally:
+        for ary, copy in zip(arylist, copies):
+            if ary.flags.writeable:
+                ary[...] = copy.get(stream=stream or None)

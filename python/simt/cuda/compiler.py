@@ -2,11 +2,11 @@
 makes of the CUDA C++ simt generates for a kernel or a device function (no GPU needed).
 """
 
-from . import _nvrtc_ptx
-from ._array_api import _generated
-from ._kernel import Func, Kernel
-from ._numba_dispatcher import DEFAULT_PTX_CC, _arg_types, _current_cc, _return_type
-from ._numba_types import SCALARS, void
+from .. import _nvrtc_ptx
+from .._array_api import _generated
+from .._inspect import DEFAULT_PTX_CC, _arg_types, _current_cc, _return_type
+from .._kernel import Func, Kernel
+from .types import SCALARS, void
 
 
 def _python_function(pyfunc):

@@ -1,6 +1,6 @@
-"""Numba's dispatcher inspection for simt's kernels (`k.overloads`, `k.definitions`,
-`k.signatures`, `k.inspect_types()`, `k.inspect_llvm()`, `k.inspect_asm()`), a mixin
-of simt.Kernel (cuda.compile_ptx is in _numba_compile).
+"""Inspection of a kernel's compiled code, Numba's dispatcher's names
+(`k.overloads`, `k.definitions`, `k.signatures`, `k.inspect_types()`, `k.inspect_llvm()`,
+`k.inspect_asm()`): a mixin of simt.Kernel (simt.cuda.compile_ptx reads the same code).
 
 simt generates C++ (CUDA C++, OpenCL C or the CPU's C++) where Numba generates LLVM IR,
 so `inspect_llvm` gives the generated CUDA C++ (what NVRTC compiles) and `inspect_asm`
@@ -12,34 +12,29 @@ Which signatures a kernel has compiled is the dispatcher's own record
 
 import sys
 
-from . import _core, _nvrtc_ptx
-from ._numba_devices import get_current_device
-from ._numba_types import Signature, _signature_types
+from . import _nvrtc_ptx
+from ._device import compute_capability, current_device
+from ._types import signature_types, type_text, typeof
 
 DEFAULT_PTX_CC = (7, 5)  # the oldest architecture NVRTC 12 and 13 both compile for
 
 def _arg_types(signature):
-    """'void(float32[:], int32)', a Signature, or a tuple of types -> a tuple of simt's
-    type strings."""
-    if isinstance(signature, Signature):
-        signature = signature.args
-    if isinstance(signature, str):
-        text = signature.strip()
-        if not text.startswith(("(", "void")):
-            text = text[text.index("("):] if "(" in text else f"({text})"
-        signature = _signature_types(text)
-    return tuple(_core.normalize_type(str(t)) for t in signature)
+    """'void(float32[:], int32)', 'float32[:], int32', a type object spelling a signature,
+    or a tuple of types -> a tuple of simt's type strings."""
+    text = type_text(signature)
+    if text is not None and "(" not in text:
+        text = f"({text})"
+    _, args = signature_types(signature if text is None else text)
+    return tuple(typeof(t) for t in args)
 
 
 def _return_type(signature):
-    """The declared result of 'float32(float32)' or Signature; None when not given."""
-    if isinstance(signature, Signature):
-        return str(signature.return_type)
-    if isinstance(signature, str):
-        head = signature.strip()
-        if "(" in head and not head.startswith("("):
-            return head[:head.index("(")].strip()
-    return None
+    """The declared result of 'float32(float32)' (or a type object spelling it); None when
+    not given."""
+    text = type_text(signature)
+    if text is None or "(" not in text:
+        return None
+    return signature_types(text)[0]
 
 
 class Overload:
@@ -67,11 +62,11 @@ class Overload:
 
 
 def _current_cc():
-    cc = get_current_device().compute_capability
+    cc = compute_capability(current_device())
     return cc if cc != (0, 0) else DEFAULT_PTX_CC
 
 
-class NumbaDispatcher:
+class Inspection:
     """What simt.Kernel has of Numba's dispatcher for inspection (a mixin)."""
 
     @property

@@ -9,7 +9,7 @@ they got. Streams and events are simt's (`simt.Stream`, `simt.Event`).
 import contextlib
 import os
 
-from . import _core, _device, _stream
+from .. import _core, _device, _stream
 
 # CUDA's attribute names (what Numba's Device exposes) -> how simt's Device answers them.
 _ATTRIBUTES = {
@@ -41,11 +41,7 @@ class Device:
     @property
     def compute_capability(self):
         """(major, minor) on CUDA devices; (0, 0) on others, which have none."""
-        arch = self._device.architecture
-        if self._device.backend == "cuda" and arch.startswith("sm_"):
-            digits = arch[3:]
-            return int(digits[:-1]), int(digits[-1])
-        return (0, 0)
+        return _device.compute_capability(self._device)
 
     @property
     def simt_device(self):

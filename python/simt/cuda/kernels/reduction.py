@@ -1,4 +1,4 @@
-"""numba.cuda.reduce for `simt.cuda`: `@cuda.reduce` turns a binary Python function into a
+"""numba.cuda.reduce (numba.cuda.kernels.reduction.Reduce) for `simt.cuda`: `@cuda.reduce` turns a binary Python function into a
 whole-array reduction on the current device (`add(arr, size=None, res=None, init=0,
 stream=0)`), as Numba's does.
 
@@ -13,8 +13,8 @@ import functools
 
 import numpy as np
 
-from . import _array, _device_api as cuda
-from ._kernel import Func, Kernel
+from ... import _array, _device_api as cuda
+from ..._kernel import Func, Kernel
 
 _GPU_BLOCK = 256
 _MAX_BLOCKS = 1024

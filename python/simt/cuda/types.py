@@ -1,4 +1,4 @@
-"""Numba's type objects for `simt.cuda`: `float32`, `int32[:]`, `float32[:, ::1]`,
+"""numba.cuda.types: Numba's type objects for `simt.cuda`: `float32`, `int32[:]`, `float32[:, ::1]`,
 `void(float32[:], int32)`, `types.Array(types.float32, 2, "C")`, `types.UniTuple(...)`,
 record types (`numpy_support.from_dtype(np.dtype([...]))`) and the short names
 `f4 f8 i4 i8 u4 u8 b1`.
@@ -10,9 +10,9 @@ serve `cuda.jit(...)` as Numba's do. A scalar type is also a dtype (`np.dtype(fl
 (`cuda.local.array(4, dtype=float32)`, `float32(x)`).
 """
 
-import types as _types
-
 import numpy as np
+
+from .. import _core
 
 
 class _Type:
@@ -20,6 +20,11 @@ class _Type:
 
     def __init__(self, text):
         self._text = text
+
+    @property
+    def _simt_type_(self):
+        """The text the core reads (simt._types.type_text)."""
+        return self._text
 
     def __str__(self):
         return self._text
@@ -80,7 +85,6 @@ class Record(_Element):
     `Record(dtype)[::1]` in signatures, and the dtype of local arrays of records."""
 
     def __init__(self, dtype):
-        from . import _core
         dtype = np.dtype(dtype)
         super().__init__(_core.record_type(dtype), dtype)
 
@@ -118,7 +122,7 @@ SHORT = {"f2": "float16", "f4": "float32", "f8": "float64", "i1": "int8", "i2": 
 SCALARS.update({short: SCALARS[name] for short, name in SHORT.items()})
 
 
-def _array(dtype, ndim, layout="A", readonly=False):
+def Array(dtype, ndim, layout="A", readonly=False):  # noqa: N802  (Numba's name)
     """types.Array(types.float32, 2, "C")."""
     if layout not in ("C", "F", "A"):
         raise ValueError(f"types.Array: layout must be 'C', 'F' or 'A', not {layout!r}")
@@ -135,17 +139,17 @@ def _array(dtype, ndim, layout="A", readonly=False):
     return array
 
 
-def _uni_tuple(dtype, count):
+def UniTuple(dtype, count):  # noqa: N802
     """types.UniTuple(types.int32, 3): a tuple of `count` values of one type."""
     return _Type(f"({', '.join([str(dtype)] * count)})")
 
 
-def _tuple(items):
+def Tuple(items):  # noqa: N802
     """types.Tuple([types.int32, types.float64])."""
     return _Type(f"({', '.join(map(str, items))})")
 
 
-def _c_pointer(dtype):
+def CPointer(dtype):  # noqa: N802
     """types.CPointer(types.float32): a pointer parameter of a declare_device function
     (an array's data pointer is passed)."""
     if not isinstance(dtype, Scalar):
@@ -153,34 +157,6 @@ def _c_pointer(dtype):
     return _Type(f"CPointer({dtype})")
 
 
-types = _types.SimpleNamespace(Array=_array, UniTuple=_uni_tuple, Tuple=_tuple, void=void,
-                               none=void, CPointer=_c_pointer, **SCALARS)
-
-
-def _split_top_level(text):
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
-def _signature_types(signature):
-    """The argument types of "void(float32[:], int64)", "(float32[:], int64)" or a tuple."""
-    if isinstance(signature, str):
-        text = signature.strip()
-        if text.startswith("void"):
-            text = text[4:].strip()
-        if not (text.startswith("(") and text.endswith(")")):
-            raise ValueError(f"a signature looks like '(float32[:], int64)', not {signature!r}")
-        return tuple(_split_top_level(text[1:-1]))
-    return tuple(signature)
+# types.float32, types.int32, types.boolean, ... as module attributes (Numba's spelling;
+# `bool` among them, which this module's own code does not call).
+globals().update(SCALARS)

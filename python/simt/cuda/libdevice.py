@@ -7,11 +7,14 @@ name simt does not implement exists too: calling it in a kernel is a TypingError
 that says so. docs/libdevice.md lists them.
 """
 
-from . import _core
-from ._device_api import _Namespace
+from .. import _core
+from .._device_api import _DeviceFunction
 
 _FUNCTIONS = _core.libdevice_functions()
 
-libdevice = _Namespace("libdevice", [name for name, _ in _FUNCTIONS])
-libdevice.__doc__ = __doc__
-libdevice.implemented = frozenset(name for name, ok in _FUNCTIONS if ok)
+# What a kernel reading this module as a global sees: the compiler's `simt.libdevice`.
+_simt_member = ("simt", "libdevice")
+
+globals().update({name: _DeviceFunction(f"simt.libdevice.{name}") for name, _ in _FUNCTIONS})
+
+implemented = frozenset(name for name, ok in _FUNCTIONS if ok)
