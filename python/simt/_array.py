@@ -270,76 +270,10 @@ class Array:
         out._impl.copy_from_device(self._impl, stream)
         return out
 
-    def __getitem__(self, key):
-        offset, shape, strides = _index_view(self, key)
-        if len(shape) == 0 and not _all_slices(key):
-            if not self._impl.host_visible:
-                return self.get()[key]
-            self._impl.device.synchronize()  # queued work comes first
-            return self._host_view()[key]
-        return Array._wrap(self._impl.view(offset, list(shape), list(strides)))
-
     @property
     def readonly(self):
         """Whether the array is read-only (imported from a producer that marked it so)."""
         return self._impl.readonly
-
-    def __setitem__(self, key, value):
-        if self._impl.readonly:
-            raise ValueError("assignment destination is read-only")
-        value = value.get() if isinstance(value, Array) else value
-        if self._impl.host_visible:
-            self._host_view()[key] = np.asarray(value)
-            return
-        offset, shape, strides = _index_view(self, key)
-        view = Array._wrap(self._impl.view(offset, list(shape), list(strides)))
-        host = np.broadcast_to(np.asarray(value, dtype=self.dtype), tuple(shape))
-        if view._contiguous():
-            view._impl.copy_from_host(np.ascontiguousarray(host).reshape(-1), None)
-            return
-        raise NotImplementedError(
-            f"assigning into a strided view of an array on {self.device.id} is not supported; "
-            "assign into a contiguous region or use a kernel")
-
-
-def _all_slices(key):
-    key = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, slice) or k is Ellipsis for k in key)
-
-
-def _index_view(array, key):
-    """(offset in bytes, shape, strides) of array[key] for int, slice and Ellipsis keys."""
-    key = key if isinstance(key, tuple) else (key,)
-    if sum(k is Ellipsis for k in key) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if Ellipsis in key:
-        at = key.index(Ellipsis)
-        fill = array.ndim - (len(key) - 1)
-        key = key[:at] + (slice(None),) * fill + key[at + 1:]
-    if len(key) > array.ndim:
-        raise IndexError(f"too many indices: the array is {array.ndim}-dimensional, "
-                         f"but {len(key)} were indexed")
-    offset = array._impl.offset
-    shape, strides = [], []
-    for dim, extent in enumerate(array.shape):
-        stride = array.strides[dim]
-        k = key[dim] if dim < len(key) else slice(None)
-        if isinstance(k, slice):
-            start, stop, step = k.indices(extent)
-            count = len(range(start, stop, step))
-            offset += start * stride
-            shape.append(count)
-            strides.append(stride * step)
-        else:
-            try:
-                i = operator.index(k)
-            except TypeError:
-                raise IndexError(f"only integers, slices and '...' index simt arrays, "
-                                 f"not {type(k).__name__}") from None
-            if not -extent <= i < extent:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {extent}")
-            offset += (i % extent) * stride
-    return offset, shape, strides
 
 
 def empty(shape, dtype=np.float64, device=None, order="C"):

@@ -30,6 +30,38 @@ def compute_capability(device):
     return (0, 0)
 
 
+# The questions the array library and the facades ask of a device's backend, answered
+# once here rather than by comparing `device.backend` where each is needed.
+
+GPU_BLOCK = 256  # threads per block of one-dimensional work on GPUs
+
+
+def runs_on_host(device):
+    """Whether `device` is the CPU: its arrays are host memory, which NumPy may compute on
+    in place (sorting, searching, LAPACK, pocketfft), and its blocks are tasks of a thread
+    pool whose threads run as loops."""
+    return device.backend == "cpu"
+
+
+def block_size(device, preferred=GPU_BLOCK):
+    """Threads per block of one-dimensional work of independent elements: one on the cpu
+    device (a block's threads are a loop on one core; more blocks spread over the pool),
+    else `preferred`, at most what the device allows."""
+    return 1 if runs_on_host(device) else min(preferred, device.max_threads_per_block)
+
+
+def builds_cuda(device):
+    """Whether `device`'s kernels are CUDA C++ built by NVRTC for the driver API: CUB's
+    headers, 64-bit warp shuffles and occupancy queries are there."""
+    return device.backend == "cuda"
+
+
+def builds_opencl(device):
+    """Whether `device`'s kernels are OpenCL C (warps only as sub-groups, where the device
+    has them; no CUB; float16 through the cl_khr_fp16 extension)."""
+    return device.backend == "opencl"
+
+
 def current_device():
     """The device kernels launch on in this thread: simt.use_device's, else the default
     ($SIMT_DEVICE, else the first GPU, else the CPU)."""

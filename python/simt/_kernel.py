@@ -6,7 +6,7 @@ import os
 
 from . import _core, _host_staging  # noqa: F401  (NumPy arguments on GPUs)
 from ._compiled import _Compiled
-from ._device import get_device
+from ._device import block_size, get_device
 from ._foreign import linked_sources
 from ._inspect import Inspection
 from ._resolve import resolve
@@ -114,7 +114,7 @@ class Kernel(_Compiled, Inspection):
             raise ValueError(f"forall: ntasks must be >= 0, not {ntasks}")
         device = get_device(stream.device if hasattr(stream, "device") else None)
         if tpb == 0:
-            tpb = 1 if device.backend == "cpu" else min(256, device.max_threads_per_block)
+            tpb = block_size(device)
         blocks = max(1, -(-ntasks // tpb))
         return self[blocks, tpb, stream, sharedmem]
 

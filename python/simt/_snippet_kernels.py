@@ -11,9 +11,8 @@ import re
 
 import numpy as np
 
-from . import _core, _interop
+from . import _broadcast, _core, _interop
 from ._array import Array, empty
-from ._array_api import _broadcast
 from ._device import get_device
 from ._raw_kernels import RawModule, _strings
 

@@ -29,6 +29,7 @@ import os
 import threading
 
 from . import _core
+from ._device import builds_cuda
 
 __all__ = ["SWITCHES", "enabled", "status", "usable", "unusable", "thread_handle"]
 
@@ -52,7 +53,7 @@ def status(library):
 def usable(library, device):
     """Whether work on `device` goes to `library`: a cuda device, the library not switched
     off, and found."""
-    return device.backend == "cuda" and enabled(library) and status(library)["available"]
+    return builds_cuda(device) and enabled(library) and status(library)["available"]
 
 
 _local = threading.local()

@@ -17,7 +17,8 @@ import numpy as np
 from .. import _array, _interop
 from .._array import Array
 from .._device import get_device
-from . import _broadcast, _elementwise
+from .. import _broadcast
+from . import _elementwise
 from ._dtypes import astype
 from ._elementwise import Operand, assign, contiguous_copy
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import _core
 from .._array import Array, empty
-from . import _broadcast, _generated, _launch
+from .. import _broadcast
+from . import _generated, _launch
 from ._elementwise_ops import ALIASES, COMPLEX, OPERATIONS, helpers_for
 
 _PY_SCALARS = (bool, int, float, complex)

@@ -10,10 +10,11 @@ import re
 
 import numpy as np
 
+from .._device import GPU_BLOCK, block_size as block_size_of, runs_on_host
+
 GRID_STRIDE = "grid_stride"
 CHUNKED = "chunked"
 
-GPU_BLOCK = 256
 # On the CPU: at least this many elements per thread (a launch costs about a microsecond;
 # a chunk, about as much as 4096 additions), and a few chunks per core for balance.
 CPU_MIN_CHUNK = 4096
@@ -21,7 +22,7 @@ CPU_CHUNKS_PER_CORE = 4
 
 
 def loop_form(device):
-    return CHUNKED if device.backend == "cpu" else GRID_STRIDE
+    return CHUNKED if runs_on_host(device) else GRID_STRIDE
 
 
 # Elements per thread per trip of a GPU's grid-stride loop over one dimension: their loads
@@ -84,7 +85,7 @@ def block_size(device):
     """Threads per block of the generated kernels on `device`."""
     found = _block_cache.get(device)
     if found is None:
-        found = 1 if device.backend == "cpu" else min(GPU_BLOCK, device.max_threads_per_block)
+        found = block_size_of(device, GPU_BLOCK)
         _block_cache[device] = found
     return found
 

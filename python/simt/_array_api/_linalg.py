@@ -17,7 +17,9 @@ import operator
 import numpy as np
 
 from .._array import Array, empty
-from . import _broadcast, _cublas, _generated, _launch
+from .._device import runs_on_host
+from .. import _broadcast
+from . import _cublas, _generated, _launch
 from ._elementwise import FUNCTIONS, assign, contiguous_copy
 from ._manipulation import permute_dims, reshape
 from ._reduction import sum as _sum
@@ -92,7 +94,7 @@ def _product(a, b, out):
 
 
 def _host_blas(device):
-    return device.backend == "cpu"
+    return runs_on_host(device)
 
 
 def _gpu_product(a, b, out):

@@ -18,7 +18,8 @@ import operator
 import numpy as np
 
 from .._array import Array, empty, to_device
-from . import _broadcast, _generated, _launch
+from .. import _broadcast
+from . import _generated, _launch
 from ._elementwise import assign, contiguous_copy
 from ._axes import normalize_axis
 

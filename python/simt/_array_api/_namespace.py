@@ -4,6 +4,7 @@ __all__ and their METHODS for simt.Array), and Array given its operators and met
 import numpy as np
 
 from .._array import Array, to_device as _to_device
+from .._device import get_device
 from . import (_creation, _dtypes, _fusion, _indexing, _linalg, _manipulation, _methods,
                _numpy_protocol, _printing, _reduction, _searching, _sets, _sorting)
 from ._elementwise import FUNCTIONS as _ELEMENTWISE
@@ -32,8 +33,6 @@ def _array_namespace(self, /, *, api_version=None):
 
 def _to_device_method(self, device, /, *, stream=None):
     """A copy of the array on `device` (the array itself when it is there already)."""
-    from .._device import get_device
-
     if get_device(device) == self.device:
         return self
     return _to_device(self, device=device, stream=stream)

@@ -24,7 +24,10 @@ import operator
 import numpy as np
 
 from .._array import Array, empty
-from . import _broadcast, _generated, _launch
+from .._device import builds_cuda, runs_on_host
+from .._snippet_kernels import ReductionKernel
+from .. import _broadcast
+from . import _generated, _launch
 from ._elementwise import FUNCTIONS, TracedValue, assign, contiguous_copy
 
 __all__ = ["sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "count_nonzero",
@@ -168,7 +171,7 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
         assign(out, empty_value)
         return _reshaped(out, final_shape)
     _launch.check_dtypes(x.device, (x.dtype, acc, result_dtype), what)
-    if not kept_shape and x.device.backend == "cuda" and _whole_by_snippet(name, x, acc, out):
+    if not kept_shape and builds_cuda(x.device) and _whole_by_snippet(name, x, acc, out):
         return _reshaped(out, final_shape)
     rows, _ = _as_rows(x, axes)
     target = out if acc == result_dtype else empty(kept_shape, acc, x.device)
@@ -200,7 +203,6 @@ def _whole_by_snippet(name, x, acc, out):
     key = (name, dtype, acc, result)
     kernel = _snippet_reductions.get(key)
     if kernel is None:
-        from .._snippet_kernels import ReductionKernel  # the snippet layer sits above
         names = [d.name for d in key[1:]]
         kernel = _snippet_reductions[key] = ReductionKernel(
             f"{names[0]} x", f"{names[2]} y", "x", "a + b" if name == "sum" else "a * b",
@@ -345,7 +347,7 @@ def _extreme(dtype, high):
 def _shuffles(device, acc):
     """Whether the GPU tree of a block reduces within warps by shuffles (CUDA's, of 32- and
     64-bit numbers) rather than through shared memory alone."""
-    return device.backend == "cuda" and acc.kind in "iuf" and acc.itemsize in (4, 8)
+    return builds_cuda(device) and acc.kind in "iuf" and acc.itemsize in (4, 8)
 
 
 def _template(op, acc, layout, block, mapped, final, shuffles=False):
@@ -855,7 +857,7 @@ _SCAN_THREADS = 65536
 
 
 def _scan_segments(device, rows, length):
-    if device.backend == "cpu":
+    if runs_on_host(device):
         wanted = (device.compute_units or 1) * _launch.CPU_CHUNKS_PER_CORE
         minimum = _launch.CPU_MIN_CHUNK
     else:

@@ -10,6 +10,7 @@ cpu device NumPy's searchsorted reads the arrays' host memory in place.
 import numpy as np
 
 from .._array import Array, empty, to_device, zeros
+from .._device import runs_on_host
 from . import _generated, _launch
 from ._elementwise import contiguous_copy
 from ._sorting import check_ordered, checked_array
@@ -55,7 +56,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     out = empty(x2.shape, np.int64, device)
     if out.size == 0:
         return out
-    if device.backend == "cpu":
+    if runs_on_host(device):
         if sorter is not None:
             _check_sorter_range(np.asarray(sorter), x1.shape[0], where)
         np.asarray(out)[...] = np.searchsorted(

@@ -65,7 +65,9 @@ Rows of at most SHORT_ROW elements skip the passes: a block per row sorts the ro
 import numpy as np
 
 from .._array import Array, empty
-from . import _broadcast, _generated, _launch, _sorting_onesweep
+from .._device import builds_cuda, builds_opencl, runs_on_host
+from .. import _broadcast
+from . import _generated, _launch, _sorting_onesweep
 from ._axes import normalize_axis
 from ._elementwise import assign
 from ._indexing import take_along_axis
@@ -103,7 +105,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     """x's elements sorted along `axis` (a new array): stable, NaNs last (first when
     descending), on every device."""
     x, axis = _checked(x, axis, "simt.sort")
-    if x.device.backend == "cpu":
+    if runs_on_host(x.device):
         return _numpy_sort(x, axis, descending)
     return gpu_sort(x, axis, descending, indices=False)
 
@@ -112,7 +114,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """The int64 indices along `axis` that sort x (stable: equal elements keep their
     order, also when descending)."""
     x, axis = _checked(x, axis, "simt.argsort")
-    if x.device.backend == "cpu":
+    if runs_on_host(x.device):
         return _numpy_argsort(x, axis, descending)
     return gpu_sort(x, axis, descending, indices=True)
 
@@ -159,7 +161,7 @@ def gpu_sort(x, axis, descending, indices):
     length) by CUB's onesweep (_sorting_onesweep) on CUDA devices where NVRTC compiles it,
     2.5-3x faster than the generated passes; everything else by generated_sort."""
     n = x.shape[axis]
-    if x.device.backend == "cuda" and x.size == n and \
+    if builds_cuda(x.device) and x.size == n and \
             SHORT_ROW < n <= _sorting_onesweep.MAX_ELEMENTS:
         program = _sorting_onesweep.program(x.device, x.dtype, descending, indices)
         if program is not None:
@@ -198,7 +200,7 @@ def generated_sort(x, axis, descending, indices, short_rows=True, ranking=None):
     ranking = ranking or _ranking(x.device)
     if short_rows and n <= SHORT_ROW:
         _sort_short_rows(rows, flat, descending, indices)
-    elif rows.dtype == np.float16 and x.device.backend == "opencl":
+    elif rows.dtype == np.float16 and builds_opencl(x.device):
         _sort_float16_on_opencl(rows, flat, descending, indices, ranking)
     else:
         radix_sort(rows, flat, descending, indices, ranking)
@@ -237,7 +239,7 @@ def _sort_float16_on_opencl(rows, flat, descending, indices, ranking):
 def _ranking(device):
     """How the scatter ranks a tile: "warp" (ballots, 8-bit digits) where warp operations
     compile, "thread" (per-thread counters, 4-bit digits) on OpenCL."""
-    return "thread" if device.backend == "opencl" else "warp"
+    return "thread" if builds_opencl(device) else "warp"
 
 
 class _Plan:
@@ -366,7 +368,7 @@ def _resident_blocks(device, downsweep, plan, args):
     """Blocks of a pass: WAVES x as many downsweep blocks as the GPU runs at once (CUDA's
     occupancy), else BLOCKS_PER_UNIT per compute unit. Each block takes an equal run of
     tiles, so the counts to scan are few (radix x blocks) and the blocks end together."""
-    if device.backend != "cuda":
+    if not builds_cuda(device):
         return BLOCKS_PER_UNIT * max(1, device.compute_units)
     key = (device.id, id(downsweep), tuple(a.dtype for a in args))
     found = _resident.get(key)

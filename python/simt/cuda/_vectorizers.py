@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import _array, _types
 from .._array_api import _elementwise, _generated
+from .._device import block_size
 from .._kernel import Func
 from .types import Signature
 
@@ -396,8 +397,7 @@ class GUVectorized:
                 views.append(a.reshape(shape) if tuple(a.shape) != shape else a)
             kernel = self._kernel(nloop)
             target = views[0].device
-            block = 1 if target.backend == "cpu" else \
-                max(1, min(_GPU_BLOCK, target.max_threads_per_block, self.max_blocksize))
+            block = block_size(target, max(1, min(_GPU_BLOCK, self.max_blocksize)))
             blocks = -(-count // block)
             kernel[blocks, block, stream](count, *views, *full[1:])
 

@@ -12,6 +12,7 @@ starts every generator at once from the binary digits of i.
 import numpy as np
 
 from .. import _array, _device_api as cuda
+from .._device import block_size
 from .._kernel import func, kernel
 from .._resolve import ATTRIBUTE_FUNCTIONS
 
@@ -177,7 +178,7 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
         return
     base0, base1 = _start(seed, subsequence_start)
     table = _array.to_device(_power_table(max((n - 1).bit_length(), 1)), device=states.device)
-    block = 1 if states.device.backend == "cpu" else 128
+    block = block_size(states.device, 128)
     _start_generators[-(-n // block), block, stream](states, table, np.uint64(base0),
                                                      np.uint64(base1))
 

@@ -22,6 +22,7 @@ import operator
 import numpy as np
 
 from .._array import Array, empty
+from .._device import runs_on_host
 from .._array_api._axes import normalize_axis
 from .._array_api import _launch
 from .._array_api._creation import arange
@@ -273,7 +274,7 @@ _CUFFT = _CufftEngine(_cufft.CufftTransforms())
 def _engine(device):
     """The engine transforming arrays on `device`: cuFFT on cuda devices when it is found
     and not switched off (SIMT_CUFFT=0), else simt's generated kernels."""
-    if device.backend == "cpu":
+    if runs_on_host(device):
         return _HOST
     return _CUFFT if _cufft.usable(device) else _GPU
 

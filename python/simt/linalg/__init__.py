@@ -25,6 +25,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._array import Array, empty
+from .._device import builds_cuda, runs_on_host
 from .._array_api import _linalg_ext
 from .._array_api._creation import asarray
 from .._array_api._linalg import matmul, outer, tensordot, vecdot
@@ -67,9 +68,9 @@ def _solver(x, where):
         raise TypeError(f"{where}: x must be a simt array, not {type(x).__name__}")
     device = x.device
     handle = _cusolver.handle(device)
-    if handle is not None or device.backend == "cpu":
+    if handle is not None or runs_on_host(device):
         return handle
-    if device.backend == "cuda":
+    if builds_cuda(device):
         raise NotImplementedError(
             f"{where}: needs cuSOLVER on {device.id}, which "
             f"{_cusolver.unusable()}; install it (pip install "

@@ -23,6 +23,7 @@ from .._array_api._axes import normalize_axis
 from .._array_api._creation import asarray
 from .._array_api._elementwise import assign
 from .._array_api._indexing import take
+from .._array_api._sorting import argsort
 from . import _distributions, _philox
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -284,8 +285,6 @@ class Generator:
         """A uniformly random permutation of range(n) as an int64 array on `device`:
         the stable order of n random 64-bit keys drawn and sorted on the device (simt's
         argsort); the keys, and so the permutation, are the same on every device."""
-        from .._array_api._sorting import argsort
-
         order = argsort(self._bits64(n, device), stable=True)
         return order if order.dtype == np.int64 else order.astype(np.int64)
 

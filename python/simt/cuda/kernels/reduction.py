@@ -14,6 +14,7 @@ import functools
 import numpy as np
 
 from ... import _array, _device_api as cuda
+from ..._device import block_size
 from ..._kernel import Func, Kernel
 
 _GPU_BLOCK = 256
@@ -71,8 +72,7 @@ class Reduce:
         result = init
         if n:
             device = x.device
-            block = 1 if device.backend == "cpu" else min(_GPU_BLOCK,
-                                                          device.max_threads_per_block)
+            block = block_size(device, _GPU_BLOCK)
             blocks = min(-(-n // block), _MAX_BLOCKS)
             key = (x.dtype, block)
             kernel = self._kernels.get(key)

@@ -1,7 +1,7 @@
 """Shapes and strides: broadcasting (the array API's rule, NumPy's), views that broadcast
 with zero strides, and the collapse of dimensions a loop can walk as one."""
 
-from .._array import Array
+from ._array import Array
 
 
 def broadcast_shapes(*shapes):
