@@ -423,3 +423,67 @@ def test_pinned_arrays_copy_on_streams(current, rng):
     with pytest.raises(TypeError, match="cuda.pinned"):
         with cuda.pinned([1, 2, 3]):
             pass
+
+
+# --- cuda.cudadrv: devicearray, driver, runtime, error -------------------------------
+
+def test_cudadrv_devicearray(current, rng):
+    from simt.cuda.cudadrv import devicearray
+    from simt.cuda.cudadrv.devicearray import DeviceNDArray, from_array_like
+
+    x = rng.random((5, 3)).astype(np.float32)
+    d = from_array_like(x)
+    assert isinstance(d, DeviceNDArray) and devicearray.is_cuda_ndarray(d)
+    assert (d.shape, d.dtype, d.device) == (x.shape, x.dtype, current)
+    f = from_array_like(np.asfortranarray(x))
+    assert f.strides == np.asfortranarray(x).strides
+    copied, made = devicearray.auto_device(x)
+    assert made and copied.device == current
+    np.testing.assert_array_equal(copied.copy_to_host(), x)
+    assert devicearray.auto_device(copied) == (copied, False)
+    assert not devicearray.is_cuda_ndarray(x)
+    assert cuda.cudadrv.devicearray is devicearray
+
+
+def test_cudadrv_driver_copies_and_memset(current, rng):
+    from simt.cuda.cudadrv import driver
+    from simt.cuda.cudadrv.driver import device_memset
+
+    x = rng.integers(-2**31, 2**31 - 1, 16, dtype=np.int32)
+    d = cuda.to_device(x)
+    assert driver.device_memory_size(d) == x.nbytes
+    assert driver.device_memory_size(d[::2]) == x[::2].nbytes * 2 - 4
+    expected = x.copy()
+    expected.view(np.uint8)[:10] = 0x7F
+    device_memset(d, 0x7F, 10)
+    np.testing.assert_array_equal(d.copy_to_host(), expected)
+    device_memset(d, 0, x.nbytes)
+    np.testing.assert_array_equal(d.copy_to_host(), np.zeros_like(x))
+    driver.host_to_device(d, x, 24)
+    np.testing.assert_array_equal(d.copy_to_host()[:6], x[:6])
+    assert not d.copy_to_host()[6:].any()
+    out = np.full(16, -1, np.int32)
+    driver.device_to_host(out, d, 20)
+    np.testing.assert_array_equal(out[:5], x[:5])
+    assert (out[5:] == -1).all()
+    other = cuda.device_array(16, np.int32)
+    device_memset(other, 0, other.nbytes)
+    driver.device_to_device(other, d, 8)
+    np.testing.assert_array_equal(other.copy_to_host()[:2], x[:2])
+    with pytest.raises(ValueError, match="size 100 for an array of 64 bytes"):
+        device_memset(d, 0, 100)
+    with pytest.raises(TypeError, match="device array"):
+        device_memset(x, 0, 4)
+    assert driver.Stream is simt.Stream and driver.CudaAPIError is simt.DeviceError
+    assert driver.driver.get_device_count() == len(cuda.gpus)
+
+
+def test_cudadrv_runtime_version():
+    from simt.cuda.cudadrv import runtime
+
+    version = runtime.get_version()
+    status = simt._core.nvrtc_status()
+    if status["available"]:
+        assert version[0] >= 11 and str(status["version"]).startswith(f"{version[0]}.")
+    else:
+        assert version == (0, 0)
