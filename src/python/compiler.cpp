@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "abi/scalar.h"
+#include "abi/signature.h"
 #include "backends/cuda/nvrtc.h"
 #include "backends/opencl/opencl_api.h"
 #include "codegen/dialect.h"
@@ -464,6 +465,34 @@ void bind_compiler(nb::module_& m) {
   m.def(
       "normalize_type", [](const std::string& text) { return argument_type_from_text(text).str(); },
       "The canonical spelling of an argument type ('float32[:, ::1]', 'readonly int8[:]').");
+  m.def(
+      "parse_signature",
+      [](const std::string& text) {
+        std::string why;
+        std::optional<abi::Signature> signature = abi::parse_signature(text, &why);
+        if (!signature) throw nb::value_error(why.c_str());
+        nb::list params;
+        for (const abi::SignatureParam& param : signature->params) params.append(param.str());
+        nb::object result = signature->result ? nb::cast(signature->result->str()) : nb::none();
+        return nb::make_tuple(result, params);
+      },
+      nb::arg("text"),
+      "(result type or None, [argument types]) of a signature in Numba's vocabulary: "
+      "'void(float32[:], int64)', '(f4[::1], f4)', 'float32(float32, CPointer(int32))', "
+      "'none(...)' or the bare 'float32[:], int64'; each type in normalize_type's spelling, a "
+      "pointer as 'CPointer(int32)'. ValueError names the text and what is wrong.");
+  m.def(
+      "scalar_aliases",
+      [](bool numba) {
+        nb::dict out;
+        for (const abi::ScalarAlias& alias :
+             abi::scalar_aliases(numba ? abi::Spelling::Numba : abi::Spelling::NumPy))
+          out[nb::str(alias.name.data(), alias.name.size())] = abi::scalar_name(alias.scalar);
+        return out;
+      },
+      nb::arg("numba") = false,
+      "{alias: NumPy name} of every other name a scalar type is read by, in NumPy's "
+      "vocabulary (normalize_type) or Numba's (parse_signature).");
   m.def(
       "promote",
       [](const std::string& a, bool a_weak, const std::string& b, bool b_weak) {
