@@ -57,10 +57,10 @@ class _Compiled:
             return _lookup, (module_name, self.__qualname__)
         return _rebuild, (type(self), self.py_func, self._source, self._rebuild_options())
 
-    def _description(self):
+    def _simt_describe_(self):
         """What the compiler is told when a kernel reads this object as a global
         (_resolve.describe): a device function says so; anything else cannot be used."""
-        return ("unsupported", f"a {type(self).__name__}")
+        return _core.Global.unsupported(f"a {type(self).__name__}")
 
 
 def _lookup(module_name, qualname):

@@ -109,8 +109,13 @@ class ForeignFunction:
         self.name = name
         self.sig = str(sig)
         result, params = _parse(sig, where)
-        self._simt_foreign = ("foreign", name, name, result, params,
-                              linked_sources(link, where))
+        self._sources = linked_sources(link, where)
+        self._result, self._params = result, params
+
+    def _simt_describe_(self):
+        from . import _core
+        return _core.Global.foreign(self.name, self.name, self._result, self._params,
+                                    self._sources)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.name} is a device function declared with declare_device: "

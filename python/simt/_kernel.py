@@ -21,8 +21,8 @@ class Func(_Compiled):
     def __init__(self, function, source=None):
         super().__init__(function, "simt.func", source)
 
-    def _description(self):
-        return ("func", self)
+    def _simt_describe_(self):
+        return _core.Global.device_function(self)
 
     def _resolve_globals(self):
         # Called by the compiler each time a kernel using this function compiles.

@@ -2,8 +2,9 @@
 
 The C++ front end reports each free name; here each is looked up the way
 Python would (closure, globals, builtins) and described to the compiler as
-data: a module, an intrinsic function, a dtype, a constant or a tuple of
-constants. Values are read at compile time and become part of the kernel.
+data, a `_core.Global` (src/python/globals.cpp): a module, an intrinsic function, a
+dtype, a constant or a tuple of constants. Values are read at compile time and become
+part of the kernel.
 """
 
 import builtins
@@ -15,9 +16,8 @@ import types
 import numpy as np
 
 from . import _core
-from ._compiled import _Compiled
 
-_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+_INT64_MAX = 2 ** 63 - 1
 _MISSING = object()
 
 # cuda.random's device functions by name, registered by _numba_random (which imports
@@ -55,31 +55,31 @@ def _is_named_tuple_class(value):
             and isinstance(getattr(value, "_fields", None), tuple))
 
 
+def _record_dtype(dtype):
+    """The description of a record dtype (cuda.local.array(n, dtype=rec))."""
+    try:
+        return _core.Global.dtype(_core.record_type(dtype))
+    except TypeError as error:
+        return _core.Global.unsupported(f"a record dtype kernels cannot use ({error})")
+
+
 def describe(value):
-    """A description of a Python value the compiler understands, as a tuple."""
-    if isinstance(value, _Compiled):  # a simt.func (a kernel is not a value kernels use)
-        return value._description()
-    foreign = getattr(value, "_simt_foreign", None)  # cuda.declare_device
-    if isinstance(foreign, tuple):
-        return foreign
+    """What a Python value is to the compiler: a `_core.Global`."""
+    hook = getattr(value, "_simt_describe_", None)
+    if callable(hook) and not isinstance(value, type):
+        # Objects that describe themselves: simt.func, cuda.declare_device functions,
+        # simt.cuda's Numba-style types.
+        return hook()
     member = getattr(value, "_simt_member", None)
     if member is not None:
-        return ("attr", member[0], member[1])
+        return _core.Global.member(member[0], member[1])
     intrinsic = getattr(value, "_simt_intrinsic", None)
     if isinstance(intrinsic, str):
-        return ("function", intrinsic)
+        return _core.Global.function(intrinsic)
     if isinstance(value, types.ModuleType):
-        return ("module", _module_name(value))
-    if isinstance(value, bool):
-        return ("bool", int(value))
-    if isinstance(value, int):
-        if not _INT64_MIN <= value <= _INT64_MAX:
-            return ("unsupported", f"the int {value}, which does not fit in int64")
-        return ("int", value)
-    if isinstance(value, float):
-        return ("float", value)
-    if isinstance(value, complex):
-        return ("complex", value.real, value.imag)
+        return _core.Global.module(_module_name(value))
+    if isinstance(value, (bool, int, float, complex)):
+        return _core.Global.number(value)
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         v = value.item()
         as_int = int(v) if value.dtype.kind in "biu" else 0
@@ -87,7 +87,7 @@ def describe(value):
             as_int -= 2 ** 64
         real = float(v.real) if value.dtype.kind == "c" else float(v)
         imag = float(v.imag) if value.dtype.kind == "c" else 0.0
-        return ("scalar", value.dtype.name, as_int, real, imag)
+        return _core.Global.scalar(value.dtype.name, as_int, real, imag)
     if _is_named_tuple_class(value):
         # collections.namedtuple and typing.NamedTuple classes: kernels call them to make
         # named tuples; defaults fill the last fields.
@@ -95,61 +95,60 @@ def describe(value):
         defaults = getattr(value, "_field_defaults", {})
         given = [f for f in fields if f in defaults]
         if given != fields[len(fields) - len(given):]:
-            return ("unsupported", f"the named tuple class {value.__name__} with defaults "
-                                   "before fields without one")
-        return ("namedtuple", value.__name__, fields, [describe(defaults[f]) for f in given])
+            return _core.Global.unsupported(f"the named tuple class {value.__name__} with "
+                                            "defaults before fields without one")
+        return _core.Global.named_tuple_class(value.__name__, fields,
+                                              [describe(defaults[f]) for f in given])
     if isinstance(value, type) and issubclass(value, Exception):
-        return ("exception", value.__name__, _exception_key(value))
+        return _core.Global.exception(value.__name__, _exception_key(value))
     if isinstance(value, type) and issubclass(value, np.generic):
-        return ("dtype", np.dtype(value).name)
+        return _core.Global.dtype(np.dtype(value).name)
     if isinstance(value, np.dtype):
-        if value.names is not None:  # a record dtype: cuda.local.array(n, dtype=rec)
-            try:
-                return ("dtype", _core.record_type(value))
-            except TypeError as error:
-                return ("unsupported", f"a record dtype kernels cannot use ({error})")
-        return ("dtype", value.name)
+        if value.names is not None:
+            return _record_dtype(value)
+        return _core.Global.dtype(value.name)
     if isinstance(value, tuple):
         items = [describe(item) for item in value]
         if _is_named_tuple_class(type(value)):
-            return ("tuple", items, list(type(value)._fields))
-        return ("tuple", items)
+            return _core.Global.tuple(items, list(type(value)._fields))
+        return _core.Global.tuple(items)
     if isinstance(value, np.ndarray):
         # A global array is a constant of the kernel (as in Numba): its values
         # are copied into the generated code when the kernel compiles.
         record = value.dtype.names is not None
         if (value.dtype.kind not in "biufc" and not record) or value.ndim == 0 or value.ndim > 3:
-            return ("unsupported", f"a {value.ndim}-d {value.dtype} ndarray (constant arrays "
-                                   "are 1- to 3-d arrays of numbers or records)")
+            return _core.Global.unsupported(
+                f"a {value.ndim}-d {value.dtype} ndarray (constant arrays are 1- to 3-d "
+                "arrays of numbers or records)")
         if value.nbytes > 65536:
-            return ("unsupported", f"an ndarray of {value.nbytes} bytes (constant arrays hold at "
-                                   "most 64 KiB, the size of GPU constant memory)")
+            return _core.Global.unsupported(
+                f"an ndarray of {value.nbytes} bytes (constant arrays hold at most 64 KiB, "
+                "the size of GPU constant memory)")
         if record:
             value = value.astype(value.dtype.newbyteorder("="))  # the bytes kernels read
-            dtype = describe(value.dtype)
-            if dtype[0] != "dtype":
-                return dtype
-            return ("ndarray", dtype[1], list(value.shape), np.ascontiguousarray(value).tobytes())
-        return ("ndarray", value.dtype.name, list(value.shape),
-                np.ascontiguousarray(value).tobytes())
-    simt_dtype = getattr(value, "_simt_dtype", None)  # simt.cuda's Numba-style types
-    if isinstance(simt_dtype, np.dtype):
-        return describe(simt_dtype)
+            try:
+                dtype = _core.record_type(value.dtype)
+            except TypeError as error:
+                return _core.Global.unsupported(f"a record dtype kernels cannot use ({error})")
+        else:
+            dtype = value.dtype.name
+        return _core.Global.constant_array(dtype, list(value.shape),
+                                           np.ascontiguousarray(value).tobytes())
     if isinstance(value, np.ufunc):
-        return ("function", "numpy." + value.__name__)
+        return _core.Global.function("numpy." + value.__name__)
     name = getattr(value, "__name__", None)
     if callable(value) and name:
         if getattr(math, name, None) is value:
-            return ("function", "math." + name)
+            return _core.Global.function("math." + name)
         if getattr(cmath, name, None) is value:
-            return ("function", "cmath." + name)
+            return _core.Global.function("cmath." + name)
         if getattr(np, name, None) is value:
-            return ("function", "numpy." + name)
+            return _core.Global.function("numpy." + name)
         if getattr(builtins, name, None) is value:
-            return ("function", "builtins." + name)
+            return _core.Global.function("builtins." + name)
         if getattr(operator, name, None) is value:
-            return ("function", "operator." + name)
-    return ("unsupported", f"a {type(value).__name__}")
+            return _core.Global.function("operator." + name)
+    return _core.Global.unsupported(f"a {type(value).__name__}")
 
 
 def resolve(function, free_names):

@@ -15,6 +15,7 @@ constexpr int kReadonlyBit = 8;  // added to the layout byte
 // A cursor over a type's text form; whitespace is insignificant.
 struct TextParser {
   std::string_view text;
+  Spelling spelling = Spelling::NumPy;
   size_t pos = 0;
 
   TextCursor cursor() { return {text, pos}; }
@@ -72,7 +73,7 @@ struct TextParser {
       record = RecordRef(std::move(*r));
       if (!eat("[")) return ArgType::record_of(record, readonly);
     } else {
-      auto scalar = scalar_from_name(name);
+      auto scalar = scalar_from_name(name, spelling);
       if (!scalar) return std::nullopt;
       if (!eat("[")) {
         if (readonly) return std::nullopt;  // only arrays and records are read-only
@@ -309,8 +310,8 @@ std::string ArgType::str() const {
   return "?";
 }
 
-std::optional<ArgType> ArgType::parse(std::string_view text) {
-  TextParser p{text};
+std::optional<ArgType> ArgType::parse(std::string_view text, Spelling spelling) {
+  TextParser p{text, spelling};
   auto t = p.parse();
   p.skip_space();
   if (!t || p.pos != text.size()) return std::nullopt;

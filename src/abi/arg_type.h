@@ -57,9 +57,9 @@ struct ArgType {
   // "(x=float64, y=float64)" (a named tuple), "record(x: float32 @ 0; size 4, align 4)[::1]"
   // (an array of records), "readonly record(...)" (one record).
   std::string str() const;
-  // The inverse of str(), also accepting dtype aliases ("f4[::1]") and
-  // "void"-less tuples; nullopt when malformed.
-  static std::optional<ArgType> parse(std::string_view text);
+  // The inverse of str(), also accepting dtype aliases ("f4[::1]", read in `spelling`)
+  // and "void"-less tuples; nullopt when malformed.
+  static std::optional<ArgType> parse(std::string_view text, Spelling spelling = Spelling::NumPy);
 
   bool operator==(const ArgType&) const = default;
 };

@@ -28,34 +28,71 @@ constexpr ScalarInfo kScalars[] = {
 };
 static_assert(sizeof kScalars / sizeof kScalars[0] == kScalarCount);
 
+// Which vocabularies read an alias.
+enum class Reader : uint8_t { Both, NumPy, Numba };
+
 struct Alias {
   const char* name;
   Scalar scalar;
+  Reader reader;
 };
 
-// Python's and NumPy's other spellings. `int`, `float` and `complex` are the
-// Python types, which NumPy maps to its default int64, float64, complex128.
+// Python's, NumPy's and Numba's other spellings. `int`, `float` and `complex` are the
+// Python types, which NumPy maps to its default int64, float64, complex128. Where Numba
+// reads a name otherwise than NumPy, the name has a row for each.
 constexpr Alias kAliases[] = {
-    {"bool_", Scalar::Bool},         {"b1", Scalar::Bool},
-    {"int", Scalar::Int64},          {"intp", Scalar::Int64},
-    {"int_", Scalar::Int64},         {"long", Scalar::Int64},
-    {"longlong", Scalar::Int64},     {"i1", Scalar::Int8},
-    {"i2", Scalar::Int16},           {"i4", Scalar::Int32},
-    {"i8", Scalar::Int64},           {"byte", Scalar::Int8},
-    {"short", Scalar::Int16},        {"intc", Scalar::Int32},
-    {"uintp", Scalar::UInt64},       {"uint", Scalar::UInt64},
-    {"ulonglong", Scalar::UInt64},   {"u1", Scalar::UInt8},
-    {"u2", Scalar::UInt16},          {"u4", Scalar::UInt32},
-    {"u8", Scalar::UInt64},          {"ubyte", Scalar::UInt8},
-    {"ushort", Scalar::UInt16},      {"uintc", Scalar::UInt32},
-    {"float", Scalar::Float64},      {"half", Scalar::Float16},
-    {"single", Scalar::Float32},     {"double", Scalar::Float64},
-    {"float_", Scalar::Float64},     {"f2", Scalar::Float16},
-    {"f4", Scalar::Float32},         {"f8", Scalar::Float64},
-    {"complex", Scalar::Complex128}, {"csingle", Scalar::Complex64},
-    {"cdouble", Scalar::Complex128}, {"complex_", Scalar::Complex128},
-    {"c8", Scalar::Complex64},       {"c16", Scalar::Complex128},
+    {"bool_", Scalar::Bool, Reader::Both},
+    {"b1", Scalar::Bool, Reader::Both},
+    {"boolean", Scalar::Bool, Reader::Numba},
+    {"int", Scalar::Int64, Reader::Both},
+    {"intp", Scalar::Int64, Reader::Both},
+    {"int_", Scalar::Int64, Reader::Both},
+    {"long", Scalar::Int64, Reader::Both},
+    {"long_", Scalar::Int64, Reader::Numba},
+    {"longlong", Scalar::Int64, Reader::Both},
+    {"ssize_t", Scalar::Int64, Reader::Numba},
+    {"i1", Scalar::Int8, Reader::Both},
+    {"i2", Scalar::Int16, Reader::Both},
+    {"i4", Scalar::Int32, Reader::Both},
+    {"i8", Scalar::Int64, Reader::Both},
+    {"byte", Scalar::Int8, Reader::NumPy},
+    {"byte", Scalar::UInt8, Reader::Numba},
+    {"char", Scalar::Int8, Reader::Numba},
+    {"short", Scalar::Int16, Reader::Both},
+    {"intc", Scalar::Int32, Reader::Both},
+    {"uintp", Scalar::UInt64, Reader::Both},
+    {"uint", Scalar::UInt64, Reader::Both},
+    {"ulong", Scalar::UInt64, Reader::Numba},
+    {"ulonglong", Scalar::UInt64, Reader::Both},
+    {"size_t", Scalar::UInt64, Reader::Numba},
+    {"u1", Scalar::UInt8, Reader::Both},
+    {"u2", Scalar::UInt16, Reader::Both},
+    {"u4", Scalar::UInt32, Reader::Both},
+    {"u8", Scalar::UInt64, Reader::Both},
+    {"ubyte", Scalar::UInt8, Reader::Both},
+    {"uchar", Scalar::UInt8, Reader::Numba},
+    {"ushort", Scalar::UInt16, Reader::Both},
+    {"uintc", Scalar::UInt32, Reader::Both},
+    {"float", Scalar::Float64, Reader::Both},
+    {"half", Scalar::Float16, Reader::Both},
+    {"single", Scalar::Float32, Reader::Both},
+    {"double", Scalar::Float64, Reader::Both},
+    {"float_", Scalar::Float64, Reader::NumPy},
+    {"float_", Scalar::Float32, Reader::Numba},
+    {"f2", Scalar::Float16, Reader::Both},
+    {"f4", Scalar::Float32, Reader::Both},
+    {"f8", Scalar::Float64, Reader::Both},
+    {"complex", Scalar::Complex128, Reader::Both},
+    {"csingle", Scalar::Complex64, Reader::Both},
+    {"cdouble", Scalar::Complex128, Reader::Both},
+    {"complex_", Scalar::Complex128, Reader::Both},
+    {"c8", Scalar::Complex64, Reader::Both},
+    {"c16", Scalar::Complex128, Reader::Both},
 };
+
+bool reads(Reader reader, Spelling spelling) {
+  return reader == Reader::Both || (reader == Reader::NumPy) == (spelling == Spelling::NumPy);
+}
 
 const ScalarInfo& info(Scalar s) { return kScalars[static_cast<int>(s)]; }
 
@@ -63,12 +100,19 @@ const ScalarInfo& info(Scalar s) { return kScalars[static_cast<int>(s)]; }
 
 const char* scalar_name(Scalar s) { return info(s).name; }
 
-std::optional<Scalar> scalar_from_name(std::string_view name) {
+std::optional<Scalar> scalar_from_name(std::string_view name, Spelling spelling) {
   for (const auto& s : kScalars)
     if (name == s.name) return s.scalar;
   for (const auto& a : kAliases)
-    if (name == a.name) return a.scalar;
+    if (name == a.name && reads(a.reader, spelling)) return a.scalar;
   return std::nullopt;
+}
+
+std::vector<ScalarAlias> scalar_aliases(Spelling spelling) {
+  std::vector<ScalarAlias> out;
+  for (const auto& a : kAliases)
+    if (reads(a.reader, spelling)) out.push_back({a.name, a.scalar});
+  return out;
 }
 
 bool is_bool(Scalar s) { return s == Scalar::Bool; }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace simt::abi {
 
@@ -30,9 +31,23 @@ enum class Scalar : uint8_t {
 inline constexpr int kScalarCount = 14;
 
 const char* scalar_name(Scalar s);  // NumPy's name: "float32"
-// Accepts NumPy's names and the usual aliases ("float32", "f4", "single",
-// "int", "float", "complex", "bool", "intp", ...); nullopt otherwise.
-std::optional<Scalar> scalar_from_name(std::string_view name);
+
+// Whose vocabulary a name is read in. Numba's signatures ("void(f4[:], intp)") share most
+// of NumPy's aliases but read two of them otherwise (`float_` is float32 and `byte` is
+// uint8 in Numba, float64 and int8 in NumPy) and add a few (`boolean`, `char`, `size_t`).
+enum class Spelling : uint8_t { NumPy, Numba };
+
+// Accepts NumPy's names and, in `spelling`, the usual aliases ("float32", "f4", "single",
+// "int", "float", "complex", "bool", "intp", ...); nullopt otherwise. The alias table in
+// scalar.cpp is simt's only one.
+std::optional<Scalar> scalar_from_name(std::string_view name, Spelling spelling = Spelling::NumPy);
+
+struct ScalarAlias {
+  std::string_view name;
+  Scalar scalar;
+};
+// Every alias scalar_from_name reads in `spelling` (not the canonical names).
+std::vector<ScalarAlias> scalar_aliases(Spelling spelling);
 
 bool is_bool(Scalar s);
 bool is_integer(Scalar s);  // signed or unsigned, not bool

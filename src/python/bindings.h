@@ -37,11 +37,14 @@ abi::ArgType argument_type_from_text(const std::string& text);
 // [(origin, text, [language name])] from Python: sources linked into kernels.
 std::vector<sema::LinkedSource> linked_sources(const nb::handle& sources);
 
-// Reads resolved globals, described by the Python side as tuples (see
-// python/simt/_resolve.py), as the compiler's Globals, following each
-// @simt.func's own globals. A function that reaches itself (recursion, which
-// inference rejects) is read once; destroying the reader breaks the
-// reference cycles that creates, so keep it alive until code is emitted.
+// One resolved global as the Python side describes it: a `_core.Global`
+// (src/python/globals.cpp, which owns the descriptions and their reading).
+struct Global;
+
+// Reads resolved globals, `{name: _core.Global}` from python/simt/_resolve.py, as the
+// compiler's Globals, following each @simt.func's own globals. A function that reaches
+// itself (recursion, which inference rejects) is read once; destroying the reader breaks
+// the reference cycles that creates, so keep it alive until code is emitted.
 class GlobalsReader {
  public:
   GlobalsReader() = default;
@@ -53,6 +56,7 @@ class GlobalsReader {
 
  private:
   sema::GlobalValue value(const nb::handle& description);
+  sema::GlobalValue value(const Global& description);
   std::unordered_map<PyObject*, std::shared_ptr<sema::DeviceFunctionSource>> functions_;
 };
 
@@ -151,6 +155,7 @@ struct DeviceArray {
 std::shared_ptr<runtime::Device> current_device();
 
 void bind_compiler(nb::module_& m);
+void bind_globals(nb::module_& m);
 void bind_arrays(nb::module_& m);
 void bind_dispatch(nb::module_& m);
 void bind_streams(nb::module_& m);

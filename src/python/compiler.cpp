@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "abi/scalar.h"
+#include "abi/signature.h"
 #include "backends/cuda/nvrtc.h"
 #include "backends/opencl/opencl_api.h"
 #include "codegen/dialect.h"
@@ -62,139 +63,6 @@ std::vector<sema::LinkedSource> linked_sources(const nb::handle& sources) {
   return out;
 }
 
-namespace {
-
-// ("foreign", name, symbol, result, [parameter], [linked source]) from
-// simt.cuda.declare_device: types as text ("float32", "none"; a pointer
-// parameter "float32*").
-std::shared_ptr<const sema::ForeignFunction> foreign_function(const nb::tuple& t) {
-  auto fn = std::make_shared<sema::ForeignFunction>();
-  fn->name = nb::cast<std::string>(t[1]);
-  fn->symbol = nb::cast<std::string>(t[2]);
-  std::string result = nb::cast<std::string>(t[3]);
-  fn->result = result == "none" ? sema::Type::none() : type_from_text(result);
-  for (nb::handle param : nb::cast<nb::list>(t[4])) {
-    std::string text = nb::cast<std::string>(param);
-    sema::ForeignFunction::Param p;
-    p.pointer = !text.empty() && text.back() == '*';
-    if (p.pointer) text.pop_back();
-    p.scalar = type_from_text(text).scalar;
-    fn->params.push_back(p);
-  }
-  fn->sources = linked_sources(t[5]);
-  return fn;
-}
-
-}  // namespace
-
-// A resolved global as the Python side describes it: a tuple whose first
-// item says the kind ("module", "function", "dtype", "int", "float",
-// "complex", "bool", "scalar", "tuple", "namedtuple", ...).
-sema::GlobalValue GlobalsReader::value(const nb::handle& value) {
-  nb::tuple t = nb::cast<nb::tuple>(value);
-  std::string kind = nb::cast<std::string>(t[0]);
-  sema::GlobalValue g;
-  auto weak_number = [&](sema::Scalar s) {
-    g.kind = sema::GlobalValue::Kind::Constant;
-    g.constant.type = sema::Type::scalar_of(s, s != sema::Scalar::Bool);
-  };
-  if (kind == "module") {
-    g.kind = sema::GlobalValue::Kind::Module;
-    g.name = nb::cast<std::string>(t[1]);
-  } else if (kind == "function") {
-    g.kind = sema::GlobalValue::Kind::Function;
-    g.name = nb::cast<std::string>(t[1]);
-  } else if (kind == "dtype") {
-    // A number's name, or a record dtype's text (records.cpp).
-    g.kind = sema::GlobalValue::Kind::DType;
-    sema::Type type = type_from_text(nb::cast<std::string>(t[1]));
-    if (type.is_record())
-      g.record = type.record;
-    else
-      g.dtype = type.scalar;
-  } else if (kind == "int" || kind == "bool") {
-    weak_number(kind == "int" ? sema::Scalar::Int64 : sema::Scalar::Bool);
-    g.constant.int_value = nb::cast<int64_t>(t[1]);
-    g.constant.real = static_cast<double>(g.constant.int_value);
-  } else if (kind == "float") {
-    weak_number(sema::Scalar::Float64);
-    g.constant.real = nb::cast<double>(t[1]);
-  } else if (kind == "complex") {
-    weak_number(sema::Scalar::Complex128);
-    g.constant.real = nb::cast<double>(t[1]);
-    g.constant.imag = nb::cast<double>(t[2]);
-  } else if (kind == "scalar") {
-    // A NumPy scalar: a constant of its own (strong) type.
-    g.kind = sema::GlobalValue::Kind::Constant;
-    g.constant.type = type_from_text(nb::cast<std::string>(t[1]));
-    g.constant.int_value = nb::cast<int64_t>(t[2]);
-    g.constant.real = nb::cast<double>(t[3]);
-    g.constant.imag = nb::cast<double>(t[4]);
-  } else if (kind == "attr") {
-    g.kind = sema::GlobalValue::Kind::Member;
-    g.name = nb::cast<std::string>(t[1]);
-    g.attribute = nb::cast<std::string>(t[2]);
-  } else if (kind == "exception") {
-    // ("exception", name, key): a class `raise` statements can raise.
-    g.kind = sema::GlobalValue::Kind::Exception;
-    g.name = nb::cast<std::string>(t[1]);
-    g.constant.int_value = nb::cast<int64_t>(t[2]);
-  } else if (kind == "unsupported") {
-    g.kind = sema::GlobalValue::Kind::Unsupported;
-    g.name = nb::cast<std::string>(t[1]);
-  } else if (kind == "func") {
-    // ("func", simt.func object): its source is parsed already; its globals
-    // are resolved now, through the object's own resolver.
-    nb::handle func = t[1];
-    g.kind = sema::GlobalValue::Kind::DeviceFunction;
-    auto found = functions_.find(func.ptr());
-    if (found != functions_.end()) {
-      g.function = found->second;
-      return g;
-    }
-    const Function& fn = nb::cast<const Function&>(func.attr("_function"));
-    auto source = std::make_shared<sema::DeviceFunctionSource>();
-    source->name = fn.name();
-    source->source = fn.source();
-    source->parsed = fn.parsed();
-    functions_.emplace(func.ptr(), source);
-    source->globals = read(nb::cast<nb::dict>(func.attr("_resolve_globals")()));
-    g.function = source;
-  } else if (kind == "ndarray") {
-    // Numbers, or records (a record dtype's text).
-    g.kind = sema::GlobalValue::Kind::ConstArray;
-    sema::Type type = type_from_text(nb::cast<std::string>(t[1]));
-    if (type.is_record())
-      g.record = type.record;
-    else
-      g.dtype = type.scalar;
-    for (nb::handle extent : nb::cast<nb::list>(t[2])) g.shape.push_back(nb::cast<int64_t>(extent));
-    g.bytes = std::make_shared<const std::string>(nb::cast<nb::bytes>(t[3]).c_str(),
-                                                  nb::cast<nb::bytes>(t[3]).size());
-  } else if (kind == "foreign") {
-    g.kind = sema::GlobalValue::Kind::Foreign;
-    g.foreign = foreign_function(t);
-  } else if (kind == "tuple") {
-    // ("tuple", [items], [field names]): the fields only for a named tuple.
-    g.kind = sema::GlobalValue::Kind::Tuple;
-    for (nb::handle item : nb::cast<nb::list>(t[1])) g.items.push_back(this->value(item));
-    if (t.size() > 2)
-      for (nb::handle field : nb::cast<nb::list>(t[2]))
-        g.fields.push_back(nb::cast<std::string>(field));
-  } else if (kind == "namedtuple") {
-    // ("namedtuple", name, [field names], [defaults of the last fields]): a class
-    // kernels call to make named tuples.
-    g.kind = sema::GlobalValue::Kind::TupleClass;
-    g.name = nb::cast<std::string>(t[1]);
-    for (nb::handle field : nb::cast<nb::list>(t[2]))
-      g.fields.push_back(nb::cast<std::string>(field));
-    for (nb::handle item : nb::cast<nb::list>(t[3])) g.items.push_back(this->value(item));
-  } else {
-    throw nb::value_error(("unknown global kind '" + kind + "'").c_str());
-  }
-  return g;
-}
-
 Function::Function(std::string source, std::string filename, uint32_t first_line)
     : source_(
           std::make_shared<lang::SourceText>(std::move(source), std::move(filename), first_line)) {
@@ -234,17 +102,6 @@ abi::GeneratedKernel Function::generate(const std::vector<sema::Type>& arg_types
   } catch (const lang::CompileError& e) {
     raise_diagnostic(e);
   }
-}
-
-sema::Globals GlobalsReader::read(const nb::dict& globals) {
-  sema::Globals resolved;
-  for (auto [key, value] : globals)
-    resolved.emplace(nb::cast<std::string>(key), this->value(value));
-  return resolved;
-}
-
-GlobalsReader::~GlobalsReader() {
-  for (auto& [object, source] : functions_) source->globals.clear();
 }
 
 namespace {
@@ -464,6 +321,34 @@ void bind_compiler(nb::module_& m) {
   m.def(
       "normalize_type", [](const std::string& text) { return argument_type_from_text(text).str(); },
       "The canonical spelling of an argument type ('float32[:, ::1]', 'readonly int8[:]').");
+  m.def(
+      "parse_signature",
+      [](const std::string& text) {
+        std::string why;
+        std::optional<abi::Signature> signature = abi::parse_signature(text, &why);
+        if (!signature) throw nb::value_error(why.c_str());
+        nb::list params;
+        for (const abi::SignatureParam& param : signature->params) params.append(param.str());
+        nb::object result = signature->result ? nb::cast(signature->result->str()) : nb::none();
+        return nb::make_tuple(result, params);
+      },
+      nb::arg("text"),
+      "(result type or None, [argument types]) of a signature in Numba's vocabulary: "
+      "'void(float32[:], int64)', '(f4[::1], f4)', 'float32(float32, CPointer(int32))', "
+      "'none(...)' or the bare 'float32[:], int64'; each type in normalize_type's spelling, a "
+      "pointer as 'CPointer(int32)'. ValueError names the text and what is wrong.");
+  m.def(
+      "scalar_aliases",
+      [](bool numba) {
+        nb::dict out;
+        for (const abi::ScalarAlias& alias :
+             abi::scalar_aliases(numba ? abi::Spelling::Numba : abi::Spelling::NumPy))
+          out[nb::str(alias.name.data(), alias.name.size())] = abi::scalar_name(alias.scalar);
+        return out;
+      },
+      nb::arg("numba") = false,
+      "{alias: NumPy name} of every other name a scalar type is read by, in NumPy's "
+      "vocabulary (normalize_type) or Numba's (parse_signature).");
   m.def(
       "promote",
       [](const std::string& a, bool a_weak, const std::string& b, bool b_weak) {

@@ -16,6 +16,7 @@ NB_MODULE(_core, m) {
   m.def("version", &simt::version, "The version of the simt native core.");
   simt::python::bind_translate(m);
   simt::python::bind_compiler(m);
+  simt::python::bind_globals(m);
   simt::python::bind_arrays(m);
   simt::python::bind_dispatch(m);
   simt::python::bind_streams(m);

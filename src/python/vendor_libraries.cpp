@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/cublas.h"
 #include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cufft.h"
-#include "backends/cuda/cusolver.h"
+#include "backends/cuda/libs/cublas.h"
+#include "backends/cuda/libs/cufft.h"
+#include "backends/cuda/libs/cusolver.h"
 #include "python/bindings.h"
 
 namespace simt::python {
@@ -205,7 +205,7 @@ void bind_vendor_libraries(nb::module_& m) {
           "Queues C[i] = op(A[i]) op(B[i]) (column-major, cuBLAS's terms; `type` a "
           "cudaDataType) on the device's default stream.");
 
-  // One method per cuSOLVER call, in its column-major terms (src/backends/cuda/cusolver.h):
+  // One method per cuSOLVER call, in its column-major terms (src/backends/cuda/libs/cusolver.h):
   // `type` a cudaDataType code, `uplo` 0 lower / 1 upper, pointers device addresses,
   // `info` a device int32. The *_buffer_size queries answer lwork in elements of `type`;
   // the rest are queued on the device's default stream.

@@ -45,7 +45,12 @@ class _Element(_Type):
     def __init__(self, text, dtype):
         super().__init__(text)
         self.dtype = dtype
-        self._simt_dtype = dtype  # what a kernel's global of this value is
+
+    def _simt_describe_(self):
+        """What a kernel's global of this value is: its dtype, by its text (a number's
+        name, a record's text)."""
+        from . import _core
+        return _core.Global.dtype(str(self))
 
     def __getitem__(self, key):
         """float32[:] (any layout), float32[::1] (C), float32[:, ::1] (C),

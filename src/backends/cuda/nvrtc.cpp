@@ -6,8 +6,9 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <stdexcept>
+#include <tuple>
 
-#include "backends/cuda/cuda_library_search.h"
+#include "backends/cuda/libs/toolkit_library.h"
 
 namespace simt::cuda {
 
@@ -17,10 +18,25 @@ namespace {
 // the most architectures.
 constexpr const char* kNvrtcSonames[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
 
-std::string env_or_empty(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::string(value) : std::string();
-}
+constexpr ToolkitLibrary kNvrtcLibrary{
+    "NVRTC", kNvrtcSonames, "SIMT_NVRTC_PATH",
+    "pip install 'simt[cuda13]', which installs nvidia-cuda-nvrtc, or install the CUDA toolkit"};
+
+constexpr auto kNvrtcEntries = std::tuple{
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcVersion),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcGetErrorString),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcCreateProgram),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcDestroyProgram),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcCompileProgram),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcGetProgramLogSize),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcGetProgramLog),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcGetCUBINSize),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcGetCUBIN),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcGetPTXSize),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcGetPTX),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcAddNameExpression),
+    SIMT_LIBRARY_ENTRY(NvrtcFunctions, nvrtcGetLoweredName),
+};
 
 bool is_directory(const std::string& path) {
   struct stat info {};
@@ -88,61 +104,18 @@ std::vector<std::string> Nvrtc::search_candidates(std::string* directories_witho
 }
 
 std::unique_ptr<Nvrtc> Nvrtc::load(std::string* why_not) {
-  std::string reason;
-  std::optional<runtime::SharedLibrary> library;
-
-  std::string explicit_path = env_or_empty("SIMT_NVRTC_PATH");
-  if (!explicit_path.empty()) {
-    // An explicit path is loaded even if stat() disagrees, so that dlopen's own
-    // message (missing file, wrong ELF class, missing dependency) is shown.
-    library = runtime::SharedLibrary::open(explicit_path, &reason);
-    if (!library) reason = "SIMT_NVRTC_PATH=" + explicit_path + " could not be loaded: " + reason;
-  } else {
-    std::string directories_without_nvrtc;
-    std::vector<std::string> candidates = search_candidates(&directories_without_nvrtc);
-    library = runtime::SharedLibrary::open_first(candidates, &reason);
-    if (!library) {
-      reason =
-          "NVRTC not found (pip install 'simt[cuda13]', which installs nvidia-cuda-nvrtc, or "
-          "install the CUDA toolkit, or set SIMT_NVRTC_PATH or CUDA_HOME); " +
-          reason;
-      if (!directories_without_nvrtc.empty()) {
-        reason += "\n  no libnvrtc.so* in: " + directories_without_nvrtc;
-      }
-    }
-  }
-  if (!library) {
-    if (why_not != nullptr) *why_not = reason;
-    return nullptr;
-  }
-
-  NvrtcFunctions fn;
-  try {
-#define SIMT_NVRTC_REQUIRE(name) fn.name = library->require<decltype(fn.name)>(#name)
-    SIMT_NVRTC_REQUIRE(nvrtcVersion);
-    SIMT_NVRTC_REQUIRE(nvrtcGetErrorString);
-    SIMT_NVRTC_REQUIRE(nvrtcCreateProgram);
-    SIMT_NVRTC_REQUIRE(nvrtcDestroyProgram);
-    SIMT_NVRTC_REQUIRE(nvrtcCompileProgram);
-    SIMT_NVRTC_REQUIRE(nvrtcGetProgramLogSize);
-    SIMT_NVRTC_REQUIRE(nvrtcGetProgramLog);
-    SIMT_NVRTC_REQUIRE(nvrtcGetCUBINSize);
-    SIMT_NVRTC_REQUIRE(nvrtcGetCUBIN);
-    SIMT_NVRTC_REQUIRE(nvrtcGetPTXSize);
-    SIMT_NVRTC_REQUIRE(nvrtcGetPTX);
-    SIMT_NVRTC_REQUIRE(nvrtcAddNameExpression);
-    SIMT_NVRTC_REQUIRE(nvrtcGetLoweredName);
-#undef SIMT_NVRTC_REQUIRE
-  } catch (const std::exception& error) {
-    if (why_not != nullptr) *why_not = std::string("unusable NVRTC: ") + error.what();
-    return nullptr;
-  }
-  fn.nvrtcGetNumSupportedArchs =
-      library->symbol<decltype(fn.nvrtcGetNumSupportedArchs)>("nvrtcGetNumSupportedArchs");
-  fn.nvrtcGetSupportedArchs =
-      library->symbol<decltype(fn.nvrtcGetSupportedArchs)>("nvrtcGetSupportedArchs");
-
-  return std::unique_ptr<Nvrtc>(new Nvrtc(std::move(*library), fn));
+  auto loaded = load_toolkit_library<NvrtcFunctions>(
+      kNvrtcLibrary, kNvrtcEntries,
+      [](const runtime::SharedLibrary& library, NvrtcFunctions& fn) {
+        // Only newer NVRTCs export these.
+        fn.nvrtcGetNumSupportedArchs =
+            library.symbol<decltype(fn.nvrtcGetNumSupportedArchs)>("nvrtcGetNumSupportedArchs");
+        fn.nvrtcGetSupportedArchs =
+            library.symbol<decltype(fn.nvrtcGetSupportedArchs)>("nvrtcGetSupportedArchs");
+      },
+      why_not);
+  if (!loaded) return nullptr;
+  return std::unique_ptr<Nvrtc>(new Nvrtc(std::move(loaded->library), loaded->fn));
 }
 
 const Nvrtc* Nvrtc::get(std::string* why_not) { return runtime::load_once<Nvrtc>(why_not); }

@@ -1,10 +1,11 @@
-#include "backends/cuda/cufft.h"
+#include "backends/cuda/libs/cufft.h"
 
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cuda_library_search.h"
+#include "backends/cuda/libs/toolkit_library.h"
 
 namespace simt::cuda {
 
@@ -42,6 +43,20 @@ constexpr ResultName kResultNames[] = {
     {CUFFT_NVSHMEM_FAILURE, "CUFFT_NVSHMEM_FAILURE"},
 };
 
+constexpr auto kCufftEntries = std::tuple{
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftCreate),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftDestroy),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftMakePlanMany64),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftSetStream),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftExecC2C),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftExecZ2Z),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftExecR2C),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftExecD2Z),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftExecC2R),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftExecZ2D),
+    SIMT_LIBRARY_ENTRY(CufftFunctions, cufftGetProperty),
+};
+
 }  // namespace
 
 std::string cufft_result_name(cufftResult result) {
@@ -51,36 +66,14 @@ std::string cufft_result_name(cufftResult result) {
 }
 
 Cufft::Cufft(runtime::SharedLibrary library, const CufftFunctions& functions)
-    : library_(std::move(library)), fn_(functions) {
-  int parts[3] = {0, 0, 0};
-  for (int i = 0; i < 3; ++i) fn_.cufftGetProperty(static_cast<libraryPropertyType>(i), &parts[i]);
-  version_ =
-      std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." + std::to_string(parts[2]);
-}
+    : library_(std::move(library)),
+      fn_(functions),
+      version_(property_version(fn_.cufftGetProperty)) {}
 
 std::unique_ptr<Cufft> Cufft::load(std::string* why_not) {
-  std::optional<runtime::SharedLibrary> library = open_toolkit_library(kCufftLibrary, why_not);
-  if (!library) return nullptr;
-  CufftFunctions fn;
-  try {
-#define SIMT_CUFFT_REQUIRE(name) fn.name = library->require<decltype(fn.name)>(#name)
-    SIMT_CUFFT_REQUIRE(cufftCreate);
-    SIMT_CUFFT_REQUIRE(cufftDestroy);
-    SIMT_CUFFT_REQUIRE(cufftMakePlanMany64);
-    SIMT_CUFFT_REQUIRE(cufftSetStream);
-    SIMT_CUFFT_REQUIRE(cufftExecC2C);
-    SIMT_CUFFT_REQUIRE(cufftExecZ2Z);
-    SIMT_CUFFT_REQUIRE(cufftExecR2C);
-    SIMT_CUFFT_REQUIRE(cufftExecD2Z);
-    SIMT_CUFFT_REQUIRE(cufftExecC2R);
-    SIMT_CUFFT_REQUIRE(cufftExecZ2D);
-    SIMT_CUFFT_REQUIRE(cufftGetProperty);
-#undef SIMT_CUFFT_REQUIRE
-  } catch (const std::exception& error) {
-    if (why_not != nullptr) *why_not = std::string("unusable cuFFT: ") + error.what();
-    return nullptr;
-  }
-  return std::unique_ptr<Cufft>(new Cufft(std::move(*library), fn));
+  auto loaded = load_toolkit_library<CufftFunctions>(kCufftLibrary, kCufftEntries, why_not);
+  if (!loaded) return nullptr;
+  return std::unique_ptr<Cufft>(new Cufft(std::move(loaded->library), loaded->fn));
 }
 
 const Cufft* Cufft::get(std::string* why_not) { return runtime::load_once<Cufft>(why_not); }

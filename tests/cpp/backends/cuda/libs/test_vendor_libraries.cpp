@@ -1,7 +1,7 @@
-// The loaders of cuBLAS, cuFFT and cuSOLVER (and the toolkit search they
-// share with NVRTC). Needs no GPU: the libraries load, and answer their version, on any
-// machine; every entry point simt declares must resolve. Skipped, with the
-// reason, where the libraries are not installed.
+// The loaders of cuBLAS, cuFFT and cuSOLVER (and the toolkit search and loading shape
+// they share with NVRTC, tried on libm where no toolkit is installed). Needs no GPU: the libraries
+// load, and answer their version, on any machine; every entry point simt declares must resolve.
+// Skipped, with the reason, where the libraries are not installed.
 
 #include <gtest/gtest.h>
 
@@ -9,11 +9,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 
-#include "backends/cuda/cublas.h"
-#include "backends/cuda/cuda_library_search.h"
-#include "backends/cuda/cufft.h"
-#include "backends/cuda/cusolver.h"
+#include "backends/cuda/libs/cublas.h"
+#include "backends/cuda/libs/cufft.h"
+#include "backends/cuda/libs/cusolver.h"
+#include "backends/cuda/libs/toolkit_library.h"
 
 namespace {
 
@@ -189,6 +190,66 @@ TEST(VendorLibraries, CandidatesComeFromCudaHomeFirst) {
   if (candidates.size() > 1) {
     EXPECT_EQ(candidates.front(), "/usr/local/cuda/lib64/libcublas.so.13");
   }
+}
+
+// A function table as the toolkit libraries' are, over libm, which every machine has.
+struct MathFunctions {
+  double (*cos)(double) = nullptr;
+  double (*sin)(double) = nullptr;
+};
+
+constexpr const char* kLibmSonames[] = {"libm.so.6"};
+constexpr simt::cuda::ToolkitLibrary kLibm{"libm", kLibmSonames, "SIMT_TEST_LIBM_PATH",
+                                           "install glibc"};
+constexpr auto kMathEntries =
+    std::tuple{SIMT_LIBRARY_ENTRY(MathFunctions, cos), SIMT_LIBRARY_ENTRY(MathFunctions, sin)};
+
+TEST(ToolkitLibrary, FillsTheTableFromItsNames) {
+  std::string why;
+  auto loaded = simt::cuda::load_toolkit_library<MathFunctions>(kLibm, kMathEntries, &why);
+  ASSERT_TRUE(loaded) << why;
+  EXPECT_EQ(loaded->fn.cos(0.0), 1.0);
+  EXPECT_EQ(loaded->fn.sin(0.0), 0.0);
+}
+
+TEST(ToolkitLibrary, MoreFillsWhatNamesCannotList) {
+  std::string why;
+  auto loaded = simt::cuda::load_toolkit_library<MathFunctions>(
+      kLibm, std::tuple{SIMT_LIBRARY_ENTRY(MathFunctions, cos)},
+      [](const simt::runtime::SharedLibrary& library, MathFunctions& fn) {
+        fn.sin = library.require<double (*)(double)>("sin");
+      },
+      &why);
+  ASSERT_TRUE(loaded) << why;
+  EXPECT_EQ(loaded->fn.sin(0.0), 0.0);
+}
+
+TEST(ToolkitLibrary, AMissingSymbolMakesTheLibraryUnusable) {
+  struct Table {
+    void (*simt_no_such_function)() = nullptr;
+  };
+  std::string why;
+  EXPECT_FALSE(simt::cuda::load_toolkit_library<Table>(
+      kLibm, std::tuple{SIMT_LIBRARY_ENTRY(Table, simt_no_such_function)}, &why));
+  EXPECT_TRUE(why.starts_with("unusable libm: ")) << why;
+  EXPECT_NE(why.find("simt_no_such_function"), std::string::npos) << why;
+}
+
+TEST(ToolkitLibrary, AnExplicitPathIsTheOnlyOneTried) {
+  ScopedEnv path("SIMT_TEST_LIBM_PATH", "/nonexistent/libm.so.6");
+  std::string why;
+  EXPECT_FALSE(simt::cuda::load_toolkit_library<MathFunctions>(kLibm, kMathEntries, &why));
+  EXPECT_TRUE(why.starts_with("SIMT_TEST_LIBM_PATH=/nonexistent/libm.so.6 could not be loaded"))
+      << why;
+}
+
+int fake_property(simt::cuda::libraryPropertyType type, int* value) {
+  *value = 10 + static_cast<int>(type);
+  return 0;
+}
+
+TEST(ToolkitLibrary, VersionFromGetProperty) {
+  EXPECT_EQ(simt::cuda::property_version(&fake_property), "10.11.12");
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_driver.h"
-#include "backends/cuda/library_types.h"
+#include "backends/cuda/libs/library_types.h"
 #include "runtime/shared_library.h"
 
 namespace simt::cuda {
@@ -91,7 +91,7 @@ class Cublas {
 
   // Searches and loads a fresh instance (get() uses it once; tests use it to
   // try other settings): $SIMT_CUBLAS_PATH when set, else libcublas.so.13 /
-  // .so.12 in the toolkit directories of cuda_library_search.h, then the
+  // .so.12 in the toolkit directories of toolkit_library.h, then the
   // dynamic loader's search. Needs no GPU.
   static std::unique_ptr<Cublas> load(std::string* why_not);
 

@@ -1,4 +1,4 @@
-#include "backends/cuda/cuda_library_search.h"
+#include "backends/cuda/libs/toolkit_library.h"
 
 #include <sys/stat.h>
 

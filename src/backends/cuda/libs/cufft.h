@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_driver.h"
-#include "backends/cuda/library_types.h"
+#include "backends/cuda/libs/library_types.h"
 #include "runtime/shared_library.h"
 
 namespace simt::cuda {
@@ -92,7 +92,7 @@ class Cufft {
 
   // Searches and loads a fresh instance: $SIMT_CUFFT_PATH when set, else
   // libcufft.so.12 / .so.11 in the toolkit directories of
-  // cuda_library_search.h (CUDA 13 ships cuFFT 12), then the dynamic loader's
+  // toolkit_library.h (CUDA 13 ships cuFFT 12), then the dynamic loader's
   // search. Needs no GPU.
   static std::unique_ptr<Cufft> load(std::string* why_not);
 

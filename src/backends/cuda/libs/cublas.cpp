@@ -1,10 +1,11 @@
-#include "backends/cuda/cublas.h"
+#include "backends/cuda/libs/cublas.h"
 
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cuda_library_search.h"
+#include "backends/cuda/libs/toolkit_library.h"
 
 namespace simt::cuda {
 
@@ -41,36 +42,28 @@ cublasOperation_t operation(const GemmOperand& operand) {
   return operand.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
+constexpr auto kCublasEntries = std::tuple{
+    SIMT_LIBRARY_ENTRY(CublasFunctions, cublasCreate_v2),
+    SIMT_LIBRARY_ENTRY(CublasFunctions, cublasDestroy_v2),
+    SIMT_LIBRARY_ENTRY(CublasFunctions, cublasSetStream_v2),
+    SIMT_LIBRARY_ENTRY(CublasFunctions, cublasGetProperty),
+    SIMT_LIBRARY_ENTRY(CublasFunctions, cublasGetStatusName),
+    SIMT_LIBRARY_ENTRY(CublasFunctions, cublasGetStatusString),
+    SIMT_LIBRARY_ENTRY(CublasFunctions, cublasGemmEx_64),
+    SIMT_LIBRARY_ENTRY(CublasFunctions, cublasGemmStridedBatchedEx_64),
+};
+
 }  // namespace
 
 Cublas::Cublas(runtime::SharedLibrary library, const CublasFunctions& functions)
-    : library_(std::move(library)), fn_(functions) {
-  int parts[3] = {0, 0, 0};
-  for (int i = 0; i < 3; ++i) fn_.cublasGetProperty(static_cast<libraryPropertyType>(i), &parts[i]);
-  version_ =
-      std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." + std::to_string(parts[2]);
-}
+    : library_(std::move(library)),
+      fn_(functions),
+      version_(property_version(fn_.cublasGetProperty)) {}
 
 std::unique_ptr<Cublas> Cublas::load(std::string* why_not) {
-  std::optional<runtime::SharedLibrary> library = open_toolkit_library(kCublasLibrary, why_not);
-  if (!library) return nullptr;
-  CublasFunctions fn;
-  try {
-#define SIMT_CUBLAS_REQUIRE(name) fn.name = library->require<decltype(fn.name)>(#name)
-    SIMT_CUBLAS_REQUIRE(cublasCreate_v2);
-    SIMT_CUBLAS_REQUIRE(cublasDestroy_v2);
-    SIMT_CUBLAS_REQUIRE(cublasSetStream_v2);
-    SIMT_CUBLAS_REQUIRE(cublasGetProperty);
-    SIMT_CUBLAS_REQUIRE(cublasGetStatusName);
-    SIMT_CUBLAS_REQUIRE(cublasGetStatusString);
-    SIMT_CUBLAS_REQUIRE(cublasGemmEx_64);
-    SIMT_CUBLAS_REQUIRE(cublasGemmStridedBatchedEx_64);
-#undef SIMT_CUBLAS_REQUIRE
-  } catch (const std::exception& error) {
-    if (why_not != nullptr) *why_not = std::string("unusable cuBLAS: ") + error.what();
-    return nullptr;
-  }
-  return std::unique_ptr<Cublas>(new Cublas(std::move(*library), fn));
+  auto loaded = load_toolkit_library<CublasFunctions>(kCublasLibrary, kCublasEntries, why_not);
+  if (!loaded) return nullptr;
+  return std::unique_ptr<Cublas>(new Cublas(std::move(loaded->library), loaded->fn));
 }
 
 const Cublas* Cublas::get(std::string* why_not) { return runtime::load_once<Cublas>(why_not); }

@@ -18,9 +18,9 @@
 #include <memory>
 #include <string>
 
-#include "backends/cuda/cublas.h"
 #include "backends/cuda/cuda_driver.h"
-#include "backends/cuda/library_types.h"
+#include "backends/cuda/libs/cublas.h"
+#include "backends/cuda/libs/library_types.h"
 #include "runtime/shared_library.h"
 
 namespace simt::cuda {
@@ -157,7 +157,7 @@ class Cusolver {
 
   // Searches and loads a fresh instance: $SIMT_CUSOLVER_PATH when set, else
   // libcusolver.so.12 / .so.11 (CUDA 13 ships cuSOLVER 12, CUDA 12 cuSOLVER
-  // 11) in the toolkit directories of cuda_library_search.h, then the dynamic
+  // 11) in the toolkit directories of toolkit_library.h, then the dynamic
   // loader's search. libcusolver needs cuBLAS, cuBLASLt, cuSPARSE and
   // nvJitLink of its toolkit, which the loader finds next to it (its RUNPATH
   // is $ORIGIN). Needs no GPU.

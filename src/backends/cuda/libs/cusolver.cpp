@@ -1,11 +1,12 @@
-#include "backends/cuda/cusolver.h"
+#include "backends/cuda/libs/cusolver.h"
 
 #include <climits>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cuda_library_search.h"
+#include "backends/cuda/libs/toolkit_library.h"
 
 namespace simt::cuda {
 
@@ -93,6 +94,13 @@ int to_int(int64_t value, const char* what) {
   return static_cast<int>(value);
 }
 
+constexpr auto kCusolverEntries = std::tuple{
+    SIMT_LIBRARY_ENTRY(CusolverFunctions, cusolverDnCreate),
+    SIMT_LIBRARY_ENTRY(CusolverFunctions, cusolverDnDestroy),
+    SIMT_LIBRARY_ENTRY(CusolverFunctions, cusolverDnSetStream),
+    SIMT_LIBRARY_ENTRY(CusolverFunctions, cusolverGetProperty),
+};
+
 }  // namespace
 
 SolverType solver_type(cudaDataType type) {
@@ -113,44 +121,31 @@ std::string cusolver_status_name(cusolverStatus_t status) {
 }
 
 Cusolver::Cusolver(runtime::SharedLibrary library, const CusolverFunctions& functions)
-    : library_(std::move(library)), fn_(functions) {
-  int parts[3] = {0, 0, 0};
-  for (int i = 0; i < 3; ++i) {
-    fn_.cusolverGetProperty(static_cast<libraryPropertyType>(i), &parts[i]);
-  }
-  version_ =
-      std::to_string(parts[0]) + "." + std::to_string(parts[1]) + "." + std::to_string(parts[2]);
-}
+    : library_(std::move(library)),
+      fn_(functions),
+      version_(property_version(fn_.cusolverGetProperty)) {}
 
 std::unique_ptr<Cusolver> Cusolver::load(std::string* why_not) {
-  std::optional<runtime::SharedLibrary> library = open_toolkit_library(kCusolverLibrary, why_not);
-  if (!library) return nullptr;
-  CusolverFunctions fn;
-  try {
-#define SIMT_CUSOLVER_REQUIRE(name) fn.name = library->require<decltype(fn.name)>(#name)
-    SIMT_CUSOLVER_REQUIRE(cusolverDnCreate);
-    SIMT_CUSOLVER_REQUIRE(cusolverDnDestroy);
-    SIMT_CUSOLVER_REQUIRE(cusolverDnSetStream);
-    SIMT_CUSOLVER_REQUIRE(cusolverGetProperty);
-#undef SIMT_CUSOLVER_REQUIRE
-    require_typed(*library, SolverRoutine::PotrfBufferSize, fn.potrf_bufferSize);
-    require_typed(*library, SolverRoutine::Potrf, fn.potrf);
-    require_typed(*library, SolverRoutine::GetrfBufferSize, fn.getrf_bufferSize);
-    require_typed(*library, SolverRoutine::Getrf, fn.getrf);
-    require_typed(*library, SolverRoutine::Getrs, fn.getrs);
-    require_typed(*library, SolverRoutine::GeqrfBufferSize, fn.geqrf_bufferSize);
-    require_typed(*library, SolverRoutine::Geqrf, fn.geqrf);
-    require_typed(*library, SolverRoutine::OrgqrBufferSize, fn.orgqr_bufferSize);
-    require_typed(*library, SolverRoutine::Orgqr, fn.orgqr);
-    require_typed(*library, SolverRoutine::GesvdBufferSize, fn.gesvd_bufferSize);
-    require_typed(*library, SolverRoutine::Gesvd, fn.gesvd);
-    require_typed(*library, SolverRoutine::SyevdBufferSize, fn.syevd_bufferSize);
-    require_typed(*library, SolverRoutine::Syevd, fn.syevd);
-  } catch (const std::exception& error) {
-    if (why_not != nullptr) *why_not = std::string("unusable cuSOLVER: ") + error.what();
-    return nullptr;
-  }
-  return std::unique_ptr<Cusolver>(new Cusolver(std::move(*library), fn));
+  auto loaded = load_toolkit_library<CusolverFunctions>(
+      kCusolverLibrary, kCusolverEntries,
+      [](const runtime::SharedLibrary& library, CusolverFunctions& fn) {
+        require_typed(library, SolverRoutine::PotrfBufferSize, fn.potrf_bufferSize);
+        require_typed(library, SolverRoutine::Potrf, fn.potrf);
+        require_typed(library, SolverRoutine::GetrfBufferSize, fn.getrf_bufferSize);
+        require_typed(library, SolverRoutine::Getrf, fn.getrf);
+        require_typed(library, SolverRoutine::Getrs, fn.getrs);
+        require_typed(library, SolverRoutine::GeqrfBufferSize, fn.geqrf_bufferSize);
+        require_typed(library, SolverRoutine::Geqrf, fn.geqrf);
+        require_typed(library, SolverRoutine::OrgqrBufferSize, fn.orgqr_bufferSize);
+        require_typed(library, SolverRoutine::Orgqr, fn.orgqr);
+        require_typed(library, SolverRoutine::GesvdBufferSize, fn.gesvd_bufferSize);
+        require_typed(library, SolverRoutine::Gesvd, fn.gesvd);
+        require_typed(library, SolverRoutine::SyevdBufferSize, fn.syevd_bufferSize);
+        require_typed(library, SolverRoutine::Syevd, fn.syevd);
+      },
+      why_not);
+  if (!loaded) return nullptr;
+  return std::unique_ptr<Cusolver>(new Cusolver(std::move(loaded->library), loaded->fn));
 }
 
 const Cusolver* Cusolver::get(std::string* why_not) {
