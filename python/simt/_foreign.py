@@ -10,17 +10,14 @@ CPU device. A call uses Numba's ABI, `int f(T* result, args...)`, the int ignore
 
 import os
 
-from ._types import split_top_level, type_text
+from . import _core
+from ._types import signature_types, type_text
 
 _LANGUAGES = {".cu": ("cuda", "cpp"), ".cuh": ("cuda", "cpp"), ".cl": ("opencl",),
               ".c": ("cpp",), ".cc": ("cpp",), ".cpp": ("cpp",), ".cxx": ("cpp",)}
 _BINARY = (".ptx", ".cubin", ".fatbin", ".o", ".a", ".ltoir", ".lib", ".obj")
 _NUMBERS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
             "float32", "float64"}
-_ALIASES = {"boolean": "bool", "b1": "bool", "i1": "int8", "i2": "int16", "i4": "int32",
-            "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
-            "f4": "float32", "f8": "float64", "intp": "int64", "uintp": "uint64",
-            "double": "float64", "float_": "float32"}
 
 
 class CUSource:
@@ -66,12 +63,10 @@ def linked_sources(link, where):
     return out
 
 
-def _type_text(text, where):
-    text = text.strip()
-    pointer = text.startswith("CPointer(") and text.endswith(")")
-    if pointer:
-        text = text[len("CPointer("):-1].strip()
-    name = _ALIASES.get(text, text)
+def _declared(text, where):
+    """'int32' -> 'int32', 'CPointer(int32)' -> 'int32*': a type declare_device takes."""
+    pointer = text.startswith("CPointer(")
+    name = text[len("CPointer("):-1] if pointer else text
     if name not in _NUMBERS:
         raise TypeError(f"{where}: {text!r} is not a type declare_device takes (booleans, "
                         f"integers, float32, float64, and CPointer of those)")
@@ -80,22 +75,20 @@ def _type_text(text, where):
 
 def _parse(sig, where):
     """(result, [parameters]) as text from 'float32(float32, CPointer(int32))' or a
-    Signature made of type objects."""
+    type object spelling it."""
     text = type_text(sig)
     if text is None:
         raise TypeError(f"{where}: the signature is a string such as 'float32(float32, "
                         f"int32)' or a type-object signature, not {type(sig).__name__}")
-    text = text.strip()
-    open_at = text.find("(")
-    if open_at <= 0 or not text.endswith(")"):
+    if not text.strip() or text.strip().startswith("(") or "(" not in text:
         raise ValueError(f"{where}: a signature looks like 'float32(float32, int32)', not "
                          f"{sig!r}")
-    result = text[:open_at].strip()
-    result = "none" if result in ("void", "none") else _type_text(result, where)
-    if result.endswith("*"):
-        raise TypeError(f"{where}: a declared function returns a number, not a pointer")
-    params = [_type_text(p, where) for p in split_top_level(text[open_at + 1:-1])]
-    return result, params
+    try:
+        result, params = signature_types(text)
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    return ("none" if result is None else _declared(result, where),
+            [_declared(p, where) for p in params])
 
 
 class ForeignFunction:
@@ -113,7 +106,6 @@ class ForeignFunction:
         self._result, self._params = result, params
 
     def _simt_describe_(self):
-        from . import _core
         return _core.Global.foreign(self.name, self.name, self._result, self._params,
                                     self._sources)
 

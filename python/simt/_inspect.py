@@ -14,7 +14,7 @@ import sys
 
 from . import _nvrtc_ptx
 from ._device import compute_capability, current_device
-from ._types import signature_types, type_text, typeof
+from ._types import declares_void, signature_types, type_text, typeof
 
 DEFAULT_PTX_CC = (7, 5)  # the oldest architecture NVRTC 12 and 13 both compile for
 
@@ -34,7 +34,7 @@ def _return_type(signature):
     text = type_text(signature)
     if text is None or "(" not in text:
         return None
-    return signature_types(text)[0]
+    return "void" if declares_void(text) else signature_types(text)[0]
 
 
 class Overload:

@@ -68,19 +68,25 @@ def split_top_level(text):
 
 
 def signature_types(signature):
-    """(result type text or None, (argument types...)) of a signature: text
-    ("void(float32[:], int64)", "(float32[::1], float32)", "float32(float32)"), an object
-    spelling one, or a tuple or list of argument types (texts, dtypes, type objects or
-    example values, given back as they are)."""
+    """(result type or None, (argument types...)) of a signature: text in Numba's
+    vocabulary ("void(float32[:], int64)", "(f4[::1], f4)", "float32(float32,
+    CPointer(int32))", the bare "float32[:], int64"; types spelled as normalize_type does,
+    a pointer as "CPointer(int32)"; None where it declares no result or a void one), an
+    object spelling one, or a tuple or list of argument types (texts, dtypes, type objects
+    or example values, given back as they are). A text that does not read is a ValueError
+    naming it and what is wrong."""
     text = type_text(signature)
     if text is None:
         if isinstance(signature, (tuple, list)):
             return None, tuple(signature)
         raise TypeError(f"a signature is a string such as 'void(float32[:], int64)' or a "
                         f"tuple of argument types, not {type(signature).__name__}")
-    text = text.strip()
-    open_at = text.find("(")
-    if open_at < 0 or not text.endswith(")"):
-        raise ValueError(f"a signature looks like '(float32[:], int64)', not {signature!r}")
-    result = text[:open_at].strip() or None
-    return result, tuple(split_top_level(text[open_at + 1:-1]))
+    result, params = _core.parse_signature(text)  # the reader: src/abi/signature.h
+    return result, tuple(params)
+
+
+def declares_void(signature):
+    """Whether a signature's text names its result void ('void(...)', 'none(...)'), as
+    against giving none ('(...)')."""
+    text = type_text(signature)
+    return text is not None and text.strip().startswith(("void", "none"))

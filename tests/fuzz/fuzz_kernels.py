@@ -244,7 +244,8 @@ def compile_case(choices, seeds):
     if kernel is None:
         return
     params = len(kernel._function.param_names)
-    signatures = [simt._types.split_top_level(s) for s in signatures_of(text)]
+    read = [checked(simt._types.signature_types, s) for s in signatures_of(text)]
+    signatures = [list(types) for _, types in filter(None, read)]
     signatures.append([pick(choices, TYPES) for _ in range(params)])
     for types in signatures:
         checked(kernel.inspect_types, *types)

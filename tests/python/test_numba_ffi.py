@@ -158,3 +158,47 @@ def test_errors_in_a_linked_source_name_its_file_and_line(tmp_path):
     reset = [n for n, text in enumerate(lines, 1) if text.startswith("#line ") and CU not in text]
     assert len(reset) == 1
     assert lines[reset[0] - 1] == f'#line {reset[0] + 1} "simt_kernel_good.cu"'
+
+
+def test_simt_kernel_links_sources_as_cuda_jit_does(device, rng):
+    """The core's own names: simt.declare_device, simt.kernel(link=...), simt.CUSource;
+    cuda.declare_device and cuda.CUSource are the same objects."""
+    assert cuda.declare_device is simt.declare_device and cuda.CUSource is simt.CUSource
+    fma3 = simt.declare_device("mul_f32_f32", "f4(f4, f4)")
+
+    @simt.kernel(link=[CU, CL])
+    def scale(out, x, y):
+        i = simt.grid(1)
+        if i < out.size:
+            out[i] = fma3(x[i], y[i])
+
+    x = simt.asarray(rng.random(300).astype(np.float32), device=device)
+    y = simt.asarray(rng.random(300).astype(np.float32), device=device)
+    out = simt.full(300, np.nan, dtype=np.float32, device=device)
+    scale[3, 128](out, x, y)
+    np.testing.assert_array_equal(out.get(), x.get() * y.get())
+    with pytest.raises(TypeError, match="simt.kernel: link= takes file paths"):
+        simt.kernel(link=[3])
+
+
+def test_kernel_signatures_in_every_spelling(device):
+    """One reader for every signature: texts in Numba's vocabulary, bare lists, type
+    objects, tuples of type objects; a kernel's result must be void."""
+    from simt.cuda import float32, int32, void
+
+    def body(a, n):
+        i = simt.grid(1)
+        if i < a.size:
+            a[i] = n
+
+    for signature in ("void(float32[::1], int32)", "(f4[::1], i4)", "float32[::1], int32",
+                      void(float32[::1], int32), (float32[::1], int32)):
+        k = simt.kernel(body)
+        k.compile(signature, device=device)
+        assert k.signatures == [("float32[::1]", "int32")], signature
+    jitted = cuda.jit((float32[::1], int32))(body)
+    assert jitted.signatures == [("float32[::1]", "int32")]
+    with pytest.raises(TypeError, match="a kernel returns nothing"):
+        simt.kernel(body).compile("float32(float32[::1], int32)")
+    with pytest.raises(ValueError, match="float33"):
+        simt.kernel(body).compile("void(float33[::1], int32)")

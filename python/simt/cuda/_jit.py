@@ -46,6 +46,8 @@ def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **o
     elif isinstance(func_or_sig, (list, tuple)) and \
             all(isinstance(s, (str, Signature)) for s in func_or_sig):
         signatures = tuple(map(str, func_or_sig))
+    elif isinstance(func_or_sig, tuple):  # (float32[:], int32): one signature's argument types
+        signatures = (func_or_sig,)
     else:
         raise TypeError(f"cuda.jit: a signature is a string such as 'void(float32[:], int32)' "
                         f"(or a list of them), not {type(func_or_sig).__name__}")

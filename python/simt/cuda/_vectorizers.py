@@ -38,10 +38,6 @@ from .._kernel import Func
 from .types import Signature
 
 _PYTHON_TYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
-_SIGNATURE = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*$")
-_NUMBA_NAMES = {"f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64", "u4": "uint32",
-                "u8": "uint64", "b1": "bool", "boolean": "bool", "intp": "int64",
-                "float_": "float32", "double": "float64"}
 
 
 def _takes(operand, python, target):
@@ -54,27 +50,31 @@ def _takes(operand, python, target):
 
 
 def _dtype(name, signature):
-    name = _NUMBA_NAMES.get(name, name)
+    """The dtype of a scalar type as the signature reader spells it."""
     try:
         dtype = np.dtype(name)
     except TypeError:
-        raise TypeError(f"vectorize: {name!r} in {signature!r} is not a type") from None
+        raise TypeError(f"vectorize: {name!r} in {signature!r} is not a number type") from None
     if dtype.kind not in "biufc":
         raise TypeError(f"vectorize: {dtype} in {signature!r} is not a number type")
     return dtype
 
 
 def _parse(signature):
-    """'float32(float32, int32)' -> (input dtypes, output dtype)."""
-    if not isinstance(signature, str):
+    """'float32(float32, int32)' (or a type object spelling it) -> (input dtypes, output
+    dtype)."""
+    text = _types.type_text(signature)
+    if text is None:
         raise TypeError(f"vectorize: a signature is a string such as 'float32(float32, "
                         f"float32)', not {type(signature).__name__}")
-    match = _SIGNATURE.match(signature)
-    if not match:
-        raise TypeError(f"vectorize: cannot read the signature {signature!r} (write "
+    try:
+        result, params = _types.signature_types(text)
+    except ValueError as error:
+        raise TypeError(f"vectorize: {error} (write 'float32(float32, float32)')") from None
+    if result is None:
+        raise TypeError(f"vectorize: the signature {text!r} names no result type (write "
                         f"'float32(float32, float32)')")
-    inputs = [_dtype(t.strip(), signature) for t in match.group(2).split(",") if t.strip()]
-    return tuple(inputs), _dtype(match.group(1), signature)
+    return tuple(_dtype(t, text) for t in params), _dtype(result, text)
 
 
 class Vectorized:
@@ -227,15 +227,18 @@ class _Loop:
     """One signature: each argument's dtype and declared ndim (0 for a scalar)."""
 
     def __init__(self, signature, nin, nout, core):
-        text = str(signature) if isinstance(signature, Signature) else signature
-        if not isinstance(text, str):
+        text = _types.type_text(signature)
+        if text is None:
             raise TypeError(f"guvectorize: a signature is a string such as 'void(float32[:], "
                             f"float32[:])', not {type(signature).__name__}")
-        head = text.strip()
-        if "(" in head and not head.startswith("(") and not head.startswith("void"):
+        try:
+            result, params = _types.signature_types(text)
+        except ValueError as error:
+            raise TypeError(f"guvectorize: {error}") from None
+        if result is not None:
             raise TypeError(f"guvectorize: {text!r} returns a value; a gufunc returns nothing "
                             f"(write 'void(...)' and give the outputs as arguments)")
-        args = [_arg_type(t, text) for t in _types.signature_types(head)[1]]
+        args = [_arg_type(t, text) for t in params]
         if len(args) != nin + nout:
             raise TypeError(f"guvectorize: {text!r} has {len(args)} arguments but the layout "
                             f"has {nin} inputs and {nout} outputs")

@@ -49,7 +49,6 @@ class _Element(_Type):
     def _simt_describe_(self):
         """What a kernel's global of this value is: its dtype, by its text (a number's
         name, a record's text)."""
-        from . import _core
         return _core.Global.dtype(str(self))
 
     def __getitem__(self, key):
