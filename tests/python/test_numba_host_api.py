@@ -442,7 +442,9 @@ def test_cudadrv_devicearray(current, rng):
     np.testing.assert_array_equal(copied.copy_to_host(), x)
     assert devicearray.auto_device(copied) == (copied, False)
     assert not devicearray.is_cuda_ndarray(x)
-    assert cuda.cudadrv.devicearray is devicearray
+    assert cuda.cudadrv.devicearray is devicearray and cuda.devicearray is devicearray
+    scalar, _ = cuda.devicearray.auto_device(2)  # Numba's spelling, a 0-d array
+    assert scalar.shape == () and scalar.copy_to_host() == 2
 
 
 def test_cudadrv_driver_copies_and_memset(current, rng):

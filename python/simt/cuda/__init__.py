@@ -35,23 +35,21 @@ from .types import SCALARS as _SCALARS, void  # noqa: F401
 # `bool`, which `from simt.cuda import *` would shadow; Numba's name is `boolean`).
 globals().update({name: t for name, t in _SCALARS.items() if name != "bool"})
 
-# What `from simt.cuda import *` gives: the public names above, not the submodules that
-# would shadow a program's own (`np`, `types`, `random`, `compiler`, `kernels`, `cudadrv`).
+# What `from simt.cuda import *` gives: the public names above, as before simt.cuda was a
+# package, not the submodules that only a package has (`np` would shadow NumPy's).
 __all__ = sorted(name for name in globals()
-                 if not name.startswith("_") and name not in (
-                     "np", "types", "random", "compiler", "kernels", "cudadrv", "fp16",
-                     "libdevice", "_vectorizers"))
+                 if not name.startswith("_") and name not in ("np", "compiler"))
 
-# Imported on first use (`cuda.np.numpy_support`, `cuda.kernels.transpose(a)`): few
-# programs need them.
-_LAZY_SUBMODULES = frozenset({"np", "kernels", "cudadrv"})
+# Imported on first use (`cuda.cudadrv.driver`, and `cuda.devicearray` as Numba's
+# numba.cuda names it): few programs need them.
+_LAZY_SUBMODULES = {"cudadrv": "cudadrv", "devicearray": "cudadrv.devicearray"}
 
 
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
-        return _importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{_LAZY_SUBMODULES[name]}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | _LAZY_SUBMODULES)
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
