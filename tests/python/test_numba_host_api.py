@@ -145,6 +145,32 @@ def test_guvectorize_errors():
         add_rows(np.zeros(2, np.float32))
 
 
+def test_vectorizers_read_signatures_as_cuda_jit_does(current, rng):
+    """Numba's short names and type objects, through the core's one reader; its errors
+    as the vectorizers' TypeError, naming the text."""
+    from simt.cuda import f4, float64, void
+
+    @cuda.vectorize(["f4(f4, i4)", float64(float64, float64)])
+    def scaled(x, k):
+        return x * k
+
+    x = rng.random(50).astype(np.float32)
+    np.testing.assert_allclose(scaled(x, np.int32(3)), x * 3, rtol=1e-6)
+
+    @cuda.guvectorize([void(f4[:], f4[:])], "(n)->(n)")
+    def doubled(a, out):
+        for i in range(a.shape[0]):
+            out[i] = 2 * a[i]
+
+    np.testing.assert_array_equal(doubled(x.reshape(5, 10)), 2 * x.reshape(5, 10))
+    with pytest.raises(TypeError, match="vectorize: .*'float33'"):
+        cuda.vectorize(["float33(float32)"])(lambda a: a)
+    with pytest.raises(TypeError, match="names no result type"):
+        cuda.vectorize(["(float32)"])(lambda a: a)
+    with pytest.raises(TypeError, match="guvectorize: .*returns a value"):
+        cuda.guvectorize(["f4(f4[:], f4[:])"], "(n)->(n)")(lambda a, b: None)
+
+
 # --- lazy cuda.vectorize ----------------------------------------------------------------
 
 @cuda.vectorize

@@ -60,17 +60,23 @@ def _dtype(name, signature):
     return dtype
 
 
+def _read(signature, where, example):
+    """(text, result, argument types) of a signature given as text or a type object, through
+    the core's reader; a TypeError naming `where` otherwise, as Numba's vectorizers raise."""
+    text = _types.type_text(signature)
+    if text is None:
+        raise TypeError(f"{where}: a signature is a string such as '{example}', not "
+                        f"{type(signature).__name__}")
+    try:
+        return (text,) + _types.signature_types(text)
+    except ValueError as error:
+        raise TypeError(f"{where}: {error} (write '{example}')") from None
+
+
 def _parse(signature):
     """'float32(float32, int32)' (or a type object spelling it) -> (input dtypes, output
     dtype)."""
-    text = _types.type_text(signature)
-    if text is None:
-        raise TypeError(f"vectorize: a signature is a string such as 'float32(float32, "
-                        f"float32)', not {type(signature).__name__}")
-    try:
-        result, params = _types.signature_types(text)
-    except ValueError as error:
-        raise TypeError(f"vectorize: {error} (write 'float32(float32, float32)')") from None
+    text, result, params = _read(signature, "vectorize", "float32(float32, float32)")
     if result is None:
         raise TypeError(f"vectorize: the signature {text!r} names no result type (write "
                         f"'float32(float32, float32)')")
@@ -227,14 +233,8 @@ class _Loop:
     """One signature: each argument's dtype and declared ndim (0 for a scalar)."""
 
     def __init__(self, signature, nin, nout, core):
-        text = _types.type_text(signature)
-        if text is None:
-            raise TypeError(f"guvectorize: a signature is a string such as 'void(float32[:], "
-                            f"float32[:])', not {type(signature).__name__}")
-        try:
-            result, params = _types.signature_types(text)
-        except ValueError as error:
-            raise TypeError(f"guvectorize: {error}") from None
+        text, result, params = _read(signature, "guvectorize",
+                                     "void(float32[:], float32[:])")
         if result is not None:
             raise TypeError(f"guvectorize: {text!r} returns a value; a gufunc returns nothing "
                             f"(write 'void(...)' and give the outputs as arguments)")

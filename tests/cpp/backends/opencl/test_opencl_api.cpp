@@ -12,32 +12,13 @@
 #include <vector>
 
 #include "backends/opencl/opencl_api.h"
+#include "support/scoped_env.h"
 
 namespace {
 
 namespace cl = simt::opencl;
 
-// Sets an environment variable for one test and restores the previous value.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    setenv(name, value, 1);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (previous_) {
-      setenv(name_, previous_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
+using simt::test_support::ScopedEnv;
 
 #define REQUIRE_OPENCL_DEVICES(var)                                   \
   std::string opencl_reason;                                          \

@@ -15,6 +15,7 @@
 #include "backends/cuda/libs/cufft.h"
 #include "backends/cuda/libs/cusolver.h"
 #include "backends/cuda/libs/toolkit_library.h"
+#include "support/scoped_env.h"
 
 namespace {
 
@@ -24,26 +25,7 @@ using simt::cuda::Cusolver;
 using simt::cuda::SolverRoutine;
 using simt::cuda::SolverType;
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    setenv(name, value, 1);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (previous_) {
-      setenv(name_, previous_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
+using simt::test_support::ScopedEnv;
 
 // Every member of a functions table is non-null (load() requires them all).
 template <class Functions>
