@@ -18,14 +18,11 @@ from ._types import declares_void, signature_types, type_text, typeof
 
 DEFAULT_PTX_CC = (7, 5)  # the oldest architecture NVRTC 12 and 13 both compile for
 
+
 def _arg_types(signature):
     """'void(float32[:], int32)', 'float32[:], int32', a type object spelling a signature,
     or a tuple of types -> a tuple of simt's type strings."""
-    text = type_text(signature)
-    if text is not None and "(" not in text:
-        text = f"({text})"
-    _, args = signature_types(signature if text is None else text)
-    return tuple(typeof(t) for t in args)
+    return tuple(typeof(t) for t in signature_types(signature)[1])
 
 
 def _return_type(signature):

@@ -86,7 +86,7 @@ class Kernel(_Compiled, Inspection):
         """Compiles for a signature now: "(float32[::1], float32)", "void(float32[:], int64)"
         or a tuple of types and example values."""
         result, types = signature_types(signature)
-        if result not in (None, "void", "none"):
+        if result is not None:
             raise TypeError(f"{self.__name__}: a kernel returns nothing; its signature is "
                             f"'void(...)' or '(...)', not {signature!r}")
         self._dispatcher.compile(self._signature(types), get_device(device))

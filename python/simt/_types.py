@@ -49,24 +49,6 @@ def type_text(value):
     return text if isinstance(text, str) else None
 
 
-def split_top_level(text):
-    """The comma-separated items of `text`, commas inside brackets kept."""
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
 def signature_types(signature):
     """(result type or None, (argument types...)) of a signature: text in Numba's
     vocabulary ("void(float32[:], int64)", "(f4[::1], f4)", "float32(float32,
