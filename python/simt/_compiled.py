@@ -5,24 +5,137 @@ a kernel reads, device functions among them), so neither imports the other's way
 back.
 """
 
+import ast
+import collections
 import importlib
 import inspect
+import linecache
 import sys
 
 from . import _core
 
+# Source texts Python keeps nowhere a function can be traced back to: strings given to
+# exec() and compile() (the `compile` audit event carries each one), by file name
+# ("<string>" for most), the newest last.
+_COMPILED_SOURCES = collections.defaultdict(lambda: collections.deque(maxlen=64))
+
+
+def _remember_compiled_source(event, args):
+    # Called for every audit event of the process: one comparison for the others.
+    if event != "compile":
+        return
+    source, filename = args
+    if isinstance(source, bytes):
+        try:
+            source = source.decode()
+        except UnicodeDecodeError:
+            return
+    # Files on disk (modules being imported) are linecache's; a text that defines no
+    # function holds no kernel.
+    if isinstance(source, str) and isinstance(filename, str) and \
+            not filename.endswith(".py") and ("def " in source or "lambda" in source):
+        kept = _COMPILED_SOURCES[filename]
+        if not kept or kept[-1] != source:
+            kept.append(source)
+
+
+sys.addaudithook(_remember_compiled_source)
+
+
+def _texts_holding(code):
+    """The whole texts that may hold `code`: its file (linecache), the strings compiled
+    under its file name, newest first, and a `python -c` program."""
+    lines = linecache.getlines(code.co_filename)
+    if lines:
+        yield "".join(lines)
+    # A copy: compiling one of them to compare adds it again.
+    yield from reversed(list(_COMPILED_SOURCES.get(code.co_filename, ())))
+    if code.co_filename == "<string>" and "-c" in sys.orig_argv[:-1]:
+        yield sys.orig_argv[sys.orig_argv.index("-c") + 1]
+
+
+def _holds(compiled, code):
+    """Whether the code object `compiled` is, or contains, `code`."""
+    if (compiled.co_name, compiled.co_firstlineno, compiled.co_code, compiled.co_names) == \
+            (code.co_name, code.co_firstlineno, code.co_code, code.co_names):
+        return True
+    return any(_holds(c, code) for c in compiled.co_consts if inspect.iscode(c))
+
+
+def _text_holding(code):
+    """The text whose compilation made `code`, or None. A file's text is taken as linecache
+    gives it; a compiled string must compile to `code` itself, since several strings run
+    by exec may share one file name and one line number."""
+    for number, text in enumerate(_texts_holding(code)):
+        if number == 0 and linecache.getlines(code.co_filename):
+            return text
+        try:
+            compiled = compile(text, code.co_filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        if _holds(compiled, code):
+            return text
+    return None
+
+
+def _lambda_source(code, text):
+    """(the lambda's own text, in parentheses, its columns those of its line; its first
+    line) of the lambda compiled to `code` in `text`."""
+    # The spans of its instructions (not the zero-width ones Python adds, such as RESUME's)
+    # lie inside its node.
+    positions = [(line, col) for line, _, col, end in code.co_positions()
+                 if line is not None and col is not None and end is not None and end > col]
+    found = None
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno and all(
+                (node.lineno, node.col_offset) <= p <= (node.end_lineno, node.end_col_offset)
+                for p in positions):
+            if found is None or (node.lineno, node.col_offset) > \
+                    (found.lineno, found.col_offset):  # the innermost of nested ones
+                found = node
+    if found is None:
+        return None
+    lines = text.splitlines()[found.lineno - 1:found.end_lineno]
+    # ast's columns count UTF-8 bytes.
+    raw = [line.encode() for line in lines]
+    raw[-1] = raw[-1][:found.end_col_offset]
+    head = raw[0][:found.col_offset].decode()
+    raw[0] = raw[0][found.col_offset:]
+    body = "\n".join(part.decode() for part in raw)
+    # The parenthesis takes the column before the lambda, where there is one.
+    prefix = " " * (len(head) - 1) + "(" if head else "("
+    return prefix + body + ")", found.lineno
+
 
 def _source_of(function):
-    try:
-        lines, first_line = inspect.getsourcelines(function)
-        filename = inspect.getsourcefile(function) or function.__code__.co_filename
-    except (OSError, TypeError) as error:
+    """(text, file name, first line) of a function's source, wherever Python left it: its
+    file, a string run by exec() or compile(), a `python -c` program; for a lambda, its
+    own span of the line."""
+    code = function.__code__
+    lambda_ = function.__name__ == "<lambda>"
+    if not lambda_:
+        try:
+            lines, first_line = inspect.getsourcelines(function)
+            return "".join(lines), inspect.getsourcefile(function) or code.co_filename, \
+                first_line
+        except (OSError, TypeError):
+            pass  # no file: a string run by exec(), or a `python -c` program
+    text = _text_holding(code)
+    found = None
+    if text is not None and lambda_:
+        found = _lambda_source(code, text)
+    elif text is not None:
+        lines = text.splitlines(True)[code.co_firstlineno - 1:]
+        if lines:
+            found = "".join(inspect.getblock(lines)), code.co_firstlineno
+    if found is None:
         raise TypeError(
             f"simt needs the source code of {function.__qualname__!r} to compile it, and "
-            f"Python keeps none for functions typed at the plain `python` prompt or given to "
-            f"`python -c` ({error}); define kernels in a file (python script.py), or in "
-            f"IPython or Jupyter, which keep what you type") from None
-    return "".join(lines), filename, first_line
+            f"Python keeps none for functions typed at the plain `python` prompt; define "
+            f"kernels in a file (python script.py), a string run by exec(), or in IPython "
+            f"or Jupyter, which keep what you type") from None
+    filename = (inspect.getsourcefile(function) if lambda_ else None) or code.co_filename
+    return found[0], filename, found[1]
 
 
 class _Compiled:
@@ -33,9 +146,6 @@ class _Compiled:
         array operations' kernels), whose text Python's inspect cannot find."""
         if not inspect.isfunction(function):
             raise TypeError(f"{decorator} decorates a function, not {type(function).__name__}")
-        if function.__name__ == "<lambda>" and source is None:
-            raise TypeError(f"{decorator} compiles functions defined with def, not lambdas "
-                            f"(simt parses the function's source text)")
         self.py_func = function
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__

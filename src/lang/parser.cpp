@@ -138,7 +138,9 @@ class Parser {
 
   // Function ----------------------------------------------------------------
   FunctionDef parse_function_def();
+  FunctionDef parse_lambda();
   Span parse_params(FunctionDef& def);
+  void parse_param_list(FunctionDef& def, std::string_view end);
   std::vector<StmtPtr> parse_block(const std::string& what, uint32_t header_line);
 
   // Statements --------------------------------------------------------------
@@ -278,12 +280,20 @@ ParsedFunction Parser::parse() {
   if (first.is_keyword("async") && peek(1).is_keyword("def"))
     unsupported(Span::cover(first.span, peek(1).span), "async functions are");
   if (first.is_keyword("class")) unsupported(first.span, "class definitions are");
-  if (!first.is_keyword("def")) {
+  ParsedFunction result;
+  if (first.is_op("(") && peek(1).is_keyword("lambda")) {
+    // A lambda's own span of its line, parenthesized by the caller so that it may run
+    // over several lines as it does inside the call that holds it.
+    advance();
+    result.def = parse_lambda();
+    expect_close(")");
+    if (peek().kind == TokenKind::Newline) advance();
+  } else if (first.is_keyword("def")) {
+    result.def = parse_function_def();
+  } else {
     if (first.kind == TokenKind::Indent) unexpected(first);
     error(first.span, "expected a function definition ('def')");
   }
-  ParsedFunction result;
-  result.def = parse_function_def();
   const Token& extra = peek();
   if (extra.kind != TokenKind::End) {
     if (extra.kind == TokenKind::Indent) unexpected(extra);
@@ -313,11 +323,32 @@ FunctionDef Parser::parse_function_def() {
   return def;
 }
 
+// `lambda params: expression` as the function `lambda` returning the expression.
+FunctionDef Parser::parse_lambda() {
+  Token lambda_kw = advance();
+  FunctionDef def;
+  def.name = "lambda";
+  parse_param_list(def, ":");
+  def.span = Span::cover(lambda_kw.span, expect_colon().span);
+  auto body = std::make_unique<Stmt>(StmtKind::Return, lambda_kw.span);
+  body->value = parse_expression();
+  body->span = Span::cover(body->span, body->value->span);
+  def.body.push_back(std::move(body));
+  return def;
+}
+
 // Returns the span of the closing parenthesis.
 Span Parser::parse_params(FunctionDef& def) {
   advance();  // '('
+  parse_param_list(def, ")");
+  return expect_close(")").span;
+}
+
+// The parameters up to `end`: a def's ")", or a lambda's ":" (whose parameters take no
+// annotations).
+void Parser::parse_param_list(FunctionDef& def, std::string_view end) {
   bool seen_default = false;
-  while (!at_op(")")) {
+  while (!at_op(end)) {
     const Token& t = peek();
     if (t.is_op("*")) {
       const Token& next = peek(1);
@@ -338,7 +369,7 @@ Span Parser::parse_params(FunctionDef& def) {
     Param param;
     param.name = name.text;
     param.span = name.span;
-    if (accept_op(":")) param.annotation = parse_expression();
+    if (end == ")" && accept_op(":")) param.annotation = parse_expression();
     if (accept_op("=")) {
       param.default_value = parse_expression();
       seen_default = true;
@@ -348,7 +379,6 @@ Span Parser::parse_params(FunctionDef& def) {
     def.params.push_back(std::move(param));
     if (!accept_op(",")) break;
   }
-  return expect_close(")").span;
 }
 
 std::vector<StmtPtr> Parser::parse_block(const std::string& what, uint32_t header_line) {

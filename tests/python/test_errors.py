@@ -455,12 +455,13 @@ def test_backend_compile_error_names_the_cited_python_line():
 
 
 def test_a_kernel_typed_at_a_plain_prompt_says_where_kernels_can_be_defined():
-    # `python -c` keeps no source, like the plain interactive prompt.
+    # A program read from standard input keeps no source, like the plain interactive
+    # prompt (`python -c` programs and exec'd strings do: test_numba_sources.py).
     import subprocess
     import sys
 
     code = "import simt\n@simt.kernel\ndef k(a):\n    a[0] = 1\n"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
                             timeout=120)
     assert result.returncode != 0
     assert "TypeError" in result.stderr

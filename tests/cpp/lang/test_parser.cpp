@@ -315,6 +315,22 @@ TEST(ParserFunction, Header) {
             "(def f (params (a) (b)) (Return (Name a)))");
 }
 
+TEST(ParserFunction, Lambda) {
+  // A lambda's span as Python keeps it, parenthesized: the function `lambda` returning its
+  // expression, over several lines too, columns those of the user's line.
+  EXPECT_EQ(dump(parse("(lambda a, b: a + b)").def),
+            "(def lambda (params (a) (b)) (Return (Binary + (Name a) (Name b))))");
+  EXPECT_EQ(dump(parse("(lambda x, k=2:\n     x * k)").def),
+            "(def lambda (params (x) (k = (Int 2))) (Return (Binary * (Name x) (Name k))))");
+  EXPECT_EQ(dump(parse("(lambda: 0)").def), "(def lambda (params) (Return (Int 0)))");
+  ParsedFunction f = parse("           (lambda a: a)", 7);
+  EXPECT_EQ(span(f.def.params[0].span), "7:20-7:21");
+  EXPECT_EQ(error("(lambda a: a) + 1"), "1:15: unexpected code after the function definition");
+  EXPECT_EQ(error("(lambda a: lambda b: b)"),
+            "1:12: lambda expressions are not supported in kernels");
+  EXPECT_EQ(error("(lambda a: int = 1: a)"), "1:16: invalid syntax");
+}
+
 TEST(ParserFunction, Docstring) {
   ParsedFunction f = parse("def f(x):\n    \"\"\"Adds one.\n\n    More.\"\"\"\n    return x + 1\n");
   EXPECT_EQ(f.def.docstring, "Adds one.\n\n    More.");
