@@ -191,8 +191,15 @@ def test_kernel_signatures_in_every_spelling(device):
         if i < a.size:
             a[i] = n
 
+    from simt.cuda import types
+    from simt.cuda.typing import signature as numba_signature
+
+    typed = numba_signature(types.void, float32[::1], np.int32)  # NumPy's types too
+    assert isinstance(typed, types.Type) and str(typed) == "void(float32[::1], int32)"
+    with pytest.raises(TypeError, match="'x' is not a type"):
+        numba_signature(types.void, "x")
     for signature in ("void(float32[::1], int32)", "(f4[::1], i4)", "float32[::1], int32",
-                      void(float32[::1], int32), (float32[::1], int32)):
+                      void(float32[::1], int32), (float32[::1], int32), typed):
         k = simt.kernel(body)
         k.compile(signature, device=device)
         assert k.signatures == [("float32[::1]", "int32")], signature

@@ -25,7 +25,7 @@ from ._memory import (  # noqa: F401
     managed_array, mapped, mapped_array, mapped_array_like, pinned, pinned_array,
     pinned_array_like, to_device)
 from ._vectorizers import guvectorize, vectorize  # noqa: F401
-from . import fp16, libdevice, random, types  # noqa: F401
+from . import fp16, libdevice, random, types, typing  # noqa: F401
 from .compiler import compile_ptx, compile_ptx_for_current_device  # noqa: F401
 from .kernels.reduction import Reduce, reduce  # noqa: F401
 from .np.numpy_support import carray, farray  # noqa: F401
@@ -38,7 +38,7 @@ globals().update({name: t for name, t in _SCALARS.items() if name != "bool"})
 # What `from simt.cuda import *` gives: the public names above, as before simt.cuda was a
 # package, not the submodules that only a package has (`np` would shadow NumPy's).
 __all__ = sorted(name for name in globals()
-                 if not name.startswith("_") and name not in ("np", "compiler"))
+                 if not name.startswith("_") and name not in ("np", "compiler", "typing"))
 
 # Imported on first use (`cuda.cudadrv.driver`, and `cuda.devicearray` as Numba's
 # numba.cuda names it): few programs need them.

@@ -104,8 +104,9 @@ class ArrayType(_Type):
 
 class Signature(_Type):
     def __init__(self, result, args):
+        result, args = of(result), tuple(map(of, args))
         super().__init__(f"{result}({', '.join(map(str, args))})")
-        self.return_type, self.args = result, tuple(args)
+        self.return_type, self.args = result, args
 
 
 class _Void(_Type):
@@ -124,6 +125,24 @@ SHORT = {"f2": "float16", "f4": "float32", "f8": "float64", "i1": "int8", "i2": 
          "u8": "uint64", "c8": "complex64", "c16": "complex128", "intp": "int64",
          "uintp": "uint64", "float_": "float32", "double": "float64"}
 SCALARS.update({short: SCALARS[name] for short, name in SHORT.items()})
+
+
+# Numba's base class of its type objects (`isinstance(t, types.Type)`).
+Type = _Type
+
+
+def of(value):
+    """The type object of `value`: itself, or a NumPy scalar type or dtype's (np.float32,
+    np.dtype("int8")), as Numba's typing takes either; TypeError for anything else."""
+    if isinstance(value, _Type):
+        return value
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.name not in SCALARS:
+        raise TypeError(f"{value!r} is not a type (float32, int32[:], void, ...)")
+    return SCALARS[dtype.name]
 
 
 def Array(dtype, ndim, layout="A", readonly=False):  # noqa: N802  (Numba's name)
