@@ -54,7 +54,7 @@ class Kernel(_Compiled, Inspection):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
     def __init__(self, function, *, signatures=(), debug=None, fastmath=False, boundscheck=None,
-                 source=None, link=(), max_registers=None):
+                 source=None, link=(), max_registers=None, closed=None):
         """`link`: [(origin, text, languages)] sources compiled with the kernel
         (simt.kernel(link=...), cuda.jit(link=...): _foreign.linked_sources)."""
         super().__init__(function, "simt.kernel", source)
@@ -76,11 +76,16 @@ class Kernel(_Compiled, Inspection):
         self._signatures = list(signatures)
         for signature in signatures:
             self.compile(signature)
+        # Explicit signatures are the only ones, as in Numba: a launch converts its arguments
+        # to one of them or raises TypeError (closed=False compiles others at the launch).
+        self.closed = bool(self._signatures) if closed is None else bool(closed)
+        if self.closed:
+            self._dispatcher.close()
 
     def _rebuild_options(self):
         return {"signatures": self._signatures, "debug": self.debug, "fastmath": self.fastmath,
                 "boundscheck": self.boundscheck, "link": self._link,
-                "max_registers": self.max_registers}
+                "max_registers": self.max_registers, "closed": self.closed}
 
     def compile(self, signature, device=None):
         """Compiles for a signature now: "(float32[::1], float32)", "void(float32[:], int64)"
@@ -215,12 +220,15 @@ def _register_cap(max_registers):
 
 
 def kernel(function=None, *, signatures=None, debug=None, fastmath=False, boundscheck=None,
-           max_registers=None, link=None):
+           max_registers=None, link=None, closed=None):
     """Compiles a Python function as a kernel, once per argument-type signature.
 
     Use as ``@simt.kernel``, ``@simt.kernel(debug=True, fastmath=True)``, or with
     signatures to compile eagerly: ``@simt.kernel("void(float32[:], float32)")``
-    or ``@simt.kernel(signatures=[...])``.
+    or ``@simt.kernel(signatures=[...])``. Explicit signatures are then the kernel's only
+    ones, as Numba's are: a launch converts its arguments to the first one they convert to
+    (the same array dtypes and dimensions, numbers of the same kind or a lower one) or
+    raises ``TypeError``; ``closed=False`` compiles other argument types at their launch.
 
     ``debug=True`` (or SIMT_DEBUG=1) checks every array index and every ``assert``;
     ``boundscheck=True`` (or SIMT_BOUNDSCHECK=1) the indices only. A checked launch
@@ -242,7 +250,7 @@ def kernel(function=None, *, signatures=None, debug=None, fastmath=False, bounds
         signatures = [signatures]
     options = dict(signatures=signatures or (), debug=debug, fastmath=fastmath,
                    boundscheck=boundscheck, max_registers=_register_cap(max_registers),
-                   link=linked_sources(link, "simt.kernel"))
+                   link=linked_sources(link, "simt.kernel"), closed=closed)
     if function is None:
         return lambda f: Kernel(f, **options)
     return Kernel(function, **options)

@@ -310,6 +310,40 @@ std::string ArgType::str() const {
   return "?";
 }
 
+namespace {
+
+// NumPy's kinds in the order same_kind casting climbs them.
+int kind_rank(Scalar s) {
+  if (s == Scalar::Bool) return 0;
+  if (is_integer(s)) return 1;
+  return is_float(s) ? 2 : 3;
+}
+
+}  // namespace
+
+bool converts_to(const ArgType& given, const ArgType& declared) {
+  if (given.kind != declared.kind) return false;
+  switch (given.kind) {
+    case ArgType::Kind::Scalar:
+      return kind_rank(given.scalar) <= kind_rank(declared.scalar);
+    case ArgType::Kind::Array:
+      if (given.scalar != declared.scalar || given.ndim != declared.ndim ||
+          !(given.record == declared.record))
+        return false;
+      if (given.readonly && !declared.readonly) return false;
+      return declared.layout == Layout::Any || given.layout == declared.layout;
+    case ArgType::Kind::Record:
+      return given.record == declared.record && (!given.readonly || declared.readonly);
+    case ArgType::Kind::Tuple:
+      if (given.items.size() != declared.items.size() || given.fields != declared.fields)
+        return false;
+      for (size_t i = 0; i < given.items.size(); ++i)
+        if (!converts_to(given.items[i], declared.items[i])) return false;
+      return true;
+  }
+  return false;
+}
+
 std::optional<ArgType> ArgType::parse(std::string_view text, Spelling spelling) {
   TextParser p{text, spelling};
   auto t = p.parse();

@@ -92,6 +92,14 @@ inline constexpr int kMaxTupleDepth = 32;
 // The most dimensions an array argument has (NumPy allows 64).
 inline constexpr int kMaxDims = 32;
 
+// Whether an argument of type `given` may be passed where a kernel's explicit signature
+// declares `declared` (explicit signatures close a kernel's set, as Numba's do): an array
+// or record of the same dtype and dimensions (a C or F array where any layout is declared,
+// a writable one where a read-only one is), a number of the same kind or a higher one
+// (bool, integers, floats, complex: NumPy's same_kind casting, so a Python int passes as an
+// int32), a tuple item by item.
+bool converts_to(const ArgType& given, const ArgType& declared);
+
 // Decodes a whole key of argument types (after whatever prefix the caller
 // skipped); nullopt when malformed.
 std::optional<std::vector<ArgType>> decode_arg_types(std::string_view key);

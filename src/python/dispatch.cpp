@@ -147,8 +147,12 @@ class Dispatcher {
   // Queues a packed launch of `spec` on `queue` (the GIL released).
   static void enqueue(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s,
                       const std::shared_ptr<runtime::Device>& device, runtime::Stream& queue);
-  // Compiles for these argument types now (explicit signatures).
+  // Compiles for these argument types now (explicit signatures), which become declared:
+  // once close() ran, a launch of other types converts its arguments to the first declared
+  // signature they convert to (abi::converts_to), or is a TypeError, as in Numba.
   void compile(const std::vector<std::string>& arg_types, const PyDevice& device);
+  void close() { closed_ = true; }
+  bool closed() const { return closed_; }
   // The specialization for these argument types on `device`, compiled now if
   // it is not yet.
   std::shared_ptr<Specialization> specialization(const std::vector<std::string>& arg_types,
@@ -182,10 +186,14 @@ class Dispatcher {
   void clear();
 
  private:
-  // Compiles the specialization of `key` (a device, then the arguments'
-  // ArgType bytes) for `device`.
+  // The specialization of `key` (a device, then the arguments' ArgType bytes) for
+  // `device`: compiled for those types, or, once closed, the declared signature's.
   std::shared_ptr<Specialization> specialize(const std::string& key,
                                              const std::shared_ptr<runtime::Device>& device);
+  // Compiles the specialization of `key` for `device`.
+  std::shared_ptr<Specialization> build(const std::string& key,
+                                        const std::shared_ptr<runtime::Device>& device);
+  std::string no_matching_definition(const std::vector<abi::ArgType>& given) const;
   void pack(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s);
 
   nb::object function_object_;
@@ -206,6 +214,9 @@ class Dispatcher {
   // so they are kept for one generation, not for the dispatcher's life.
   std::vector<std::shared_ptr<Specialization>> retired_;
   std::vector<std::vector<std::string>> signatures_;
+  // The explicit signatures (compile()), in the order given; closed_: the only ones.
+  std::vector<std::vector<abi::ArgType>> declared_;
+  bool closed_ = false;
   // Counts clear()s: a specialization whose globals were resolved before one
   // serves the launch that compiled it but is not kept.
   uint64_t generation_ = 0;
@@ -272,6 +283,47 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
 }
 
 std::shared_ptr<Specialization> Dispatcher::specialize(
+    const std::string& key, const std::shared_ptr<runtime::Device>& device) {
+  if (!closed_) return build(key, device);
+  auto given = abi::decode_arg_types(std::string_view(key).substr(kDeviceKeyBytes));
+  if (!given) throw std::logic_error("a specialization key that does not decode");
+  for (const std::vector<abi::ArgType>& declared : declared_) {
+    if (declared.size() != given->size()) continue;
+    bool converts = true;
+    for (size_t k = 0; k < declared.size() && converts; ++k)
+      converts = abi::converts_to((*given)[k], declared[k]);
+    if (!converts) continue;
+    std::string declared_key = key.substr(0, kDeviceKeyBytes);
+    for (const abi::ArgType& type : declared) type.encode(declared_key);
+    if (declared_key == key) return build(key, device);
+    auto found = cache_.find(declared_key);
+    std::shared_ptr<Specialization> spec =
+        found != cache_.end() ? found->second : build(declared_key, device);
+    // The given types launch the declared specialization from now on; packing converts
+    // each scalar to its parameter's type.
+    if (cache_.count(declared_key)) cache_.try_emplace(key, spec);
+    return spec;
+  }
+  throw nb::type_error(no_matching_definition(*given).c_str());
+}
+
+std::string Dispatcher::no_matching_definition(const std::vector<abi::ArgType>& given) const {
+  auto listed = [](const std::vector<abi::ArgType>& types) {
+    std::string s = "(";
+    for (size_t k = 0; k < types.size(); ++k) s += (k ? ", " : "") + types[k].str();
+    return s + ")";
+  };
+  std::string declared;
+  for (const auto& signature : declared_)
+    declared += (declared.empty() ? "" : ", ") + listed(signature);
+  return "No matching definition for argument types " + listed(given) + " of kernel '" +
+         function_->name() + "': its explicit signatures " + declared +
+         " are the only ones (as in Numba); an array must have the declared dtype and "
+         "dimensions, a number the declared kind or a lower one. Declare this signature too, "
+         "or make the kernel with closed=False to compile it at the launch";
+}
+
+std::shared_ptr<Specialization> Dispatcher::build(
     const std::string& key, const std::shared_ptr<runtime::Device>& device) {
   auto arguments = abi::decode_arg_types(std::string_view(key).substr(kDeviceKeyBytes));
   if (!arguments) throw std::logic_error("a specialization key that does not decode");
@@ -471,6 +523,10 @@ std::shared_ptr<Specialization> Dispatcher::specialization(
 }
 
 void Dispatcher::compile(const std::vector<std::string>& arg_types, const PyDevice& device) {
+  std::vector<abi::ArgType> declared;
+  for (const auto& text : arg_types) declared.push_back(argument_type_from_text(text));
+  if (std::find(declared_.begin(), declared_.end(), declared) == declared_.end())
+    declared_.push_back(std::move(declared));
   specialization(arg_types, device);
 }
 
@@ -565,6 +621,10 @@ void bind_dispatch(nb::module_& m) {
              return ConfiguredLaunch{nb::borrow(self), dims, launch_stream(config)};
            })
       .def("compile", &Dispatcher::compile, nb::arg("arg_types"), nb::arg("device"))
+      .def("close", &Dispatcher::close,
+           "From now on a launch's argument types convert to a signature compile() declared, "
+           "or the launch is a TypeError: explicit signatures close the set, as Numba's do.")
+      .def_prop_ro("closed", &Dispatcher::closed)
       .def("max_cooperative_blocks", &Dispatcher::max_cooperative_blocks, nb::arg("arg_types"),
            nb::arg("device"), nb::arg("threads"), nb::arg("shared_bytes") = 0)
       .def("clear", &Dispatcher::clear,

@@ -312,3 +312,61 @@ def test_big_endian_values_are_converted_to_native_order(rng, dtype, device):
     value = host[3]
     filled = simt.full(5, value, dtype=dtype, device=device)
     np.testing.assert_array_equal(filled.get(), np.full(5, value, dtype=dtype))
+
+
+# --- explicit signatures close the set, as Numba's do ---------------------------------
+
+def _axpy(out, x, a):
+    i = simt.grid(1)
+    if i < out.size:
+        out[i] = a * x[i]
+
+
+def test_explicit_signatures_are_the_only_ones(device, rng):
+    k = cuda.jit("void(float64[:], float64[:], float64)")(_axpy)
+    assert k.closed
+    x = rng.random(100)
+    out = simt.full(100, np.nan, device=device)
+    k[1, 128](out, simt.asarray(x, device=device), 3)  # a Python int where float64 is declared
+    np.testing.assert_array_equal(out.get(), 3 * x)
+    strided = simt.asarray(np.zeros(200), device=device)[::2]  # float64[:], as declared
+    k[1, 128](strided, simt.asarray(x, device=device), np.float32(2))
+    np.testing.assert_array_equal(strided.get(), 2 * x)
+    ints = simt.full(100, -7, dtype=np.int32, device=device)
+    with pytest.raises(TypeError, match=r"No matching definition for argument types "
+                                        r"\(int32\[::1\], float64\[::1\], float64\) of kernel "
+                                        r"'_axpy'.*\(float64\[:\], float64\[:\], float64\)"):
+        k[1, 128](ints, simt.asarray(x, device=device), 1.5)
+    np.testing.assert_array_equal(ints.get(), np.full(100, -7))  # nothing ran
+    with pytest.raises(TypeError, match="No matching definition"):
+        k[1, 128](out, simt.asarray(x, device=device), 1 + 2j)  # complex to float64
+    assert k.signatures == [("float64[:]", "float64[:]", "float64")]
+
+
+def test_a_declared_layout_and_number_kind_are_kept(device):
+    @simt.kernel("void(int32[::1], int32)")
+    def fill(a, v):
+        i = simt.grid(1)
+        if i < a.size:
+            a[i] = v
+
+    a = simt.zeros(8, dtype=np.int32, device=device)
+    fill[1, 8](a, np.int64(5))
+    np.testing.assert_array_equal(a.get(), np.full(8, 5))
+    with pytest.raises(TypeError, match="No matching definition"):
+        fill[1, 8](simt.zeros(16, dtype=np.int32, device=device)[::2], 1)
+    with pytest.raises(TypeError, match="No matching definition"):
+        fill[1, 8](a, 2.5)
+    fill.compile("void(int32[:], int32)")  # declared now: strided views launch it
+    view = simt.zeros(16, dtype=np.int32, device=device)[::2]
+    fill[1, 8](view, 3)
+    np.testing.assert_array_equal(view.get(), np.full(8, 3))
+
+
+def test_closed_false_and_kernels_without_signatures_stay_open(device, rng):
+    k = simt.kernel("void(float64[:], float64[:], float64)", closed=False)(_axpy)
+    assert not k.closed and not simt.kernel(_axpy).closed
+    out = simt.zeros(10, dtype=np.int32, device=device)
+    k[1, 16](out, simt.asarray(np.arange(10, dtype=np.int32), device=device), 2)
+    np.testing.assert_array_equal(out.get(), 2 * np.arange(10))
+    assert len(k.signatures) == 2

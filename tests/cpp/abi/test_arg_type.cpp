@@ -49,6 +49,32 @@ TEST(ArgType, KeyBytesDecodeToTheSameType) {
   EXPECT_EQ(*decoded, examples());
 }
 
+TEST(ArgType, ArgumentsConvertToTheDeclaredSignatureAsNumbaLets) {
+  auto t = [](const char* text) { return *ArgType::parse(text); };
+  using simt::abi::converts_to;
+  // Arrays: the same dtype and dimensions; any declared layout takes C and F.
+  EXPECT_TRUE(converts_to(t("float64[::1]"), t("float64[:]")));
+  EXPECT_TRUE(converts_to(t("float32[::1, :]"), t("float32[:, :]")));
+  EXPECT_FALSE(converts_to(t("float64[:]"), t("float64[::1]")));
+  EXPECT_FALSE(converts_to(t("int32[::1]"), t("float64[:]")));
+  EXPECT_FALSE(converts_to(t("float64[:, :]"), t("float64[:]")));
+  EXPECT_TRUE(converts_to(t("float64[:]"), t("readonly float64[:]")));
+  EXPECT_FALSE(converts_to(t("readonly float64[:]"), t("float64[:]")));
+  // Numbers: the same kind or a higher one.
+  EXPECT_TRUE(converts_to(t("int64"), t("int32")));
+  EXPECT_TRUE(converts_to(t("int64"), t("float32")));
+  EXPECT_TRUE(converts_to(t("bool"), t("uint8")));
+  EXPECT_TRUE(converts_to(t("float64"), t("complex64")));
+  EXPECT_FALSE(converts_to(t("float64"), t("int64")));
+  EXPECT_FALSE(converts_to(t("complex128"), t("float64")));
+  EXPECT_FALSE(converts_to(t("int64"), t("int64[:]")));
+  // Tuples item by item, named ones by their fields too.
+  EXPECT_TRUE(converts_to(t("(int64, int64)"), t("(int32, float64)")));
+  EXPECT_FALSE(converts_to(t("(int64, float64)"), t("(int64, int64)")));
+  EXPECT_FALSE(converts_to(t("(int64,)"), t("(int64, int64)")));
+  EXPECT_FALSE(converts_to(t("(x=int64, y=int64)"), t("(a=int64, b=int64)")));
+}
+
 TEST(ArgType, TextRoundTripsIncludingReadonly) {
   for (const ArgType& t : examples()) {
     auto back = ArgType::parse(t.str());
