@@ -323,8 +323,8 @@ std::string Dispatcher::no_matching_definition(const std::vector<abi::ArgType>& 
          "or make the kernel with closed=False to compile it at the launch";
 }
 
-std::shared_ptr<Specialization> Dispatcher::build(
-    const std::string& key, const std::shared_ptr<runtime::Device>& device) {
+std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
+                                                  const std::shared_ptr<runtime::Device>& device) {
   auto arguments = abi::decode_arg_types(std::string_view(key).substr(kDeviceKeyBytes));
   if (!arguments) throw std::logic_error("a specialization key that does not decode");
   std::vector<sema::Type> types;
