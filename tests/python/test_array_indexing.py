@@ -238,6 +238,32 @@ def test_setitem_basic(device, rng):
         x[0, 0] = 2 ** 40
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint64])
+def test_float_scalars_into_integer_arrays_as_numpy(device, rng, dtype):
+    """NumPy turns a float scalar into an integer element as int() does: NaN is a
+    ValueError, an infinity or a value past the dtype an OverflowError, never INT_MIN.
+    (NumPy stores a NumPy float32 NaN into an unsigned array as 0: simt raises there too.)"""
+    host = rng.integers(0, 100, 6).astype(dtype)
+    x = simt.asarray(host, device=device)
+    for bad, error in ((float("nan"), ValueError), (np.float32("nan"), ValueError),
+                       (float("inf"), OverflowError), (-np.inf, OverflowError),
+                       (1e30, OverflowError), (-1.5 if dtype == np.uint64 else 1e20,
+                                               OverflowError)):
+        if not (np.dtype(dtype).kind == "u" and isinstance(bad, np.floating)):
+            with pytest.raises(error):
+                host[1] = bad
+        with pytest.raises(error):
+            x[1] = bad
+        with pytest.raises(error):
+            x[2:4] = bad
+    for good in (7.9, np.float64(3.2), np.float16(5.5)):
+        host[0] = good
+        x[0] = good
+        host[3:] = good
+        x[3:] = good
+    np.testing.assert_array_equal(x.get(), host)
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_setitem_integer_arrays(device, rng, dtype):
     shape = (5, 4, 3)

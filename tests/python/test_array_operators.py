@@ -520,3 +520,23 @@ def test_array_namespace(device):
     assert simt.__array_api_version__ == "2024.12"
     with pytest.raises(ValueError):
         x.__array_namespace__(api_version="2019.01")
+
+
+def test_integers_to_negative_integer_powers_are_numpys_error(device, rng):
+    base = rng.integers(1, 5, 10)
+    x = simt.asarray(base, device=device)
+    exponents = rng.integers(0, 3, 10)
+    exponents[rng.integers(0, 10)] = -1
+    for exponent in (-1, np.int8(-2), simt.asarray(exponents, device=device)):
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            np.power(base, exponent.get() if isinstance(exponent, simt.Array) else exponent)
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            x ** exponent
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            simt.pow(x, exponent)
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        2 ** simt.asarray(exponents, device=device)
+    # Non-negative integer exponents, unsigned ones and float results are computed.
+    assert_exact(x ** simt.asarray(np.abs(exponents), device=device), base ** np.abs(exponents))
+    assert_exact(x ** np.uint8(3), base ** np.uint8(3))
+    np.testing.assert_allclose((x ** -1.0).get(), base ** -1.0)

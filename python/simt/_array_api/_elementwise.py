@@ -526,9 +526,36 @@ def conversion(source, target):
     return "{0}"
 
 
+class Power(Elementwise):
+    """pow: NumPy's, which refuses integers to negative integer powers (ValueError) where
+    C's would give 0 or garbage."""
+
+    def __call__(self, *args, out=None):
+        if len(args) == 2 and _integral(args[0]) and _negative_integers(args[1]):
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return super().__call__(*args, out=out)
+
+
+def _integral(value):
+    """Whether `value` (an operand) is an integer or bool array or number."""
+    if isinstance(value, Array):
+        return value.dtype.kind in "biu"
+    return isinstance(value, (int, np.integer, np.bool_))
+
+
+def _negative_integers(value):
+    """Whether an integer operand holds a negative value (an array's: a reduction on its
+    device, through the method the reduction family installs, which waits for it)."""
+    if isinstance(value, Array):
+        return value.dtype.kind == "i" and value.size > 0 and \
+            bool(FUNCTIONS["less"](value, 0).any())
+    return isinstance(value, (int, np.signedinteger)) and not isinstance(value, bool) and \
+        value < 0
+
+
 def _functions():
     """{name: Elementwise} for every operation and alias."""
-    found = {name: Elementwise(name) for name in OPERATIONS}
+    found = {name: Power(name) if name == "pow" else Elementwise(name) for name in OPERATIONS}
     found["where"], found["clip"] = Where(), Clip()
     found.update({alias: found[name] for alias, name in ALIASES.items()})
     return found

@@ -698,6 +698,14 @@ def _scalar_of(x, value):
             raise OverflowError(f"Python integer {value} out of bounds for {x.dtype}")
     if type(value) is complex and x.dtype.kind != "c":
         raise TypeError(f"assignment: a Python complex into an array of dtype {x.dtype}")
+    if x.dtype.kind in "iu" and isinstance(value, (float, np.floating)):
+        # NumPy's: a float scalar becomes an integer as Python's int() makes one (NaN is a
+        # ValueError, an infinity an OverflowError), which must fit the dtype.
+        integral = int(value)
+        info = np.iinfo(x.dtype)
+        if not info.min <= integral <= info.max:
+            raise OverflowError(f"{value!r} out of bounds for {x.dtype}")
+        return x.dtype.type(integral)
     # A NumPy complex into a real array keeps the real part, with NumPy's ComplexWarning.
     return np.asarray(value).astype(x.dtype)[()]
 
