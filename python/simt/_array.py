@@ -59,13 +59,20 @@ def _dtype_name(dtype):
     return name
 
 
+_MAX_EXTENT = 2 ** 63 - 1  # an extent is an int64, as NumPy's npy_intp
+
+
 def _shape_tuple(shape):
     if isinstance(shape, (int, np.integer)):
-        return (operator.index(shape),)
+        shape = (shape,)
     try:
-        return tuple(operator.index(s) for s in shape)
+        extents = tuple(operator.index(s) for s in shape)
     except TypeError:
         raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}") from None
+    if any(extent > _MAX_EXTENT for extent in extents):
+        raise ValueError(f"Maximum allowed dimension exceeded: shape {extents} (an extent "
+                         f"is at most 2**63 - 1)")
+    return extents
 
 
 class Array:

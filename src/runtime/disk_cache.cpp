@@ -80,16 +80,18 @@ void warn_unsafe(const std::string& folder) {
 }
 
 // Makes `path` a private folder: created 0700 whatever the umask (parents
-// too, where missing), or an existing folder of ours tightened to 0700.
+// too, where missing). An existing folder is used only if it is private
+// already: one that others may write is refused and left as it is (its owner
+// chose that mode; tightening it would change a folder simt said it would not use).
 bool make_private_folder(const std::string& path) {
   std::error_code ignored;
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ignored);
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return false;
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
-      (st.st_mode & 0777) != 0700)
-    ::chmod(path.c_str(), 0700);
+  if (::mkdir(path.c_str(), 0700) == 0) {
+    ::chmod(path.c_str(), 0700);  // the umask may have taken bits the owner needs
+  } else if (errno != EEXIST) {
+    return false;
+  }
   return private_folder(path);
 }
 

@@ -116,6 +116,18 @@ def test_concurrent_processes_fill_one_cache(tmp_path, cpu_backend):
     run(tmp_path, offset=1)
 
 
+def test_a_folder_others_may_write_is_refused_and_left_as_it_is(tmp_path, cpu_backend):
+    folder = tmp_path / "shared-cache"
+    folder.mkdir()
+    folder.chmod(0o777)
+    env = dict(os.environ, SIMT_CACHE_DIR=str(folder))
+    result = subprocess.run([sys.executable, script(folder, 5)], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert f"not using the kernel cache in {folder}" in result.stderr
+    assert folder.stat().st_mode & 0o777 == 0o777 and not list(folder.iterdir())
+
+
 def test_cache_can_be_turned_off_and_cleared(tmp_path, cpu_backend):
     run(tmp_path / "off", extra_env={"SIMT_CACHE_DIR": "off"})
     assert not (tmp_path / "off").exists()

@@ -489,6 +489,17 @@ def test_sizes_past_the_address_space_are_value_errors(device, shape, dtype):
         simt.empty(shape, dtype, device=device)
 
 
+@pytest.mark.parametrize("make", [lambda d: simt.empty(2**64, device=d),
+                                  lambda d: simt.zeros((3, 2**70), device=d),
+                                  lambda d: simt.full(2**63, 1.0, device=d),
+                                  lambda d: simt.arange(1e20, device=d)])
+def test_extents_past_int64_are_numpys_value_error_not_a_binding_dump(device, make):
+    with pytest.raises(ValueError, match="Maximum allowed dimension exceeded") as caught:
+        make(device)
+    assert len(str(caught.value)) < 200 and "incompatible function arguments" not in str(
+        caught.value)
+
+
 _NOT_DATA = {
     "thread_idx": "    t = cuda.threadIdx\n    out[0] = t.x\n",
     "str": "    s = 'hi'\n    out[0] = 1\n",

@@ -137,12 +137,17 @@ TEST_F(DiskCacheTest, FoldersAndFilesArePrivateWhateverTheUmask) {
   EXPECT_EQ(cache.load("cpu", "key"), "payload");
 }
 
-TEST_F(DiskCacheTest, AnOpenFolderOfOursIsTightened) {
+TEST_F(DiskCacheTest, AnOpenFolderIsRefusedAndLeftAsItIs) {
+  // simt says it will not use such a folder: it neither writes into it nor changes its mode.
   fs::create_directories(folder_);
   ::chmod(folder_.c_str(), 0777);
   DiskCache cache(folder_.string());
   cache.store("cpu", "key", "payload");
-  EXPECT_EQ(mode_of(folder_), 0700u);
+  EXPECT_EQ(mode_of(folder_), 0777u);
+  EXPECT_FALSE(fs::exists(folder_ / "cpu"));
+  EXPECT_FALSE(cache.load("cpu", "key"));
+  ::chmod(folder_.c_str(), 0700);  // its owner makes it private: used from then on
+  cache.store("cpu", "key", "payload");
   EXPECT_EQ(cache.load("cpu", "key"), "payload");
 }
 
