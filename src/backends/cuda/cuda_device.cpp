@@ -11,6 +11,7 @@
 
 #include "backends/cuda/nvrtc.h"
 #include "runtime/disk_cache.h"
+#include "runtime/fork_guard.h"
 #include "runtime/interrupt.h"
 
 namespace simt::cuda {
@@ -72,6 +73,7 @@ CompileTarget choose_compile_target(int device_arch, const std::vector<int>& sup
 
 PrimaryContext::PrimaryContext(const Driver& driver, CUdevice device, std::string label)
     : driver_(driver), device_(device), label_(std::move(label)) {
+  runtime::note_gpu_device_opened();
   CUresult status = driver_.fn().cuDevicePrimaryCtxRetain(&context_, device_);
   if (status != CUDA_SUCCESS) {
     throw runtime::DeviceError(driver_.describe("cuDevicePrimaryCtxRetain", label_, status));
@@ -86,7 +88,9 @@ PrimaryContext::~PrimaryContext() {
 
 void PrimaryContext::make_current() const {
   // Every launch and copy comes here, nearly always with the context already
-  // current: a read of the thread's context skips the heavier set.
+  // current: a read of the thread's context skips the heavier set. In a fork's
+  // child the context is the parent's, which the driver does not carry over.
+  runtime::require_not_forked(label_);
   CUcontext current = nullptr;
   if (driver_.fn().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context_) return;
   CUresult status = driver_.fn().cuCtxSetCurrent(context_);
@@ -229,7 +233,7 @@ void* CudaDevice::allocate(size_t bytes) {
 CudaDevice::~CudaDevice() { release_pool(); }
 
 void CudaDevice::deallocate(void* pointer, size_t) noexcept {
-  if (pointer == nullptr) return;
+  if (pointer == nullptr || runtime::inherited_gpu_devices()) return;
   context_->make_current_noexcept();
   // Errors are ignored: a sticky error or driver shutdown frees it anyway.
   driver_.fn().cuMemFree_v2(to_device(pointer));

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/fork_guard.h"
 #include "runtime/shared_library.h"
 
 namespace simt::opencl {
@@ -426,9 +427,11 @@ class Owned {
   Handle release() { return std::exchange(handle_, nullptr); }
 
   // A release error cannot be reported from a destructor and leaves nothing
-  // to undo, so it is ignored.
+  // to undo, so it is ignored. A fork's child leaves what it inherited to the
+  // parent: its driver's threads are gone (runtime/fork_guard.h).
   void reset() {
-    if (handle_ != nullptr) (api_->*Release)(std::exchange(handle_, nullptr));
+    Handle handle = std::exchange(handle_, nullptr);
+    if (handle != nullptr && !runtime::inherited_gpu_devices()) (api_->*Release)(handle);
   }
 
  private:

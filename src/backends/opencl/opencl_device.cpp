@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "runtime/disk_cache.h"
+#include "runtime/fork_guard.h"
 #include "runtime/interrupt.h"
 
 namespace simt::opencl {
@@ -312,6 +313,7 @@ OpenCLDevice::OpenCLDevice(const OpenCLApi& api, DeviceInfo device, int index)
       device_(std::move(device)),
       missing_linker_(missing_pocl_linker(device_)),
       next_address_(kFirstAddress) {
+  runtime::note_gpu_device_opened();
   try {
     context_ = create_context(api_, device_.platform, device_.device);
     cl_int status = CL_SUCCESS;
@@ -336,6 +338,7 @@ void OpenCLDevice::check(cl_int status, const char* call, const std::string& det
 }
 
 void* OpenCLDevice::allocate(size_t bytes) {
+  runtime::require_not_forked(info_.id);
   const size_t request = std::max<size_t>(bytes, 1);
   auto out_of_memory = [&](const std::string& why) {
     return runtime::OutOfMemory("out of memory on " + info_.id + " (" + device_.name +
@@ -364,7 +367,7 @@ void* OpenCLDevice::allocate(size_t bytes) {
 }
 
 void OpenCLDevice::deallocate(void* pointer, size_t) noexcept {
-  if (pointer == nullptr) return;
+  if (pointer == nullptr || runtime::inherited_gpu_devices()) return;
   MemObject released;
   {
     std::lock_guard<std::mutex> lock(allocations_mutex_);
@@ -393,6 +396,7 @@ std::pair<cl_mem, std::size_t> OpenCLDevice::resolve(const void* address, std::s
 }
 
 cl_mem OpenCLDevice::buffer_at(const void* address) const {
+  runtime::require_not_forked(info_.id);
   const auto at = reinterpret_cast<std::uintptr_t>(address);
   std::lock_guard<std::mutex> lock(allocations_mutex_);
   auto next = allocations_.upper_bound(at);
@@ -435,6 +439,7 @@ cl_command_queue OpenCLStream::queue() const { return own_ ? own_.get() : device
 void OpenCLStream::synchronize() { device_.finish(*this); }
 
 bool OpenCLStream::done() {
+  runtime::require_not_forked(device_.info().id);
   if (finished_ == enqueued_) return true;
   cl_event raw = nullptr;
   device_.check(device_.api().clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &raw),
@@ -476,6 +481,7 @@ std::vector<std::shared_ptr<OpenCLStream>> OpenCLDevice::live_streams() {
 }
 
 cl_command_queue OpenCLDevice::queue_for(runtime::Stream& stream) {
+  runtime::require_not_forked(info_.id);
   auto& s = static_cast<OpenCLStream&>(stream);
   std::lock_guard lock(order_mutex_);
   auto marker_on = [&](OpenCLStream& on) {
@@ -516,6 +522,7 @@ cl_command_queue OpenCLDevice::queue_for(runtime::Stream& stream) {
 }
 
 Event OpenCLDevice::enqueue_marker(runtime::Stream& stream) {
+  runtime::require_not_forked(info_.id);
   cl_command_queue queue = queue_for(stream);
   cl_event event = nullptr;
   check(api_.clEnqueueMarkerWithWaitList(queue, 0, nullptr, &event), "clEnqueueMarkerWithWaitList");
@@ -526,6 +533,7 @@ Event OpenCLDevice::enqueue_marker(runtime::Stream& stream) {
 // clFinish and clWaitForEvents cannot be interrupted: an interruptible wait
 // first polls `event`'s status (errors are left to the blocking call).
 void OpenCLDevice::poll_event(cl_event event) {
+  runtime::require_not_forked(info_.id);
   runtime::poll_interruptibly([&] {
     cl_int status = CL_COMPLETE;
     if (api_.clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
@@ -536,6 +544,7 @@ void OpenCLDevice::poll_event(cl_event event) {
 }
 
 void OpenCLDevice::finish(OpenCLStream& stream) {
+  runtime::require_not_forked(info_.id);
   const uint64_t queued = stream.enqueued_;
   if (runtime::interruptible() && stream.finished_ != queued) {
     cl_event raw = nullptr;
@@ -570,6 +579,7 @@ void OpenCLEvent::synchronize() {
 }
 
 bool OpenCLEvent::done() {
+  runtime::require_not_forked(device_.info().id);
   if (!marker_) return true;
   cl_int status = CL_COMPLETE;
   device_.check(device_.api().clGetEventInfo(marker_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS,
@@ -599,6 +609,7 @@ double OpenCLEvent::elapsed_ms_since(runtime::Event& start) {
 }
 
 std::shared_ptr<runtime::Stream> OpenCLDevice::create_stream() {
+  runtime::require_not_forked(info_.id);
   cl_int status = CL_SUCCESS;
   CommandQueue queue(&api_, api_.clCreateCommandQueue(context_.get(), device_.device,
                                                       CL_QUEUE_PROFILING_ENABLE, &status));
@@ -672,6 +683,7 @@ void OpenCLDevice::queue_copy_on_device(void* dst, const void* src, size_t bytes
 }
 
 void OpenCLDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_bytes, size_t count) {
+  runtime::require_not_forked(info_.id);
   if (pattern_bytes == 0 || count == 0) return;
   if (count > SIZE_MAX / pattern_bytes)
     throw std::invalid_argument("fill_bytes: " + std::to_string(count) + " items of " +
@@ -742,6 +754,7 @@ BuildResult OpenCLDevice::build_cached(const std::string& key, const std::string
 
 std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::build(
     const abi::GeneratedKernel& kernel, const runtime::CompileOptions& options) {
+  runtime::require_not_forked(info_.id);
   Program program;
   BuildResult built;
   const std::string build_flags = build_options(options);
@@ -791,6 +804,7 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::build(
 }
 
 std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::RawSource& source) {
+  runtime::require_not_forked(info_.id);
   if (!source.name_expressions.empty())
     throw std::invalid_argument(
         "name_expressions name CUDA C++ template instances; OpenCL C (the language of " + info_.id +
@@ -842,6 +856,7 @@ std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::Ra
 void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
                                 const runtime::LaunchDims& dims, void* const* args,
                                 runtime::Stream& stream, runtime::KeepAlive) {
+  runtime::require_not_forked(info_.id);
   const auto& kernel = static_cast<const OpenCLKernel&>(compiled);
   std::array<std::size_t, 3> global{}, local{};
   std::size_t group = 1;
@@ -899,6 +914,7 @@ void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
 }
 
 void OpenCLDevice::synchronize() {
+  runtime::require_not_forked(info_.id);
   std::vector<std::shared_ptr<OpenCLStream>> streams;
   {
     std::lock_guard lock(order_mutex_);
