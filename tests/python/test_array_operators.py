@@ -536,6 +536,11 @@ def test_integers_to_negative_integer_powers_are_numpys_error(device, rng):
             simt.pow(x, exponent)
     with pytest.raises(ValueError, match="Integers to negative integer powers"):
         2 ** simt.asarray(exponents, device=device)
+    # Empty operands compute nothing, hence no error; uint64 ** int8 computes in float64.
+    assert_exact(simt.asarray(base[:0], device=device) ** -1, base[:0] ** -1)
+    unsigned = base.astype(np.uint64)
+    np.testing.assert_allclose((simt.asarray(unsigned, device=device) ** np.int8(-2)).get(),
+                               unsigned ** np.int8(-2))
     # Non-negative integer exponents, unsigned ones and float results are computed.
     assert_exact(x ** simt.asarray(np.abs(exponents), device=device), base ** np.abs(exponents))
     assert_exact(x ** np.uint8(3), base ** np.uint8(3))

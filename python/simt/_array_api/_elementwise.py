@@ -531,26 +531,33 @@ class Power(Elementwise):
     C's would give 0 or garbage."""
 
     def __call__(self, *args, out=None):
-        if len(args) == 2 and _integral(args[0]) and _negative_integers(args[1]):
+        # As NumPy's loop, which checks the elements it computes (none: no error), in an
+        # integer loop only (uint64 ** int8 computes in float64).
+        if len(args) == 2 and _signed_integers(args[1]) and not _empty(args) and \
+                not any(isinstance(a, TracedValue) for a in args) and \
+                self.resolve([Operand(a, "simt.pow") for a in args])[-1].kind in "iu" and \
+                _negative_integers(args[1]):
             raise ValueError("Integers to negative integer powers are not allowed.")
         return super().__call__(*args, out=out)
 
 
-def _integral(value):
-    """Whether `value` (an operand) is an integer or bool array or number."""
+def _signed_integers(value):
+    """Whether an operand is a signed integer array or number (one that may be negative)."""
     if isinstance(value, Array):
-        return value.dtype.kind in "biu"
-    return isinstance(value, (int, np.integer, np.bool_))
+        return value.dtype.kind == "i"
+    return isinstance(value, (int, np.signedinteger)) and not isinstance(value, bool)
+
+
+def _empty(operands):
+    return any(isinstance(a, Array) and a.size == 0 for a in operands)
 
 
 def _negative_integers(value):
     """Whether an integer operand holds a negative value (an array's: a reduction on its
     device, through the method the reduction family installs, which waits for it)."""
     if isinstance(value, Array):
-        return value.dtype.kind == "i" and value.size > 0 and \
-            bool(FUNCTIONS["less"](value, 0).any())
-    return isinstance(value, (int, np.signedinteger)) and not isinstance(value, bool) and \
-        value < 0
+        return bool(FUNCTIONS["less"](value, 0).any())
+    return value < 0
 
 
 def _functions():
