@@ -4,7 +4,7 @@ cuSOLVER for simt.linalg's decompositions (linalg/_cusolver.py). Whether a libra
 be used on a device (`usable`) and its handles per thread (`thread_handle`) live here;
 each namespace keeps its own glue beside it.
 
-All are loaded with dlopen by the C++ core (src/backends/cuda/cublas.h, cufft.h,
+All are loaded with dlopen by the C++ core (src/backends/cuda/libs/: cublas.h, cufft.h,
 cusolver.h) from where NVRTC is found: $CUDA_HOME, the environment's nvidia-* wheels
 (_cuda_wheels.py), /usr/local/cuda, the loader's path; simt builds without them. When
 cuBLAS or cuFFT is missing, or switched off, the operation runs simt's own generated
@@ -18,10 +18,10 @@ without cuSOLVER they raise NotImplementedError on cuda devices, saying why:
 (read at each call, so a benchmark or a test can compare the two in one process).
 
 cuBLAS and cuSOLVER handles are kept per (device, thread), as the libraries ask (a handle
-is not thread-safe); cuFFT plans in a bounded cache shared by all threads (a plan runs one
-execution at a time, src/backends/cuda/cufft.h). All hold their device's primary context
-and are destroyed with it current: a thread's handles when the thread ends, the rest when
-the interpreter clears this module, before the process exits.
+is not thread-safe); cuFFT plans in a bounded cache shared by all threads (fft/_cufft.py: a
+plan runs one execution at a time, src/backends/cuda/libs/cufft.h). All hold their device's
+primary context and are destroyed with it current: a thread's handles when the thread ends,
+the rest when the interpreter clears their modules, before the process exits.
 """
 
 import functools
@@ -36,6 +36,7 @@ __all__ = ["SWITCHES", "enabled", "status", "usable", "unusable", "thread_handle
 SWITCHES = {"cublas": "SIMT_CUBLAS", "cufft": "SIMT_CUFFT", "cusolver": "SIMT_CUSOLVER"}
 
 _STATUS = {"cublas": "cublas_status", "cufft": "cufft_status", "cusolver": "cusolver_status"}
+
 
 def enabled(library):
     """Whether `library` ('cublas', 'cufft' or 'cusolver') may be used: not switched off
