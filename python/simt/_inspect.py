@@ -102,6 +102,12 @@ class Inspection:
         compute_75), or {argument types: PTX} for each compiled signature."""
         return self._each(signature, Overload.inspect_asm)
 
+    def inspect_lto_ptx(self, signature=None):
+        """Numba's PTX after link-time optimization: simt compiles a kernel, its device
+        functions and its linked sources as one translation unit, so its PTX is already
+        that (the same as inspect_asm's)."""
+        return self.inspect_asm(signature)
+
     def _print_types(self, file=None):
         file = file or sys.stdout
         for types in self._overloads:

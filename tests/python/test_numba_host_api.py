@@ -259,6 +259,8 @@ def test_inspect_asm_gives_ptx(current, rng):
     ptx = asm[("float32[:]", "float32")]
     assert ".entry" in ptx and "fill" in ptx and ".version" in ptx
     assert fill.inspect_asm(("float32[:]", "float32")) == ptx
+    from simt.cuda import float32
+    assert fill.inspect_lto_ptx((float32[:], float32)) == ptx  # one unit: already linked
 
 
 @needs_nvrtc
