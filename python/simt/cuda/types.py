@@ -15,15 +15,15 @@ import numpy as np
 from .. import _core
 
 
-class _Type:
-    """Something with a type string: str() is simt's spelling."""
+class _Spelled:
+    """Something spelled in simt's type text: str() gives it, and so does `_simt_type_`,
+    the one thing the core reads of it (simt._types.type_text)."""
 
-    def __init__(self, text):
-        self._text = text
+    def __init__(self, name):
+        self._text = name
 
     @property
     def _simt_type_(self):
-        """The text the core reads (simt._types.type_text)."""
         return self._text
 
     def __str__(self):
@@ -33,10 +33,14 @@ class _Type:
         return self._text
 
     def __eq__(self, other):
-        return isinstance(other, _Type) and str(other) == self._text
+        return isinstance(other, _Spelled) and str(other) == self._text
 
     def __hash__(self):
         return hash(self._text)
+
+
+class _Type(_Spelled):
+    """A type object (Numba's types.Type, the base of them all); a signature is not one."""
 
 
 class _Element(_Type):
@@ -102,7 +106,7 @@ class ArrayType(_Type):
             else "F" if parts[0] == "::1" else "A"
 
 
-class Signature(_Type):
+class Signature(_Spelled):
     def __init__(self, result, args):
         result, args = of(result), tuple(map(of, args))
         super().__init__(f"{result}({', '.join(map(str, args))})")
