@@ -198,6 +198,9 @@ def test_kernel_signatures_in_every_spelling(device):
     assert str(typed) == "void(float32[::1], int32)"
     # As Numba's: type objects are types.Type, a signature is not one.
     assert isinstance(float32[::1], types.Type) and not isinstance(typed, types.Type)
+    assert isinstance(float32[::1], types.Array) and float32[::1].layout == "C"
+    assert types.Array(np.float32, 2, "F") == float32[::1, :]
+    assert types.complex64.underlying_float == float32
     with pytest.raises(TypeError, match="'x' is not a type"):
         numba_signature(types.void, "x")
     for signature in ("void(float32[::1], int32)", "(f4[::1], i4)", "float32[::1], int32",

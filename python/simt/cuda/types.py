@@ -69,7 +69,9 @@ class _Element(_Type):
         if "::1" in parts[1:-1] or (len(parts) > 1 and parts[0] == parts[-1] == "::1"):
             raise TypeError(f"{self}[...]: '::1' marks the first (Fortran) or last (C) "
                             f"dimension only")
-        return ArrayType(self, parts)
+        layout = "C" if parts[-1] == "::1" and (len(parts) == 1 or parts[0] == ":") \
+            else "F" if parts[0] == "::1" else "A"
+        return Array(self, len(parts), layout)
 
 
 class Scalar(_Element):
@@ -87,6 +89,13 @@ class Scalar(_Element):
             return self.dtype.type(args[0])
         raise TypeError(f"{self}(...) takes types (a signature) or one number")
 
+    @property
+    def underlying_float(self):
+        """A complex type's parts' type (Numba's Complex.underlying_float)."""
+        if self.dtype.kind != "c":
+            raise AttributeError(f"{self} is not a complex type: it has no underlying_float")
+        return SCALARS[np.dtype(self.dtype.char.lower()).name]
+
 
 class Record(_Element):
     """A record (structured) dtype's type, as Numba's numpy_support.from_dtype makes it:
@@ -97,13 +106,24 @@ class Record(_Element):
         super().__init__(_core.record_type(dtype), dtype)
 
 
-class ArrayType(_Type):
-    def __init__(self, scalar, parts):
-        super().__init__(f"{scalar}[{', '.join(parts)}]")
-        self.dtype = scalar.dtype
-        self.ndim = len(parts)
-        self.layout = "C" if parts[-1] == "::1" and (len(parts) == 1 or parts[0] == ":") \
-            else "F" if parts[0] == "::1" else "A"
+class Array(_Type):
+    """An array type, Numba's types.Array: `types.Array(types.float32, 2, "C")`, as
+    `float32[:, ::1]` spells it."""
+
+    def __init__(self, dtype, ndim, layout="A", readonly=False):
+        if layout not in ("C", "F", "A"):
+            raise ValueError(f"types.Array: layout must be 'C', 'F' or 'A', not {layout!r}")
+        if not isinstance(ndim, int) or ndim < 1:
+            raise ValueError(f"types.Array: ndim must be an int >= 1, not {ndim!r}")
+        element = of(dtype)
+        parts = [":"] * ndim
+        if layout == "C":
+            parts[-1] = "::1"
+        elif layout == "F":
+            parts[0] = "::1"
+        super().__init__(("readonly " if readonly else "") + f"{element}[{', '.join(parts)}]")
+        self.dtype, self.ndim, self.readonly = element.dtype, ndim, readonly
+        self.layout = "C" if ndim == 1 and layout == "F" else layout
 
 
 class Signature(_Spelled):
@@ -147,23 +167,6 @@ def of(value):
     if dtype is None or dtype.name not in SCALARS:
         raise TypeError(f"{value!r} is not a type (float32, int32[:], void, ...)")
     return SCALARS[dtype.name]
-
-
-def Array(dtype, ndim, layout="A", readonly=False):  # noqa: N802  (Numba's name)
-    """types.Array(types.float32, 2, "C")."""
-    if layout not in ("C", "F", "A"):
-        raise ValueError(f"types.Array: layout must be 'C', 'F' or 'A', not {layout!r}")
-    if ndim < 1:
-        raise ValueError(f"types.Array: ndim must be >= 1, not {ndim}")
-    parts = [":"] * ndim
-    if layout == "C":
-        parts[-1] = "::1"
-    elif layout == "F":
-        parts[0] = "::1"
-    array = ArrayType(dtype if isinstance(dtype, Scalar) else Scalar(np.dtype(dtype).name), parts)
-    if readonly:
-        array._text = "readonly " + array._text
-    return array
 
 
 def UniTuple(dtype, count):  # noqa: N802
