@@ -94,7 +94,7 @@ def _parse(sig, where):
 class ForeignFunction:
     """A device function defined in a linked source: call it from kernels."""
 
-    def __init__(self, name, sig, link=None):
+    def __init__(self, name, sig, link=None, abi="numba"):
         where = f"declare_device({name!r}, ...)"
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"declare_device: the name is the C symbol, an identifier, "
@@ -104,10 +104,14 @@ class ForeignFunction:
         result, params = _parse(sig, where)
         self._sources = linked_sources(link, where)
         self._result, self._params = result, params
+        if abi not in ("numba", "c"):
+            raise NotImplementedError(f"{where}: abi must be 'numba' (int f(T* result, "
+                                      f"args...)) or 'c' (T f(args...)), not {abi!r}")
+        self.abi = abi
 
     def _simt_describe_(self):
         return _core.Global.foreign(self.name, self.name, self._result, self._params,
-                                    self._sources)
+                                    self._sources, c_abi=self.abi == "c")
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.name} is a device function declared with declare_device: "
@@ -117,10 +121,17 @@ class ForeignFunction:
         return f"<declared device function {self.name}: {self.sig}>"
 
 
-def declare_device(name, sig, link=None):
-    """Declares a device function written in CUDA C++ (or OpenCL C, or C++ for the CPU)
-    with Numba's ABI, `extern "C" __device__ int name(T* result, args...)`, for kernels
-    to call; its source comes from `link=` here or from the kernel's `link=` (`simt.kernel(link=...)`,
-    `cuda.jit(link=...)`).
-    `CPointer(t)` parameters take arrays of dtype t (their data pointer is passed)."""
-    return ForeignFunction(name, sig, link)
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """Declares a device function written in CUDA C++ (or OpenCL C, or C++ for the CPU),
+    for kernels to call; its source comes from `link=` here or from the kernel's `link=`
+    (`simt.kernel(link=...)`, `cuda.jit(link=...)`). `abi="numba"` (Numba's default): the
+    function is `extern "C" __device__ int name(T* result, args...)`, the int ignored;
+    `abi="c"`: `extern "C" __device__ T name(args...)`. `CPointer(t)` parameters take
+    arrays of dtype t (their data pointer is passed). `use_cooperative=True` (the code
+    syncs the grid) is not supported: declare the grid sync in the kernel
+    (`cuda.cg.this_grid().sync()`), which makes its launch cooperative."""
+    if use_cooperative:
+        raise NotImplementedError(
+            f"declare_device({name!r}, ..., use_cooperative=True): simt makes a launch "
+            f"cooperative where the kernel itself syncs the grid (cuda.cg.this_grid().sync())")
+    return ForeignFunction(name, sig, link, abi)

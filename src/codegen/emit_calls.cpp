@@ -245,8 +245,11 @@ void Emitter::hoist_foreign(const Expr& e) {
   // The result's slot; a function without a result gets an int to write to.
   const bool has_result = fn.result.kind != TypeKind::None;
   std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
-  line((has_result ? ctype(fn.result) : std::string("int")) + " " + tmp + " = 0;");
-  std::vector<std::string> args{"&" + tmp};
+  std::vector<std::string> args;
+  if (!fn.c_abi) {
+    line((has_result ? ctype(fn.result) : std::string("int")) + " " + tmp + " = 0;");
+    args.push_back("&" + tmp);
+  }
   for (size_t k = 0; k < fn.params.size(); ++k) {
     const Expr& arg = *e.items[k + 1];
     if (fn.params[k].pointer) {
@@ -255,7 +258,13 @@ void Emitter::hoist_foreign(const Expr& e) {
       args.push_back(emit_as(arg, Type::scalar_of(fn.params[k].scalar)));
     }
   }
-  line("(void)" + fn.symbol + "(" + join_list(args) + ");");
+  const std::string call = fn.symbol + "(" + join_list(args) + ")";
+  if (!fn.c_abi)
+    line("(void)" + call + ";");
+  else if (has_result)
+    line(ctype(fn.result) + " " + tmp + " = " + call + ";");
+  else
+    line(call + ";");
   hoisted_[&e] = has_result ? std::vector<std::string>{tmp} : std::vector<std::string>{};
 }
 

@@ -127,8 +127,9 @@ Global constant_array(const std::string& type, std::vector<int64_t> shape, const
 // simt.cuda.declare_device's function: types as text ("float32", "none"; a pointer
 // parameter "float32*").
 Global foreign(std::string name, std::string symbol, const std::string& result,
-               const std::vector<std::string>& params, const nb::list& sources) {
+               const std::vector<std::string>& params, const nb::list& sources, bool c_abi) {
   auto fn = std::make_shared<sema::ForeignFunction>();
+  fn->c_abi = c_abi;
   fn->name = std::move(name);
   fn->symbol = std::move(symbol);
   fn->result = result == "none" ? sema::Type::none() : type_from_text(result);
@@ -280,10 +281,10 @@ void bind_globals(nb::module_& m) {
                   "A NumPy array read at compile time: its dtype's text, shape and C-ordered "
                   "bytes.")
       .def_static("foreign", &foreign, nb::arg("name"), nb::arg("symbol"), nb::arg("result"),
-                  nb::arg("params"), nb::arg("sources"),
+                  nb::arg("params"), nb::arg("sources"), nb::arg("c_abi") = false,
                   "A function written in C (cuda.declare_device): types as text ('none', "
                   "'float32', a pointer parameter 'float32*'), sources as [(origin, text, "
-                  "[language])].")
+                  "[language])]; c_abi: it returns its result (abi='c'), else Numba's ABI.")
       .def_static("tuple", &tuple, nb::arg("items"), nb::arg("fields") = std::vector<std::string>(),
                   "A tuple of descriptions; `fields` names a named tuple's items.")
       .def_static("named_tuple_class", &named_tuple_class, nb::arg("name"), nb::arg("fields"),

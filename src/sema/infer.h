@@ -51,6 +51,9 @@ struct ForeignFunction {
   Type result;         // a scalar, or None
   std::vector<Param> params;
   std::vector<LinkedSource> sources;  // its own link=
+  // declare_device(abi="c"): `T f(args...)` returns its result; else Numba's ABI, `int
+  // f(T* result, args...)`, the int ignored.
+  bool c_abi = false;
 };
 
 // What a free name resolved to on the Python side: the value of a global,

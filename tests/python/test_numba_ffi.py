@@ -214,3 +214,39 @@ def test_kernel_signatures_in_every_spelling(device):
         simt.kernel(body).compile("float32(float32[::1], int32)")
     with pytest.raises(ValueError, match="float33"):
         simt.kernel(body).compile("void(float33[::1], int32)")
+
+
+def test_c_abi_functions_return_their_result(device, rng, tmp_path):
+    """declare_device(abi="c"): `T f(args...)`, as Numba's C ABI; a void one too."""
+    cu = tmp_path / "cabi.cu"
+    cu.write_text('extern "C" __device__ int times2(int x) { return 2 * x; }\n'
+                  'extern "C" __device__ int const42() { return 42; }\n'
+                  'extern "C" __device__ void store(float* out, float v) { *out = v; }\n')
+    cl = tmp_path / "cabi.cl"
+    cl.write_text("int times2(int x) { return 2 * x; }\n"
+                  "int const42(void) { return 42; }\n"
+                  "void store(__global float* out, float v) { *out = v; }\n")
+    times2 = cuda.declare_device("times2", "int32(int32)", link=[cu, cl], abi="c")
+    const42 = cuda.declare_device("const42", "int32()", link=[cu, cl], abi="c")
+    store = cuda.declare_device("store", types.void(types.CPointer(types.float32),
+                                                    types.float32), link=[cu, cl], abi="c")
+
+    @cuda.jit
+    def k(r, x, f):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = times2(x[i]) + const42()
+        if i == 0:
+            store(f, 2.5)
+
+    with simt.use_device(device):
+        x = rng.integers(-1000, 1000, 50).astype(np.int32)
+        r = np.zeros_like(x)
+        f = np.zeros(1, np.float32)
+        k[1, 64](r, x, f)
+    np.testing.assert_array_equal(r, 2 * x + 42)
+    assert f[0] == 2.5
+    with pytest.raises(NotImplementedError, match="abi must be 'numba'"):
+        cuda.declare_device("f", "int32(int32)", abi="stdcall")
+    with pytest.raises(NotImplementedError, match="use_cooperative"):
+        cuda.declare_device("f", "int32(int32)", use_cooperative=True)
