@@ -1,4 +1,4 @@
-// Sets an environment variable for one test and restores the previous value after it.
+// Sets (or unsets) an environment variable for one test and restores the previous value after it.
 #pragma once
 
 #include <cstdlib>
@@ -9,9 +9,14 @@ namespace simt::test_support {
 
 class ScopedEnv {
  public:
+  // A null `value` unsets the variable for the test.
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) previous_ = old;
-    setenv(name, value, 1);
+    if (value != nullptr) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;

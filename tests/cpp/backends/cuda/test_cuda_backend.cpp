@@ -36,6 +36,7 @@
 #include "runtime/device.h"
 #include "sema/infer.h"
 #include "support/kernel_corpus.h"
+#include "support/scoped_env.h"
 
 namespace {
 
@@ -47,31 +48,7 @@ using simt::runtime::BackendCompileError;
 using simt::runtime::DeviceError;
 using simt::runtime::OutOfMemory;
 
-// Sets an environment variable for one test and restores the previous value.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (previous_) {
-      setenv(name_, previous_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
+using simt::test_support::ScopedEnv;
 
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;

@@ -14,6 +14,7 @@
 
 #include "backends/cuda/nvrtc.h"
 #include "runtime/shared_library.h"
+#include "support/scoped_env.h"
 
 namespace {
 
@@ -22,31 +23,7 @@ using simt::cuda::kToolkitIncludesOption;
 using simt::cuda::Nvrtc;
 using simt::runtime::SharedLibrary;
 
-// Sets an environment variable for one test and restores the previous value.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (previous_) {
-      setenv(name_, previous_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
+using simt::test_support::ScopedEnv;
 
 const Nvrtc* nvrtc_or_skip_reason(std::string* reason) { return Nvrtc::get(reason); }
 
