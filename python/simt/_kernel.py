@@ -74,6 +74,7 @@ class Kernel(_Compiled, Inspection):
                                             self.boundscheck, self._link,
                                             self.max_registers or 0)
         self._signatures = list(signatures)
+        self._as_device_function = None
         for signature in signatures:
             self.compile(signature)
         # Explicit signatures are the only ones, as in Numba: a launch converts its arguments
@@ -81,6 +82,13 @@ class Kernel(_Compiled, Inspection):
         self.closed = bool(self._signatures) if closed is None else bool(closed)
         if self.closed:
             self._dispatcher.close()
+
+    def _simt_describe_(self):
+        # A kernel that another kernel calls is a device function there, as in Numba (a
+        # @cuda.jit function called from device code): the same source, compiled as one.
+        if self._as_device_function is None:
+            self._as_device_function = Func(self.py_func, source=self._source)
+        return self._as_device_function._simt_describe_()
 
     def _rebuild_options(self):
         return {"signatures": self._signatures, "debug": self.debug, "fastmath": self.fastmath,

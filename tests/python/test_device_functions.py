@@ -126,3 +126,30 @@ def test_error_inside_a_device_function_points_into_it():
     with pytest.raises(simt.TypingError) as info:
         k.inspect_source(np.zeros(1))
     assert info.value.source_line.strip() == "return x & 1.5"
+
+
+def test_a_kernel_called_from_a_kernel_is_a_device_function_there(device, rng):
+    """As in Numba: a @cuda.jit function called from device code is compiled as a device
+    function (it may return a value there), and stays a kernel of its own."""
+    @cuda.jit
+    def scaled(v, k):
+        return v * k
+
+    @cuda.jit
+    def fill(out, v):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = v
+
+    @cuda.jit
+    def apply(out, x):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = scaled(x[i], 3)
+
+    x = rng.random(100)
+    out = simt.full(100, np.nan, device=device)
+    apply[1, 128](out, simt.asarray(x, device=device))
+    np.testing.assert_array_equal(out.get(), 3 * x)
+    fill[1, 128](out, 2.0)  # the kernel itself still launches
+    np.testing.assert_array_equal(out.get(), np.full(100, 2.0))
