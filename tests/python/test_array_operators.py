@@ -215,14 +215,13 @@ def test_numpy_scalar_on_the_left_gives_a_simt_array(device, rng):
     assert_exact(np.int16(3) - sx, np.int16(3) - x, "np.int16(3) - int8")
 
 
-@pytest.mark.xfail(reason="a NumPy scalar on the left of a comparison (np.float32(1) < a) "
-                          "reaches __array_ufunc__ as a 0-d ndarray and raises TypeError "
-                          "'an operand is a NumPy array'", strict=True)
 def test_numpy_scalar_on_the_left_of_a_comparison(device, rng):
+    # NumPy hands the scalar to __array_ufunc__ as a 0-d ndarray.
     f = random_values(rng, "float32", 50)
     sf = dev(f, device)
     assert_exact(np.float32(1) < sf, np.float32(1) < f, "np.float32(1) < float32")
     assert_exact(np.int8(1) == sf, np.int8(1) == f, "np.int8(1) == float32")
+    assert_exact(np.add(np.array(2.5), sf), np.add(np.array(2.5), f), "0-d + float32")
 
 
 def test_numpy_array_operand_raises_type_error(device):

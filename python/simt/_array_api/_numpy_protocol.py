@@ -11,7 +11,8 @@ array's device and give simt arrays, and NumPy never copies a device array impli
 - ``__array__``: ``np.asarray(a)`` views an array whose memory the host reads (a cpu
   array: no copy) and raises TypeError for the others (call ``.get()``).
 
-A NumPy array among the operands raises TypeError: copy it to the device first. Anything
+A NumPy array among the operands raises TypeError: copy it to the device first (a 0-d one
+is read as the NumPy scalar it holds). Anything
 simt does not implement returns NotImplemented, for which NumPy raises TypeError.
 """
 
@@ -73,6 +74,9 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     name = getattr(ufunc, "__name__", repr(ufunc))
     where = f"numpy.{name}" if method == "__call__" else f"numpy.{name}.{method}"
     outs = () if out is None else tuple(out)
+    # NumPy hands a NumPy scalar on the left of a comparison (np.float32(1) < a) over as
+    # a 0-d ndarray: read as the scalar it is.
+    inputs = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in inputs)
     if not _checked_operands(inputs + outs, where):
         return NotImplemented
     if method == "__call__" and name in _GENERALIZED and getattr(np, name, None) is ufunc:
