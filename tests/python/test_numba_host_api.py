@@ -517,3 +517,20 @@ def test_cudadrv_runtime_version():
         assert version[0] >= 11 and str(status["version"]).startswith(f"{version[0]}.")
     else:
         assert version == (0, 0)
+
+
+def test_vectorize_takes_what_numbas_takes(current, rng):
+    """Numba's vectorized functions take host data of any kind beside device arrays: it is
+    copied to their device; with no device array the result comes back to the host (a
+    scalar for scalars alone)."""
+    @cuda.vectorize(["float64(float64, float64)"])
+    def combine(a, b):
+        return a * 2 + b
+
+    assert combine(1.5, 2.0) == 5.0 and isinstance(combine(1.5, 2.0), np.float64)
+    np.testing.assert_array_equal(combine([1.0, 2.0], (3.0, 4.0)), [5.0, 8.0])
+    x, y = rng.random(20), rng.random(20)
+    on_device = combine(cuda.to_device(x), y)  # host y copied to x's device
+    assert isinstance(on_device, simt.Array) and on_device.device == current
+    np.testing.assert_array_equal(on_device.copy_to_host(), x * 2 + y)
+    np.testing.assert_array_equal(combine(x, 1.0), x * 2 + 1)

@@ -38,6 +38,7 @@ from .._kernel import Func
 from .types import Signature
 
 _PYTHON_TYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+_SCALARS = (bool, int, float, complex, np.generic)
 
 
 def _takes(operand, python, target):
@@ -149,16 +150,22 @@ class Vectorized:
         where = f"vectorize({self.__name__})"
         if len(args) != self.nin:
             raise TypeError(f"{where} takes {self.nin} arguments, not {len(args)}")
-        host = not any(isinstance(a, _array.Array) for a in args) and out is None
-        if host:
-            args = [_array.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+        # As Numba's: host data (NumPy arrays, lists, tuples) is copied to the device of the
+        # device arrays given (else the current device), and a call with no device array
+        # gives host data back: a NumPy array, or a scalar for scalars alone.
+        given = [a for a in args if isinstance(a, _array.Array)]
+        host = not given and out is None
+        target = given[0].device if given else out.device if out is not None else None
+        scalars = all(isinstance(a, _SCALARS) for a in args)
+        args = [a if isinstance(a, _array.Array) or (isinstance(a, _SCALARS) and not scalars)
+                else _array.to_device(np.asarray(a), target) for a in args]
         operands = [_elementwise.Operand(a, where) for a in args]
         device = _elementwise.common_device(operands, where, out)
-        if device is None:
-            raise TypeError(f"{where}: at least one argument must be an array")
         loop = self._loop(operands)
         result, _ = _elementwise.apply(_Expression(self, loop), loop, operands, device, out)
-        return result.get() if host else result
+        if not host:
+            return result
+        return result.get()[()] if scalars else result.get()
 
 
 class _Expression:
