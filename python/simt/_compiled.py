@@ -42,12 +42,9 @@ def _remember_compiled_source(event, args):
 sys.addaudithook(_remember_compiled_source)
 
 
-def _texts_holding(code):
-    """The whole texts that may hold `code`: its file (linecache), the strings compiled
-    under its file name, newest first, and a `python -c` program."""
-    lines = linecache.getlines(code.co_filename)
-    if lines:
-        yield "".join(lines)
+def _compiled_strings(code):
+    """The strings compiled under `code`'s file name that may hold it, newest first, and a
+    `python -c` program."""
     # A copy: compiling one of them to compare adds it again.
     yield from reversed(list(_COMPILED_SOURCES.get(code.co_filename, ())))
     if code.co_filename == "<string>" and "-c" in sys.orig_argv[:-1]:
@@ -66,9 +63,10 @@ def _text_holding(code):
     """The text whose compilation made `code`, or None. A file's text is taken as linecache
     gives it; a compiled string must compile to `code` itself, since several strings run
     by exec may share one file name and one line number."""
-    for number, text in enumerate(_texts_holding(code)):
-        if number == 0 and linecache.getlines(code.co_filename):
-            return text
+    lines = linecache.getlines(code.co_filename)
+    if lines:
+        return "".join(lines)
+    for text in _compiled_strings(code):
         try:
             compiled = compile(text, code.co_filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
@@ -133,7 +131,7 @@ def _source_of(function):
             f"simt needs the source code of {function.__qualname__!r} to compile it, and "
             f"Python keeps none for functions typed at the plain `python` prompt; define "
             f"kernels in a file (python script.py), a string run by exec(), or in IPython "
-            f"or Jupyter, which keep what you type") from None
+            f"or Jupyter, which keep what you type")
     filename = (inspect.getsourcefile(function) if lambda_ else None) or code.co_filename
     return found[0], filename, found[1]
 
