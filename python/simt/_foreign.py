@@ -5,7 +5,8 @@
 A linked source is compiled as part of each kernel that calls into it, by the devices
 of its language: `.cu` files and CUSource by CUDA and by the CPU device (as C++, with
 `__device__` read as nothing), `.cl` files by OpenCL devices, `.c`/`.cpp` files by the
-CPU device. A call uses Numba's ABI, `int f(T* result, args...)`, the int ignored.
+CPU device. A call uses Numba's ABI, `int f(T* result, args...)`, the int ignored, or
+with abi="c" the C ABI, `T f(args...)`.
 """
 
 import os
