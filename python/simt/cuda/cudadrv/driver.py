@@ -39,6 +39,14 @@ def _bytes(array, size, where):
     return size
 
 
+def _overwrite_bytes(array, size, values, stream):
+    """Writes `values` (a byte, or `size` bytes) over the first `size` bytes of a
+    contiguous device array, through a host copy of it."""
+    host = array.get(stream=stream or None)
+    host.reshape(-1, order="A").view(np.uint8)[:size] = values
+    array.set(host, stream=stream or None)
+
+
 def device_memset(dst, val, size, stream=0):
     """Sets the first `size` bytes of the device array `dst` to the byte `val`."""
     array = _device_array(dst, "device_memset")
@@ -46,19 +54,15 @@ def device_memset(dst, val, size, stream=0):
     if size == array.nbytes and size:
         array._impl.fill(bytes([val & 0xFF]) * array.itemsize)
         return
-    host = array.get(stream=stream or None)
-    host.reshape(-1, order="A").view(np.uint8)[:size] = val & 0xFF
-    array.set(host, stream=stream or None)
+    _overwrite_bytes(array, size, val & 0xFF, stream)
 
 
 def host_to_device(dst, src, size, stream=0):
     """Copies the first `size` bytes of the host buffer `src` into the device array `dst`."""
     array = _device_array(dst, "host_to_device")
     size = _bytes(array, size, "host_to_device")
-    data = np.frombuffer(memoryview(src).cast("B"), np.uint8, size)
-    host = array.get(stream=stream or None)
-    host.reshape(-1, order="A").view(np.uint8)[:size] = data
-    array.set(host, stream=stream or None)
+    _overwrite_bytes(array, size, np.frombuffer(memoryview(src).cast("B"), np.uint8, size),
+                     stream)
 
 
 def device_to_host(dst, src, size, stream=0):
