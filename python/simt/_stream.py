@@ -121,7 +121,8 @@ class Event:
     device = property(lambda self: self._impl.device)
 
     def record(self, stream=None):
-        """Captures the work queued on `stream` (default: the default stream) so far."""
+        """Captures the work queued on `stream` so far (default: the current stream, which
+        is the default stream unless a simt.cuda.Stream was made current)."""
         self._impl.record(stream)
         return self
 

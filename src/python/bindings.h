@@ -130,6 +130,10 @@ std::optional<PyStream> stream_object(const nb::handle& stream);
 std::optional<PyStream> launch_stream(const nb::handle& config);
 // Whether `stream` is None or 0 (the default stream).
 bool is_default_stream_argument(const nb::handle& stream);
+// The stream a launch or an event record with no stream named goes to: this
+// thread's current stream of `device` (CuPy's `with stream:`, Stream.use()),
+// else the device's default stream.
+runtime::Stream& unnamed_stream(runtime::Device& device);
 
 // The storage and geometry of a simt.Array (the Python class wraps one).
 struct DeviceArray {

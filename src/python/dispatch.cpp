@@ -448,7 +448,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   runtime::validate_shared_memory(device->info(), spec->static_shared_bytes, dims.shared_bytes);
   runtime::validate_warp_launch(device->info(), *spec->kernel, dims);
   runtime::validate_cooperative_launch(*device, *spec->kernel, dims);
-  runtime::Stream& queue = stream ? *stream->stream : device->default_stream();
+  runtime::Stream& queue = stream ? *stream->stream : unnamed_stream(*device);
   std::optional<CheckRecord> checks;
   if (spec->checked) {
     checks.emplace(device, queue);

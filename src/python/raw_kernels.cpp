@@ -217,7 +217,7 @@ void RawKernel::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   nb::gil_scoped_release release;
   if (producer_pending) on->synchronize();  // as the protocol allows
   on->queue_launch(*function.kernel, dims, pointers.data(),
-                   stream ? *stream->stream : on->default_stream(), {});
+                   stream ? *stream->stream : unnamed_stream(*on), {});
 }
 
 struct RawLaunch {

@@ -64,7 +64,18 @@ PyStream default_stream_of(const std::shared_ptr<runtime::Device>& device) {
   return PyStream{device, std::shared_ptr<runtime::Stream>(device, &device->default_stream())};
 }
 
+// This thread's current stream per device, set by simt.cuda.Stream's `with`
+// and use(). Not owning: the Python side keeps each current stream alive until
+// it is replaced here (simt/cuda/_cupy_runtime.py): a pointer is never stale.
+thread_local std::vector<std::pair<const runtime::Device*, runtime::Stream*>> t_current_streams;
+
 }  // namespace
+
+runtime::Stream& unnamed_stream(runtime::Device& device) {
+  for (const auto& [owner, stream] : t_current_streams)
+    if (owner == &device) return *stream;
+  return device.default_stream();
+}
 
 bool is_default_stream_argument(const nb::handle& stream) {
   if (stream.is_none()) return true;
@@ -146,7 +157,9 @@ void bind_streams(nb::module_& m) {
       .def(
           "record",
           [](const PyEvent& e, const nb::handle& stream) {
-            runtime::Stream& s = stream_argument(stream, *e.device, "Event.record");
+            runtime::Stream& s = is_default_stream_argument(stream)
+                                     ? unnamed_stream(*e.device)
+                                     : stream_argument(stream, *e.device, "Event.record");
             e.event->record(s);
           },
           nb::arg("stream").none() = nb::none())
@@ -175,6 +188,24 @@ void bind_streams(nb::module_& m) {
     return PyStream{d.device, d.device->create_stream()};
   });
   m.def("default_stream", [](const PyDevice& d) { return default_stream_of(d.device); });
+  // Sets this thread's current stream of the stream's device; None as the
+  // stream (with its device given) restores the default stream.
+  m.def(
+      "set_current_stream",
+      [](const PyDevice& d, const nb::handle& stream) {
+        std::erase_if(t_current_streams,
+                      [&](const auto& entry) { return entry.first == d.device.get(); });
+        if (stream.is_none()) return;
+        std::optional<PyStream> s = as_stream(stream);
+        if (!s) throw nb::type_error("set_current_stream: expected a simt.Stream or None");
+        if (s->device != d.device)
+          throw nb::value_error(
+              ("the stream is on " + s->device->info().id + ", not " + d.device->info().id)
+                  .c_str());
+        if (!s->stream->is_default())
+          t_current_streams.emplace_back(d.device.get(), s->stream.get());
+      },
+      nb::arg("device"), nb::arg("stream").none());
   m.def("create_event", [](const PyDevice& d) {
     return PyEvent{d.device, d.device->create_event()};
   });

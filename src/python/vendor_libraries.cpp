@@ -31,10 +31,11 @@ cuda::CudaDevice& cuda_device(const PyDevice& device, const char* what) {
   return static_cast<cuda::CudaDevice&>(*device.device);
 }
 
-// The device's default stream, told what is queued next: a fault found at a later
-// synchronization then names the library call, not the last simt kernel.
-cuda::CUstream default_stream(cuda::CudaDevice& device, const std::string& work) {
-  auto& stream = static_cast<cuda::CudaStream&>(device.default_stream());
+// The stream the call goes to (the thread's current one, else the default),
+// told what is queued next: a fault found at a later synchronization then names
+// the library call, not the last simt kernel.
+cuda::CUstream library_stream(cuda::CudaDevice& device, const std::string& work) {
+  auto& stream = static_cast<cuda::CudaStream&>(unnamed_stream(device));
   stream.note_launch(cuda::intern_name(work));
   return stream.handle();
 }
@@ -72,7 +73,7 @@ struct PyCusolverHandle {
   std::unique_ptr<cuda::CusolverHandle> handle;
 
   cuda::CUstream stream() const {
-    return default_stream(static_cast<cuda::CudaDevice&>(*device), "a cuSOLVER routine");
+    return library_stream(static_cast<cuda::CudaDevice&>(*device), "a cuSOLVER routine");
   }
 };
 
@@ -194,7 +195,7 @@ void bind_vendor_libraries(nb::module_& m) {
             call.ldc = ldc;
             call.stride_c = stride_c;
             auto& device = static_cast<cuda::CudaDevice&>(*self.device);
-            self.handle->gemm(call, default_stream(device, "cuBLAS GEMM (" + std::to_string(m) +
+            self.handle->gemm(call, library_stream(device, "cuBLAS GEMM (" + std::to_string(m) +
                                                                " x " + std::to_string(n) + " x " +
                                                                std::to_string(k) + ")"));
           },
@@ -360,7 +361,7 @@ void bind_vendor_libraries(nb::module_& m) {
           [](PyCufftPlan& self, uint64_t in, uint64_t out, bool forward) {
             auto& device = static_cast<cuda::CudaDevice&>(*self.device);
             self.plan->execute(address(in), address(out), forward,
-                               default_stream(device, std::string("a cuFFT transform (") +
+                               library_stream(device, std::string("a cuFFT transform (") +
                                                           (forward ? "forward" : "inverse") + ")"));
           },
           nb::arg("input"), nb::arg("output"), nb::arg("forward"),

@@ -19,17 +19,26 @@ from ._devices import (  # noqa: F401
     Device, close, current_context, default_stream, defer_cleanup, detect, event,
     event_elapsed_time, get_current_device, gpus, is_available, legacy_default_stream,
     list_devices, per_thread_default_stream, select_device, stream, synchronize)
+from ._cupy_runtime import (  # noqa: F401  (CuPy's cupy.cuda names)
+    Event, ExternalStream, MemoryPointer, MemoryPool, PinnedMemoryPointer, PinnedMemoryPool,
+    Stream, alloc, alloc_pinned_memory, get_allocator, get_current_stream, get_elapsed_time,
+    set_allocator, set_pinned_memory_allocator)
 from ._jit import jit  # noqa: F401
 from ._memory import (  # noqa: F401
     as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,
     managed_array, mapped, mapped_array, mapped_array_like, pinned, pinned_array,
     pinned_array_like, to_device)
 from ._vectorizers import guvectorize, vectorize  # noqa: F401
-from . import fp16, libdevice, random, types, typing  # noqa: F401
+from . import fp16, libdevice, random, runtime, types, typing  # noqa: F401
 from .compiler import compile_ptx, compile_ptx_for_current_device  # noqa: F401
 from .kernels.reduction import Reduce, reduce  # noqa: F401
 from .np.numpy_support import carray, farray  # noqa: F401
 from .types import SCALARS as _SCALARS, void  # noqa: F401
+
+# CuPy's module path cupy.cuda.stream.Stream: Numba's cuda.stream() function carries
+# the names of CuPy's stream module.
+for _name in ("Stream", "Event", "ExternalStream", "get_current_stream", "get_elapsed_time"):
+    setattr(stream, _name, globals()[_name])
 
 # Numba's type objects: float32, int32[:], void(float32[:], int32), f4, i8, ... (not
 # `bool`, which `from simt.cuda import *` would shadow; Numba's name is `boolean`).
@@ -38,7 +47,8 @@ globals().update({name: t for name, t in _SCALARS.items() if name != "bool"})
 # What `from simt.cuda import *` gives: the public names above, as before simt.cuda was a
 # package, not the submodules that only a package has (`np` would shadow NumPy's).
 __all__ = sorted(name for name in globals()
-                 if not name.startswith("_") and name not in ("np", "compiler", "typing"))
+                 if not name.startswith("_")
+                 and name not in ("np", "compiler", "typing", "runtime"))
 
 # Imported on first use (`cuda.cudadrv.driver`, and `cuda.devicearray` as Numba's
 # numba.cuda names it): few programs need them.

@@ -30,7 +30,23 @@ class Device:
     """A device as numba.cuda describes one: id, name, compute_capability, CUDA's
     attribute names; also a context manager that makes it current."""
 
-    def __init__(self, device, number):
+    def __init__(self, device=None, number=None):
+        # CuPy's forms: Device() is the current device, Device(i) the i-th of cuda.gpus;
+        # a simt.Device or an id string names one directly.
+        if number is None:
+            if device is None:
+                device = _device.current_device()
+            elif isinstance(device, int) and not isinstance(device, bool):
+                listed = _listed()
+                if not -len(listed) <= device < len(listed):
+                    raise ValueError(f"cuda.Device({device}): simt.cuda lists {len(listed)} "
+                                     f"({', '.join(d.id for d in listed)})")
+                device, number = listed[device], device % len(listed)
+            else:
+                device = _device.get_device(device)
+            if number is None:
+                listed = _listed()
+                number = listed.index(device) if device in listed else 0
         self._device = device
         self.id = number
 
@@ -54,6 +70,29 @@ class Device:
             raise AttributeError(f"{type(self).__name__} has no attribute {attribute!r} "
                                  f"(simt answers {', '.join(sorted(_ATTRIBUTES))})")
         return query(self._device)
+
+    def use(self):
+        """Makes the device current in this thread (CuPy's Device.use)."""
+        _core.set_current_device(self._device)
+        return self
+
+    def synchronize(self):
+        """Waits for all work queued on the device."""
+        self._device.synchronize()
+
+    @property
+    def mem_info(self):
+        """(free, total) bytes, as Context.get_memory_info."""
+        return Context(self._device).get_memory_info()
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other._device == self._device
+
+    def __hash__(self):
+        return hash(self._device)
+
+    def __int__(self):
+        return self.id
 
     def reset(self):
         """Waits for the device's work and frees the memory simt's pool caches for it."""
