@@ -17,50 +17,37 @@ low half); the counter starts at 0. seed=None draws fresh entropy from the opera
 system. The values differ from NumPy's (NumPy's Philox is Philox4x64, and its normals come
 from a ziggurat); their distributions are the same.
 
-The legacy helpers (seed, rand, randn, random, random_sample, randint) draw from one
-module-level Generator, seeded by seed(s) (fresh entropy until then); they are not NumPy's
-Mersenne Twister streams.
+The legacy functions (seed, rand, randn, random_sample, uniform, normal, lognormal,
+exponential, randint, choice, permutation, shuffle, ...) and CuPy's RandomState
+(simt.random.generator) draw from a Generator too: one module-level RandomState, seeded by
+seed(s) (fresh entropy until then); they are not NumPy's Mersenne Twister streams.
 """
 
 from ._generator import Generator, default_rng
+from . import generator
+from .generator import RandomState, get_random_state, reset_states, set_random_state
 
-__all__ = ["Generator", "default_rng", "seed", "rand", "randn", "random", "random_sample",
-           "randint"]
+# The legacy functions (NumPy's and CuPy's numpy.random.* names) and what they call on
+# the module-level RandomState.
+_LEGACY = ("rand", "randn", "random_sample", "random", "ranf", "sample", "uniform",
+           "standard_normal", "normal", "lognormal", "standard_exponential", "exponential",
+           "randint", "random_integers", "choice", "permutation", "shuffle")
 
-_global = None
-
-
-def _shared():
-    global _global
-    if _global is None:
-        _global = default_rng()
-    return _global
+__all__ = ["Generator", "default_rng", "RandomState", "get_random_state", "set_random_state",
+           "reset_states", "seed", *_LEGACY]
 
 
 def seed(seed=None):
-    """Reseeds the generator behind the legacy helpers (as default_rng(seed) seeds)."""
-    global _global
-    _global = default_rng(seed)
+    """Reseeds the state behind the legacy functions (as default_rng(seed) seeds)."""
+    get_random_state().seed(seed)
 
 
-def rand(*shape, device=None):
-    """Uniform float64 values in [0, 1) of the given shape (a 0-d array for none)."""
-    return _shared().random(shape, device=device)
+def _legacy(name):
+    def function(*args, **kwargs):
+        return getattr(get_random_state(), name)(*args, **kwargs)
+    method = getattr(RandomState, name)
+    function.__name__, function.__qualname__, function.__doc__ = name, name, method.__doc__
+    return function
 
 
-def randn(*shape, device=None):
-    """Standard normal float64 values of the given shape (a 0-d array for none)."""
-    return _shared().standard_normal(shape, device=device)
-
-
-def random(size=None, *, device=None):
-    """Uniform float64 values in [0, 1) (Generator.random)."""
-    return _shared().random(size, device=device)
-
-
-random_sample = random
-
-
-def randint(low, high=None, size=None, dtype=int, *, device=None):
-    """Integers in [low, high) ([0, low) without high), as numpy.random.randint."""
-    return _shared().integers(low, high, size, dtype, device=device)
+globals().update({name: _legacy(name) for name in _LEGACY})
