@@ -47,10 +47,13 @@ from .errors import (  # noqa: F401
 
 __version__ = "0.1.0"
 
+ndarray = Array  # CuPy's and NumPy's name for the array type (isinstance(x, simt.ndarray))
+
 # Submodules imported on first use, so that `import simt` stays cheap: simt.cuda (Numba's
 # host API: jit, vectorize, memory, devices) is most of the package's own import time;
-# simt.random, simt.fft, simt.linalg, simt.dask and simt.mpi are needed by few programs.
-_LAZY_SUBMODULES = frozenset({"cuda", "random", "fft", "linalg", "dask", "mpi"})
+# simt.random, simt.fft, simt.linalg, simt.testing, simt.dask and simt.mpi are needed by
+# few programs.
+_LAZY_SUBMODULES = frozenset({"cuda", "random", "fft", "linalg", "dask", "mpi", "testing"})
 
 
 def __getattr__(name):

@@ -21,8 +21,9 @@ from .. import _broadcast
 from . import _elementwise
 from ._dtypes import astype
 from ._elementwise import Operand, assign, contiguous_copy
+from ._manipulation import _f_contiguous
 
-__all__ = ["arange", "asarray", "asnumpy", "ascontiguousarray", "empty", "empty_like", "eye",
+__all__ = ["arange", "array", "asarray", "asnumpy", "ascontiguousarray", "empty", "empty_like", "eye",
            "full", "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu",
            "zeros", "zeros_like"]
 
@@ -372,8 +373,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     - a device array of another library (DLPack, __cuda_array_interface__): a view of its
       memory, as simt.from_dlpack;
     - a NumPy array, a list, a number: as numpy.asarray(obj, dtype) takes it, on the
-      ``cpu`` device a view of that NumPy array (in a build without the cpu device, a
-      copy on the current device).
+      current device when `device` is None, as CuPy's asarray: a view of that NumPy array
+      where the current device is ``cpu``, a copy on any other.
 
     copy=True always copies; copy=False never does (ValueError where it would have to).
     """
@@ -422,7 +423,10 @@ def _from_device_library(obj, dtype, target, copy):
 
 def _from_host(obj, dtype, target, copy):
     # NumPy makes the array (its conversions of lists and numbers; ValueError for copy=False
-    # where it must copy), on the host where the data already is.
+    # where it must copy) on the host, and it goes to the current device, as CuPy's does: a
+    # program run with another device current must not compute on the CPU unasked.
+    if target is None:
+        target = get_device()
     if copy is False:
         try:
             host = np.asarray(obj, dtype=dtype, copy=False)
@@ -433,6 +437,25 @@ def _from_host(obj, dtype, target, copy):
     if copy:
         return _array.to_device(host, device=target)
     return _interop.asarray(host, target)
+
+
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, device=None):
+    """NumPy's and CuPy's array constructor: `obj` as a new simt array (on `device`, default
+    the current one) unless copy=False lets it be `obj` itself; `ndmin` leading axes of
+    length 1 added; order "C", "F", "A" or "K" (F gives a Fortran-ordered copy)."""
+    if order not in ("K", "A", "C", "F", None):
+        raise ValueError(f"simt.array: order must be 'K', 'A', 'C' or 'F', not {order!r}")
+    if subok:
+        raise ValueError("simt.array: subok=True has no meaning for simt arrays (there are no "
+                         "subclasses)")
+    ndmin = operator.index(ndmin)
+    x = asarray(obj, dtype=dtype, device=device, copy=None if copy is False else copy)
+    if x.ndim < ndmin:
+        x = x.reshape((1,) * (ndmin - x.ndim) + x.shape)
+    if order == "F" and not _f_contiguous(x):
+        out = _array.empty(x.shape, x.dtype, x.device, "F")
+        return assign(out, x)
+    return x
 
 
 def asnumpy(a, stream=None, out=None):

@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from .. import _core
-from .._array import Array, empty
+from .._array import Array, empty, to_device
+from .._device import get_device
 from .. import _broadcast
 from . import _generated, _launch
 from ._elementwise_ops import ALIASES, COMPLEX, OPERATIONS, helpers_for
@@ -102,8 +103,11 @@ class Elementwise:
             raise TypeError(f"{where}: out must be a simt array, not {type(out).__name__}")
         device = common_device(operands, where, out)
         if device is None:
-            raise TypeError(f"{where}: at least one operand must be a simt array (these are "
-                            f"all scalars: use NumPy)")
+            # Only scalars: computed on the current device as 0-d arrays of NumPy's dtypes
+            # for them (CuPy's: cupy.log(2.0) is a 0-d array), as NumPy converts them.
+            device, key = get_device(), None
+            operands = [Operand(to_device(np.asarray(op.value), device=device), where)
+                        for op in operands]
         loop = self.resolve(operands)
         result, plan = apply(self, loop, operands, device, out)
         if key is not None and len(self._fast) < 1024 and type(loop) is not _ValueLoop:

@@ -1,6 +1,8 @@
 """What `simt` exports as the array namespace, gathered from each family's module (their
 __all__ and their METHODS for simt.Array), and Array given its operators and methods."""
 
+import builtins
+
 import numpy as np
 
 from .._array import Array, to_device as _to_device
@@ -18,8 +20,16 @@ globals().update(_ELEMENTWISE)
 for _family in _FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.__all__})
 
-__all__ = (["__array_api_version__"] + sorted(_ELEMENTWISE)
+__all__ = (["__array_api_version__", "get_array_module"] + sorted(_ELEMENTWISE)
            + [name for family in _FAMILIES for name in family.__all__])
+
+
+def get_array_module(*args):
+    """CuPy's get_array_module: simt where any argument is a simt array, else NumPy, so that
+    one function body (``xp = simt.get_array_module(x)``) serves both."""
+    import simt
+
+    return simt if builtins.any(isinstance(arg, Array) for arg in args) else np
 
 
 def _array_namespace(self, /, *, api_version=None):

@@ -28,7 +28,7 @@ from .._device import builds_cuda, runs_on_host
 from .._snippet_kernels import ReductionKernel
 from .. import _broadcast
 from . import _generated, _launch
-from ._elementwise import FUNCTIONS, TracedValue, assign, contiguous_copy
+from ._elementwise import FUNCTIONS, TracedValue, assign, check_out, contiguous_copy
 
 __all__ = ["sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "count_nonzero",
            "argmin", "argmax", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod",
@@ -591,57 +591,97 @@ def _substitute(combine, a, b):
     return re.sub(r"\b[ab]\b", lambda match: a if match.group(0) == "a" else b, combine)
 
 
-# The public reductions.
+# The public reductions, with NumPy's signatures (the array API's keyword-only arguments are
+# NumPy's positional ones in the same order: simt.sum(x, 1), mean(x, 0, None, out) work).
 
-def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+def _into(out, result, name):
+    """The reduction's result, or `out` holding it (NumPy's out=: same shape, the result
+    cast to out's dtype under 'same_kind')."""
+    if out is None:
+        return result
+    if not isinstance(out, Array):
+        raise TypeError(f"simt.{name}: out must be a simt array, not {type(out).__name__}")
+    check_out(name, out, result.shape, result.dtype)
+    return assign(out, result)
+
+
+def _no_where(where, name):
+    if where is not True:
+        raise NotImplementedError(f"simt.{name}: where= is not supported (mask the input with "
+                                  f"simt.where first)")
+
+
+def _initial(result, initial, combine, name):
+    # NumPy's initial=: one more value folded into each result.
+    if initial is None:
+        return result
+    return FUNCTIONS[combine](result, result.dtype.type(initial))
+
+
+def sum(x, /, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """Sum over `axis` (an int, a tuple, None for all): ints accumulate in int64 (uint64),
     as NumPy's; `dtype` overrides."""
-    return reduce("sum", x, axis, keepdims, dtype)
+    _no_where(where, "sum")
+    result = _initial(reduce("sum", x, axis, keepdims, dtype), initial, "add", "sum")
+    return _into(out, result, "sum")
 
 
-def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+def prod(x, /, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """Product over `axis`; dtypes as sum's."""
-    return reduce("prod", x, axis, keepdims, dtype)
+    _no_where(where, "prod")
+    result = _initial(reduce("prod", x, axis, keepdims, dtype), initial, "multiply", "prod")
+    return _into(out, result, "prod")
 
 
-def min(x, /, *, axis=None, keepdims=False):
+def min(x, /, axis=None, out=None, keepdims=False, initial=None, where=True):
     """Minimum over `axis` (NaN if any element is NaN, as NumPy's)."""
-    return reduce("min", x, axis, keepdims)
+    _no_where(where, "min")
+    result = _initial(reduce("min", x, axis, keepdims), initial, "minimum", "min")
+    return _into(out, result, "min")
 
 
-def max(x, /, *, axis=None, keepdims=False):
+def max(x, /, axis=None, out=None, keepdims=False, initial=None, where=True):
     """Maximum over `axis` (NaN if any element is NaN, as NumPy's)."""
-    return reduce("max", x, axis, keepdims)
+    _no_where(where, "max")
+    result = _initial(reduce("max", x, axis, keepdims), initial, "maximum", "max")
+    return _into(out, result, "max")
 
 
 amin, amax = min, max
 
 
-def all(x, /, *, axis=None, keepdims=False):
+def all(x, /, axis=None, out=None, keepdims=False, *, where=True):
     """Whether every element over `axis` is true (nonzero)."""
-    return reduce("all", x, axis, keepdims)
+    _no_where(where, "all")
+    return _into(out, reduce("all", x, axis, keepdims), "all")
 
 
-def any(x, /, *, axis=None, keepdims=False):
+def any(x, /, axis=None, out=None, keepdims=False, *, where=True):
     """Whether some element over `axis` is true (nonzero)."""
-    return reduce("any", x, axis, keepdims)
+    _no_where(where, "any")
+    return _into(out, reduce("any", x, axis, keepdims), "any")
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
+def count_nonzero(x, /, axis=None, *, keepdims=False):
     """How many elements over `axis` are nonzero (int64)."""
     return reduce("count_nonzero", x, axis, keepdims)
 
 
-def mean(x, /, *, axis=None, dtype=None, keepdims=False):
+def mean(x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """Arithmetic mean over `axis`: float64 for integer arrays, as NumPy's."""
+    _no_where(where, "mean")
     if isinstance(x, Array) and x.dtype.kind in "biu" and dtype is None:
         dtype = np.float64
-    return reduce("mean", x, axis, keepdims, dtype)
+    return _into(out, reduce("mean", x, axis, keepdims, dtype), "mean")
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None, dtype=None):
-    """Variance over `axis`, dividing by N - correction (NumPy's ddof)."""
-    correction = ddof if ddof is not None else correction
+def var(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, correction=None,
+        where=True):
+    """Variance over `axis`, dividing by N - correction (NumPy's ddof; give one of them)."""
+    _no_where(where, "var")
+    if ddof is not None and correction is not None:
+        raise ValueError("simt.var: give ddof or correction, not both")
+    correction = ddof if ddof is not None else (correction or 0.0)
     if not isinstance(x, Array):
         raise TypeError(f"simt.var takes a simt array, not {type(x).__name__}")
     axes = _axes(x, axis, "simt.var")
@@ -659,13 +699,17 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None, dtype=Non
     else:
         squares = FUNCTIONS["multiply"](deviation, deviation)
     total = sum(squares, axis=axes, keepdims=keepdims)
-    return FUNCTIONS["divide"](total, total.dtype.type(builtins.max(n - correction, 0)))
+    result = FUNCTIONS["divide"](total, total.dtype.type(builtins.max(n - correction, 0)))
+    return _into(out, result, "var")
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None, dtype=None):
+def std(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, correction=None,
+        where=True):
     """Standard deviation over `axis`: the square root of var."""
-    return FUNCTIONS["sqrt"](var(x, axis=axis, correction=correction, keepdims=keepdims,
-                                 ddof=ddof, dtype=dtype))
+    _no_where(where, "std")
+    result = FUNCTIONS["sqrt"](var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
+                                   correction=correction))
+    return _into(out, result, "std")
 
 
 # Arg reductions: the index of the first minimum (maximum); the first NaN wins, as NumPy's.
@@ -777,14 +821,14 @@ def _arg_rows(name, rows, out):
         _broadcast.element_view(indices, shape, (segments * 8, 8)))
 
 
-def argmin(x, /, *, axis=None, keepdims=False):
+def argmin(x, /, axis=None, out=None, *, keepdims=False):
     """The index of the first minimum over `axis` (int64)."""
-    return _arg("argmin", x, axis, keepdims)
+    return _into(out, _arg("argmin", x, axis, keepdims), "argmin")
 
 
-def argmax(x, /, *, axis=None, keepdims=False):
+def argmax(x, /, axis=None, out=None, *, keepdims=False):
     """The index of the first maximum over `axis` (int64)."""
-    return _arg("argmax", x, axis, keepdims)
+    return _into(out, _arg("argmax", x, axis, keepdims), "argmax")
 
 
 # Scans.
@@ -960,32 +1004,25 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
 
 def _method(function):
     def method(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-        if out is not None:
-            raise TypeError(f"Array.{function.__name__}: out= is not supported")
-        if dtype is not None:
-            kwargs["dtype"] = dtype
-        return function(self, axis=axis, keepdims=keepdims, **kwargs)
+        return function(self, axis, dtype, out, keepdims, **kwargs)
     method.__name__ = function.__name__
     method.__doc__ = function.__doc__
     return method
 
 
 def _method_no_dtype(function):
-    def method(self, axis=None, out=None, keepdims=False):
-        if out is not None:
-            raise TypeError(f"Array.{function.__name__}: out= is not supported")
-        return function(self, axis=axis, keepdims=keepdims)
+    def method(self, axis=None, out=None, keepdims=False, **kwargs):
+        return function(self, axis, out, keepdims=keepdims, **kwargs)
     method.__name__ = function.__name__
     method.__doc__ = function.__doc__
     return method
 
 
 def _moment_method(function):
-    def method(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        if out is not None:
-            raise TypeError(f"Array.{function.__name__}: out= is not supported")
-        return function(self, axis=axis, correction=ddof, keepdims=keepdims, dtype=dtype)
+    def method(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+        return function(self, axis, dtype, out, ddof, keepdims, **kwargs)
     method.__name__ = function.__name__
+    method.__doc__ = function.__doc__
     return method
 
 
