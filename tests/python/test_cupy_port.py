@@ -1,0 +1,291 @@
+"""CuPy programs with `import simt as cupy`: the names and call forms CuPy's own example
+programs and user guide reach for (written here, in the patterns those programs use), on
+every device, against NumPy on fresh random inputs."""
+
+import numpy as np
+import pytest
+
+import simt
+import simt as cupy
+from simt import cuda
+
+
+# --- arrays: made on the current device, one body for NumPy and simt ----------------------
+
+def test_host_data_goes_to_the_current_device(device, rng):
+    host = rng.standard_normal((5, 3))
+    with simt.use_device(device):
+        for made in (cupy.asarray(host), cupy.array(host), cupy.asarray(host.tolist()),
+                     cupy.array(host, dtype=np.float32)):
+            assert made.device == device
+            np.testing.assert_array_equal(made.get(), host.astype(made.dtype))
+        if device.backend == "cpu":
+            view = cupy.asarray(host)
+            host[0, 0] = 42.0  # a view of the NumPy array where the current device is cpu
+            assert view.get()[0, 0] == 42.0
+        copy = cupy.array(host)
+        host[0, 0] = -1.0  # array() copies by default, as NumPy's and CuPy's
+        assert copy.get()[0, 0] != -1.0
+
+
+def test_array_order_and_ndmin(device, rng):
+    host = rng.integers(-9, 9, size=(3, 4))
+    with simt.use_device(device):
+        f = cupy.array(host, order="F")
+        assert f.strides == (8, 24)
+        np.testing.assert_array_equal(f.get(), host)
+        assert cupy.array(3.5, ndmin=2).shape == (1, 1)
+        assert cupy.array([1, 2], ndmin=3).shape == (1, 1, 2)
+        assert isinstance(f, cupy.ndarray)
+        with pytest.raises(ValueError, match="order"):
+            cupy.array(host, order="X")
+
+
+def _conjugate_gradient(A, b, tol, max_iter):
+    # The body CuPy's cg example writes once for NumPy and CuPy arrays.
+    xp = cupy.get_array_module(A)
+    x = xp.zeros_like(b, dtype=np.float64)
+    r0 = b - xp.dot(A, x)
+    p = r0
+    for _ in range(max_iter):
+        a = xp.inner(r0, r0) / xp.inner(p, xp.dot(A, p))
+        x += a * p
+        r1 = r0 - a * xp.dot(A, p)
+        if xp.linalg.norm(r1) < tol:
+            return x
+        beta = xp.inner(r1, r1) / xp.inner(r0, r0)
+        p = r1 + beta * p
+        r0 = r1
+    return x
+
+
+def test_get_array_module_runs_one_body_on_both(device, rng):
+    n = 24
+    m = rng.integers(-5, 5, size=(n, n)).astype(np.float64)
+    A = m @ m.T + n * np.eye(n)
+    x_true = rng.standard_normal(n)
+    b = A @ x_true
+    assert cupy.get_array_module(A, b) is np
+    with simt.use_device(device):
+        A_d, b_d = cupy.asarray(A), cupy.asarray(b)
+        assert cupy.get_array_module(A_d) is simt and cupy.get_array_module(A, b_d) is simt
+        x_d = _conjugate_gradient(A_d, b_d, 1e-9, 200)
+    np.testing.assert_allclose(cupy.asnumpy(x_d), _conjugate_gradient(A, b, 1e-9, 200),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_functions_of_scalars_are_0d_arrays_on_the_current_device(device):
+    with simt.use_device(device):
+        value = cupy.log(2 * np.pi)
+        assert value.shape == () and value.device == device
+        assert float(value) == pytest.approx(np.log(2 * np.pi))
+        assert cupy.add(1, 2.5).dtype == np.add(1, 2.5).dtype
+
+
+# --- NumPy's positional call forms ----------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda xp, x: xp.sum(x, 1),
+    lambda xp, x: xp.sum(x, 0, np.float32),
+    lambda xp, x: xp.mean(x, 0),
+    lambda xp, x: xp.prod(x, -1, None, None, True),
+    lambda xp, x: xp.max(x, 1),
+    lambda xp, x: xp.amin(x, 0, None, True),
+    lambda xp, x: xp.var(x, 0, None, None, 1),
+    lambda xp, x: xp.std(x, 1, ddof=1),
+    lambda xp, x: xp.argmax(x, 1),
+    lambda xp, x: xp.argmin(x, 0),
+    lambda xp, x: xp.any(x > 0, 1),
+    lambda xp, x: xp.all(x > -3, 0),
+    lambda xp, x: xp.max(x, 1, initial=0.5),
+    lambda xp, x: xp.sum(x, 1, initial=10.0),
+    lambda xp, x: x.sum(1),
+    lambda xp, x: x.mean(0, None, None, True),
+    lambda xp, x: x.var(1, ddof=1),
+    lambda xp, x: x.max(0),
+    lambda xp, x: x.argmin(1),
+], ids=lambda f: "")
+def test_numpy_positional_forms(device, rng, call):
+    host = rng.standard_normal((6, 5))
+    expected = call(np, host)
+    with simt.use_device(device):
+        got = call(cupy, cupy.asarray(host))
+    assert got.shape == np.shape(expected)
+    assert got.dtype == np.asarray(expected).dtype
+    np.testing.assert_allclose(got.get(), expected, rtol=1e-6, atol=1e-12)
+
+
+def test_reductions_write_out(device, rng):
+    host = rng.standard_normal((4, 7))
+    with simt.use_device(device):
+        x = cupy.asarray(host)
+        out = cupy.full(7, np.nan)
+        assert cupy.sum(x, 0, out=out) is out
+        np.testing.assert_allclose(out.get(), host.sum(0), rtol=1e-12)
+        index = cupy.zeros(4, dtype=np.int64)
+        cupy.argmax(x, 1, index)
+        np.testing.assert_array_equal(index.get(), host.argmax(1))
+        with pytest.raises(ValueError, match="shape"):
+            cupy.mean(x, 1, out=out)
+        with pytest.raises(NotImplementedError, match="where"):
+            cupy.sum(x, where=x > 0)
+
+
+# --- cupy.testing ------------------------------------------------------------------------
+
+def test_testing_assertions_compare_device_and_host_arrays(device, rng):
+    host = rng.standard_normal(50)
+    with simt.use_device(device):
+        d = cupy.asarray(host)
+        cupy.testing.assert_allclose(host, d)
+        cupy.testing.assert_array_equal(d, host)
+        cupy.testing.assert_array_almost_equal(d, host + 1e-9)
+        cupy.testing.assert_array_less(d, d + 1)
+        cupy.testing.assert_array_list_equal([d, d], [host, host])
+        cupy.testing.assert_array_max_ulp(d, host)
+        with pytest.raises(AssertionError):
+            cupy.testing.assert_allclose(d, host + 1e-3)
+        with pytest.raises(AssertionError):
+            cupy.testing.assert_array_equal(d[:-1], host)
+        with pytest.raises(AssertionError, match="length"):
+            cupy.testing.assert_array_list_equal([d], [host, host])
+
+
+# --- the legacy random functions and RandomState -----------------------------------------
+
+def test_legacy_random_with_array_parameters(device):
+    with simt.use_device(device):
+        cupy.random.seed(7)
+        first = cupy.random.normal(3, cupy.array([1.0, 2.0]), size=(200_000, 2))
+        assert first.device == device and first.shape == (200_000, 2)
+        host = first.get()
+        np.testing.assert_allclose(host.mean(0), [3, 3], atol=0.03)
+        np.testing.assert_allclose(host.std(0), [1, 2], rtol=0.02)
+        cupy.random.seed(7)
+        np.testing.assert_array_equal(
+            cupy.random.normal(3, cupy.array([1.0, 2.0]), size=(200_000, 2)).get(), host)
+        means = cupy.random.normal(np.array([-3.0, 3.0]), 1.0)  # shape from the parameters
+        assert means.shape == (2,)
+        spans = cupy.random.uniform(cupy.zeros(1000), cupy.full(1000, 4.0)).get()
+        assert spans.min() >= 0 and spans.max() < 4 and abs(spans.mean() - 2) < 0.3
+        with pytest.raises(ValueError):
+            cupy.random.normal(np.zeros(3), 1.0, size=(2,))
+
+
+def test_random_state_of_cupys_generator_module(device):
+    with simt.use_device(device):
+        a = cupy.random.generator.RandomState(seed=1)
+        b = cupy.random.RandomState(1)
+        x, y = a.lognormal(size=(1, 3)), b.lognormal(size=(1, 3))
+        np.testing.assert_array_equal(x.get(), y.get())
+        assert (x.get() > 0).all()
+        draws = a.rand(3, 4)
+        assert draws.shape == (3, 4) and ((draws.get() >= 0) & (draws.get() < 1)).all()
+        ints = a.randint(0, 5, size=1000).get()
+        assert ints.min() >= 0 and ints.max() <= 4
+        perm = np.sort(a.permutation(10).get())
+        np.testing.assert_array_equal(perm, np.arange(10))
+        picks = a.choice(5, 100).get()
+        assert set(picks) <= set(range(5))
+        x = cupy.arange(8)
+        cupy.random.shuffle(x)
+        np.testing.assert_array_equal(np.sort(x.get()), np.arange(8))
+        assert isinstance(cupy.random.get_random_state(), cupy.random.RandomState)
+
+
+# --- cupy.cuda: devices, streams, events, pools ---------------------------------------------
+
+def test_device_forms(device):
+    with simt.use_device(device):
+        assert cuda.Device().simt_device == device
+        cuda.Device().synchronize()
+    listed = list(cuda.gpus)
+    first = cuda.Device(0)
+    assert first == listed[0] and first.id == 0
+    with cuda.Device(0):
+        assert simt.current_device() == listed[0].simt_device
+    with pytest.raises(ValueError, match="lists"):
+        cuda.Device(len(listed))
+    free, total = cuda.Device(device).mem_info
+    assert 0 <= free <= total
+
+
+def test_current_stream_takes_unnamed_work(device, rng):
+    host = rng.standard_normal(10_000)
+    with simt.use_device(device):
+        x = cupy.asarray(host)
+        assert cuda.get_current_stream().is_default
+        assert cuda.Stream.null.is_default and cuda.Stream.null.device == device
+        stream = cuda.stream.Stream()
+        with stream as entered:
+            assert entered is stream and cuda.get_current_stream() == stream
+            start, end = cuda.Event(), cuda.Event()
+            start.record()
+            y = cupy.sqrt(x * x) + 1
+            end.record()
+            with cuda.Stream() as inner:  # nested: the outer stream is current again after
+                assert cuda.get_current_stream() == inner
+            assert cuda.get_current_stream() == stream
+        assert cuda.get_current_stream().is_default
+        stream.synchronize()
+        assert stream.done and end.done
+        assert cuda.get_elapsed_time(start, end) >= 0
+        np.testing.assert_allclose(y.get(), np.abs(host) + 1, rtol=1e-15)
+        other = cuda.Stream()
+        other.use()
+        try:
+            assert cuda.get_current_stream() == other
+            z = cupy.sort(x)
+            other.synchronize()
+            np.testing.assert_array_equal(z.get(), np.sort(host))
+        finally:
+            cuda.Stream.null.use()
+        assert cuda.get_current_stream().is_default
+        with pytest.raises(NotImplementedError, match="non_blocking"):
+            cuda.Stream(non_blocking=True)
+
+
+def test_memory_pools(device, rng):
+    with simt.use_device(device):
+        pool = cuda.MemoryPool()
+        cuda.set_allocator(pool.malloc)
+        try:
+            kept = cupy.ones(1 << 16)
+            assert pool.total_bytes() >= pool.used_bytes() >= kept.nbytes
+            block = cuda.alloc(1024)
+            assert block.size == 1024
+            del block
+            pool.free_all_blocks()
+            assert pool.total_bytes() >= kept.nbytes
+        finally:
+            cuda.set_allocator(None)
+        with pytest.raises(NotImplementedError, match="MemoryPool"):
+            cuda.set_allocator(lambda size: None)
+        pinned_pool = cuda.PinnedMemoryPool()
+        cuda.set_pinned_memory_allocator(pinned_pool.malloc)
+        try:
+            host = rng.standard_normal(1000).astype(np.float32)
+            memory = cuda.alloc_pinned_memory(host.nbytes)
+            pinned = np.frombuffer(memory, host.dtype, host.size)
+            pinned[...] = host
+            assert memory.ptr == pinned.ctypes.data
+            d = cupy.empty(host.shape, host.dtype)
+            d.set(pinned)
+            back = np.frombuffer(cuda.alloc_pinned_memory(host.nbytes), host.dtype, host.size)
+            d.get(out=back)
+            np.testing.assert_array_equal(back, host)
+        finally:
+            cuda.set_pinned_memory_allocator(None)
+
+
+def test_runtime_basics(device):
+    from simt.cuda import runtime
+
+    assert runtime.getDeviceCount() == len(cuda.gpus) >= 1
+    props = runtime.getDeviceProperties(0)
+    assert isinstance(props["name"], bytes) and props["totalGlobalMem"] > 0
+    with simt.use_device(device):
+        runtime.deviceSynchronize()
+        free, total = runtime.memGetInfo()
+        assert 0 <= free <= total
+    assert runtime.runtimeGetVersion() >= 0 and runtime.is_hip is False
