@@ -654,7 +654,9 @@ class ElementwiseKernel(_SnippetKernel):
             raise ValueError(f"{self._what}: size= is given, but the arrays already set the "
                              f"loop's size {shape}")
         for p, v in zip(self.out_params, outs):
-            if v is not None and tuple(v.shape) != tuple(shape):
+            if p.raw and v is None:
+                raise TypeError(f"{self._what}: the raw output {p.name!r} must be given")
+            if v is not None and not p.raw and tuple(v.shape) != tuple(shape):
                 raise ValueError(f"{self._what}: the output {p.name!r} has shape {v.shape}, "
                                  f"the broadcast shape is {shape}")
         outs = [v if v is not None else empty(shape, dtype=t, device=dev)
@@ -665,13 +667,15 @@ class ElementwiseKernel(_SnippetKernel):
         nd = 1 if all(_contiguous_full(v, shape) for _, v in elementwise) else max(len(shape), 1)
         is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
         raw_nd = self._raw_ndims(ins, outs)
+        total = int(np.prod(shape, dtype=np.int64))
+        index32 = total < 2**31
         key = (dev, tuple(in_types), tuple(out_types), tuple(is_array.values()), nd,
-               tuple(raw_nd.values()))
+               tuple(raw_nd.values()), index32)
         generated = self._cache.get(key)
         if generated is None:
-            source = self._source(dialect, in_types, out_types, is_array, types, nd, raw_nd)
+            source = self._source(dialect, in_types, out_types, is_array, types, nd, raw_nd,
+                                  index32)
             generated = self._cache[key] = _Generated(source, [self.name], self.options, dev)
-        total = int(np.prod(shape, dtype=np.int64))
         call, widths = [], []
         for p, v, t in zip(self.in_params + self.out_params, ins + outs, in_types + out_types):
             before = len(call)
@@ -700,10 +704,13 @@ class ElementwiseKernel(_SnippetKernel):
         device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
         loop's dimensions (1 when every array is contiguous)."""
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
-        return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd)
+        return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd, True)
 
-    def _source(self, dialect, in_types, out_types, is_array, types, nd, raw_nd):
+    def _source(self, dialect, in_types, out_types, is_array, types, nd, raw_nd, index32=False):
+        """`index32`: the loop's size fits int32, and `i` is an int (CuPy's 32-bit
+        indexing: `int idx[] = {label, i % n}` then needs no narrowing)."""
         d = _dialect(dialect)
+        itype = d["types"]["int32"] if index32 else d["index"]
         params, loads, indexed = self._input_params(dialect, in_types, is_array, nd, raw_nd)
         stores = []
         for p, t in zip(self.out_params, out_types):
@@ -726,7 +733,8 @@ class ElementwiseKernel(_SnippetKernel):
         return (f"{self._head(dialect, types)}"
                 f"{d['kernel']} {self.name}({', '.join(params)}) {{\n"
                 f"{_size_alias(operation, idx)}"
-                f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
+                f"  for ({idx} _i = {d['first']}; _i < _n; _i += {d['step']}) {{\n"
+                f"    {itype} i = ({itype})_i;\n"
                 f"{self._index_code(indexed, nd, dialect)}"
                 f"{''.join(loads)}"
                 f"    {{\n{operation};\n    }}\n"
