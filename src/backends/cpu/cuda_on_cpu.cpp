@@ -20,7 +20,9 @@ constexpr std::string_view kPrelude = "typedef long long simt_i64;\n" SIMT_CPU_B
 #define __CUDACC_RTC__ 1
 #define __CUDA_ARCH__ 800
 #define SIMT_CPU 1
-#define __global__
+// Kernels inline into their entry's loop over threads, where the thread-local
+// lookups then happen once per block.
+#define __global__ __attribute__((always_inline))
 #define __device__
 #define __host__
 #define __forceinline__ inline __attribute__((always_inline))

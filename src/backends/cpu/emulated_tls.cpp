@@ -23,6 +23,10 @@ struct Control {
 // One thread's copies, freed when the thread ends.
 class Slots {
  public:
+  // The slot at `index`, or null where there is none yet (no allocation).
+  void* find(uintptr_t index) const {
+    return index != 0 && index <= slots_.size() ? slots_[index - 1] : nullptr;
+  }
   Slots() = default;
   Slots(const Slots&) = delete;
   Slots& operator=(const Slots&) = delete;
@@ -41,6 +45,9 @@ class Slots {
 std::mutex g_index_mutex;
 uintptr_t g_indices = 0;  // slots handed out so far (under the mutex)
 thread_local Slots t_slots;
+// This thread's slots, once it has any: initial-exec, so the lookup's fast path
+// reads it without a call (t_slots, with its destructor, goes through a TLS wrapper).
+thread_local Slots* t_fast __attribute__((tls_model("initial-exec"))) = nullptr;
 
 uintptr_t index_of(Control* control) {
   uintptr_t index = __atomic_load_n(&control->index, __ATOMIC_ACQUIRE);
@@ -58,6 +65,11 @@ uintptr_t index_of(Control* control) {
 
 void* emulated_tls_address(void* control_pointer) {
   auto* control = static_cast<Control*>(control_pointer);
+  if (t_fast) {
+    if (void* found = t_fast->find(__atomic_load_n(&control->index, __ATOMIC_ACQUIRE)))
+      return found;
+  }
+  t_fast = &t_slots;
   void*& slot = t_slots.at(index_of(control));
   if (slot) return slot;
   const size_t align = std::max<size_t>(control->align, sizeof(void*));
