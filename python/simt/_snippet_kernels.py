@@ -1,12 +1,14 @@
 """Snippet kernels: CuPy's ElementwiseKernel and ReductionKernel.
 
 The snippets are C expressions and statements, pasted into a kernel generated in the
-device's language (CUDA C++ or OpenCL C) and compiled as a raw kernel (_raw_kernels).
+device's language (CUDA C++ or OpenCL C; the cpu device compiles CUDA C++, as CuPy's
+kernels are written) and compiled as a raw kernel (_raw_kernels).
 The dialect's spellings (C types, qualifiers, index expressions, the barrier) are the
 emitter's own, read from its dialect table in C++ (``_core.dialect_spellings``).
 """
 
 import functools
+import operator
 import re
 
 import numpy as np
@@ -16,7 +18,8 @@ from ._array import Array, empty
 from ._device import get_device
 from ._raw_kernels import RawModule, _strings
 
-# The dialects snippets are written in: the CPU's C++ has no snippet kernels.
+# The dialects snippets are written in: CUDA C++ (on cuda:N and on the cpu device, which
+# compiles CUDA C++ as C++) and OpenCL C.
 _DIALECTS = ("cuda", "opencl")
 
 # The dtypes snippet parameters may have.
@@ -28,7 +31,7 @@ _DTYPES = frozenset(("bool", "int8", "uint8", "int16", "uint16", "int32", "uint3
 def _dialect(name):
     """The spellings a snippet kernel's source needs in dialect `name`, from the emitter's
     dialect table: {kernel, global_ptr, index, first, step, local_id, group_id, shared,
-    barrier, function, types, uindex}."""
+    barrier, function, types, uindex, qualifiers, carray}."""
     d = _core.dialect_spellings(name)
     index = d["value_types"]["int64"]
     tid, bid = d["index_objects"]["thread_idx"][0], d["index_objects"]["block_idx"][0]
@@ -44,8 +47,50 @@ def _dialect(name):
     return dict(kernel=d["kernel_prefix"] + "void", global_ptr=d["global_space"], index=index,
                 uindex=d["value_types"]["uint64"],
                 first=f"({index}){bid} * {bdim} + {tid}", step=f"({index}){bdim} * {gdim}",
+                groups=gdim,
                 local_id=tid, group_id=bid, shared=d["shared_decl"], barrier=d["barrier"],
-                function=d["function_prefix"], types=types)
+                function=d["function_prefix"], types=types, qualifiers=d["cuda_qualifiers"],
+                carray=_CARRAY if name == "cuda" else "")
+
+
+# CuPy's CArray for `raw` parameters in CUDA C++: `x[i]` is the i-th element in C order
+# of the array's own shape, `x[idx]` with an int array of ndim indices is that element
+# (CuPy's multi-dimensional index), `x.size()`, `x.shape()`, `x.strides()` (in bytes).
+# OpenCL C has no operator overloading: there a raw parameter is a pointer to the view's
+# first element.
+_CARRAY = """template <typename T, int _ndim>
+class CArray {
+ public:
+  T* data_;
+  long long shape_[_ndim];
+  long long strides_[_ndim];
+  int contiguous_;
+  __device__ T& operator[](long long i) const {
+    if (contiguous_) return data_[i];
+    long long offset = 0;
+    for (int d = _ndim - 1; d >= 0; --d) {
+      offset += (i % shape_[d]) * strides_[d];
+      i /= shape_[d];
+    }
+    return *(T*)((char*)data_ + offset);
+  }
+  template <typename I>
+  __device__ T& operator[](const I (&idx)[_ndim]) const {
+    long long offset = 0;
+    for (int d = 0; d < _ndim; ++d) offset += (long long)idx[d] * strides_[d];
+    return *(T*)((char*)data_ + offset);
+  }
+  __device__ long long size() const {
+    long long n = 1;
+    for (int d = 0; d < _ndim; ++d) n *= shape_[d];
+    return n;
+  }
+  __device__ const long long* shape() const { return shape_; }
+  __device__ const long long* strides() const { return strides_; }
+  __device__ T* data() const { return data_; }
+  __device__ operator T*() const { return data_; }
+};
+"""
 
 
 _RESERVED = {"i", "n"}
@@ -119,11 +164,10 @@ def _snippet_device(args, device):
 
 
 def _dialect_of(device, what):
-    if device.backend not in _DIALECTS:
-        raise ValueError(f"{what} needs a CUDA or OpenCL device (its snippets are CUDA C++ or "
-                         f"OpenCL C); {device.id} is a {device.backend} device: write the kernel "
-                         f"in Python with @simt.kernel there")
-    return device.backend
+    """The language a snippet kernel's source is written in on `device`: OpenCL C on an
+    OpenCL device, else CUDA C++ (the cpu device compiles CUDA C++ as C++)."""
+    del what
+    return "opencl" if device.backend == "opencl" else "cuda"
 
 
 def _bind_types(params, values, types, what):
@@ -186,11 +230,15 @@ class _Generated:
         """Blocks of a reduction's grid-stride first pass (kernels[0]): one full wave of
         resident blocks on a CUDA device (its occupancy, from the kernel's registers: a
         fixed count that is not a multiple of it leaves a partly idle last wave), else
-        `fallback`."""
+        `fallback` (the cpu device: a few blocks per hardware thread)."""
         if self._blocks is None:
             resident = 0
             if device.backend == "cuda":
                 resident = self.kernels[0].max_resident_blocks(block, device=device)
+            elif device.backend == "cpu":
+                # A block per hardware thread and a few more to balance: each block's
+                # threads are fibers of one OS thread, which pays for each barrier.
+                resident = 4 * max(device.compute_units, 1)
             self._blocks = resident if resident > 0 else fallback
         return self._blocks
 
@@ -241,30 +289,55 @@ class _SnippetKernel:
             out.append(dtype)
         return out
 
-    def _typedefs(self, dialect, types):
-        return "".join(f"  typedef {self._ctype(dialect, d)} {t};\n" for t, d in types.items())
+    def _head(self, dialect, types):
+        """What precedes the kernels: the placeholders' typedefs (CuPy's, at file scope, so
+        the preamble may use them), CUDA's qualifiers where the dialect needs them spelled,
+        CArray (CUDA C++), then the preamble."""
+        d = _dialect(dialect)
+        typedefs = "".join(f"typedef {self._ctype(dialect, t)} {name};\n"
+                           for name, t in types.items())
+        return f"{typedefs}{d['qualifiers']}{d['carray']}{self.preamble}\n"
 
     def _typed_args(self, args, dialect):
-        """(dialect, in types, out types, {input: is an array}, placeholder types) of a call,
-        for generated_source."""
-        _, dialect, ins, _, types = self._prepare(args, self._device, type(self).__name__,
-                                                  dialect)
+        """(dialect, in types, out types, {input: is an array}, placeholder types, raw
+        arrays' dimensions) of a call, for generated_source."""
+        _, dialect, ins, outs, types = self._prepare(args, self._device, type(self).__name__,
+                                                     dialect)
         in_types = self._resolve(self.in_params, types)
         out_types = self._resolve(self.out_params, types)
         is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
-        return dialect, in_types, out_types, is_array, types
+        return dialect, in_types, out_types, is_array, types, self._raw_ndims(ins, outs)
 
-    def _input_params(self, dialect, in_types, is_array, nd):
+    def _raw_ndims(self, ins, outs):
+        """{raw parameter: the dimensions of its CArray} (at least 1)."""
+        return {p.name: max(v.ndim, 1) for p, v in zip(self.in_params + self.out_params,
+                                                       list(ins) + list(outs))
+                if p.raw and isinstance(v, Array)}
+
+    def _raw_load(self, dialect, p, c, raw_nd):
+        """The statement giving a raw parameter its value: a CArray in CUDA C++, a pointer
+        to the view's first element in OpenCL C."""
+        d = _dialect(dialect)
+        n = p.name
+        if not d["carray"]:
+            return f"    {d['global_ptr']}{c}* {n} = _p_{n} + _o_{n};\n"
+        k = raw_nd[n]
+        extents = ", ".join(f"_r{j}_{n}" for j in range(k))
+        strides = ", ".join(f"_q{j}_{n}" for j in range(k))
+        return (f"    const CArray<{c}, {k}> {n} = {{_p_{n} + _o_{n}, {{{extents}}}, "
+                f"{{{strides}}}, _c_{n}}};\n")
+
+    def _input_params(self, dialect, in_types, is_array, nd, raw_nd):
         """The C parameters of the inputs, the statement loading each input's value (one
-        per input, in order; raw inputs: a pointer), and the inputs indexed per element."""
-        g = _dialect(dialect)["global_ptr"]
+        per input, in order; raw inputs: a CArray or a pointer), and the inputs indexed per
+        element."""
         params, loads, indexed = [], [], []
         for p, t in zip(self.in_params, in_types):
             c = self._ctype(dialect, t)
             if is_array[p.name]:
-                params.append(self._array_params(dialect, p, c, nd))
+                params.append(self._array_params(dialect, p, c, nd, raw_nd))
                 if p.raw:
-                    loads.append(f"    {g}{c}* {p.name} = _p_{p.name} + _o_{p.name};\n")
+                    loads.append(self._raw_load(dialect, p, c, raw_nd))
                 else:
                     indexed.append(p)
                     loads.append(f"    const {c} {p.name} = _p_{p.name}[_e_{p.name}];\n")
@@ -315,17 +388,27 @@ class _SnippetKernel:
         _bind_types(self.in_params + self.out_params, ins + outs, types, self._what)
         return dev, dialect, ins, outs, types
 
-    def _array_params(self, dialect, p, ctype, nd):
+    def _array_params(self, dialect, p, ctype, nd, raw_nd):
         g = _dialect(dialect)["global_ptr"]
         idx = _dialect(dialect)["index"]
         text = f"{g}{ctype}* _p_{p.name}, {idx} _o_{p.name}"
         if not p.raw:
             text += "".join(f", {idx} _t{d}_{p.name}" for d in range(nd))
+        elif _dialect(dialect)["carray"]:
+            k = raw_nd[p.name]
+            text += "".join(f", {idx} _r{j}_{p.name}" for j in range(k))
+            text += "".join(f", {idx} _q{j}_{p.name}" for j in range(k))
+            text += f", int _c_{p.name}"
         return text
 
-    def _array_args(self, p, value, shape, nd):
+    def _array_args(self, p, value, shape, nd, dialect):
         base, offset = _offset_view(value, self._what, p.name)
         args = [base, int(offset)]
+        if p.raw and _dialect(dialect)["carray"]:
+            # CArray's shape, strides in bytes (CuPy's) and whether it is C-contiguous.
+            extents = [int(e) for e in value.shape] or [1]
+            strides = [int(t) for t in value.strides] or [0]
+            args += extents + strides + [np.int32(value._contiguous())]
         if not p.raw:
             strides = [1] if nd == 1 and len(shape) != 1 else \
                 _element_strides(value, shape, self._what, p.name)
@@ -345,6 +428,35 @@ class _SnippetKernel:
             lines.append(f"    _c = _rest % _s{d}; _rest /= _s{d};")
             lines += [f"    _e_{n} += _c * _t{d}_{n};" for n in names]
         return "\n".join(lines) + "\n"
+
+
+def _normalize_axes(axis, ndim, what):
+    """`axis` (None, an int or a tuple of ints) as the sorted tuple of the axes reduced."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in items:
+        try:
+            a = operator.index(a)
+        except TypeError:
+            raise TypeError(f"{what}: axis must be None, an int or a tuple of ints, not "
+                            f"{type(a).__name__}") from None
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(a, ndim)
+        a %= ndim
+        if a in out:
+            raise ValueError(f"{what}: axis {a} is repeated")
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def _expand_strides(value, kept, nd):
+    """A result's strides in bytes over all `nd` axes (0 on the reduced ones)."""
+    strides = [0] * nd
+    for d, s in zip(kept, value.strides):
+        strides[d] = s
+    return strides
 
 
 def _size_alias(snippet, index_type):
@@ -372,11 +484,11 @@ def _contiguous_full(value, shape):
 _SCALARS = (int, float, bool, complex)
 
 
-def _scalar_value(dtype, value):
-    """A scalar argument as the kernel's parameter takes it: a bool as one byte (OpenCL's
-    uchar), other types as their NumPy scalar."""
+def _scalar_value(dtype, value, dialect):
+    """A scalar argument as the kernel's parameter takes it: a bool as one byte (CUDA's
+    bool, OpenCL's uchar), other types as their NumPy scalar."""
     if dtype == "bool":
-        return np.uint8(bool(value))
+        return np.bool_(value) if dialect == "cuda" else np.uint8(bool(value))
     return np.dtype(dtype).type(value)
 
 
@@ -386,16 +498,16 @@ def _scalar_value(dtype, value):
 _fast_key = _core.snippet_call_key
 
 
-def _call_slices(params, call, given):
+def _call_slices(params, call, given, widths):
     """Where each parameter's arguments stand in a first call's launch arguments `call`
-    (contiguous arrays from their buffer's start, so one stride each): a list of (the
-    argument's index, or None for an output the call allocates (index >= `given`), the
-    values after it (offset, stride), how to convert a scalar (None for an array)), and
-    where the parameters' arguments end in `call`."""
+    (contiguous arrays from their buffer's start, so one stride each), each parameter
+    having `widths[k]` of them: a list of (the argument's index, or None for an output
+    the call allocates (index >= `given`), the values after it (offset, stride; a raw
+    CArray's shape too), how to convert a scalar (None for an array)), and where the
+    parameters' arguments end in `call`."""
     slices, at = [], 0
-    for index, p in enumerate(params):
+    for index, (p, width) in enumerate(zip(params, widths)):
         is_array = call[at].__class__ is Array
-        width = (2 + (0 if p.raw else 1)) if is_array else 1
         slices.append((index if index < given else None, tuple(call[at + 1:at + width]),
                        None if is_array else type(call[at])))
         at += width
@@ -411,9 +523,9 @@ class _FastCall:
 
     __slots__ = ("launch", "parts", "tail", "allocations", "single", "nin")
 
-    def __init__(self, kernel, launch, call, nargs, shape, out_types, device):
+    def __init__(self, kernel, launch, call, widths, nargs, shape, out_types, device):
         self.launch = launch
-        self.parts, at = _call_slices(kernel.in_params + kernel.out_params, call, nargs)
+        self.parts, at = _call_slices(kernel.in_params + kernel.out_params, call, nargs, widths)
         self.tail = tuple(call[at:])
         out_dtypes = [np.dtype(t).name for t in out_types]
         self.allocations = [(list(shape), d, device) for d in out_dtypes]
@@ -450,12 +562,12 @@ class _FastReduction:
     __slots__ = ("partial_launch", "final_launch", "inputs", "tail", "partial", "outputs",
                  "nin", "single")
 
-    def __init__(self, kernel, partial_launch, final_launch, call, partial, out_types,
+    def __init__(self, kernel, partial_launch, final_launch, call, widths, partial, out_types,
                  nargs, device):
         self.partial_launch, self.final_launch = partial_launch, final_launch
         # The first launch's arguments: the inputs, then (two launches) the partial array,
         # and the element count (and extents).
-        self.inputs, at = _call_slices(kernel.in_params, call, kernel.nin)
+        self.inputs, at = _call_slices(kernel.in_params, call, kernel.nin, widths)
         self.tail = tuple(call[at + (partial is not None):])
         self.partial = None
         if partial is not None:
@@ -542,7 +654,9 @@ class ElementwiseKernel(_SnippetKernel):
             raise ValueError(f"{self._what}: size= is given, but the arrays already set the "
                              f"loop's size {shape}")
         for p, v in zip(self.out_params, outs):
-            if v is not None and tuple(v.shape) != tuple(shape):
+            if p.raw and v is None:
+                raise TypeError(f"{self._what}: the raw output {p.name!r} must be given")
+            if v is not None and not p.raw and tuple(v.shape) != tuple(shape):
                 raise ValueError(f"{self._what}: the output {p.name!r} has shape {v.shape}, "
                                  f"the broadcast shape is {shape}")
         outs = [v if v is not None else empty(shape, dtype=t, device=dev)
@@ -552,18 +666,24 @@ class ElementwiseKernel(_SnippetKernel):
         # One loop index when every array holds the whole shape in C order.
         nd = 1 if all(_contiguous_full(v, shape) for _, v in elementwise) else max(len(shape), 1)
         is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
-        key = (dev, tuple(in_types), tuple(out_types), tuple(is_array.values()), nd)
+        raw_nd = self._raw_ndims(ins, outs)
+        total = int(np.prod(shape, dtype=np.int64))
+        index32 = total < 2**31
+        key = (dev, tuple(in_types), tuple(out_types), tuple(is_array.values()), nd,
+               tuple(raw_nd.values()), index32)
         generated = self._cache.get(key)
         if generated is None:
-            source = self._source(dialect, in_types, out_types, is_array, types, nd)
+            source = self._source(dialect, in_types, out_types, is_array, types, nd, raw_nd,
+                                  index32)
             generated = self._cache[key] = _Generated(source, [self.name], self.options, dev)
-        total = int(np.prod(shape, dtype=np.int64))
-        call = []
+        call, widths = [], []
         for p, v, t in zip(self.in_params + self.out_params, ins + outs, in_types + out_types):
+            before = len(call)
             if isinstance(v, Array):
-                call += self._array_args(p, v, shape, nd)
+                call += self._array_args(p, v, shape, nd, dialect)
             else:
-                call.append(_scalar_value(t, v))
+                call.append(_scalar_value(t, v, dialect))
+            widths.append(len(call) - before)
         call.append(int(total))
         if nd > 1:
             call += [int(s) for s in shape]
@@ -573,7 +693,8 @@ class ElementwiseKernel(_SnippetKernel):
             launch(*call)
         if fast_key is not None and len(self._fast) < 1024 and nd == 1 and \
                 all(v._impl.offset == 0 for v in ins + outs if isinstance(v, Array)):
-            self._fast[fast_key] = _FastCall(self, launch, call, len(args), shape, out_types, dev)
+            self._fast[fast_key] = _FastCall(self, launch, call, widths, len(args), shape,
+                                             out_types, dev)
         if len(args) > self.nin:
             outs = args[self.nin:]  # given outputs come back as given (CuPy's), as warm calls'
         return outs[0] if len(outs) == 1 else tuple(outs)
@@ -582,18 +703,21 @@ class ElementwiseKernel(_SnippetKernel):
         """The kernel source generated for these arguments (for inspection), in the
         device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
         loop's dimensions (1 when every array is contiguous)."""
-        dialect, in_types, out_types, is_array, types = self._typed_args(args, dialect)
-        return self._source(dialect, in_types, out_types, is_array, types, ndim)
+        dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
+        return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd, True)
 
-    def _source(self, dialect, in_types, out_types, is_array, types, nd):
+    def _source(self, dialect, in_types, out_types, is_array, types, nd, raw_nd, index32=False):
+        """`index32`: the loop's size fits int32, and `i` is an int (CuPy's 32-bit
+        indexing: `int idx[] = {label, i % n}` then needs no narrowing)."""
         d = _dialect(dialect)
-        params, loads, indexed = self._input_params(dialect, in_types, is_array, nd)
+        itype = d["types"]["int32"] if index32 else d["index"]
+        params, loads, indexed = self._input_params(dialect, in_types, is_array, nd, raw_nd)
         stores = []
         for p, t in zip(self.out_params, out_types):
             c = self._ctype(dialect, t)
-            params.append(self._array_params(dialect, p, c, nd))
+            params.append(self._array_params(dialect, p, c, nd, raw_nd))
             if p.raw:
-                loads.append(f"    {d['global_ptr']}{c}* {p.name} = _p_{p.name} + _o_{p.name};\n")
+                loads.append(self._raw_load(dialect, p, c, raw_nd))
                 continue
             indexed.append(p)
             if dialect == "cuda":
@@ -606,11 +730,11 @@ class ElementwiseKernel(_SnippetKernel):
             params += [f"{d['index']} _s{k}" for k in range(nd)]
         operation = self.operation.replace("_ind.size()", "_n")
         idx = d["index"]
-        return (f"{self.preamble}\n"
+        return (f"{self._head(dialect, types)}"
                 f"{d['kernel']} {self.name}({', '.join(params)}) {{\n"
-                f"{self._typedefs(dialect, types)}"
                 f"{_size_alias(operation, idx)}"
-                f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
+                f"  for ({idx} _i = {d['first']}; _i < _n; _i += {d['step']}) {{\n"
+                f"    {itype} i = ({itype})_i;\n"
                 f"{self._index_code(indexed, nd, dialect)}"
                 f"{''.join(loads)}"
                 f"    {{\n{operation};\n    }}\n"
@@ -619,13 +743,16 @@ class ElementwiseKernel(_SnippetKernel):
 
 
 class ReductionKernel(_SnippetKernel):
-    """CuPy's ReductionKernel over the whole array (axis=None): ``ReductionKernel('T x',
-    'T y', 'x * x', 'a + b', 'y = sqrt(a)', '0', 'l2norm')``.
+    """CuPy's ReductionKernel: ``ReductionKernel('T x', 'T y', 'x * x', 'a + b',
+    'y = sqrt(a)', '0', 'l2norm')``.
 
-    ``map_expr`` gives each element's value (inputs by name, the index ``i``), ``reduce_expr``
-    combines two values ``a`` and ``b`` (of ``reduce_type``, by default the first output's
-    type), ``identity`` is the reduction's neutral value, and ``post_map_expr`` assigns the
-    outputs from the result ``a``. Returns a 0-d array (or a tuple for several outputs).
+    ``map_expr`` gives each element's value (inputs by name, the index ``i``: the element's
+    C-order index in the inputs' broadcast shape), ``reduce_expr`` combines two values ``a``
+    and ``b`` (of ``reduce_type``, by default the first output's type), ``identity`` is the
+    reduction's neutral value, and ``post_map_expr`` assigns the outputs from the result
+    ``a``. ``axis`` (an int or a tuple; None: every axis) names the axes reduced, and
+    ``keepdims`` keeps them as extents of 1, as NumPy's. Returns an array (0-d for the
+    whole array) or a tuple of them for several outputs.
     """
 
     _BLOCK = 256
@@ -649,10 +776,8 @@ class ReductionKernel(_SnippetKernel):
         self._device = device
 
     def __call__(self, *args, axis=None, keepdims=False, stream=None):
-        if axis is not None:
-            raise NotImplementedError(f"{self._what}: only axis=None (the whole array) is "
-                                      f"supported")
-        fast_key = _fast_key(args, self._BLOCK) if stream is None and not keepdims else None
+        fast_key = _fast_key(args, self._BLOCK) \
+            if stream is None and not keepdims and axis is None else None
         if fast_key is not None:
             fast = self._fast.get(fast_key)
             if fast is not None:
@@ -669,6 +794,10 @@ class ReductionKernel(_SnippetKernel):
             shape = np.broadcast_shapes(*shapes)
         except ValueError:
             raise ValueError(f"{self._what}: shapes {shapes} do not broadcast") from None
+        axes = _normalize_axes(axis, len(shape), self._what)
+        if len(axes) < len(shape):
+            return self._call_axes(args, dev, dialect, ins, outs, types, in_types, out_types,
+                                   rtype, shape, axes, keepdims, stream)
         for p, v in zip(self.out_params, outs):
             if v is not None and v.size != 1:
                 raise ValueError(f"{self._what}: the output {p.name!r} must hold one element")
@@ -678,24 +807,29 @@ class ReductionKernel(_SnippetKernel):
                        if isinstance(v, Array) and not p.raw]
         nd = 1 if all(_contiguous_full(v, shape) for _, v in elementwise) else max(len(shape), 1)
         is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
-        key = (dev, tuple(in_types), tuple(out_types), rtype, tuple(is_array.values()), nd)
+        raw_nd = self._raw_ndims(ins, ())
+        key = (dev, tuple(in_types), tuple(out_types), rtype, tuple(is_array.values()), nd,
+               tuple(raw_nd.values()))
         generated = self._cache.get(key)
         if generated is None:
-            source = self._source(dialect, in_types, out_types, rtype, is_array, types, nd)
+            source = self._source(dialect, in_types, out_types, rtype, is_array, types, nd,
+                                  raw_nd)
             generated = self._cache[key] = _Generated(
                 source, [self.name + "_partial", self.name + "_final", self.name + "_whole"],
                 self.options, dev)
         total = int(np.prod(shape, dtype=np.int64))
         blocks = max(1, min((total + self._BLOCK - 1) // self._BLOCK,
                             generated.first_pass_blocks(self._BLOCK, self._MAX_BLOCKS, dev)))
-        call = []
+        call, widths = [], []
         for p, v, t in zip(self.in_params, ins, in_types):
-            call += self._array_args(p, v, shape, nd) if isinstance(v, Array) \
-                else [_scalar_value(t, v)]
+            before = len(call)
+            call += self._array_args(p, v, shape, nd, dialect) if isinstance(v, Array) \
+                else [_scalar_value(t, v, dialect)]
+            widths.append(len(call) - before)
         count = [int(total)] + ([int(s) for s in shape] if nd > 1 else [])
         out_args = []
         for p, v in zip(self.out_params, outs):
-            out_args += self._array_args(p, v, (1,), 1)[:2]
+            out_args += list(_offset_view(v, self._what, p.name))
         if blocks == 1:
             # One block covers the input: one launch reduces and writes the outputs.
             partial_launch = generated.kernels[2][1, self._BLOCK, stream]
@@ -713,7 +847,8 @@ class ReductionKernel(_SnippetKernel):
         if fast_key is not None and len(self._fast) < 1024 and nd == 1 and \
                 all(v._impl.offset == 0 for v in ins + outs if isinstance(v, Array)):
             self._fast[fast_key] = _FastReduction(
-                self, partial_launch, final_launch, call, partial, out_types, len(args), dev)
+                self, partial_launch, final_launch, call, widths, partial, out_types, len(args),
+                dev)
         if keepdims:
             # The whole array reduced, its dimensions kept as 1s (CuPy's, NumPy's).
             kept = (1,) * len(shape)
@@ -723,11 +858,149 @@ class ReductionKernel(_SnippetKernel):
             outs = args[self.nin:]  # given outputs come back as given (CuPy's), as warm calls'
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd):
+    def _call_axes(self, args, dev, dialect, ins, outs, types, in_types, out_types, rtype,
+                   shape, axes, keepdims, stream):
+        """A reduction over some of the axes: one launch in which each block reduces the
+        elements of one output (and moves on by the grid), its threads striding over them."""
+        nd = len(shape)
+        kept = [d for d in range(nd) if d not in axes]
+        order = kept + list(axes)  # the kernel's dimensions: kept ones, then reduced ones
+        result = tuple(shape[d] for d in kept)
+        result_kept = tuple(1 if d in axes else shape[d] for d in range(nd))
+        for p, v in zip(self.out_params, outs):
+            if v is not None and tuple(v.shape) not in (result, result_kept):
+                raise ValueError(f"{self._what}: the output {p.name!r} has shape {v.shape}, "
+                                 f"the result's is {result_kept if keepdims else result}")
+        outs = [v if v is not None else empty(result, dtype=t, device=dev)
+                for v, t in zip(outs, out_types)]
+        m = int(np.prod(result, dtype=np.int64))
+        length = int(np.prod([shape[d] for d in axes], dtype=np.int64))
+        block = 256 if length > 128 else max(32, 1 << max(length - 1, 0).bit_length())
+        uses_i = re.search(r"\bi\b", self.map_expr) is not None
+        is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
+        raw_nd = self._raw_ndims(ins, ())
+        key = ("axes", dev, tuple(in_types), tuple(out_types), rtype, tuple(is_array.values()),
+               nd, len(kept), uses_i, block, tuple(raw_nd.values()))
+        generated = self._cache.get(key)
+        if generated is None:
+            source = self._axes_source(dialect, in_types, out_types, rtype, is_array, types, nd,
+                                       len(kept), uses_i, block, raw_nd)
+            generated = self._cache[key] = _Generated(source, [self.name + "_axes"],
+                                                      self.options, dev)
+        call = []
+        for p, v, t in zip(self.in_params, ins, in_types):
+            if not isinstance(v, Array):
+                call.append(_scalar_value(t, v, dialect))
+            elif p.raw:
+                call += self._array_args(p, v, shape, nd, dialect)
+            else:
+                args_ = self._array_args(p, v, shape, nd, dialect)
+                call += args_[:2] + [args_[2 + d] for d in order]
+        for p, v in zip(self.out_params, outs):
+            base, offset = _offset_view(v, self._what, p.name)
+            strides = [s // v.itemsize for s in v.strides]
+            if v.ndim != len(kept):  # the keepdims shape: the kept axes' strides
+                strides = [strides[d] for d in kept]
+            call += [base, int(offset)] + [int(s) for s in strides]
+        c_strides = np.cumprod((list(shape[1:]) + [1])[::-1])[::-1] if nd else []
+        call += [m, length, int(np.prod(shape, dtype=np.int64))]
+        call += [int(shape[d]) for d in order]
+        if uses_i:
+            call += [int(c_strides[d]) for d in order]
+        if m:
+            if dev.backend == "cpu":
+                blocks = min(m, 4 * max(dev.compute_units, 1))
+            else:
+                blocks = min(m, 65535)
+            generated.kernels[0][blocks, block, stream](*call)
+        if keepdims:
+            outs = [v if tuple(v.shape) == result_kept else _broadcast.element_view(
+                v, result_kept, _expand_strides(v, kept, nd)) for v in outs]
+        elif len(args) > self.nin:
+            outs = args[self.nin:]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _tree(self, dialect, r, block):
+        """A tree over the block's values in shared memory (`_sm`, one per thread)."""
+        d = _dialect(dialect)
+        return (f"  _sm[_t] = _acc;\n  {d['barrier']}\n"
+                f"  for (int _s = {block // 2}; _s > 0; _s >>= 1) {{\n"
+                f"    if (_t < _s) _sm[_t] = _reduce(_sm[_t], _sm[_t + _s]);\n"
+                f"    {d['barrier']}\n  }}\n")
+
+    def _axes_source(self, dialect, in_types, out_types, rtype, is_array, types, nd, nkept,
+                     uses_i, block, raw_nd):
+        d = _dialect(dialect)
+        g, idx = d["global_ptr"], d["index"]
+        r = self._ctype(dialect, rtype)
+        params, loads, indexed = self._input_params(dialect, in_types, is_array, nd, raw_nd)
+        for p, t in zip(self.out_params, out_types):
+            params.append(f"{g}{self._ctype(dialect, t)}* _p_{p.name}, {idx} _o_{p.name}"
+                          + "".join(f", {idx} _u{k}_{p.name}" for k in range(nkept)))
+        params += [f"{idx} _m", f"{idx} _r", f"{idx} _n"]
+        params += [f"{idx} _s{k}" for k in range(nd)]
+        if uses_i:
+            params += [f"{idx} _i{k}" for k in range(nd)]
+        names = [p.name for p in indexed]
+        outs = [p.name for p in self.out_params]
+
+        def unravel(var, dims, targets):
+            lines = [f"{var} _rest = {targets[0]}, _c;"]
+            for k in reversed(dims):
+                lines.append(f"_c = _rest % _s{k}; _rest /= _s{k};")
+                lines += [f"{t} += _c * {s}{k}{suffix};" for t, s, suffix in targets[1]]
+            return lines
+
+        # The output's position: each input's first element and each output's element.
+        out_lines = [f"{idx} _b_{n} = _o_{n};" for n in names]
+        out_lines += [f"{idx} _f_{n} = _o_{n};" for n in outs]
+        if uses_i:
+            out_lines.append(f"{idx} _bi = 0;")
+        targets = [(f"_b_{n}", "_t", f"_{n}") for n in names]
+        targets += [(f"_f_{n}", "_u", f"_{n}") for n in outs]
+        if uses_i:
+            targets.append(("_bi", "_i", ""))
+        if nkept:
+            out_lines += unravel(idx, range(nkept), ("_j", targets))
+        # Each element reduced: the rest of its position.
+        el_lines = [f"{idx} _e_{n} = _b_{n};" for n in names]
+        if uses_i:
+            el_lines.append(f"{idx} i = _bi;")
+        el_targets = [(f"_e_{n}", "_t", f"_{n}") for n in names]
+        if uses_i:
+            el_targets.append(("i", "_i", ""))
+        if nd > nkept:
+            el_lines += unravel(idx, range(nkept, nd), ("_q", el_targets))
+        out_refs = "".join(f"      {self._ctype(dialect, t)} {p.name};\n"
+                           for p, t in zip(self.out_params, out_types))
+        out_stores = "".join(f"      _p_{n}[_f_{n}] = {n};\n" for n in outs)
+        indent = "      "
+        return (f"{self._head(dialect, types)}"
+                f"{d['function']}{r} _reduce({r} a, {r} b) {{\n"
+                f"  return ({self.reduce_expr});\n}}\n\n"
+                f"{d['kernel']} {self.name}_axes({', '.join(params)}) {{\n"
+                f"{_size_alias(self.map_expr, idx)}"
+                f"  const int _t = {d['local_id']};\n"
+                f"  {d['shared']}{r} _sm[{block}];\n"
+                f"  for ({idx} _j = {d['group_id']}; _j < _m; _j += {d['groups']}) {{\n"
+                + "".join(f"    {line}\n" for line in out_lines)
+                + f"    {r} _acc = ({r})({self.identity});\n"
+                f"    for ({idx} _q = _t; _q < _r; _q += {block}) {{\n"
+                + "".join(f"{indent}{line}\n" for line in el_lines)
+                + "".join(indent + line.lstrip() + ("\n" if not line.endswith("\n") else "")
+                          for line in loads)
+                + f"{indent}_acc = _reduce(_acc, ({r})({self.map_expr}));\n    }}\n"
+                + "".join("  " + line + "\n" for line in self._tree(dialect, r, block)
+                          .rstrip("\n").split("\n"))
+                + f"    if (_t == 0) {{\n      const {r} a = _sm[0];\n{out_refs}"
+                f"      {{\n{self.post_map_expr};\n      }}\n{out_stores}    }}\n"
+                f"    {d['barrier']}\n  }}\n}}\n")
+
+    def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd, raw_nd):
         d = _dialect(dialect)
         g = d["global_ptr"]
         r = self._ctype(dialect, rtype)
-        params, loads, indexed = self._input_params(dialect, in_types, is_array, nd)
+        params, loads, indexed = self._input_params(dialect, in_types, is_array, nd, raw_nd)
         idx = d["index"]
         params += [f"{g}{r}* _partial", f"{idx} _n"]
         if nd > 1:
@@ -739,7 +1012,6 @@ class ReductionKernel(_SnippetKernel):
         out_stores = "".join(f"    _p_{p.name}[_o_{p.name}] = {p.name};\n"
                              for p in self.out_params)
         B = self._BLOCK
-        typedefs = self._typedefs(dialect, types)
         scalar_body = (f"{self._index_code(indexed, nd, dialect)}{''.join(loads)}"
                        f"    _acc = _reduce(_acc, ({r})({self.map_expr}));\n")
         scalar_loop = (f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
@@ -751,11 +1023,7 @@ class ReductionKernel(_SnippetKernel):
             vectors, loop = self._vector_loop(dialect, indexed, in_types_of, loads, width, r,
                                               scalar_body, scalar_loop)
         # A tree over the block's values in shared memory: the block size is fixed.
-        tree = (f"  {d['shared']}{r} _sm[{B}];\n"
-                f"  _sm[_t] = _acc;\n  {d['barrier']}\n"
-                f"  for (int _s = {B // 2}; _s > 0; _s >>= 1) {{\n"
-                f"    if (_t < _s) _sm[_t] = _reduce(_sm[_t], _sm[_t + _s]);\n"
-                f"    {d['barrier']}\n  }}\n")
+        tree = f"  {d['shared']}{r} _sm[{B}];\n" + self._tree(dialect, r, B)
         # Thread 0 gives the outputs their values from the block's result.
         outputs = (f"  if (_t == 0) {{\n    const {r} a = _sm[0];\n{out_refs}"
                    f"    {{\n{self.post_map_expr};\n    }}\n{out_stores}  }}\n")
@@ -765,20 +1033,20 @@ class ReductionKernel(_SnippetKernel):
                    f"  {r} _acc = ({r})({self.identity});\n"
                    f"{loop}{tree}")
         whole_params = [p for p in params if p != f"{g}{r}* _partial"] + out_params
-        return (f"{self.preamble}\n{vectors}"
-                f"{d['function']}{r} _reduce({r} a, {r} b) {{\n{typedefs}"
+        return (f"{self._head(dialect, types)}{vectors}"
+                f"{d['function']}{r} _reduce({r} a, {r} b) {{\n"
                 f"  return ({self.reduce_expr});\n}}\n\n"
-                f"{d['kernel']} {self.name}_partial({', '.join(params)}) {{\n{typedefs}"
+                f"{d['kernel']} {self.name}_partial({', '.join(params)}) {{\n"
                 f"{reduced}"
                 f"  if (_t == 0) _partial[{d['group_id']}] = _sm[0];\n}}\n\n"
                 f"{d['kernel']} {self.name}_final({g}{r}* _partial, {idx} _count, "
-                f"{', '.join(out_params)}) {{\n{typedefs}"
+                f"{', '.join(out_params)}) {{\n"
                 f"  const int _t = {d['local_id']};\n"
                 f"  {r} _acc = ({r})({self.identity});\n"
                 f"  for ({idx} _k = _t; _k < _count; _k += {B}) "
                 f"_acc = _reduce(_acc, _partial[_k]);\n"
                 f"{tree}{outputs}}}\n\n"
-                f"{d['kernel']} {self.name}_whole({', '.join(whole_params)}) {{\n{typedefs}"
+                f"{d['kernel']} {self.name}_whole({', '.join(whole_params)}) {{\n"
                 f"{reduced}{outputs}}}\n")
 
     def _vector_loop(self, dialect, indexed, in_types_of, loads, width, r, scalar_body,
@@ -824,6 +1092,6 @@ class ReductionKernel(_SnippetKernel):
         """The kernel source generated for these arguments (for inspection), in the
         device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
         loop's dimensions (1 when every array is contiguous)."""
-        dialect, in_types, out_types, is_array, types = self._typed_args(args, dialect)
+        dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
         return self._source(dialect, in_types, out_types, self.reduce_type or out_types[0],
-                            is_array, types, ndim)
+                            is_array, types, ndim, raw_nd)

@@ -134,6 +134,11 @@ struct Dialect {
   // Ahead of each linked source (cuda.jit(link=...)): the CPU's C++ reads
   // CUDA's function qualifiers in .cu sources as nothing.
   std::string_view linked_prelude{};
+  // Ahead of a CuPy snippet kernel's preamble (ElementwiseKernel's preamble=):
+  // CUDA's function qualifiers (`__device__ inline T f(T x)`) in this
+  // dialect. Empty where the dialect reads them itself (CUDA, and the cpu
+  // device, which compiles snippet kernels as CUDA C++).
+  std::string_view cuda_qualifiers{};
   // The name the backend's compiler gives the generated source, entry + this.
   std::string_view source_suffix = ".cu";
   // A statement at the top of a `while` loop's body that leaves the loop

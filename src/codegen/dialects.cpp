@@ -275,6 +275,13 @@ const Dialect kOpenCL{
     .double_as_ulong = "as_long(%x)",
     .ulong_as_double = "as_double(%x)",
     .prelude = kOpenCLPrelude,
+    // always_inline: OpenCL C's `inline` alone is C99's, which defines no
+    // function to call where the compiler does not inline it.
+    .cuda_qualifiers =
+        "#ifndef __device__\n#define __device__ __attribute__((always_inline))\n"
+        "#define __host__\n#define __forceinline__ inline\n#define __noinline__ "
+        "__attribute__((noinline))\n#define __inline__ inline\n#define "
+        "__restrict__ restrict\n#endif\n",
     .source_suffix = ".cl",
     .shared_space = "__local ",
     .shared_decl = "__local ",

@@ -261,6 +261,7 @@ nb::dict dialect_spellings(const std::string& name) {
   out["global_space"] = text(d.global_space);
   out["shared_decl"] = text(d.shared_decl);
   out["barrier"] = text(d.barrier);
+  out["cuda_qualifiers"] = text(d.cuda_qualifiers);
   nb::dict value_types, storage_types;
   for (int k = 0; k < abi::kScalarCount; ++k) {
     const auto s = static_cast<abi::Scalar>(k);
@@ -315,6 +316,7 @@ void bind_compiler(nb::module_& m) {
   m.def("dialect_spellings", &dialect_spellings, nb::arg("name"),
         "How a dialect ('cuda', 'opencl', 'cpp') spells what generated source needs: "
         "{name, kernel_prefix, function_prefix, global_space, shared_decl, barrier, "
+        "cuda_qualifiers, "
         "value_types and storage_types ({NumPy scalar name: C type}), index_objects "
         "({'thread_idx' | 'block_idx' | 'block_dim' | 'grid_dim': (x, y, z)})}, from the "
         "emitter's dialect table.");

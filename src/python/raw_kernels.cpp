@@ -91,7 +91,11 @@ class RawKernel {
   const runtime::RawFunction& function_for(const std::shared_ptr<runtime::Device>& device) {
     for (const auto& [on, function] : functions_)
       if (on == device.get()) return function;
-    if (backend_ && *backend_ != device->info().backend)
+    // The CPU device compiles CUDA C++ (backends/cpu/cuda_on_cpu.h).
+    const runtime::BackendKind language = device->info().backend == runtime::BackendKind::Cpu
+                                              ? runtime::BackendKind::Cuda
+                                              : device->info().backend;
+    if (backend_ && *backend_ != language)
       throw nb::value_error(("raw kernel '" + name_ + "' is " + runtime::backend_name(*backend_) +
                              " source, but it launches on " + device->info().id + " (" +
                              runtime::backend_name(device->info().backend) +

@@ -1,7 +1,7 @@
 """Raw kernels (CUDA C++ / OpenCL C source from the user), snippet kernels
-(ElementwiseKernel, ReductionKernel) and their caches, on every GPU-like device;
-CUDA-only cases skip elsewhere, and the generated CUDA is compiled by NVRTC even
-without a GPU."""
+(ElementwiseKernel, ReductionKernel) and their caches, on every device: CUDA C++ runs
+on cuda:N and on the cpu device (compiled as C++), OpenCL C on opencl:N; the
+generated CUDA is compiled by NVRTC even without a GPU."""
 
 import os
 import re
@@ -37,10 +37,13 @@ needs_cpu = pytest.mark.skipif(not any(d.id == "cpu" for d in simt.devices()),
 
 @pytest.fixture
 def raw_device(device):
-    """A device that takes raw source (CUDA or OpenCL); the CPU is tested on its own."""
-    if device.backend == "cpu":
-        pytest.skip("raw kernels need a CUDA or OpenCL device")
+    """Every device takes raw source: CUDA C++ (cuda:N, cpu) or OpenCL C (opencl:N)."""
     return device
+
+
+def language(device):
+    """The source language of raw kernels on `device`."""
+    return "opencl" if device.backend == "opencl" else "cuda"
 
 
 def nvrtc_available():
@@ -52,7 +55,7 @@ def test_saxpy_matches_numpy(raw_device, rng):
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     a = np.float32(rng.standard_normal())
-    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    k = simt.RawKernel(SAXPY[language(raw_device)], "saxpy", device=raw_device)
     dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
     k[(n + 127) // 128, 128](a, dx, dy, np.uint32(n))
     np.testing.assert_allclose(dy.get(), a * x + y, rtol=1e-6, atol=1e-6)
@@ -62,7 +65,7 @@ def test_launches_on_a_stream_keep_its_order(raw_device, rng):
     n = 10_000
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
-    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    k = simt.RawKernel(SAXPY[language(raw_device)], "saxpy", device=raw_device)
     stream = simt.Stream(raw_device)
     dx, dy = simt.to_device(x, stream=stream), simt.to_device(y, stream=stream)
     for _ in range(3):
@@ -74,7 +77,7 @@ def test_launches_on_a_stream_keep_its_order(raw_device, rng):
 
 def test_cupy_call_form_and_current_device(raw_device, rng):
     x = rng.standard_normal(300).astype(np.float32)
-    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy")  # the current device at launch
+    k = simt.RawKernel(SAXPY[language(raw_device)], "saxpy")  # the current device at launch
     with simt.use_device(raw_device):
         dx = simt.to_device(x)
         dy = simt.zeros(300, dtype=np.float32)
@@ -87,7 +90,7 @@ def test_view_with_offset(raw_device, rng):
     x = rng.standard_normal(1024).astype(np.float32)
     y = rng.standard_normal(1024).astype(np.float32)
     dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
-    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    k = simt.RawKernel(SAXPY[language(raw_device)], "saxpy", device=raw_device)
     k[2, 128](np.float32(2), dx[256:], dy[512:], np.uint32(200))
     expected = y.copy()
     expected[512:712] = 2 * x[256:456] + y[512:712]
@@ -104,7 +107,7 @@ def test_misaligned_view_on_opencl_is_a_clear_error(raw_device):
 
 
 def test_argument_mismatches_raise_type_error(raw_device):
-    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    k = simt.RawKernel(SAXPY[language(raw_device)], "saxpy", device=raw_device)
     dx = simt.zeros(16, dtype=np.float32, device=raw_device)
     if not k.param_info():
         pytest.skip("this CUDA driver cannot report parameters (before 12.4)")
@@ -139,7 +142,7 @@ def test_array_on_another_device_is_refused(raw_device):
     others = [d for d in simt.devices() if d != raw_device]
     if not others:
         pytest.skip("needs a second device")
-    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    k = simt.RawKernel(SAXPY[language(raw_device)], "saxpy", device=raw_device)
     elsewhere = simt.zeros(16, dtype=np.float32, device=others[0])
     d = simt.zeros(16, dtype=np.float32, device=raw_device)
     with pytest.raises(TypeError, match=f"the array is on {others[0].id}"):
@@ -149,7 +152,7 @@ def test_array_on_another_device_is_refused(raw_device):
 def test_compile_error_shows_the_log_with_the_users_lines(raw_device):
     broken = {"cuda": 'extern "C" __global__ void f(float* x) {\n  x[0] = undefined_name;\n}\n',
               "opencl": "__kernel void f(__global float* x) {\n  x[0] = undefined_name;\n}\n"}
-    k = simt.RawKernel(broken[raw_device.backend], "f", device=raw_device)
+    k = simt.RawKernel(broken[language(raw_device)], "f", device=raw_device)
     with pytest.raises(simt.BackendCompileError, match="undefined_name") as info:
         k.compile()
     assert "2" in str(info.value)  # the line of the user's source
@@ -157,7 +160,7 @@ def test_compile_error_shows_the_log_with_the_users_lines(raw_device):
 
 def test_missing_kernel_name(raw_device):
     with pytest.raises(ValueError, match="no kernel 'nope'"):
-        simt.RawModule(SAXPY[raw_device.backend], device=raw_device).get_function("nope")
+        simt.RawModule(SAXPY[language(raw_device)], device=raw_device).get_function("nope")
 
 
 def test_module_with_several_kernels_and_options(raw_device, rng):
@@ -169,7 +172,7 @@ extern "C" __global__ void twice(float* x, int n) { int i = threadIdx.x; if (i <
         "opencl": r'''
 __kernel void fill(__global float* x, int n) { int i = get_local_id(0); if (i < n) x[i] = VALUE; }
 __kernel void twice(__global float* x, int n) { int i = get_local_id(0); if (i < n) x[i] *= 2; }
-'''}[raw_device.backend]
+'''}[language(raw_device)]
     value = float(rng.integers(1, 100))
     module = simt.RawModule(source, options=(f"-DVALUE={value}f",), device=raw_device)
     x = simt.zeros(64, dtype=np.float32, device=raw_device)
@@ -185,7 +188,7 @@ def test_include_path_option(raw_device, tmp_path, rng):
     source = {"cuda": '#include "scale.h"\nextern "C" __global__ void k(float* x) '
                       '{ x[threadIdx.x] *= SCALE; }\n',
               "opencl": '#include "scale.h"\n__kernel void k(__global float* x) '
-                        '{ x[get_local_id(0)] *= SCALE; }\n'}[raw_device.backend]
+                        '{ x[get_local_id(0)] *= SCALE; }\n'}[language(raw_device)]
     x = rng.standard_normal(32).astype(np.float32)
     dx = simt.to_device(x, device=raw_device)
     simt.RawKernel(source, "k", options=(f"-I{tmp_path}",), device=raw_device)[1, 32](dx)
@@ -193,7 +196,7 @@ def test_include_path_option(raw_device, tmp_path, rng):
 
 
 def test_template_through_name_expressions(raw_device, rng):
-    if raw_device.backend != "cuda":
+    if language(raw_device) != "cuda":
         pytest.skip("templates are CUDA C++")
     source = r'''
 template <typename T, int N>
@@ -213,14 +216,8 @@ __global__ void scale(T* x, unsigned int n) {
     np.testing.assert_allclose(dd.get(), 5 * xd, rtol=1e-12)
 
 
-@needs_cpu
-def test_cpu_device_says_raw_kernels_need_a_gpu_language():
-    with pytest.raises(ValueError, match="raw kernels need a CUDA or OpenCL device"):
-        simt.RawKernel(SAXPY["cuda"], "saxpy", device="cpu").compile()
-
-
 def test_backend_states_the_language(raw_device):
-    other = "opencl" if raw_device.backend == "cuda" else "cuda"
+    other = "cuda" if language(raw_device) == "opencl" else "opencl"
     k = simt.RawKernel(SAXPY[other], "saxpy", backend=other, device=raw_device)
     with pytest.raises(ValueError, match=f"is {other} source, but it launches on {raw_device.id}"):
         k.compile()
@@ -229,7 +226,7 @@ def test_backend_states_the_language(raw_device):
 
 
 def test_bad_launch_configurations(raw_device):
-    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    k = simt.RawKernel(SAXPY[language(raw_device)], "saxpy", device=raw_device)
     with pytest.raises(TypeError, match="simt.Stream, None or 0"):
         k[1, 32, 5]
     with pytest.raises(TypeError, match="grid must be an int"):
@@ -264,7 +261,7 @@ CACHE_SCRIPT = textwrap.dedent('''
 
 def test_disk_cache_hit_in_a_fresh_process(raw_device, tmp_path):
     folder = tmp_path / "cache"
-    source = SAXPY[raw_device.backend] + f"// {tmp_path.name}\n"
+    source = SAXPY[language(raw_device)] + f"// {tmp_path.name}\n"
     script = tmp_path / "run.py"
     script.write_text(CACHE_SCRIPT.format(source=source, device=raw_device.id, factor=2))
     env = dict(os.environ, SIMT_CACHE_DIR=str(folder))
@@ -430,8 +427,9 @@ def test_reduction_in_one_launch_and_in_two(raw_device, rng):
 
 def test_max_resident_blocks(raw_device, rng):
     # CUDA answers from the kernel's registers (a full wave is at least one block per
-    # multiprocessor, at most 2048 threads' worth each); OpenCL cannot say (0).
-    k = simt.RawKernel(SAXPY[raw_device.backend], "saxpy", device=raw_device)
+    # multiprocessor, at most 2048 threads' worth each); OpenCL cannot say (0); the cpu
+    # runs as many blocks at once as a cooperative launch may have.
+    k = simt.RawKernel(SAXPY[language(raw_device)], "saxpy", device=raw_device)
     for bad in ((0,), (-3,), (256, -1)):
         with pytest.raises(ValueError, match="max_resident_blocks: threads must be"):
             k.max_resident_blocks(*bad)
@@ -442,9 +440,13 @@ def test_max_resident_blocks(raw_device, rng):
         assert waves == [0, 0, 0]
         return
     units = raw_device.compute_units
-    assert units <= waves[2] <= waves[1] <= waves[0]
-    assert waves[1] * 256 <= units * 2048
-    assert k.max_resident_blocks(4096) == 0  # more threads than a block may have
+    if raw_device.backend == "cpu":
+        # Each block of a cooperative launch is an OS thread: a fixed count, any size.
+        assert waves[0] == waves[1] == waves[2] > 0
+    else:
+        assert units <= waves[2] <= waves[1] <= waves[0]
+        assert waves[1] * 256 <= units * 2048
+        assert k.max_resident_blocks(4096) == 0  # more threads than a block may have
     # A reduction's first pass runs that many blocks (a large input), and still sums.
     rk = simt.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "wave_sum")
     x = rng.standard_normal(1 << 20).astype(np.float32)
@@ -503,14 +505,6 @@ def test_elementwise_argument_errors(raw_device):
         g(dx)
     with pytest.raises(ValueError, match="reserved"):
         simt.ElementwiseKernel("float32 n", "float32 z", "z = n", "bad")
-
-
-@needs_cpu
-def test_snippet_kernels_on_the_cpu_say_what_to_do():
-    k = simt.ElementwiseKernel(*SQUARED_DIFF)
-    x = simt.zeros(4, dtype=np.float32, device="cpu")
-    with pytest.raises(ValueError, match="needs a CUDA or OpenCL device"):
-        k(x, x)
 
 
 L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
@@ -631,6 +625,17 @@ def test_generated_cuda_compiles_with_nvrtc():
         sources.append(simt.ReductionKernel("T x, T w", "int64 c", "x > w", "a + b", "c = a",
                                             "0", "count", reduce_type=np.int64).generated_source(
             i32, 3, dialect="cuda", ndim=ndim))
+    f64 = simt.zeros((4, 5), dtype=np.float64, device="cpu")
+    sources.append(simt.ElementwiseKernel(
+        "T x, T y, T scale, int32 seed", "T z",
+        "uint64_t s[2]; s[0] = splitmix((uint64_t)seed + i); s[1] = 0; "
+        "for (int i = 0; i < 2; i++) s[1] += s[0]; z = shape_it(x) * scale + y + unit(s[1]);",
+        "cupy_style", preamble=PREAMBLE).generated_source(f64, f64, 1.0, 3, dialect="cuda"))
+    sources.append(simt.ElementwiseKernel(
+        "S data, T label", "raw U centers, raw U group",
+        "int cent_ind[] = {label, i % 30000}; atomicAdd(&centers[cent_ind], data); "
+        "atomicAdd(&group[label], 1);", "centers_add").generated_source(
+        f32[0], i32, f64, f64[0], dialect="cuda"))
     for source in sources:
         result = simt._core.nvrtc_compile(source, 90)
         assert result["ok"], result["log"] + "\n" + source
@@ -662,3 +667,240 @@ def test_snippet_kernels_spell_the_dialect_as_python_kernels_do(dialect):
     assert f"({pointer}simt_p_x_data" in python
     assert f"  {shared}simt_shared0[256];" in python
     assert f"\n  {barrier}\n" in python
+
+
+# ---------------------------------------------------------------------------
+# CUDA C++ as CuPy users write it, on every device that compiles CUDA C++ (cuda:N and
+# the cpu device); the OpenCL cases use what OpenCL C shares with it.
+# ---------------------------------------------------------------------------
+
+def needs_cuda_language(device):
+    if language(device) != "cuda":
+        pytest.skip("CUDA C++ (OpenCL devices take OpenCL C)")
+
+
+def erfcinv_reference(y):
+    """erfc's inverse by Newton's method on math.erfc (no SciPy here)."""
+    import math
+    y = np.asarray(y, dtype=np.float64)
+    x = np.zeros_like(y)
+    erfc = np.vectorize(math.erfc)
+    for _ in range(60):
+        x = x + (erfc(x) - y) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
+    return x
+
+
+PREAMBLE = r'''
+typedef unsigned long long uint64_t;
+__device__ inline uint64_t splitmix(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+__device__ inline T unit(uint64_t v) { return T(v >> 11) * T(1.0 / 9007199254740992.0); }
+__device__ inline T shape_it(T x) {
+    return sqrt(abs(x)) + exp(-abs(x)) + log(T(1) + abs(x)) + erfcinv(T(0.5) + T(0.25) * (x / (T(1) + abs(x))));
+}
+'''
+
+
+def splitmix_reference(z):
+    z = (z + np.uint64(0x9E3779B97F4A7C15)).astype(np.uint64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_elementwise_cuda_preamble_with_device_functions(raw_device, rng, dtype):
+    """__device__ functions of T in the preamble (abs, exp, log, sqrt, erfcinv, T(x) casts),
+    a typedef there, a local array, a loop shadowing i, x[:, None] broadcast against a
+    2-D input, and Python numbers for a T and an int32 parameter."""
+    needs_cuda_language(raw_device)
+    k = simt.ElementwiseKernel(
+        "T x, T y, T scale, int32 seed", "T z",
+        r'''
+        uint64_t rand_state[2];
+        rand_state[0] = splitmix((uint64_t)seed + (uint64_t)i);
+        rand_state[1] = 0;
+        for (int i = 0; i < 3; i++) rand_state[1] += splitmix(rand_state[0] + (uint64_t)i);
+        z = shape_it(x) * scale + y + unit(rand_state[1]);
+        ''', "cupy_style", preamble=PREAMBLE)
+    n, m = 37, int(rng.integers(5, 60))
+    x = rng.standard_normal(n).astype(dtype)
+    y = rng.standard_normal((n, m)).astype(dtype)
+    scale, seed = float(rng.standard_normal()), int(rng.integers(0, 2**31 - 1))
+    dx, dy = simt.to_device(x, device=raw_device), simt.to_device(y, device=raw_device)
+    out = simt.full((n, m), np.nan, dtype=dtype, device=raw_device)
+    assert k(dx[:, None], dy, scale, seed, out) is out
+    xb = np.broadcast_to(x[:, None], (n, m)).astype(np.float64)
+    i = np.arange(n * m, dtype=np.uint64).reshape(n, m)
+    state0 = splitmix_reference(np.uint64(seed) + i)
+    state1 = sum(splitmix_reference(state0 + np.uint64(j)) for j in range(3)).astype(np.uint64)
+    shaped = (np.sqrt(np.abs(xb)) + np.exp(-np.abs(xb)) + np.log(1 + np.abs(xb))
+              + erfcinv_reference(0.5 + 0.25 * (xb / (1 + np.abs(xb)))))
+    expected = shaped * np.float64(dtype(scale)) + y + (state1 >> np.uint64(11)) / 2.0**53
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(out.get(), expected, rtol=tol, atol=tol)
+
+
+def test_cuda_math_on_the_cpu_matches_numpy(rng):
+    """The prelude's float and double overloads and the inverse error functions."""
+    if not any(d.id == "cpu" for d in simt.devices()):
+        pytest.skip("needs the cpu device")
+    k = simt.ElementwiseKernel(
+        "T x", "T a, T b, T c, T d",
+        "a = erfinv(x); b = erfcinv(x + T(1)); c = max(x, T(0)) + min(abs(x), T(0.5)); "
+        "d = rsqrt(T(2) + x) + normcdf(x)", "cuda_math")
+    for dtype, tol in ((np.float64, 1e-13), (np.float32, 2e-6)):
+        x = rng.uniform(-0.999, 0.999, 5000).astype(dtype)
+        a, b, c, d = (r.get() for r in k(simt.to_device(x, device="cpu")))
+        import math
+        erf = np.vectorize(math.erf)
+        np.testing.assert_allclose(erf(a.astype(np.float64)), x, rtol=tol, atol=tol)
+        np.testing.assert_allclose(b, -a, rtol=10 * tol, atol=10 * tol)
+        np.testing.assert_allclose(c, np.maximum(x, 0) + np.minimum(np.abs(x), 0.5), rtol=tol)
+        ncdf = 0.5 * np.vectorize(math.erfc)(-x.astype(np.float64) / math.sqrt(2))
+        np.testing.assert_allclose(d, 1 / np.sqrt(2 + x.astype(np.float64)) + ncdf, rtol=tol)
+
+
+def test_elementwise_raw_carray_index_and_atomics(raw_device, rng):
+    """A raw parameter indexed by an int array of indices (CuPy's CArray), atomicAdd on
+    float64 and with an int value."""
+    needs_cuda_language(raw_device)
+    k = simt.ElementwiseKernel(
+        "S data, T label", "raw U centers, raw U group",
+        "int cent_ind[] = {label, i % 30000}; atomicAdd(&centers[cent_ind], data); "
+        "atomicAdd(&group[label], 1);", "centers_add")
+    n, labels = 70_000, 4
+    data = rng.standard_normal(n).astype(np.float32)
+    label = rng.integers(0, labels, n).astype(np.int32)
+    centers = simt.zeros((labels, 30000), dtype=np.float64, device=raw_device)
+    group = simt.zeros(labels, dtype=np.float64, device=raw_device)
+    k(simt.to_device(data, device=raw_device), simt.to_device(label, device=raw_device),
+      centers, group)
+    want_c, want_g = np.zeros((labels, 30000)), np.zeros(labels)
+    np.add.at(want_c, (label, np.arange(n) % 30000), data.astype(np.float64))
+    np.add.at(want_g, label, 1)
+    np.testing.assert_allclose(centers.get(), want_c, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(group.get(), want_g)
+    # A strided raw view: x[i] is the i-th element in C order, x.size() its count.
+    rev = simt.ElementwiseKernel("raw T x", "T y", "y = x[x.size() - i - 1]", "carray_rev")
+    m = rng.standard_normal((6, 8))
+    got = rev(simt.to_device(m, device=raw_device)[::2, 1::3], size=9)
+    np.testing.assert_array_equal(got.get(), m[::2, 1::3].ravel()[::-1])
+
+
+BLOCK_SUMS = r'''
+extern "C" __global__ void block_sums(const float* x, float* total, int n) {
+    __shared__ float partial[256];
+    extern __shared__ float counts[];
+    const int t = threadIdx.x;
+    float acc = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x * gridDim.x) acc += x[i];
+    partial[t] = acc;
+    counts[t] = 1.0f;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) { partial[t] += partial[t + s]; counts[t] += counts[t + s]; }
+        __syncthreads();
+    }
+    if (t == 0) { atomicAdd(total, partial[0]); atomicAdd(total + 1, counts[0]); }
+}
+extern "C" __global__ void scale2d(float* a, int rows, int cols, float f) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < rows && c < cols) a[r * cols + c] *= f;
+}
+extern "C" __global__ void warp_sums(const int* x, int* out) {
+    int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
+    if ((threadIdx.x & 31) == 0) out[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = v;
+}
+'''
+
+
+def test_raw_module_shared_memory_barriers_and_atomics(raw_device, rng):
+    needs_cuda_language(raw_device)
+    module = simt.RawModule(BLOCK_SUMS, device=raw_device)
+    sums = module.get_function("block_sums")
+    n = int(rng.integers(1, 100_000))
+    x = rng.standard_normal(n).astype(np.float32)
+    total = simt.zeros(2, dtype=np.float32, device=raw_device)
+    blocks = 7
+    sums((blocks,), (256,), (simt.to_device(x, device=raw_device), total, np.int32(n)),
+         shared_mem=256 * 4)
+    got = total.get()
+    np.testing.assert_allclose(got[0], x.sum(dtype=np.float64), rtol=1e-4, atol=1e-3)
+    assert got[1] == blocks * 256
+    scale = module.get_function("scale2d")
+    a = rng.standard_normal((37, 51)).astype(np.float32)
+    da = simt.to_device(a, device=raw_device)
+    scale[(4, 10), (16, 4)](da, np.int32(37), np.int32(51), np.float32(3))
+    np.testing.assert_allclose(da.get(), 3 * a, rtol=1e-6)
+    warp = module.get_function("warp_sums")
+    v = rng.integers(-100, 100, 8 * 64).astype(np.int32)
+    out = simt.full(16, -1, dtype=np.int32, device=raw_device)
+    warp[8, 64](simt.to_device(v, device=raw_device), out)
+    np.testing.assert_array_equal(out.get(), v.reshape(16, 32).sum(axis=1))
+
+
+@needs_cpu
+def test_cpu_refuses_what_it_cannot_run_naming_the_kernel():
+    ptx = r'''
+extern "C" __global__ void lane(int* out) {
+    int l;
+    asm("mov.u32 %0, %%laneid;" : "=r"(l));
+    out[threadIdx.x] = l;
+}'''
+    with pytest.raises(simt.BackendCompileError, match="'lane'.*inline PTX assembly.*line 4"):
+        simt.RawKernel(ptx, "lane", device="cpu").compile()
+    tex = r'''
+extern "C" __global__ void fetch(cudaTextureObject_t t, float* out) {
+    out[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x);
+}'''
+    with pytest.raises(simt.BackendCompileError, match="'fetch' cannot run on the cpu.*text"):
+        simt.RawKernel(tex, "fetch", device="cpu").compile()
+    with pytest.raises(simt.BackendCompileError, match="does not take the option '--bogus'"):
+        simt.RawKernel(SAXPY["cuda"], "saxpy", options=("--bogus",), device="cpu").compile()
+    with pytest.raises(ValueError, match="is opencl source, but it launches on cpu"):
+        simt.RawKernel(SAXPY["opencl"], "saxpy", backend="opencl", device="cpu").compile()
+
+
+def test_preamble_device_functions_on_every_device(raw_device, rng):
+    """CUDA's qualifiers in a preamble read on OpenCL too (simple C is both)."""
+    k = simt.ElementwiseKernel(
+        "T x", "T y", "y = twice_plus_one(x)", "qualified",
+        preamble="__device__ inline T twice(T x) { return x * 2; }\n"
+                 "__device__ __forceinline__ T twice_plus_one(T x) { return twice(x) + 1; }\n")
+    x = rng.standard_normal(1000).astype(np.float32)
+    np.testing.assert_array_equal(k(simt.to_device(x, device=raw_device)).get(), 2 * x + 1)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, (0, 2), (1, 2), ()])
+def test_reduction_axis_and_keepdims(raw_device, rng, axis):
+    k = simt.ReductionKernel("T x, T w", "T y, int64 c", "x * w + (T)(i % 3)", "a + b",
+                             "y = a; c = (long long)a", "0", "axis_sum")
+    shape = (int(rng.integers(1, 40)), int(rng.integers(1, 300)), 3)
+    x = rng.standard_normal(shape)
+    dx = simt.to_device(x, device=raw_device)
+    mapped = x * 0.5 + (np.arange(x.size).reshape(shape) % 3)
+    for keepdims in (False, True):
+        y, c = k(dx, 0.5, axis=axis, keepdims=keepdims)
+        want = mapped.sum(axis=axis, keepdims=keepdims)
+        assert y.shape == want.shape and c.shape == want.shape
+        np.testing.assert_allclose(y.get(), want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(c.get(), want.astype(np.int64))
+    # A strided input view, and outputs given (one of them strided).
+    view = dx[:, ::2]
+    want = mapped_view = (x[:, ::2] * 0.5 + (np.arange(x[:, ::2].size).reshape(
+        x[:, ::2].shape) % 3)).sum(axis=axis)
+    del mapped_view
+    out_y = simt.full(want.shape, np.nan, device=raw_device)
+    out_c = simt.full(want.shape, -1, dtype=np.int64, device=raw_device)
+    got = k(view, 0.5, out_y, out_c, axis=axis)
+    assert got[0] is out_y and got[1] is out_c
+    np.testing.assert_allclose(out_y.get(), want, rtol=1e-12, atol=1e-12)
+    with pytest.raises(np.exceptions.AxisError):
+        k(dx, 0.5, axis=3)

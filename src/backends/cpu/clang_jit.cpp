@@ -38,6 +38,7 @@
 #include <atomic>
 #include <utility>
 
+#include "backends/cpu/emulated_tls.h"
 #include "runtime/interrupt.h"
 
 namespace simt::cpu {
@@ -124,6 +125,10 @@ ClangJit::ClangJit() {
 
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) throw JitError("simt cpu jit: host target: " + error_text(jtmb.takeError()));
+  // Thread-local variables become calls of __emutls_get_address (defined below):
+  // JITLink without ORC's runtime cannot link native TLS. Code without them is
+  // unchanged.
+  jtmb->getOptions().EmulatedTLS = true;
   // JITLink (LLJIT's linker on x86-64/AArch64 ELF) handles PIC, small-code-model
   // objects: calls to libm and libc go through stubs it builds.
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
@@ -157,6 +162,8 @@ ClangJit::ClangJit() {
   llvm::orc::SymbolMap runtime_symbols;
   runtime_symbols[impl_->jit->mangleAndIntern("simt_cancel")] = {
       llvm::orc::ExecutorAddr::fromPtr(&runtime::cancel_epoch()), llvm::JITSymbolFlags::Exported};
+  runtime_symbols[impl_->jit->mangleAndIntern("__emutls_get_address")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&emulated_tls_address), llvm::JITSymbolFlags::Exported};
   if (auto error = impl_->jit->getProcessSymbolsJITDylib()->define(
           llvm::orc::absoluteSymbols(std::move(runtime_symbols))))
     throw JitError("simt cpu jit: cannot define simt_cancel: " + error_text(std::move(error)));
@@ -199,6 +206,11 @@ std::vector<std::string> ClangJit::cc1_args(const JitOptions& options) const {
       "-ferror-limit", "20"};
   if (level >= 2) {
     args.insert(args.end(), {"-vectorize-loops", "-vectorize-slp"});
+  }
+  if (options.emulated_tls) args.push_back("-femulated-tls");
+  for (const auto& dir : options.include_dirs) {
+    args.push_back("-I");
+    args.push_back(dir);
   }
   if (options.fastmath) {
     args.insert(args.end(), {"-menable-no-infs", "-menable-no-nans", "-fapprox-func",
@@ -258,11 +270,15 @@ ClangJit::Object ClangJit::compile_object(const std::string& source, const std::
     if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
       throw JitError("simt cpu jit: bad compiler arguments: " + diagnostics);
 
-    // An empty file system under the buffer: nothing on disk is ever read.
+    // An empty file system under the buffer: nothing on disk is ever read,
+    // unless the source asked for header search paths (a raw program's -I).
     auto& frontend = ci.getFrontendOpts();
     frontend.Inputs.clear();
     frontend.Inputs.emplace_back(buffer->getMemBufferRef(), clang::InputKind(clang::Language::CXX));
-    ci.createFileManager(llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>());
+    if (options.include_dirs.empty())
+      ci.createFileManager(llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>());
+    else
+      ci.createFileManager(llvm::vfs::getRealFileSystem());
 
     clang::EmitLLVMOnlyAction action(context.get());
     const bool ok = ci.ExecuteAction(action);

@@ -23,6 +23,13 @@ namespace simt::cpu {
 struct JitOptions {
   bool fastmath = false;  // -ffast-math: results may then differ from NumPy's
   int opt_level = 3;      // 0..3, as -O0..-O3 (frontend pipeline and machine code)
+  // Thread-local variables, lowered to calls of __emutls_get_address (emulated_tls.h):
+  // JIT-linked code cannot use the process's native TLS. CUDA C++ on the CPU keeps its
+  // thread indices and __shared__ arrays in them (cuda_on_cpu.h).
+  bool emulated_tls = false;
+  // Header search paths (-I), read from the real file system; without any, the
+  // compile sees no file at all.
+  std::vector<std::string> include_dirs;
 };
 
 // A compile failure: what() is Clang's diagnostics ("<name>.cpp:3:7: error: ...",

@@ -22,6 +22,7 @@
 
 #include "abi/cpu_entry.h"
 #include "backends/cpu/clang_jit.h"
+#include "backends/cpu/cpu_kernel.h"
 #include "backends/cpu/fault_guard.h"
 #include "backends/cpu/fibers.h"
 #include "backends/cpu/grid_barrier.h"
@@ -34,33 +35,6 @@ namespace {
 
 using BlockContext = abi::CpuBlockContext;
 using KernelEntry = abi::CpuKernelEntry;
-
-class CpuKernel : public runtime::CompiledKernel {
- public:
-  CpuKernel(std::shared_ptr<JitModule> module, KernelEntry entry, std::string name,
-            std::vector<size_t> param_bytes, bool x_spans)
-      : module_(std::move(module)),
-        entry_(entry),
-        name_(std::move(name)),
-        param_bytes_(std::move(param_bytes)),
-        x_spans_(x_spans) {}
-  KernelEntry entry() const { return entry_; }
-  // One call of the entry may run consecutive blocks along x (abi::Requirements::x_spans).
-  bool x_spans() const { return x_spans_; }
-  const std::string& name() const { return name_; }
-  // Held by queued launches: the code stays loaded until they ran, even if
-  // the kernel is dropped meanwhile.
-  const std::shared_ptr<JitModule>& module() const { return module_; }
-  // The size of each C parameter's value, to copy a queued launch's arguments.
-  const std::vector<size_t>& param_bytes() const { return param_bytes_; }
-
- private:
-  std::shared_ptr<JitModule> module_;
-  KernelEntry entry_;
-  std::string name_;  // for errors
-  std::vector<size_t> param_bytes_;
-  bool x_spans_;
-};
 
 }  // namespace
 
@@ -140,8 +114,8 @@ class CpuEvent : public runtime::Event {
   bool recorded_ = false;
 };
 
-// The disk cache's payload for a compiled object: the exported symbols'
-// names, then the object code.
+}  // namespace
+
 std::string pack_object(const ClangJit::Object& object) {
   runtime::PayloadWriter out;
   out.put_u32(static_cast<uint32_t>(object.exported.size()));
@@ -150,7 +124,6 @@ std::string pack_object(const ClangJit::Object& object) {
   return out.take();
 }
 
-// nullopt for a payload that does not parse (the entry is then rebuilt).
 std::optional<ClangJit::Object> unpack_object(std::string_view payload) {
   runtime::PayloadReader in(payload);
   ClangJit::Object object;
@@ -162,6 +135,8 @@ std::optional<ClangJit::Object> unpack_object(std::string_view payload) {
   object.code = std::string(in.tail());
   return object;
 }
+
+namespace {
 
 // Everything the machine code depends on: simt, Clang and their arguments
 // (the host CPU's features among them), the entry and the source.

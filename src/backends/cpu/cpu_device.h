@@ -41,6 +41,8 @@ class CpuDevice : public runtime::Device {
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;
+  // CUDA C++ (cuda_on_cpu.h): the language CuPy's kernels are written in.
+  std::shared_ptr<runtime::RawProgram> compile_raw(const runtime::RawSource& source) override;
   // Each block of a cooperative launch is a thread of its own: a fixed
   // number of blocks (grid_barrier.h), whatever their size.
   int64_t max_cooperative_blocks(const runtime::CompiledKernel& kernel, int64_t threads_per_block,
