@@ -4,8 +4,8 @@ the singular-value norms), NumPy's norm, and matrix_power by repeated squaring.
 
 What needs a decomposition (singular values for the 2-norm and nuclear norm, the inverse
 for a negative power) asks simt.linalg for it through the `svdvals` and `inv` arguments
-(NumPy's LAPACK on the cpu device, cuSOLVER on cuda devices; NotImplementedError
-elsewhere).
+(NumPy's LAPACK on the cpu device and on host copies for OpenCL devices, cuSOLVER on
+cuda devices).
 """
 
 import operator

@@ -12,7 +12,8 @@ eigvalsh, det, slogdet, pinv, matrix_rank, the singular-value norms, negative po
 - cuda: cuSOLVER (loaded with dlopen at run time, found as NVRTC is; linalg/_cusolver.py),
   in device memory. Without it (not installed, or SIMT_CUSOLVER=0) they raise
   NotImplementedError naming the device and cuSOLVER;
-- opencl: NotImplementedError naming the device (there is no LAPACK to call).
+- opencl: NumPy's LAPACK on a host copy of the arrays, the result copied back to the
+  device (OpenCL has no LAPACK of its own to call).
 
 Results follow NumPy's conventions (dtypes, shapes, ascending eigenvalues, descending
 singular values); the signs or phases of Q's columns and of singular vectors and
@@ -24,7 +25,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._array import Array, empty
+from .._array import Array, empty, to_device
 from .._device import builds_cuda, runs_on_host
 from .._array_api import _linalg_ext
 from .._array_api._creation import asarray
@@ -63,33 +64,33 @@ def _checked(x, where, square=False, matrices=True):
 
 def _solver(x, where):
     """The cuSOLVER handle computing `where` on x's device, or None where NumPy's LAPACK
-    does (the cpu device); NotImplementedError naming the device elsewhere."""
+    does (the cpu device in place, OpenCL devices on a host copy); NotImplementedError on
+    a CUDA device without cuSOLVER."""
     if not isinstance(x, Array):
         raise TypeError(f"{where}: x must be a simt array, not {type(x).__name__}")
     device = x.device
     handle = _cusolver.handle(device)
-    if handle is not None or runs_on_host(device):
+    if handle is not None or not builds_cuda(device):
         return handle
-    if builds_cuda(device):
-        raise NotImplementedError(
-            f"{where}: needs cuSOLVER on {device.id}, which "
-            f"{_cusolver.unusable()}; install it (pip install "
-            f"'simt[cuda13-libs]', or the CUDA toolkit), or copy the array to the cpu "
-            f"device (x.to_device('cpu')), where NumPy's LAPACK computes it")
     raise NotImplementedError(
-        f"{where}: not implemented on {device.id} ({device.name}): simt's decompositions "
-        f"run on the cpu device (NumPy's LAPACK) and on cuda devices (cuSOLVER); copy the "
-        f"array to the cpu device with x.to_device('cpu')")
+        f"{where}: needs cuSOLVER on {device.id}, which "
+        f"{_cusolver.unusable()}; install it (pip install "
+        f"'simt[cuda13-libs]', or the CUDA toolkit), or copy the array to the cpu "
+        f"device (x.to_device('cpu')), where NumPy's LAPACK computes it")
 
 
 def _host(x, where, square=False, matrices=True):
-    """x's memory as a NumPy array, for LAPACK on the cpu device (a view)."""
-    return np.asarray(_checked(x, where, square, matrices))
+    """x's elements as a NumPy array for LAPACK: a view of a cpu array's memory, else a
+    host copy."""
+    x = _checked(x, where, square, matrices)
+    return np.asarray(x) if runs_on_host(x.device) else x.get()
 
 
 def _result(value, device):
     """NumPy's result as a simt array of the device (its own memory, not NumPy's)."""
-    value = np.asarray(value)
+    value = np.ascontiguousarray(value)
+    if not runs_on_host(device):
+        return to_device(value, device=device)
     out = empty(value.shape, value.dtype, device)
     np.asarray(out)[...] = value
     return out
