@@ -13,6 +13,8 @@ import pytest
 
 import simt
 
+from array_helpers import standard_floor_divide
+
 ALL_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16",
               "float32", "float64", "complex64", "complex128"]
 
@@ -525,7 +527,7 @@ def _nonzero(y):
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint64",
                                    "float16", "float32", "float64"])
-@pytest.mark.parametrize("name, function", [("floor_divide", np.floor_divide),
+@pytest.mark.parametrize("name, function", [("floor_divide", standard_floor_divide),
                                             ("remainder", np.remainder)])
 def test_floor_divide_remainder_every_dtype(name, function, dtype, device, rng):
     x, y = arithmetic_inputs(rng, dtype)
@@ -549,8 +551,25 @@ def test_float_floor_divide_remainder_signs(device):
     # Python's semantics: remainder has the divisor's sign; -0.0 kept as NumPy keeps it.
     x = np.array([5.0, -5.0, 5.0, -5.0, 0.0, -0.0, 1.0, np.inf, 1.0, 7.5])
     y = np.array([3.0, 3.0, -3.0, -3.0, 3.0, 3.0, np.inf, 2.0, 0.0, -0.0])
-    for name, function in [("floor_divide", np.floor_divide), ("remainder", np.remainder)]:
+    for name, function in [("floor_divide", standard_floor_divide),
+                           ("remainder", np.remainder)]:
         check(name, function, x, y, device=device)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_floor_divide_of_infinities_is_the_standards(dtype, device):
+    # floor(x / y) where an infinity meets a finite number (NumPy: NaN for inf // 2, and
+    # -1.0 for 1 // -inf, as Python's //); NumPy's elsewhere, NaN for inf // inf
+    inf = np.inf
+    x = np.array([inf, inf, -inf, -inf, 1.0, -1.0, 1.0, -1.0, 0.0, -0.0, inf, inf, 7.5], dtype)
+    y = np.array([2.0, -2.0, 2.0, -2.0, -inf, inf, inf, -inf, -inf, inf, inf, 0.0, -inf], dtype)
+    want = np.array([inf, -inf, -inf, inf, -0.0, -0.0, 0.0, 0.0, -0.0, -0.0, np.nan, inf,
+                     -0.0], dtype)
+    got = simt.floor_divide(dev(x, device), dev(y, device))
+    assert_exact(got, want, x, y, name="floor_divide")
+    sx = dev(x, device)
+    sx //= dev(y, device)  # the operator, in place
+    assert_exact(sx, want, x, y, name="//=")
 
 
 def test_extreme_magnitudes(device):

@@ -18,7 +18,7 @@ _ARITHMETIC = {
     "subtract": (np.subtract, {"*": "{0} - {1}"}),
     "multiply": (np.multiply, {"*": "{0} * {1}"}),
     "divide": (np.divide, {"*": "{0} / {1}"}),
-    "floor_divide": (np.floor_divide, {"*": "{0} // {1}"}),
+    "floor_divide": (np.floor_divide, {"f": "dev_floor_divide({0}, {1})", "*": "{0} // {1}"}),
     "remainder": (np.remainder, {"*": "{0} % {1}"}),
     "pow": (np.power, {"*": "{0} ** {1}"}),
     "negative": (np.negative, {"*": "-{0}"}),
@@ -132,6 +132,17 @@ ALIASES = {
 # Device functions the expressions call: written once, defined in the generated module
 # of each kernel that uses them.
 HELPERS = {
+    "dev_floor_divide": '''
+def dev_floor_divide(a, b):
+    # NumPy's floor division (exact: from the remainder), except where an infinity meets a
+    # finite number: there the array API's floor(a / b), +-inf for inf // finite (NumPy:
+    # NaN) and +-0 for finite // inf (NumPy: -1.0 when the signs differ, as Python's //)
+    if math.isinf(a) and math.isfinite(b):
+        return a / b
+    if math.isfinite(a) and math.isinf(b):
+        return np.floor(a / b)
+    return a // b
+''',
     "dev_logaddexp": '''
 def dev_logaddexp(x, y):
     if x == y:  # also both infinite: log(2 e**x), never inf - inf
