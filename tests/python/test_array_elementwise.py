@@ -194,6 +194,20 @@ def test_every_elementwise_name_exists():
         assert getattr(simt, alias) is getattr(simt, name), alias
 
 
+def test_signatures_name_the_standards_parameters():
+    # inspect.signature of the function objects: positional-only as the array API's
+    import inspect
+
+    assert str(inspect.signature(simt.sin)) == "(x, /, *, out=None)"
+    assert str(inspect.signature(simt.add)) == "(x1, x2, /, *, out=None)"
+    assert str(inspect.signature(simt.where)) == "(condition, x1, x2, /, *, out=None)"
+    assert str(inspect.signature(simt.clip)) == "(x, /, min=None, max=None, *, out=None)"
+    for name in UNARY + BINARY:
+        positional = [p for p in inspect.signature(getattr(simt, name)).parameters.values()
+                      if p.kind is inspect.Parameter.POSITIONAL_ONLY]
+        assert len(positional) == (1 if name in UNARY else 2), name
+
+
 def test_wrong_argument_count_and_types(device):
     x = dev(np.arange(3.0), device)
     with pytest.raises(TypeError):

@@ -10,6 +10,7 @@ Python scalars weak (NEP 50).
 
 import builtins
 import warnings
+from inspect import Parameter, Signature
 
 import numpy as np
 
@@ -66,6 +67,13 @@ def common_device(operands, where, out=None):
     return device
 
 
+def _signature(*names):
+    """What inspect.signature shows of an element-wise function: the array API's
+    positional-only parameters, then out= (the object's __call__ takes *args)."""
+    return Signature([Parameter(n, Parameter.POSITIONAL_ONLY) for n in names]
+                     + [Parameter("out", Parameter.KEYWORD_ONLY, default=None)])
+
+
 class Elementwise:
     """An element-wise function of the array namespace (simt.add, simt.sin, ...): called
     with arrays and scalars, optionally `out=` (an array to write, cast to its dtype)."""
@@ -74,6 +82,7 @@ class Elementwise:
         self.__name__ = name
         self.ufunc, self.expressions = OPERATIONS[name]
         self.nin = self.ufunc.nin
+        self.__signature__ = _signature(*(("x",) if self.nin == 1 else ("x1", "x2")))
         self._resolved = {}
         self._fast = {}  # _fast_key of a call -> _FastCall
         self.__doc__ = (f"simt.{name}: element-wise, as numpy.{self.ufunc.__name__} (NumPy's "
@@ -177,6 +186,7 @@ class Where(_Custom):
         super().__init__("where", 3, "{1} if {0} else {2}",
                          "where(condition, x1, x2): x1's element where condition is true, "
                          "else x2's; x1 and x2 promote as in arithmetic (scalars weak).")
+        self.__signature__ = _signature("condition", "x1", "x2")
 
     def resolve(self, operands):
         key = tuple(op.resolve_as for op in operands)
