@@ -59,11 +59,11 @@ def test_devices_are_simts():
 
 def test_default_dtypes_are_what_creation_gives(device):
     defaults = simt.__array_namespace_info__().default_dtypes(device=device)
-    assert set(defaults) == {"real floating", "complex floating", "integral", "indices"}
+    assert set(defaults) == {"real floating", "complex floating", "integral", "indexing"}
     assert simt.zeros(1, device=device).dtype == defaults["real floating"]
     assert simt.full(1, 1j, device=device).dtype == defaults["complex floating"]
     assert simt.arange(3, device=device).dtype == defaults["integral"]
-    assert simt.argsort(simt.zeros(3, device=device)).dtype == defaults["indices"]
+    assert simt.argsort(simt.zeros(3, device=device)).dtype == defaults["indexing"]
     assert simt.__array_namespace_info__().default_dtypes(device=device.id) == defaults
 
 

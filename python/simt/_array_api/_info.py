@@ -61,11 +61,11 @@ class _Info:
     def default_dtypes(self, *, device=None):
         """The dtypes creation functions give when none is named (the same on every device:
         float64 and complex128 also on a device without double precision, where computing
-        in them raises TypeError), and that of indices."""
+        in them raises TypeError), and that of indices ("indexing")."""
         _checked_device(device)
         return {"real floating": np.dtype(np.float64), "complex floating":
                 np.dtype(np.complex128), "integral": np.dtype(np.int64),
-                "indices": np.dtype(np.int64)}
+                "indexing": np.dtype(np.int64)}
 
     def devices(self):
         """Every device simt can use: cuda:N, then opencl:N, then the CPU."""
