@@ -183,7 +183,7 @@ ALIASES = {"true_divide": "divide", "mod": "remainder", "power": "pow", "absolut
            "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2",
            "invert": "bitwise_invert", "bitwise_not": "bitwise_invert",
            "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
-           "rint": "round", "fabs": "abs", "radians": "deg2rad", "degrees": "rad2deg"}
+           "fabs": "abs", "radians": "deg2rad", "degrees": "rad2deg"}
 
 
 def test_every_elementwise_name_exists():
@@ -323,15 +323,26 @@ def test_rounding_functions(dtype, device, rng):
     # Halfway cases: round is to nearest even, as NumPy's rint.
     x[:8] = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 1e20, -0.2], dtype)
     for name, function in [("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc),
-                           ("round", np.rint)]:
+                           ("round", np.rint), ("rint", np.rint)]:
         check(name, function, x, device=device)
 
 
-def test_rounding_functions_of_integers_keep_dtype(device, rng):
-    x = random_values(rng, "int16", 100)
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint8", "uint16", "uint64"])
+def test_rounding_functions_of_integers_keep_dtype(dtype, device, rng):
+    # round as the array API's and np.round: the integer itself, in its dtype
+    x = random_values(rng, dtype, 100)
     for name, function in [("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc),
-                           ("round", np.rint)]:
+                           ("round", np.round)]:
         check(name, function, x, device=device)
+
+
+def test_rint_of_integers_is_numpys(device, rng):
+    # rint is NumPy's ufunc: integers become floats (float16 for 8 bits ...), also
+    # through np.rint; np.round keeps them
+    x = random_values(rng, "int16", 50)
+    check("rint", np.rint, x, device=device)
+    assert np.rint(dev(x, device)).dtype == np.float32
+    assert np.round(dev(x, device)).dtype == np.int16
 
 
 def test_classification_functions(device, rng):

@@ -329,4 +329,5 @@ EXPRESSIONS = {
     "atanh": "{T}(dev_catanh({0}))",
     "pow": "{T}(dev_cpow({0}, {1}))",
     "round": "{T}(complex(np.rint({0}.real), np.rint({0}.imag)))",
+    "rint": "{T}(complex(np.rint({0}.real), np.rint({0}.imag)))",
 }

@@ -163,6 +163,17 @@ class Elementwise:
         return loop
 
 
+class Round(Elementwise):
+    """round: integers keep their dtype, as the array API's round and np.round do (the
+    loop is NumPy's rint otherwise, whose integer loops give floats: simt.rint)."""
+
+    def resolve(self, operands):
+        dtype = operands[0].resolve_as if len(operands) == 1 else None
+        if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+            return (dtype, dtype)
+        return super().resolve(operands)
+
+
 class _ValueLoop(tuple):
     """Loop dtypes chosen by a scalar's value, not its type: never kept for the fast path
     (the next call's scalar of the same type may need another loop)."""
@@ -572,7 +583,8 @@ def _negative_integers(value):
 
 def _functions():
     """{name: Elementwise} for every operation and alias."""
-    found = {name: Power(name) if name == "pow" else Elementwise(name) for name in OPERATIONS}
+    special = {"pow": Power, "round": Round}
+    found = {name: special.get(name, Elementwise)(name) for name in OPERATIONS}
     found["where"], found["clip"] = Where(), Clip()
     found.update({alias: found[name] for alias, name in ALIASES.items()})
     return found

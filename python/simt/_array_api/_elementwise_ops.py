@@ -86,7 +86,10 @@ _FUNCTIONS.update({
     "floor": (np.floor, dict(_INTEGER_IDENTITY, **{"*": "np.floor({0})"})),
     "ceil": (np.ceil, dict(_INTEGER_IDENTITY, **{"*": "np.ceil({0})"})),
     "trunc": (np.trunc, dict(_INTEGER_IDENTITY, **{"*": "np.trunc({0})"})),
+    # round keeps an integer dtype (the array API's and np.round's rule: _elementwise's
+    # Round); rint is NumPy's ufunc, whose integer loops give floats
     "round": (np.rint, dict(_INTEGER_IDENTITY, **{"*": "np.rint({0})"})),
+    "rint": (np.rint, dict(_INTEGER_IDENTITY, **{"*": "np.rint({0})"})),
     "isnan": (np.isnan, {"f": "np.isnan({0})", "c": "np.isnan({0}.real) or np.isnan({0}.imag)",
                          "*": "False"}),
     "isinf": (np.isinf, {"f": "np.isinf({0})", "c": "np.isinf({0}.real) or np.isinf({0}.imag)",
@@ -125,7 +128,7 @@ ALIASES = {
     "conjugate": "conj", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
     "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2",
     "invert": "bitwise_invert", "bitwise_not": "bitwise_invert", "left_shift":
-    "bitwise_left_shift", "right_shift": "bitwise_right_shift", "rint": "round",
+    "bitwise_left_shift", "right_shift": "bitwise_right_shift",
     "fabs": "abs", "radians": "deg2rad", "degrees": "rad2deg",
 }
 
