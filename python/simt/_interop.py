@@ -48,8 +48,8 @@ def _has_cpu_device():
 
 
 def _cross_device_error(source, target):
-    return ValueError(f"the data is in {source.id}'s memory and simt does not copy it to "
-                      f"{target.id} unless asked: pass copy=True (or use simt.asarray)")
+    return ValueError(f"the data is in {source.id}'s memory: an array on {target.id} needs a "
+                      f"copy, which copy=False forbids (pass copy=None or True)")
 
 
 def _capsule(x, home):
@@ -72,7 +72,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
     The array lives on the device that memory belongs to (host memory: ``cpu``;
     CUDA memory: ``cuda:N``) and keeps `x`'s memory alive. `device` another than
-    that raises ValueError unless ``copy=True``; ``copy=True`` always copies.
+    that asks for a copy there (the array API's rule): made with copy=None or True,
+    ValueError with ``copy=False``; ``copy=True`` always copies.
     A read-only producer gives a read-only array.
     """
     if copy not in (None, True, False):
@@ -82,7 +83,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
         if target == x.device:
             return x.copy() if copy else Array._wrap(
                 x._impl.view(x._impl.offset, list(x.shape), list(x.strides)))
-        if copy is not True:
+        if copy is False:
             raise _cross_device_error(x.device, target)
         return to_device(x, target)
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
@@ -94,7 +95,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
         array = _from_cuda_array_interface(x, cai)
         target = array.device if device is None else get_device(device)
         if target != array.device:
-            if copy is not True:
+            if copy is False:
                 raise _cross_device_error(array.device, target)
             return to_device(array, target)
         return array.copy() if copy else array
@@ -102,7 +103,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     home = _dlpack_home(int(device_type), int(device_id))
     target = home if device is None else get_device(device)
     if target != home:
-        if copy is not True:
+        if copy is False:
             raise _cross_device_error(home, target)
         return to_device(Array._wrap(_core.import_dlpack(_capsule(x, home), home)), target)
     array = Array._wrap(_core.import_dlpack(_capsule(x, home), home))

@@ -43,3 +43,18 @@ def random_numbers(rng, shape, dtype, bound=100, scale=1.0):
     if dtype.kind == "c":
         values = values + 1j * rng.standard_normal(shape) * scale
     return values.astype(dtype)
+
+
+def standard_floor_divide(x, y):
+    """What simt's floor_divide (and //) gives: NumPy's, except where an infinity meets a
+    finite number, where the array API standard's floor(x / y) replaces NumPy's NaN
+    (inf // 2) and -1.0 (1 // -inf)."""
+    x, y = np.asarray(x), np.asarray(y)
+    with np.errstate(all="ignore"):
+        out = np.asarray(np.floor_divide(x, y))
+        if out.dtype.kind != "f":
+            return out
+        quotient = np.true_divide(x, y).astype(out.dtype)
+        out = np.where(np.isinf(x) & np.isfinite(y), quotient, out)
+        out = np.where(np.isfinite(x) & np.isinf(y), np.floor(quotient), out)
+    return out.astype(np.result_type(out), copy=False)

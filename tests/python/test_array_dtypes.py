@@ -248,11 +248,30 @@ def test_iinfo(dtype, device):
     assert simt.iinfo(dev(np.zeros(1, dtype), device)).max == theirs.max
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64",
+                                   "complex128"])
+def test_finfo_fields_are_python_numbers(dtype):
+    # the array API: Python floats (bits an int), not NumPy scalars
+    info = simt.finfo(np.dtype(dtype))
+    for name in ["eps", "max", "min", "smallest_normal"]:
+        assert type(getattr(info, name)) is float, name
+    assert type(info.bits) is int
+    assert info.tiny == np.finfo(dtype).tiny and info.resolution == np.finfo(dtype).resolution
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "uint64"])
+def test_iinfo_fields_are_python_ints(dtype):
+    info = simt.iinfo(np.dtype(dtype))
+    assert all(type(getattr(info, name)) is int for name in ["bits", "max", "min"])
+
+
 def test_finfo_iinfo_reject_the_other_kind():
     with pytest.raises(ValueError):
         simt.iinfo(np.float32)
     with pytest.raises(ValueError):
         simt.finfo(np.int32)
+    with pytest.raises(TypeError, match="simt.finfo"):
+        simt.finfo("not a dtype")
 
 
 # -------------------------------------------------------------------- isdtype

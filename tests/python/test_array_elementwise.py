@@ -13,6 +13,8 @@ import pytest
 
 import simt
 
+from array_helpers import standard_floor_divide
+
 ALL_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16",
               "float32", "float64", "complex64", "complex128"]
 
@@ -181,7 +183,7 @@ ALIASES = {"true_divide": "divide", "mod": "remainder", "power": "pow", "absolut
            "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2",
            "invert": "bitwise_invert", "bitwise_not": "bitwise_invert",
            "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
-           "rint": "round", "fabs": "abs", "radians": "deg2rad", "degrees": "rad2deg"}
+           "fabs": "abs", "radians": "deg2rad", "degrees": "rad2deg"}
 
 
 def test_every_elementwise_name_exists():
@@ -190,6 +192,20 @@ def test_every_elementwise_name_exists():
         assert callable(function), name
     for alias, name in ALIASES.items():
         assert getattr(simt, alias) is getattr(simt, name), alias
+
+
+def test_signatures_name_the_standards_parameters():
+    # inspect.signature of the function objects: positional-only as the array API's
+    import inspect
+
+    assert str(inspect.signature(simt.sin)) == "(x, /, *, out=None)"
+    assert str(inspect.signature(simt.add)) == "(x1, x2, /, *, out=None)"
+    assert str(inspect.signature(simt.where)) == "(condition, x1, x2, /, *, out=None)"
+    assert str(inspect.signature(simt.clip)) == "(x, /, min=None, max=None, *, out=None)"
+    for name in UNARY + BINARY:
+        positional = [p for p in inspect.signature(getattr(simt, name)).parameters.values()
+                      if p.kind is inspect.Parameter.POSITIONAL_ONLY]
+        assert len(positional) == (1 if name in UNARY else 2), name
 
 
 def test_wrong_argument_count_and_types(device):
@@ -307,15 +323,26 @@ def test_rounding_functions(dtype, device, rng):
     # Halfway cases: round is to nearest even, as NumPy's rint.
     x[:8] = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 1e20, -0.2], dtype)
     for name, function in [("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc),
-                           ("round", np.rint)]:
+                           ("round", np.rint), ("rint", np.rint)]:
         check(name, function, x, device=device)
 
 
-def test_rounding_functions_of_integers_keep_dtype(device, rng):
-    x = random_values(rng, "int16", 100)
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint8", "uint16", "uint64"])
+def test_rounding_functions_of_integers_keep_dtype(dtype, device, rng):
+    # round as the array API's and np.round: the integer itself, in its dtype
+    x = random_values(rng, dtype, 100)
     for name, function in [("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc),
-                           ("round", np.rint)]:
+                           ("round", np.round)]:
         check(name, function, x, device=device)
+
+
+def test_rint_of_integers_is_numpys(device, rng):
+    # rint is NumPy's ufunc: integers become floats (float16 for 8 bits ...), also
+    # through np.rint; np.round keeps them
+    x = random_values(rng, "int16", 50)
+    check("rint", np.rint, x, device=device)
+    assert np.rint(dev(x, device)).dtype == np.float32
+    assert np.round(dev(x, device)).dtype == np.int16
 
 
 def test_classification_functions(device, rng):
@@ -525,7 +552,7 @@ def _nonzero(y):
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint64",
                                    "float16", "float32", "float64"])
-@pytest.mark.parametrize("name, function", [("floor_divide", np.floor_divide),
+@pytest.mark.parametrize("name, function", [("floor_divide", standard_floor_divide),
                                             ("remainder", np.remainder)])
 def test_floor_divide_remainder_every_dtype(name, function, dtype, device, rng):
     x, y = arithmetic_inputs(rng, dtype)
@@ -549,8 +576,25 @@ def test_float_floor_divide_remainder_signs(device):
     # Python's semantics: remainder has the divisor's sign; -0.0 kept as NumPy keeps it.
     x = np.array([5.0, -5.0, 5.0, -5.0, 0.0, -0.0, 1.0, np.inf, 1.0, 7.5])
     y = np.array([3.0, 3.0, -3.0, -3.0, 3.0, 3.0, np.inf, 2.0, 0.0, -0.0])
-    for name, function in [("floor_divide", np.floor_divide), ("remainder", np.remainder)]:
+    for name, function in [("floor_divide", standard_floor_divide),
+                           ("remainder", np.remainder)]:
         check(name, function, x, y, device=device)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_floor_divide_of_infinities_is_the_standards(dtype, device):
+    # floor(x / y) where an infinity meets a finite number (NumPy: NaN for inf // 2, and
+    # -1.0 for 1 // -inf, as Python's //); NumPy's elsewhere, NaN for inf // inf
+    inf = np.inf
+    x = np.array([inf, inf, -inf, -inf, 1.0, -1.0, 1.0, -1.0, 0.0, -0.0, inf, inf, 7.5], dtype)
+    y = np.array([2.0, -2.0, 2.0, -2.0, -inf, inf, inf, -inf, -inf, inf, inf, 0.0, -inf], dtype)
+    want = np.array([inf, -inf, -inf, inf, -0.0, -0.0, 0.0, 0.0, -0.0, -0.0, np.nan, inf,
+                     -0.0], dtype)
+    got = simt.floor_divide(dev(x, device), dev(y, device))
+    assert_exact(got, want, x, y, name="floor_divide")
+    sx = dev(x, device)
+    sx //= dev(y, device)  # the operator, in place
+    assert_exact(sx, want, x, y, name="//=")
 
 
 def test_extreme_magnitudes(device):

@@ -15,7 +15,7 @@ import pytest
 
 import simt
 
-from array_helpers import assert_exact
+from array_helpers import assert_exact, standard_floor_divide
 
 DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16",
           "float32", "float64", "complex64", "complex128"]
@@ -37,8 +37,16 @@ def dev(x, device):
 
 
 def ref(function, *args):
+    """NumPy's result of the operator (// as simt's: the standard's at infinities; //= in
+    place as NumPy's in-place operators are)."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if function is operator.floordiv:
+            return standard_floor_divide(*args)
+        if function is operator.ifloordiv:
+            target, other = args
+            target[...] = standard_floor_divide(target, other)
+            return target
         return function(*args)
 
 

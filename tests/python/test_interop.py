@@ -377,12 +377,21 @@ def test_asarray_and_from_dlpack_onto_other_devices(device, rng):
     if device.host_accessible:
         assert data_pointer(a) == x.ctypes.data
         return
-    with pytest.raises(ValueError, match="copy=True"):
-        simt.from_dlpack(x, device=device)
-    b = simt.from_dlpack(x, device=device, copy=True)
-    np.testing.assert_array_equal(b.get(), x)
+    # device= names where the array goes: a copy there (the array API's rule), unless
+    # copy=False forbids it
+    with pytest.raises(ValueError, match="copy=False"):
+        simt.from_dlpack(x, device=device, copy=False)
+    for copy in (None, True):
+        b = simt.from_dlpack(x, device=device, copy=copy)
+        assert b.device == device
+        np.testing.assert_array_equal(b.get(), x)
     back = simt.asarray(a, device="cpu")
     np.testing.assert_array_equal(back.get(), x)
+    moved = simt.from_dlpack(a, device="cpu")  # a simt array: the same rule
+    assert moved.device == simt.get_device("cpu")
+    np.testing.assert_array_equal(moved.get(), x)
+    with pytest.raises(ValueError, match="copy=False"):
+        simt.from_dlpack(a, device="cpu", copy=False)
 
 
 @needs_cpu

@@ -408,7 +408,7 @@ def _from_device_library(obj, dtype, target, copy):
     # A view of the producer's memory (ValueError from from_dlpack when it is on another
     # device and copy is False), converted on the device when dtype asks.
     if copy is False:
-        x = _interop.from_dlpack(obj, device=target)
+        x = _interop.from_dlpack(obj, device=target, copy=False)
     elif copy and dtype is None:
         return _interop.from_dlpack(obj, device=target, copy=True)
     else:
@@ -432,7 +432,7 @@ def _from_host(obj, dtype, target, copy):
             host = np.asarray(obj, dtype=dtype, copy=False)
         except ValueError as e:
             raise ValueError(f"simt.asarray: copy=False, but {e}") from None
-        return _interop.from_dlpack(host, device=target)
+        return _interop.from_dlpack(host, device=target, copy=False)
     host = np.asarray(obj, dtype=dtype)
     if copy:
         return _array.to_device(host, device=target)

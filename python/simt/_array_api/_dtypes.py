@@ -2,6 +2,8 @@
 isdtype) and the dtypes' names. Promotion is NumPy 2's, which is the standard's where the
 standard defines it (and NumPy's, NEP 50, for mixed kinds and Python scalars)."""
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._array import Array
@@ -51,14 +53,62 @@ def can_cast(from_, to, /, casting="safe"):
     return bool(np.can_cast(source, np.dtype(to), casting))
 
 
+class finfo_object(NamedTuple):
+    """Machine limits of a floating dtype as the array API gives them: Python floats (and
+    ints), not NumPy scalars, so that they mix with any namespace's arrays. Besides the
+    standard's fields, NumPy's `tiny` (smallest_normal), `resolution` and `precision`."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
+    resolution: float
+    precision: int
+
+    @property
+    def tiny(self):
+        return self.smallest_normal
+
+
+class iinfo_object(NamedTuple):
+    """Machine limits of an integer dtype as the array API gives them: Python ints."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: np.dtype
+
+
+def _dtype_of_type(type, where):
+    try:
+        return type.dtype if isinstance(type, Array) else np.dtype(type)
+    except TypeError:
+        raise TypeError(f"{where} takes a dtype or a simt array, not {type!r}") from None
+
+
 def finfo(type, /):
-    """Machine limits of a floating dtype (NumPy's finfo)."""
-    return np.finfo(type.dtype if isinstance(type, Array) else type)
+    """Machine limits of a floating dtype (of a complex dtype: of its real parts), as
+    Python floats: bits, eps, max, min, smallest_normal, dtype."""
+    dtype = _dtype_of_type(type, "simt.finfo")
+    if dtype.kind not in "fc":
+        raise ValueError(f"simt.finfo takes a floating or complex dtype, not {dtype}")
+    info = np.finfo(dtype)
+    return finfo_object(bits=int(info.bits), eps=float(info.eps), max=float(info.max),
+                        min=float(info.min), smallest_normal=float(info.smallest_normal),
+                        dtype=info.dtype, resolution=float(info.resolution),
+                        precision=int(info.precision))
 
 
 def iinfo(type, /):
-    """Machine limits of an integer dtype (NumPy's iinfo)."""
-    return np.iinfo(type.dtype if isinstance(type, Array) else type)
+    """Machine limits of an integer dtype, as Python ints: bits, max, min, dtype."""
+    dtype = _dtype_of_type(type, "simt.iinfo")
+    if dtype.kind not in "iu":
+        raise ValueError(f"simt.iinfo takes an integer dtype, not {dtype}")
+    info = np.iinfo(dtype)
+    return iinfo_object(bits=int(info.bits), max=int(info.max), min=int(info.min),
+                        dtype=info.dtype)
 
 
 def isdtype(dtype, kind):

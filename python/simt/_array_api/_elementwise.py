@@ -10,6 +10,7 @@ Python scalars weak (NEP 50).
 
 import builtins
 import warnings
+from inspect import Parameter, Signature
 
 import numpy as np
 
@@ -67,6 +68,13 @@ def common_device(operands, where, out=None):
     return device
 
 
+def _signature(*names):
+    """What inspect.signature shows of an element-wise function: the array API's
+    positional-only parameters, then out= (the object's __call__ takes *args)."""
+    return Signature([Parameter(n, Parameter.POSITIONAL_ONLY) for n in names]
+                     + [Parameter("out", Parameter.KEYWORD_ONLY, default=None)])
+
+
 class Elementwise:
     """An element-wise function of the array namespace (simt.add, simt.sin, ...): called
     with arrays and scalars, optionally `out=` (an array to write, cast to its dtype)."""
@@ -75,6 +83,7 @@ class Elementwise:
         self.__name__ = name
         self.ufunc, self.expressions = OPERATIONS[name]
         self.nin = self.ufunc.nin
+        self.__signature__ = _signature(*(("x",) if self.nin == 1 else ("x1", "x2")))
         self._resolved = {}
         self._fast = {}  # _fast_key of a call -> _FastCall
         self.__doc__ = (f"simt.{name}: element-wise, as numpy.{self.ufunc.__name__} (NumPy's "
@@ -158,6 +167,17 @@ class Elementwise:
         return loop
 
 
+class Round(Elementwise):
+    """round: integers keep their dtype, as the array API's round and np.round do (the
+    loop is NumPy's rint otherwise, whose integer loops give floats: simt.rint)."""
+
+    def resolve(self, operands):
+        dtype = operands[0].resolve_as if len(operands) == 1 else None
+        if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+            return (dtype, dtype)
+        return super().resolve(operands)
+
+
 class _ValueLoop(tuple):
     """Loop dtypes chosen by a scalar's value, not its type: never kept for the fast path
     (the next call's scalar of the same type may need another loop)."""
@@ -181,6 +201,7 @@ class Where(_Custom):
         super().__init__("where", 3, "{1} if {0} else {2}",
                          "where(condition, x1, x2): x1's element where condition is true, "
                          "else x2's; x1 and x2 promote as in arithmetic (scalars weak).")
+        self.__signature__ = _signature("condition", "x1", "x2")
 
     def resolve(self, operands):
         key = tuple(op.resolve_as for op in operands)
@@ -566,7 +587,8 @@ def _negative_integers(value):
 
 def _functions():
     """{name: Elementwise} for every operation and alias."""
-    found = {name: Power(name) if name == "pow" else Elementwise(name) for name in OPERATIONS}
+    special = {"pow": Power, "round": Round}
+    found = {name: special.get(name, Elementwise)(name) for name in OPERATIONS}
     found["where"], found["clip"] = Where(), Clip()
     found.update({alias: found[name] for alias, name in ALIASES.items()})
     return found

@@ -18,7 +18,7 @@ _ARITHMETIC = {
     "subtract": (np.subtract, {"*": "{0} - {1}"}),
     "multiply": (np.multiply, {"*": "{0} * {1}"}),
     "divide": (np.divide, {"*": "{0} / {1}"}),
-    "floor_divide": (np.floor_divide, {"*": "{0} // {1}"}),
+    "floor_divide": (np.floor_divide, {"f": "dev_floor_divide({0}, {1})", "*": "{0} // {1}"}),
     "remainder": (np.remainder, {"*": "{0} % {1}"}),
     "pow": (np.power, {"*": "{0} ** {1}"}),
     "negative": (np.negative, {"*": "-{0}"}),
@@ -86,7 +86,10 @@ _FUNCTIONS.update({
     "floor": (np.floor, dict(_INTEGER_IDENTITY, **{"*": "np.floor({0})"})),
     "ceil": (np.ceil, dict(_INTEGER_IDENTITY, **{"*": "np.ceil({0})"})),
     "trunc": (np.trunc, dict(_INTEGER_IDENTITY, **{"*": "np.trunc({0})"})),
+    # round keeps an integer dtype (the array API's and np.round's rule: _elementwise's
+    # Round); rint is NumPy's ufunc, whose integer loops give floats
     "round": (np.rint, dict(_INTEGER_IDENTITY, **{"*": "np.rint({0})"})),
+    "rint": (np.rint, dict(_INTEGER_IDENTITY, **{"*": "np.rint({0})"})),
     "isnan": (np.isnan, {"f": "np.isnan({0})", "c": "np.isnan({0}.real) or np.isnan({0}.imag)",
                          "*": "False"}),
     "isinf": (np.isinf, {"f": "np.isinf({0})", "c": "np.isinf({0}.real) or np.isinf({0}.imag)",
@@ -125,13 +128,24 @@ ALIASES = {
     "conjugate": "conj", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
     "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2",
     "invert": "bitwise_invert", "bitwise_not": "bitwise_invert", "left_shift":
-    "bitwise_left_shift", "right_shift": "bitwise_right_shift", "rint": "round",
+    "bitwise_left_shift", "right_shift": "bitwise_right_shift",
     "fabs": "abs", "radians": "deg2rad", "degrees": "rad2deg",
 }
 
 # Device functions the expressions call: written once, defined in the generated module
 # of each kernel that uses them.
 HELPERS = {
+    "dev_floor_divide": '''
+def dev_floor_divide(a, b):
+    # NumPy's floor division (exact: from the remainder), except where an infinity meets a
+    # finite number: there the array API's floor(a / b), +-inf for inf // finite (NumPy:
+    # NaN) and +-0 for finite // inf (NumPy: -1.0 when the signs differ, as Python's //)
+    if math.isinf(a) and math.isfinite(b):
+        return a / b
+    if math.isfinite(a) and math.isinf(b):
+        return np.floor(a / b)
+    return a // b
+''',
     "dev_logaddexp": '''
 def dev_logaddexp(x, y):
     if x == y:  # also both infinite: log(2 e**x), never inf - inf

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from .._array import Array, empty, to_device
+from .._array import Array, empty, full, to_device
 from .. import _broadcast
 from . import _generated, _launch
 from ._elementwise import assign, contiguous_copy
@@ -318,6 +318,36 @@ def _concatenate(arrays, axis, dtype, out, casting, where):
         assign(_slice(result, axis, start, stop), a)
         start = stop
     return result
+
+
+def with_ends(x, axis, prepend, append, where):
+    """x with `prepend` before it and `append` after it along `axis` (a normalized axis of
+    x), as diff takes them: arrays of x's shape except along the axis, on x's device, or
+    scalars (NumPy's), which are one slice of that shape in their own NumPy dtype; the
+    result's dtype is the promoted one, as concat's."""
+    parts = []
+    for name, end in (("prepend", prepend), ("append", append)):
+        if end is None:
+            parts.append(None)
+            continue
+        if not isinstance(end, Array):
+            if not isinstance(end, (bool, int, float, complex, np.generic)):
+                raise TypeError(f"{where}: {name} must be a simt array or a scalar, not "
+                                f"{type(end).__name__}")
+            shape = x.shape[:axis] + (1,) + x.shape[axis + 1:]
+            end = full(shape, end, np.asarray(end).dtype, x.device)
+        if end.device != x.device:
+            raise ValueError(f"{where}: x is on {x.device.id}, {name} on {end.device.id}; "
+                             f"move one with .to_device() (simt never copies implicitly)")
+        if end.ndim == 0:  # a 0-d array is a scalar: one slice, as NumPy's
+            end = broadcast_to(end, x.shape[:axis] + (1,) + x.shape[axis + 1:])
+        if end.ndim != x.ndim or any(end.shape[d] != x.shape[d]
+                                     for d in range(x.ndim) if d != axis):
+            raise ValueError(f"{where}: {name} must have x's shape {x.shape} except along "
+                             f"axis {axis}, not {end.shape}")
+        parts.append(end)
+    arrays = [a for a in (parts[0], x, parts[1]) if a is not None]
+    return x if len(arrays) == 1 else _concatenate(arrays, axis, None, None, "same_kind", where)
 
 
 def concat(arrays, /, *, axis=0):

@@ -29,6 +29,7 @@ from .._snippet_kernels import ReductionKernel
 from .. import _broadcast
 from . import _generated, _launch
 from ._elementwise import FUNCTIONS, TracedValue, assign, check_out, contiguous_copy
+from ._manipulation import with_ends
 
 __all__ = ["sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "count_nonzero",
            "argmin", "argmax", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod",
@@ -985,14 +986,14 @@ def cumprod(a, axis=None, dtype=None):
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    """The n-th differences along `axis` (x[1:] - x[:-1], n times)."""
+    """The n-th differences along `axis` (x[1:] - x[:-1], n times), of x with `prepend`
+    before it and `append` after it along the axis (arrays, or NumPy's scalars)."""
     if not isinstance(x, Array):
         raise TypeError(f"simt.diff takes a simt array, not {type(x).__name__}")
     if n < 0:
         raise ValueError(f"simt.diff: n must be non-negative, not {n}")
-    if prepend is not None or append is not None:
-        raise NotImplementedError("simt.diff: prepend and append are not supported yet")
     (a,) = _axes(x, axis, "simt.diff")
+    x = with_ends(x, a, prepend, append, "simt.diff")
     for _ in range(n):
         upper = [slice(None)] * x.ndim
         lower = [slice(None)] * x.ndim

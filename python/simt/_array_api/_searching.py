@@ -1,6 +1,8 @@
 """searchsorted: where values would be inserted into a sorted 1-D array to keep it sorted
 (the array API's, NumPy's semantics: NaN is the largest value; side='left' gives the first
 such place, 'right' the last; `sorter` the indices that sort x1 when it is not sorted).
+isin: whether each element of one array is among another's, by the same search in the
+other's sorted elements.
 
 Both arrays are compared in their promoted dtype (NumPy's result_type). On GPUs a
 generated kernel runs a binary search per value (one thread each, grid-stride); on the
@@ -9,13 +11,17 @@ cpu device NumPy's searchsorted reads the arrays' host memory in place.
 
 import numpy as np
 
-from .._array import Array, empty, to_device, zeros
+from .._array import Array, empty, full, to_device, zeros
 from .._device import runs_on_host
 from . import _generated, _launch
-from ._elementwise import contiguous_copy
-from ._sorting import check_ordered, checked_array
+from ._dtypes import astype
+from ._elementwise import FUNCTIONS, contiguous_copy
+from ._indexing import take
+from ._manipulation import reshape
+from ._reduction import any as any_along
+from ._sorting import check_ordered, checked_array, sort
 
-__all__ = ["searchsorted"]
+__all__ = ["searchsorted", "isin"]
 
 _SIDES = ("left", "right")
 
@@ -138,3 +144,57 @@ def search_sorted(out, x1, order, values, bad):
         i += step
 ''')
     return found
+
+
+_ISIN_KINDS = (None, "sort", "table")
+
+
+def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element of x1 equals some element of x2 (a bool array of x1's shape;
+    its negation with invert=True): the array API's isin (2025.12) and NumPy's. Values
+    compare in the promoted dtype, as `==` does: NaN is in nothing, -0.0 equals 0.0.
+    Either may be a Python scalar. NumPy's `assume_unique` and `kind` ('sort', 'table')
+    are accepted; they change how NumPy searches, not the result, and simt always sorts.
+
+    Real values: x2 flattened and sorted, then each x1 value's place in it found by
+    searchsorted and compared with the element there (O((n + m) log m)). Complex values,
+    which have no order: every x1 value compared with every x2 value (n * m booleans)."""
+    where = "simt.isin"
+    if kind not in _ISIN_KINDS:
+        raise ValueError(f"{where}: kind must be None, 'sort' or 'table', not {kind!r}")
+    x1, x2 = _isin_operands(x1, x2, where)
+    dtype = np.result_type(x1.dtype, x2.dtype)
+    if x2.size == 0 or x1.size == 0:
+        return full(x1.shape, bool(invert), np.bool_, x1.device)
+    values = reshape(astype(x1, dtype, copy=False), (-1,))
+    if dtype.kind == "c":
+        table = reshape(astype(x2, dtype, copy=False), (1, -1))
+        found = any_along(FUNCTIONS["equal"](reshape(values, (-1, 1)), table), axis=1)
+    else:
+        table = sort(reshape(astype(x2, dtype, copy=False), (-1,)))
+        n = table.shape[0]
+        place = searchsorted(table, values)
+        there = take(table, FUNCTIONS["minimum"](place, n - 1))
+        found = FUNCTIONS["logical_and"](FUNCTIONS["less"](place, n),
+                                         FUNCTIONS["equal"](there, values))
+    found = reshape(found, x1.shape)
+    return FUNCTIONS["logical_not"](found) if invert else found
+
+
+def _isin_operands(x1, x2, where):
+    """x1 and x2 as simt arrays on one device (a Python scalar becomes a 0-d array on the
+    other's device)."""
+    scalars = (bool, int, float, complex, np.generic)
+    if not isinstance(x1, Array) and not isinstance(x2, Array):
+        raise TypeError(f"{where}: x1 or x2 must be a simt array, not "
+                        f"{type(x1).__name__} and {type(x2).__name__}")
+    if isinstance(x1, scalars):
+        x1 = to_device(np.asarray(x1), device=x2.device)
+    if isinstance(x2, scalars):
+        x2 = to_device(np.asarray(x2), device=x1.device)
+    checked_array(x1, where, "x1")
+    checked_array(x2, where, "x2")
+    if x1.device != x2.device:
+        raise ValueError(f"{where}: x1 is on {x1.device.id}, x2 on {x2.device.id}; move one "
+                         f"with .to_device() (simt never copies implicitly)")
+    return x1, x2

@@ -3,11 +3,13 @@ NumPy's unique. x is flattened (C order); the unique values come sorted.
 
 Equality is the array API's: NaNs are distinct (each NaN is a value of its own), and
 -0.0 equals 0.0 (the group's value is the one that comes first in x). NumPy's unique
-takes equal_nan (default True: NaNs are one value, as NumPy 2's). Complex arrays have no
-order: TypeError, as for simt.sort.
+takes equal_nan (default True: NaNs are one value, as NumPy 2's). Complex values come in
+NumPy's lexicographic order (real parts, then imaginary parts, values with a NaN part
+last), which the array API leaves open; a complex value with a NaN part is a NaN there.
 
 One path on every device: the flattened x is argsorted (stably, so a group's first
-element in sorted order is its first occurrence in x), then generated kernels
+element in sorted order is its first occurrence in x; complex values by three stable
+argsorts, of the imaginary parts, the real parts and the NaN flags), then generated kernels
 - flag each sorted place that starts a group (its value differs from the one before),
 - number the groups by the running sum of the flags (simt.cumulative_sum's scan),
 - compact: each group's first place writes the group's value, first index and start,
@@ -45,10 +47,22 @@ def _flat(x):
     return Array._wrap(x._impl.view(x._impl.offset, [x.size], [x.itemsize]))
 
 
+def _sorted_order(flat):
+    """The stable argsort of the 1-D `flat`; complex values (which simt.argsort refuses:
+    the array API has no order for them) in NumPy's lexicographic order, by stable sorts
+    of the keys from the least significant: imaginary parts, real parts, NaN flags."""
+    if flat.dtype.kind != "c":
+        return argsort(flat)
+    order = argsort(FUNCTIONS["imag"](flat))
+    order = take(order, argsort(take(FUNCTIONS["real"](flat), order)))
+    return take(order, argsort(take(FUNCTIONS["isnan"](flat), order)))
+
+
 def _groups(x, where, equal_nan=False):
     """UniqueAllResult of x (inverse_indices in x's shape)."""
     checked_array(x, where)
-    check_ordered(x.dtype, where)
+    if x.dtype.kind != "c":
+        check_ordered(x.dtype, where)
     device = x.device
     flat = _flat(x)
     n = flat.size
@@ -56,10 +70,10 @@ def _groups(x, where, equal_nan=False):
         nothing = empty((0,), np.int64, device)
         return UniqueAllResult(empty((0,), x.dtype, device), nothing,
                                empty(x.shape, np.int64, device), nothing)
-    order = argsort(flat)
+    order = _sorted_order(flat)
     config = _launch.elementwise_config(device, n)
     starts = empty((n,), np.int64, device)
-    _kernel("flags", x.dtype.kind == "f")[config](starts, flat, order, np.int32(equal_nan))
+    _kernel("flags", x.dtype.kind in "fc")[config](starts, flat, order, np.int32(equal_nan))
     group = cumulative_sum(starts)  # group[i]: 1 + the group of sorted place i
     total = int(group[n - 1:].get()[0])
     values = empty((total,), x.dtype, device)
