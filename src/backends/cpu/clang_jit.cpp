@@ -208,6 +208,7 @@ std::vector<std::string> ClangJit::cc1_args(const JitOptions& options) const {
     args.insert(args.end(), {"-vectorize-loops", "-vectorize-slp"});
   }
   if (options.emulated_tls) args.push_back("-femulated-tls");
+  if (options.nvrtc_lenient) args.push_back("-Wno-c++11-narrowing");
   for (const auto& dir : options.include_dirs) {
     args.push_back("-I");
     args.push_back(dir);

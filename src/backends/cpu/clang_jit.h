@@ -27,6 +27,10 @@ struct JitOptions {
   // JIT-linked code cannot use the process's native TLS. CUDA C++ on the CPU keeps its
   // thread indices and __shared__ arrays in them (cuda_on_cpu.h).
   bool emulated_tls = false;
+  // The source is CUDA C++ written for NVRTC (CuPy's raw and snippet kernels): accept
+  // what NVRTC accepts where Clang is stricter. Narrowing in a braced initializer
+  // (`int index[] = {label, i}` of an int64 label) is NVRTC's warning, Clang's error.
+  bool nvrtc_lenient = false;
   // Header search paths (-I), read from the real file system; without any, the
   // compile sees no file at all.
   std::vector<std::string> include_dirs;

@@ -83,6 +83,7 @@ class CpuRawProgram : public runtime::RawProgram {
     JitOptions options;
     options.fastmath = unit.fastmath;
     options.emulated_tls = true;
+    options.nvrtc_lenient = true;
     options.include_dirs = unit.include_dirs;
     ClangJit& jit = ClangJit::instance();
     std::shared_ptr<JitModule> module;
