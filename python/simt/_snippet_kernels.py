@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _broadcast, _core, _interop
 from ._array import Array, empty
+from ._array_api._launch import CHUNKED, GRID_STRIDE, elementwise_config, loop_form
 from ._device import get_device
 from ._raw_kernels import RawModule, _strings
 
@@ -415,11 +416,16 @@ class _SnippetKernel:
             args += [int(s) for s in strides]
         return args
 
-    def _index_code(self, params, nd, dialect):
-        """Per-thread code giving each non-raw array's element offset `_e_<name>` for index i."""
+    def _index_code(self, params, nd, dialect, unit=False):
+        """Per-thread code giving each non-raw array's element offset `_e_<name>` for index i
+        (`unit`: one dimension, every stride 1, the loop's own 64-bit `_i` as the index: an
+        address the C++ compiler sees as consecutive, so the loop vectorizes)."""
         names = [p.name for p in params]
         idx = _dialect(dialect)["index"]
         lines = [f"    {idx} _e_{n} = _o_{n};" for n in names]
+        if unit:
+            lines += [f"    _e_{n} += _i;" for n in names]
+            return "\n".join(lines) + "\n"
         if nd == 1:
             lines += [f"    _e_{n} += i * _t0_{n};" for n in names]
             return "\n".join(lines) + "\n"
@@ -672,9 +678,10 @@ class ElementwiseKernel(_SnippetKernel):
         key = (dev, tuple(in_types), tuple(out_types), tuple(is_array.values()), nd,
                tuple(raw_nd.values()), index32)
         generated = self._cache.get(key)
+        form = loop_form(dev)
         if generated is None:
             source = self._source(dialect, in_types, out_types, is_array, types, nd, raw_nd,
-                                  index32)
+                                  index32, form)
             generated = self._cache[key] = _Generated(source, [self.name], self.options, dev)
         call, widths = [], []
         for p, v, t in zip(self.in_params + self.out_params, ins + outs, in_types + out_types):
@@ -687,8 +694,13 @@ class ElementwiseKernel(_SnippetKernel):
         call.append(int(total))
         if nd > 1:
             call += [int(s) for s in shape]
-        blocks = max(1, min((total + block_size - 1) // block_size, 65535))
-        launch = generated.kernels[0][blocks, block_size, stream] if total else None
+        if form == CHUNKED:
+            # A contiguous chunk per CPU thread, as simt's own array kernels lay out work
+            # there (block_size, a GPU's tuning, means nothing to the loop).
+            blocks, block = elementwise_config(dev, total)
+        else:
+            blocks, block = max(1, min((total + block_size - 1) // block_size, 65535)), block_size
+        launch = generated.kernels[0][blocks, block, stream] if total else None
         if launch is not None:
             launch(*call)
         if fast_key is not None and len(self._fast) < 1024 and nd == 1 and \
@@ -703,12 +715,17 @@ class ElementwiseKernel(_SnippetKernel):
         """The kernel source generated for these arguments (for inspection), in the
         device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
         loop's dimensions (1 when every array is contiguous)."""
+        form = loop_form(_snippet_device(args, self._device))
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
-        return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd, True)
+        return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd, True,
+                            form)
 
-    def _source(self, dialect, in_types, out_types, is_array, types, nd, raw_nd, index32=False):
+    def _source(self, dialect, in_types, out_types, is_array, types, nd, raw_nd, index32=False,
+                form=GRID_STRIDE):
         """`index32`: the loop's size fits int32, and `i` is an int (CuPy's 32-bit
-        indexing: `int idx[] = {label, i % n}` then needs no narrowing)."""
+        indexing: `int idx[] = {label, i % n}` then needs no narrowing). `form`: the loop
+        over the elements (_launch's GRID_STRIDE, or CHUNKED on the cpu device: one
+        contiguous chunk per thread, a loop the C++ compiler vectorizes)."""
         d = _dialect(dialect)
         itype = d["types"]["int32"] if index32 else d["index"]
         params, loads, indexed = self._input_params(dialect, in_types, is_array, nd, raw_nd)
@@ -730,16 +747,36 @@ class ElementwiseKernel(_SnippetKernel):
             params += [f"{d['index']} _s{k}" for k in range(nd)]
         operation = self.operation.replace("_ind.size()", "_n")
         idx = d["index"]
+
+        def body(unit):
+            # `i` where something reads it (NVRTC warns of an unused one).
+            used = not unit or re.search(r"\bi\b", operation + "".join(loads))
+            return (f"    {itype} i = ({itype})_i;\n" * bool(used) +
+                    f"{self._index_code(indexed, nd, dialect, unit)}"
+                    f"{''.join(loads)}"
+                    f"    {{\n{operation};\n    }}\n"
+                    f"{''.join(stores)}")
+
+        if form == CHUNKED:
+            # _launch.flat_loop's chunks: n // threads + 1 elements each; where every
+            # array's stride is 1 (checked per launch), a loop over consecutive addresses.
+            loop = (f"  const {idx} _chunk = _n / ({d['step']}) + 1;\n"
+                    f"  const {idx} _begin = ({d['first']}) * _chunk;\n"
+                    f"  const {idx} _end = _n - _begin < _chunk ? _n : _begin + _chunk;\n")
+            unit = " && ".join(f"_t0_{p.name} == 1" for p in indexed) if nd == 1 else ""
+            each = f"  for ({idx} _i = _begin; _i < _end; ++_i) {{\n"
+            if unit:
+                loop += f"  if ({unit}) {{\n{each}{body(True)}  }}\n  }} else {{\n"
+            loop += f"{each}{body(False)}  }}\n"
+            if unit:
+                loop += "  }\n"
+        else:
+            loop = (f"  for ({idx} _i = {d['first']}; _i < _n; _i += {d['step']}) {{\n"
+                    f"{body(False)}  }}\n")
         return (f"{self._head(dialect, types)}"
                 f"{d['kernel']} {self.name}({', '.join(params)}) {{\n"
                 f"{_size_alias(operation, idx)}"
-                f"  for ({idx} _i = {d['first']}; _i < _n; _i += {d['step']}) {{\n"
-                f"    {itype} i = ({itype})_i;\n"
-                f"{self._index_code(indexed, nd, dialect)}"
-                f"{''.join(loads)}"
-                f"    {{\n{operation};\n    }}\n"
-                f"{''.join(stores)}"
-                f"  }}\n}}\n")
+                f"{loop}}}\n")
 
 
 class ReductionKernel(_SnippetKernel):
