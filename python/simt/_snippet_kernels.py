@@ -465,6 +465,15 @@ def _expand_strides(value, kept, nd):
     return strides
 
 
+def _chunk(d, idx, count, name):
+    """The bounds `<name>_b` <= k < `<name>_e` of this thread's chunk of `count` items in
+    _launch's CHUNKED layout (count // threads + 1 items each), as C declarations."""
+    return (f"  const {idx} {name}_c = {count} / ({d['step']}) + 1;\n"
+            f"  const {idx} {name}_b = ({d['first']}) * {name}_c;\n"
+            f"  const {idx} {name}_e = {count} - {name}_b < {name}_c ? {count} : "
+            f"{name}_b + {name}_c;\n")
+
+
 def _size_alias(snippet, index_type):
     """`n`, the element count, where the snippet uses it (unused, NVRTC warns)."""
     return f"  const {index_type} n = _n;\n" if re.search(r"\bn\b", snippet) else ""
@@ -760,11 +769,9 @@ class ElementwiseKernel(_SnippetKernel):
         if form == CHUNKED:
             # _launch.flat_loop's chunks: n // threads + 1 elements each; where every
             # array's stride is 1 (checked per launch), a loop over consecutive addresses.
-            loop = (f"  const {idx} _chunk = _n / ({d['step']}) + 1;\n"
-                    f"  const {idx} _begin = ({d['first']}) * _chunk;\n"
-                    f"  const {idx} _end = _n - _begin < _chunk ? _n : _begin + _chunk;\n")
+            loop = _chunk(d, idx, "_n", "_i")
             unit = " && ".join(f"_t0_{p.name} == 1" for p in indexed) if nd == 1 else ""
-            each = f"  for ({idx} _i = _begin; _i < _end; ++_i) {{\n"
+            each = f"  for ({idx} _i = _i_b; _i < _i_e; ++_i) {{\n"
             if unit:
                 loop += f"  if ({unit}) {{\n{each}{body(True)}  }}\n  }} else {{\n"
             loop += f"{each}{body(False)}  }}\n"
@@ -850,7 +857,7 @@ class ReductionKernel(_SnippetKernel):
         generated = self._cache.get(key)
         if generated is None:
             source = self._source(dialect, in_types, out_types, rtype, is_array, types, nd,
-                                  raw_nd)
+                                  raw_nd, loop_form(dev))
             generated = self._cache[key] = _Generated(
                 source, [self.name + "_partial", self.name + "_final", self.name + "_whole"],
                 self.options, dev)
@@ -1033,7 +1040,11 @@ class ReductionKernel(_SnippetKernel):
                 f"      {{\n{self.post_map_expr};\n      }}\n{out_stores}    }}\n"
                 f"    {d['barrier']}\n  }}\n}}\n")
 
-    def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd, raw_nd):
+    def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd, raw_nd,
+                form=GRID_STRIDE):
+        """`form`: how the first pass's threads share the input (_launch's GRID_STRIDE, or
+        CHUNKED on the cpu device: a contiguous chunk per thread, the threads of a block
+        being fibers one OS thread runs one after the other)."""
         d = _dialect(dialect)
         g = d["global_ptr"]
         r = self._ctype(dialect, rtype)
@@ -1051,14 +1062,18 @@ class ReductionKernel(_SnippetKernel):
         B = self._BLOCK
         scalar_body = (f"{self._index_code(indexed, nd, dialect)}{''.join(loads)}"
                        f"    _acc = _reduce(_acc, ({r})({self.map_expr}));\n")
-        scalar_loop = (f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
-                       f"{scalar_body}  }}\n")
+        if form == CHUNKED:
+            scalar_loop = (f"  {{\n{_chunk(d, idx, '_n', '_k')}"
+                           f"  for ({idx} i = _k_b; i < _k_e; ++i) {{\n{scalar_body}  }}\n  }}\n")
+        else:
+            scalar_loop = (f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
+                           f"{scalar_body}  }}\n")
         in_types_of = dict(zip((p.name for p in self.in_params), in_types))
         width = _vector_width([in_types_of[p.name] for p in indexed]) if nd == 1 else 0
         vectors, loop = "", scalar_loop
         if width:
             vectors, loop = self._vector_loop(dialect, indexed, in_types_of, loads, width, r,
-                                              scalar_body, scalar_loop)
+                                              scalar_body, scalar_loop, form)
         # A tree over the block's values in shared memory: the block size is fixed.
         tree = f"  {d['shared']}{r} _sm[{B}];\n" + self._tree(dialect, r, B)
         # Thread 0 gives the outputs their values from the block's result.
@@ -1087,7 +1102,7 @@ class ReductionKernel(_SnippetKernel):
                 f"{reduced}{outputs}}}\n")
 
     def _vector_loop(self, dialect, indexed, in_types_of, loads, width, r, scalar_body,
-                     scalar_loop):
+                     scalar_loop, form=GRID_STRIDE):
         """The partial kernel's loop when every indexed input is contiguous and aligned
         (checked at run time, else `scalar_loop`): each thread loads `width` elements of
         each input as one 16-byte (or narrower) vector, as CUB's reductions do, so a
@@ -1111,15 +1126,28 @@ class ReductionKernel(_SnippetKernel):
                               if p not in indexed)
         lane_index = (f"        const {idx} i = _v * {width} + _l;\n"
                       if re.search(r"\bi\b", self.map_expr) else "")
+        if form == CHUNKED:
+            # A contiguous chunk of vectors, each lane with an accumulator of its own (one
+            # chain of dependent additions per lane, which the C++ compiler vectorizes),
+            # combined after the loop.
+            head = (f"{_chunk(d, idx, '_nv', '_v')}"
+                    f"    {r} _lane[{width}];\n"
+                    f"    for (int _l = 0; _l < {width}; ++_l) _lane[_l] = ({r})({self.identity});\n"
+                    f"    for ({idx} _v = _v_b; _v < _v_e; ++_v) {{\n")
+            into, after = "_lane[_l] = _reduce(_lane[_l]", \
+                f"    for (int _l = 0; _l < {width}; ++_l) _acc = _reduce(_acc, _lane[_l]);\n"
+        else:
+            head = f"    for ({idx} _v = {d['first']}; _v < _nv; _v += {d['step']}) {{\n"
+            into, after = "_acc = _reduce(_acc", ""
         loop = (f"  if ({' && '.join(checks)}) {{\n"
                 f"    const {idx} _nv = _n / {width};\n"
-                f"    for ({idx} _v = {d['first']}; _v < _nv; _v += {d['step']}) {{\n"
+                f"{head}"
                 f"{vector_loads}"
                 f"#pragma unroll\n"
                 f"      for (int _l = 0; _l < {width}; ++_l) {{\n"
                 f"{lane_index}{lane_loads}"
-                f"        _acc = _reduce(_acc, ({r})({self.map_expr}));\n"
-                f"      }}\n    }}\n"
+                f"        {into}, ({r})({self.map_expr}));\n"
+                f"      }}\n    }}\n{after}"
                 f"    for ({idx} i = _nv * {width} + {d['first']}; i < _n; i += {d['step']}) {{\n"
                 f"{scalar_body}    }}\n"
                 f"  }} else {{\n{scalar_loop}  }}\n")
@@ -1129,6 +1157,7 @@ class ReductionKernel(_SnippetKernel):
         """The kernel source generated for these arguments (for inspection), in the
         device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
         loop's dimensions (1 when every array is contiguous)."""
+        form = loop_form(_snippet_device(args, self._device))
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
         return self._source(dialect, in_types, out_types, self.reduce_type or out_types[0],
-                            is_array, types, ndim, raw_nd)
+                            is_array, types, ndim, raw_nd, form)
