@@ -465,6 +465,11 @@ def _expand_strides(value, kept, nd):
     return strides
 
 
+def _axes_block(length):
+    """Threads per block of a reduction over some axes, for `length` elements per output."""
+    return 256 if length > 128 else max(32, 1 << max(length - 1, 0).bit_length())
+
+
 def _chunk(d, idx, count, name):
     """The bounds `<name>_b` <= k < `<name>_e` of this thread's chunk of `count` items in
     _launch's CHUNKED layout (count // threads + 1 items each), as C declarations."""
@@ -919,7 +924,7 @@ class ReductionKernel(_SnippetKernel):
                 for v, t in zip(outs, out_types)]
         m = int(np.prod(result, dtype=np.int64))
         length = int(np.prod([shape[d] for d in axes], dtype=np.int64))
-        block = 256 if length > 128 else max(32, 1 << max(length - 1, 0).bit_length())
+        block = _axes_block(length)
         uses_i = re.search(r"\bi\b", self.map_expr) is not None
         is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
         raw_nd = self._raw_ndims(ins, ())
@@ -1153,11 +1158,24 @@ class ReductionKernel(_SnippetKernel):
                 f"  }} else {{\n{scalar_loop}  }}\n")
         return vectors, loop
 
-    def generated_source(self, *args, dialect=None, ndim=1):
+    def generated_source(self, *args, dialect=None, ndim=1, axis=None):
         """The kernel source generated for these arguments (for inspection), in the
         device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
-        loop's dimensions (1 when every array is contiguous)."""
+        loop's dimensions (1 when every array is contiguous). `axis`, as a call's: the
+        source a call reducing over those axes of the inputs' broadcast shape compiles
+        (`<name>_axes`), where they are not all of them."""
         form = loop_form(_snippet_device(args, self._device))
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
-        return self._source(dialect, in_types, out_types, self.reduce_type or out_types[0],
-                            is_array, types, ndim, raw_nd, form)
+        rtype = self.reduce_type or out_types[0]
+        if axis is not None:
+            shape = np.broadcast_shapes(*[a.shape for p, a in zip(self.in_params, args)
+                                          if isinstance(a, Array) and not p.raw])
+            axes = _normalize_axes(axis, len(shape), self._what)
+            if len(axes) < len(shape):
+                length = int(np.prod([shape[d] for d in axes], dtype=np.int64))
+                uses_i = re.search(r"\bi\b", self.map_expr) is not None
+                return self._axes_source(dialect, in_types, out_types, rtype, is_array, types,
+                                         len(shape), len(shape) - len(axes), uses_i,
+                                         _axes_block(length), raw_nd)
+        return self._source(dialect, in_types, out_types, rtype, is_array, types, ndim, raw_nd,
+                            form)

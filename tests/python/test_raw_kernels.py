@@ -625,6 +625,16 @@ def test_generated_cuda_compiles_with_nvrtc():
         sources.append(simt.ReductionKernel("T x, T w", "int64 c", "x > w", "a + b", "c = a",
                                             "0", "count", reduce_type=np.int64).generated_source(
             i32, 3, dialect="cuda", ndim=ndim))
+    # Reductions over some axes (one `_axes` kernel), with and without the index i.
+    f64_3d = simt.zeros((3, 4, 200), dtype=np.float64, device="cpu")
+    for axis in (0, (1, 2), -1):
+        sources.append(simt.ReductionKernel(*L2NORM).generated_source(
+            f32, dialect="cuda", axis=axis if axis != (1, 2) else 1))
+        sources.append(simt.ReductionKernel(
+            "T x, T w", "T y, int64 c", "x * w + (T)(i % 3)", "a + b",
+            "y = a; c = (long long)a", "0", "axis_sum").generated_source(
+            f64_3d, 0.5, dialect="cuda", axis=axis))
+    assert all("_axes(" in source for source in sources[-6:])
     f64 = simt.zeros((4, 5), dtype=np.float64, device="cpu")
     sources.append(simt.ElementwiseKernel(
         "T x, T y, T scale, int32 seed", "T z",
