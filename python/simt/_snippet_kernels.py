@@ -726,10 +726,11 @@ class ElementwiseKernel(_SnippetKernel):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def generated_source(self, *args, dialect=None, ndim=1):
-        """The kernel source generated for these arguments (for inspection), in the
-        device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
-        loop's dimensions (1 when every array is contiguous)."""
-        form = loop_form(_snippet_device(args, self._device))
+        """The kernel source generated for these arguments (for inspection), as their
+        device compiles it, or as a GPU of the `dialect` given ("cuda" or "opencl")
+        compiles it; `ndim` is the loop's dimensions (1 when every array is contiguous)."""
+        # The dialect named: the source a GPU of that language compiles.
+        form = GRID_STRIDE if dialect else loop_form(_snippet_device(args, self._device))
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
         return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd, True,
                             form)
@@ -1159,12 +1160,14 @@ class ReductionKernel(_SnippetKernel):
         return vectors, loop
 
     def generated_source(self, *args, dialect=None, ndim=1, axis=None):
-        """The kernel source generated for these arguments (for inspection), in the
-        device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
-        loop's dimensions (1 when every array is contiguous). `axis`, as a call's: the
+        """The kernel source generated for these arguments (for inspection), as their
+        device compiles it, or as a GPU of the `dialect` given ("cuda" or "opencl")
+        compiles it; `ndim` is the loop's dimensions (1 when every array is contiguous).
+        `axis`, as a call's: the
         source a call reducing over those axes of the inputs' broadcast shape compiles
         (`<name>_axes`), where they are not all of them."""
-        form = loop_form(_snippet_device(args, self._device))
+        # The dialect named: the source a GPU of that language compiles.
+        form = GRID_STRIDE if dialect else loop_form(_snippet_device(args, self._device))
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
         rtype = self.reduce_type or out_types[0]
         if axis is not None:

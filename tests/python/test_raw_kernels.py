@@ -635,6 +635,10 @@ def test_generated_cuda_compiles_with_nvrtc():
             "y = a; c = (long long)a", "0", "axis_sum").generated_source(
             f64_3d, 0.5, dialect="cuda", axis=axis))
     assert all("_axes(" in source for source in sources[-6:])
+    # The cpu device's own form (a chunk per thread), CUDA C++ too.
+    sources.append(simt.ElementwiseKernel(*SQUARED_DIFF).generated_source(f32, 2.0))
+    sources.append(simt.ReductionKernel(*L2NORM).generated_source(f32))
+    assert all("_i_b" in source or "_v_b" in source for source in sources[-2:])
     f64 = simt.zeros((4, 5), dtype=np.float64, device="cpu")
     sources.append(simt.ElementwiseKernel(
         "T x, T y, T scale, int32 seed", "T z",
