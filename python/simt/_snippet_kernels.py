@@ -1138,7 +1138,8 @@ class ReductionKernel(_SnippetKernel):
             # combined after the loop.
             head = (f"{_chunk(d, idx, '_nv', '_v')}"
                     f"    {r} _lane[{width}];\n"
-                    f"    for (int _l = 0; _l < {width}; ++_l) _lane[_l] = ({r})({self.identity});\n"
+                    f"    for (int _l = 0; _l < {width}; ++_l) "
+                    f"_lane[_l] = ({r})({self.identity});\n"
                     f"    for ({idx} _v = _v_b; _v < _v_e; ++_v) {{\n")
             into, after = "_lane[_l] = _reduce(_lane[_l]", \
                 f"    for (int _l = 0; _l < {width}; ++_l) _acc = _reduce(_acc, _lane[_l]);\n"
