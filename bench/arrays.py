@@ -2,6 +2,7 @@
 
     python bench/arrays.py [device]       # default: the current device (cuda:0 on a GPU)
     python bench/arrays.py cuda:0 sort    # only the sort rows
+    python bench/arrays.py cpu cuda-cpp   # only CUDA C++ (Elementwise/Raw/ReductionKernel) rows
 
 On a CUDA device: against a hand-written float4 CUDA C kernel (compiled by NVRTC, in the
 same run), CuPy (cuBLAS, cuFFT) and PyTorch where installed. On the cpu device: against NumPy. Device
@@ -333,6 +334,50 @@ def bench_cpu(device):
            "<= 3x numpy, ratio >= 1")
 
 
+SAXPY = r"""
+extern "C" __global__ void saxpy(float a, const float* x, const float* y, float* z, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)blockDim.x * gridDim.x)
+    z[i] = a * x[i] + y[i];
+}
+"""
+
+
+def bench_cuda_cpp_cpu(device):
+    """CuPy-style CUDA C++ (ElementwiseKernel, RawKernel, ReductionKernel) on the cpu device
+    against the same computation as a simt array expression and as NumPy, 10M float32."""
+    sync = device.synchronize
+    n = 10_000_000
+    rng = np.random.default_rng()
+    xh, yh = rng.random(n, np.float32), rng.random(n, np.float32)
+    x, y = simt.asarray(xh, device=device), simt.asarray(yh, device=device)
+    want = 2 * xh + yh
+    axpy = simt.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = 2*x + y", "axpy")
+    check("ElementwiseKernel 2*x+y", axpy(x, y).get(), want, 1e-6)
+    expression_ms = wall_ms(lambda: 2 * x + y, sync)
+    kernel_ms = wall_ms(lambda: axpy(x, y), sync)
+    report("ElementwiseKernel z=2*x+y 10M f32", kernel_ms, "simt 2*x+y", expression_ms, "ms",
+           ">= 0.67 (within 1.5x)")
+    report("ElementwiseKernel z=2*x+y 10M f32", kernel_ms, "numpy",
+           wall_ms(lambda: 2 * xh + yh, lambda: None), "ms", "reported")
+    saxpy = simt.RawKernel(SAXPY, "saxpy", device=device)
+    z = simt.empty(n, np.float32, device)
+    grid, block = (n + 255) // 256, 256
+    launch = saxpy[grid, block]
+    launch(np.float32(2), x, y, z, n)
+    check("RawKernel saxpy", z.get(), want, 1e-6)
+    saxpy_ms = wall_ms(lambda: launch(np.float32(2), x, y, z, n), sync)
+    report("RawKernel grid-stride saxpy 10M f32", saxpy_ms, "simt 2*x+y", expression_ms, "ms",
+           ">= 0.67 (within 1.5x)")
+    total = simt.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "total")
+    check("ReductionKernel sum", total(x).get(), xh.astype(np.float64).sum(), 1e-5)
+    reduction_ms = wall_ms(lambda: total(x), sync)
+    report("ReductionKernel sum 10M f32", reduction_ms, "simt.sum", wall_ms(
+        lambda: simt.sum(x), sync), "ms", ">= 0.5 (within 2x)")
+    report("ReductionKernel sum 10M f32", reduction_ms, "numpy",
+           wall_ms(lambda: xh.sum(), lambda: None), "ms", "reported")
+
+
 def bench_sort_cpu(device, rng):
     """sort and argsort on the cpu device: NumPy's stable sort on the array's memory, so
     the ratio is the cost of simt's call and result allocation (about 1)."""
@@ -356,8 +401,11 @@ def main():
         bench_sort_cuda(device, cupy, np.random.default_rng(0))
     elif device.backend == "cuda":
         bench_cuda(device)
+    elif device.backend == "cpu" and sys.argv[2:] == ["cuda-cpp"]:
+        bench_cuda_cpp_cpu(device)
     elif device.backend == "cpu":
         bench_cpu(device)
+        bench_cuda_cpp_cpu(device)
     else:
         raise SystemExit(f"bench/arrays.py measures cuda and cpu devices, not {device.id}")
     print("\n| case | peer | simt | peer | ratio (peer/simt) | target |\n|---|---|---|---|---|---|")

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _broadcast, _core, _interop
 from ._array import Array, empty
+from ._array_api._launch import CHUNKED, GRID_STRIDE, elementwise_config, loop_form
 from ._device import get_device
 from ._raw_kernels import RawModule, _strings
 
@@ -415,11 +416,16 @@ class _SnippetKernel:
             args += [int(s) for s in strides]
         return args
 
-    def _index_code(self, params, nd, dialect):
-        """Per-thread code giving each non-raw array's element offset `_e_<name>` for index i."""
+    def _index_code(self, params, nd, dialect, unit=False):
+        """Per-thread code giving each non-raw array's element offset `_e_<name>` for index i
+        (`unit`: one dimension, every stride 1, the loop's own 64-bit `_i` as the index: an
+        address the C++ compiler sees as consecutive, so the loop vectorizes)."""
         names = [p.name for p in params]
         idx = _dialect(dialect)["index"]
         lines = [f"    {idx} _e_{n} = _o_{n};" for n in names]
+        if unit:
+            lines += [f"    _e_{n} += _i;" for n in names]
+            return "\n".join(lines) + "\n"
         if nd == 1:
             lines += [f"    _e_{n} += i * _t0_{n};" for n in names]
             return "\n".join(lines) + "\n"
@@ -457,6 +463,20 @@ def _expand_strides(value, kept, nd):
     for d, s in zip(kept, value.strides):
         strides[d] = s
     return strides
+
+
+def _axes_block(length):
+    """Threads per block of a reduction over some axes, for `length` elements per output."""
+    return 256 if length > 128 else max(32, 1 << max(length - 1, 0).bit_length())
+
+
+def _chunk(d, idx, count, name):
+    """The bounds `<name>_b` <= k < `<name>_e` of this thread's chunk of `count` items in
+    _launch's CHUNKED layout (count // threads + 1 items each), as C declarations."""
+    return (f"  const {idx} {name}_c = {count} / ({d['step']}) + 1;\n"
+            f"  const {idx} {name}_b = ({d['first']}) * {name}_c;\n"
+            f"  const {idx} {name}_e = {count} - {name}_b < {name}_c ? {count} : "
+            f"{name}_b + {name}_c;\n")
 
 
 def _size_alias(snippet, index_type):
@@ -672,9 +692,10 @@ class ElementwiseKernel(_SnippetKernel):
         key = (dev, tuple(in_types), tuple(out_types), tuple(is_array.values()), nd,
                tuple(raw_nd.values()), index32)
         generated = self._cache.get(key)
+        form = loop_form(dev)
         if generated is None:
             source = self._source(dialect, in_types, out_types, is_array, types, nd, raw_nd,
-                                  index32)
+                                  index32, form)
             generated = self._cache[key] = _Generated(source, [self.name], self.options, dev)
         call, widths = [], []
         for p, v, t in zip(self.in_params + self.out_params, ins + outs, in_types + out_types):
@@ -687,8 +708,13 @@ class ElementwiseKernel(_SnippetKernel):
         call.append(int(total))
         if nd > 1:
             call += [int(s) for s in shape]
-        blocks = max(1, min((total + block_size - 1) // block_size, 65535))
-        launch = generated.kernels[0][blocks, block_size, stream] if total else None
+        if form == CHUNKED:
+            # A contiguous chunk per CPU thread, as simt's own array kernels lay out work
+            # there (block_size, a GPU's tuning, means nothing to the loop).
+            blocks, block = elementwise_config(dev, total)
+        else:
+            blocks, block = max(1, min((total + block_size - 1) // block_size, 65535)), block_size
+        launch = generated.kernels[0][blocks, block, stream] if total else None
         if launch is not None:
             launch(*call)
         if fast_key is not None and len(self._fast) < 1024 and nd == 1 and \
@@ -700,15 +726,21 @@ class ElementwiseKernel(_SnippetKernel):
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def generated_source(self, *args, dialect=None, ndim=1):
-        """The kernel source generated for these arguments (for inspection), in the
-        device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
-        loop's dimensions (1 when every array is contiguous)."""
+        """The kernel source generated for these arguments (for inspection), as their
+        device compiles it, or as a GPU of the `dialect` given ("cuda" or "opencl")
+        compiles it; `ndim` is the loop's dimensions (1 when every array is contiguous)."""
+        # The dialect named: the source a GPU of that language compiles.
+        form = GRID_STRIDE if dialect else loop_form(_snippet_device(args, self._device))
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
-        return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd, True)
+        return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd, True,
+                            form)
 
-    def _source(self, dialect, in_types, out_types, is_array, types, nd, raw_nd, index32=False):
+    def _source(self, dialect, in_types, out_types, is_array, types, nd, raw_nd, index32=False,
+                form=GRID_STRIDE):
         """`index32`: the loop's size fits int32, and `i` is an int (CuPy's 32-bit
-        indexing: `int idx[] = {label, i % n}` then needs no narrowing)."""
+        indexing: `int idx[] = {label, i % n}` then needs no narrowing). `form`: the loop
+        over the elements (_launch's GRID_STRIDE, or CHUNKED on the cpu device: one
+        contiguous chunk per thread, a loop the C++ compiler vectorizes)."""
         d = _dialect(dialect)
         itype = d["types"]["int32"] if index32 else d["index"]
         params, loads, indexed = self._input_params(dialect, in_types, is_array, nd, raw_nd)
@@ -730,16 +762,34 @@ class ElementwiseKernel(_SnippetKernel):
             params += [f"{d['index']} _s{k}" for k in range(nd)]
         operation = self.operation.replace("_ind.size()", "_n")
         idx = d["index"]
+
+        def body(unit):
+            # `i` where something reads it (NVRTC warns of an unused one).
+            used = not unit or re.search(r"\bi\b", operation + "".join(loads))
+            return (f"    {itype} i = ({itype})_i;\n" * bool(used) +
+                    f"{self._index_code(indexed, nd, dialect, unit)}"
+                    f"{''.join(loads)}"
+                    f"    {{\n{operation};\n    }}\n"
+                    f"{''.join(stores)}")
+
+        if form == CHUNKED:
+            # _launch.flat_loop's chunks: n // threads + 1 elements each; where every
+            # array's stride is 1 (checked per launch), a loop over consecutive addresses.
+            loop = _chunk(d, idx, "_n", "_i")
+            unit = " && ".join(f"_t0_{p.name} == 1" for p in indexed) if nd == 1 else ""
+            each = f"  for ({idx} _i = _i_b; _i < _i_e; ++_i) {{\n"
+            if unit:
+                loop += f"  if ({unit}) {{\n{each}{body(True)}  }}\n  }} else {{\n"
+            loop += f"{each}{body(False)}  }}\n"
+            if unit:
+                loop += "  }\n"
+        else:
+            loop = (f"  for ({idx} _i = {d['first']}; _i < _n; _i += {d['step']}) {{\n"
+                    f"{body(False)}  }}\n")
         return (f"{self._head(dialect, types)}"
                 f"{d['kernel']} {self.name}({', '.join(params)}) {{\n"
                 f"{_size_alias(operation, idx)}"
-                f"  for ({idx} _i = {d['first']}; _i < _n; _i += {d['step']}) {{\n"
-                f"    {itype} i = ({itype})_i;\n"
-                f"{self._index_code(indexed, nd, dialect)}"
-                f"{''.join(loads)}"
-                f"    {{\n{operation};\n    }}\n"
-                f"{''.join(stores)}"
-                f"  }}\n}}\n")
+                f"{loop}}}\n")
 
 
 class ReductionKernel(_SnippetKernel):
@@ -813,7 +863,7 @@ class ReductionKernel(_SnippetKernel):
         generated = self._cache.get(key)
         if generated is None:
             source = self._source(dialect, in_types, out_types, rtype, is_array, types, nd,
-                                  raw_nd)
+                                  raw_nd, loop_form(dev))
             generated = self._cache[key] = _Generated(
                 source, [self.name + "_partial", self.name + "_final", self.name + "_whole"],
                 self.options, dev)
@@ -875,7 +925,7 @@ class ReductionKernel(_SnippetKernel):
                 for v, t in zip(outs, out_types)]
         m = int(np.prod(result, dtype=np.int64))
         length = int(np.prod([shape[d] for d in axes], dtype=np.int64))
-        block = 256 if length > 128 else max(32, 1 << max(length - 1, 0).bit_length())
+        block = _axes_block(length)
         uses_i = re.search(r"\bi\b", self.map_expr) is not None
         is_array = {p.name: isinstance(v, Array) for p, v in zip(self.in_params, ins)}
         raw_nd = self._raw_ndims(ins, ())
@@ -996,7 +1046,11 @@ class ReductionKernel(_SnippetKernel):
                 f"      {{\n{self.post_map_expr};\n      }}\n{out_stores}    }}\n"
                 f"    {d['barrier']}\n  }}\n}}\n")
 
-    def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd, raw_nd):
+    def _source(self, dialect, in_types, out_types, rtype, is_array, types, nd, raw_nd,
+                form=GRID_STRIDE):
+        """`form`: how the first pass's threads share the input (_launch's GRID_STRIDE, or
+        CHUNKED on the cpu device: a contiguous chunk per thread, the threads of a block
+        being fibers one OS thread runs one after the other)."""
         d = _dialect(dialect)
         g = d["global_ptr"]
         r = self._ctype(dialect, rtype)
@@ -1014,14 +1068,18 @@ class ReductionKernel(_SnippetKernel):
         B = self._BLOCK
         scalar_body = (f"{self._index_code(indexed, nd, dialect)}{''.join(loads)}"
                        f"    _acc = _reduce(_acc, ({r})({self.map_expr}));\n")
-        scalar_loop = (f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
-                       f"{scalar_body}  }}\n")
+        if form == CHUNKED:
+            scalar_loop = (f"  {{\n{_chunk(d, idx, '_n', '_k')}"
+                           f"  for ({idx} i = _k_b; i < _k_e; ++i) {{\n{scalar_body}  }}\n  }}\n")
+        else:
+            scalar_loop = (f"  for ({idx} i = {d['first']}; i < _n; i += {d['step']}) {{\n"
+                           f"{scalar_body}  }}\n")
         in_types_of = dict(zip((p.name for p in self.in_params), in_types))
         width = _vector_width([in_types_of[p.name] for p in indexed]) if nd == 1 else 0
         vectors, loop = "", scalar_loop
         if width:
             vectors, loop = self._vector_loop(dialect, indexed, in_types_of, loads, width, r,
-                                              scalar_body, scalar_loop)
+                                              scalar_body, scalar_loop, form)
         # A tree over the block's values in shared memory: the block size is fixed.
         tree = f"  {d['shared']}{r} _sm[{B}];\n" + self._tree(dialect, r, B)
         # Thread 0 gives the outputs their values from the block's result.
@@ -1050,7 +1108,7 @@ class ReductionKernel(_SnippetKernel):
                 f"{reduced}{outputs}}}\n")
 
     def _vector_loop(self, dialect, indexed, in_types_of, loads, width, r, scalar_body,
-                     scalar_loop):
+                     scalar_loop, form=GRID_STRIDE):
         """The partial kernel's loop when every indexed input is contiguous and aligned
         (checked at run time, else `scalar_loop`): each thread loads `width` elements of
         each input as one 16-byte (or narrower) vector, as CUB's reductions do, so a
@@ -1074,24 +1132,54 @@ class ReductionKernel(_SnippetKernel):
                               if p not in indexed)
         lane_index = (f"        const {idx} i = _v * {width} + _l;\n"
                       if re.search(r"\bi\b", self.map_expr) else "")
+        if form == CHUNKED:
+            # A contiguous chunk of vectors, each lane with an accumulator of its own (one
+            # chain of dependent additions per lane, which the C++ compiler vectorizes),
+            # combined after the loop.
+            head = (f"{_chunk(d, idx, '_nv', '_v')}"
+                    f"    {r} _lane[{width}];\n"
+                    f"    for (int _l = 0; _l < {width}; ++_l) "
+                    f"_lane[_l] = ({r})({self.identity});\n"
+                    f"    for ({idx} _v = _v_b; _v < _v_e; ++_v) {{\n")
+            into, after = "_lane[_l] = _reduce(_lane[_l]", \
+                f"    for (int _l = 0; _l < {width}; ++_l) _acc = _reduce(_acc, _lane[_l]);\n"
+        else:
+            head = f"    for ({idx} _v = {d['first']}; _v < _nv; _v += {d['step']}) {{\n"
+            into, after = "_acc = _reduce(_acc", ""
         loop = (f"  if ({' && '.join(checks)}) {{\n"
                 f"    const {idx} _nv = _n / {width};\n"
-                f"    for ({idx} _v = {d['first']}; _v < _nv; _v += {d['step']}) {{\n"
+                f"{head}"
                 f"{vector_loads}"
                 f"#pragma unroll\n"
                 f"      for (int _l = 0; _l < {width}; ++_l) {{\n"
                 f"{lane_index}{lane_loads}"
-                f"        _acc = _reduce(_acc, ({r})({self.map_expr}));\n"
-                f"      }}\n    }}\n"
+                f"        {into}, ({r})({self.map_expr}));\n"
+                f"      }}\n    }}\n{after}"
                 f"    for ({idx} i = _nv * {width} + {d['first']}; i < _n; i += {d['step']}) {{\n"
                 f"{scalar_body}    }}\n"
                 f"  }} else {{\n{scalar_loop}  }}\n")
         return vectors, loop
 
-    def generated_source(self, *args, dialect=None, ndim=1):
-        """The kernel source generated for these arguments (for inspection), in the
-        device's language or the `dialect` given ("cuda" or "opencl"); `ndim` is the
-        loop's dimensions (1 when every array is contiguous)."""
+    def generated_source(self, *args, dialect=None, ndim=1, axis=None):
+        """The kernel source generated for these arguments (for inspection), as their
+        device compiles it, or as a GPU of the `dialect` given ("cuda" or "opencl")
+        compiles it; `ndim` is the loop's dimensions (1 when every array is contiguous).
+        `axis`, as a call's: the
+        source a call reducing over those axes of the inputs' broadcast shape compiles
+        (`<name>_axes`), where they are not all of them."""
+        # The dialect named: the source a GPU of that language compiles.
+        form = GRID_STRIDE if dialect else loop_form(_snippet_device(args, self._device))
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
-        return self._source(dialect, in_types, out_types, self.reduce_type or out_types[0],
-                            is_array, types, ndim, raw_nd)
+        rtype = self.reduce_type or out_types[0]
+        if axis is not None:
+            shape = np.broadcast_shapes(*[a.shape for p, a in zip(self.in_params, args)
+                                          if isinstance(a, Array) and not p.raw])
+            axes = _normalize_axes(axis, len(shape), self._what)
+            if len(axes) < len(shape):
+                length = int(np.prod([shape[d] for d in axes], dtype=np.int64))
+                uses_i = re.search(r"\bi\b", self.map_expr) is not None
+                return self._axes_source(dialect, in_types, out_types, rtype, is_array, types,
+                                         len(shape), len(shape) - len(axes), uses_i,
+                                         _axes_block(length), raw_nd)
+        return self._source(dialect, in_types, out_types, rtype, is_array, types, ndim, raw_nd,
+                            form)

@@ -625,6 +625,20 @@ def test_generated_cuda_compiles_with_nvrtc():
         sources.append(simt.ReductionKernel("T x, T w", "int64 c", "x > w", "a + b", "c = a",
                                             "0", "count", reduce_type=np.int64).generated_source(
             i32, 3, dialect="cuda", ndim=ndim))
+    # Reductions over some axes (one `_axes` kernel), with and without the index i.
+    f64_3d = simt.zeros((3, 4, 200), dtype=np.float64, device="cpu")
+    for axis in (0, (1, 2), -1):
+        sources.append(simt.ReductionKernel(*L2NORM).generated_source(
+            f32, dialect="cuda", axis=axis if axis != (1, 2) else 1))
+        sources.append(simt.ReductionKernel(
+            "T x, T w", "T y, int64 c", "x * w + (T)(i % 3)", "a + b",
+            "y = a; c = (long long)a", "0", "axis_sum").generated_source(
+            f64_3d, 0.5, dialect="cuda", axis=axis))
+    assert all("_axes(" in source for source in sources[-6:])
+    # The cpu device's own form (a chunk per thread), CUDA C++ too.
+    sources.append(simt.ElementwiseKernel(*SQUARED_DIFF).generated_source(f32, 2.0))
+    sources.append(simt.ReductionKernel(*L2NORM).generated_source(f32))
+    assert all("_i_b" in source or "_v_b" in source for source in sources[-2:])
     f64 = simt.zeros((4, 5), dtype=np.float64, device="cpu")
     sources.append(simt.ElementwiseKernel(
         "T x, T y, T scale, int32 seed", "T z",
@@ -904,3 +918,49 @@ def test_reduction_axis_and_keepdims(raw_device, rng, axis):
     np.testing.assert_allclose(out_y.get(), want, rtol=1e-12, atol=1e-12)
     with pytest.raises(np.exceptions.AxisError):
         k(dx, 0.5, axis=3)
+
+
+@needs_cpu
+def test_cpu_kernels_of_every_shape_see_their_thread(rng):
+    """The cpu device passes the running thread to each kernel as a hidden first parameter
+    (backends/cpu/cuda_on_cpu.cpp), and keeps the indices in thread-local storage where a
+    device function or a macro reads them: a kernel declared before its definition, one
+    taking `(void)`, one a macro defines and a template all see the same indices."""
+    source = r'''
+__device__ int global_id() { return blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ int* g_out;
+extern "C" __global__ void declared(int* out, int scale);
+extern "C" __global__ void declared(int* out, int scale) {
+    out[global_id()] = scale * (threadIdx.x + 1000 * blockIdx.x);
+    if (global_id() == 0) g_out = out;
+}
+extern "C" __global__ void no_params(void) { g_out[blockIdx.x * blockDim.x + threadIdx.x] += 1; }
+#define ADD_KERNEL(name, v) \
+    extern "C" __global__ void name(int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] += v; }
+ADD_KERNEL(by_macro, 7)
+template <class T>
+__global__ void templated(T* out, T v) { out[global_id()] += v * (T)gridDim.x; }
+'''
+    module = simt.RawModule(source, name_expressions=("templated<int>",), device="cpu")
+    grid, block = int(rng.integers(1, 6)), int(rng.integers(1, 100))
+    scale = int(rng.integers(1, 5))
+    out = simt.zeros(grid * block, dtype=np.int32, device="cpu")
+    module.get_function("declared")[grid, block](out, np.int32(scale))
+    module.get_function("no_params")[grid, block]()
+    module.get_function("by_macro")[grid, block](out)
+    module.get_function("templated<int>")[grid, block](out, np.int32(3))
+    t = np.arange(grid * block)
+    want = scale * (t % block + 1000 * (t // block)) + 1 + 7 + 3 * grid
+    np.testing.assert_array_equal(out.get(), want)
+    # Without device functions, the indices are the kernel's locals alone; a 3-D block.
+    only_locals = simt.RawKernel(r'''
+extern "C" __global__ void where(int* out) {
+    int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    out[blockIdx.x * blockDim.x * blockDim.y * blockDim.z + t] = t + 100 * blockIdx.x;
+}''', "where", device="cpu")
+    dims = tuple(int(d) for d in rng.integers(1, 6, 3))
+    size = dims[0] * dims[1] * dims[2]
+    out = simt.zeros(grid * size, dtype=np.int32, device="cpu")
+    only_locals[grid, dims](out)
+    t = np.arange(grid * size)
+    np.testing.assert_array_equal(out.get(), t % size + 100 * (t // size))

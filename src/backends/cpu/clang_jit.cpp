@@ -36,6 +36,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <system_error>
 #include <utility>
 
 #include "backends/cpu/emulated_tls.h"
@@ -183,6 +185,21 @@ ClangJit::ClangJit() {
 #endif
 }
 
+namespace {
+
+// $SIMT_CPU_DUMP_IR names a folder where each compile writes its optimized IR
+// (<name>.cpp.ll, the module code generation starts from): how to see whether a
+// loop vectorized. Compiles the disk cache answers are not redone (SIMT_CACHE_DIR=off).
+void dump_ir(const llvm::Module& module, const std::string& file_name) {
+  const char* dir = std::getenv("SIMT_CPU_DUMP_IR");
+  if (!dir || !*dir) return;
+  std::error_code error;
+  llvm::raw_fd_ostream out(std::string(dir) + "/" + file_name + ".ll", error);
+  if (!error) module.print(out, nullptr);
+}
+
+}  // namespace
+
 std::string ClangJit::version() const { return "clang " CLANG_VERSION_STRING; }
 
 std::vector<std::string> ClangJit::cc1_args(const JitOptions& options) const {
@@ -290,6 +307,7 @@ ClangJit::Object ClangJit::compile_object(const std::string& source, const std::
     module = action.takeModule();
     if (!module) throw JitError("simt cpu jit: no module for " + file_name + "\n" + diagnostics);
   }
+  dump_ir(*module, file_name);
 
   // Everything the source defines for outside use: resolved below, which makes
   // the JIT link now (errors surface here, not at the first launch).

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "abi/cpu_entry.h"
 
@@ -80,8 +82,26 @@ struct dim3 {
 };
 
 // ---- the running thread ---------------------------------------------------
-// Set by the entry (blocks) and by each fiber (threadIdx); restored after each
-// fiber switch.
+// Each kernel takes the running thread as a hidden first parameter, and its body
+// starts by declaring threadIdx and friends as locals from it
+// (SIMT_RAW_THREAD_LOCALS, inserted by cuda_on_cpu_unit): inlined into the
+// entry's loop over a block's threads, threadIdx.x is then that loop's variable,
+// which the optimizer sees (no memory, no thread-local lookup per thread).
+struct simt_raw_thread {
+  uint3 thread_idx;
+  uint3 block_idx;
+  dim3 block_dim;
+  dim3 grid_dim;
+};
+#define SIMT_RAW_THREAD_LOCALS                                     \
+  [[maybe_unused]] const uint3 threadIdx = simt_raw_t.thread_idx; \
+  [[maybe_unused]] const uint3 blockIdx = simt_raw_t.block_idx;   \
+  [[maybe_unused]] const dim3 blockDim = simt_raw_t.block_dim;    \
+  [[maybe_unused]] const dim3 gridDim = simt_raw_t.grid_dim;
+// What device functions (and kernels a macro defines, which keep their own
+// parameters) read: the same values in thread-local storage, set by the entry
+// only where such code names them (SIMT_RAW_TLS_INDICES) and in fiber mode,
+// where they are restored after each fiber switch.
 static thread_local uint3 threadIdx;
 static thread_local uint3 blockIdx;
 static thread_local dim3 blockDim;
@@ -596,48 +616,83 @@ struct simt_raw_describe_one<T*> {
   static constexpr simt_raw_param_desc desc = {1, (int)sizeof(T*), -1, "pointer"};
 };
 template <class... A>
-static inline int simt_raw_describe(void (*)(A...), simt_raw_param_desc* out, int capacity) {
+static inline int simt_raw_describe_params(simt_raw_param_desc* out, int capacity) {
   const simt_raw_param_desc all[] = {simt_raw_describe_one<A>::desc..., {-1, 0, -1, ""}};
   const int count = (int)sizeof...(A);
   for (int k = 0; k <= count && k < capacity; ++k) out[k] = all[k];
   return count;
 }
-template <class S>
-static inline void simt_raw_fiber_thread(const simt_block_ctx* ctx, void* body, simt_i64 t) {
-  const simt_i64 bx = ctx->block_dim[0], by = ctx->block_dim[1];
-  threadIdx.x = (unsigned int)(t % bx);
-  threadIdx.y = (unsigned int)((t / bx) % by);
-  threadIdx.z = (unsigned int)(t / (bx * by));
-  (*(S*)body)();
+template <class... A>
+static inline int simt_raw_describe(void (*)(A...), simt_raw_param_desc* out, int capacity) {
+  return simt_raw_describe_params<A...>(out, capacity);
 }
 template <class... A>
-static inline __attribute__((always_inline)) void simt_raw_block(const simt_block_ctx* ctx,
-                                                                 void (*f)(A...), A... a) {
+static inline int simt_raw_describe(void (*)(simt_raw_thread, A...), simt_raw_param_desc* out,
+                                    int capacity) {
+  return simt_raw_describe_params<A...>(out, capacity);
+}
+static inline simt_raw_thread simt_raw_thread_of(const simt_block_ctx* ctx) {
+  simt_raw_thread t;
+  t.thread_idx = make_uint3(0, 0, 0);
+  t.block_idx = make_uint3((unsigned int)ctx->block_idx[0], (unsigned int)ctx->block_idx[1],
+                           (unsigned int)ctx->block_idx[2]);
+  t.block_dim = dim3((unsigned int)ctx->block_dim[0], (unsigned int)ctx->block_dim[1],
+                     (unsigned int)ctx->block_dim[2]);
+  t.grid_dim = dim3((unsigned int)ctx->grid_dim[0], (unsigned int)ctx->grid_dim[1],
+                    (unsigned int)ctx->grid_dim[2]);
+  return t;
+}
+template <class B>
+static inline void simt_raw_fiber_thread(const simt_block_ctx* ctx, void* body, simt_i64 t) {
+  const simt_i64 bx = ctx->block_dim[0], by = ctx->block_dim[1];
+  simt_raw_thread self = simt_raw_thread_of(ctx);
+  self.thread_idx = make_uint3((unsigned int)(t % bx), (unsigned int)((t / bx) % by),
+                               (unsigned int)(t / (bx * by)));
+  threadIdx = self.thread_idx;
+  (*(B*)body)(self);
+}
+// Runs body(thread) for each thread of the block: a loop, or fibers where the
+// program names a barrier. `Tls`: the thread-local indices are kept up to date
+// (code that reads them runs), else they are not touched in the loop.
+template <bool Tls, class B>
+static inline __attribute__((always_inline)) void simt_raw_run_block(const simt_block_ctx* ctx,
+                                                                     B& body) {
   simt_raw_ctx = ctx;
-  blockIdx.x = (unsigned int)ctx->block_idx[0];
-  blockIdx.y = (unsigned int)ctx->block_idx[1];
-  blockIdx.z = (unsigned int)ctx->block_idx[2];
-  blockDim.x = (unsigned int)ctx->block_dim[0];
-  blockDim.y = (unsigned int)ctx->block_dim[1];
-  blockDim.z = (unsigned int)ctx->block_dim[2];
-  gridDim.x = (unsigned int)ctx->grid_dim[0];
-  gridDim.y = (unsigned int)ctx->grid_dim[1];
-  gridDim.z = (unsigned int)ctx->grid_dim[2];
-  auto body = [&]() { f(a...); };
+  simt_raw_thread t = simt_raw_thread_of(ctx);
+  if (Tls || SIMT_RAW_FIBERS) {
+    blockIdx = t.block_idx;
+    blockDim = t.block_dim;
+    gridDim = t.grid_dim;
+  }
   if (SIMT_RAW_FIBERS) {
-    ctx->fibers->run_block(ctx, &simt_raw_fiber_thread<decltype(body)>, &body,
-                           SIMT_RAW_STACK_BYTES, 0);
+    ctx->fibers->run_block(ctx, &simt_raw_fiber_thread<B>, &body, SIMT_RAW_STACK_BYTES, 0);
     return;
   }
-  const unsigned int bx = blockDim.x, by = blockDim.y, bz = blockDim.z;
+  const unsigned int bx = t.block_dim.x, by = t.block_dim.y, bz = t.block_dim.z;
   for (unsigned int z = 0; z < bz; ++z)
     for (unsigned int y = 0; y < by; ++y)
       for (unsigned int x = 0; x < bx; ++x) {
-        threadIdx.x = x;
-        threadIdx.y = y;
-        threadIdx.z = z;
-        body();
+        t.thread_idx = make_uint3(x, y, z);
+        if (Tls) threadIdx = t.thread_idx;
+        body(t);
       }
+}
+// The kernel is a template argument, so its call is direct from the start and
+// always_inline takes (a call through a function pointer was left a call).
+// A kernel with the hidden parameter (every kernel the unit's text rewrite reached):
+template <auto F, class... A>
+static inline __attribute__((always_inline)) void simt_raw_block(const simt_block_ctx* ctx,
+                                                                 void (*)(simt_raw_thread, A...),
+                                                                 A... a) {
+  auto body = [&](const simt_raw_thread& t) { F(t, a...); };
+  simt_raw_run_block<SIMT_RAW_TLS_INDICES>(ctx, body);
+}
+// A kernel without it (one a macro defines): it reads the thread-local indices.
+template <auto F, class... A>
+static inline __attribute__((always_inline)) void simt_raw_block(const simt_block_ctx* ctx,
+                                                                 void (*)(A...), A... a) {
+  auto body = [&](const simt_raw_thread&) { F(a...); };
+  simt_raw_run_block<true>(ctx, body);
 }
 template <class T, T... I>
 struct simt_raw_seq {};
@@ -645,18 +700,35 @@ template <class T>
 struct simt_raw_value {
   typedef T type;
 };
-template <class... A, unsigned long... I>
+template <auto F, class... A, unsigned long... I>
 static inline __attribute__((always_inline)) void simt_raw_unpack(
-    const simt_block_ctx* ctx, void* const* args, void (*f)(A...),
+    const simt_block_ctx* ctx, void* const* args, void (*)(A...),
     simt_raw_seq<unsigned long, I...>*) {
-  simt_raw_block<A...>(ctx, f, *(typename simt_raw_value<A>::type*)args[I]...);
+  simt_raw_block<F, A...>(ctx, F, *(typename simt_raw_value<A>::type*)args[I]...);
 }
-template <class... A>
+template <auto F, class... A, unsigned long... I>
+static inline __attribute__((always_inline)) void simt_raw_unpack(
+    const simt_block_ctx* ctx, void* const* args, void (*)(simt_raw_thread, A...),
+    simt_raw_seq<unsigned long, I...>*) {
+  simt_raw_block<F, A...>(ctx, F, *(typename simt_raw_value<A>::type*)args[I]...);
+}
+template <auto F, class... A>
+static inline __attribute__((always_inline)) void simt_raw_entry_of(const simt_block_ctx* ctx,
+                                                                    void* const* args,
+                                                                    void (*)(A...)) {
+  simt_raw_unpack<F>(ctx, args, F,
+                     (__make_integer_seq<simt_raw_seq, unsigned long, sizeof...(A)>*)0);
+}
+template <auto F, class... A>
+static inline __attribute__((always_inline)) void simt_raw_entry_of(
+    const simt_block_ctx* ctx, void* const* args, void (*)(simt_raw_thread, A...)) {
+  simt_raw_unpack<F>(ctx, args, F,
+                     (__make_integer_seq<simt_raw_seq, unsigned long, sizeof...(A)>*)0);
+}
+template <auto F>
 static inline __attribute__((always_inline)) void simt_raw_entry(const simt_block_ctx* ctx,
-                                                                 void* const* args,
-                                                                 void (*f)(A...)) {
-  simt_raw_unpack(ctx, args, f,
-                  (__make_integer_seq<simt_raw_seq, unsigned long, sizeof...(A)>*)0);
+                                                                 void* const* args) {
+  simt_raw_entry_of<F>(ctx, args, F);
 }
 )SIMT";
 
@@ -744,8 +816,9 @@ constexpr std::string_view kIgnoredOptionPrefixes[] = {"-std=",
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// The source with comments blanked (newlines kept), so positions match.
-std::string without_comments(const std::string& s) {
+// The source with comments blanked (newlines kept), so positions match; with
+// `literals`, the insides of string and character literals too (brace matching).
+std::string without_comments(const std::string& s, bool literals = false) {
   std::string out = s;
   size_t i = 0;
   const size_t n = s.size();
@@ -765,7 +838,12 @@ std::string without_comments(const std::string& s) {
       }
     } else if (s[i] == '"' || s[i] == '\'') {
       const char quote = s[i++];
-      while (i < n && s[i] != quote && s[i] != '\n') i += s[i] == '\\' ? 2 : 1;
+      while (i < n && s[i] != quote && s[i] != '\n') {
+        const size_t step = s[i] == '\\' ? 2 : 1;
+        if (literals)
+          for (size_t k = i; k < i + step && k < n; ++k) out[k] = ' ';
+        i += step;
+      }
       ++i;
     } else {
       ++i;
@@ -798,6 +876,107 @@ size_t skip_parens(const std::string& t, size_t p) {
     if (t[p] == ')' && --depth == 0) return p + 1;
   }
   return p;
+}
+
+// From `p` at an opening brace: just past its closing one.
+size_t skip_braces(const std::string& t, size_t p) {
+  int depth = 0;
+  for (; p < t.size(); ++p) {
+    if (t[p] == '{') ++depth;
+    if (t[p] == '}' && --depth == 0) return p + 1;
+  }
+  return p;
+}
+
+// Whether `p` lies on a preprocessor directive (a macro's continuation lines included).
+bool on_directive(const std::string& t, size_t p) {
+  size_t begin = t.rfind('\n', p);
+  // Back over lines that continue the one before them.
+  while (begin != std::string::npos && begin > 0) {
+    const size_t before = t.find_last_not_of(" \t\r", begin - 1);
+    if (before == std::string::npos || t[before] != '\\') break;
+    begin = t.rfind('\n', before);
+  }
+  const size_t first = t.find_first_not_of(" \t\r\n", begin == std::string::npos ? 0 : begin);
+  return first != std::string::npos && t[first] == '#';
+}
+
+// After `__global__` at `at`: the kernel's name and the position of its
+// parameter list's opening parenthesis (attributes skipped), if it has one.
+std::optional<std::pair<std::string, size_t>> kernel_declarator(const std::string& code,
+                                                                size_t at) {
+  size_t p = at + 10;
+  while (p < code.size()) {
+    p = skip_space(code, p);
+    if (p >= code.size() || !ident_char(code[p])) break;
+    size_t e = p;
+    while (e < code.size() && ident_char(code[e])) ++e;
+    std::string word = code.substr(p, e - p);
+    const size_t next = skip_space(code, e);
+    if (word == "__launch_bounds__" || word == "__attribute__" || word == "__declspec") {
+      p = next < code.size() && code[next] == '(' ? skip_parens(code, next) : next;
+      continue;
+    }
+    if (next < code.size() && code[next] == '(') return std::make_pair(std::move(word), next);
+    p = e;
+  }
+  return std::nullopt;
+}
+
+// Every kernel's definition and declaration with the hidden first parameter
+// `simt_raw_thread simt_raw_t`, and each definition's body starting with
+// SIMT_RAW_THREAD_LOCALS (threadIdx and friends as locals): the prelude's
+// "running thread". Kernels a macro defines are left as they are. Lines keep
+// their numbers.
+struct ThreadParameter {
+  std::string text;
+  // Whether code other than the rewritten kernels' bodies names the thread
+  // indices (device functions, macros): they are then kept in thread-local
+  // storage too.
+  bool tls_indices = false;
+};
+
+ThreadParameter add_thread_parameter(const std::string& source) {
+  const std::string code = without_comments(source, true);
+  std::string outside = code;  // with the rewritten kernels' bodies blanked
+  struct Edit {
+    size_t at;
+    size_t erase;
+    std::string_view text;
+  };
+  std::vector<Edit> edits;
+  for (size_t at : find_word(code, "__global__")) {
+    if (on_directive(code, at)) continue;
+    const auto declarator = kernel_declarator(code, at);
+    if (!declarator) continue;
+    const size_t open = declarator->second;
+    const size_t close = skip_parens(code, open);
+    const size_t first = skip_space(code, open + 1);
+    if (first + 1 >= close) {  // ()
+      edits.push_back({open + 1, 0, "simt_raw_thread simt_raw_t"});
+    } else if (code.compare(first, 4, "void") == 0 && skip_space(code, first + 4) + 1 == close) {
+      edits.push_back({first, 4, "simt_raw_thread simt_raw_t"});  // (void)
+    } else {
+      edits.push_back({open + 1, 0, "simt_raw_thread simt_raw_t, "});
+    }
+    const size_t end = code.find_first_of("{;", close);
+    if (end == std::string::npos || code[end] != '{') continue;  // a declaration
+    edits.push_back({end + 1, 0, " SIMT_RAW_THREAD_LOCALS"});
+    const size_t body_end = skip_braces(code, end);
+    std::fill(outside.begin() + static_cast<std::ptrdiff_t>(end),
+              outside.begin() + static_cast<std::ptrdiff_t>(body_end), ' ');
+  }
+  ThreadParameter out;
+  size_t copied = 0;
+  for (const Edit& e : edits) {
+    out.text.append(source, copied, e.at - copied);
+    out.text += e.text;
+    copied = e.at + e.erase;
+  }
+  out.text.append(source, copied);
+  for (std::string_view name : {"threadIdx", "blockIdx", "blockDim", "gridDim"})
+    out.tls_indices = out.tls_indices || !find_word(outside, name).empty();
+  return out;
 }
 
 int line_of(const std::string& t, size_t p) {
@@ -865,28 +1044,15 @@ std::vector<std::string> cuda_kernel_names(const std::string& source) {
   const std::string code = without_comments(source);
   std::vector<std::string> names;
   for (size_t at : find_word(code, "__global__")) {
+    // A macro's parameter is no kernel's name (the kernel asked for is added by name).
+    if (on_directive(code, at)) continue;
     // A template's kernels are instances: name expressions only.
     size_t start = code.find_last_of(";{}", at);
     start = start == std::string::npos ? 0 : start + 1;
     if (!find_word(code.substr(start, at - start), "template").empty()) continue;
-    size_t p = at + 10;
-    while (p < code.size()) {
-      p = skip_space(code, p);
-      if (p >= code.size() || !ident_char(code[p])) break;
-      size_t e = p;
-      while (e < code.size() && ident_char(code[e])) ++e;
-      const std::string word = code.substr(p, e - p);
-      size_t next = skip_space(code, e);
-      if (word == "__launch_bounds__" || word == "__attribute__" || word == "__declspec") {
-        p = next < code.size() && code[next] == '(' ? skip_parens(code, next) : next;
-        continue;
-      }
-      if (next < code.size() && code[next] == '(') {
-        if (std::find(names.begin(), names.end(), word) == names.end()) names.push_back(word);
-        break;
-      }
-      p = e;
-    }
+    const auto declarator = kernel_declarator(code, at);
+    if (declarator && std::find(names.begin(), names.end(), declarator->first) == names.end())
+      names.push_back(declarator->first);
   }
   return names;
 }
@@ -941,18 +1107,23 @@ CudaOnCpuUnit cuda_on_cpu_unit(const runtime::RawSource& source,
   if (!unit.include_dirs.empty() && !find_word(code, "include").empty()) unit.fibers = true;
   std::string& text = unit.text;
   text += "#define SIMT_RAW_FIBERS " + std::string(unit.fibers ? "1" : "0") + "\n";
+  const ThreadParameter rewritten = add_thread_parameter(source.source);
+  unit.tls_indices = rewritten.tls_indices;
+  // A header may name them too.
+  if (!unit.include_dirs.empty() && !find_word(code, "include").empty()) unit.tls_indices = true;
   text += "#define SIMT_RAW_STACK_BYTES " + std::to_string(kFiberStackBytes) + "\n";
+  text += "#define SIMT_RAW_TLS_INDICES " + std::string(unit.tls_indices ? "1" : "0") + "\n";
   text += kPrelude;
   text += defines;
   text += "#line 1 \"" + kernel + ".cu\"\n";
-  text += map_extern_shared(source.source);
+  text += map_extern_shared(rewritten.text);
   text += "\n#line 1 \"simt_raw_entries\"\n";
   for (size_t k = 0; k < kernels.size(); ++k) {
     const std::string n = std::to_string(k);
     text += "constexpr auto simt_raw_fn_" + n + " = &" + kernels[k] + ";\n";
     text += "extern \"C\" void simt_raw_entry_" + n +
-            "(const simt_block_ctx* c, void* const* a) { simt_raw_entry(c, a, simt_raw_fn_" + n +
-            "); }\n";
+            "(const simt_block_ctx* c, void* const* a) { simt_raw_entry<simt_raw_fn_" + n +
+            ">(c, a); }\n";
     text += "extern \"C\" int simt_raw_params_" + n +
             "(simt_raw_param_desc* out, int capacity) { return simt_raw_describe(simt_raw_fn_" + n +
             ", out, capacity); }\n";

@@ -4,10 +4,14 @@
 // vocabulary a CPU meaning, and run by the CPU runtime's block entry
 // (abi/cpu_entry.h) as simt's own kernels are:
 //
-// - the thread indices (threadIdx, blockIdx, blockDim, gridDim) and the block
-//   context are thread-local variables of the OS thread running the block
-//   (emulated_tls.h), which the entry sets; `__shared__` is `thread_local`:
-//   the blocks an OS thread runs run one after the other, so its copy is its
+// - each kernel takes the running thread (threadIdx, blockIdx, blockDim,
+//   gridDim) as a hidden first parameter, its body declaring them as locals;
+//   inlined into the entry's loop over the block's threads, threadIdx.x is
+//   that loop's variable. Device functions and kernels a macro defines read
+//   the same values from thread-local variables of the OS thread running the
+//   block (emulated_tls.h), set only where such code names them (and in fiber
+//   mode); the block context is one too. `__shared__` is `thread_local`: the
+//   blocks an OS thread runs run one after the other, so its copy is its
 //   running block's;
 // - a kernel whose source names no barrier or warp operation runs its
 //   block's threads as a loop around the (inlined) kernel; one that does runs
@@ -49,6 +53,9 @@ struct CudaOnCpuUnit {
   std::vector<std::string> include_dirs;  // -I
   bool fastmath = false;                  // --use_fast_math
   bool fibers = false;                    // threads run as fibers (barriers, warp operations)
+  // The thread indices are also kept in thread-local storage, as code other than
+  // the kernels' bodies (device functions, macros) names them.
+  bool tls_indices = false;
 };
 
 // The kernels `__global__` defines in `source` outside templates, by name.
