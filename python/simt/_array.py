@@ -178,8 +178,13 @@ class Array:
                 raise BufferError(f"the array is on {self.device.id}, not DLPack device "
                                   f"{(kind, index)}, and copy=False forbids a copy")
             if kind == DLDeviceType.kDLCPU:
+                try:
+                    host_device = get_device("cpu")
+                except ValueError:
+                    # A build without the cpu device: a NumPy copy exports itself.
+                    return np.ascontiguousarray(self.get()).__dlpack__(max_version=max_version)
                 # Copied once, from the device into an array of the cpu device.
-                source = empty(self.shape, self.dtype, get_device("cpu"))
+                source = empty(self.shape, self.dtype, host_device)
                 self.get(out=np.asarray(source))
             elif kind == DLDeviceType.kDLCUDA:
                 source = to_device(self, device=f"cuda:{index}")

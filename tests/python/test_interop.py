@@ -811,12 +811,13 @@ def test_cupy_arrays_are_kernel_arguments(rng):
 
 def test_numpy_data_goes_to_the_current_device_in_a_build_without_the_cpu_device(
         monkeypatch):
-    """A build without LLVM has no cpu device: simt.asarray(numpy array) then copies to the
-    current device (as CuPy's asarray) instead of failing to find 'cpu'."""
+    """A build without LLVM has no cpu device: the core's asarray (what kernels and the
+    facades take NumPy data through) then copies to the current device instead of failing
+    to find 'cpu'. (simt.asarray puts host data on the current device in every build.)"""
     from simt import _interop
     monkeypatch.setattr(_interop, "_has_cpu_device", lambda: False)
     host = np.arange(6, dtype=np.float32).reshape(2, 3)
-    a = simt.asarray(host)
+    a = _interop.asarray(host)
     assert a.device == simt.current_device()
     np.testing.assert_array_equal(a.get(), host)
     host[0, 0] = 99  # a copy, not a view

@@ -425,6 +425,11 @@ def _from_host(obj, dtype, target, copy):
     # NumPy makes the array (its conversions of lists and numbers; ValueError for copy=False
     # where it must copy) on the host, and it goes to the current device, as CuPy's does: a
     # program run with another device current must not compute on the CPU unasked.
+    arrays_on = _device_of_nested(obj)
+    if arrays_on is not None:
+        # A list of simt arrays (CuPy's asarray([a[i] * b[j] for ...])): their values,
+        # read to the host once, make the array, on their device unless one is named.
+        obj, target = _host_values(obj), target or arrays_on
     if target is None:
         target = get_device()
     if copy is False:
@@ -456,6 +461,26 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, device
         out = _array.empty(x.shape, x.dtype, x.device, "F")
         return assign(out, x)
     return x
+
+
+def _device_of_nested(obj):
+    """The device of the first simt array in the lists and tuples of `obj`, or None."""
+    if isinstance(obj, Array):
+        return obj.device
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            found = _device_of_nested(item)
+            if found is not None:
+                return found
+    return None
+
+
+def _host_values(obj):
+    if isinstance(obj, Array):
+        return obj.get()
+    if isinstance(obj, (list, tuple)):
+        return [_host_values(item) for item in obj]
+    return obj
 
 
 def asnumpy(a, stream=None, out=None):
