@@ -291,7 +291,11 @@ void bind_arrays(nb::module_& m) {
              runtime::InterruptibleScope interruptible;
              d.device->synchronize();
            })
-      .def("__eq__", [](const PyDevice& a, const PyDevice& b) { return a.device == b.device; })
+      // An operator: comparing with another type gives NotImplemented (so False),
+      // not a TypeError (`device == "cpu"`).
+      .def(
+          "__eq__", [](const PyDevice& a, const PyDevice& b) { return a.device == b.device; },
+          nb::is_operator())
       .def("__hash__", [](const PyDevice& d) { return std::hash<void*>()(d.device.get()); })
       .def("__repr__", [](const PyDevice& d) {
         return "<simt.Device " + d.device->info().id + ": " + d.device->info().name + ">";

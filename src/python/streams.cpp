@@ -147,8 +147,10 @@ void bind_streams(nb::module_& m) {
              nb::gil_scoped_release release;
              s.stream->add_callback([call] { (*call)(); });
            })
-      .def("__eq__",
-           [](const PyStream& a, const PyStream& b) { return a.stream.get() == b.stream.get(); })
+      .def(
+          "__eq__",
+          [](const PyStream& a, const PyStream& b) { return a.stream.get() == b.stream.get(); },
+          nb::is_operator())
       .def("__hash__", [](const PyStream& s) { return std::hash<void*>()(s.stream.get()); });
 
   nb::class_<PyEvent>(m, "Event")

@@ -196,6 +196,8 @@ def test_random_state_of_cupys_generator_module(device):
 # --- cupy.cuda: devices, streams, events, pools ---------------------------------------------
 
 def test_device_forms(device):
+    assert (device == device.id) is False and device != 3  # other types: not equal, no error
+    assert (cuda.Stream.null == "default") is False
     with simt.use_device(device):
         assert cuda.Device().simt_device == device
         cuda.Device().synchronize()
@@ -289,3 +291,30 @@ def test_runtime_basics(device):
         free, total = runtime.memGetInfo()
         assert 0 <= free <= total
     assert runtime.runtimeGetVersion() >= 0 and runtime.is_hip is False
+
+
+def test_asarray_of_lists_of_device_scalars(device, rng):
+    # asarray([[x1[i] * x2[j] ...]]): 0-d results of the device, in nested lists.
+    h1, h2 = rng.standard_normal(3), rng.standard_normal(4)
+    x1, x2 = simt.asarray(h1, device=device), simt.asarray(h2, device=device)
+    got = cupy.asarray([[x1[i] * x2[j] for j in range(4)] for i in range(3)])
+    assert got.device == device and got.shape == (3, 4)
+    np.testing.assert_array_equal(got.get(), np.outer(h1, h2))
+    mixed = cupy.asarray([x1[0], 2.0, (x1[1],)[0]], dtype=np.float32)
+    np.testing.assert_array_equal(mixed.get(), np.array([h1[0], 2.0, h1[1]], np.float32))
+
+
+def test_dlpack_to_the_host_without_a_cpu_device(device, rng, monkeypatch):
+    # A GPU build has no cpu device: a consumer asking for host memory gets a NumPy copy.
+    from simt import _array
+
+    def no_cpu(name=None):
+        if isinstance(name, str) and name == "cpu":
+            raise ValueError("no device 'cpu'")
+        return simt.get_device(name)
+
+    monkeypatch.setattr(_array, "get_device", no_cpu)
+    host = rng.standard_normal((3, 5))
+    x = simt.asarray(host, device=device)
+    back = np.from_dlpack(x, device="cpu")  # asks for dl_device (kDLCPU, 0)
+    np.testing.assert_array_equal(back, host)

@@ -88,8 +88,9 @@ def _host(x, where, square=False, matrices=True):
 
 def _result(value, device):
     """NumPy's result as a simt array of the device (its own memory, not NumPy's)."""
-    value = np.ascontiguousarray(value)
+    value = np.asarray(value)
     if not runs_on_host(device):
+        value = value if value.flags.c_contiguous else value.copy()  # 0-d stays 0-d
         return to_device(value, device=device)
     out = empty(value.shape, value.dtype, device)
     np.asarray(out)[...] = value
