@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _broadcast, _core, _interop
 from ._array import Array, empty
-from ._array_api._launch import CHUNKED, GRID_STRIDE, elementwise_config, loop_form
+from ._launch import CHUNKED, GRID_STRIDE, elementwise_config, loop_form
 from ._device import get_device
 from ._raw_kernels import RawModule, _strings
 

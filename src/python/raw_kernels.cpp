@@ -126,6 +126,12 @@ class RawKernel {
   // current stream, says so).
   runtime::RawArgument read(const nb::handle& arg, size_t index, const runtime::Device& device,
                             std::array<uint64_t, 2>* value, bool& producer_pending) const;
+  // A Python int or float for a parameter of another width of its kind (`unsigned
+  // int N` given `N**2`, as CuPy's documentation passes it) is converted to the
+  // parameter's type, as NumPy converts its weak scalars; an int out of the type's
+  // range is an OverflowError. False when `arg` is no such number.
+  bool as_parameter_type(const nb::handle& arg, const runtime::RawParam& param, size_t index,
+                         std::array<uint64_t, 2>* value) const;
   [[noreturn]] void fail(size_t index, const std::string& message) const {
     throw nb::type_error(
         ("raw kernel '" + name_ + "', argument " + std::to_string(index) + ": " + message).c_str());
@@ -196,6 +202,40 @@ runtime::RawArgument RawKernel::read(const nb::handle& arg, size_t index,
   fail(index, std::string("raw kernels take simt arrays and numbers, not ") + Py_TYPE(o)->tp_name);
 }
 
+bool RawKernel::as_parameter_type(const nb::handle& arg, const runtime::RawParam& param,
+                                  size_t index, std::array<uint64_t, 2>* value) const {
+  if (param.kind != runtime::RawParam::Kind::Value || !param.scalar) return false;
+  const abi::Scalar target = *param.scalar;
+  PyObject* o = arg.ptr();
+  ScalarArg number;
+  if (PyLong_CheckExact(o) && abi::is_integer(target)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    const int bits = abi::bit_width(target);
+    const bool fits =
+        !overflow && (abi::is_signed(target)
+                          ? bits == 64 || (v >= -(1LL << (bits - 1)) && v < (1LL << (bits - 1)))
+                          : v >= 0 && (bits == 64 || v < (1LL << bits)));
+    if (!fits) {
+      const std::string message = "raw kernel '" + name_ + "', argument " + std::to_string(index) +
+                                  ": the int " + nb::cast<std::string>(nb::str(arg)) +
+                                  " does not fit the parameter's type " + param.type_name;
+      PyErr_SetString(PyExc_OverflowError, message.c_str());
+      throw nb::python_error();
+    }
+    number.scalar = abi::Scalar::Int64;
+    number.int_value = v;
+  } else if (PyFloat_CheckExact(o) && abi::is_float(target)) {
+    number.scalar = abi::Scalar::Float64;
+    number.real = PyFloat_AS_DOUBLE(o);
+  } else {
+    return false;
+  }
+  *value = {};
+  store_scalar(number, target, value->data());
+  return true;
+}
+
 void RawKernel::launch(const runtime::LaunchDims& dims, const PyStream* stream,
                        const nb::args& args) {
   // A launch on a stream runs on the stream's device.
@@ -214,6 +254,8 @@ void RawKernel::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     runtime::RawArgument given = read(args[k], k, *on, &values[k], producer_pending);
     if (function.params_known) {
       std::string mismatch = runtime::raw_argument_mismatch(function.params[k], given);
+      if (!mismatch.empty() && as_parameter_type(args[k], function.params[k], k, &values[k]))
+        mismatch.clear();
       if (!mismatch.empty()) fail(k, "expected " + mismatch);
     }
     pointers[k] = values[k].data();

@@ -321,7 +321,7 @@ def test_namespace_has_bool_dtype():  # the array API's name for it
 def test_float64_on_a_device_without_it_is_a_type_error(device, monkeypatch):
     """An OpenCL device without cl_khr_fp64 (simulated: every device here has it) refuses
     float64 and complex128 operations by name, before compiling anything."""
-    from simt._array_api import _launch
+    from simt import _launch
 
     x = simt.zeros(4, dtype=np.float64, device=device)
     z = simt.zeros((2, 2), dtype=np.complex128, device=device)

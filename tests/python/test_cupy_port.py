@@ -318,3 +318,39 @@ def test_dlpack_to_the_host_without_a_cpu_device(device, rng, monkeypatch):
     x = simt.asarray(host, device=device)
     back = np.from_dlpack(x, device="cpu")  # asks for dl_device (kDLCPU, 0)
     np.testing.assert_array_equal(back, host)
+
+
+_SCALE_CUDA = r"""
+extern "C" __global__ void scale_add(const float* x, float* y, float a, unsigned int n,
+                                     short bias) {
+    unsigned int k = blockDim.x * blockIdx.x + threadIdx.x;
+    if (k < n) y[k] = a * x[k] + bias;
+}
+"""
+_SCALE_OPENCL = r"""
+__kernel void scale_add(__global const float* x, __global float* y, float a, uint n,
+                        short bias) {
+    uint k = get_global_id(0);
+    if (k < n) y[k] = a * x[k] + bias;
+}
+"""
+
+
+def test_raw_kernels_take_python_numbers_for_narrower_parameters(device, rng):
+    # CuPy's documentation passes Python ints to `unsigned int N`: converted to the
+    # parameter's type (floats too), or an OverflowError where they do not fit.
+    source = _SCALE_OPENCL if device.backend == "opencl" else _SCALE_CUDA
+    kernel = cupy.RawModule(code=source, device=device).get_function("scale_add")
+    n = 1000
+    host = rng.standard_normal(n).astype(np.float32)
+    x, y = simt.asarray(host, device=device), simt.full(n, np.nan, np.float32, device=device)
+    kernel(((n + 127) // 128,), (128,), (x, y, 2.5, n, -3))
+    # (allclose: CUDA C++ contracts a * x + b into one fused multiply-add, as nvcc does)
+    np.testing.assert_allclose(y.get(), np.float32(2.5) * host + np.float32(-3), rtol=1e-6,
+                               atol=1e-6)
+    with pytest.raises(OverflowError, match="does not fit"):
+        kernel((1,), (1,), (x, y, 2.5, -1, 0))
+    with pytest.raises(OverflowError, match="does not fit"):
+        kernel((1,), (1,), (x, y, 2.5, n, 1 << 15))
+    with pytest.raises(TypeError, match="argument 2"):
+        kernel((1,), (1,), (x, y, 1 + 2j, n, 0))

@@ -543,7 +543,7 @@ def test_legacy_helpers(device):
 @pytest.mark.parametrize("kind", ["random", "uniform", "normal", "exponential"])
 def test_float32_kernels_compute_without_float64(kind):
     # OpenCL devices without cl_khr_fp64 run the float32 kernels: no double in them.
-    from simt._array_api import _launch
+    from simt import _launch
     from simt.random import _distributions
 
     kernel = _distributions.float_kernel(kind, np.dtype(np.float32))(_launch.GRID_STRIDE)
@@ -555,7 +555,7 @@ def test_float32_kernels_compute_without_float64(kind):
 
 
 def test_float64_on_a_device_without_it_is_a_type_error(device, monkeypatch):
-    from simt._array_api import _launch
+    from simt import _launch
 
     monkeypatch.setattr(_launch, "has_float64", lambda d: False)
     rng = simt.random.default_rng(0)

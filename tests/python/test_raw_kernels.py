@@ -113,10 +113,12 @@ def test_argument_mismatches_raise_type_error(raw_device):
         pytest.skip("this CUDA driver cannot report parameters (before 12.4)")
     with pytest.raises(TypeError, match="'saxpy' takes 4 arguments but 3"):
         k[1, 32](np.float32(1), dx, dx)
+    # NumPy scalars are strong: one of another width is refused (Python numbers are
+    # converted to the parameter's type, test_cupy_port.py).
     with pytest.raises(TypeError, match="argument 0: expected a 4-byte value.*float64"):
-        k[1, 32](1.5, dx, dx, np.uint32(16))
+        k[1, 32](np.float64(1.5), dx, dx, np.uint32(16))
     with pytest.raises(TypeError, match="argument 3: expected a 4-byte value.*int64"):
-        k[1, 32](np.float32(1), dx, dx, 16)
+        k[1, 32](np.float32(1), dx, dx, np.int64(16))
     with pytest.raises(TypeError, match="argument 0: expected a 4-byte value.*not an array"):
         k[1, 32](dx, dx, dx, np.uint32(16))
     with pytest.raises(TypeError, match="argument 1"):
@@ -251,11 +253,11 @@ CACHE_SCRIPT = textwrap.dedent('''
     k[1, 32](np.float32({factor}), x, y, np.uint32(8))
     assert np.array_equal(y.get(), {factor} * np.arange(8, dtype=np.float32)), y.get()
     try:
-        k[1, 32](1.0, x, y, np.uint32(8))
+        k[1, 32](np.float64(1.0), x, y, np.uint32(8))
     except TypeError as error:
         assert "argument 0" in str(error)
     else:
-        raise AssertionError("a float64 for a float parameter was accepted")
+        raise AssertionError("a NumPy float64 for a float parameter was accepted")
 ''')
 
 

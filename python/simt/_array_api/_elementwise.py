@@ -18,7 +18,8 @@ from .. import _core
 from .._array import Array, empty, to_device
 from .._device import get_device
 from .. import _broadcast
-from . import _generated, _launch
+from . import _generated
+from .. import _launch
 from ._elementwise_ops import ALIASES, COMPLEX, OPERATIONS, helpers_for
 
 _PY_SCALARS = (bool, int, float, complex)

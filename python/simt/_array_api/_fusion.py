@@ -16,7 +16,8 @@ import hashlib
 import numpy as np
 
 from .._array import Array, empty
-from . import _generated, _launch, _reduction
+from . import _generated, _reduction
+from .. import _launch
 from ._elementwise import (_COMPARISON_UFUNCS, FUNCTIONS, Operand, TracedValue, _plan,
                            common_device, conversion, expression)
 from ._methods import _BINARY, _COMPARISONS, _UNARY

@@ -36,7 +36,8 @@ import numpy as np
 
 from .._array import Array, empty, to_device, zeros
 from .. import _broadcast
-from . import _elementwise, _generated, _launch
+from . import _elementwise, _generated
+from .. import _launch
 from ._axes import normalize_axis
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere"]

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .._device import current_device, devices as _devices, get_device
-from ._launch import has_float64
+from .._launch import has_float64
 
 __all__ = ["__array_namespace_info__", "e", "pi", "inf", "nan", "newaxis"]
 

@@ -19,7 +19,8 @@ import numpy as np
 from .._array import Array, empty
 from .._device import runs_on_host
 from .. import _broadcast
-from . import _cublas, _generated, _launch
+from . import _cublas, _generated
+from .. import _launch
 from ._elementwise import FUNCTIONS, assign, contiguous_copy
 from ._manipulation import permute_dims, reshape
 from ._reduction import sum as _sum

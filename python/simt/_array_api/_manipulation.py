@@ -19,7 +19,8 @@ import numpy as np
 
 from .._array import Array, empty, full, to_device
 from .. import _broadcast
-from . import _generated, _launch
+from . import _generated
+from .. import _launch
 from ._elementwise import assign, contiguous_copy
 from ._axes import normalize_axis
 

@@ -27,7 +27,8 @@ from .._array import Array, empty
 from .._device import builds_cuda, runs_on_host
 from .._snippet_kernels import ReductionKernel
 from .. import _broadcast
-from . import _generated, _launch
+from . import _generated
+from .. import _launch
 from ._elementwise import FUNCTIONS, TracedValue, assign, check_out, contiguous_copy
 from ._manipulation import with_ends
 

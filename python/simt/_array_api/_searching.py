@@ -13,7 +13,8 @@ import numpy as np
 
 from .._array import Array, empty, full, to_device, zeros
 from .._device import runs_on_host
-from . import _generated, _launch
+from . import _generated
+from .. import _launch
 from ._dtypes import astype
 from ._elementwise import FUNCTIONS, contiguous_copy
 from ._indexing import take

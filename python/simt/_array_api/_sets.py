@@ -23,7 +23,8 @@ from collections import namedtuple
 import numpy as np
 
 from .._array import Array, empty
-from . import _generated, _launch
+from . import _generated
+from .. import _launch
 from ._axes import normalize_axis
 from ._creation import arange, asarray
 from ._indexing import nonzero, take

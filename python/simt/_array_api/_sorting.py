@@ -67,7 +67,8 @@ import numpy as np
 from .._array import Array, empty
 from .._device import builds_cuda, builds_opencl, runs_on_host
 from .. import _broadcast
-from . import _generated, _launch, _sorting_onesweep
+from . import _generated, _sorting_onesweep
+from .. import _launch
 from ._axes import normalize_axis
 from ._elementwise import assign
 from ._indexing import take_along_axis

@@ -24,7 +24,7 @@ import numpy as np
 from .._array import Array, empty
 from .._device import runs_on_host
 from .._array_api._axes import normalize_axis
-from .._array_api import _launch
+from .. import _launch
 from .._array_api._creation import arange
 from .._array_api._elementwise import FUNCTIONS, assign, contiguous_copy
 from .._array_api._manipulation import concat, moveaxis, reshape, roll

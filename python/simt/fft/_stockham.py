@@ -22,7 +22,8 @@ from collections import OrderedDict
 import numpy as np
 
 from .._array import empty
-from .._array_api import _generated, _launch
+from .._array_api import _generated
+from .. import _launch
 from .._array_api._elementwise import FUNCTIONS, assign
 from .._array_api._manipulation import reshape
 

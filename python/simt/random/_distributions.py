@@ -23,7 +23,8 @@ in the last bits): every distribution gives the same values bit for bit on every
 
 import numpy as np
 
-from .._array_api import _generated, _launch
+from .._array_api import _generated
+from .. import _launch
 from . import _philox, _portable_math
 
 _F64_LSB = "1.1102230246251565e-16"  # 2**-53

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _array
 from .._array import Array
 from .._device import get_device
-from .._array_api import _launch
+from .. import _launch
 from .._array_api._axes import normalize_axis
 from .._array_api._creation import asarray
 from .._array_api._elementwise import assign

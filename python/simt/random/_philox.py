@@ -23,7 +23,8 @@ layout-independent however many redraws an element needs.
 
 import numpy as np
 
-from .._array_api import _generated, _launch
+from .._array_api import _generated
+from .. import _launch
 
 # The multipliers and Weyl increments of Philox4x32 (Random123's PHILOX_M4x32_0/1 and
 # PHILOX_W32_0/1).

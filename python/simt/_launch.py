@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from .._device import GPU_BLOCK, block_size as block_size_of, runs_on_host
+from ._device import GPU_BLOCK, block_size as block_size_of, runs_on_host
 
 GRID_STRIDE = "grid_stride"
 CHUNKED = "chunked"
