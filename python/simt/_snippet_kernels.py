@@ -218,10 +218,45 @@ def _element_strides(array, shape, what, name):
     return out
 
 
+# CUDA C++ spellings OpenCL C lacks, as snippets and preambles written for CuPy use them
+# (CUDA's math functions OpenCL lacks are defined by the dialect's `cuda_qualifiers`):
+# `long long` is a reserved word there, and C has no functional casts, `T(x)`.
+_OPENCL_TYPE_WORDS = ((re.compile(r"\bunsigned\s+long\s+long\b"), "ulong"),
+                      (re.compile(r"\blong\s+long\b"), "long"))
+_C_SCALAR_NAMES = ("bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                   "float", "double", "size_t")
+
+
+# OpenCL C's reserved words a kernel may be named (CuPy's default name is "kernel").
+_OPENCL_RESERVED = frozenset(("kernel", "global", "local", "constant", "private", "half",
+                              "read_only", "write_only", "read_write", "uniform", "pipe"))
+
+
+def _entry_name(dialect, name):
+    """The generated kernel's name: the snippet kernel's own, but for OpenCL C's reserved
+    words, which take a trailing underscore there."""
+    return f"{name}_" if dialect == "opencl" and name in _OPENCL_RESERVED else name
+
+
+def _spelled_for(dialect, source):
+    """`source` (a snippet kernel's whole text) as `dialect` takes it: CUDA C++ as written;
+    for OpenCL C, `long long` spelled `long`, and functional casts of type names (the
+    placeholders, the preamble's typedefs, C's scalar types) written as C casts:
+    `T(x)` -> `(T)(x)`."""
+    if dialect != "opencl":
+        return source
+    for pattern, word in _OPENCL_TYPE_WORDS:
+        source = pattern.sub(word, source)
+    names = set(_C_SCALAR_NAMES) | set(re.findall(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", source))
+    cast = re.compile(r"(?<![\w.>$])(" + "|".join(sorted(map(re.escape, names))) + r")\(")
+    return cast.sub(r"(\1)(", source)
+
+
 class _Generated:
     """One kernel signature: the raw kernel(s) and how to pass the arguments."""
 
     def __init__(self, source, names, options, device):
+        source = _spelled_for(_dialect_of(device, ""), source)
         module = RawModule(source, options=options, device=device)
         self.kernels = [module.get_function(n) for n in names]
         self.source = source
@@ -696,7 +731,8 @@ class ElementwiseKernel(_SnippetKernel):
         if generated is None:
             source = self._source(dialect, in_types, out_types, is_array, types, nd, raw_nd,
                                   index32, form)
-            generated = self._cache[key] = _Generated(source, [self.name], self.options, dev)
+            generated = self._cache[key] = _Generated(source, [_entry_name(dialect, self.name)],
+                                                      self.options, dev)
         call, widths = [], []
         for p, v, t in zip(self.in_params + self.out_params, ins + outs, in_types + out_types):
             before = len(call)
@@ -732,8 +768,8 @@ class ElementwiseKernel(_SnippetKernel):
         # The dialect named: the source a GPU of that language compiles.
         form = GRID_STRIDE if dialect else loop_form(_snippet_device(args, self._device))
         dialect, in_types, out_types, is_array, types, raw_nd = self._typed_args(args, dialect)
-        return self._source(dialect, in_types, out_types, is_array, types, ndim, raw_nd, True,
-                            form)
+        return _spelled_for(dialect, self._source(dialect, in_types, out_types, is_array, types,
+                                                  ndim, raw_nd, True, form))
 
     def _source(self, dialect, in_types, out_types, is_array, types, nd, raw_nd, index32=False,
                 form=GRID_STRIDE):
@@ -787,7 +823,7 @@ class ElementwiseKernel(_SnippetKernel):
             loop = (f"  for ({idx} _i = {d['first']}; _i < _n; _i += {d['step']}) {{\n"
                     f"{body(False)}  }}\n")
         return (f"{self._head(dialect, types)}"
-                f"{d['kernel']} {self.name}({', '.join(params)}) {{\n"
+                f"{d['kernel']} {_entry_name(dialect, self.name)}({', '.join(params)}) {{\n"
                 f"{_size_alias(operation, idx)}"
                 f"{loop}}}\n")
 
@@ -1178,8 +1214,8 @@ class ReductionKernel(_SnippetKernel):
             if len(axes) < len(shape):
                 length = int(np.prod([shape[d] for d in axes], dtype=np.int64))
                 uses_i = re.search(r"\bi\b", self.map_expr) is not None
-                return self._axes_source(dialect, in_types, out_types, rtype, is_array, types,
-                                         len(shape), len(shape) - len(axes), uses_i,
-                                         _axes_block(length), raw_nd)
-        return self._source(dialect, in_types, out_types, rtype, is_array, types, ndim, raw_nd,
-                            form)
+                return _spelled_for(dialect, self._axes_source(
+                    dialect, in_types, out_types, rtype, is_array, types, len(shape),
+                    len(shape) - len(axes), uses_i, _axes_block(length), raw_nd))
+        return _spelled_for(dialect, self._source(dialect, in_types, out_types, rtype, is_array,
+                                                  types, ndim, raw_nd, form))

@@ -26,6 +26,88 @@ constexpr std::string_view kCudaRegisterCap =
 // FP_CONTRACT is on by default in OpenCL C: off, a*b+c rounds twice as in
 // NumPy and on the other backends (the CUDA and CPU rows get that from
 // compiler options).
+// Ahead of a CuPy snippet kernel's preamble on OpenCL: CUDA's qualifiers, and
+// the CUDA math a CuPy preamble calls that OpenCL C lacks (its `abs` is for
+// integers only; `erfinv`/`erfcinv`, CUDA's float-suffixed names). `inline`
+// carries always_inline: OpenCL C's `inline` alone is C99's, which defines no
+// function to call where the compiler does not inline it. The overloads need
+// Clang's `overloadable` (PoCL, and the Clang-based vendor compilers).
+constexpr std::string_view kOpenCLCudaSpellings = R"(#ifndef __device__
+#define __device__ __attribute__((always_inline))
+#define __host__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __inline__ inline
+#define __restrict__ restrict
+#endif
+#if defined(__clang__) && !defined(SIMT_CUDA_MATH)
+#define SIMT_CUDA_MATH
+#define SIMT_OVERLOAD static inline __attribute__((overloadable, always_inline))
+#define SIMT_INT_ABS(T) SIMT_OVERLOAD T simt_cuda_abs(T x) { return x < 0 ? -x : x; }
+#define SIMT_UINT_ABS(T) SIMT_OVERLOAD T simt_cuda_abs(T x) { return x; }
+SIMT_INT_ABS(char) SIMT_INT_ABS(short) SIMT_INT_ABS(int) SIMT_INT_ABS(long)
+SIMT_UINT_ABS(uchar) SIMT_UINT_ABS(ushort) SIMT_UINT_ABS(uint) SIMT_UINT_ABS(ulong)
+/* Halley's steps on erf(x) - y (erfc(x) - z), from Winitzki's closed form: the
+   derivative is 2/sqrt(pi) exp(-x^2) (its negative), so a step is f / (f' + x f).
+   z (2 - z) is 1 - y^2 without the rounding of 1 - y in the tails. */
+#define SIMT_ERF_INVERSES(T)                                                      \
+  SIMT_OVERLOAD T simt_cuda_abs(T x) { return fabs(x); }                          \
+  SIMT_OVERLOAD T simt_erfinv_start(T one_minus_y2, T sign) {                     \
+    T w = -log(one_minus_y2), b = (T)4.3307467508 - w / (T)2;                     \
+    return sign * sqrt(sqrt(b * b + w / (T)0.147) - b);                           \
+  }                                                                               \
+  SIMT_OVERLOAD T erfinv(T y) {                                                   \
+    if (!(y > (T)-1 && y < (T)1)) return y == (T)1 ? INFINITY : y == (T)-1 ? -INFINITY : NAN; \
+    T x = simt_erfinv_start(((T)1 - y) * ((T)1 + y), y < 0 ? (T)-1 : (T)1);       \
+    for (int k = 0; k < 3; ++k) {                                                 \
+      T f = erf(x) - y;                                                           \
+      x -= f / ((T)1.1283791670955126 * exp(-x * x) + x * f);                    \
+    }                                                                             \
+    return x;                                                                     \
+  }                                                                               \
+  SIMT_OVERLOAD T erfcinv(T z) {                                                  \
+    if (!(z > (T)0 && z < (T)2)) return z == (T)0 ? INFINITY : z == (T)2 ? -INFINITY : NAN; \
+    T x = simt_erfinv_start(z * ((T)2 - z), z > (T)1 ? (T)-1 : (T)1);             \
+    for (int k = 0; k < 3; ++k) {                                                 \
+      T f = erfc(x) - z;                                                          \
+      x -= f / ((T)-1.1283791670955126 * exp(-x * x) + x * f);                   \
+    }                                                                             \
+    return x;                                                                     \
+  }
+SIMT_ERF_INVERSES(float)
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+SIMT_ERF_INVERSES(double)
+#endif
+#undef abs
+#define abs(x) simt_cuda_abs(x)
+#define sqrtf sqrt
+#define rsqrtf rsqrt
+#define expf exp
+#define exp2f exp2
+#define logf log
+#define log2f log2
+#define log10f log10
+#define powf pow
+#define fabsf fabs
+#define sinf sin
+#define cosf cos
+#define tanf tan
+#define tanhf tanh
+#define atanf atan
+#define atan2f atan2
+#define floorf floor
+#define ceilf ceil
+#define fminf fmin
+#define fmaxf fmax
+#define fmodf fmod
+#define erff erf
+#define erfcf erfc
+#define erfinvf erfinv
+#define erfcinvf erfcinv
+#endif
+)";
+
 constexpr std::string_view kOpenCLPrelude = R"(#if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -275,13 +357,7 @@ const Dialect kOpenCL{
     .double_as_ulong = "as_long(%x)",
     .ulong_as_double = "as_double(%x)",
     .prelude = kOpenCLPrelude,
-    // always_inline: OpenCL C's `inline` alone is C99's, which defines no
-    // function to call where the compiler does not inline it.
-    .cuda_qualifiers =
-        "#ifndef __device__\n#define __device__ __attribute__((always_inline))\n"
-        "#define __host__\n#define __forceinline__ inline\n#define __noinline__ "
-        "__attribute__((noinline))\n#define __inline__ inline\n#define "
-        "__restrict__ restrict\n#endif\n",
+    .cuda_qualifiers = kOpenCLCudaSpellings,
     .source_suffix = ".cl",
     .shared_space = "__local ",
     .shared_decl = "__local ",

@@ -354,3 +354,41 @@ def test_raw_kernels_take_python_numbers_for_narrower_parameters(device, rng):
         kernel((1,), (1,), (x, y, 2.5, n, 1 << 15))
     with pytest.raises(TypeError, match="argument 2"):
         kernel((1,), (1,), (x, y, 1 + 2j, n, 0))
+
+
+_CUDA_PREAMBLE = r"""
+typedef unsigned long long bits_t;
+
+__device__ inline T folded(T x) {
+    // CUDA C++ as CuPy's examples write it: functional casts, abs of a float, erfcinv
+    const T mid = T(0.5);
+    bits_t scaled = (bits_t)(abs(x) * T(1000));
+    return T(scaled % 7) + erfcinv(mid + abs(x) / T(4)) - mid;
+}
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_elementwise_preambles_in_cuda_cpp_run_on_every_device(device, rng, dtype):
+    # A preamble of CUDA C++ (`long long`, `T(x)`, float `abs`, `erfcinv`) builds on every
+    # device: OpenCL C gets it spelled as C, with CUDA's math it lacks.
+    import statistics
+
+    kernel = cupy.ElementwiseKernel("T x", "T y", "y = folded(x)", "fold_kernel",
+                                    preamble=_CUDA_PREAMBLE)
+    host = rng.uniform(-3.9, 3.9, 2000).astype(dtype)
+    got = kernel(simt.asarray(host, device=device)).get()
+    normal = statistics.NormalDist()
+    z = np.float64(dtype(0.5)) + np.abs(host.astype(np.float64)) / 4
+    erfcinv = np.array([-normal.inv_cdf(v / 2) / np.sqrt(2) for v in z])
+    scaled = np.floor(np.abs(host) * dtype(1000)).astype(np.uint64)
+    expected = (scaled % 7) + erfcinv - 0.5
+    tolerance = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, expected, rtol=tolerance, atol=tolerance)
+
+
+def test_snippet_kernels_named_as_opencl_keywords(device, rng):
+    # CuPy's default name is "kernel", a reserved word of OpenCL C.
+    host = rng.standard_normal(100)
+    double = cupy.ElementwiseKernel("T x", "T y", "y = 2 * x")  # name="kernel"
+    np.testing.assert_array_equal(double(simt.asarray(host, device=device)).get(), 2 * host)
