@@ -1,0 +1,211 @@
+"""NumPy's convenience names that CuPy programs call (isclose, diag, split, median,
+histogram, convolve, ...), against NumPy's own on fresh random inputs on every device:
+dtypes and shapes NumPy's, values NumPy's (exactly, or within rounding where the sums
+are formed in another order), and NumPy's errors for bad inputs."""
+
+import numpy as np
+import pytest
+
+import simt
+
+
+def on(device, host):
+    return simt.to_device(np.asarray(host), device=device)
+
+
+def check(result, expected, exact=True):
+    assert isinstance(result, simt.Array), type(result)
+    expected = np.asarray(expected)
+    assert result.dtype == expected.dtype, (result.dtype, expected.dtype)
+    assert result.shape == expected.shape, (result.shape, expected.shape)
+    if exact:
+        np.testing.assert_array_equal(result.get(), expected)
+    else:
+        np.testing.assert_allclose(result.get(), expected, rtol=1e-10, atol=1e-12)
+
+
+def floats_with_specials(rng, n):
+    x = rng.standard_normal(n)
+    x[rng.integers(0, n, 4)] = np.nan
+    x[rng.integers(0, n, 2)] = np.inf
+    x[rng.integers(0, n, 2)] = -np.inf
+    return x
+
+
+# --- comparisons -----------------------------------------------------------------------------
+
+def test_isclose_allclose(device, rng):
+    a = floats_with_specials(rng, 64)
+    b = a + rng.choice([0, 1e-9, 1e-3], 64)
+    b[rng.integers(0, 64, 3)] = np.nan
+    for equal_nan in (False, True):
+        check(simt.isclose(on(device, a), on(device, b), equal_nan=equal_nan),
+              np.isclose(a, b, equal_nan=equal_nan))
+        assert bool(simt.allclose(on(device, a), on(device, a), equal_nan=equal_nan)) == \
+            np.allclose(a, a, equal_nan=equal_nan)
+    check(simt.isclose(on(device, a), 0.5, rtol=0.1, atol=0.2), np.isclose(a, 0.5, 0.1, 0.2))
+    ints = rng.integers(-5, 5, 20)
+    check(simt.isclose(on(device, ints), on(device, ints + 1), atol=1),
+          np.isclose(ints, ints + 1, atol=1))
+    f32 = rng.standard_normal(16).astype(np.float32)
+    check(simt.isclose(on(device, f32), on(device, f32)), np.isclose(f32, f32))
+    assert isinstance(simt.allclose(on(device, a), on(device, b)), simt.Array)
+
+
+def test_array_equal_and_equiv(device, rng):
+    a = floats_with_specials(rng, 12).reshape(3, 4)
+    for equal_nan in (False, True):
+        assert bool(simt.array_equal(on(device, a), on(device, a.copy()), equal_nan=equal_nan)) \
+            == np.array_equal(a, a, equal_nan=equal_nan)
+    assert not bool(simt.array_equal(on(device, a), on(device, a[:2])))
+    row = rng.integers(0, 3, 4)
+    tiled = np.tile(row, (3, 1))
+    assert bool(simt.array_equiv(on(device, row), on(device, tiled)))
+    assert not bool(simt.array_equiv(on(device, row), on(device, tiled + 1)))
+    assert not bool(simt.array_equiv(on(device, row), on(device, np.ones((3, 5)))))
+
+
+# --- element-wise forms ----------------------------------------------------------------------
+
+def test_copy_and_nan_to_num(device, rng):
+    a = floats_with_specials(rng, 40)
+    x = on(device, a)
+    c = simt.copy(x)
+    c.fill(0)
+    check(x, a)
+    check(simt.nan_to_num(x), np.nan_to_num(a))
+    check(simt.nan_to_num(x, nan=-1.0, posinf=9.0, neginf=-9.0),
+          np.nan_to_num(a, nan=-1.0, posinf=9.0, neginf=-9.0))
+    f32 = a.astype(np.float32)
+    check(simt.nan_to_num(on(device, f32)), np.nan_to_num(f32))
+    z = np.empty(20, np.complex128)
+    z.real, z.imag = a[:20], a[20:]
+    check(simt.nan_to_num(on(device, z)), np.nan_to_num(z))
+    ints = rng.integers(0, 9, 5)
+    check(simt.nan_to_num(on(device, ints)), ints)
+    simt.nan_to_num(x, copy=False)
+    check(x, np.nan_to_num(a))
+
+
+def test_around_fix_ptp(device, rng):
+    a = rng.standard_normal((4, 6)) * 100
+    x = on(device, a)
+    for decimals in (0, 1, 2, -1):
+        check(simt.around(x, decimals), np.around(a, decimals), exact=False)
+        check(simt.round_(x, decimals=decimals), np.round(a, decimals), exact=False)
+    ints = rng.integers(-1000, 1000, 10)
+    check(simt.around(on(device, ints), -2), np.around(ints, -2))
+    check(simt.around(on(device, ints), 2), np.around(ints, 2))
+    check(simt.fix(x), np.fix(a))
+    for axis in (None, 0, 1):
+        check(simt.ptp(x, axis=axis), np.ptp(a, axis=axis))
+    check(simt.ptp(x, axis=1, keepdims=True), np.ptp(a, axis=1, keepdims=True))
+
+
+# --- diagonals -------------------------------------------------------------------------------
+
+def test_diag_diagonal_trace(device, rng):
+    a = rng.standard_normal((4, 6))
+    x = on(device, a)
+    for k in (-5, -2, 0, 1, 5, 7):
+        check(simt.diag(x, k), np.diag(a, k))
+        check(simt.trace(x, k), np.trace(a, k), exact=False)
+    v = rng.integers(-9, 9, 5)
+    for k in (-2, 0, 3):
+        check(simt.diag(on(device, v), k), np.diag(v, k))
+    b = rng.standard_normal((3, 4, 5))
+    y = on(device, b)
+    for offset, axis1, axis2 in ((0, 0, 1), (1, 2, 0), (-1, 1, 2), (2, -1, -2)):
+        check(simt.diagonal(y, offset, axis1, axis2), np.diagonal(b, offset, axis1, axis2))
+        check(simt.trace(y, offset, axis1, axis2), np.trace(b, offset, axis1, axis2),
+              exact=False)
+    check(simt.trace(on(device, v.reshape(1, 5)), dtype=np.float32),
+          np.trace(v.reshape(1, 5), dtype=np.float32))
+    view = simt.diagonal(x)
+    x.fill(0)
+    check(view, np.zeros(4))
+    with pytest.raises(ValueError, match="diag"):
+        simt.diag(y)
+    with pytest.raises(ValueError, match="diagonal"):
+        simt.diagonal(y, 0, 1, 1)
+    with pytest.raises(ValueError, match="diagonal"):
+        simt.diagonal(on(device, v))
+
+
+# --- splitting -------------------------------------------------------------------------------
+
+def test_splits(device, rng):
+    a = rng.standard_normal((6, 4, 2))
+    x = on(device, a)
+
+    def same(got, want):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            check(g, w)
+
+    for sections in (1, 4, 5, 7):
+        same(simt.array_split(x, sections), np.array_split(a, sections))
+    same(simt.array_split(x, [1, 3, 10], axis=1), np.array_split(a, [1, 3, 10], axis=1))
+    same(simt.split(x, 3), np.split(a, 3))
+    same(simt.split(x, [2, 5], axis=-1), np.split(a, [2, 5], axis=-1))
+    same(simt.hsplit(x, 2), np.hsplit(a, 2))
+    same(simt.vsplit(x, [1]), np.vsplit(a, [1]))
+    same(simt.dsplit(x, 2), np.dsplit(a, 2))
+    same(simt.hsplit(on(device, a[:, 0, 0]), 3), np.hsplit(a[:, 0, 0], 3))
+    with pytest.raises(ValueError, match="equal division"):
+        simt.split(x, 4)
+    with pytest.raises(ValueError, match="larger than 0"):
+        simt.array_split(x, 0)
+    with pytest.raises(ValueError, match="dsplit"):
+        simt.dsplit(on(device, a[0]), 2)
+    with pytest.raises(ValueError, match="vsplit"):
+        simt.vsplit(on(device, a[0, 0]), 2)
+
+
+# --- layout and inspection -------------------------------------------------------------------
+
+def test_layout_and_inspection(device, rng):
+    a = rng.standard_normal((3, 5))
+    x = on(device, a)
+    f = simt.asfortranarray(x)
+    assert f.strides == np.asfortranarray(a).strides
+    check(f, a)
+    assert simt.asfortranarray(f) is f
+    check(simt.asfortranarray(x, dtype=np.float32), a.astype(np.float32))
+    assert simt.ndim(x) == 2 and simt.ndim([[1, 2]]) == 2
+    assert simt.shape(x) == (3, 5) and simt.shape(3.0) == ()
+    assert simt.size(x) == 15 and simt.size(x, 1) == 5 and simt.size(x, -2) == 3
+    assert simt.iscomplexobj(on(device, a + 1j)) and not simt.iscomplexobj(x)
+    assert simt.isrealobj(x) and not simt.isrealobj(1j)
+    assert simt.isscalar(3.0) and simt.isscalar(np.float32(1)) and not simt.isscalar(x)
+    assert not simt.isscalar([1])
+
+
+# --- creation and products -------------------------------------------------------------------
+
+def test_flatnonzero_logspace_indices(device, rng):
+    a = rng.integers(0, 3, (4, 5))
+    check(simt.flatnonzero(on(device, a)), np.flatnonzero(a))
+    check(simt.logspace(0, 3, 7), np.logspace(0, 3, 7), exact=False)
+    check(simt.logspace(1, 2, 4, endpoint=False, base=2.0, dtype=np.float32),
+          np.logspace(1, 2, 4, endpoint=False, base=2.0, dtype=np.float32))
+    check(simt.indices((2, 3, 4)), np.indices((2, 3, 4)))
+    check(simt.indices((3, 2), dtype=np.int32), np.indices((3, 2), dtype=np.int32))
+    for got, want in zip(simt.indices((2, 3), sparse=True), np.indices((2, 3), sparse=True)):
+        check(got, want)
+
+
+def test_vdot_kron(device, rng):
+    a = rng.standard_normal((3, 4))
+    b = rng.standard_normal(12)
+    check(simt.vdot(on(device, a), on(device, b)), np.vdot(a, b), exact=False)
+    z = a + 1j * a[::-1]
+    check(simt.vdot(on(device, z), on(device, z)), np.vdot(z, z), exact=False)
+    with pytest.raises(ValueError, match="vdot"):
+        simt.vdot(on(device, a), on(device, b[:5]))
+    c = rng.integers(-3, 3, (2, 3))
+    d = rng.integers(-3, 3, 4)
+    check(simt.kron(on(device, c), on(device, d)), np.kron(c, d))
+    check(simt.kron(on(device, a), on(device, c)), np.kron(a, c))
+    e = rng.standard_normal((2, 1, 3))
+    check(simt.kron(on(device, e), on(device, a)), np.kron(e, a))
