@@ -420,3 +420,13 @@ def test_pad(device, rng):
         simt.pad(x, 1, mode="edge", constant_values=3)
     with pytest.raises(NotImplementedError, match="wrap"):
         simt.pad(x, 1, mode="wrap")
+
+
+def test_methods(device, rng):
+    a = rng.standard_normal((3, 4)) * 10
+    x = on(device, a)
+    check(x.round(1), a.round(1), exact=False)
+    check(x.round(), a.round())
+    check(x.diagonal(1), a.diagonal(1))
+    check(x.trace(-1), a.trace(-1), exact=False)
+    check(x.ptp(axis=0), np.ptp(a, axis=0))

@@ -454,3 +454,13 @@ def kron(a, b):
     right = reshape(b, tuple(x for n in sb for x in (1, n)))
     product = _F["multiply"](left, right)
     return reshape(product, tuple(p * q for p, q in zip(sa, sb)))
+
+
+# NumPy's and CuPy's ndarray methods that name these functions.
+METHODS = {
+    "round": lambda self, decimals=0, out=None: around(self, decimals, out),
+    "diagonal": lambda self, offset=0, axis1=0, axis2=1: diagonal(self, offset, axis1, axis2),
+    "trace": lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None:
+        trace(self, offset, axis1, axis2, dtype, out),
+    "ptp": lambda self, axis=None, out=None, keepdims=False: ptp(self, axis, out, keepdims),
+}

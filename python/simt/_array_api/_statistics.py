@@ -100,7 +100,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                        total)
     if not returned:
         return avg
-    return avg, broadcast_to(total, avg.shape) if total.shape != avg.shape else total
+    # NumPy's weight sums come in the result's shape, as a new array.
+    return avg, broadcast_to(total, avg.shape).copy() if total.shape != avg.shape else total
 
 
 def _permuted(w, order):
