@@ -430,3 +430,5 @@ def test_methods(device, rng):
     check(x.diagonal(1), a.diagonal(1))
     check(x.trace(-1), a.trace(-1), exact=False)
     check(x.ptp(axis=0), np.ptp(a, axis=0))
+    check(x.clip(-1, 2), a.clip(-1, 2))
+    check(x.clip(max=0.5), a.clip(max=0.5))

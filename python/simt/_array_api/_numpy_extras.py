@@ -459,6 +459,7 @@ def kron(a, b):
 # NumPy's and CuPy's ndarray methods that name these functions.
 METHODS = {
     "round": lambda self, decimals=0, out=None: around(self, decimals, out),
+    "clip": lambda self, min=None, max=None, out=None: _F["clip"](self, min, max, out=out),
     "diagonal": lambda self, offset=0, axis1=0, axis2=1: diagonal(self, offset, axis1, axis2),
     "trace": lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None:
         trace(self, offset, axis1, axis2, dtype, out),
