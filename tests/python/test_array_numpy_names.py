@@ -418,8 +418,16 @@ def test_pad(device, rng):
         simt.pad(x, -1)
     with pytest.raises(ValueError, match="unsupported keyword"):
         simt.pad(x, 1, mode="edge", constant_values=3)
-    with pytest.raises(NotImplementedError, match="wrap"):
-        simt.pad(x, 1, mode="wrap")
+    for width in (5, ((7, 2), (9, 4))):  # wider than the data: filled in rounds
+        for mode, extra in (("reflect", {}), ("symmetric", {}), ("wrap", {}),
+                            ("reflect", {"reflect_type": "odd"}),
+                            ("symmetric", {"reflect_type": "odd"})):
+            check(simt.pad(x, width, mode=mode, **extra), np.pad(a, width, mode=mode, **extra))
+    check(simt.pad(on(device, b), 2, mode="symmetric"), np.pad(b, 2, mode="symmetric"))
+    with pytest.raises(NotImplementedError, match="linear_ramp"):
+        simt.pad(x, 1, mode="linear_ramp")
+    with pytest.raises(ValueError, match="empty axis"):
+        simt.pad(on(device, np.zeros((0, 3))), 1, mode="edge")
 
 
 def test_methods(device, rng):

@@ -10,7 +10,8 @@ array operations so they run on every device:
   running sum (its rounding, not NumPy's per-bin sums);
 - interp, convolve and correlate (1-D): gathers, and a product of a sliding-window view
   with the kernel;
-- pad: modes 'constant', 'edge', 'reflect', written into views of the result.
+- pad: modes 'constant', 'edge', 'reflect', 'symmetric', 'wrap', written into views of
+  the result.
 
 Where a result's shape or an error depends on values (bincount's length, histogram's
 autodetected range, nanargmax's all-NaN check, average's zero weights, the range check of
@@ -510,19 +511,21 @@ def _pairs(value, ndim, where, name, integer):
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
-    """NumPy's pad for modes 'constant' (constant_values), 'edge' and 'reflect'
-    (reflect_type 'even'; widths up to the axis' length - 1): axis by axis, each axis'
-    pads written across the earlier axes' pads, as NumPy orders the corners."""
+    """NumPy's pad for modes 'constant' (constant_values), 'edge', 'reflect' and
+    'symmetric' (reflect_type 'even' or 'odd'), and 'wrap': axis by axis, each axis' pads
+    written across the earlier axes' pads (NumPy's order, so its corners), pads wider than
+    the data filled in rounds, as NumPy's."""
     a = _as_array(array, "pad")
-    allowed = {"constant": {"constant_values"}, "edge": set(), "reflect": {"reflect_type"}}
+    allowed = {"constant": {"constant_values"}, "edge": set(), "wrap": set(),
+               "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}}
     if mode not in allowed:
-        raise NotImplementedError(f"pad: simt has modes 'constant', 'edge' and 'reflect', "
-                                  f"not {mode!r}")
+        raise NotImplementedError(f"pad: simt has modes {sorted(allowed)}, not {mode!r}")
     extra = set(kwargs) - allowed[mode]
     if extra:
         raise ValueError(f"pad: unsupported keyword arguments for mode '{mode}': {extra}")
-    if kwargs.get("reflect_type", "even") != "even":
-        raise NotImplementedError("pad: simt has reflect_type='even' only")
+    method = kwargs.get("reflect_type", "even")
+    if method not in ("even", "odd"):
+        raise ValueError(f"pad: reflect_type must be 'even' or 'odd', not {method!r}")
     widths = _pairs(pad_width, a.ndim, "pad", "pad_width", True)
     values = _pairs(kwargs.get("constant_values", 0), a.ndim, "pad", "constant_values", False)
     shape = tuple(n + b + e for n, (b, e) in zip(a.shape, widths))
@@ -531,37 +534,93 @@ def pad(array, pad_width, mode="constant", **kwargs):
     assign(out[centre], a)
     for axis, ((before, after), (low, high)) in enumerate(zip(widths, values)):
         n = a.shape[axis]
-        # This axis' region: every index of the earlier axes, the original of the later.
-        region = out[tuple(slice(None) if i <= axis else centre[i] for i in range(a.ndim))]
-        _pad_axis(region, axis, before, after, n, mode, low, high)
-    return out
-
-
-def _pad_axis(region, axis, before, after, n, mode, low, high):
-    def along(start, stop, step=None):
-        return region[(slice(None),) * axis + (slice(start, stop, step),)]
-
-    end = before + n
-    if mode == "reflect" and n == 1:
-        mode = "edge"  # NumPy's: a single element reflects to itself
-    if mode == "constant" or n == 0:
         if n == 0 and mode != "constant" and (before or after):
             raise ValueError(f"pad: can't extend empty axis {axis} using modes other than "
                              f"'constant' or 'empty'")
-        if before:
-            assign(along(0, before), low)
-        if after:
-            assign(along(end, end + after), high)
-    elif mode == "edge":
-        if before:
-            assign(along(0, before), along(before, before + 1))
-        if after:
-            assign(along(end, end + after), along(end - 1, end))
+        # This axis' region: every index of the earlier axes, the original of the later.
+        region = out[tuple(slice(None) if i <= axis else centre[i] for i in range(a.ndim))]
+        along = _Along(region, axis)
+        if mode == "constant" or n == 0:
+            along.set(0, before, low) if before else None
+            along.set(before + n, before + n + after, high) if after else None
+        elif mode == "edge" or (mode in ("reflect", "symmetric") and n == 1):
+            # (NumPy extends a single element by itself in the reflecting modes too.)
+            along.set(0, before, along.get(before, before + 1)) if before else None
+            along.set(before + n, before + n + after,
+                      along.get(before + n - 1, before + n)) if after else None
+        elif mode == "wrap":
+            while before or after:
+                before, after = _wrap_round(along, before, after, n)
+        else:
+            while before or after:
+                before, after = _reflect_round(along, before, after, n, method,
+                                               mode == "symmetric")
+    return out
+
+
+class _Along:
+    """Slices of a region along one axis: read (views) and written (assignments)."""
+
+    def __init__(self, region, axis):
+        self.region, self.axis, self.length = region, axis, region.shape[axis]
+
+    def get(self, start, stop, step=None):
+        return self.region[(slice(None),) * self.axis + (slice(start, stop, step),)]
+
+    def set(self, start, stop, value):
+        assign(self.get(start, stop), value)
+
+
+def _reflect_round(along, before, after, period, method, include_edge):
+    """One round of NumPy's _set_reflect_both: each side's pad filled with the mirror of
+    what is already filled next to it (at most that much); the widths left to fill."""
+    old = along.length - before - after
+    if include_edge:
+        old, offset = old // period * period, 1
     else:
-        if before > n - 1 or after > n - 1:
-            raise NotImplementedError(f"pad: simt reflects pads up to the axis' length - 1 "
-                                      f"({n - 1} on axis {axis}), not {builtins.max(before, after)}")
-        if before:
-            assign(along(0, before), flip(along(before + 1, before + 1 + before), axis=axis))
-        if after:
-            assign(along(end, end + after), flip(along(end - 1 - after, end - 1), axis=axis))
+        old, offset = (old - 1) // (period - 1) * (period - 1), 0
+    if before:
+        chunk = builtins.min(old, before)
+        stop = before - offset
+        values = along.get(stop + chunk, stop, -1)
+        if method == "odd":
+            values = _F["subtract"](_F["multiply"](2, along.get(before, before + 1)), values)
+        along.set(before - chunk, before, values)
+        before -= chunk
+    if after:
+        chunk = builtins.min(old, after)
+        n = along.length
+        start = n - after + offset - 2
+        # NumPy slices from the end (negative indices); a stop before index 0 is None here.
+        values = along.get(start, start - chunk if start - chunk >= 0 else None, -1)
+        if method == "odd":
+            values = _F["subtract"](_F["multiply"](2, along.get(n - after - 1, n - after)),
+                                    values)
+        along.set(n - after, n - after + chunk, values)
+        after -= chunk
+    return before, after
+
+
+def _wrap_round(along, before, after, original):
+    """One round of NumPy's _set_wrap_both: each side's pad filled from the other end of
+    what is filled (whole periods of it); the widths left to fill."""
+    n = along.length
+    period = (n - before - after) // original * original
+    left, right = 0, 0
+    if before:
+        end = before + period
+        values = along.get(end - builtins.min(period, before), end)
+        if before > period:
+            along.set(before - period, before, values)
+            left = before - period
+        else:
+            along.set(0, before, values)
+    if after:
+        start = n - after - period
+        values = along.get(start, start + builtins.min(period, after))
+        if after > period:
+            along.set(n - after, n - after + period, values)
+            right = after - period
+        else:
+            along.set(n - after, n, values)
+    return left, right
