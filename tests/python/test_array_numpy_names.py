@@ -52,6 +52,10 @@ def test_isclose_allclose(device, rng):
     f32 = rng.standard_normal(16).astype(np.float32)
     check(simt.isclose(on(device, f32), on(device, f32)), np.isclose(f32, f32))
     assert isinstance(simt.allclose(on(device, a), on(device, b)), simt.Array)
+    for dtype in (np.complex128, np.float16, np.int8, np.bool_, np.uint64):
+        x = rng.uniform(0, 5, 30).astype(dtype)
+        y = (rng.uniform(0, 5, 30) * 1e-3).astype(dtype) + x
+        check(simt.isclose(on(device, x), on(device, y)), np.isclose(x, y))
 
 
 def test_array_equal_and_equiv(device, rng):

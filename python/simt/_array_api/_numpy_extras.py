@@ -23,6 +23,7 @@ from .._array import Array
 from .._device import current_device
 from ._creation import arange, asarray, empty, linspace, zeros
 from ._elementwise import FUNCTIONS as _F, assign
+from ._fusion import fuse
 from ._indexing import nonzero
 from ._linalg import matmul
 from ._manipulation import _view, broadcast_to, moveaxis, ravel, reshape
@@ -91,6 +92,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         b = float(b) if not isinstance(b, complex) else b
     if not isinstance(a, Array) and not isinstance(b, Array):
         a = asarray(a, device=device)
+    if isinstance(a, Array) and isinstance(b, Array) and isinstance(rtol, (int, float)) \
+            and isinstance(atol, (int, float)):
+        # The common case, two arrays: one fused kernel, each element read once.
+        return (_isclose_nan if equal_nan else _isclose)(a, b, float(rtol), float(atol))
     finite = _F["logical_and"](_test("isfinite", a), _test("isfinite", b))
     if isinstance(b, Array):
         tolerance = _F["add"](atol, _F["multiply"](rtol, _F["abs"](b)))
@@ -102,6 +107,19 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         both_nan = _F["logical_and"](_test("isnan", a), _test("isnan", b))
         result = _F["logical_or"](result, both_nan)
     return result
+
+
+def _isclose_formula(a, b, rtol, atol):
+    finite = _F["logical_and"](_F["isfinite"](a), _F["isfinite"](b))
+    close = _F["less_equal"](_F["abs"](a - b), atol + rtol * _F["abs"](b))
+    return _F["where"](finite, close, a == b)
+
+
+_isclose = fuse(kernel_name="isclose")(_isclose_formula)
+_isclose_nan = fuse(kernel_name="isclose_equal_nan")(
+    lambda a, b, rtol, atol: _F["logical_or"](
+        _isclose_formula(a, b, rtol, atol),
+        _F["logical_and"](_F["isnan"](a), _F["isnan"](b))))
 
 
 def _test(name, v):
