@@ -8,13 +8,15 @@ import numpy as np
 from .._array import Array, to_device as _to_device
 from .._device import get_device
 from . import (_creation, _dtypes, _fusion, _indexing, _info, _linalg, _manipulation, _methods,
-               _numpy_protocol, _printing, _reduction, _searching, _sets, _sorting)
+               _numpy_extras, _numpy_protocol, _printing, _reduction, _searching, _sets,
+               _sorting, _statistics)
 from ._elementwise import FUNCTIONS as _ELEMENTWISE
 
 __array_api_version__ = "2024.12"
 
 _FAMILIES = (_creation, _dtypes, _manipulation, _reduction, _indexing, _linalg, _sorting,
-             _searching, _sets, _fusion, _printing, _numpy_protocol, _info)
+             _searching, _sets, _fusion, _printing, _numpy_protocol, _info, _numpy_extras,
+             _statistics)
 
 globals().update(_ELEMENTWISE)
 for _family in _FAMILIES:
