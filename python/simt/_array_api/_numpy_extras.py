@@ -26,7 +26,7 @@ from ._elementwise import FUNCTIONS as _F, assign
 from ._fusion import fuse
 from ._indexing import nonzero
 from ._linalg import matmul
-from ._manipulation import _view, broadcast_to, moveaxis, ravel, reshape
+from ._manipulation import _f_contiguous, _view, broadcast_to, moveaxis, ravel, reshape
 from ._reduction import all as _all, max as _max, min as _min, sum as _sum
 from ._axes import normalize_axis
 
@@ -366,20 +366,11 @@ def asfortranarray(a, dtype=None):
     """A in Fortran (column-major) order: itself where it is already, else a copy."""
     a = _as_array(a, "asfortranarray")
     dtype = a.dtype if dtype is None else np.dtype(dtype)
-    if dtype == a.dtype and _is_fortran(a):
+    if dtype == a.dtype and _f_contiguous(a):
         return a
     out = empty(a.shape if a.ndim else (), dtype=dtype, device=a.device, order="F")
     assign(out, a)
     return out
-
-
-def _is_fortran(a):
-    expected = a.itemsize
-    for n, s in zip(a.shape, a.strides):
-        if n != 1 and s != expected:
-            return False
-        expected *= n
-    return True
 
 
 def ndim(a):

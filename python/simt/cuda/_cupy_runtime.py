@@ -235,6 +235,16 @@ class PinnedMemoryPool:
         return 0
 
 
+def _pool_allocator(allocator, pool_type, where):
+    """`allocator` checked to be None or a `pool_type` object's malloc: simt's memory comes
+    from its own pools, which those objects view."""
+    if allocator is not None and not isinstance(getattr(allocator, "__self__", None), pool_type):
+        raise NotImplementedError(f"{where}: simt takes a {pool_type.__name__}'s malloc or "
+                                  f"None, not other allocators (its memory comes from its "
+                                  f"own pools)")
+    return allocator
+
+
 _pinned_allocator = None
 
 
@@ -242,11 +252,8 @@ def set_pinned_memory_allocator(allocator=None):
     """Where alloc_pinned_memory takes memory: a PinnedMemoryPool's malloc, or None for
     simt's page-locked memory directly (the same memory either way)."""
     global _pinned_allocator
-    owner = getattr(allocator, "__self__", None)
-    if allocator is not None and not isinstance(owner, PinnedMemoryPool):
-        raise NotImplementedError("set_pinned_memory_allocator: simt takes a "
-                                  "PinnedMemoryPool's malloc or None, not other allocators")
-    _pinned_allocator = allocator
+    _pinned_allocator = _pool_allocator(allocator, PinnedMemoryPool,
+                                        "set_pinned_memory_allocator")
 
 
 def alloc_pinned_memory(size):
@@ -262,11 +269,7 @@ def set_allocator(allocator=None):
     memory every array comes from) or None. Other allocators are refused: simt's arrays
     always come from its own pool."""
     global _allocator
-    owner = getattr(allocator, "__self__", None)
-    if allocator is not None and not isinstance(owner, MemoryPool):
-        raise NotImplementedError("set_allocator: simt takes a MemoryPool's malloc or None, "
-                                  "not other allocators (arrays come from simt's own pool)")
-    _allocator = allocator
+    _allocator = _pool_allocator(allocator, MemoryPool, "set_allocator")
 
 
 def get_allocator():

@@ -868,25 +868,18 @@ size_t skip_space(const std::string& t, size_t p) {
   return p;
 }
 
-// From `p` at an opening parenthesis: just past its closing one.
-size_t skip_parens(const std::string& t, size_t p) {
+// From `p` at an opening `open`: just past the `close` that balances it.
+size_t skip_balanced(const std::string& t, size_t p, char open, char close) {
   int depth = 0;
   for (; p < t.size(); ++p) {
-    if (t[p] == '(') ++depth;
-    if (t[p] == ')' && --depth == 0) return p + 1;
+    if (t[p] == open) ++depth;
+    if (t[p] == close && --depth == 0) return p + 1;
   }
   return p;
 }
 
-// From `p` at an opening brace: just past its closing one.
-size_t skip_braces(const std::string& t, size_t p) {
-  int depth = 0;
-  for (; p < t.size(); ++p) {
-    if (t[p] == '{') ++depth;
-    if (t[p] == '}' && --depth == 0) return p + 1;
-  }
-  return p;
-}
+size_t skip_parens(const std::string& t, size_t p) { return skip_balanced(t, p, '(', ')'); }
+size_t skip_braces(const std::string& t, size_t p) { return skip_balanced(t, p, '{', '}'); }
 
 // Whether `p` lies on a preprocessor directive (a macro's continuation lines included).
 bool on_directive(const std::string& t, size_t p) {
