@@ -204,35 +204,50 @@ runtime::RawArgument RawKernel::read(const nb::handle& arg, size_t index,
 
 bool RawKernel::as_parameter_type(const nb::handle& arg, const runtime::RawParam& param,
                                   size_t index, std::array<uint64_t, 2>* value) const {
-  if (param.kind != runtime::RawParam::Kind::Value || !param.scalar) return false;
-  const abi::Scalar target = *param.scalar;
+  // The parameter's type: reported (OpenCL, the cpu device), or on CUDA, whose driver
+  // reports only sizes, an int of that size for an int and a float for a 4-byte float.
+  std::optional<abi::Scalar> target = param.scalar;
+  const bool sized_only = param.kind == runtime::RawParam::Kind::Unknown;
+  if (sized_only && PyLong_CheckExact(arg.ptr())) {
+    constexpr abi::Scalar kBySize[] = {abi::Scalar::Int8, abi::Scalar::Int16, abi::Scalar::Int32};
+    if (param.bytes == 1 || param.bytes == 2 || param.bytes == 4)
+      target = kBySize[param.bytes == 1 ? 0 : param.bytes == 2 ? 1 : 2];
+  } else if (sized_only && PyFloat_CheckExact(arg.ptr()) && param.bytes == 4) {
+    target = abi::Scalar::Float32;
+  } else if (param.kind != runtime::RawParam::Kind::Value) {
+    return false;
+  }
+  if (!target) return false;
   PyObject* o = arg.ptr();
   ScalarArg number;
-  if (PyLong_CheckExact(o) && abi::is_integer(target)) {
+  if (PyLong_CheckExact(o) && abi::is_integer(*target)) {
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    const int bits = abi::bit_width(target);
-    const bool fits =
-        !overflow && (abi::is_signed(target)
-                          ? bits == 64 || (v >= -(1LL << (bits - 1)) && v < (1LL << (bits - 1)))
-                          : v >= 0 && (bits == 64 || v < (1LL << bits)));
-    if (!fits) {
+    const int bits = abi::bit_width(*target);
+    // A size-only parameter may be signed or unsigned: either range fits.
+    const bool signed_ok = abi::is_signed(*target) &&
+                           (bits == 64 || (v >= -(1LL << (bits - 1)) && v < (1LL << (bits - 1))));
+    const bool unsigned_ok =
+        (!abi::is_signed(*target) || sized_only) && v >= 0 && (bits == 64 || v < (1LL << bits));
+    if (overflow || !(signed_ok || unsigned_ok)) {
+      const std::string type =
+          param.type_name.empty() ? std::to_string(param.bytes) + "-byte" : param.type_name;
       const std::string message = "raw kernel '" + name_ + "', argument " + std::to_string(index) +
                                   ": the int " + nb::cast<std::string>(nb::str(arg)) +
-                                  " does not fit the parameter's type " + param.type_name;
+                                  " does not fit the parameter's type (" + type + ")";
       PyErr_SetString(PyExc_OverflowError, message.c_str());
       throw nb::python_error();
     }
     number.scalar = abi::Scalar::Int64;
     number.int_value = v;
-  } else if (PyFloat_CheckExact(o) && abi::is_float(target)) {
+  } else if (PyFloat_CheckExact(o) && abi::is_float(*target)) {
     number.scalar = abi::Scalar::Float64;
     number.real = PyFloat_AS_DOUBLE(o);
   } else {
     return false;
   }
   *value = {};
-  store_scalar(number, target, value->data());
+  store_scalar(number, *target, value->data());
   return true;
 }
 
