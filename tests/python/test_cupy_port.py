@@ -170,6 +170,10 @@ def test_legacy_random_with_array_parameters(device):
         assert spans.min() >= 0 and spans.max() < 4 and abs(spans.mean() - 2) < 0.3
         with pytest.raises(ValueError):
             cupy.random.normal(np.zeros(3), 1.0, size=(2,))
+        with pytest.raises(ValueError, match="size"):
+            cupy.random.normal(np.zeros((2, 3)), 1.0, size=(3,))  # NumPy's: no silent growth
+        with pytest.raises(ValueError, match="scale"):
+            cupy.random.normal(0.0, cupy.array([1.0, -1.0]))
 
 
 def test_random_state_of_cupys_generator_module(device):

@@ -126,7 +126,11 @@ class RandomState:
             shape = np.broadcast_shapes(a.shape, b.shape)
         else:
             shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-            np.broadcast_shapes(a.shape, b.shape, shape)  # NumPy's error where they do not
+            if np.broadcast_shapes(a.shape, b.shape, shape) != shape:
+                raise ValueError(f"shape mismatch: parameters of shapes {a.shape} and "
+                                 f"{b.shape} do not broadcast to size {shape}")
+        if not span and bool(simt.any(b < 0)):  # a scale (one read of the device)
+            raise ValueError("scale < 0: the standard deviation must be non-negative")
         values = draw(shape, dtype, device=device if device is not None else a.device)
         if span:
             b = b - a
