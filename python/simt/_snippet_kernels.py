@@ -8,13 +8,13 @@ emitter's own, read from its dialect table in C++ (``_core.dialect_spellings``).
 """
 
 import functools
-import operator
 import re
 
 import numpy as np
 
 from . import _broadcast, _core, _interop
 from ._array import Array, empty
+from ._axes import normalize_axes
 from ._launch import CHUNKED, GRID_STRIDE, elementwise_config, loop_form
 from ._device import get_device
 from ._raw_kernels import RawModule, _strings
@@ -471,27 +471,6 @@ class _SnippetKernel:
         return "\n".join(lines) + "\n"
 
 
-def _normalize_axes(axis, ndim, what):
-    """`axis` (None, an int or a tuple of ints) as the sorted tuple of the axes reduced."""
-    if axis is None:
-        return tuple(range(ndim))
-    items = axis if isinstance(axis, tuple) else (axis,)
-    out = []
-    for a in items:
-        try:
-            a = operator.index(a)
-        except TypeError:
-            raise TypeError(f"{what}: axis must be None, an int or a tuple of ints, not "
-                            f"{type(a).__name__}") from None
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
-        a %= ndim
-        if a in out:
-            raise ValueError(f"{what}: axis {a} is repeated")
-        out.append(a)
-    return tuple(sorted(out))
-
-
 def _expand_strides(value, kept, nd):
     """A result's strides in bytes over all `nd` axes (0 on the reduced ones)."""
     strides = [0] * nd
@@ -880,7 +859,7 @@ class ReductionKernel(_SnippetKernel):
             shape = np.broadcast_shapes(*shapes)
         except ValueError:
             raise ValueError(f"{self._what}: shapes {shapes} do not broadcast") from None
-        axes = _normalize_axes(axis, len(shape), self._what)
+        axes = normalize_axes(axis, len(shape), self._what)
         if len(axes) < len(shape):
             return self._call_axes(args, dev, dialect, ins, outs, types, in_types, out_types,
                                    rtype, shape, axes, keepdims, stream)
@@ -1210,7 +1189,7 @@ class ReductionKernel(_SnippetKernel):
         if axis is not None:
             shape = np.broadcast_shapes(*[a.shape for p, a in zip(self.in_params, args)
                                           if isinstance(a, Array) and not p.raw])
-            axes = _normalize_axes(axis, len(shape), self._what)
+            axes = normalize_axes(axis, len(shape), self._what)
             if len(axes) < len(shape):
                 length = int(np.prod([shape[d] for d in axes], dtype=np.int64))
                 uses_i = re.search(r"\bi\b", self.map_expr) is not None

@@ -38,7 +38,7 @@ from .._array import Array, empty, to_device, zeros
 from .. import _broadcast
 from . import _elementwise, _generated
 from .. import _launch
-from ._axes import normalize_axis
+from .._axes import normalize_axis
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere"]
 

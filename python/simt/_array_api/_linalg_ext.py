@@ -18,7 +18,7 @@ from ._elementwise import FUNCTIONS, contiguous_copy
 from ._linalg import matmul
 from ._manipulation import broadcast_arrays, broadcast_to, moveaxis, reshape, stack
 from ._reduction import count_nonzero, max as _max, min as _min, sum as _sum
-from ._axes import normalize_axis
+from .._axes import normalize_axis
 
 __all__ = ["diagonal", "trace", "cross", "vector_norm", "matrix_norm", "norm",
            "matrix_power"]

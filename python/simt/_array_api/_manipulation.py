@@ -22,7 +22,7 @@ from .. import _broadcast
 from . import _generated
 from .. import _launch
 from ._elementwise import assign, contiguous_copy
-from ._axes import normalize_axis
+from .._axes import normalize_axis
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_to",
            "column_stack", "concat", "concatenate", "dstack", "expand_dims", "flip",

@@ -28,7 +28,7 @@ from ._indexing import nonzero
 from ._linalg import matmul
 from ._manipulation import _f_contiguous, _view, broadcast_to, moveaxis, ravel, reshape
 from ._reduction import all as _all, max as _max, min as _min, sum as _sum
-from ._axes import normalize_axis
+from .._axes import normalize_axis
 
 __all__ = ["allclose", "isclose", "array_equal", "array_equiv", "copy", "nan_to_num",
            "around", "round_", "fix", "ptp", "diag", "diagonal", "trace", "split",

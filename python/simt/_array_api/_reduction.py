@@ -19,7 +19,6 @@ value (FINAL), with the accumulator's dtype.
 """
 
 import builtins
-import operator
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from .._snippet_kernels import ReductionKernel
 from .. import _broadcast
 from . import _generated
 from .. import _launch
+from .._axes import normalize_axes
 from ._elementwise import FUNCTIONS, TracedValue, assign, check_out, contiguous_copy
 from ._manipulation import with_ends
 
@@ -64,22 +64,7 @@ _OPS = {
 
 def _axes(x, axis, what):
     """The reduced axes, sorted, as non-negative ints."""
-    if axis is None:
-        return tuple(range(x.ndim))
-    items = axis if isinstance(axis, tuple) else (axis,)
-    found = []
-    for item in items:
-        try:
-            a = operator.index(item)
-        except TypeError:
-            raise TypeError(f"{what}: axis must be an int, a tuple of ints or None, not "
-                            f"{type(item).__name__}") from None
-        if not -x.ndim <= a < x.ndim:
-            raise np.exceptions.AxisError(a, x.ndim, f"{what}")
-        found.append(a % x.ndim)
-    if len(set(found)) != len(found):
-        raise ValueError(f"{what}: an axis repeats in {axis}")
-    return tuple(sorted(found))
+    return normalize_axes(axis, x.ndim, what)
 
 
 def _as_rows(x, axes):

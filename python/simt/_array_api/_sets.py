@@ -25,7 +25,7 @@ import numpy as np
 from .._array import Array, empty
 from . import _generated
 from .. import _launch
-from ._axes import normalize_axis
+from .._axes import normalize_axis
 from ._creation import arange, asarray
 from ._indexing import nonzero, take
 from ._manipulation import concat, moveaxis, reshape

@@ -69,7 +69,7 @@ from .._device import builds_cuda, builds_opencl, runs_on_host
 from .. import _broadcast
 from . import _generated, _sorting_onesweep
 from .. import _launch
-from ._axes import normalize_axis
+from .._axes import normalize_axis
 from ._elementwise import assign
 from ._indexing import take_along_axis
 from ._reduction import _as_rows

@@ -36,7 +36,7 @@ from ._reduction import (all as _all, any as _any, argmax as _argmax, argmin as 
                          prod as _prod, sum as _sum)
 from ._searching import searchsorted
 from ._sorting import argsort, sort
-from ._axes import normalize_axis
+from .._axes import normalize_axis
 from ._numpy_extras import _arrays_on_one_device, _as_array
 
 __all__ = ["average", "median", "percentile", "quantile", "nansum", "nanprod", "nanmax",

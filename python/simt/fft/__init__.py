@@ -23,7 +23,7 @@ import numpy as np
 
 from .._array import Array, empty
 from .._device import runs_on_host
-from .._array_api._axes import normalize_axis
+from .._axes import normalize_axis
 from .. import _launch
 from .._array_api._creation import arange
 from .._array_api._elementwise import FUNCTIONS, assign, contiguous_copy

@@ -19,7 +19,7 @@ from .. import _array
 from .._array import Array
 from .._device import get_device
 from .. import _launch
-from .._array_api._axes import normalize_axis
+from .._axes import normalize_axis
 from .._array_api._creation import asarray
 from .._array_api._elementwise import assign
 from .._array_api._indexing import take
