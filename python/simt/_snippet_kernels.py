@@ -17,6 +17,7 @@ from ._array import Array, empty
 from ._axes import normalize_axes
 from ._launch import CHUNKED, GRID_STRIDE, elementwise_config, loop_form
 from ._device import get_device
+from ._cuda_to_opencl import spelled_for_opencl
 from ._raw_kernels import RawModule, _strings
 
 # The dialects snippets are written in: CUDA C++ (on cuda:N and on the cpu device, which
@@ -293,15 +294,6 @@ def _element_strides(array, shape, what, name):
     return out
 
 
-# CUDA C++ spellings OpenCL C lacks, as snippets and preambles written for CuPy use them
-# (CUDA's math functions OpenCL lacks are defined by the dialect's `cuda_qualifiers`):
-# `long long` is a reserved word there, and C has no functional casts, `T(x)`.
-_OPENCL_TYPE_WORDS = ((re.compile(r"\bunsigned\s+long\s+long\b"), "ulong"),
-                      (re.compile(r"\blong\s+long\b"), "long"))
-_C_SCALAR_NAMES = ("bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-                   "float", "double", "size_t")
-
-
 # OpenCL C's reserved words a kernel may be named (CuPy's default name is "kernel").
 _OPENCL_RESERVED = frozenset(("kernel", "global", "local", "constant", "private", "half",
                               "read_only", "write_only", "read_write", "uniform", "pipe"))
@@ -315,16 +307,8 @@ def _entry_name(dialect, name):
 
 def _spelled_for(dialect, source):
     """`source` (a snippet kernel's whole text) as `dialect` takes it: CUDA C++ as written;
-    for OpenCL C, `long long` spelled `long`, and functional casts of type names (the
-    placeholders, the preamble's typedefs, C's scalar types) written as C casts:
-    `T(x)` -> `(T)(x)`."""
-    if dialect != "opencl":
-        return source
-    for pattern, word in _OPENCL_TYPE_WORDS:
-        source = pattern.sub(word, source)
-    names = set(_C_SCALAR_NAMES) | set(re.findall(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", source))
-    cast = re.compile(r"(?<![\w.>$])(" + "|".join(sorted(map(re.escape, names))) + r")\(")
-    return cast.sub(r"(\1)(", source)
+    OpenCL C respelled (_cuda_to_opencl.spelled_for_opencl)."""
+    return spelled_for_opencl(source) if dialect == "opencl" else source
 
 
 class _Generated:
