@@ -7,6 +7,19 @@
 
 namespace simt::codegen::detail {
 
+namespace {
+
+// A compile-time argument value (an integer, bool or tuple of those), as the
+// comment above a specialization shows it.
+std::string constant_text(const sema::Constant& c) {
+  if (!c.type.is_tuple()) return std::to_string(c.int_value);
+  std::string items;
+  for (size_t k = 0; k < c.items.size(); ++k) items += (k ? ", " : "") + constant_text(c.items[k]);
+  return "(" + items + (c.items.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
 Emitter::Emitter(const sema::TypedFunction& fn, const Dialect& d, const EmitOptions& options,
                  Module& m, const sema::TypedDeviceFunction* self)
     : fn_(fn),
@@ -47,8 +60,11 @@ void Emitter::emit_function() {
   std::string result = result_ctype(fn_.return_type);
   std::string body = function_body();
   std::string signature;
-  for (size_t i = 0; i < self_->signature.size(); ++i)
+  for (size_t i = 0; i < self_->signature.size(); ++i) {
     signature += (i ? ", " : "") + self_->signature[i].str();
+    if (i < self_->constants.size() && self_->constants[i])
+      signature += " = " + constant_text(*self_->constants[i]);
+  }
   module_.function_code += "// Device function '" + self_->source->name + "' (" +
                            fn_.source->filename() + ":" + std::to_string(def.span.line) +
                            ") for (" + signature + ") -> " + fn_.return_type.str() + "\n" +

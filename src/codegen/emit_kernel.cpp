@@ -68,10 +68,12 @@ abi::GeneratedKernel emit_module(const sema::TypedFunction& fn, const Dialect& d
 abi::GeneratedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
                                  const EmitOptions& options) {
   // The CPU runs a block's threads as loops split at barriers (regions) where
-  // it can, and as fibers where it cannot: a collective in a device function,
-  // or one the region lowering refuses (detail::RegionsRefused).
-  bool fibers =
-      dialect.threads_are_loops() && (options.cpu_fibers || passes::functions_call_collectives(fn));
+  // it can, and as fibers where it cannot: a collective or a shared array in
+  // a device function, or one the region lowering refuses
+  // (detail::RegionsRefused).
+  bool fibers = dialect.threads_are_loops() &&
+                (options.cpu_fibers || passes::functions_call_collectives(fn) ||
+                 passes::functions_allocate_shared(fn));
   if (!fibers) {
     try {
       return emit_module(fn, dialect, options, false);

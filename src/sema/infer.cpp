@@ -116,6 +116,10 @@ void Inferencer::declare_locals(const std::vector<Type>& arg_types) {
     param_types_.push_back(t);
     nonneg_[index] = t.is_scalar() && (is_unsigned(t.scalar) || is_bool(t.scalar));
   }
+  bindings_.assign(out_.locals.size(), 0);
+  local_constants_.assign(out_.locals.size(), std::nullopt);
+  count_bindings(fn_.def.body);
+  declare_constant_params();
 }
 
 void Inferencer::declare_annotations(const std::vector<lang::StmtPtr>& body) {

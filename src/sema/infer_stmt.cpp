@@ -14,8 +14,10 @@ void Inferencer::stmt(const Stmt& s) {
     case StmtKind::Assign: {
       Type value = expr(*s.value);
       bool nonneg = info(*s.value).nonnegative;
-      for (const auto& target : s.targets)
+      for (const auto& target : s.targets) {
         assign(*target, value, nonneg, info(*s.value).value_range);
+        note_constant(*target, info(*s.value));
+      }
       break;
     }
     case StmtKind::AnnAssign:
