@@ -9,6 +9,14 @@
 // records the parameter as wanted, and the caller types it again with the values
 // of the wanted parameters (infer_functions.cpp). So `f(x, 1)`, `f(x, 2)`, ...
 // make one function unless f needs its second parameter at compile time.
+//
+// A branch whose condition is known at compile time and false (or the else of
+// one that is true) never runs, so its assignments do not widen the variables'
+// types: they convert into them, as the emitted C code does, and the C compiler
+// drops the branch. Numba prunes such branches before typing; without this,
+// `if neg_idx: bin = (bin[0] % n, bin[1] % n)` with neg_idx False would turn a
+// (int64, uint64) index into (int64, float64). A condition reading a parameter
+// is wanted as a constant only when typing fails without it.
 #include "sema/inferencer.h"
 
 namespace simt::sema::detail {
@@ -101,7 +109,7 @@ void Inferencer::note_constant(const Expr& target, const ExprInfo& value) {
     local_constants_[index].reset();
 }
 
-void Inferencer::want_constant(const Expr& e, const std::string& what) {
+void Inferencer::want_constant(const Expr& e, const std::string& what, bool required) {
   switch (e.kind) {
     case ExprKind::Name: {
       auto at = local_index_.find(e.name);
@@ -109,17 +117,20 @@ void Inferencer::want_constant(const Expr& e, const std::string& what) {
       const auto& params = fn_.def.params;
       for (size_t p = 0; p < params.size(); ++p) {
         if (params[p].name != e.name) continue;
-        for (const auto& w : wanted_)
-          if (w.param == p) return;
-        wanted_.push_back({p, e.span, what});
+        for (auto& w : wanted_)
+          if (w.param == p) {
+            if (required && !w.required) w = {p, e.span, what, required};
+            return;
+          }
+        wanted_.push_back({p, e.span, what, required});
       }
       return;
     }
     case ExprKind::Tuple:
-      for (const auto& item : e.items) want_constant(*item, what);
+      for (const auto& item : e.items) want_constant(*item, what, required);
       return;
     case ExprKind::Subscript:
-      want_constant(*e.items[0], what);
+      want_constant(*e.items[0], what, required);
       return;
     default:
       return;

@@ -241,6 +241,7 @@ const TypedDeviceFunction* Inferencer::specialize(
         more = true;
         continue;
       }
+      if (!w.required) continue;
       // The caller cannot give it: the error is here, at the argument (and
       // the caller's own parameter, if it is one, is wanted in turn).
       const lang::Param& param = source->parsed->def.params[w.param];

@@ -108,6 +108,9 @@ struct WantedConstant {
   size_t param = 0;
   Span where;
   std::string what;
+  // Typing cannot succeed without it (a shape); else it may (an if's
+  // condition, which decides a branch once known).
+  bool required = true;
 };
 
 // Whether `c` can stand for a parameter at a compile-time position: an
@@ -251,7 +254,7 @@ class Inferencer {
   void note_constant(const Expr& target, const ExprInfo& value);
   // `e` is needed at compile time and is not constant: the parameters it
   // reads (directly, in a tuple, or indexed) are wanted as constants.
-  void want_constant(const Expr& e, const std::string& what);
+  void want_constant(const Expr& e, const std::string& what, bool required = true);
   // The hint that ends a "known at compile time" error about `e`.
   std::string constant_hint(const Expr& e) const;
 
@@ -399,6 +402,9 @@ class Inferencer {
   std::vector<std::optional<Constant>> local_constants_;
   const std::vector<std::optional<Constant>>* param_constants_;
   std::vector<WantedConstant> wanted_;
+  // Inside this many branches a compile-time condition never takes: there
+  // assignments convert into the variables' types and never widen them.
+  int dead_depth_ = 0;
   bool final_ = false;
   bool changed_ = false;
   bool ranges_changed_ = false;  // the last pass narrowed a local's range

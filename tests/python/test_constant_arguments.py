@@ -293,3 +293,64 @@ def test_runtime_value_as_shape_is_an_error(current):
 
     with pytest.raises(simt.TypingError, match="parameter 'n' is assigned in 'reassigned_shape'"):
         k3[1, 1](a)
+
+
+@cuda.jit(device=True)
+def count_at(a, i, j, wrap):
+    # With wrap a constant False the branch never runs: it must not turn the
+    # (int64, uint64) index into (int64, float64) (uint64 % int64 is float64).
+    idx = (i, np.uint64(j))
+    if wrap:
+        idx = (idx[0] % a.shape[0], idx[1] % a.shape[1])
+    cuda.atomic.add(a, idx, 1)
+
+
+def test_constant_condition_prunes_a_branch(current, rng):
+    i = rng.integers(0, 4, 200)
+    j = rng.integers(0, 5, 200)
+    counts = np.zeros((4, 5), np.int32)
+
+    @cuda.jit
+    def k(i, j, counts):
+        t = cuda.grid(1)
+        if t < i.size:
+            count_at(counts, i[t], j[t], False)
+
+    k[2, 128](i, j, counts)
+    expected = np.zeros((4, 5), np.int32)
+    np.add.at(expected, (i, j), 1)
+    np.testing.assert_array_equal(counts, expected)
+
+    @cuda.jit
+    def k2(i, j, counts, wrap):
+        t = cuda.grid(1)
+        if t < i.size:
+            count_at(counts, i[t], j[t], wrap)
+
+    # Known only at launch: both branches are typed, and the index is float64.
+    with pytest.raises(simt.TypingError, match="needs a tuple of 2 integer indices"):
+        k2[2, 128](i, j, counts, False)
+
+
+@cuda.jit(device=True)
+def doubled_if(x, flag):
+    if flag:
+        return x * 2
+    return x
+
+
+def test_flags_typing_does_not_need_are_not_specialized(current, rng):
+    a = rng.integers(-100, 100, 100).astype(np.int64)
+    out = np.full((2, a.size), POISON, np.int64)
+
+    @cuda.jit
+    def k(a, out):
+        t = cuda.grid(1)
+        if t < a.size:
+            out[0, t] = doubled_if(a[t], True)
+            out[1, t] = doubled_if(a[t], False)
+
+    k[1, 128](a, out)
+    np.testing.assert_array_equal(out, np.stack([2 * a, a]))
+    src = k.inspect_source(simt.typeof(a), simt.typeof(out), dialect="cpp")
+    assert src.count("Device function 'doubled_if'") == 1
