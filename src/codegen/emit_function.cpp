@@ -40,6 +40,7 @@ void Emitter::emit_function() {
     params.push_back(std::move(barrier));
   if (std::string status = raise_status_param(); !status.empty())
     params.push_back(std::move(status));
+  for (std::string& slot : shared_slot_params()) params.push_back(std::move(slot));
   for (size_t p = 0; p < fn_.param_count(); ++p) {
     std::vector<std::string> names, local_names;
     std::vector<Type> types, local_types;
@@ -88,6 +89,7 @@ abi::GeneratedKernel Emitter::run() {
   std::vector<std::string> params = parameters(out.params);
   if (checked()) add_check_record(out.params, params);
   regions_.bare_names = false;
+  declare_shared_slots();
   std::string body = function_body();
   std::string guard_test = thread_guard_ ? thread_guard_test() : "";
   if (uses_dynamic_shared_) add_dynamic_shared(out.params, params, body);

@@ -43,6 +43,7 @@ abi::GeneratedKernel emit_module(const sema::TypedFunction& fn, const Dialect& d
   Module module(dialect);
   module.fibers = fibers;
   module.grid_barrier = detail::uses_grid_sync(fn);
+  detail::collect_shared_slots(fn, dialect, module);
   // Callees come first in `functions`, so each is defined before its use.
   for (const auto& f : fn.functions)
     Emitter(f->typed, dialect, options, module, f.get()).emit_function();

@@ -159,14 +159,13 @@ std::string Emitter::array_alloc(const Expr& e) {
     total *= i.shape[k];
   }
   std::string view = name + "_view";
-  // OpenCL C declares __local variables in kernels only (CUDA's __shared__ and
-  // the CPU's per-block buffer work in device functions too).
-  if (shared && self_ && d_.id == abi::Language::OpenCL)
-    fail_at(e.span,
-            "a shared array in a device function is not supported on OpenCL (it declares "
-            "local memory in kernels only): allocate it in the kernel and pass it to the "
-            "device function as an argument");
   count_array_bytes(e, shared, total);
+  if (std::optional<size_t> slot = shared ? shared_slot_of(e) : std::nullopt) {
+    // Declared in the kernel and passed in (emit_shared_slots.cpp).
+    prologue_ += "  " + view_type + " " + view + " = {" + slot_name(*slot) + ", {" + extents +
+                 "}, {" + strides + "}};\n";
+    return view;
+  }
   if (shared && total == 0) {
     // Dynamic: every such array views the launch's one buffer.
     uses_dynamic_shared_ = true;

@@ -30,16 +30,14 @@ void bound_names(const Expr& target, std::vector<std::string>& names) {
     for (const auto& item : target.items) bound_names(*item, names);
 }
 
-// `c` with the type `t` (an integer argument's constant takes its parameter's
-// type, int64 for a Python int), items alike.
-Constant retyped(Constant c, const Type& t) {
+}  // namespace
+
+Constant constant_as(Constant c, const Type& t) {
   if (t.is_tuple() && t.items.size() == c.items.size())
-    for (size_t k = 0; k < c.items.size(); ++k) c.items[k] = retyped(c.items[k], t.items[k]);
+    for (size_t k = 0; k < c.items.size(); ++k) c.items[k] = constant_as(c.items[k], t.items[k]);
   c.type = t;
   return c;
 }
-
-}  // namespace
 
 bool is_compile_time_value(const Constant& c) {
   if (c.type.is_scalar()) return c.type.is_int_like();
@@ -93,7 +91,7 @@ void Inferencer::declare_constant_params() {
   for (size_t p = 0; p < params.size() && p < param_constants_->size(); ++p) {
     const auto& c = (*param_constants_)[p];
     int index = local_index_.at(params[p].name);
-    if (c && bindings_[index] == 0) local_constants_[index] = retyped(*c, param_types_[p]);
+    if (c && bindings_[index] == 0) local_constants_[index] = constant_as(*c, param_types_[p]);
   }
 }
 

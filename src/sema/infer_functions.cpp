@@ -194,6 +194,9 @@ ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
                              "function, not " +
                              t.str()));
     signature.push_back(concrete_type(t));
+    // Offered as the parameter's type: 64 from a literal and 64 from a
+    // parameter given it are one value, one specialization.
+    if (offered[p]) offered[p] = constant_as(*offered[p], signature.back());
   }
 
   const TypedDeviceFunction* function = specialize(source, signature, offered, e, arguments);

@@ -116,6 +116,9 @@ struct WantedConstant {
 // Whether `c` can stand for a parameter at a compile-time position: an
 // integer or bool, or a tuple of those (a shape).
 bool is_compile_time_value(const Constant& c);
+// `c` with the type `t` (an integer argument's constant takes its parameter's
+// type, int64 for a Python int), items alike.
+Constant constant_as(Constant c, const Type& t);
 bool same_constant(const Constant& a, const Constant& b);
 bool same_constants(const std::vector<std::optional<Constant>>& a,
                     const std::vector<std::optional<Constant>>& b);

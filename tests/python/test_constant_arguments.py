@@ -215,13 +215,43 @@ def test_shared_array_in_device_function(current, rng):
     def k(a, out):
         block_reverse(a, out, 32, np.float32)
 
-    if current.backend == "opencl":
-        with pytest.raises(simt.CompileError, match="shared array in a device function is not "
-                                                    "supported on OpenCL"):
-            k[4, 32](a, out)
-        return
     k[4, 32](a, out)
     np.testing.assert_array_equal(out, a.reshape(4, 32)[:, ::-1].ravel())
+
+
+@cuda.jit(device=True)
+def mirrored(v, n, dt):
+    # The block's values reversed, through a shared array of this function.
+    sm = cuda.shared.array(n, dt)
+    t = cuda.threadIdx.x
+    cuda.syncthreads()
+    sm[t] = v
+    cuda.syncthreads()
+    return sm[n - 1 - t]
+
+
+@cuda.jit(device=True)
+def mirrored_sum(v, w, n):
+    # Two calls of one specialization (one array per block), one level down.
+    return mirrored(v, n, np.int64) + 1000 * mirrored(w, n, np.int64)
+
+
+def test_shared_array_in_nested_device_functions(current, rng):
+    a = rng.integers(0, 1000, 3 * 64).astype(np.int64)
+    b = rng.integers(0, 1000, a.size).astype(np.int64)
+    out = np.full(a.size, POISON, np.int64)
+
+    @cuda.jit
+    def k(a, b, out):
+        i = cuda.grid(1)
+        out[i] = mirrored_sum(a[i], b[i], 64) + mirrored(a[i], 64, np.int64)
+
+    k[3, 64](a, b, out)
+    ra = a.reshape(3, 64)[:, ::-1].ravel()
+    rb = b.reshape(3, 64)[:, ::-1].ravel()
+    np.testing.assert_array_equal(out, ra + 1000 * rb + ra)
+    src = k.inspect_source(*[simt.typeof(x) for x in (a, b, out)], dialect="opencl")
+    assert src.count("Device function 'mirrored'") == 1
 
 
 @cuda.jit(device=True)
