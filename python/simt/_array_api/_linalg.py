@@ -5,7 +5,10 @@ broadcast and merged into one. On GPUs (cuda, opencl) a template in simt's kerne
 computes it: a block of 256 threads per 64 x 64 tile of the output, the operands' 64 x 16
 slices staged in shared memory, each thread keeping a 4 x 4 block of the tile in
 registers. On cuda devices cuBLAS (loaded at run time, _cublas) computes floating and
-complex products instead when it is found and not switched off with SIMT_CUBLAS=0. On the
+complex products instead when it is found and not switched off with SIMT_CUBLAS=0.
+Products with one output column (matrix times vector) take a block per output element on
+every GPU, and those with one output row (vector times matrix) a thread per column where
+cuBLAS does not take them. On the
 cpu device the arrays' memory is the host's, and NumPy's BLAS computes the product there,
 in place (much faster than a generated loop nest on two cores).
 """
@@ -111,21 +114,23 @@ def _gpu_product(a, b, out):
     a3 = _batched(a, batch, count)
     b3 = _batched(b, batch, count)
     out3 = reshape(out, (count, m, n))
-    if _cublas.product(a3, b3, out3):
-        return
     device = out.device
-    if device.max_threads_per_block < _THREADS:
-        raise ValueError(f"simt.matmul: {device.id} runs at most {device.max_threads_per_block} "
-                         f"threads per block; the product kernel uses {_THREADS}")
     acc = _accumulator(out.dtype)
     layers = min(count, device.max_grid_dim[2])
     if n == 1 and m <= device.max_grid_dim[0]:
-        # Matrix times vector (and vector dot vector): a 64 x 64 tile would compute 64
-        # columns to keep one. A block per output element instead, its threads striding
-        # over the row and summing in shared memory: reads of a's row are consecutive.
+        # Matrix times vector (and vector dot vector), before cuBLAS, whose GEMM with one
+        # column ran at half CuPy's speed (2026-12-06, H100): a block per output element,
+        # its threads striding over the row (four loads in flight each) and summing in
+        # shared memory, reading a's row consecutively. A 64 x 64 tile would compute 64
+        # columns to keep one.
         threads = _row_threads(a.shape[-1], device)
         _row_kernel(acc, threads)[(m, 1, layers), threads](a3, b3, out3)
         return
+    if _cublas.product(a3, b3, out3):
+        return
+    if device.max_threads_per_block < _THREADS:
+        raise ValueError(f"simt.matmul: {device.id} runs at most {device.max_threads_per_block} "
+                         f"threads per block; the product kernel uses {_THREADS}")
     if m == 1:
         # Vector times matrix: a thread per output column walking down b's rows, which
         # neighbouring threads read side by side.
@@ -200,6 +205,11 @@ def _row_kernel(acc, threads):
         "    while z < out.shape[0]:",
         f"        c = {_zero(acc)}",
         "        j = t",
+        f"        while j + {3 * threads} < k:",
+        *[f"            p{u} = {name}(a[z, r, j + {u * threads}])" for u in range(4)],
+        *[f"            q{u} = {name}(b[z, j + {u * threads}, 0])" for u in range(4)],
+        *[f"            c = {mac('c', f'p{u}', f'q{u}')}" for u in range(4)],
+        f"            j += {4 * threads}",
         "        while j < k:",
         f"            c = {mac('c', f'{name}(a[z, r, j])', f'{name}(b[z, j, 0])')}",
         f"            j += {threads}",

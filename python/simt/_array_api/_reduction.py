@@ -839,6 +839,24 @@ def {name}_blocks(values, indices, x, segments):
         best = x[m, start]
         best_i = start
         k = start + t
+        while k + {3 * block} < end:  # four loads in flight, then their comparisons
+            v0 = x[m, k]
+            v1 = x[m, k + {block}]
+            v2 = x[m, k + {2 * block}]
+            v3 = x[m, k + {3 * block}]
+            if dev_arg_better(v0, k, best, best_i, {greater}):
+                best = v0
+                best_i = k
+            if dev_arg_better(v1, k + {block}, best, best_i, {greater}):
+                best = v1
+                best_i = k + {block}
+            if dev_arg_better(v2, k + {2 * block}, best, best_i, {greater}):
+                best = v2
+                best_i = k + {2 * block}
+            if dev_arg_better(v3, k + {3 * block}, best, best_i, {greater}):
+                best = v3
+                best_i = k + {3 * block}
+            k += {4 * block}
         while k < end:
             if dev_arg_better(x[m, k], k, best, best_i, {greater}):
                 best = x[m, k]
@@ -862,6 +880,53 @@ def {name}_blocks(values, indices, x, segments):
 '''
 
 
+def _arg_pairs_block_kernel(name, dtype, block):
+    """Pass 2 on GPUs where rows have many segments: a block per row over its segments'
+    (value, index) bests, as pass 1's tree."""
+    greater = name == "argmax"
+    return _ARG_TEXT + f'''
+def {name}_pairs(out, values, indices):
+    sv = simt.shared.array({block}, {_generated.dtype_name(dtype)})
+    si = simt.shared.array({block}, np.int64)
+    t = simt.threadIdx.x
+    M = values.shape[0]
+    S = values.shape[1]
+    m = simt.blockIdx.x
+    while m < M:
+        best = values[m, 0]
+        best_i = indices[m, 0]
+        s = t
+        while s < S:
+            if dev_arg_better(values[m, s], indices[m, s], best, best_i, {greater}):
+                best = values[m, s]
+                best_i = indices[m, s]
+            s += {block}
+        sv[t] = best
+        si[t] = best_i
+        simt.syncthreads()
+        half = {block // 2}
+        while half > 0:
+            if t < half and dev_arg_better(sv[t + half], si[t + half], sv[t], si[t], {greater}):
+                sv[t] = sv[t + half]
+                si[t] = si[t + half]
+            simt.syncthreads()
+            half //= 2
+        if t == 0:
+            out[m] = si[0]
+        simt.syncthreads()
+        m += simt.gridDim.x
+'''
+
+
+def _block_threads(block, k):
+    """A GPU block's threads for rows of k elements: a power of two from 32 up to the
+    device's block, no more than k needs."""
+    threads = 32
+    while threads < builtins.min(k, block):
+        threads *= 2
+    return builtins.min(threads, block)
+
+
 def _arg_rows(name, rows, out):
     device = rows.device
     m, k = rows.shape
@@ -869,21 +934,29 @@ def _arg_rows(name, rows, out):
     values = empty((m * segments,), rows.dtype, device)
     indices = empty((m * segments,), np.int64, device)
     block = _launch.block_size(device)
+    grid_max = 2 ** 31 - 1
     if block > 1 and k > _GROUP:
-        source = _arg_block_kernel(name, rows.dtype, block)
+        threads = _block_threads(block, -(-k // segments))
+        source = _arg_block_kernel(name, rows.dtype, threads)
         first = _generated.kernel(f"{name}_blocks", source)
-        first[builtins.min(m * segments, 2 ** 31 - 1), block](values, indices, rows,
-                                                               np.int64(segments))
+        first[builtins.min(m * segments, grid_max), threads](values, indices, rows,
+                                                              np.int64(segments))
     else:
         # A thread per segment: the cpu device's chunks, and rows too short for a block.
         config = _launch.elementwise_config(device, m * segments * _SEGMENT_MIN)
         first = _generated.kernel(f"{name}_segments", _arg_kernel(name, pairs=False))
         first[config](values, indices, rows, np.int64(segments))
-    second = _generated.kernel(f"{name}_rows", _arg_kernel(name, pairs=True))
     shape, strides = (m, segments), (segments * rows.itemsize, rows.itemsize)
-    second[_launch.elementwise_config(device, m * _SEGMENT_MIN)](
-        out, _broadcast.element_view(values, shape, strides),
-        _broadcast.element_view(indices, shape, (segments * 8, 8)))
+    pairs = (_broadcast.element_view(values, shape, strides),
+             _broadcast.element_view(indices, shape, (segments * 8, 8)))
+    if block > 1 and segments > _GROUP:
+        threads = _block_threads(block, segments)
+        second = _generated.kernel(f"{name}_pairs",
+                                   _arg_pairs_block_kernel(name, rows.dtype, threads))
+        second[builtins.min(m, grid_max), threads](out, *pairs)
+        return
+    second = _generated.kernel(f"{name}_rows", _arg_kernel(name, pairs=True))
+    second[_launch.elementwise_config(device, m * _SEGMENT_MIN)](out, *pairs)
 
 
 def argmin(x, /, axis=None, out=None, *, keepdims=False):
