@@ -189,8 +189,13 @@ def raw_kernel_for_opencl(source, name, name_expressions=(), options=()):
     if not looks_like_cuda(source):
         return None
     expressions = list(dict.fromkeys([*name_expressions, name]))
-    text = _instantiated(_without_extern_c(source), expressions)
-    text = _global_pointers(text)
+    try:
+        text = _global_pointers(_instantiated(_without_extern_c(source), expressions))
+    except ValueError:
+        # Source this reading cannot follow (unbalanced brackets, a template given the
+        # wrong number of arguments): the OpenCL compiler's own message says what, and
+        # the CUDA devices never needed the translation.
+        return None
     entry = instance_name(name) if "<" in name else name
     return (spelled_for_opencl(_qualifiers() + _RAW_PRELUDE + text), entry,
             _options(options))
