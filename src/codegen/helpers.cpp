@@ -1,6 +1,7 @@
 #include "codegen/helpers.h"
 
 #include <map>
+#include <stdexcept>
 
 namespace simt::codegen {
 
@@ -497,6 +498,30 @@ HelperInfo helper_info(Helper h) {
       return {"round_f16", false};
     case Helper::RoundHalfFromDouble:
       return {"round_f16_from_f64", false};
+    case Helper::HalfFromInt:
+      return {"int_to_f16", true};
+    case Helper::HalfAdd:
+      return {"hadd", false};
+    case Helper::HalfSub:
+      return {"hsub", false};
+    case Helper::HalfMul:
+      return {"hmul", false};
+    case Helper::HalfNeg:
+      return {"hneg", false};
+    case Helper::HalfAbs:
+      return {"habs", false};
+    case Helper::HalfLt:
+      return {"hlt", false};
+    case Helper::HalfLe:
+      return {"hle", false};
+    case Helper::HalfGt:
+      return {"hgt", false};
+    case Helper::HalfGe:
+      return {"hge", false};
+    case Helper::HalfEq:
+      return {"heq", false};
+    case Helper::HalfNe:
+      return {"hne", false};
     case Helper::ComplexType:
       return {"", true};
     case Helper::ComplexMake:
@@ -639,6 +664,68 @@ std::string HelperSet::use(Helper helper, Scalar type) {
   return name;
 }
 
+namespace {
+
+// The float16 helpers a dialect may define with the hardware's instructions
+// (Dialect::native_half), and the comparison each compare helper makes (PTX's, C's).
+struct NativeHalfRow {
+  Helper helper;
+  HalfOp op;
+  std::string_view ptx_compare{}, c_compare{};
+};
+constexpr NativeHalfRow kNativeHalf[] = {
+    {Helper::HalfToFloat, HalfOp::ToFloat},
+    {Helper::FloatToHalf, HalfOp::FromFloat},
+    {Helper::RoundHalfFromDouble, HalfOp::FromDouble},
+    {Helper::HalfFromInt, HalfOp::FromInt},
+    {Helper::HalfFma, HalfOp::Fma},
+    {Helper::HalfAdd, HalfOp::Add},
+    {Helper::HalfSub, HalfOp::Sub},
+    {Helper::HalfMul, HalfOp::Mul},
+    {Helper::HalfNeg, HalfOp::Neg},
+    {Helper::HalfAbs, HalfOp::Abs},
+    {Helper::HalfLt, HalfOp::Compare, "lt", "<"},
+    {Helper::HalfLe, HalfOp::Compare, "le", "<="},
+    {Helper::HalfGt, HalfOp::Compare, "gt", ">"},
+    {Helper::HalfGe, HalfOp::Compare, "ge", ">="},
+    {Helper::HalfEq, HalfOp::Compare, "eq", "=="},
+    {Helper::HalfNe, HalfOp::Compare, "neu", "!="},
+};
+
+// An integer type's name in PTX: s8, u64, ...
+std::string ptx_int_type(Scalar s) {
+  return (sema::is_signed(s) ? "s" : "u") + std::to_string(sema::bit_width(s));
+}
+
+}  // namespace
+
+bool HelperSet::has_native_half(HalfOp op) const { return !dialect_.native_half_op(op).empty(); }
+
+std::optional<std::string> HelperSet::native_half_text(Helper helper, Scalar type) {
+  const NativeHalfRow* row = nullptr;
+  for (const NativeHalfRow& r : kNativeHalf)
+    if (r.helper == helper) row = &r;
+  if (!row || !has_native_half(row->op)) return std::nullopt;
+  // The helpers the texts fall back on (older architectures, NaNs), defined first.
+  if (row->op != HalfOp::ToFloat && row->op != HalfOp::FromFloat)
+    use(Helper::RoundHalf, Scalar::Float16);
+  if (row->op == HalfOp::Fma) use(Helper::RoundHalfFromDouble, Scalar::Float64);
+  std::string s(dialect_.native_half_op(row->op));
+  replace_all(s, "$op", std::string(row->ptx_compare));
+  replace_all(s, "$c", std::string(row->c_compare));
+  if (row->op == HalfOp::FromInt) {
+    int bits = sema::bit_width(type);
+    bool is_signed = sema::is_signed(type);
+    replace_all(s, "$I", ptx_int_type(type));
+    replace_all(s, "$K", bits <= 16 ? "h" : bits == 32 ? "r" : "l");
+    replace_all(s, "$V",
+                bits > 16   ? std::string(dialect_.value_type(type))
+                : is_signed ? "short"
+                            : "unsigned short");
+  }
+  return s;
+}
+
 std::string HelperSet::define(Helper helper, Scalar type) {
   const char* text = nullptr;
   std::string owned;  // a text composed here (the Bessel helpers')
@@ -646,6 +733,9 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   // The complex functions name the helpers they call by tokens ($log_c: this type's
   // complex log), requested here so that they are defined first.
   std::vector<std::pair<std::string, std::string>> calls;
+  // The dialect's own float16 instructions, where it has them, replace the portable text
+  // (whose dependencies, requested below, the native texts fall back on).
+  std::optional<std::string> native = native_half_text(helper, type);
   switch (helper) {
     case Helper::FloorDiv:
       text = sema::is_float(type)    ? kFloorDivFloat
@@ -743,6 +833,20 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       use(Helper::RoundHalf, Scalar::Float16);
       text = kHalfFma;
       break;
+    case Helper::HalfFromInt:
+    case Helper::HalfAdd:
+    case Helper::HalfSub:
+    case Helper::HalfMul:
+    case Helper::HalfNeg:
+    case Helper::HalfAbs:
+    case Helper::HalfLt:
+    case Helper::HalfLe:
+    case Helper::HalfGt:
+    case Helper::HalfGe:
+    case Helper::HalfEq:
+    case Helper::HalfNe:
+      if (!native) throw std::logic_error("float16 instructions the dialect does not have");
+      break;
     case Helper::FmaErrorSign:
       text = kFmaErrorSign;
       break;
@@ -779,6 +883,10 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       }
       break;
     }
+  }
+  if (native) {
+    owned = std::move(*native);
+    text = owned.c_str();
   }
   if (is_complex_helper && helper != Helper::ComplexType) use(Helper::ComplexType, type);
   std::string s = text;
