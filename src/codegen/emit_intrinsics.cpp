@@ -295,13 +295,9 @@ std::string Emitter::call(const Expr& e) {
     case sema::Rule::ComplexPolar:
       throw std::logic_error("cmath.polar() is evaluated into temporaries");
     case sema::Rule::ComplexRect: {
-      // r * (cos phi + i sin phi); phi == 0 keeps the imaginary part an exact zero.
-      Scalar real = s;
-      Type rt = Type::scalar_of(real);
-      std::string r = "(" + arg(0, rt) + ")", phi = "(" + arg(1, rt) + ")";
-      return helpers_.use(Helper::ComplexMake, sema::complex_of(real)) + "(" + r + " * " +
-             d_.math_name("cos", real) + "(" + phi + "), " + phi + " == 0 ? " + phi + " * " + r +
-             " : " + r + " * " + d_.math_name("sin", real) + "(" + phi + "))";
+      Type rt = Type::scalar_of(s);
+      return helpers_.use(Helper::ComplexRect, sema::complex_of(s)) + "(" + arg(0, rt) + ", " +
+             arg(1, rt) + ")";
     }
     case sema::Rule::Operator: {
       const Expr& a = argument(0);

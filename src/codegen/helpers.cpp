@@ -574,6 +574,8 @@ HelperInfo helper_info(Helper h) {
       return {"cacosh", true};
     case Helper::ComplexAtanh:
       return {"catanh", true};
+    case Helper::ComplexRect:
+      return {"crect", true};
     case Helper::ComplexPow:
       return {"cpow", true};
     case Helper::PopCount:
@@ -877,6 +879,7 @@ std::string HelperSet::define(Helper helper, Scalar type) {
             {Helper::ComplexTanh, "$tanh_c"}, {Helper::ComplexAsinh, "$asinh_c"},
             {Helper::ComplexAsin, "$asin_c"}, {Helper::ComplexAtanh, "$atanh_c"},
             {Helper::ComplexDiv, "$div_c"},   {Helper::ComplexExp, "$exp_c"},
+            {Helper::ComplexSinh, "$sinh_c"}, {Helper::ComplexCosh, "$cosh_c"},
         };
         for (const auto& [h, token] : kTokens)
           if (h == callee) calls.emplace_back(token, use(callee, type));
@@ -924,10 +927,13 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   }
   for (const auto& [token, callee] : calls) replace_all(s, token, callee);
   // Longer names first: $sinh before $sin.
-  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint",  "pow",  "hypot",  "fma",
-                         "sinh", "cosh", "tanh",  "atan2",    "sqrt",  "exp",  "lgamma", "log",
-                         "sin",  "cos",  "tan",   "frexp",    "ldexp", "ilogb"})
+  for (const char* fn : {"fabs",  "fmod", "floor", "copysign", "rint",  "pow",   "hypot", "fma",
+                         "asinh", "sinh", "cosh",  "tanh",     "atan2", "sqrt",  "exp",   "lgamma",
+                         "log1p", "log",  "sin",   "cos",      "tan",   "frexp", "ldexp", "ilogb"})
     replace_all(s, std::string("$") + fn, dialect_.math_name(fn, real));
+  replace_all(s, "$isnan", std::string(dialect_.isnan_name));
+  replace_all(s, "$isinf", std::string(dialect_.isinf_name));
+  replace_all(s, "$isfinite", std::string(dialect_.isfinite_name));
   replace_all(s, "$uint_as_float(bits)", apply_pattern(dialect_.uint_as_float, "bits"));
   replace_all(s, "$float_as_uint(f)", apply_pattern(dialect_.float_as_uint, "f"));
   return s;

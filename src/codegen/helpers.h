@@ -60,6 +60,7 @@ enum class Helper {
   ComplexAsinh,
   ComplexAcosh,
   ComplexAtanh,
+  ComplexRect,  // cmath.rect(r, phi), of the complex type's real parts
   ComplexPow,
   PopCount,           // set bits of an integer's $W bits (Numba's cuda.popc)
   CountLeadingZeros,  // zeros above the highest set bit, within $W bits (cuda.clz)
