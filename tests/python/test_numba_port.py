@@ -236,6 +236,40 @@ def test_cuda_vectorize_as_numba_documents_it(current, rng):
         cuda.vectorize(lambda a: a)
 
 
+
+def test_vectorize_reduce_folds_with_the_function(current, rng):
+    @cuda.vectorize(["int32(int32, int32)", "float64(float64, float64)"])
+    def vadd(a, b):
+        return a + b
+
+    @cuda.vectorize
+    def vmax_abs(a, b):
+        return max(abs(a), abs(b))
+
+    for n in (1, 8, 100, 1025, 70000):
+        x = rng.integers(-2**31, 2**31 - 1, n, dtype=np.int64).astype(np.int32)
+        got = vadd.reduce(x)  # wraps as int32, the loop's type (NumPy's add.reduce: int64)
+        assert got.dtype == np.int32 and got == x.sum(dtype=np.int32)
+        f = rng.standard_normal(n)
+        stream = cuda.stream()
+        got = vadd.reduce(cuda.to_device(f, stream), stream=stream)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, f.sum(), rtol=1e-12, atol=1e-12)
+        # No identity needed: the first element starts the fold (alone, it is the result,
+        # as NumPy's ufunc.reduce gives).
+        assert vmax_abs.reduce(f) == (f[0] if n == 1 else np.abs(f).max())
+    with pytest.raises(TypeError, match="1-D"):
+        vadd.reduce(np.zeros((2, 2), np.int32))
+    with pytest.raises(TypeError, match="empty"):
+        vadd.reduce(np.zeros(0, np.int32))
+    with pytest.raises(TypeError, match="two arguments"):
+        cuda.vectorize(["float64(float64)"])(lambda_free_square).reduce(np.ones(3))
+
+
+def lambda_free_square(x):
+    return x * x
+
+
 # Numba's xoroshiro128+ (its seeding, rotations and jump), in Python ints: the reference
 # the device generators must equal bit for bit.
 _M64 = (1 << 64) - 1
