@@ -253,7 +253,8 @@ std::string Emitter::call(const Expr& e) {
       return helpers_.use(h, s) + "(" + arg(0, ot) + ")";
     }
     case sema::Rule::Select:
-      return "(" + truth(*e.items[1]) + " ? " + arg(1, ot) + " : " + arg(2, ot) + ")";
+      return helpers_.use(Helper::Select, s) + "(" + truth(*e.items[1]) + ", " + arg(1, ot) + ", " +
+             arg(2, ot) + ")";
     case sema::Rule::Enumerate:
     case sema::Rule::Zip:
       throw std::logic_error("enumerate() and zip() are iterated over by for loops");

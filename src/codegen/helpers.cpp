@@ -437,6 +437,14 @@ struct HelperInfo {
 // (Shewchuk 1997, theorem 10, round-to-even); in one, the terms below the
 // largest nonzero term sum to less than its last bit, so that term's sign is
 // the sign of the whole.
+// cuda.selp: a function's arguments are all evaluated, as Python's (and PTX's selp) are, so
+// the compiler selects between two values it has, where C's `c ? a : b` would branch around
+// a load only one side needs.
+constexpr const char* kSelect = R"($Q$T $N(bool c, $T a, $T b) {
+  return c ? a : b;
+}
+)";
+
 constexpr const char* kFmaErrorSign = R"($Q$T $N_two_sum($T x, $T y, $T* e) {
   $T s = x + y;
   $T v = s - x;
@@ -590,6 +598,8 @@ HelperInfo helper_info(Helper h) {
       return {"hfma", false};
     case Helper::FmaErrorSign:
       return {"fma_err", true};
+    case Helper::Select:
+      return {"select", true};
     case Helper::BesselJ0:
       return {"j0", true};
     case Helper::BesselJ1:
@@ -851,6 +861,10 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       break;
     case Helper::FmaErrorSign:
       text = kFmaErrorSign;
+      break;
+    case Helper::Select:
+      if (sema::is_complex(type)) use(Helper::ComplexType, type);
+      text = kSelect;
       break;
     case Helper::BesselJ0:
     case Helper::BesselJ1:

@@ -83,6 +83,7 @@ enum class Helper {
   HalfEq,
   HalfNe,
   FmaErrorSign,  // the sign of a * b + c - fma(a, b, c), exactly (libdevice's directed fma)
+  Select,        // cuda.selp(c, a, b): both values evaluated (call arguments), then one taken
   // libdevice's Bessel functions for OpenCL and the CPU (bessel.cpp): J_0, J_1, Y_0, Y_1 of
   // x; J_n and Y_n of (n, x).
   BesselJ0,

@@ -10,7 +10,7 @@ import pytest
 
 import simt
 from simt import cuda
-from simt.cuda import float16, float32, float64, int8, int16, int32, int64, uint8, uint64
+from simt.cuda import float16, float32, float64, int8, int16, int32, int64, uint8, uint64, void
 
 pytestmark = pytest.mark.skipif(not simt._nvrtc_ptx.available(),
                                 reason="PTX needs NVRTC, which is not installed")
@@ -134,3 +134,16 @@ def widen(x):
 
 def test_float16_widens_with_cvt():
     assert "cvt.f32.f16" in instructions(ptx_of(widen, (float16,)))
+
+
+def select_loads(a, b, c):
+    i = cuda.grid(1)
+    a[i] = cuda.selp(a[i] > 4, c[i], b)
+
+
+def test_selp_evaluates_both_values_and_selects_without_a_branch():
+    # Both arguments are evaluated (a call's, as Python's): the load of c[i] is not behind
+    # a branch, and the choice is a selp.
+    ptx, _ = cuda.compile_ptx(select_loads, void(int64[:], int64, int64[:]))
+    found = instructions(ptx)
+    assert "bra" not in found and ("selp.b64" in found or "selp.s64" in found), sorted(found)

@@ -429,3 +429,26 @@ def test_fma_selp_cbrt(current, rng):
     arith[1, 128](cuda.to_device(a), cuda.to_device(b), cuda.to_device(c), out, sel)
     np.testing.assert_allclose(out.copy_to_host(), a * b + c, rtol=1e-15)
     np.testing.assert_allclose(sel.copy_to_host(), np.maximum(a, b) + np.cbrt(c), rtol=1e-15)
+
+
+def test_selp_of_every_kind_of_value(current, rng):
+    @cuda.jit
+    def pick(cond, h, z, flags, out_h, out_z, out_flags):
+        i = cuda.grid(1)
+        if i < cond.size:
+            out_h[i] = cuda.selp(cond[i], h[i], -h[i])
+            out_z[i] = cuda.selp(cond[i] > 0, z[i], z[i].imag)  # complex, and a float to it
+            out_flags[i] = cuda.selp(cond[i], flags[i], not flags[i])
+
+    n = 200
+    cond = rng.integers(0, 2, n).astype(np.bool_)
+    h = rng.standard_normal(n).astype(np.float16)
+    z = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    flags = rng.integers(0, 2, n).astype(np.bool_)
+    outs = [cuda.to_device(np.full(n, 7, h.dtype)), cuda.to_device(np.full(n, 7, z.dtype)),
+            cuda.to_device(np.ones(n, np.bool_))]
+    pick[1, 256](cuda.to_device(cond), cuda.to_device(h), cuda.to_device(z),
+                 cuda.to_device(flags), *outs)
+    np.testing.assert_array_equal(outs[0].copy_to_host(), np.where(cond, h, -h))
+    np.testing.assert_array_equal(outs[1].copy_to_host(), np.where(cond, z, z.imag))
+    np.testing.assert_array_equal(outs[2].copy_to_host(), np.where(cond, flags, ~flags))
