@@ -3,6 +3,7 @@
     python bench/arrays.py [device]       # default: the current device (cuda:0 on a GPU)
     python bench/arrays.py cuda:0 sort    # only the sort rows
     python bench/arrays.py cpu cuda-cpp   # only CUDA C++ (Elementwise/Raw/ReductionKernel) rows
+    python bench/arrays.py cuda:0 products  # only arg reductions and matrix-vector products
 
 On a CUDA device: against a hand-written float4 CUDA C kernel (compiled by NVRTC, in the
 same run), CuPy (cuBLAS, cuFFT) and PyTorch where installed. On the cpu device: against NumPy. Device
@@ -229,10 +230,58 @@ def bench_cuda(device):
                    target)
         del z, cz
     bench_sort_cuda(device, cp, rng)
+    bench_arg_and_vector_products(device, cp, rng)
 
     one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
     report("a + 1, 1 element (host cost)", small_call_us(lambda: one + 1, sync), "cupy",
            small_call_us(lambda: cone + 1, cp.cuda.Device().synchronize), "us", "<= cupy")
+
+
+def bench_arg_and_vector_products(device, peer, rng):
+    """argmax of one long row (a block per segment on GPUs) and matrix-vector products
+    (a block per output element where no BLAS takes them: integers on CUDA, every
+    product on OpenCL; the operands as given to NumPy's BLAS on the cpu device), against
+    CuPy on CUDA and NumPy on the cpu device."""
+    gpu = device.backend == "cuda"
+    name = "cupy" if gpu else "numpy"
+    if gpu:
+        def peer_ms(fn):
+            return cupy_event_ms(peer, fn)
+
+        def simt_ms(fn):
+            return cupy_event_ms(peer, fn)
+    else:
+        def peer_ms(fn):
+            return wall_ms(fn, lambda: None)
+
+        def simt_ms(fn):
+            return wall_ms(fn, device.synchronize)
+    xh = rng.standard_normal(2 ** 26).astype(np.float32)
+    x, px = simt.asarray(xh, device=device), peer.asarray(xh)
+    for op in ("argmax", "argmin"):
+        if int(getattr(simt, op)(x).get()) != int(getattr(np, op)(xh)):
+            raise SystemExit(f"{op}: not NumPy's index")
+        report(f"{op} 2^26 f32", simt_ms(lambda: getattr(simt, op)(x)), name,
+               peer_ms(lambda: getattr(peer, op)(px)), "ms", ">= 0.95" if gpu else ">= 1.0")
+    mh = rng.standard_normal((4096, 50)).astype(np.float32)
+    m, pm = simt.asarray(mh, device=device), peer.asarray(mh)
+    check("argmax axis=1", simt.argmax(m, axis=1).get(), np.argmax(mh, axis=1), 0)
+    report("argmax(axis=1) 4096x50 f32", simt_ms(lambda: simt.argmax(m, axis=1)), name,
+           peer_ms(lambda: peer.argmax(pm, axis=1)), "ms", ">= 0.95" if gpu else ">= 1.0")
+    del x, px, m, pm
+    for dtype in (np.float32, np.int32):
+        ah = rng.integers(-9, 9, (4096, 4096)).astype(dtype)
+        vh = rng.integers(-9, 9, 4096).astype(dtype)
+        a, v, pa, pv = (simt.asarray(ah, device=device), simt.asarray(vh, device=device),
+                        peer.asarray(ah), peer.asarray(vh))
+        check("matvec", (a @ v).get(), ah.astype(np.float64) @ vh, 1e-6)
+        check("vecmat", (v @ a).get(), vh.astype(np.float64) @ ah, 1e-6)
+        label = np.dtype(dtype).name
+        report(f"matrix @ vector 4096^2 {label}", simt_ms(lambda: a @ v), name,
+               peer_ms(lambda: pa @ pv), "ms", ">= 0.95" if gpu else ">= 1.0")
+        report(f"vector @ matrix 4096^2 {label}", simt_ms(lambda: v @ a), name,
+               peer_ms(lambda: pv @ pa), "ms", ">= 0.95" if gpu else ">= 1.0")
+        del a, v, pa, pv
 
 
 def check_sort(name, got_values, got_order, xh):
@@ -327,6 +376,7 @@ def bench_cpu(device):
     report("fft 2^20 c64", wall_ms(lambda: simt.fft.fft(z), sync), "numpy",
            wall_ms(lambda: np.fft.fft(zh), lambda: None), "ms", "~1.0 (the same pocketfft)")
     bench_sort_cpu(device, rng)
+    bench_arg_and_vector_products(device, np, rng)
     one, none = simt.asarray(np.ones(1, np.float32), device=device), np.ones(1, np.float32)
     simt_us = small_call_us(lambda: one + 1, sync)
     numpy_us = small_call_us(lambda: none + 1)
@@ -399,6 +449,12 @@ def main():
     if device.backend == "cuda" and sys.argv[2:] == ["sort"]:
         import cupy
         bench_sort_cuda(device, cupy, np.random.default_rng(0))
+    elif sys.argv[2:] == ["products"]:
+        if device.backend == "cuda":
+            import cupy as peer
+        else:
+            peer = np
+        bench_arg_and_vector_products(device, peer, np.random.default_rng(0))
     elif device.backend == "cuda":
         bench_cuda(device)
     elif device.backend == "cpu" and sys.argv[2:] == ["cuda-cpp"]:

@@ -1,14 +1,15 @@
 """Raw kernels: CUDA C++ or OpenCL C source in a string, as CuPy's RawKernel and RawModule.
 
 The source language follows the device a kernel launches on: CUDA C++ (NVRTC) on
-``cuda:N``, OpenCL C on ``opencl:N``. Launches use the syntax of Python kernels,
+``cuda:N``, compiled as C++ on the cpu device, OpenCL C on ``opencl:N``, where CUDA
+C++ given without ``backend=`` is translated (_cuda_to_opencl). Launches use the syntax of Python kernels,
 ``k[grid, block](*args)``; arguments are checked against the parameters the driver
 reports.
 """
 
 import operator
 
-from . import _core
+from . import _core, _cuda_to_opencl
 from ._device import get_device
 
 _BACKENDS = (None, "cuda", "nvrtc", "opencl")
@@ -67,9 +68,12 @@ class RawKernel:
         self.options = tuple(_strings(options, "options"))
         self.backend = backend
         self._device = _device_or_none(device)
-        self._kernel = _core.RawKernel(self.code, name, list(self.options),
-                                       _strings(name_expressions, "name_expressions"),
-                                       self._device, backend)
+        expressions = _strings(name_expressions, "name_expressions")
+        # CUDA C++ given no backend: its OpenCL C translation goes along, for OpenCL devices.
+        opencl = None if backend is not None else \
+            _cuda_to_opencl.raw_kernel_for_opencl(self.code, name, expressions, self.options)
+        self._kernel = _core.RawKernel(self.code, name, list(self.options), expressions,
+                                       self._device, backend, opencl)
 
     def compile(self, device=None):
         """Compiles now (for ``device``, else the kernel's or the current device) instead of

@@ -17,6 +17,7 @@ from ._array import Array, empty
 from ._axes import normalize_axes
 from ._launch import CHUNKED, GRID_STRIDE, elementwise_config, loop_form
 from ._device import get_device
+from ._cuda_to_opencl import spelled_for_opencl
 from ._raw_kernels import RawModule, _strings
 
 # The dialects snippets are written in: CUDA C++ (on cuda:N and on the cpu device, which
@@ -51,7 +52,7 @@ def _dialect(name):
                 groups=gdim,
                 local_id=tid, group_id=bid, shared=d["shared_decl"], barrier=d["barrier"],
                 function=d["function_prefix"], types=types, qualifiers=d["cuda_qualifiers"],
-                carray=_CARRAY if name == "cuda" else "")
+                carray=_CARRAY if name == "cuda" else _OPENCL_CARRAY)
 
 
 # CuPy's CArray for `raw` parameters in CUDA C++: `x[i]` is the i-th element in C order
@@ -92,6 +93,81 @@ class CArray {
   __device__ operator T*() const { return data_; }
 };
 """
+
+
+# OpenCL C has no classes: there a raw parameter `x` is a pointer to the view's first
+# element, beside `_shape_x` and `_step_x` (strides in elements), and the operation's
+# CArray uses are rewritten (_opencl_carray): `x[i]` through the strides where the view is
+# not C-contiguous, `x[idx]` with an int array, `x.size()`, `x.shape()`, `x.strides()`.
+_OPENCL_CARRAY = """static inline long simt_carray_flat(long i, int ndim, int contiguous,
+                                    const long* shape, const long* step) {
+  if (contiguous) return i;
+  long offset = 0;
+  for (int d = ndim - 1; d >= 0; --d) {
+    offset += (i % shape[d]) * step[d];
+    i /= shape[d];
+  }
+  return offset;
+}
+"""
+
+# Declarations of arrays of integers in an operation (`int idx[] = {label, j};`): the
+# multi-dimensional indices of CArrays.
+_INDEX_ARRAY = re.compile(
+    r"\b(?:const\s+)?(?:(?:unsigned|signed)\s+)?(?:char|short|int|long\s+long|long|size_t|"
+    r"ptrdiff_t|uchar|ushort|uint|ulong)\s+([A-Za-z_]\w*)\s*\[[^\]]*\]\s*[=;]")
+
+
+def _closing(text, at):
+    """The index of the bracket closing the one opened at text[at - 1]."""
+    depth = 1
+    for k in range(at, len(text)):
+        if text[k] in "[(":
+            depth += 1
+        elif text[k] in "])":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _opencl_carray(text, raw_nd):
+    """`text` (an operation or map expression) with the CArray uses of the raw parameters
+    written in OpenCL C."""
+    if not raw_nd:
+        return text
+    indices = set(_INDEX_ARRAY.findall(text))
+    for name, k in raw_nd.items():
+        text = re.sub(rf"(?<![\w.>]){name}\s*\.\s*size\s*\(\s*\)",
+                      "(" + " * ".join(f"_shape_{name}[{d}]" for d in range(k)) + ")", text)
+        for method, array in (("shape", "_shape"), ("strides", "_strides"), ("data", "")):
+            text = re.sub(rf"(?<![\w.>]){name}\s*\.\s*{method}\s*\(\s*\)",
+                          f"{array}_{name}" if array else name, text)
+    names = "|".join(map(re.escape, raw_nd))
+    use = re.compile(rf"(?<![\w.>])({names})\s*\[")
+    out, at = [], 0
+    while True:
+        found = use.search(text, at)
+        if found is None:
+            break
+        name, open_at = found.group(1), found.end()
+        close = _closing(text, open_at)
+        if close < 0:
+            break
+        inner = _opencl_carray(text[open_at:close], raw_nd)  # x[y[i]]
+        k = raw_nd[name]
+        if inner.strip() in indices:
+            offset = " + ".join(f"(long)({inner.strip()})[{d}] * _step_{name}[{d}]"
+                                for d in range(k))
+        elif k == 1:
+            offset = f"(long)({inner}) * _step_{name}[0]"
+        else:
+            offset = f"simt_carray_flat((long)({inner}), {k}, _c_{name}, _shape_{name}, " \
+                     f"_step_{name})"
+        out.append(text[at:found.start()] + f"{name}[{offset}]")
+        at = close + 1
+    out.append(text[at:])
+    return "".join(out)
 
 
 _RESERVED = {"i", "n"}
@@ -218,15 +294,6 @@ def _element_strides(array, shape, what, name):
     return out
 
 
-# CUDA C++ spellings OpenCL C lacks, as snippets and preambles written for CuPy use them
-# (CUDA's math functions OpenCL lacks are defined by the dialect's `cuda_qualifiers`):
-# `long long` is a reserved word there, and C has no functional casts, `T(x)`.
-_OPENCL_TYPE_WORDS = ((re.compile(r"\bunsigned\s+long\s+long\b"), "ulong"),
-                      (re.compile(r"\blong\s+long\b"), "long"))
-_C_SCALAR_NAMES = ("bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-                   "float", "double", "size_t")
-
-
 # OpenCL C's reserved words a kernel may be named (CuPy's default name is "kernel").
 _OPENCL_RESERVED = frozenset(("kernel", "global", "local", "constant", "private", "half",
                               "read_only", "write_only", "read_write", "uniform", "pipe"))
@@ -240,16 +307,8 @@ def _entry_name(dialect, name):
 
 def _spelled_for(dialect, source):
     """`source` (a snippet kernel's whole text) as `dialect` takes it: CUDA C++ as written;
-    for OpenCL C, `long long` spelled `long`, and functional casts of type names (the
-    placeholders, the preamble's typedefs, C's scalar types) written as C casts:
-    `T(x)` -> `(T)(x)`."""
-    if dialect != "opencl":
-        return source
-    for pattern, word in _OPENCL_TYPE_WORDS:
-        source = pattern.sub(word, source)
-    names = set(_C_SCALAR_NAMES) | set(re.findall(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", source))
-    cast = re.compile(r"(?<![\w.>$])(" + "|".join(sorted(map(re.escape, names))) + r")\(")
-    return cast.sub(r"(\1)(", source)
+    OpenCL C respelled (_cuda_to_opencl.spelled_for_opencl)."""
+    return spelled_for_opencl(source) if dialect == "opencl" else source
 
 
 class _Generated:
@@ -355,11 +414,15 @@ class _SnippetKernel:
         to the view's first element in OpenCL C."""
         d = _dialect(dialect)
         n = p.name
-        if not d["carray"]:
-            return f"    {d['global_ptr']}{c}* {n} = _p_{n} + _o_{n};\n"
         k = raw_nd[n]
         extents = ", ".join(f"_r{j}_{n}" for j in range(k))
         strides = ", ".join(f"_q{j}_{n}" for j in range(k))
+        if dialect == "opencl":
+            steps = ", ".join(f"_q{j}_{n} / (long)sizeof({c})" for j in range(k))
+            return (f"    {d['global_ptr']}{c}* {n} = _p_{n} + _o_{n};\n"
+                    f"    const long _shape_{n}[{k}] = {{{extents}}};\n"
+                    f"    const long _strides_{n}[{k}] = {{{strides}}};\n"
+                    f"    const long _step_{n}[{k}] = {{{steps}}};\n")
         return (f"    const CArray<{c}, {k}> {n} = {{_p_{n} + _o_{n}, {{{extents}}}, "
                 f"{{{strides}}}, _c_{n}}};\n")
 
@@ -430,7 +493,7 @@ class _SnippetKernel:
         text = f"{g}{ctype}* _p_{p.name}, {idx} _o_{p.name}"
         if not p.raw:
             text += "".join(f", {idx} _t{d}_{p.name}" for d in range(nd))
-        elif _dialect(dialect)["carray"]:
+        else:
             k = raw_nd[p.name]
             text += "".join(f", {idx} _r{j}_{p.name}" for j in range(k))
             text += "".join(f", {idx} _q{j}_{p.name}" for j in range(k))
@@ -440,7 +503,7 @@ class _SnippetKernel:
     def _array_args(self, p, value, shape, nd, dialect):
         base, offset = _offset_view(value, self._what, p.name)
         args = [base, int(offset)]
-        if p.raw and _dialect(dialect)["carray"]:
+        if p.raw:
             # CArray's shape, strides in bytes (CuPy's) and whether it is C-contiguous.
             extents = [int(e) for e in value.shape] or [1]
             strides = [int(t) for t in value.strides] or [0]
@@ -776,6 +839,8 @@ class ElementwiseKernel(_SnippetKernel):
         if nd > 1:
             params += [f"{d['index']} _s{k}" for k in range(nd)]
         operation = self.operation.replace("_ind.size()", "_n")
+        if dialect == "opencl":
+            operation = _opencl_carray(operation, raw_nd)
         idx = d["index"]
 
         def body(unit):
@@ -998,6 +1063,7 @@ class ReductionKernel(_SnippetKernel):
         d = _dialect(dialect)
         g, idx = d["global_ptr"], d["index"]
         r = self._ctype(dialect, rtype)
+        mapped = self._mapped(dialect, raw_nd)
         params, loads, indexed = self._input_params(dialect, in_types, is_array, nd, raw_nd)
         for p, t in zip(self.out_params, out_types):
             params.append(f"{g}{self._ctype(dialect, t)}* _p_{p.name}, {idx} _o_{p.name}"
@@ -1054,7 +1120,7 @@ class ReductionKernel(_SnippetKernel):
                 + "".join(f"{indent}{line}\n" for line in el_lines)
                 + "".join(indent + line.lstrip() + ("\n" if not line.endswith("\n") else "")
                           for line in loads)
-                + f"{indent}_acc = _reduce(_acc, ({r})({self.map_expr}));\n    }}\n"
+                + f"{indent}_acc = _reduce(_acc, ({r})({mapped}));\n    }}\n"
                 + "".join("  " + line + "\n" for line in self._tree(dialect, r, block)
                           .rstrip("\n").split("\n"))
                 + f"    if (_t == 0) {{\n      const {r} a = _sm[0];\n{out_refs}"
@@ -1081,8 +1147,9 @@ class ReductionKernel(_SnippetKernel):
         out_stores = "".join(f"    _p_{p.name}[_o_{p.name}] = {p.name};\n"
                              for p in self.out_params)
         B = self._BLOCK
+        mapped = self._mapped(dialect, raw_nd)
         scalar_body = (f"{self._index_code(indexed, nd, dialect)}{''.join(loads)}"
-                       f"    _acc = _reduce(_acc, ({r})({self.map_expr}));\n")
+                       f"    _acc = _reduce(_acc, ({r})({mapped}));\n")
         if form == CHUNKED:
             scalar_loop = (f"  {{\n{_chunk(d, idx, '_n', '_k')}"
                            f"  for ({idx} i = _k_b; i < _k_e; ++i) {{\n{scalar_body}  }}\n  }}\n")
@@ -1094,7 +1161,7 @@ class ReductionKernel(_SnippetKernel):
         vectors, loop = "", scalar_loop
         if width:
             vectors, loop = self._vector_loop(dialect, indexed, in_types_of, loads, width, r,
-                                              scalar_body, scalar_loop, form)
+                                              scalar_body, scalar_loop, mapped, form)
         # A tree over the block's values in shared memory: the block size is fixed.
         tree = f"  {d['shared']}{r} _sm[{B}];\n" + self._tree(dialect, r, B)
         # Thread 0 gives the outputs their values from the block's result.
@@ -1122,8 +1189,12 @@ class ReductionKernel(_SnippetKernel):
                 f"{d['kernel']} {self.name}_whole({', '.join(whole_params)}) {{\n"
                 f"{reduced}{outputs}}}\n")
 
+    def _mapped(self, dialect, raw_nd):
+        """map_expr as `dialect` takes it (OpenCL C: raw inputs' CArray uses rewritten)."""
+        return _opencl_carray(self.map_expr, raw_nd) if dialect == "opencl" else self.map_expr
+
     def _vector_loop(self, dialect, indexed, in_types_of, loads, width, r, scalar_body,
-                     scalar_loop, form=GRID_STRIDE):
+                     scalar_loop, mapped, form=GRID_STRIDE):
         """The partial kernel's loop when every indexed input is contiguous and aligned
         (checked at run time, else `scalar_loop`): each thread loads `width` elements of
         each input as one 16-byte (or narrower) vector, as CUB's reductions do, so a
@@ -1168,7 +1239,7 @@ class ReductionKernel(_SnippetKernel):
                 f"#pragma unroll\n"
                 f"      for (int _l = 0; _l < {width}; ++_l) {{\n"
                 f"{lane_index}{lane_loads}"
-                f"        {into}, ({r})({self.map_expr}));\n"
+                f"        {into}, ({r})({mapped}));\n"
                 f"      }}\n    }}\n{after}"
                 f"    for ({idx} i = _nv * {width} + {d['first']}; i < _n; i += {d['step']}) {{\n"
                 f"{scalar_body}    }}\n"

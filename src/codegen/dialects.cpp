@@ -80,6 +80,58 @@ SIMT_ERF_INVERSES(float)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 SIMT_ERF_INVERSES(double)
 #endif
+/* CUDA's atomic functions on global and local memory: OpenCL's own for 32-bit integers
+   (its 64-bit ones where the device has the extensions), a compare-and-swap loop on the
+   bits for floats and for CUDA's wrapping atomicInc/atomicDec. The type parameters are
+   TY and UY, never a snippet's type name: `T(x)` there is rewritten as a cast. */
+#define SIMT_ATOMIC_FN(AS, NAME, TY, FN) \
+  SIMT_OVERLOAD TY NAME(AS TY* p, TY v) { return FN((volatile AS TY*)p, v); }
+#define SIMT_ATOMIC_CAS_LOOP(AS, NAME, TY, UY, CAS, NEW)                              \
+  SIMT_OVERLOAD TY NAME(AS TY* p, TY v) {                                              \
+    volatile AS UY* q = (volatile AS UY*)p;                                           \
+    UY seen, old = *q;                                                               \
+    do {                                                                            \
+      seen = old;                                                                   \
+      const TY x = as_##TY (seen);                                                     \
+      old = CAS(q, seen, as_##UY (NEW));                                              \
+    } while (old != seen);                                                          \
+    return as_##TY (old);                                                             \
+  }
+#define SIMT_ATOMIC_CAS(AS, TY, CAS) \
+  SIMT_OVERLOAD TY atomicCAS(AS TY* p, TY expected, TY v) { return CAS((volatile AS TY*)p, expected, v); }
+#define SIMT_ATOMIC_INTS(AS, TY, P)                                                       \
+  SIMT_ATOMIC_FN(AS, atomicAdd, TY, P##_add) SIMT_ATOMIC_FN(AS, atomicSub, TY, P##_sub)   \
+  SIMT_ATOMIC_FN(AS, atomicExch, TY, P##_xchg) SIMT_ATOMIC_CAS(AS, TY, P##_cmpxchg)
+#define SIMT_ATOMIC_ORDERS(AS, TY, P)                                                     \
+  SIMT_ATOMIC_FN(AS, atomicMin, TY, P##_min) SIMT_ATOMIC_FN(AS, atomicMax, TY, P##_max)   \
+  SIMT_ATOMIC_FN(AS, atomicAnd, TY, P##_and) SIMT_ATOMIC_FN(AS, atomicOr, TY, P##_or)     \
+  SIMT_ATOMIC_FN(AS, atomicXor, TY, P##_xor)
+#define SIMT_ATOMICS_32(AS)                                                              \
+  SIMT_ATOMIC_INTS(AS, int, atomic) SIMT_ATOMIC_INTS(AS, uint, atomic)                   \
+  SIMT_ATOMIC_ORDERS(AS, int, atomic) SIMT_ATOMIC_ORDERS(AS, uint, atomic)               \
+  SIMT_ATOMIC_CAS_LOOP(AS, atomicAdd, float, uint, atomic_cmpxchg, x + v)                \
+  SIMT_ATOMIC_FN(AS, atomicExch, float, atomic_xchg)                                     \
+  SIMT_ATOMIC_CAS_LOOP(AS, atomicInc, uint, uint, atomic_cmpxchg, x >= v ? 0u : x + 1u)  \
+  SIMT_ATOMIC_CAS_LOOP(AS, atomicDec, uint, uint, atomic_cmpxchg,                        \
+                       (x == 0u || x > v) ? v : x - 1u)
+SIMT_ATOMICS_32(__global) SIMT_ATOMICS_32(__local)
+#if defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define SIMT_ATOMICS_64(AS)                                                              \
+  SIMT_ATOMIC_INTS(AS, long, atom) SIMT_ATOMIC_INTS(AS, ulong, atom)
+SIMT_ATOMICS_64(__global) SIMT_ATOMICS_64(__local)
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#define SIMT_ATOMICS_F64(AS) \
+  SIMT_ATOMIC_CAS_LOOP(AS, atomicAdd, double, ulong, atom_cmpxchg, x + v)
+SIMT_ATOMICS_F64(__global) SIMT_ATOMICS_F64(__local)
+#endif
+#endif
+#if defined(cl_khr_int64_extended_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#define SIMT_ATOMICS_64_ORDERS(AS) \
+  SIMT_ATOMIC_ORDERS(AS, long, atom) SIMT_ATOMIC_ORDERS(AS, ulong, atom)
+SIMT_ATOMICS_64_ORDERS(__global) SIMT_ATOMICS_64_ORDERS(__local)
+#endif
 #undef abs
 #define abs(x) simt_cuda_abs(x)
 #define sqrtf sqrt

@@ -314,6 +314,7 @@ std::string Emitter::call_code(const Expr& e, const std::string& status) {
   if (checked()) args.emplace_back("simt_checks");
   if (!grid_barrier_param().empty()) args.emplace_back("simt_grid_barrier");
   if (!status.empty()) args.push_back(status);
+  for (std::string& slot : shared_slot_args(*i.function)) args.push_back(std::move(slot));
   for (size_t p = 0; p < i.arguments.size(); ++p) {
     const sema::CallArgument& a = i.arguments[p];
     const Type& pt = callee.param_types[p];

@@ -7,6 +7,19 @@
 
 namespace simt::codegen::detail {
 
+namespace {
+
+// A compile-time argument value (an integer, bool or tuple of those), as the
+// comment above a specialization shows it.
+std::string constant_text(const sema::Constant& c) {
+  if (!c.type.is_tuple()) return std::to_string(c.int_value);
+  std::string items;
+  for (size_t k = 0; k < c.items.size(); ++k) items += (k ? ", " : "") + constant_text(c.items[k]);
+  return "(" + items + (c.items.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
 Emitter::Emitter(const sema::TypedFunction& fn, const Dialect& d, const EmitOptions& options,
                  Module& m, const sema::TypedDeviceFunction* self)
     : fn_(fn),
@@ -27,6 +40,7 @@ void Emitter::emit_function() {
     params.push_back(std::move(barrier));
   if (std::string status = raise_status_param(); !status.empty())
     params.push_back(std::move(status));
+  for (std::string& slot : shared_slot_params()) params.push_back(std::move(slot));
   for (size_t p = 0; p < fn_.param_count(); ++p) {
     std::vector<std::string> names, local_names;
     std::vector<Type> types, local_types;
@@ -47,8 +61,11 @@ void Emitter::emit_function() {
   std::string result = result_ctype(fn_.return_type);
   std::string body = function_body();
   std::string signature;
-  for (size_t i = 0; i < self_->signature.size(); ++i)
+  for (size_t i = 0; i < self_->signature.size(); ++i) {
     signature += (i ? ", " : "") + self_->signature[i].str();
+    if (i < self_->constants.size() && self_->constants[i])
+      signature += " = " + constant_text(*self_->constants[i]);
+  }
   module_.function_code += "// Device function '" + self_->source->name + "' (" +
                            fn_.source->filename() + ":" + std::to_string(def.span.line) +
                            ") for (" + signature + ") -> " + fn_.return_type.str() + "\n" +
@@ -72,6 +89,7 @@ abi::GeneratedKernel Emitter::run() {
   std::vector<std::string> params = parameters(out.params);
   if (checked()) add_check_record(out.params, params);
   regions_.bare_names = false;
+  declare_shared_slots();
   std::string body = function_body();
   std::string guard_test = thread_guard_ ? thread_guard_test() : "";
   if (uses_dynamic_shared_) add_dynamic_shared(out.params, params, body);

@@ -43,6 +43,7 @@ abi::GeneratedKernel emit_module(const sema::TypedFunction& fn, const Dialect& d
   Module module(dialect);
   module.fibers = fibers;
   module.grid_barrier = detail::uses_grid_sync(fn);
+  detail::collect_shared_slots(fn, dialect, module);
   // Callees come first in `functions`, so each is defined before its use.
   for (const auto& f : fn.functions)
     Emitter(f->typed, dialect, options, module, f.get()).emit_function();
@@ -68,10 +69,12 @@ abi::GeneratedKernel emit_module(const sema::TypedFunction& fn, const Dialect& d
 abi::GeneratedKernel emit_kernel(const sema::TypedFunction& fn, const Dialect& dialect,
                                  const EmitOptions& options) {
   // The CPU runs a block's threads as loops split at barriers (regions) where
-  // it can, and as fibers where it cannot: a collective in a device function,
-  // or one the region lowering refuses (detail::RegionsRefused).
-  bool fibers =
-      dialect.threads_are_loops() && (options.cpu_fibers || passes::functions_call_collectives(fn));
+  // it can, and as fibers where it cannot: a collective or a shared array in
+  // a device function, or one the region lowering refuses
+  // (detail::RegionsRefused).
+  bool fibers = dialect.threads_are_loops() &&
+                (options.cpu_fibers || passes::functions_call_collectives(fn) ||
+                 passes::functions_allocate_shared(fn));
   if (!fibers) {
     try {
       return emit_module(fn, dialect, options, false);

@@ -160,6 +160,12 @@ std::string Emitter::array_alloc(const Expr& e) {
   }
   std::string view = name + "_view";
   count_array_bytes(e, shared, total);
+  if (std::optional<size_t> slot = shared ? shared_slot_of(e) : std::nullopt) {
+    // Declared in the kernel and passed in (emit_shared_slots.cpp).
+    prologue_ += "  " + view_type + " " + view + " = {" + slot_name(*slot) + ", {" + extents +
+                 "}, {" + strides + "}};\n";
+    return view;
+  }
   if (shared && total == 0) {
     // Dynamic: every such array views the launch's one buffer.
     uses_dynamic_shared_ = true;

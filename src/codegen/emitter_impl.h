@@ -154,7 +154,19 @@ struct Module {
   int warp_sites = 0;              // call sites of warp operations so far (`%s`)
   int64_t fiber_shared_bytes = 0;  // fiber mode: static shared arrays, at offsets
   int64_t local_bytes = 0;         // local arrays per thread, all functions together
+  // OpenCL declares __local variables in kernels only: each shared array a
+  // device function allocates (a slot) is declared in the kernel and passed
+  // down, through every function between, as a hidden parameter named after
+  // its slot (emit_shared_slots.cpp). Empty for the other dialects.
+  struct SharedSlot {
+    const sema::TypedDeviceFunction* owner = nullptr;
+    const Expr* alloc = nullptr;
+  };
+  std::vector<SharedSlot> shared_slots;
 };
+
+// Fills Module::shared_slots where the dialect needs them (emit_shared_slots.cpp).
+void collect_shared_slots(const sema::TypedFunction& kernel, const Dialect& d, Module& m);
 
 // Thrown by the region lowering where it cannot place a barrier or warp
 // operation; emit_kernel then emits the kernel in fiber mode. Not a
@@ -611,6 +623,20 @@ class Emitter {
   // `shared.array(shape, dtype)` / `local.array(...)`: storage declared at the
   // top of the function, and a view of it (the expression's value).
   std::string array_alloc(const Expr& e);
+
+  // ---- shared arrays of device functions on OpenCL (emit_shared_slots.cpp) --
+  // The slots `f` (this function's own when `owner` is self_) reaches: its own
+  // allocations and its callees', by index into Module::shared_slots.
+  std::vector<size_t> slots_reached(const sema::TypedFunction& f,
+                                    const sema::TypedDeviceFunction* owner) const;
+  static std::string slot_name(size_t k) { return "simt_shared_slot" + std::to_string(k); }
+  // A device function's hidden parameters for them, and a call's arguments.
+  std::vector<std::string> shared_slot_params() const;
+  std::vector<std::string> shared_slot_args(const sema::TypedDeviceFunction& callee) const;
+  // The kernel: every slot declared at its top (into prologue_).
+  void declare_shared_slots();
+  // The slot of allocation `e` in this device function, if it has one.
+  std::optional<size_t> shared_slot_of(const Expr& e) const;
   // Counts an array's bytes: shared ones for the kernel's requirements,
   // local ones against kMaxLocalBytes (a CompileError at the array beyond).
   void count_array_bytes(const Expr& e, bool shared, int64_t elements);

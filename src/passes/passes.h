@@ -31,6 +31,10 @@ std::optional<abi::PythonLine> first_float64_use(const sema::TypedFunction& kern
 // (sema::is_collective).
 bool functions_call_collectives(const sema::TypedFunction& kernel);
 
+// Whether a device function `kernel` calls allocates a shared array: one per
+// block, which the CPU keeps in fiber mode's per-block buffer.
+bool functions_allocate_shared(const sema::TypedFunction& kernel);
+
 // Whether evaluating `e` (a statement `s`'s own expressions: its test, value
 // and targets, not the statements it contains) calls a device function that
 // raises, so the thread may leave `fn` there.

@@ -4,12 +4,14 @@
 // driver reports, so a wrong one is a TypeError rather than corrupted memory.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <array>
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 
 #include "python/arguments.h"
@@ -74,12 +76,21 @@ std::optional<runtime::BackendKind> backend_from_name(const std::optional<std::s
 
 class RawKernel {
  public:
+  // `opencl`: CUDA C++ `source` spelled as OpenCL C (python/simt/_cuda_to_opencl.py),
+  // the kernel's name and the build options there, for OpenCL devices; absent where
+  // the source is not CUDA C++ or names its backend.
   RawKernel(std::string source, std::string name, std::vector<std::string> options,
             std::vector<std::string> name_expressions, std::optional<PyDevice> device,
-            std::optional<std::string> backend)
+            std::optional<std::string> backend,
+            std::optional<std::tuple<std::string, std::string, std::vector<std::string>>> opencl)
       : name_(std::move(name)),
         device_(device ? device->device : nullptr),
         backend_(backend_from_name(backend)) {
+    if (opencl) {
+      opencl_source_.source = std::move(std::get<0>(*opencl));
+      opencl_name_ = std::move(std::get<1>(*opencl));
+      opencl_source_.options = std::move(std::get<2>(*opencl));
+    }
     source_.source = std::move(source);
     source_.options = std::move(options);
     source_.name_expressions = std::move(name_expressions);
@@ -101,8 +112,10 @@ class RawKernel {
                              runtime::backend_name(device->info().backend) +
                              "); choose a device with device=... or simt.use_device(...)")
                                 .c_str());
-    std::shared_ptr<runtime::RawProgram> program = program_cache().get(device, source_);
-    functions_.emplace_back(device.get(), program->function(name_));
+    const bool translated = language == runtime::BackendKind::OpenCL && opencl_name_.has_value();
+    std::shared_ptr<runtime::RawProgram> program =
+        program_cache().get(device, translated ? opencl_source_ : source_);
+    functions_.emplace_back(device.get(), program->function(translated ? *opencl_name_ : name_));
     return functions_.back().second;
   }
 
@@ -139,6 +152,8 @@ class RawKernel {
 
   std::string name_;
   runtime::RawSource source_;
+  runtime::RawSource opencl_source_;
+  std::optional<std::string> opencl_name_;
   std::shared_ptr<runtime::Device> device_;  // null: the current device
   std::optional<runtime::BackendKind> backend_;
   // A deque: a launch keeps using its entry (with the GIL released) while
@@ -291,10 +306,13 @@ struct RawLaunch {
 
 void bind_raw_kernels(nb::module_& m) {
   nb::class_<RawKernel>(m, "RawKernel")
-      .def(nb::init<std::string, std::string, std::vector<std::string>, std::vector<std::string>,
-                    std::optional<PyDevice>, std::optional<std::string>>(),
-           nb::arg("source"), nb::arg("name"), nb::arg("options"), nb::arg("name_expressions"),
-           nb::arg("device").none(), nb::arg("backend").none())
+      .def(
+          nb::init<std::string, std::string, std::vector<std::string>, std::vector<std::string>,
+                   std::optional<PyDevice>, std::optional<std::string>,
+                   std::optional<std::tuple<std::string, std::string, std::vector<std::string>>>>(),
+          nb::arg("source"), nb::arg("name"), nb::arg("options"), nb::arg("name_expressions"),
+          nb::arg("device").none(), nb::arg("backend").none(),
+          nb::arg("opencl").none() = nb::none())
       .def_prop_ro("name", &RawKernel::name)
       .def(
           "configure",

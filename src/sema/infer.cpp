@@ -116,6 +116,10 @@ void Inferencer::declare_locals(const std::vector<Type>& arg_types) {
     param_types_.push_back(t);
     nonneg_[index] = t.is_scalar() && (is_unsigned(t.scalar) || is_bool(t.scalar));
   }
+  bindings_.assign(out_.locals.size(), 0);
+  local_constants_.assign(out_.locals.size(), std::nullopt);
+  count_bindings(fn_.def.body);
+  declare_constant_params();
 }
 
 void Inferencer::declare_annotations(const std::vector<lang::StmtPtr>& body) {
@@ -145,6 +149,11 @@ void Inferencer::declare_annotations(const std::vector<lang::StmtPtr>& body) {
 void Inferencer::bind(int index, const Type& value, Span where, bool nonnegative,
                       std::optional<ValueRange> range) {
   LocalVar& v = out_.locals[index];
+  if (dead_depth_ > 0 && !v.type.is_unknown() && !value.is_unknown() && is_data(value) &&
+      !is_device_function(value)) {
+    check_convertible(value, v.type, where, "'" + v.name + "'");
+    return;
+  }
   if (!nonnegative) next_nonneg_[index] = false;
   next_ranges_[index] = join_ranges(next_ranges_[index], range);
   if (value.is_unknown()) return;

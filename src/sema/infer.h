@@ -216,7 +216,10 @@ struct TypedFunction {
 struct TypedDeviceFunction {
   std::shared_ptr<const DeviceFunctionSource> source;  // keeps tree and text alive
   std::vector<Type> signature;  // the argument types (concrete) it was made for
-  TypedFunction typed;          // typed.return_type is its result
+  // Per parameter: the value it was made for, where it needs one at compile
+  // time (sema/infer_constants.cpp); the argument is still passed.
+  std::vector<std::optional<Constant>> constants;
+  TypedFunction typed;  // typed.return_type is its result
   // Which specialization of this Python name it is within the kernel (in
   // emission order): the emitter names it simt_func_<name>_<ordinal>.
   int ordinal = 0;

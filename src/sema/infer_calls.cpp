@@ -139,10 +139,15 @@ ExprInfo Inferencer::array_alloc(const Expr& e, const Intrinsic& fn, const std::
                                           "not " +
                                           dtype.str()));
   auto extents = const_shape(*args[0]);
-  if (!extents)
-    return typed(
-        error(args[0]->span, shown + "() needs a shape known at compile time: an int or a tuple of "
-                                     "ints (literals or global constants)"));
+  if (!extents) {
+    want_constant(*args[0], "the shape of " + shown + "()");
+    return typed(error(args[0]->span,
+                       shown +
+                           "() needs a shape known at compile time: an int or a tuple of ints "
+                           "(literals, global or closure constants, locals assigned once, or "
+                           "parameters whose arguments are such constants)" +
+                           constant_hint(*args[0])));
+  }
   if (extents->empty() || extents->size() > 3)
     return typed(error(args[0]->span, shown + "() takes 1 to 3 dimensions"));
   int64_t total = 1;
@@ -156,10 +161,12 @@ ExprInfo Inferencer::array_alloc(const Expr& e, const Intrinsic& fn, const std::
       return typed(error(args[0]->span, shown + "() of that shape is too large"));
     total *= std::max<int64_t>(n, 1);
   }
-  if (self_ != nullptr && shared)
-    return typed(error(e.span, shown + "() in a device function: allocate the shared array in the "
-                                       "kernel and pass it as an argument (OpenCL declares local "
-                                       "memory only in kernels)"));
+  // A device function's shared array is one per block and specialization, as
+  // a __shared__ variable of a CUDA __device__ function is; the dynamic one
+  // is the kernel's.
+  if (self_ != nullptr && shared && total == 0)
+    return typed(error(e.span, shown + "(0, ...) (dynamic shared memory) in a device function: "
+                                       "allocate it in the kernel and pass it as an argument"));
   const Space space = shared ? Space::Shared : Space::Local;
   const int ndim = static_cast<int>(extents->size());
   ExprInfo i = typed(dtype.record ? Type::record_array(dtype.record, ndim, Layout::C, space)

@@ -150,6 +150,7 @@ ExprInfo Inferencer::name(const Expr& e) {
   if (local != local_index_.end()) {
     ExprInfo i = typed(out_.locals[local->second].type, nonneg_[local->second]);
     i.local = local->second;
+    i.constant = local_constants_[local->second];
     i.value_range = ranges_[local->second];  // finish_range() drops what the type cannot hold
     if (auto least = lower_bound(e); least && *least >= 0) i.nonnegative = true;
     if (final_ && i.type.is_unknown())

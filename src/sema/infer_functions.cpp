@@ -177,10 +177,14 @@ ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
                           names));
   }
 
-  // The signature: argument types, weak literals made concrete.
+  // The signature: argument types, weak literals made concrete; and the
+  // constants among the arguments, which the callee may need as values.
   std::vector<Type> signature;
+  std::vector<std::optional<Constant>> offered(n);
   for (size_t p = 0; p < n; ++p) {
     const CallArgument& a = arguments[p];
+    std::optional<Constant> value = a.expr ? info(*a.expr).constant : a.default_value;
+    if (value && is_compile_time_value(*value)) offered[p] = std::move(value);
     Type t = a.expr ? info(*a.expr).type : a.default_value.type;
     if (t.contains_unknown()) return typed(Type::unknown());
     if (!is_data(t) && !is_compile_time_argument(t))
@@ -190,9 +194,12 @@ ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
                              "function, not " +
                              t.str()));
     signature.push_back(concrete_type(t));
+    // Offered as the parameter's type: 64 from a literal and 64 from a
+    // parameter given it are one value, one specialization.
+    if (offered[p]) offered[p] = constant_as(*offered[p], signature.back());
   }
 
-  const TypedDeviceFunction* function = specialize(source, signature, *e.items[0]);
+  const TypedDeviceFunction* function = specialize(source, signature, offered, e, arguments);
   if (!function) return typed(Type::unknown());
   ExprInfo i = typed(function->typed.return_type);
   i.function = function;
@@ -207,7 +214,9 @@ ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
 
 const TypedDeviceFunction* Inferencer::specialize(
     const std::shared_ptr<const DeviceFunctionSource>& source, const std::vector<Type>& signature,
-    const Expr& callee) {
+    const std::vector<std::optional<Constant>>& offered, const Expr& call,
+    const std::vector<CallArgument>& arguments) {
+  const Expr& callee = *call.items[0];
   auto& stack = context_.stack;
   auto on_stack = std::find(stack.begin(), stack.end(), source.get());
   if (on_stack != stack.end()) {
@@ -222,27 +231,38 @@ const TypedDeviceFunction* Inferencer::specialize(
                            stack.back()->name + " -> " + source->name);
     return nullptr;
   }
-  Specialization* spec = nullptr;
-  for (const auto& s : context_.specializations)
-    if (s->source == source.get() && s->signature == signature) spec = s.get();
-  if (!spec) {
-    context_.specializations.push_back(std::make_unique<Specialization>());
-    spec = context_.specializations.back().get();
-    spec->source = source.get();
-    spec->signature = signature;
-    stack.push_back(source.get());
-    try {
-      Inferencer callee_inferencer(*source->parsed, *source->source, signature, source->globals,
-                                   context_, source.get());
-      auto result = std::make_shared<TypedDeviceFunction>();
-      result->source = source;
-      result->signature = signature;
-      result->typed = callee_inferencer.run();
-      spec->result = std::move(result);
-    } catch (const lang::CompileError&) {
-      spec->error = std::current_exception();
+  // Typed for the argument types alone first; then again, with the values of
+  // the parameters it read at compile-time positions, while it wants more.
+  std::vector<std::optional<Constant>> constants(signature.size());
+  Specialization* spec = &typed_specialization(source, signature, constants);
+  while (spec->error && !spec->wanted.empty()) {
+    bool more = false;
+    for (const WantedConstant& w : spec->wanted) {
+      if (constants[w.param]) continue;
+      if (offered[w.param]) {
+        constants[w.param] = offered[w.param];
+        more = true;
+        continue;
+      }
+      if (!w.required) continue;
+      // The caller cannot give it: the error is here, at the argument (and
+      // the caller's own parameter, if it is one, is wanted in turn).
+      const lang::Param& param = source->parsed->def.params[w.param];
+      const Expr* argument = arguments[w.param].expr;
+      const Expr& at = argument ? *argument : call;
+      if (argument) want_constant(*argument, w.what);
+      error(at.span, "argument '" + param.name + "' of " + source->name +
+                         "() must be known at compile time (a literal, a global or closure "
+                         "constant, a local assigned once, or a parameter whose argument is "
+                         "one): " +
+                         source->name + "() uses it as " + w.what + " at " +
+                         source->source->filename() + ":" + std::to_string(w.where.line) + ":" +
+                         std::to_string(w.where.col) + "; here it is a value computed at run time" +
+                         (argument ? constant_hint(*argument) : ""));
+      return nullptr;
     }
-    stack.pop_back();
+    if (!more) break;
+    spec = &typed_specialization(source, signature, constants);
   }
   if (spec->error) {
     // Errors inside the callee are its own (they point into its file);
@@ -251,6 +271,36 @@ const TypedDeviceFunction* Inferencer::specialize(
     return nullptr;
   }
   return spec->result.get();
+}
+
+Specialization& Inferencer::typed_specialization(
+    const std::shared_ptr<const DeviceFunctionSource>& source, const std::vector<Type>& signature,
+    const std::vector<std::optional<Constant>>& constants) {
+  for (const auto& s : context_.specializations)
+    if (s->source == source.get() && s->signature == signature &&
+        same_constants(s->constants, constants))
+      return *s;
+  context_.specializations.push_back(std::make_unique<Specialization>());
+  Specialization& spec = *context_.specializations.back();
+  spec.source = source.get();
+  spec.signature = signature;
+  spec.constants = constants;
+  context_.stack.push_back(source.get());
+  Inferencer callee_inferencer(*source->parsed, *source->source, signature, source->globals,
+                               context_, source.get(), &spec.constants);
+  try {
+    auto result = std::make_shared<TypedDeviceFunction>();
+    result->source = source;
+    result->signature = signature;
+    result->constants = constants;
+    result->typed = callee_inferencer.run();
+    spec.result = std::move(result);
+  } catch (const lang::CompileError&) {
+    spec.error = std::current_exception();
+    spec.wanted = callee_inferencer.wanted();
+  }
+  context_.stack.pop_back();
+  return spec;
 }
 
 }  // namespace simt::sema::detail

@@ -14,8 +14,10 @@ void Inferencer::stmt(const Stmt& s) {
     case StmtKind::Assign: {
       Type value = expr(*s.value);
       bool nonneg = info(*s.value).nonnegative;
-      for (const auto& target : s.targets)
+      for (const auto& target : s.targets) {
         assign(*target, value, nonneg, info(*s.value).value_range);
+        note_constant(*target, info(*s.value));
+      }
       break;
     }
     case StmtKind::AnnAssign:
@@ -34,11 +36,21 @@ void Inferencer::stmt(const Stmt& s) {
       break;
     case StmtKind::If: {
       truth(*s.test, "if");
+      // A condition known at compile time: the branch it never takes binds no
+      // types (infer_constants.cpp says why). One that reads a parameter may
+      // become known if typing fails without it (`if neg_idx:` as Numba prunes).
+      const std::optional<Constant>& known = info(*s.test).constant;
+      const bool constant = known && known->type.is_scalar() && known->type.is_int_like();
+      if (!constant) want_constant(*s.test, "the condition of an if", false);
       size_t outer = lower_bounds_.size();
       add_lower_bounds(*s.test, s.body);
+      if (constant && known->int_value == 0) ++dead_depth_;
       block(s.body);
+      if (constant && known->int_value == 0) --dead_depth_;
       lower_bounds_.resize(outer);
+      if (constant && known->int_value != 0) ++dead_depth_;
       block(s.orelse);
+      if (constant && known->int_value != 0) --dead_depth_;
       break;
     }
     case StmtKind::While:

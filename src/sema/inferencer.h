@@ -101,12 +101,39 @@ inline std::string not_a_value(const Type& tuple) {
          "is used";
 }
 
+// A parameter of a device function read where a compile-time value is
+// needed (a shared/local array's shape, grid's ndim) without being one: its
+// index, the place (in the callee's file) and what needs it.
+struct WantedConstant {
+  size_t param = 0;
+  Span where;
+  std::string what;
+  // Typing cannot succeed without it (a shape); else it may (an if's
+  // condition, which decides a branch once known).
+  bool required = true;
+};
+
+// Whether `c` can stand for a parameter at a compile-time position: an
+// integer or bool, or a tuple of those (a shape).
+bool is_compile_time_value(const Constant& c);
+// `c` with the type `t` (an integer argument's constant takes its parameter's
+// type, int64 for a Python int), items alike.
+Constant constant_as(Constant c, const Type& t);
+bool same_constant(const Constant& a, const Constant& b);
+bool same_constants(const std::vector<std::optional<Constant>>& a,
+                    const std::vector<std::optional<Constant>>& b);
+
 // One device function typed for one argument signature, or the error that
 // typing it raised (kept: a later pass or caller with the same signature
 // gets the same error).
 struct Specialization {
   const DeviceFunctionSource* source = nullptr;
   std::vector<Type> signature;
+  // Per parameter: the value it was specialized on (only parameters a
+  // compile-time position needs get one; sema/infer_constants.cpp says why).
+  std::vector<std::optional<Constant>> constants;
+  // What typing it wanted as constants and did not get.
+  std::vector<WantedConstant> wanted;
   std::shared_ptr<TypedDeviceFunction> result;
   std::exception_ptr error;
 };
@@ -144,15 +171,19 @@ struct Context {
 class Inferencer {
  public:
   // `self` is the device function being typed, null for a kernel.
+  // `constants`, where given, holds per parameter the value it is
+  // specialized on (a compile-time constant inside the function).
   Inferencer(const lang::ParsedFunction& fn, const lang::SourceText& src,
              const std::vector<Type>& arg_types, const Globals& globals, Context& context,
-             const DeviceFunctionSource* self)
+             const DeviceFunctionSource* self,
+             const std::vector<std::optional<Constant>>* constants = nullptr)
       : fn_(fn),
         src_(src),
         globals_(globals),
         arg_types_(arg_types),
         context_(context),
-        self_(self) {
+        self_(self),
+        param_constants_(constants) {
     out_.parsed = &fn;
     out_.source = &src;
   }
@@ -163,6 +194,10 @@ class Inferencer {
   Constant default_value(const lang::Param& param);
 
   TypedFunction run();
+
+  // The parameters this function read at compile-time positions without a
+  // value for them (filled as typing goes, also when it fails).
+  const std::vector<WantedConstant>& wanted() const { return wanted_; }
 
  private:
   // ---- passes, locals, errors (infer.cpp) ----------------------------------
@@ -199,10 +234,32 @@ class Inferencer {
   // signature, array arguments for pointer parameters.
   ExprInfo foreign_call(const Expr& e, const Type& callee);
 
-  // The specialization of `source` for `signature`, typed on first use.
-  // Null (with the error held back until the final pass) when typing it fails.
+  // The specialization of `source` for `signature`, typed on first use;
+  // specialized further on the values of those `offered` constants that it
+  // needs at compile time (`call` and `arguments` place the errors). Null
+  // (with the error held back until the final pass) when typing it fails.
   const TypedDeviceFunction* specialize(const std::shared_ptr<const DeviceFunctionSource>& source,
-                                        const std::vector<Type>& signature, const Expr& callee);
+                                        const std::vector<Type>& signature,
+                                        const std::vector<std::optional<Constant>>& offered,
+                                        const Expr& call,
+                                        const std::vector<CallArgument>& arguments);
+  // The specialization for `signature` and `constants`, typed on first use.
+  Specialization& typed_specialization(const std::shared_ptr<const DeviceFunctionSource>& source,
+                                       const std::vector<Type>& signature,
+                                       const std::vector<std::optional<Constant>>& constants);
+
+  // ---- constants that flow (infer_constants.cpp) ---------------------------
+  // How often each local is bound in the body (parameters: besides the call).
+  void count_bindings(const std::vector<lang::StmtPtr>& body);
+  // Parameters specialized on a value, never rebound: constants from the start.
+  void declare_constant_params();
+  // After `target = value`: a local bound only there holds value's constant.
+  void note_constant(const Expr& target, const ExprInfo& value);
+  // `e` is needed at compile time and is not constant: the parameters it
+  // reads (directly, in a tuple, or indexed) are wanted as constants.
+  void want_constant(const Expr& e, const std::string& what, bool required = true);
+  // The hint that ends a "known at compile time" error about `e`.
+  std::string constant_hint(const Expr& e) const;
 
   // ---- statements (infer_stmt.cpp) -----------------------------------------
   void block(const std::vector<lang::StmtPtr>& body);
@@ -342,6 +399,15 @@ class Inferencer {
   // Inside `if 0 < i ...:` bodies that never assign i: (local, its least value), which
   // makes `i - 1` a non-negative index (no wraparound check).
   std::vector<std::pair<int, int64_t>> lower_bounds_;
+  // Per local: how often the body binds it, and the constant it holds where
+  // its one binding (or, for a parameter, the call) gives one.
+  std::vector<int> bindings_;
+  std::vector<std::optional<Constant>> local_constants_;
+  const std::vector<std::optional<Constant>>* param_constants_;
+  std::vector<WantedConstant> wanted_;
+  // Inside this many branches a compile-time condition never takes: there
+  // assignments convert into the variables' types and never widen them.
+  int dead_depth_ = 0;
   bool final_ = false;
   bool changed_ = false;
   bool ranges_changed_ = false;  // the last pass narrowed a local's range

@@ -229,8 +229,10 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
     case Rule::Grid:
     case Rule::GridSize: {
       auto n = const_int(*e.items[1]);
+      if (!n) want_constant(*e.items[1], "the ndim of " + shown + "()");
       if (!n || *n < 1 || *n > 3)
-        return typed(error(e.items[1]->span, shown + "() takes a constant 1, 2 or 3"));
+        return typed(error(e.items[1]->span, shown + "() takes a constant 1, 2 or 3" +
+                                                 (n ? "" : constant_hint(*e.items[1]))));
       Type index = Type::scalar_of(Scalar::Int64);
       ExprInfo i = typed(*n == 1 ? index : Type::uniform_tuple(index, static_cast<int>(*n)), true);
       // Block index times block size plus thread index, each below 2^31 (launch limits).

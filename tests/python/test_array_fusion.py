@@ -72,12 +72,20 @@ def test_fused_function_errors_say_what(device):
         simt.fuse(lambda a: a if a > 0 else -a)(x)
     with pytest.raises(TypeError, match="not given as an argument"):
         simt.fuse(lambda a: a + x)(x)
-    with pytest.raises(TypeError, match="at least one argument must be a simt array"):
-        simt.fuse(lambda a: a + 1)(2.0)
     with pytest.raises(TypeError, match="returns a tuple"):
         simt.fuse(lambda a: (a, a))(x)
     with pytest.raises(TypeError, match="NumPy array"):
-        simt.fuse(lambda a: a + 1)(np.zeros(3))
+        simt.fuse(lambda a, b: a + b)(x, np.zeros(4))
+
+
+def test_fused_function_without_device_arrays_runs_as_written(rng):
+    # CuPy's rule: NumPy arrays and scalars alone run the Python function itself.
+    host = rng.standard_normal(7)
+    squared = simt.fuse(lambda a, b: (a - b) * (a - b))
+    got = squared(host, host[::-1])
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, (host - host[::-1]) ** 2)
+    assert squared(2.0, 0.5) == 2.25
 
 
 def test_fused_scalars_behave_as_in_eager_calls(device, rng):

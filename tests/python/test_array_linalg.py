@@ -96,6 +96,32 @@ def test_matmul_layouts_and_shapes(device, rng):
     np.testing.assert_allclose(got.astype(np.float32), want, rtol=4e-3, atol=4e-3)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "bool", "complex64",
+                                   "float16"])
+@pytest.mark.parametrize("k", [1, 31, 33, 300, 1029])
+def test_matrix_vector_products(device, rng, dtype, k):
+    """Matrix times vector (a block of threads per output element on GPUs), vector times
+    matrix (a thread per column), vector dot vector, batched and through strided views,
+    with row lengths below, at and past a block's threads."""
+    a = _random(rng, (37, k), dtype)
+    v = _random(rng, (k,), dtype)
+    w = _random(rng, (2 * k,), dtype)[::2]  # a strided vector
+    batch = _random(rng, (3, 5, k), dtype)
+    xa, xv = simt.asarray(a, device=device), simt.asarray(v, device=device)
+    xw = simt.asarray(np.concatenate([w[:, None], w[:, None]], axis=1), device=device)[:, 0]
+    xb = simt.asarray(batch, device=device)
+    for got, want in [(xa @ xv, a @ v), (xv @ xa.T, v @ a.T), (xv @ xv, v @ v),
+                      (xa @ xw, a @ w), (xa[::-2] @ xv, a[::-2] @ v), (xb @ xv, batch @ v),
+                      (xv @ xb.mT, v @ batch.transpose(0, 2, 1)),
+                      (simt.inner(xa, xv), np.inner(a, v)), (simt.dot(xv, xw), np.dot(v, w))]:
+        if np.dtype(dtype) == np.float16:
+            np.testing.assert_allclose(got.get().astype(np.float32), want.astype(np.float32),
+                                       rtol=5e-3, atol=5e-2)
+            assert got.dtype == want.dtype
+        else:
+            _check(got, want, want.dtype)
+
+
 def test_tensordot_vecdot_dot_inner_outer(device, rng):
     a, b = _random(rng, (3, 4, 5), np.float64), _random(rng, (4, 5, 2), np.float64)
     x1, x2 = simt.asarray(a, device=device), simt.asarray(b, device=device)

@@ -31,6 +31,37 @@ def test_float_reductions_match_numpy(device, rng, shape, axis):
             np.testing.assert_array_equal(got.get(), getattr(np, name)(xh, axis=axis))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int8, np.uint64, np.bool_])
+@pytest.mark.parametrize("shape,axis", [((300001,), None), ((3, 50000), 1), ((77, 40), 0),
+                                        ((9, 20), 1)])
+def test_arg_reductions_pick_the_first_best(device, rng, dtype, shape, axis):
+    """argmin/argmax: the first of equal best values wins, within a block's threads and
+    across segments of a long row; a NaN is best and the first NaN wins, as NumPy's."""
+    if dtype == np.bool_:
+        host = rng.random(shape) < 0.5
+    elif np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        host = rng.integers(max(info.min, -100), min(info.max, 100), shape).astype(dtype)
+    else:
+        host = rng.integers(-1000, 1000, shape).astype(dtype)  # many ties
+    flat = host.reshape(-1) if axis is None else np.moveaxis(host, axis, -1).reshape(
+        -1, host.shape[axis])
+    for value in ("low", "high"):  # the extreme value again, later in each row
+        target = flat.min() if value == "low" else flat.max()
+        flat[..., -1] = target
+    x = simt.asarray(host, device=device)
+    for name in ("argmin", "argmax"):
+        np.testing.assert_array_equal(getattr(simt, name)(x, axis=axis).get(),
+                                      getattr(np, name)(host, axis=axis), err_msg=name)
+    if np.dtype(dtype).kind == "f":
+        nan = host.copy()
+        nan.reshape(-1)[[7, 11, -2]] = np.nan
+        y = simt.asarray(nan, device=device)
+        for name in ("argmin", "argmax"):
+            np.testing.assert_array_equal(getattr(simt, name)(y, axis=axis).get(),
+                                          getattr(np, name)(nan, axis=axis), err_msg=name)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_whole_array_sums_through_the_snippet_path(device, rng, dtype):
     """The whole-array sum and product CUDA devices take through ReductionKernel's

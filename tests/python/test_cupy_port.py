@@ -397,3 +397,82 @@ def test_snippet_kernels_named_as_opencl_keywords(device, rng):
     host = rng.standard_normal(100)
     double = cupy.ElementwiseKernel("T x", "T y", "y = 2 * x")  # name="kernel"
     np.testing.assert_array_equal(double(simt.asarray(host, device=device)).get(), 2 * host)
+
+
+@pytest.fixture
+def current(device):
+    """The test's device as the current one (a CuPy program's arrays go there)."""
+    with simt.use_device(device):
+        yield device
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_group_sums_by_atomics_at_multi_indices(current, rng, dtype):
+    # k-means' center update: each element adds itself at (its label, its column) of a raw
+    # 2-D array through an int index array, and counts its label (an int into a double).
+    rows, cols, groups = 300, 7, 4
+    host = rng.integers(-50, 50, (rows, cols)).astype(dtype)
+    labels = rng.integers(0, groups, rows)
+    sums = cupy.zeros((groups, cols), dtype=dtype)
+    counts = cupy.zeros(groups, dtype=np.float64)
+    group_sums = cupy.ElementwiseKernel(
+        "S data, T label", "raw U sums, raw float64 counts",
+        """
+        int at[] = {label, i % sums.shape()[1]};
+        atomicAdd(&sums[at], data);
+        if (i % cols == 0) atomicAdd(&counts[label], 1);
+        """, "group_sums", preamble=f"#define cols {cols}")
+    group_sums(cupy.asarray(host), cupy.expand_dims(cupy.asarray(labels), axis=1), sums, counts)
+    want = np.stack([host[labels == g].sum(axis=0) for g in range(groups)])
+    np.testing.assert_allclose(sums.get(), want, rtol=1e-6)
+    np.testing.assert_array_equal(counts.get(), np.bincount(labels, minlength=groups))
+
+
+def test_raw_views_read_through_their_strides(current, rng):
+    # A raw parameter indexed by its C-order position (`x[j]`) or by an index array
+    # (`x[idx]`) reads the view's own elements where it is not contiguous: transposed,
+    # stepped, reversed; `x.size()` counts them.
+    host = rng.standard_normal((6, 10))
+    base = cupy.asarray(host)
+    kernel = cupy.ElementwiseKernel(
+        "raw float64 src, int64 j", "float64 flat, float64 picked, int64 size",
+        """
+        flat = src[j];
+        long long at[] = {j % 5, j / 5};
+        picked = src[at];
+        size = src.size();
+        """, "gather_raw")
+    for view, hv in [(base.T[::2], host.T[::2]), (base[::-1, 1:6], host[::-1, 1:6]),
+                     (base[:5, :6], host[:5, :6])]:
+        n = min(view.size, 25)
+        j = cupy.arange(n)
+        flat, picked, size = kernel(view, j)
+        np.testing.assert_array_equal(flat.get(), hv.ravel()[:n])
+        np.testing.assert_array_equal(picked.get(), [hv[k % 5, k // 5] for k in range(n)])
+        np.testing.assert_array_equal(size.get(), np.full(n, hv.size))
+    # A reduction's raw input, read through the strides.
+    total = cupy.ReductionKernel("raw T x, int64 j", "T y", "x[j] * x[j]", "a + b", "y = a",
+                                 "0", "raw_squares")
+    view, hv = base[::2, ::-3], host[::2, ::-3]
+    np.testing.assert_allclose(total(view, cupy.arange(view.size)).get(), (hv ** 2).sum(),
+                               rtol=1e-12)
+
+
+def test_cuda_atomics_on_integers(current, rng):
+    # atomicMax, atomicMin, atomicCAS, atomicInc (CUDA's wrapping count) and atomicExch.
+    values = rng.integers(-1000, 1000, 513).astype(np.int32)
+    out = cupy.asarray(np.array([-2**31, 2**31 - 1, 0, 0, 0], np.int32))
+    wraps = cupy.zeros(1, dtype=np.uint32)
+    kernel = cupy.ElementwiseKernel(
+        "int32 v", "raw int32 out, raw uint32 wraps",
+        """
+        atomicMax(&out[0], v);
+        atomicMin(&out[1], v);
+        atomicCAS(&out[2], 0, 7);
+        atomicAdd(&out[3], 1);
+        atomicInc(&wraps[0], 99u);
+        if (i == 0) atomicExch(&out[4], 42);
+        """, "int_atomics")
+    kernel(cupy.asarray(values), out, wraps)
+    np.testing.assert_array_equal(out.get(), [values.max(), values.min(), 7, values.size, 42])
+    assert int(wraps.get()[0]) == values.size % 100

@@ -686,13 +686,13 @@ def test_snippet_kernels_spell_the_dialect_as_python_kernels_do(dialect):
 
 
 # ---------------------------------------------------------------------------
-# CUDA C++ as CuPy users write it, on every device that compiles CUDA C++ (cuda:N and
-# the cpu device); the OpenCL cases use what OpenCL C shares with it.
+# CUDA C++ as CuPy users write it, on every device (OpenCL devices translate it,
+# simt._cuda_to_opencl) but where it needs what OpenCL C lacks.
 # ---------------------------------------------------------------------------
 
 def needs_cuda_language(device):
     if language(device) != "cuda":
-        pytest.skip("CUDA C++ (OpenCL devices take OpenCL C)")
+        pytest.skip("CUDA C++ that OpenCL C cannot take (dynamic shared memory, shuffles)")
 
 
 def erfcinv_reference(y):
@@ -733,7 +733,6 @@ def test_elementwise_cuda_preamble_with_device_functions(raw_device, rng, dtype)
     """__device__ functions of T in the preamble (abs, exp, log, sqrt, erfcinv, T(x) casts),
     a typedef there, a local array, a loop shadowing i, x[:, None] broadcast against a
     2-D input, and Python numbers for a T and an int32 parameter."""
-    needs_cuda_language(raw_device)
     k = simt.ElementwiseKernel(
         "T x, T y, T scale, int32 seed", "T z",
         r'''
@@ -784,7 +783,6 @@ def test_cuda_math_on_the_cpu_matches_numpy(rng):
 def test_elementwise_raw_carray_index_and_atomics(raw_device, rng):
     """A raw parameter indexed by an int array of indices (CuPy's CArray), atomicAdd on
     float64 and with an int value."""
-    needs_cuda_language(raw_device)
     k = simt.ElementwiseKernel(
         "S data, T label", "raw U centers, raw U group",
         "int cent_ind[] = {label, i % 30000}; atomicAdd(&centers[cent_ind], data); "
@@ -838,6 +836,7 @@ extern "C" __global__ void warp_sums(const int* x, int* out) {
 
 
 def test_raw_module_shared_memory_barriers_and_atomics(raw_device, rng):
+    # Dynamic shared memory (`extern __shared__`) and warp shuffles: CUDA only.
     needs_cuda_language(raw_device)
     module = simt.RawModule(BLOCK_SUMS, device=raw_device)
     sums = module.get_function("block_sums")
@@ -966,3 +965,61 @@ extern "C" __global__ void where(int* out) {
     only_locals[grid, dims](out)
     t = np.arange(grid * size)
     np.testing.assert_array_equal(out.get(), t % size + 100 * (t // size))
+
+
+# ---------------------------------------------------------------------------
+# CUDA C++ raw kernels as CuPy's user guide writes them, on every device: OpenCL devices
+# take them translated (simt._cuda_to_opencl).
+# ---------------------------------------------------------------------------
+
+GUIDE_MODULE = r'''
+extern "C" {
+__global__ void block_reverse(const float* x, float* y, unsigned int n) {
+    __shared__ float tile[64];
+    unsigned int t = threadIdx.x;
+    unsigned int i = blockIdx.x * blockDim.x + t;
+    tile[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    unsigned int j = blockIdx.x * blockDim.x + (blockDim.x - 1 - t);
+    if (j < n) y[j] = tile[t];
+}
+
+__global__ void __launch_bounds__(64) scaled(const double* x, double* y, double a, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    for (; i < n; i += blockDim.x * gridDim.x) y[i] = a * x[i] + (long long)(i % 3);
+}
+}
+
+template <typename T, typename U>
+__global__ void
+widen(const T* x, U* y, int n) {
+    unsigned int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid < n) y[tid] = U(x[tid]) * 3;
+}
+'''
+
+
+def test_cuda_cpp_raw_kernels_run_on_every_device(device, rng):
+    with simt.use_device(device):
+        module = simt.RawModule(code=GUIDE_MODULE, options=("-std=c++11", "--use_fast_math"),
+                                name_expressions=["widen<float, double>", "widen<int, float>"])
+        n = 200  # four blocks of 64, the last one partly past the end
+        xh = rng.standard_normal(n).astype(np.float32)
+        y = simt.full(n, np.nan, dtype=np.float32)
+        module.get_function("block_reverse")((4,), (64,), (simt.asarray(xh), y, n))
+        want = np.concatenate([xh[b * 64:(b + 1) * 64][::-1] for b in range(3)])
+        # The last block's row is mostly past the end: its valid places get the zeros
+        # its threads past the end staged.
+        want = np.concatenate([want, np.zeros(8, np.float32)])
+        np.testing.assert_array_equal(y.get(), want)
+        dh = rng.standard_normal(1000)
+        dy = simt.full(1000, np.nan)
+        module.get_function("scaled")((3,), (64,), (simt.asarray(dh), dy, 2.5, 1000))
+        # --use_fast_math lets the compiler contract a * x + b into one rounding.
+        np.testing.assert_allclose(dy.get(), 2.5 * dh + np.arange(1000) % 3, rtol=1e-13)
+        for expression, src, dst in (("widen<float, double>", np.float32, np.float64),
+                                     ("widen<int, float>", np.int32, np.float32)):
+            host = rng.integers(-100, 100, 50).astype(src)
+            out = simt.full(50, np.nan, dtype=dst)
+            module.get_function(expression)((1,), (64,), (simt.asarray(host), out, 50))
+            np.testing.assert_array_equal(out.get(), host.astype(dst) * 3)

@@ -286,11 +286,12 @@ class Fused:
 
     def __call__(self, *args):
         where = f"simt.fuse({self._name})"
+        if not any(isinstance(a, Array) for a in args):
+            # CuPy's rule: without a device array the function runs as written (NumPy
+            # arrays give NumPy's result).
+            return self._function(*args)
         operands = [Operand(a, where) for a in args]
         device = common_device(operands, where)
-        if device is None:
-            raise TypeError(f"{where}: at least one argument must be a simt array (these "
-                            f"are all scalars: call the function itself)")
         key = tuple(op.resolve_as for op in operands)
         compiled = self._compiled.get(key)
         if compiled is None:

@@ -69,13 +69,18 @@ def matmul(x1, x2, /):
                          f"and {x2.shape} (core dimension {k} of x1 against {k2} of x2)")
     batch = _broadcast.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     dtype = _result_dtype(x1, x2, where)
+    shape = batch + (m,) * (x1.ndim > 1) + (n,) * (x2.ndim > 1)
+    if _host_blas(x1.device):
+        # The operands as given: a vector stays a vector, so NumPy calls BLAS' gemv
+        # (a column of one made it gemm, twice as slow).
+        out = empty(shape, dtype, x1.device)
+        if out.size:
+            _launch.check_dtypes(out.device, (x1.dtype, x2.dtype, dtype), where)
+            np.matmul(np.asarray(x1), np.asarray(x2), out=np.asarray(out))
+        return out
     out = empty(batch + (m, n), dtype, x1.device)
     _product(a, b, out)
-    drop = ([out.ndim - 2] if x1.ndim == 1 else []) + ([out.ndim - 1] if x2.ndim == 1 else [])
-    if drop:
-        shape = tuple(e for axis, e in enumerate(out.shape) if axis not in drop)
-        out = reshape(out, shape)
-    return out
+    return reshape(out, shape)
 
 
 def _product(a, b, out):
@@ -112,12 +117,37 @@ def _gpu_product(a, b, out):
     if device.max_threads_per_block < _THREADS:
         raise ValueError(f"simt.matmul: {device.id} runs at most {device.max_threads_per_block} "
                          f"threads per block; the product kernel uses {_THREADS}")
+    acc = _accumulator(out.dtype)
+    layers = min(count, device.max_grid_dim[2])
+    if n == 1 and m <= device.max_grid_dim[0]:
+        # Matrix times vector (and vector dot vector): a 64 x 64 tile would compute 64
+        # columns to keep one. A block per output element instead, its threads striding
+        # over the row and summing in shared memory: reads of a's row are consecutive.
+        threads = _row_threads(a.shape[-1], device)
+        _row_kernel(acc, threads)[(m, 1, layers), threads](a3, b3, out3)
+        return
+    if m == 1:
+        # Vector times matrix: a thread per output column walking down b's rows, which
+        # neighbouring threads read side by side.
+        threads = min(256, device.max_threads_per_block)
+        grid = (-(-n // threads), 1, layers)
+        _column_kernel(acc)[grid, threads](a3, b3, out3)
+        return
     # Row tiles on the grid's x (2**31 - 1 blocks), column tiles on y.
-    grid = (-(-m // TILE), -(-n // TILE), min(count, device.max_grid_dim[2]))
+    grid = (-(-m // TILE), -(-n // TILE), layers)
     if grid[1] > device.max_grid_dim[1]:
         raise ValueError(f"simt.matmul: {n} columns need {grid[1]} tiles of {TILE}, more "
                          f"than {device.id}'s {device.max_grid_dim[1]} blocks along a grid's y")
-    _kernel(_accumulator(out.dtype))[grid, _THREADS](a3, b3, out3)
+    _kernel(acc)[grid, _THREADS](a3, b3, out3)
+
+
+def _row_threads(k, device):
+    """Threads of a block summing one row of k products: a power of two, no more than
+    256 (nor than k needs, down to 32)."""
+    threads = 32
+    while threads < min(k, 256, device.max_threads_per_block):
+        threads *= 2
+    return min(threads, device.max_threads_per_block)
 
 
 def _batched(x, batch, count):
@@ -145,19 +175,82 @@ def _kernel(acc):
     return _generated.kernel("matmul_tiled", _source(acc))
 
 
+def _mac(acc):
+    """Multiply-accumulate as generated source: `c + x * y` (or and and, for bool)."""
+    if acc.kind == "b":
+        return lambda c, x, y: f"{c} or ({x} and {y})"
+    return lambda c, x, y: f"{c} + {x} * {y}"
+
+
+def _zero(acc):
+    return "False" if acc.kind == "b" else f"{_generated.dtype_name(acc)}(0)"
+
+
+@functools.lru_cache(maxsize=None)
+def _row_kernel(acc, threads):
+    """out[z, r, 0] = sum over k of a[z, r, k] * b[z, k, 0], a block of `threads` per r."""
+    name, mac = _generated.dtype_name(acc), _mac(acc)
+    text = "\n".join([
+        "def matmul_rows(a, b, out):",
+        f"    part = simt.shared.array({threads}, {name})",
+        "    t = simt.threadIdx.x",
+        "    r = simt.blockIdx.x",
+        "    k = a.shape[2]",
+        "    z = simt.blockIdx.z",
+        "    while z < out.shape[0]:",
+        f"        c = {_zero(acc)}",
+        "        j = t",
+        "        while j < k:",
+        f"            c = {mac('c', f'{name}(a[z, r, j])', f'{name}(b[z, j, 0])')}",
+        f"            j += {threads}",
+        "        part[t] = c",
+        "        simt.syncthreads()",
+        f"        s = {threads // 2}",
+        "        while s > 0:",
+        "            if t < s:",
+        f"                part[t] = part[t] {'or' if acc.kind == 'b' else '+'} part[t + s]",
+        "            simt.syncthreads()",
+        "            s //= 2",
+        "        if t == 0:",
+        "            out[z, r, 0] = part[0]",
+        "        simt.syncthreads()",
+        "        z += simt.gridDim.z",
+    ]) + "\n"
+    return _generated.kernel("matmul_rows", text)
+
+
+@functools.lru_cache(maxsize=None)
+def _column_kernel(acc):
+    """out[z, 0, c] = sum over k of a[z, 0, k] * b[z, k, c], a thread per c."""
+    name, mac = _generated.dtype_name(acc), _mac(acc)
+    text = "\n".join([
+        "def matmul_columns(a, b, out):",
+        "    col = simt.grid(1)",
+        "    if col >= out.shape[2]:",
+        "        return",
+        "    k = a.shape[2]",
+        "    z = simt.blockIdx.z",
+        "    while z < out.shape[0]:",
+        f"        c = {_zero(acc)}",
+        "        for j in range(k):",
+        f"            c = {mac('c', f'{name}(a[z, 0, j])', f'{name}(b[z, j, col])')}",
+        "        out[z, 0, col] = c",
+        "        z += simt.gridDim.z",
+    ]) + "\n"
+    return _generated.kernel("matmul_columns", text)
+
+
 def _source(acc):
     """The tiled matmul kernel's module text, in simt's kernel language."""
     name = _generated.dtype_name(acc)
     per = TILE // REGS  # threads along a tile's edge
     loads = TILE * STEP // _THREADS  # elements of each operand a thread stages per step
-    if acc.kind == "b":
-        def mac(c, x, y):
-            return f"{c} = {c} or ({x} and {y})"
-    else:
-        def mac(c, x, y):
-            return f"{c} = {c} + {x} * {y}"
+    plus = _mac(acc)
+
+    def mac(c, x, y):
+        return f"{c} = {plus(c, x, y)}"
     cells = [(i, j) for i in range(REGS) for j in range(REGS)]
-    zero = "False" if acc.kind == "b" else f"{name}(0)"
+    zero = _zero(acc)
     lines = [
         "def matmul_tiled(a, b, out):",
         f"    sa = simt.shared.array({STEP * TILE}, {name})",

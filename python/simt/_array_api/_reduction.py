@@ -721,6 +721,15 @@ def _arg(name, x, axis, keepdims):
         raise TypeError(f"{what} takes a simt array, not {type(x).__name__}")
     if x.dtype.kind == "c":
         raise TypeError(f"{what}: complex arrays are not ordered (the array API)")
+    if runs_on_host(x.device) and x.size:
+        # The array's memory is the host's: NumPy's vectorized loop reads it in place, in
+        # one pass (a generated loop tracking an index does not vectorize: 0.06x NumPy).
+        axis = _numpy_axis(x, axis, what)
+        shape = tuple(1 if axis is None or a == axis else e for a, e in enumerate(x.shape)
+                      if keepdims or (axis is not None and a != axis))
+        out = empty(shape, np.int64, x.device)
+        getattr(np, name)(np.asarray(x), axis=axis, out=np.asarray(out), keepdims=keepdims)
+        return out
     if axis is None:
         flat = x if x.ndim == 1 else _flat(contiguous_copy(x))
         result = _arg(name, flat, 0, False)
@@ -737,6 +746,16 @@ def _arg(name, x, axis, keepdims):
     if keepdims:
         return _reshaped(out, tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)))
     return out
+
+
+def _numpy_axis(x, axis, what):
+    """`axis` checked as the GPU path checks it: None or one int."""
+    if axis is None:
+        return None
+    axes = _axes(x, axis, what)
+    if len(axes) != 1:
+        raise TypeError(f"{what}: axis must be one int or None")
+    return axes[0]
 
 
 def _arg_kernel(name, pairs):
@@ -792,15 +811,74 @@ def {name}_rows(out, values, indices):
 '''
 
 
+def _arg_block_kernel(name, dtype, block):
+    """Pass 1 on GPUs: a block per segment of a row, its threads reading the segment's
+    elements side by side (a thread per segment, walking it alone, read memory in
+    scattered lines: argmax of 2**26 floats at 0.02x CuPy's speed), each keeping the best
+    it saw, then the block's best by a tree in shared memory. Every thread starts from
+    the segment's first element, so each holds a candidate; the index breaks ties, so the
+    first of equal values wins whatever the order of the tree."""
+    greater = name == "argmax"
+    return _ARG_TEXT + f'''
+def {name}_blocks(values, indices, x, segments):
+    sv = simt.shared.array({block}, {_generated.dtype_name(dtype)})
+    si = simt.shared.array({block}, np.int64)
+    t = simt.threadIdx.x
+    M = x.shape[0]
+    K = x.shape[1]
+    S = max(segments, 1)
+    L = K // S + 1
+    b = simt.blockIdx.x
+    while b < M * S:
+        m = b // S
+        start = (b % S) * L
+        end = min(start + L, K)
+        if start >= end:  # an empty segment: the row's first element stands in
+            start = 0
+            end = 1
+        best = x[m, start]
+        best_i = start
+        k = start + t
+        while k < end:
+            if dev_arg_better(x[m, k], k, best, best_i, {greater}):
+                best = x[m, k]
+                best_i = k
+            k += {block}
+        sv[t] = best
+        si[t] = best_i
+        simt.syncthreads()
+        half = {block // 2}
+        while half > 0:
+            if t < half and dev_arg_better(sv[t + half], si[t + half], sv[t], si[t], {greater}):
+                sv[t] = sv[t + half]
+                si[t] = si[t + half]
+            simt.syncthreads()
+            half //= 2
+        if t == 0:
+            values[b] = sv[0]
+            indices[b] = si[0]
+        simt.syncthreads()
+        b += simt.gridDim.x
+'''
+
+
 def _arg_rows(name, rows, out):
     device = rows.device
     m, k = rows.shape
     segments = _segments(device, m, k)
-    config = _launch.elementwise_config(device, m * segments * _SEGMENT_MIN)
-    first = _generated.kernel(f"{name}_segments", _arg_kernel(name, pairs=False))
     values = empty((m * segments,), rows.dtype, device)
     indices = empty((m * segments,), np.int64, device)
-    first[config](values, indices, rows, np.int64(segments))
+    block = _launch.block_size(device)
+    if block > 1 and k > _GROUP:
+        source = _arg_block_kernel(name, rows.dtype, block)
+        first = _generated.kernel(f"{name}_blocks", source)
+        first[builtins.min(m * segments, 2 ** 31 - 1), block](values, indices, rows,
+                                                               np.int64(segments))
+    else:
+        # A thread per segment: the cpu device's chunks, and rows too short for a block.
+        config = _launch.elementwise_config(device, m * segments * _SEGMENT_MIN)
+        first = _generated.kernel(f"{name}_segments", _arg_kernel(name, pairs=False))
+        first[config](values, indices, rows, np.int64(segments))
     second = _generated.kernel(f"{name}_rows", _arg_kernel(name, pairs=True))
     shape, strides = (m, segments), (segments * rows.itemsize, rows.itemsize)
     second[_launch.elementwise_config(device, m * _SEGMENT_MIN)](

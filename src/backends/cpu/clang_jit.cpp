@@ -287,6 +287,10 @@ ClangJit::Object ClangJit::compile_object(const std::string& source, const std::
     for (const auto& a : args) argv.push_back(a.c_str());
     if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
       throw JitError("simt cpu jit: bad compiler arguments: " + diagnostics);
+    // The engine was made before the arguments were read: their -W options apply only
+    // once processed (-Wno-c++11-narrowing for NVRTC's lenient braced initializers).
+    clang::ProcessWarningOptions(ci.getDiagnostics(), ci.getDiagnosticOpts(),
+                                 /*ReportDiags=*/false);
 
     // An empty file system under the buffer: nothing on disk is ever read,
     // unless the source asked for header search paths (a raw program's -I).

@@ -1,6 +1,7 @@
 // Device functions (@simt.func): calls typed per argument signature (return
 // types, weak literal arguments, keywords and defaults, nesting, tuples,
-// recursion and arity errors located in the right file), and the emitted
+// recursion and arity errors located in the right file; constant arguments
+// specialized on where a compile-time position needs them), and the emitted
 // functions: one per specialization, callees first, calls evaluated once,
 // compiled by NVRTC, the OpenCL device and the system C++ compiler.
 
@@ -196,6 +197,62 @@ TEST(DeviceFunctionInfer, WeakLiteralArgumentsShareOneSpecialization) {
       "float64[::1], int64");
   EXPECT_EQ(p.summary(),
             (std::vector<std::string>{"twice#0(int64) -> int64", "twice#1(float64) -> float64"}));
+}
+
+// Constants that flow in (sema/infer_constants.cpp): a parameter a compile-time
+// position reads is specialized on its value, one specialization per value
+// (64 from a literal, a global or a parameter given it alike); others are not.
+TEST(DeviceFunctionInfer, ConstantArgumentsSpecializeOnlyWhereNeeded) {
+  Program p;
+  p.func(
+      "def sized(a, n):\n    t = cuda.local.array(n, float32)\n    t[0] = a[0]\n"
+      "    return t[n - 1]\n");
+  p.func("def via(a, m):\n    return sized(a, m)\n");
+  p.func("def plain(x, n):\n    return x * n\n");
+  p.kernel(
+      "def k(out):\n"
+      "    out[0] = sized(out, 4) + sized(out, 4) + sized(out, 8) + sized(out, N)\n"
+      "    out[1] = via(out, 8) + plain(1, 2) + plain(1, 3)\n",
+      "float32[::1]");
+  std::vector<std::string> sized;
+  size_t plain = 0;
+  for (const auto& f : p.specializations()) {
+    if (f->source->name == "plain") ++plain;
+    if (f->source->name != "sized") continue;
+    ASSERT_EQ(f->constants.size(), 2u);
+    EXPECT_FALSE(f->constants[0].has_value());
+    ASSERT_TRUE(f->constants[1].has_value());
+    sized.push_back(std::to_string(f->constants[1]->int_value) + " " + f->constants[1]->type.str());
+  }
+  EXPECT_EQ(sized, (std::vector<std::string>{"4 int64", "8 int64", "3 int64"}));
+  EXPECT_EQ(plain, 1u);
+}
+
+TEST(DeviceFunctionInfer, ReassignedParameterIsNotAConstant) {
+  Program p;
+  p.func("def f(a, n):\n    n = n + 1\n    t = cuda.local.array(n, float32)\n    return 0\n");
+  simt::lang::Diagnostic d =
+      kernel_error(p, "def k(out):\n    out[0] = f(out, 2)\n", "float32[::1]");
+  EXPECT_NE(d.message.find("parameter 'n' is assigned in 'f', so its value is not a constant"),
+            std::string::npos)
+      << d.message;
+  EXPECT_EQ(d.filename, "funcs.py");
+}
+
+TEST(DeviceFunctionErrors, RuntimeValueAsAShapeNamesTheArgument) {
+  Program p;
+  p.func("def f(a, n):\n    t = cuda.local.array(n, float32)\n    return 0\n");
+  p.func("def g(a, m):\n    return f(a, m)\n");
+  simt::lang::Diagnostic d =
+      kernel_error(p, "def k(out, s):\n    out[0] = g(out, s)\n", "float32[::1], int64");
+  EXPECT_EQ(d.message,
+            "argument 'm' of g() must be known at compile time (a literal, a global or closure "
+            "constant, a local assigned once, or a parameter whose argument is one): g() uses it "
+            "as the shape of simt.local.array() at funcs.py:2:17; here it is a value computed at "
+            "run time; 's' is an argument of the kernel, known only at launch");
+  EXPECT_EQ(d.filename, "kernel.py");
+  EXPECT_EQ(d.span.line, 2u);
+  EXPECT_EQ(d.span.col, 21u);
 }
 
 TEST(DeviceFunctionInfer, KeywordArgumentsAndDefaults) {
@@ -635,6 +692,18 @@ const CompileProgram kCompilePrograms[] = {
      "        store(out, v, i)\n"
      "    print(store(out, 1, 2), sign(3))\n",
      "int64[::1], int64"},
+    {"constants_and_shared",
+     {"def mirrored(v, n, dt):\n    sm = cuda.shared.array(n, dt)\n    t = cuda.threadIdx.x\n"
+      "    sm[t] = v\n    cuda.syncthreads()\n    return sm[n - 1 - t]\n",
+      "def twice(v, shape):\n    loc = cuda.local.array(shape, float32)\n"
+      "    loc[0, 0] = mirrored(v, shape[1], float32)\n    return loc[0, 0] + mirrored(v, 32, "
+      "float32)\n",
+      "def flag(v, wrap):\n    i = (1, v)\n    if wrap:\n        i = (2, 0.5)\n    return i[1]\n"},
+     "def k(out):\n"
+     "    n = 32\n"
+     "    i = cuda.grid(1)\n"
+     "    out[i] = twice(out[i], (2, n)) + mirrored(out[i], n, float32) + flag(out[i], False)\n",
+     "float32[::1]"},
     {"complex_and_half",
      {"def mag2(z):\n    return z.real * z.real + z.imag * z.imag\n",
       "def h(x):\n    return x * 2, x\n"},

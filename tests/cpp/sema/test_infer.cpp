@@ -458,6 +458,23 @@ const ErrorCase kErrorCases[] = {
     {"read before assignment", "float32[::1]",
      "def k(a):\n    for i in range(3):\n        y = y + 1\n",
      "local variable 'y' is used before it is assigned a value", 3, 13},
+    {"a kernel argument as a shape", "float32[::1], int64",
+     "def k(a, n):\n    s = cuda.local.array(n, float32)\n",
+     "simt.local.array() needs a shape known at compile time: an int or a tuple of ints "
+     "(literals, global or closure constants, locals assigned once, or parameters whose "
+     "arguments are such constants); 'n' is an argument of the kernel, known only at launch",
+     2, 26},
+    {"a local assigned twice as a shape", "float32[::1]",
+     "def k(a):\n    n = 4\n    n = 8\n    s = cuda.local.array(n, float32)\n",
+     "simt.local.array() needs a shape known at compile time: an int or a tuple of ints "
+     "(literals, global or closure constants, locals assigned once, or parameters whose "
+     "arguments are such constants)",
+     4, 26},
+    {"a kernel argument as grid's ndim", "float32[::1], int64",
+     "def k(a, n):\n    i = cuda.grid(n)\n",
+     "simt.grid() takes a constant 1, 2 or 3; 'n' is an argument of the kernel, known only at "
+     "launch",
+     2, 19},
 };
 
 std::string error_case_name(const ::testing::TestParamInfo<ErrorCase>& info) {
@@ -491,6 +508,19 @@ TEST(InferExprs, IntDivisionOperandIsFloat64) {
   const auto& info = t.fn.at(*assign.value);
   EXPECT_EQ(info.type.str(), "float64");
   EXPECT_EQ(info.operand.str(), "float64");
+}
+
+// A local bound once to a constant is one where a compile-time value is needed
+// (sema/infer_constants.cpp): array shapes, grid's ndim; a tuple's items too.
+TEST(InferExprs, LocalsAssignedOnceAreConstants) {
+  Typed t = infer(
+      "def k(a):\n    n = 16\n    s = (2, n)\n    x = cuda.local.array(s, float32)\n"
+      "    y = cuda.shared.array(n, float32)\n    d = 2\n    i, j = cuda.grid(d)\n",
+      "float32[::1]");
+  const auto& body = t.parsed->def.body;
+  EXPECT_EQ(t.fn.at(*body[2]->value).shape, (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(t.fn.at(*body[3]->value).shape, (std::vector<int64_t>{16}));
+  EXPECT_EQ(t.local("i"), "int64");
 }
 
 TEST(InferExprs, GridIndexIsNonNegative) {

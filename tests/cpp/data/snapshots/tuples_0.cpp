@@ -84,10 +84,6 @@ typedef struct {
   simt_i64 strides[3];
 } simt_arr_i64_3;
 
-static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
-  return i < 0 ? i + n : i;
-}
-
 static inline bool simt_guard_tuples(const simt_block_ctx* simt_ctx, simt_thread simt_tid, long long* simt_p_out_data, long long simt_p_out_shape0, long long simt_p_out_shape1, long long simt_p_out_shape2, long long simt_p_out_stride0, long long simt_p_out_stride1, long long simt_p_out_stride2, long long simt_t0_simt_p_offset, long long simt_t1_simt_p_offset) {
   simt_arr_i64_3 v_out = {simt_p_out_data, {simt_p_out_shape0, simt_p_out_shape1, simt_p_out_shape2}, {simt_p_out_stride0, simt_p_out_stride1, simt_p_out_stride2}};
   long long simt_t0_v_offset = simt_t0_simt_p_offset;
@@ -104,19 +100,19 @@ static inline bool simt_guard_tuples(const simt_block_ctx* simt_ctx, simt_thread
   long long simt_t1_v_t = 0;
   long long v_k = 0;
   // tuples.py:3: x, y, z = cuda.grid(3)
-  long long simt_tmp13 = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
-  long long simt_tmp14 = (((long long)simt_ctx->block_idx[1]) * simt_ctx->block_dim[1] + simt_tid.y);
-  long long simt_tmp15 = (((long long)simt_ctx->block_idx[2]) * simt_ctx->block_dim[2] + simt_tid.z);
-  v_x = simt_tmp13;
-  v_y = simt_tmp14;
-  v_z = simt_tmp15;
+  long long simt_tmp12 = (((long long)simt_ctx->block_idx[0]) * simt_ctx->block_dim[0] + simt_tid.x);
+  long long simt_tmp13 = (((long long)simt_ctx->block_idx[1]) * simt_ctx->block_dim[1] + simt_tid.y);
+  long long simt_tmp14 = (((long long)simt_ctx->block_idx[2]) * simt_ctx->block_dim[2] + simt_tid.z);
+  v_x = simt_tmp12;
+  v_y = simt_tmp13;
+  v_z = simt_tmp14;
   // tuples.py:4: shape = out.shape
-  long long simt_tmp16 = v_out.shape[0];
-  long long simt_tmp17 = v_out.shape[1];
-  long long simt_tmp18 = v_out.shape[2];
-  simt_t0_v_shape = simt_tmp16;
-  simt_t1_v_shape = simt_tmp17;
-  simt_t2_v_shape = simt_tmp18;
+  long long simt_tmp15 = v_out.shape[0];
+  long long simt_tmp16 = v_out.shape[1];
+  long long simt_tmp17 = v_out.shape[2];
+  simt_t0_v_shape = simt_tmp15;
+  simt_t1_v_shape = simt_tmp16;
+  simt_t2_v_shape = simt_tmp17;
   return ((v_x < simt_t0_v_shape) && (v_y < simt_t1_v_shape) && (v_z < simt_t2_v_shape));
 }
 
@@ -170,7 +166,7 @@ static inline void simt_body_tuples(const simt_block_ctx* simt_ctx, simt_thread 
     // tuples.py:9: k = 1
     v_k = 1LL;
     // tuples.py:10: out[x, y, z] = t[0] * a + t[1] * b + shape[k] + out.ndim + (z if a > b else -z)
-    v_out.data[((v_x) * v_out.shape[1] + v_y) * v_out.shape[2] + v_z] = ((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)simt_t0_v_t * (unsigned long long)v_a)) + (unsigned long long)((long long)((unsigned long long)simt_t1_v_t * (unsigned long long)v_b)))) + (unsigned long long)(simt_wrap_index(v_k, 3) == 0 ? simt_t0_v_shape : (simt_wrap_index(v_k, 3) == 1 ? simt_t1_v_shape : simt_t2_v_shape)))) + (unsigned long long)3LL)) + (unsigned long long)((v_a > v_b) ? v_z : (-v_z))));
+    v_out.data[((v_x) * v_out.shape[1] + v_y) * v_out.shape[2] + v_z] = ((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)simt_t0_v_t * (unsigned long long)v_a)) + (unsigned long long)((long long)((unsigned long long)simt_t1_v_t * (unsigned long long)v_b)))) + (unsigned long long)simt_t1_v_shape)) + (unsigned long long)3LL)) + (unsigned long long)((v_a > v_b) ? v_z : (-v_z))));
   }
 }
 

@@ -18,10 +18,6 @@ typedef struct {
   simt_i64 strides[3];
 } simt_arr_i64_3;
 
-static inline simt_i64 simt_wrap_index(simt_i64 i, simt_i64 n) {
-  return i < 0 ? i + n : i;
-}
-
 __kernel void simt_kernel_tuples(__global long* simt_p_out_data, ulong simt_p_out_offset, long simt_p_out_shape0, long simt_p_out_shape1, long simt_p_out_shape2, long simt_p_out_stride0, long simt_p_out_stride1, long simt_p_out_stride2, long simt_t0_simt_p_offset, long simt_t1_simt_p_offset) {
   simt_arr_i64_3 v_out = {(__global long*)((__global char*)simt_p_out_data + simt_p_out_offset), {simt_p_out_shape0, simt_p_out_shape1, simt_p_out_shape2}, {simt_p_out_stride0, simt_p_out_stride1, simt_p_out_stride2}};
   long simt_t0_v_offset = simt_t0_simt_p_offset;
@@ -71,6 +67,6 @@ __kernel void simt_kernel_tuples(__global long* simt_p_out_data, ulong simt_p_ou
     // tuples.py:9: k = 1
     v_k = 1L;
     // tuples.py:10: out[x, y, z] = t[0] * a + t[1] * b + shape[k] + out.ndim + (z if a > b else -z)
-    v_out.data[((v_x) * v_out.shape[1] + v_y) * v_out.shape[2] + v_z] = ((long)((ulong)((long)((ulong)((long)((ulong)((long)((ulong)((long)((ulong)simt_t0_v_t * (ulong)v_a)) + (ulong)((long)((ulong)simt_t1_v_t * (ulong)v_b)))) + (ulong)(simt_wrap_index(v_k, 3) == 0 ? simt_t0_v_shape : (simt_wrap_index(v_k, 3) == 1 ? simt_t1_v_shape : simt_t2_v_shape)))) + (ulong)3L)) + (ulong)((v_a > v_b) ? v_z : (-v_z))));
+    v_out.data[((v_x) * v_out.shape[1] + v_y) * v_out.shape[2] + v_z] = ((long)((ulong)((long)((ulong)((long)((ulong)((long)((ulong)((long)((ulong)simt_t0_v_t * (ulong)v_a)) + (ulong)((long)((ulong)simt_t1_v_t * (ulong)v_b)))) + (ulong)simt_t1_v_shape)) + (ulong)3L)) + (ulong)((v_a > v_b) ? v_z : (-v_z))));
   }
 }

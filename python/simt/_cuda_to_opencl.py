@@ -1,0 +1,196 @@
+"""CUDA C++ as OpenCL C: the spellings a CuPy program's kernels use that OpenCL C lacks.
+
+Snippet kernels (ElementwiseKernel, ReductionKernel) are generated here in OpenCL C and
+only their operations and preambles need respelling (`spelled_for_opencl`). A raw
+kernel written for CUDA (`extern "C" __global__ void f(const float* x, ...)`, as CuPy's
+user guide writes them) is translated whole for an OpenCL device (`raw_kernel_for_opencl`):
+
+- `extern "C"` (a prefix or a block around the kernels) goes: OpenCL C has no linkage
+  names to keep;
+- `__global__` is `__kernel`, and its pointer parameters point to `__global` memory;
+- `threadIdx`, `blockIdx`, `blockDim`, `gridDim` are `uint3` vectors of the work-item
+  functions (CUDA's are unsigned too), `__syncthreads()` a work-group barrier,
+  `__shared__` is `__local`;
+- kernel templates named by `name_expressions` (`scale<float>`) are instantiated by
+  substituting their arguments for their parameters, each instance a kernel of its own
+  name (`instance_name`); templates of device functions are not;
+- CUDA's math, atomics and qualifiers come from the OpenCL dialect's `cuda_qualifiers`.
+
+Pointers a kernel's body declares are OpenCL C 1.2's private ones: code that keeps a
+parameter's address in a local pointer does not build (the compiler says where).
+"""
+
+import functools
+import re
+
+from . import _core
+
+# `long long` is a reserved word of OpenCL C; C has no functional casts, `T(x)`.
+_TYPE_WORDS = ((re.compile(r"\bunsigned\s+long\s+long\b"), "ulong"),
+               (re.compile(r"\blong\s+long\b"), "long"))
+_C_SCALAR_NAMES = ("bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                   "float", "double", "size_t")
+
+_INDEX_VECTORS = "".join(
+    f"#define {name} ((uint3)((uint){fn}(0), (uint){fn}(1), (uint){fn}(2)))\n"
+    for name, fn in (("threadIdx", "get_local_id"), ("blockIdx", "get_group_id"),
+                     ("blockDim", "get_local_size"), ("gridDim", "get_num_groups")))
+_RAW_PRELUDE = (_INDEX_VECTORS +
+                "#define __syncthreads() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)\n"
+                "#define __threadfence() mem_fence(CLK_GLOBAL_MEM_FENCE)\n"
+                "#define __shared__ __local\n"
+                "#define __launch_bounds__(...)\n")
+
+_EXTERN_C_BLOCK = re.compile(r'\bextern\s+"C"\s*\{')
+_EXTERN_C = re.compile(r'\bextern\s+"C"\s*')
+_BOUNDS = r"(?:__launch_bounds__\s*\([^()]*\)\s*)?"
+_TEMPLATE_KERNEL = re.compile(
+    rf"\btemplate\s*<([^<>]*)>\s*__global__\s+{_BOUNDS}void\s+{_BOUNDS}(\w+)\s*\(")
+_KERNEL_HEAD = re.compile(rf"\b__global__\s+{_BOUNDS}void\s+{_BOUNDS}(\w+)\s*\(")
+_QUALIFIED = re.compile(r"\b(__global|__local|__constant|__private|global|local|constant)\b")
+
+
+def spelled_for_opencl(source):
+    """`source` (CUDA C++) with `long long` spelled `long` and functional casts of type
+    names (C's scalar types and the source's typedefs) written as C casts."""
+    for pattern, word in _TYPE_WORDS:
+        source = pattern.sub(word, source)
+    names = set(_C_SCALAR_NAMES) | set(re.findall(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", source))
+    cast = re.compile(r"(?<![\w.>$])(" + "|".join(sorted(map(re.escape, names))) + r")\(")
+    return cast.sub(r"(\1)(", source)
+
+
+def instance_name(expression):
+    """The OpenCL kernel of a template instance, `scale<float>` -> `scale__float_`."""
+    return re.sub(r"\W", "_", expression.replace(" ", ""))
+
+
+def _matching(text, at, opening, closing):
+    """The index of the bracket closing the one at text[at]."""
+    depth = 0
+    for k in range(at, len(text)):
+        if text[k] == opening:
+            depth += 1
+        elif text[k] == closing:
+            depth -= 1
+            if depth == 0:
+                return k
+    raise ValueError(f"unbalanced {opening}{closing} in the kernel source")
+
+
+def _without_extern_c(text):
+    while True:
+        block = _EXTERN_C_BLOCK.search(text)
+        if block is None:
+            break
+        end = _matching(text, block.end() - 1, "{", "}")
+        text = text[:block.start()] + text[block.end():end] + text[end + 1:]
+    return _EXTERN_C.sub("", text)
+
+
+def _split_arguments(text):
+    """'float, 4' -> ['float', '4'] (commas inside brackets do not split)."""
+    parts, depth, start = [], 0, 0
+    for k, c in enumerate(text):
+        if c in "<([":
+            depth += 1
+        elif c in ">)]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _instantiated(text, expressions):
+    """Kernel templates replaced by the instances `expressions` name."""
+    out, at = [], 0
+    for found in _TEMPLATE_KERNEL.finditer(text):
+        if found.start() < at:
+            continue
+        params = [p.split()[-1] for p in _split_arguments(found.group(1))]
+        name = found.group(2)
+        body_open = text.index("{", found.end())
+        end = _matching(text, body_open, "{", "}") + 1
+        definition = text[found.start() + found.group(0).index("__global__"):end]
+        instances = []
+        for expression in expressions:
+            head = re.fullmatch(rf"\s*{name}\s*<(.*)>\s*", expression)
+            if head is None:
+                continue
+            arguments = _split_arguments(head.group(1))
+            if len(arguments) != len(params):
+                raise ValueError(f"{expression!r}: {name} takes {len(params)} template "
+                                 f"arguments")
+            instance = re.sub(rf"\b{name}\s*\(", instance_name(expression) + "(", definition,
+                              count=1)
+            for param, argument in zip(params, arguments):
+                instance = re.sub(rf"\b{re.escape(param)}\b", argument, instance)
+            instances.append(instance)
+        out.append(text[at:found.start()] + "\n".join(instances))
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _global_pointers(text):
+    """`__global__ void f(const float* x, int n)` -> `__kernel void f(__global const
+    float* x, int n)`."""
+    out, at = [], 0
+    for found in _KERNEL_HEAD.finditer(text):
+        close = _matching(text, found.end() - 1, "(", ")")
+        params = _split_arguments(text[found.end():close])
+        params = [f"__global {p}" if "*" in p and not _QUALIFIED.search(p) else p
+                  for p in params]
+        out.append(text[at:found.start()] + f"__kernel void {found.group(1)}("
+                   + ", ".join(params) + ")")
+        at = close + 1
+    out.append(text[at:])
+    return "".join(out)
+
+
+@functools.cache
+def _qualifiers():
+    return _core.dialect_spellings("opencl")["cuda_qualifiers"]
+
+
+def looks_like_cuda(source):
+    return re.search(r"\b__global__\b", source) is not None
+
+
+# NVRTC's options with an OpenCL meaning; the others (-std=, -arch, -lineinfo, -G, ...)
+# choose what OpenCL C has no choice of, or only debug output, and are left out.
+_FAST_MATH = ("--use_fast_math", "-use_fast_math")
+
+
+def _options(options):
+    out, pending = [], None
+    for option in options:
+        if pending is not None:  # `-D NAME`, `-I dir`: the value comes next
+            out += [pending, option]
+            pending = None
+        elif option in ("-D", "-U", "-I"):
+            pending = option
+        elif option[:2] in ("-D", "-U", "-I") or option.startswith("-cl-") or option == "-w":
+            out.append(option)
+        elif option.startswith(("--define-macro=", "--include-path=")):
+            flag = "-D" if option.startswith("--define-macro=") else "-I"
+            out.append(flag + option.split("=", 1)[1])
+        elif option in _FAST_MATH:
+            out.append("-cl-fast-relaxed-math")
+    return out
+
+
+def raw_kernel_for_opencl(source, name, name_expressions=(), options=()):
+    """(OpenCL C source, the kernel's name there, the build options) of a raw CUDA C++
+    kernel `name` (a kernel or a name expression) built with NVRTC's `options`; None
+    where `source` is not CUDA C++."""
+    if not looks_like_cuda(source):
+        return None
+    expressions = list(dict.fromkeys([*name_expressions, name]))
+    text = _instantiated(_without_extern_c(source), expressions)
+    text = _global_pointers(text)
+    entry = instance_name(name) if "<" in name else name
+    return (spelled_for_opencl(_qualifiers() + _RAW_PRELUDE + text), entry,
+            _options(options))
