@@ -31,6 +31,17 @@ class Func(_Compiled):
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.__name__} is a simt device function: call it from a kernel")
 
+    def __getitem__(self, config):
+        # Numba's error (RuntimeError, its wording first), for f[grid, block](...)
+        raise RuntimeError(f"Cannot compile a device function as a kernel: {self.__name__} is a "
+                           f"simt device function (simt.func, cuda.jit(device=True)); launch a "
+                           f"kernel that calls it")
+
+    def inspect_sass(self, *args, **kwargs):
+        raise RuntimeError(f"Cannot inspect SASS of a device function ({self.__name__}): it has "
+                           f"no machine code of its own (it is compiled into each kernel that "
+                           f"calls it)")
+
     def __repr__(self):
         return f"<simt.func {self.__qualname__}>"
 

@@ -1,9 +1,11 @@
 // The complex functions of cmath and NumPy (exp, log, sqrt, the trigonometric and
-// hyperbolic functions and their inverses, and **), as helper text over the complex
-// struct ($T, with parts re and im of type $R) and the real math functions. Formulas
-// follow C99's Annex G where it matters for finite values (sqrt and the inverse
-// functions keep the principal branch; the sign of a zero part is kept); infinities and
-// NaNs come out as the formulas give them, not always as C99 specifies.
+// hyperbolic functions and their inverses, rect, and **), as helper text over the complex
+// struct ($T, with parts re and im of type $R) and the real math functions: the same
+// generated math on every backend. Finite values by the formulas CPython's cmath uses where
+// they keep the last bits (Kahan's for the inverse functions, log1p near |z| = 1, tanh's
+// form without cancellation); infinite and NaN parts, and the signs of zero parts, as C99's
+// Annex G gives them, where CPython's cmath differs from it, as CPython's (which
+// tests/python/test_complex_math.py checks on every device).
 #include <string>
 
 #include "codegen/helpers.h"
@@ -13,22 +15,40 @@ namespace simt::codegen {
 namespace {
 
 constexpr const char* kExp = R"($Q$T $N($T z) {
+  // C99 G.6.3.1: a zero angle keeps the result real (exp(inf + 0i) = inf + 0i, exp(NaN +
+  // 0i) = NaN + 0i); exp(+inf + yi) for y infinite or NaN is +inf + NaN i (no direction),
+  // exp(-inf + yi) +0 + 0i.
   $T r;
-  $R m = $exp(z.re);
-  if (z.im == 0) {
-    r.re = m;
-    r.im = z.im;
+  $R x = z.re, y = z.im;
+  if (y == 0) {
+    r.re = $exp(x);
+    r.im = y;
     return r;
   }
-  r.re = m * $cos(z.im);
-  r.im = m * $sin(z.im);
+  if ($isinf(x) && !$isfinite(y)) {
+    r.re = x > 0 ? x : ($R)0;
+    r.im = x > 0 ? y - y : ($R)0;
+    return r;
+  }
+  $R m = $exp(x);
+  r.re = m * $cos(y);
+  r.im = m * $sin(y);
   return r;
 }
 )";
 
 constexpr const char* kLog = R"($Q$T $N($T z) {
   $T r;
-  r.re = $log($hypot(z.re, z.im));
+  $R ax = $fabs(z.re), ay = $fabs(z.im);
+  $R h = $hypot(ax, ay);
+  if (h >= ($R)0.71 && h <= ($R)1.73) {
+    // Near |z| = 1, log|z| = log1p((m - 1)(m + 1) + n^2) / 2 (m, n the larger and smaller
+    // part): log(h) would lose h's rounding error relative to a result near 0.
+    $R m = ax > ay ? ax : ay, n = ax > ay ? ay : ax;
+    r.re = $log1p((m - 1) * (m + 1) + n * n) * ($R)0.5;
+  } else {
+    r.re = $log(h);
+  }
   r.im = $atan2(z.im, z.re);
   return r;
 }
@@ -42,138 +62,309 @@ constexpr const char* kLog10 = R"($Q$T $N($T z) {
 }
 )";
 
-// Principal root; the imaginary part keeps z.im's sign (sqrt(-4-0j) = -2j).
 constexpr const char* kSqrt = R"($Q$T $N($T z) {
+  // C99 G.6.4.2: sqrt(x +- inf i) = +inf +- inf i, even for x NaN; sqrt(-inf + yi) =
+  // +0 + inf i, sqrt(+inf + yi) = +inf + 0i (y's sign), the zero part NaN beside a NaN y.
   $T r;
-  if (z.re == 0 && z.im == 0) {
+  $R x = z.re, y = z.im;
+  if (x == 0 && y == 0) {
     r.re = 0;
-    r.im = z.im;
+    r.im = y;
     return r;
   }
-  $R t = $sqrt(($fabs(z.re) + $hypot(z.re, z.im)) * ($R)0.5);
-  if (z.re >= 0) {
-    r.re = t;
-    r.im = z.im / (t + t);
-  } else {
-    r.re = $fabs(z.im) / (t + t);
-    r.im = $copysign(t, z.im);
+  if ($isinf(y)) {
+    r.re = $fabs(y);
+    r.im = y;
+    return r;
   }
-  return r;
-}
-)";
-
-constexpr const char* kSin = R"($Q$T $N($T z) {
-  $T r;
-  r.re = $sin(z.re) * $cosh(z.im);
-  r.im = $cos(z.re) * $sinh(z.im);
-  return r;
-}
-)";
-
-constexpr const char* kCos = R"($Q$T $N($T z) {
-  $T r;
-  r.re = $cos(z.re) * $cosh(z.im);
-  r.im = -($sin(z.re) * $sinh(z.im));
+  if ($isinf(x)) {
+    if (x > 0) {
+      r.re = x;
+      r.im = y == y ? $copysign(($R)0, y) : y;
+    } else {
+      r.re = y - y;  // NaN beside a NaN y, else 0
+      r.im = $copysign(-x, y);
+    }
+    return r;
+  }
+  // Principal root; scaled by 1/8 inside where hypot could overflow.
+  $R ax = $fabs(x), ay = $fabs(y), s;
+  if (ax < 1 && ay < 1) {
+    s = $sqrt((ax + $hypot(ax, ay)) * ($R)0.5);
+  } else {
+    ax = ax * ($R)0.125;
+    s = 2 * $sqrt(ax + $hypot(ax, ay * ($R)0.125));
+  }
+  $R d = $fabs(y) / (2 * s);
+  if (x >= 0) {
+    r.re = s;
+    r.im = $copysign(d, y);
+  } else {
+    r.re = d;
+    r.im = $copysign(s, y);
+  }
   return r;
 }
 )";
 
 constexpr const char* kSinh = R"($Q$T $N($T z) {
+  // C99 G.6.2.5: a zero angle keeps the result real; an infinite or NaN angle makes NaN
+  // parts, but for sinh(+-0 + yi) = +-0 + NaN i and sinh(+-inf + yi) = +-inf + NaN i.
   $T r;
-  r.re = $sinh(z.re) * $cos(z.im);
-  r.im = $cosh(z.re) * $sin(z.im);
+  $R x = z.re, y = z.im;
+  if (y == 0) {
+    r.re = $sinh(x);
+    r.im = y;
+    return r;
+  }
+  if (!$isfinite(y) && (x == 0 || $isinf(x))) {  // the real part's sign is unspecified: +
+    r.re = $fabs(x);
+    r.im = y - y;
+    return r;
+  }
+  if ($isinf(x)) {  // infinite in y's direction, not inf * cos(y) = NaN where cos(y) is 0
+    r.re = $copysign(x, $cos(y)) * $copysign(($R)1, x);
+    r.im = $copysign(x, $sin(y));
+    return r;
+  }
+  r.re = $cos(y) * $sinh(x);
+  r.im = $sin(y) * $cosh(x);
   return r;
 }
 )";
 
 constexpr const char* kCosh = R"($Q$T $N($T z) {
+  // C99 G.6.2.4: cosh(x + 0i) is real (the zero's sign x's times y's); an infinite or NaN
+  // angle makes NaN parts but for cosh(+-0 + yi) = NaN + 0i and cosh(+-inf + yi) = +inf +
+  // NaN i.
   $T r;
-  r.re = $cosh(z.re) * $cos(z.im);
-  r.im = $sinh(z.re) * $sin(z.im);
-  return r;
-}
-)";
-
-// Kahan's tanh: with t = tan y, b = 1 + t^2, s = sinh x, tanh(x + iy) = (b s cosh x +
-// i t) / (1 + b s^2), well conditioned near the poles where cosh 2x + cos 2y cancels.
-// Far from 0 (|x| > 20, where s^2 overflows first in float) the real part is +-1 and the
-// imaginary part decays as e^-2|x|.
-constexpr const char* kTanh = R"($Q$T $N($T z) {
-  $T r;
-  if ($fabs(z.re) > 20) {
-    r.re = $copysign(($R)1, z.re);
-    r.im = 4 * $sin(z.im) * $cos(z.im) * $exp(-2 * $fabs(z.re));
+  $R x = z.re, y = z.im;
+  if (y == 0) {
+    r.re = $cosh(x);
+    r.im = x == x ? y * $copysign(($R)1, x) : ($R)0;
     return r;
   }
-  $R t = $tan(z.im);
-  $R b = 1 + t * t;
-  $R s = $sinh(z.re);
-  $R d = 1 + b * s * s;
-  r.re = b * $cosh(z.re) * s / d;
-  r.im = t / d;
+  if (!$isfinite(y) && (x == 0 || $isinf(x))) {
+    r.re = x == 0 ? y - y : $fabs(x);
+    r.im = x == 0 ? ($R)0 : y - y;
+    return r;
+  }
+  if ($isinf(x)) {  // infinite in y's direction (cosh is even: x's sign turns it)
+    r.re = $copysign(x, $cos(y));
+    r.im = $copysign(x, $sin(y)) * $copysign(($R)1, x);
+    return r;
+  }
+  r.re = $cos(y) * $cosh(x);
+  r.im = $sin(y) * $sinh(x);
   return r;
 }
 )";
 
-// asinh z = log(z + sqrt(z*z + 1)), evaluated for Re z >= 0 (no cancellation) and
-// mirrored: asinh(-z) = -asinh(z).
+constexpr const char* kTanh = R"($Q$T $N($T z) {
+  // C99 G.6.2.6: tanh(NaN + 0i) = NaN + 0i; tanh(+-inf + yi) = +-1 + 0i (the zero's sign
+  // sin 2y's, + for y infinite or NaN: the angle's effect vanishes as e^-2|x|); an infinite
+  // or NaN y makes NaN + NaN i otherwise (C99's; C11's +-0 + NaN i for x = +-0 is not
+  // CPython's).
+  $T r;
+  $R x = z.re, y = z.im;
+  if (y == 0) {
+    r.re = $tanh(x);
+    r.im = y;
+    return r;
+  }
+  if ($isinf(x)) {
+    r.re = $copysign(($R)1, x);
+    r.im = $isfinite(y) ? $copysign(($R)0, $sin(2 * y)) : ($R)0;
+    return r;
+  }
+  if (!$isfinite(y)) {
+    r.re = y - y;
+    r.im = y - y;
+    return r;
+  }
+  if ($fabs(x) > 20) {  // |tanh x| is 1 to the last bit of a double; cosh x would overflow
+    r.re = $copysign(($R)1, x);
+    r.im = 4 * $sin(y) * $cos(y) * $exp(-2 * $fabs(x));
+    return r;
+  }
+  // tanh(x + yi) = (tanh x (1 + tan^2 y) + i tan y sech^2 x) / (1 + tanh^2 x tan^2 y): no
+  // cancellation near the poles, where cosh 2x + cos 2y would be near 0.
+  $R tx = $tanh(x), ty = $tan(y), cx = 1 / $cosh(x);
+  $R txty = tx * ty;
+  $R d = 1 + txty * txty;
+  r.re = tx * (1 + ty * ty) / d;
+  r.im = ty / d * cx * cx;
+  return r;
+}
+)";
+
+// cos z = cosh(iz) (C99's definition, which carries cosh's special values).
+constexpr const char* kCos = R"($Q$T $N($T z) {
+  $T iz;
+  iz.re = -z.im;
+  iz.im = z.re;
+  return $cosh_c(iz);
+}
+)";
+
 constexpr const char* kAsinh = R"($Q$T $N($T z) {
-  int flip = z.re < 0 || (z.re == 0 && z.im < 0);
-  $T w = z;
-  if (flip) {
-    w.re = -z.re;
-    w.im = -z.im;
+  $T r;
+  $R x = z.re, y = z.im;
+  if (!$isfinite(x) || !$isfinite(y)) {
+    // C99 G.6.2.2: an infinite part makes +-inf (x's sign) at the angle the infinities
+    // point to; NaN stays NaN but for asinh(NaN + 0i) = NaN + 0i and asinh(NaN +- inf i) =
+    // +-inf + NaN i.
+    $R quarter = ($R)0.78539816339744830962;
+    if (x != x) {
+      r.re = $isinf(y) ? $fabs(y) : x;
+      r.im = y == 0 ? y : x;
+    } else if (y != y) {
+      r.re = $isinf(x) ? x : y;
+      r.im = y;
+    } else if ($isinf(x)) {
+      r.re = x;
+      r.im = $copysign($isinf(y) ? quarter : ($R)0, y);
+    } else {
+      r.re = $copysign(y, x);
+      r.im = $copysign(2 * quarter, y);
+    }
+    return r;
   }
-  $T s;
-  s.re = (w.re - w.im) * (w.re + w.im) + 1;
-  s.im = 2 * w.re * w.im;
-  s = $sqrt_c(s);
-  s.re = s.re + w.re;
-  s.im = s.im + w.im;
-  $T r = $log_c(s);
-  if (flip) {
-    r.re = -r.re;
-    r.im = -r.im;
-  }
+  // Kahan's: with s1 = sqrt(1 + iz) and s2 = sqrt(1 - iz), asinh z = asinh(Im(conj(s1)
+  // s2)) + i atan2(y, Re(s1 s2)): no cancellation, no overflow (the roots grow as |z|^1/2).
+  $T a, b;
+  a.re = 1 + y;
+  a.im = -x;
+  b.re = 1 - y;
+  b.im = x;
+  a = $sqrt_c(a);
+  b = $sqrt_c(b);
+  r.re = $asinh(a.re * b.im - b.re * a.im);
+  r.im = $atan2(y, a.re * b.re - a.im * b.im);
   return r;
 }
 )";
 
-// acos z = pi/2 - asin z.
 constexpr const char* kAcos = R"($Q$T $N($T z) {
-  $T a = $asin_c(z);
   $T r;
-  r.re = ($R)1.57079632679489661923 - a.re;
-  r.im = -a.im;
+  $R x = z.re, y = z.im;
+  if (!$isfinite(x) || !$isfinite(y)) {  // pi/2 - asin z carries C99's special values here
+    $T a = $asin_c(z);
+    r.re = ($R)1.57079632679489661923 - a.re;
+    r.im = -a.im;
+    return r;
+  }
+  // Kahan's: with s1 = sqrt(1 - z) and s2 = sqrt(1 + z), acos z = 2 atan2(Re s1, Re s2) +
+  // i asinh(Im(conj(s2) s1)).
+  $T a, b;
+  a.re = 1 - x;
+  a.im = -y;
+  b.re = 1 + x;
+  b.im = y;
+  a = $sqrt_c(a);
+  b = $sqrt_c(b);
+  r.re = 2 * $atan2(a.re, b.re);
+  r.im = $asinh(b.re * a.im - b.im * a.re);
   return r;
 }
 )";
 
-// acosh z = log(z + sqrt(z + 1) sqrt(z - 1)): the principal branch.
 constexpr const char* kAcosh = R"($Q$T $N($T z) {
-  $T p = z, m = z;
-  p.re = z.re + 1;
-  m.re = z.re - 1;
-  p = $sqrt_c(p);
-  m = $sqrt_c(m);
-  $T s;
-  s.re = z.re + (p.re * m.re - p.im * m.im);
-  s.im = z.im + (p.re * m.im + p.im * m.re);
-  return $log_c(s);
+  $T r;
+  $R x = z.re, y = z.im;
+  if (!$isfinite(x) || !$isfinite(y)) {
+    // C99 G.6.2.1: an infinite part gives +inf at the angle the infinities point to (the
+    // sign y's); NaN stays NaN but beside an infinity (+inf + NaN i; and acosh(+-0 + NaN i)
+    // is NaN + NaN i, CPython's, not C99's NaN + pi/2 i).
+    $R quarter = ($R)0.78539816339744830962;
+    if (x != x || y != y) {
+      r.re = $isinf(x) || $isinf(y) ? $fabs($isinf(x) ? x : y) : x + y;
+      r.im = x + y;
+      return r;
+    }
+    $R angle = $isinf(x) ? (x > 0 ? ($R)0 : 4 * quarter) : 2 * quarter;
+    if ($isinf(x) && $isinf(y)) angle = x > 0 ? quarter : 3 * quarter;
+    r.re = $fabs(x) + $fabs(y);
+    r.im = $copysign(angle, y);
+    return r;
+  }
+  // Kahan's: with s1 = sqrt(z - 1) and s2 = sqrt(z + 1), acosh z = asinh(Re(conj(s1) s2))
+  // + 2i atan2(Im s1, Re s2).
+  $T a, b;
+  a.re = x - 1;
+  a.im = y;
+  b.re = x + 1;
+  b.im = y;
+  a = $sqrt_c(a);
+  b = $sqrt_c(b);
+  r.re = $asinh(a.re * b.re + a.im * b.im);
+  r.im = 2 * $atan2(a.im, b.re);
+  return r;
 }
 )";
 
-// atanh z = (log(1 + z) - log(1 - z)) / 2.
 constexpr const char* kAtanh = R"($Q$T $N($T z) {
-  $T a = z, b = z;
-  a.re = 1 + z.re;
-  b.re = 1 - z.re;
-  b.im = -z.im;
-  a = $log_c(a);
-  b = $log_c(b);
   $T r;
-  r.re = (a.re - b.re) * ($R)0.5;
-  r.im = (a.im - b.im) * ($R)0.5;
+  $R x = z.re, y = z.im;
+  $R half_pi = ($R)1.57079632679489661923;
+  if (!$isfinite(x) || !$isfinite(y)) {
+    // C99 G.6.2.3: an infinite part gives +-0 +- pi/2 i (1/z vanishes); NaN stays NaN but
+    // beside an infinite y, and for atanh(+-0 + NaN i) = +-0 + NaN i, atanh(+-inf + NaN i) =
+    // +-0 + NaN i.
+    if ($isinf(y)) {
+      r.re = x == x ? $copysign(($R)0, x) : ($R)0;
+      r.im = $copysign(half_pi, y);
+    } else if (x != x || y != y) {
+      r.re = $isinf(x) || x == 0 ? $copysign(($R)0, x) : x + y;
+      r.im = x + y;
+    } else {
+      r.re = $copysign(($R)0, x);
+      r.im = $copysign(half_pi, y);
+    }
+    return r;
+  }
+  // Odd: computed for x >= 0. Re = log1p(4x / ((1 - x)^2 + y^2)) / 4, Im = atan2(2y, (1 -
+  // x)(1 + x) - y^2) / 2; far out (where y^2 would overflow) 1/z's parts.
+  $R ax = $fabs(x), ay = $fabs(y);
+  if (ax > ($R)1e18 || ay > ($R)1e18) {
+    $R h = $hypot(ax * ($R)0.5, ay * ($R)0.5);
+    r.re = ax / h / h * ($R)0.25;
+    r.im = $copysign(half_pi, y);
+  } else if (ax == 1 && ay == 0) {
+    r.re = ax / ($R)0;
+    r.im = y;
+  } else {
+    r.re = $log1p(4 * ax / ((1 - ax) * (1 - ax) + ay * ay)) * ($R)0.25;
+    r.im = $atan2(2 * y, (1 - ax) * (1 + ax) - ay * ay) * ($R)0.5;
+  }
+  r.re = $copysign(r.re, x);
+  return r;
+}
+)";
+
+constexpr const char* kRect = R"($Q$T $N($R m, $R phi) {
+  // cmath.rect(m, phi) = m (cos phi + i sin phi); phi == 0 keeps the imaginary part an
+  // exact zero. Where a part is not finite, CPython's special values: m == 0 gives 0, an
+  // infinite m keeps its infinity in the angle's direction, a NaN angle gives NaN (+-inf
+  // + NaN i for an infinite m).
+  $T r;
+  if ($isfinite(m) && $isfinite(phi)) {
+    r.re = m * $cos(phi);
+    r.im = phi == 0 ? phi * m : m * $sin(phi);
+  } else if (m == 0) {
+    r.re = 0;
+    r.im = 0;
+  } else if ($isinf(m) && $isfinite(phi)) {
+    $R s = $copysign(($R)1, m);
+    r.re = phi == 0 ? m : s * $copysign($fabs(m), $cos(phi));
+    r.im = phi == 0 ? s * phi : s * $copysign($fabs(m), $sin(phi));
+  } else if ($isinf(m)) {
+    r.re = $fabs(m);
+    r.im = phi - phi;
+  } else {
+    r.re = m + phi;  // NaN
+    r.im = phi == 0 ? ($R)0 : m + phi;
+  }
   return r;
 }
 )";
@@ -219,8 +410,9 @@ constexpr const char* kPow = R"($Q$T $N($T a, $T b) {
 }
 )";
 
-// tan z = -i tanh(iz), asin z = -i asinh(iz), atan z = -i atanh(iz): one text, `inner`
-// the token of the helper it goes through.
+// sin z = -i sinh(iz), tan z = -i tanh(iz), asin z = -i asinh(iz), atan z = -i atanh(iz)
+// (C99's definitions, which carry the special values): one text, `inner` the token of the
+// helper it goes through.
 std::string minus_i_of_iz(const char* inner) {
   return std::string(R"($Q$T $N($T z) {
   $T iz;
@@ -239,9 +431,10 @@ std::string minus_i_of_iz(const char* inner) {
 // Made once, for the program's lifetime (HelperSet reads the text on each use, from any
 // thread compiling).
 const char* through_iz(Helper helper) {
-  static const std::string tan = minus_i_of_iz("$tanh_c"), asin = minus_i_of_iz("$asinh_c"),
-                           atan = minus_i_of_iz("$atanh_c");
-  return helper == Helper::ComplexTan    ? tan.c_str()
+  static const std::string sin = minus_i_of_iz("$sinh_c"), tan = minus_i_of_iz("$tanh_c"),
+                           asin = minus_i_of_iz("$asinh_c"), atan = minus_i_of_iz("$atanh_c");
+  return helper == Helper::ComplexSin    ? sin.c_str()
+         : helper == Helper::ComplexTan  ? tan.c_str()
          : helper == Helper::ComplexAsin ? asin.c_str()
                                          : atan.c_str();
 }
@@ -259,9 +452,9 @@ ComplexMathText complex_math_text(Helper helper) {
     case Helper::ComplexSqrt:
       return {kSqrt, {}};
     case Helper::ComplexSin:
-      return {kSin, {}};
+      return {through_iz(helper), {Helper::ComplexSinh}};
     case Helper::ComplexCos:
-      return {kCos, {}};
+      return {kCos, {Helper::ComplexCosh}};
     case Helper::ComplexTan:
       return {through_iz(helper), {Helper::ComplexTanh}};
     case Helper::ComplexSinh:
@@ -273,15 +466,17 @@ ComplexMathText complex_math_text(Helper helper) {
     case Helper::ComplexAsin:
       return {through_iz(helper), {Helper::ComplexAsinh}};
     case Helper::ComplexAcos:
-      return {kAcos, {Helper::ComplexAsin}};
+      return {kAcos, {Helper::ComplexSqrt, Helper::ComplexAsin}};
     case Helper::ComplexAtan:
       return {through_iz(helper), {Helper::ComplexAtanh}};
     case Helper::ComplexAsinh:
-      return {kAsinh, {Helper::ComplexSqrt, Helper::ComplexLog}};
+      return {kAsinh, {Helper::ComplexSqrt}};
     case Helper::ComplexAcosh:
-      return {kAcosh, {Helper::ComplexSqrt, Helper::ComplexLog}};
+      return {kAcosh, {Helper::ComplexSqrt}};
     case Helper::ComplexAtanh:
-      return {kAtanh, {Helper::ComplexLog}};
+      return {kAtanh, {}};
+    case Helper::ComplexRect:
+      return {kRect, {}};
     case Helper::ComplexPow:
       return {kPow, {Helper::ComplexDiv, Helper::ComplexLog, Helper::ComplexExp}};
     default:

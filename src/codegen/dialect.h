@@ -44,6 +44,23 @@ enum class FloatToInt : uint8_t {
   Helper,
 };
 
+// float16 operations a dialect may do in the hardware's own instructions
+// (Dialect::native_half), in that array's order.
+enum class HalfOp : uint8_t {
+  ToFloat,     // float16 bits (`h`) -> float
+  FromFloat,   // float (`f`) -> float16 bits, to nearest even
+  FromDouble,  // double (`x`) -> float16 value as a float, one rounding
+  FromInt,     // an integer (`x`, of C type $T, PTX type $I) -> float16 value as a float
+  Fma,         // a * b + c rounded once
+  Add,
+  Sub,
+  Mul,
+  Neg,
+  Abs,
+  Compare,  // a $op b, $op the PTX comparison (lt, le, gt, ge, eq, neu)
+};
+inline constexpr int kHalfOpCount = 11;
+
 // The order of Dialect::atomic_int32/atomic_int64 entries.
 enum class AtomicOp { Add, Sub, Min, Max, And, Or, Xor, Exch };
 
@@ -122,6 +139,15 @@ struct Dialect {
   std::string_view isfinite_name = "isfinite";
 
   FloatToInt float_to_int = FloatToInt::Helper;
+
+  // float16 values are floats in registers; where the hardware converts and computes
+  // float16 itself, by HalfOp: the definition of the helper doing that ($Q the function
+  // prefix, $N its name; operands `a`, `b`, `c` floats holding float16 values). Each gives
+  // the portable helper's result bit for bit (float16's +, -, * and fma rounded once; a
+  // conversion's NaN keeps its payload); only faster. Empty: the portable helper (integer
+  // code for conversions, float's operation rounded to float16 for the rest).
+  std::array<std::string_view, kHalfOpCount> native_half{};
+  std::string_view native_half_op(HalfOp op) const { return native_half[static_cast<int>(op)]; }
 
   // Bit casts between float/uint32 and double/uint64, for float16 and for
   // infinities. `%x` is the value.

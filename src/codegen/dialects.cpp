@@ -2,6 +2,7 @@
 // OpenCL C and the CPU's C++ is a row here, written as the fields where the
 // row differs from the defaults in dialect.h; codegen/emit_*.cpp read them.
 #include "abi/cpu_entry.h"
+#include "codegen/cuda_native_half.h"
 #include "codegen/dialect.h"
 
 namespace simt::codegen {
@@ -347,6 +348,7 @@ const Dialect kCuda{
                        {"blockIdx.x", "blockIdx.y", "blockIdx.z"},
                        {"blockDim.x", "blockDim.y", "blockDim.z"},
                        {"gridDim.x", "gridDim.y", "gridDim.z"}}},
+    .native_half = kCudaNativeHalf,
     .float_as_uint = "__float_as_uint(%x)",
     .uint_as_float = "__uint_as_float(%x)",
     .double_as_ulong = "__double_as_longlong(%x)",

@@ -187,6 +187,32 @@ std::string Emitter::round_half_if(Scalar s, const std::string& code) {
   return code;
 }
 
+std::optional<std::string> Emitter::native_half(Helper helper, const std::string& args) {
+  static constexpr std::pair<Helper, HalfOp> kOps[] = {
+      {Helper::HalfAdd, HalfOp::Add},    {Helper::HalfSub, HalfOp::Sub},
+      {Helper::HalfMul, HalfOp::Mul},    {Helper::HalfNeg, HalfOp::Neg},
+      {Helper::HalfAbs, HalfOp::Abs},    {Helper::HalfLt, HalfOp::Compare},
+      {Helper::HalfLe, HalfOp::Compare}, {Helper::HalfGt, HalfOp::Compare},
+      {Helper::HalfGe, HalfOp::Compare}, {Helper::HalfEq, HalfOp::Compare},
+      {Helper::HalfNe, HalfOp::Compare}};
+  for (const auto& [h, op] : kOps)
+    if (h == helper)
+      return helpers_.has_native_half(op)
+                 ? std::optional(helpers_.use(helper, Scalar::Float16) + "(" + args + ")")
+                 : std::nullopt;
+  throw std::logic_error("not a float16 operator helper");
+}
+
+std::optional<std::string> Emitter::native_half_compare(std::string_view c_op, const std::string& a,
+                                                        const std::string& b) {
+  static constexpr std::pair<std::string_view, Helper> kCompares[] = {
+      {"<", Helper::HalfLt},  {"<=", Helper::HalfLe}, {">", Helper::HalfGt},
+      {">=", Helper::HalfGe}, {"==", Helper::HalfEq}, {"!=", Helper::HalfNe}};
+  for (const auto& [text, helper] : kCompares)
+    if (text == c_op) return native_half(helper, a + ", " + b);
+  return std::nullopt;
+}
+
 std::string Emitter::float_power(Scalar s, const std::string& a, const std::string& b,
                                  const ExprInfo& exponent) {
   if (exponent.constant && exponent.constant->type.is_scalar() &&
@@ -229,6 +255,12 @@ std::string Emitter::binary_code(Op op, const Type& operand, const std::string& 
     }
   }
   if (sema::is_float(s)) {
+    if (s == Scalar::Float16 && (op == Op::Add || op == Op::Sub || op == Op::Mul)) {
+      Helper h = op == Op::Add   ? Helper::HalfAdd
+                 : op == Op::Sub ? Helper::HalfSub
+                                 : Helper::HalfMul;
+      if (std::optional<std::string> native = native_half(h, a + ", " + b)) return *native;
+    }
     switch (op) {
       case Op::Add:
         return round_half_if(s, op_text("+"));
@@ -304,6 +336,8 @@ std::string Emitter::unary_code(Op op, const Type& operand_type, const Expr& ope
       return a;
     case Op::Sub:
       if (sema::is_complex(s)) return helpers_.use(Helper::ComplexNeg, s) + "(" + a + ")";
+      if (s == Scalar::Float16)
+        if (std::optional<std::string> native = native_half(Helper::HalfNeg, a)) return *native;
       if (sema::is_float(s)) return "(-" + a + ")";
       if (sema::is_signed(s) && sema::bit_width(s) >= 32 &&
           sema::arith_range(Op::Sub, sema::ValueRange{}, info(operand).value_range,
@@ -344,6 +378,9 @@ std::string Emitter::compare_code(Op op, const Type& t, const Expr& left, const 
     std::string part = helpers_.use(Helper::ComplexEq, s) + "(" + a + ", " + b + ")";
     return op == Op::NotEq ? "(!" + part + ")" : part;
   }
+  if (s == Scalar::Float16)
+    if (std::optional<std::string> native = native_half_compare(lang::op_text(op), a, b))
+      return *native;
   return "(" + a + " " + lang::op_text(op) + " " + b + ")";
 }
 

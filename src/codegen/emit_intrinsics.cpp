@@ -31,22 +31,36 @@ std::string Emitter::half_call(const sema::Intrinsic& fn,
   const Scalar h = Scalar::Float16;
   const Type ht = Type::scalar_of(h);
   std::string_view op = fn.c_name;
-  if (fn.rule == sema::Rule::HalfCompare)
-    return "(" + arg(0, ht) + " " + std::string(op) + " " + arg(1, ht) + ")";
+  if (fn.rule == sema::Rule::HalfCompare) {
+    std::string a = arg(0, ht), b = arg(1, ht);
+    if (std::optional<std::string> native = native_half_compare(op, a, b)) return *native;
+    return "(" + a + " " + std::string(op) + " " + b + ")";
+  }
   if (fn.rule == sema::Rule::HalfTernary)
     return helpers_.use(Helper::HalfFma, h) + "(" + arg(0, ht) + ", " + arg(1, ht) + ", " +
            arg(2, ht) + ")";
   const std::string one = float_literal(1.0, Scalar::Float32);
   if (fn.rule == sema::Rule::HalfBinary) {
     std::string a = arg(0, ht), b = arg(1, ht);
-    if (op == "max" || op == "min")
-      return math_call(op == "max" ? "fmax" : "fmin", h, a + ", " + b);
+    if (op == "max" || op == "min")  // one of the two: no rounding
+      return d_.math_name(op == "max" ? "fmax" : "fmin", Scalar::Float32) + "(" + a + ", " + b +
+             ")";
+    if (op != "div") {
+      Helper helper = op == "add"   ? Helper::HalfAdd
+                      : op == "sub" ? Helper::HalfSub
+                                    : Helper::HalfMul;
+      if (std::optional<std::string> native = native_half(helper, a + ", " + b)) return *native;
+    }
     std::string_view c_op = op == "add" ? "+" : op == "sub" ? "-" : op == "mul" ? "*" : "/";
     return round_half_if(h, "(" + a + " " + std::string(c_op) + " " + b + ")");
   }
   std::string a = arg(0, ht);
-  if (op == "neg") return "(-" + a + ")";  // exact
-  if (op == "abs") return math_call("fabs", h, a);
+  if (op == "neg" || op == "abs")
+    if (std::optional<std::string> native =
+            native_half(op == "neg" ? Helper::HalfNeg : Helper::HalfAbs, a))
+      return *native;
+  if (op == "neg") return "(-" + a + ")";                                         // exact
+  if (op == "abs") return d_.math_name("fabs", Scalar::Float32) + "(" + a + ")";  // exact
   if (op == "rcp") return round_half_if(h, "(" + one + " / " + a + ")");
   if (op == "rsqrt")
     return round_half_if(
@@ -108,6 +122,11 @@ std::string Emitter::call(const Expr& e) {
       return math_call(fn.c_name, s, arg(0, ot));
     case sema::Rule::Abs: {
       if (sema::is_complex(s)) return helpers_.use(Helper::ComplexAbs, s) + "(" + arg(0, ot) + ")";
+      if (s == Scalar::Float16) {
+        std::string a = arg(0, ot);
+        if (std::optional<std::string> native = native_half(Helper::HalfAbs, a)) return *native;
+        return d_.math_name("fabs", Scalar::Float32) + "(" + a + ")";  // exact: no rounding
+      }
       if (sema::is_float(s)) return math_call("fabs", s, arg(0, ot));
       std::string a = arg(0, ot);
       if (sema::is_unsigned(s)) return a;
@@ -117,9 +136,16 @@ std::string Emitter::call(const Expr& e) {
       bool is_min = fn.c_name == "fmin";
       bool nan_propagating = fn.name.substr(0, 6) == "numpy." && sema::is_float(s);
       std::string result = arg(0, ot);
+      // Builtin min/max of floats are C's fmin/fmax, as Numba's CUDA target lowers them
+      // (libdevice's __nv_fmin): a NaN is a missing value, the other operand wins; one
+      // instruction on GPUs (min.f32, max.f64).
+      bool c_fmin = sema::is_float(s) && !nan_propagating;
+      Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
       for (size_t k = 1; k + 1 < e.items.size(); ++k) {
         std::string b = arg(k, ot);
-        if (nan_propagating)
+        if (c_fmin)
+          result = d_.math_name(fn.c_name, real) + "(" + result + ", " + b + ")";
+        else if (nan_propagating)
           result = "((" + result + (is_min ? " < " : " > ") + b + " || " + result +
                    " != " + result + ") ? " + result + " : " + b + ")";
         else
@@ -227,7 +253,8 @@ std::string Emitter::call(const Expr& e) {
       return helpers_.use(h, s) + "(" + arg(0, ot) + ")";
     }
     case sema::Rule::Select:
-      return "(" + truth(*e.items[1]) + " ? " + arg(1, ot) + " : " + arg(2, ot) + ")";
+      return helpers_.use(Helper::Select, s) + "(" + truth(*e.items[1]) + ", " + arg(1, ot) + ", " +
+             arg(2, ot) + ")";
     case sema::Rule::Enumerate:
     case sema::Rule::Zip:
       throw std::logic_error("enumerate() and zip() are iterated over by for loops");
@@ -269,13 +296,9 @@ std::string Emitter::call(const Expr& e) {
     case sema::Rule::ComplexPolar:
       throw std::logic_error("cmath.polar() is evaluated into temporaries");
     case sema::Rule::ComplexRect: {
-      // r * (cos phi + i sin phi); phi == 0 keeps the imaginary part an exact zero.
-      Scalar real = s;
-      Type rt = Type::scalar_of(real);
-      std::string r = "(" + arg(0, rt) + ")", phi = "(" + arg(1, rt) + ")";
-      return helpers_.use(Helper::ComplexMake, sema::complex_of(real)) + "(" + r + " * " +
-             d_.math_name("cos", real) + "(" + phi + "), " + phi + " == 0 ? " + phi + " * " + r +
-             " : " + r + " * " + d_.math_name("sin", real) + "(" + phi + "))";
+      Type rt = Type::scalar_of(s);
+      return helpers_.use(Helper::ComplexRect, sema::complex_of(s)) + "(" + arg(0, rt) + ", " +
+             arg(1, rt) + ")";
     }
     case sema::Rule::Operator: {
       const Expr& a = argument(0);

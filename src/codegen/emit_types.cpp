@@ -165,6 +165,11 @@ std::string Emitter::convert(const std::string& code, const Type& from_type, con
   }
   if (to == Scalar::Float16 && from == Scalar::Float64)
     return helpers_.use(Helper::RoundHalfFromDouble, Scalar::Float64) + "(" + code + ")";
+  // An integer in one rounding, where the hardware converts integers to float16 itself (via
+  // float is the same value: integers below float16's overflow are exact in float).
+  if (to == Scalar::Float16 && sema::is_integer(from) && !sema::is_bool(from) &&
+      helpers_.has_native_half(HalfOp::FromInt))
+    return helpers_.use(Helper::HalfFromInt, from) + "(" + code + ")";
   if (to == Scalar::Float16) return helpers_.use(Helper::RoundHalf, to) + "((float)(" + code + "))";
   if (sema::is_integer(to) && is_float_like(from) && d_.float_to_int == FloatToInt::Helper) {
     if (from == Scalar::Float64) return helpers_.use(Helper::FloatToInt, to) + "(" + code + ")";

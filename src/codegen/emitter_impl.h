@@ -513,6 +513,12 @@ class Emitter {
                          const std::string& b);
 
   std::string round_half_if(Scalar s, const std::string& code);
+  // float16's `helper` (+, -, *, unary -, abs, a comparison: `c_op` names which) in the
+  // hardware's instructions where the dialect has them (Dialect::native_half); nullopt: the
+  // caller's float operation, rounded to float16.
+  std::optional<std::string> native_half(Helper helper, const std::string& args);
+  std::optional<std::string> native_half_compare(std::string_view c_op, const std::string& a,
+                                                 const std::string& b);
   // A cuda.fp16.h* call; `arg` emits argument k as a type.
   std::string half_call(const sema::Intrinsic& fn,
                         const std::function<std::string(size_t, const Type&)>& arg);

@@ -1,6 +1,7 @@
 #include "codegen/helpers.h"
 
 #include <map>
+#include <stdexcept>
 
 namespace simt::codegen {
 
@@ -436,6 +437,14 @@ struct HelperInfo {
 // (Shewchuk 1997, theorem 10, round-to-even); in one, the terms below the
 // largest nonzero term sum to less than its last bit, so that term's sign is
 // the sign of the whole.
+// cuda.selp: a function's arguments are all evaluated, as Python's (and PTX's selp) are, so
+// the compiler selects between two values it has, where C's `c ? a : b` would branch around
+// a load only one side needs.
+constexpr const char* kSelect = R"($Q$T $N(bool c, $T a, $T b) {
+  return c ? a : b;
+}
+)";
+
 constexpr const char* kFmaErrorSign = R"($Q$T $N_two_sum($T x, $T y, $T* e) {
   $T s = x + y;
   $T v = s - x;
@@ -497,6 +506,30 @@ HelperInfo helper_info(Helper h) {
       return {"round_f16", false};
     case Helper::RoundHalfFromDouble:
       return {"round_f16_from_f64", false};
+    case Helper::HalfFromInt:
+      return {"int_to_f16", true};
+    case Helper::HalfAdd:
+      return {"hadd", false};
+    case Helper::HalfSub:
+      return {"hsub", false};
+    case Helper::HalfMul:
+      return {"hmul", false};
+    case Helper::HalfNeg:
+      return {"hneg", false};
+    case Helper::HalfAbs:
+      return {"habs", false};
+    case Helper::HalfLt:
+      return {"hlt", false};
+    case Helper::HalfLe:
+      return {"hle", false};
+    case Helper::HalfGt:
+      return {"hgt", false};
+    case Helper::HalfGe:
+      return {"hge", false};
+    case Helper::HalfEq:
+      return {"heq", false};
+    case Helper::HalfNe:
+      return {"hne", false};
     case Helper::ComplexType:
       return {"", true};
     case Helper::ComplexMake:
@@ -549,6 +582,8 @@ HelperInfo helper_info(Helper h) {
       return {"cacosh", true};
     case Helper::ComplexAtanh:
       return {"catanh", true};
+    case Helper::ComplexRect:
+      return {"crect", true};
     case Helper::ComplexPow:
       return {"cpow", true};
     case Helper::PopCount:
@@ -563,6 +598,8 @@ HelperInfo helper_info(Helper h) {
       return {"hfma", false};
     case Helper::FmaErrorSign:
       return {"fma_err", true};
+    case Helper::Select:
+      return {"select", true};
     case Helper::BesselJ0:
       return {"j0", true};
     case Helper::BesselJ1:
@@ -639,6 +676,68 @@ std::string HelperSet::use(Helper helper, Scalar type) {
   return name;
 }
 
+namespace {
+
+// The float16 helpers a dialect may define with the hardware's instructions
+// (Dialect::native_half), and the comparison each compare helper makes (PTX's, C's).
+struct NativeHalfRow {
+  Helper helper;
+  HalfOp op;
+  std::string_view ptx_compare{}, c_compare{};
+};
+constexpr NativeHalfRow kNativeHalf[] = {
+    {Helper::HalfToFloat, HalfOp::ToFloat},
+    {Helper::FloatToHalf, HalfOp::FromFloat},
+    {Helper::RoundHalfFromDouble, HalfOp::FromDouble},
+    {Helper::HalfFromInt, HalfOp::FromInt},
+    {Helper::HalfFma, HalfOp::Fma},
+    {Helper::HalfAdd, HalfOp::Add},
+    {Helper::HalfSub, HalfOp::Sub},
+    {Helper::HalfMul, HalfOp::Mul},
+    {Helper::HalfNeg, HalfOp::Neg},
+    {Helper::HalfAbs, HalfOp::Abs},
+    {Helper::HalfLt, HalfOp::Compare, "lt", "<"},
+    {Helper::HalfLe, HalfOp::Compare, "le", "<="},
+    {Helper::HalfGt, HalfOp::Compare, "gt", ">"},
+    {Helper::HalfGe, HalfOp::Compare, "ge", ">="},
+    {Helper::HalfEq, HalfOp::Compare, "eq", "=="},
+    {Helper::HalfNe, HalfOp::Compare, "neu", "!="},
+};
+
+// An integer type's name in PTX: s8, u64, ...
+std::string ptx_int_type(Scalar s) {
+  return (sema::is_signed(s) ? "s" : "u") + std::to_string(sema::bit_width(s));
+}
+
+}  // namespace
+
+bool HelperSet::has_native_half(HalfOp op) const { return !dialect_.native_half_op(op).empty(); }
+
+std::optional<std::string> HelperSet::native_half_text(Helper helper, Scalar type) {
+  const NativeHalfRow* row = nullptr;
+  for (const NativeHalfRow& r : kNativeHalf)
+    if (r.helper == helper) row = &r;
+  if (!row || !has_native_half(row->op)) return std::nullopt;
+  // The helpers the texts fall back on (older architectures, NaNs), defined first.
+  if (row->op != HalfOp::ToFloat && row->op != HalfOp::FromFloat)
+    use(Helper::RoundHalf, Scalar::Float16);
+  if (row->op == HalfOp::Fma) use(Helper::RoundHalfFromDouble, Scalar::Float64);
+  std::string s(dialect_.native_half_op(row->op));
+  replace_all(s, "$op", std::string(row->ptx_compare));
+  replace_all(s, "$c", std::string(row->c_compare));
+  if (row->op == HalfOp::FromInt) {
+    int bits = sema::bit_width(type);
+    bool is_signed = sema::is_signed(type);
+    replace_all(s, "$I", ptx_int_type(type));
+    replace_all(s, "$K", bits <= 16 ? "h" : bits == 32 ? "r" : "l");
+    replace_all(s, "$V",
+                bits > 16   ? std::string(dialect_.value_type(type))
+                : is_signed ? "short"
+                            : "unsigned short");
+  }
+  return s;
+}
+
 std::string HelperSet::define(Helper helper, Scalar type) {
   const char* text = nullptr;
   std::string owned;  // a text composed here (the Bessel helpers')
@@ -646,6 +745,9 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   // The complex functions name the helpers they call by tokens ($log_c: this type's
   // complex log), requested here so that they are defined first.
   std::vector<std::pair<std::string, std::string>> calls;
+  // The dialect's own float16 instructions, where it has them, replace the portable text
+  // (whose dependencies, requested below, the native texts fall back on).
+  std::optional<std::string> native = native_half_text(helper, type);
   switch (helper) {
     case Helper::FloorDiv:
       text = sema::is_float(type)    ? kFloorDivFloat
@@ -743,8 +845,26 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       use(Helper::RoundHalf, Scalar::Float16);
       text = kHalfFma;
       break;
+    case Helper::HalfFromInt:
+    case Helper::HalfAdd:
+    case Helper::HalfSub:
+    case Helper::HalfMul:
+    case Helper::HalfNeg:
+    case Helper::HalfAbs:
+    case Helper::HalfLt:
+    case Helper::HalfLe:
+    case Helper::HalfGt:
+    case Helper::HalfGe:
+    case Helper::HalfEq:
+    case Helper::HalfNe:
+      if (!native) throw std::logic_error("float16 instructions the dialect does not have");
+      break;
     case Helper::FmaErrorSign:
       text = kFmaErrorSign;
+      break;
+    case Helper::Select:
+      if (sema::is_complex(type)) use(Helper::ComplexType, type);
+      text = kSelect;
       break;
     case Helper::BesselJ0:
     case Helper::BesselJ1:
@@ -773,12 +893,17 @@ std::string HelperSet::define(Helper helper, Scalar type) {
             {Helper::ComplexTanh, "$tanh_c"}, {Helper::ComplexAsinh, "$asinh_c"},
             {Helper::ComplexAsin, "$asin_c"}, {Helper::ComplexAtanh, "$atanh_c"},
             {Helper::ComplexDiv, "$div_c"},   {Helper::ComplexExp, "$exp_c"},
+            {Helper::ComplexSinh, "$sinh_c"}, {Helper::ComplexCosh, "$cosh_c"},
         };
         for (const auto& [h, token] : kTokens)
           if (h == callee) calls.emplace_back(token, use(callee, type));
       }
       break;
     }
+  }
+  if (native) {
+    owned = std::move(*native);
+    text = owned.c_str();
   }
   if (is_complex_helper && helper != Helper::ComplexType) use(Helper::ComplexType, type);
   std::string s = text;
@@ -816,10 +941,13 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   }
   for (const auto& [token, callee] : calls) replace_all(s, token, callee);
   // Longer names first: $sinh before $sin.
-  for (const char* fn : {"fabs", "fmod", "floor", "copysign", "rint",  "pow",  "hypot",  "fma",
-                         "sinh", "cosh", "tanh",  "atan2",    "sqrt",  "exp",  "lgamma", "log",
-                         "sin",  "cos",  "tan",   "frexp",    "ldexp", "ilogb"})
+  for (const char* fn : {"fabs",  "fmod", "floor", "copysign", "rint",  "pow",   "hypot", "fma",
+                         "asinh", "sinh", "cosh",  "tanh",     "atan2", "sqrt",  "exp",   "lgamma",
+                         "log1p", "log",  "sin",   "cos",      "tan",   "frexp", "ldexp", "ilogb"})
     replace_all(s, std::string("$") + fn, dialect_.math_name(fn, real));
+  replace_all(s, "$isnan", std::string(dialect_.isnan_name));
+  replace_all(s, "$isinf", std::string(dialect_.isinf_name));
+  replace_all(s, "$isfinite", std::string(dialect_.isfinite_name));
   replace_all(s, "$uint_as_float(bits)", apply_pattern(dialect_.uint_as_float, "bits"));
   replace_all(s, "$float_as_uint(f)", apply_pattern(dialect_.float_as_uint, "f"));
   return s;

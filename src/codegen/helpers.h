@@ -60,13 +60,30 @@ enum class Helper {
   ComplexAsinh,
   ComplexAcosh,
   ComplexAtanh,
+  ComplexRect,  // cmath.rect(r, phi), of the complex type's real parts
   ComplexPow,
   PopCount,           // set bits of an integer's $W bits (Numba's cuda.popc)
   CountLeadingZeros,  // zeros above the highest set bit, within $W bits (cuda.clz)
   FindFirstSet,       // 1 + the index of the lowest set bit, 0 for 0 (cuda.ffs): an int
   BitReverse,         // the $W bits in reverse order (cuda.brev)
   HalfFma,            // float16 a * b + c, rounded to float16 once (cuda.fp16.hfma)
-  FmaErrorSign,       // the sign of a * b + c - fma(a, b, c), exactly (libdevice's directed fma)
+  // float16 in the hardware's instructions, where the dialect has them (Dialect::native_half;
+  // the emitter asks for these only then): an integer type -> float16, and float16's
+  // operators.
+  HalfFromInt,
+  HalfAdd,
+  HalfSub,
+  HalfMul,
+  HalfNeg,
+  HalfAbs,
+  HalfLt,
+  HalfLe,
+  HalfGt,
+  HalfGe,
+  HalfEq,
+  HalfNe,
+  FmaErrorSign,  // the sign of a * b + c - fma(a, b, c), exactly (libdevice's directed fma)
+  Select,        // cuda.selp(c, a, b): both values evaluated (call arguments), then one taken
   // libdevice's Bessel functions for OpenCL and the CPU (bessel.cpp): J_0, J_1, Y_0, Y_1 of
   // x; J_n and Y_n of (n, x).
   BesselJ0,
@@ -124,8 +141,13 @@ class HelperSet {
   // Every requested definition, dependencies first.
   std::string definitions() const;
 
+  // Whether the dialect does float16's `op` in the hardware's instructions.
+  bool has_native_half(HalfOp op) const;
+
  private:
   std::string define(Helper helper, sema::Scalar type);
+  // The dialect's definition of a float16 helper in the hardware's instructions, if it has one.
+  std::optional<std::string> native_half_text(Helper helper, sema::Scalar type);
 
   const Dialect& dialect_;
   std::set<std::string> defined_;

@@ -85,6 +85,79 @@ def test_cmath_and_numpy_functions_of_complex_numbers(device, rng, name, dtype):
         _check(out_np.get(), getattr(np, _numpy_name(name))(z), dtype, f"np.{name}")
 
 
+SPECIAL_PARTS = [0.0, -0.0, 1.0, -1.0, 2.5, -0.5, math.pi, -math.pi, math.inf, -math.inf,
+                 math.nan]
+
+
+def _same_special(got, want, single):
+    """One part: NaN for NaN, the same infinity, the same zero (its sign too), else within a
+    few ulps of the result (float32's for complex64)."""
+    if math.isnan(want):
+        return math.isnan(got)
+    if math.isinf(want) or want == 0:
+        return got == want and math.copysign(1, got) == math.copysign(1, want)
+    return abs(got - want) <= (2e-6 if single else 1e-15) * max(abs(want), 1.0)
+
+
+@pytest.mark.parametrize("name", NAMES + ["rect"])
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_special_values_are_cmaths(device, name, dtype):
+    """Infinite and NaN parts and signed zeros, every pair of SPECIAL_PARTS, as Python's
+    cmath gives them (C99's Annex G where cmath follows it); the pairs where cmath raises
+    ValueError are left out."""
+    if dtype == np.complex128 and not device.supports_float64:
+        pytest.skip("no double precision")
+    real = np.float64 if dtype == np.complex128 else np.float32
+    pairs, want = [], []
+    for x in SPECIAL_PARTS:
+        for y in SPECIAL_PARTS:
+            x, y = float(real(x)), float(real(y))  # the parts the kernel sees (float32's pi)
+            try:
+                w = cmath.rect(x, y) if name == "rect" else getattr(cmath, name)(complex(x, y))
+            except (ValueError, OverflowError):
+                continue
+            pairs.append((x, y))
+            want.append(w)
+    x, y = (np.array(p, real) for p in zip(*pairs))
+    out = simt.full(len(pairs), 7 + 7j, dtype=dtype, device=device)
+    if name == "rect":
+        K_RECT[1, len(pairs)](simt.to_device(x, device=device), simt.to_device(y, device=device),
+                              out)
+    else:
+        z = np.empty(len(pairs), dtype)  # part by part: x + 1j * y would lose signed zeros
+        z.real, z.imag = x, y
+        KERNELS_ONE[name][1, len(pairs)](simt.to_device(z, device=device), out)
+    got = out.get()
+    bad = [f"{name}{p} = {g}, cmath {w}" for p, g, w in zip(pairs, got, want)
+           if not (_same_special(g.real, real(w.real), dtype == np.complex64)
+                   and _same_special(g.imag, real(w.imag), dtype == np.complex64))]
+    assert not bad, "\n".join(bad[:12])
+
+
+def _one_kernel(name):
+    namespace = {"cuda": cuda, "cmath": cmath}
+    source = (f"def k_special_{name}(z, out):\n"
+              f"    i = cuda.grid(1)\n"
+              f"    if i < z.size:\n"
+              f"        out[i] = cmath.{name}(z[i])\n")
+    path = f"<cmath special-value test {name}>"
+    import linecache
+
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    exec(compile(source, path, "exec"), namespace)
+    return cuda.jit(namespace[f"k_special_{name}"])
+
+
+KERNELS_ONE = {name: _one_kernel(name) for name in NAMES}
+
+
+@cuda.jit
+def K_RECT(r, phi, out):
+    i = cuda.grid(1)
+    if i < r.size:
+        out[i] = cmath.rect(r[i], phi[i])
+
+
 @cuda.jit
 def k_cmath_misc(z, r, phi, phase, modulus, argument, rect, flags):
     i = cuda.grid(1)

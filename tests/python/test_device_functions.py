@@ -99,6 +99,11 @@ def test_nbody_with_nested_functions_and_defaults(device, rng):
 def test_device_function_cannot_be_called_from_python():
     with pytest.raises(TypeError, match="call it from a kernel"):
         clamp(1, 2, 3)
+    # nor launched, nor disassembled: it has no code of its own (Numba's errors)
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):
+        clamp[1, 1](1, 2, 3)
+    with pytest.raises(RuntimeError, match="Cannot inspect SASS of a device function"):
+        clamp.inspect_sass(("int32", "int32", "int32"))
 
 
 def test_recursion_is_a_typing_error():

@@ -236,6 +236,40 @@ def test_cuda_vectorize_as_numba_documents_it(current, rng):
         cuda.vectorize(lambda a: a)
 
 
+
+def test_vectorize_reduce_folds_with_the_function(current, rng):
+    @cuda.vectorize(["int32(int32, int32)", "float64(float64, float64)"])
+    def vadd(a, b):
+        return a + b
+
+    @cuda.vectorize
+    def vmax_abs(a, b):
+        return max(abs(a), abs(b))
+
+    for n in (1, 8, 100, 1025, 70000):
+        x = rng.integers(-2**31, 2**31 - 1, n, dtype=np.int64).astype(np.int32)
+        got = vadd.reduce(x)  # wraps as int32, the loop's type (NumPy's add.reduce: int64)
+        assert got.dtype == np.int32 and got == x.sum(dtype=np.int32)
+        f = rng.standard_normal(n)
+        stream = cuda.stream()
+        got = vadd.reduce(cuda.to_device(f, stream), stream=stream)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, f.sum(), rtol=1e-12, atol=1e-12)
+        # No identity needed: the first element starts the fold (alone, it is the result,
+        # as NumPy's ufunc.reduce gives).
+        assert vmax_abs.reduce(f) == (f[0] if n == 1 else np.abs(f).max())
+    with pytest.raises(TypeError, match="1-D"):
+        vadd.reduce(np.zeros((2, 2), np.int32))
+    with pytest.raises(TypeError, match="empty"):
+        vadd.reduce(np.zeros(0, np.int32))
+    with pytest.raises(TypeError, match="two arguments"):
+        cuda.vectorize(["float64(float64)"])(lambda_free_square).reduce(np.ones(3))
+
+
+def lambda_free_square(x):
+    return x * x
+
+
 # Numba's xoroshiro128+ (its seeding, rotations and jump), in Python ints: the reference
 # the device generators must equal bit for bit.
 _M64 = (1 << 64) - 1
@@ -395,3 +429,26 @@ def test_fma_selp_cbrt(current, rng):
     arith[1, 128](cuda.to_device(a), cuda.to_device(b), cuda.to_device(c), out, sel)
     np.testing.assert_allclose(out.copy_to_host(), a * b + c, rtol=1e-15)
     np.testing.assert_allclose(sel.copy_to_host(), np.maximum(a, b) + np.cbrt(c), rtol=1e-15)
+
+
+def test_selp_of_every_kind_of_value(current, rng):
+    @cuda.jit
+    def pick(cond, h, z, flags, out_h, out_z, out_flags):
+        i = cuda.grid(1)
+        if i < cond.size:
+            out_h[i] = cuda.selp(cond[i], h[i], -h[i])
+            out_z[i] = cuda.selp(cond[i] > 0, z[i], z[i].imag)  # complex, and a float to it
+            out_flags[i] = cuda.selp(cond[i], flags[i], not flags[i])
+
+    n = 200
+    cond = rng.integers(0, 2, n).astype(np.bool_)
+    h = rng.standard_normal(n).astype(np.float16)
+    z = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    flags = rng.integers(0, 2, n).astype(np.bool_)
+    outs = [cuda.to_device(np.full(n, 7, h.dtype)), cuda.to_device(np.full(n, 7, z.dtype)),
+            cuda.to_device(np.ones(n, np.bool_))]
+    pick[1, 256](cuda.to_device(cond), cuda.to_device(h), cuda.to_device(z),
+                 cuda.to_device(flags), *outs)
+    np.testing.assert_array_equal(outs[0].copy_to_host(), np.where(cond, h, -h))
+    np.testing.assert_array_equal(outs[1].copy_to_host(), np.where(cond, z, z.imag))
+    np.testing.assert_array_equal(outs[2].copy_to_host(), np.where(cond, flags, ~flags))

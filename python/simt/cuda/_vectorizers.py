@@ -26,6 +26,7 @@ is the element's value; the first signature the inputs convert to safely is used
 the inputs are converted to it.
 """
 
+import functools
 import inspect
 import re
 
@@ -94,6 +95,8 @@ class Vectorized:
         # Without signatures (Numba's lazy vectorize) each call's input dtypes make a loop,
         # its output dtype what simt infers for the function's result.
         self._lazy = not self._loops
+        self._function = function
+        self._reduction = None  # the cuda.reduce of the function, made on first use
         self._callee = _generated.define("user_vectorized", Func(function))
         if self._lazy:
             self.nin = len(inspect.signature(function).parameters)
@@ -166,6 +169,40 @@ class Vectorized:
         if not host:
             return result
         return result.get()[()] if scalars else result.get()
+
+    def reduce(self, arg, stream=0):
+        """Reduces a 1-D array with the binary function (Numba's ufunc.reduce of a CUDA
+        vectorize): the loop whose inputs take the array's dtype, all of whose types must
+        be one (the function's result goes back in as an argument); a NumPy array is copied
+        to the current device. The function must be associative and commutative, as
+        Numba's tree reduction requires. Returns the result as a NumPy scalar of that type."""
+        where = f"vectorize({self.__name__}).reduce"
+        if self.nin != 2:
+            raise TypeError(f"{where}: reduce needs a function of two arguments, not "
+                            f"{self.nin}")
+        x = arg if isinstance(arg, _array.Array) else _array.to_device(np.asarray(arg))
+        if x.ndim != 1:
+            raise TypeError(f"{where}: a 1-D array is reduced, not shape {x.shape}")
+        if x.size == 0:
+            raise TypeError(f"{where}: reduction of an empty array (no identity to give)")
+        operand = _elementwise.Operand(x, where)
+        inputs_and_output = self._loop([operand, operand])
+        if len(set(inputs_and_output)) != 1:
+            raise TypeError(f"{where}: the loop for {x.dtype} is "
+                            f"({', '.join(map(str, inputs_and_output[:-1]))}) -> "
+                            f"{inputs_and_output[-1]}; reduce needs its inputs and result of "
+                            f"one type")
+        dtype = inputs_and_output[0]
+        if x.dtype != dtype:
+            x = x.astype(dtype)
+        if self._reduction is None:
+            from .kernels.reduction import Reduce
+
+            self._reduction = Reduce(self._function)
+        # No initial value: the first partial starts the fold, so any function works.
+        partials = self._reduction.partials(x, x.size, stream)
+        with np.errstate(all="ignore"):  # the host's last steps wrap and overflow as kernels do
+            return dtype.type(functools.reduce(self._function, partials))
 
 
 class _Expression:

@@ -69,22 +69,26 @@ class Reduce:
         n = x.size if size is None else int(size)
         if not 0 <= n <= x.size:
             raise ValueError(f"reduce: size {size} for an array of {x.size} elements")
-        result = init
-        if n:
-            device = x.device
-            block = block_size(device, _GPU_BLOCK)
-            blocks = min(-(-n // block), _MAX_BLOCKS)
-            key = (x.dtype, block)
-            kernel = self._kernels.get(key)
-            if kernel is None:
-                kernel = self._kernels[key] = _partials_kernel(self._op, x.dtype.type, block)
-            partials = _array.empty(blocks, x.dtype, device)
-            kernel[blocks, block, stream](x, partials, n)
-            result = functools.reduce(self._function, partials.get(stream=stream), init)
+        result = functools.reduce(self._function, self.partials(x, n, stream), init) if n \
+            else init
         if res is not None:
             res[0:1] = np.asarray([result], dtype=res.dtype)
             return None
         return result
+
+
+    def partials(self, x, n, stream=0):
+        """The per-block partial results of reducing x[:n] (n >= 1, a 1-D device array), as
+        a NumPy array of x's dtype: folding them with the function gives the reduction."""
+        block = block_size(x.device, _GPU_BLOCK)
+        blocks = min(-(-n // block), _MAX_BLOCKS)
+        key = (x.dtype, block)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = self._kernels[key] = _partials_kernel(self._op, x.dtype.type, block)
+        partials = _array.empty(blocks, x.dtype, x.device)
+        kernel[blocks, block, stream](x, partials, n)
+        return partials.get(stream=stream)
 
 
 def reduce(function):

@@ -113,7 +113,7 @@ typedef struct {
 // Device function 'clamp' (tests/cpp/data/kernels/functions/clamp.py:2) for (float32, float32, float32) -> float32
 static inline float simt_func_clamp_0(const simt_block_ctx* simt_ctx, simt_thread simt_tid, float v_x, float v_lo, float v_hi) {
   // clamp.py:3: return min(max(x, lo), hi)
-  return (v_hi < (v_lo > v_x ? v_lo : v_x) ? v_hi : (v_lo > v_x ? v_lo : v_x));
+  return __builtin_fminf(__builtin_fmaxf(v_x, v_lo), v_hi);
 }
 
 // Device function 'divmod_floor' (tests/cpp/data/kernels/functions/divmod_floor.py:2) for (int32, int64) -> (int64, int64)

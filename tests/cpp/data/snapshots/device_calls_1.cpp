@@ -113,7 +113,7 @@ typedef struct {
 // Device function 'clamp' (tests/cpp/data/kernels/functions/clamp.py:2) for (float64, float64, float64) -> float64
 static inline double simt_func_clamp_0(const simt_block_ctx* simt_ctx, simt_thread simt_tid, double v_x, double v_lo, double v_hi) {
   // clamp.py:3: return min(max(x, lo), hi)
-  return (v_hi < (v_lo > v_x ? v_lo : v_x) ? v_hi : (v_lo > v_x ? v_lo : v_x));
+  return __builtin_fmin(__builtin_fmax(v_x, v_lo), v_hi);
 }
 
 // Device function 'divmod_floor' (tests/cpp/data/kernels/functions/divmod_floor.py:2) for (int64, int64) -> (int64, int64)

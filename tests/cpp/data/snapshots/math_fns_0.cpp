@@ -111,7 +111,7 @@ static inline void simt_body_math_fns(const simt_block_ctx* simt_ctx, simt_threa
     // math_fns.py:8: s = math.sin(v) + math.cos(v) * math.exp(-abs(v)) + math.sqrt(abs(v)) + math.atan2(v, 1.0)
     v_s = ((double)((((__builtin_sinf(v_v) + (__builtin_cosf(v_v) * __builtin_expf((-__builtin_fabsf(v_v))))) + __builtin_sqrtf(__builtin_fabsf(v_v))) + __builtin_atan2f(v_v, 1.0f))));
     // math_fns.py:9: s += math.floor(v) + math.ceil(v) + round(v) + min(v, 2) + max(v, -2, 0.5)
-    v_s = (v_s + ((((double)(((long long)((unsigned long long)((long long)((unsigned long long)((long long)(__builtin_floorf(v_v))) + (unsigned long long)((long long)(__builtin_ceilf(v_v))))) + (unsigned long long)((long long)(__builtin_rintf(v_v))))))) + ((double)((2.0f < v_v ? 2.0f : v_v)))) + ((double)((0.5f > ((-2.0f) > v_v ? (-2.0f) : v_v) ? 0.5f : ((-2.0f) > v_v ? (-2.0f) : v_v))))));
+    v_s = (v_s + ((((double)(((long long)((unsigned long long)((long long)((unsigned long long)((long long)(__builtin_floorf(v_v))) + (unsigned long long)((long long)(__builtin_ceilf(v_v))))) + (unsigned long long)((long long)(__builtin_rintf(v_v))))))) + ((double)(__builtin_fminf(v_v, 2.0f)))) + ((double)(__builtin_fmaxf(__builtin_fmaxf(v_v, (-2.0f)), 0.5f)))));
     // math_fns.py:10: if math.isnan(s) or math.isinf(s):
     if ((__builtin_isnan(v_s) != 0) || (__builtin_isinf(v_s) != 0)) {
       // math_fns.py:11: s = 0.0

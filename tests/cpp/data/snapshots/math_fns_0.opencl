@@ -40,7 +40,7 @@ __kernel void simt_kernel_math_fns(__global float* simt_p_x_data, ulong simt_p_x
     // math_fns.py:8: s = math.sin(v) + math.cos(v) * math.exp(-abs(v)) + math.sqrt(abs(v)) + math.atan2(v, 1.0)
     v_s = ((double)((((sin(v_v) + (cos(v_v) * exp((-fabs(v_v))))) + sqrt(fabs(v_v))) + atan2(v_v, 1.0f))));
     // math_fns.py:9: s += math.floor(v) + math.ceil(v) + round(v) + min(v, 2) + max(v, -2, 0.5)
-    v_s = (v_s + ((((double)(((long)((ulong)((long)((ulong)simt_f32_to_int_i64((float)(floor(v_v))) + (ulong)simt_f32_to_int_i64((float)(ceil(v_v))))) + (ulong)simt_f32_to_int_i64((float)(rint(v_v))))))) + ((double)((2.0f < v_v ? 2.0f : v_v)))) + ((double)((0.5f > ((-2.0f) > v_v ? (-2.0f) : v_v) ? 0.5f : ((-2.0f) > v_v ? (-2.0f) : v_v))))));
+    v_s = (v_s + ((((double)(((long)((ulong)((long)((ulong)simt_f32_to_int_i64((float)(floor(v_v))) + (ulong)simt_f32_to_int_i64((float)(ceil(v_v))))) + (ulong)simt_f32_to_int_i64((float)(rint(v_v))))))) + ((double)(fmin(v_v, 2.0f)))) + ((double)(fmax(fmax(v_v, (-2.0f)), 0.5f)))));
     // math_fns.py:10: if math.isnan(s) or math.isinf(s):
     if ((isnan(v_s) != 0) || (isinf(v_s) != 0)) {
       // math_fns.py:11: s = 0.0

@@ -117,7 +117,7 @@ static inline void simt_body_math_fns(const simt_block_ctx* simt_ctx, simt_threa
     // math_fns.py:8: s = math.sin(v) + math.cos(v) * math.exp(-abs(v)) + math.sqrt(abs(v)) + math.atan2(v, 1.0)
     v_s = (((__builtin_sin(((double)(v_v))) + (__builtin_cos(((double)(v_v))) * __builtin_exp(((double)(((int)((unsigned int)0 - (unsigned int)(v_v < 0 ? ((int)((unsigned int)0 - (unsigned int)v_v)) : v_v)))))))) + __builtin_sqrt(((double)((v_v < 0 ? ((int)((unsigned int)0 - (unsigned int)v_v)) : v_v))))) + __builtin_atan2(((double)(v_v)), 1.0));
     // math_fns.py:9: s += math.floor(v) + math.ceil(v) + round(v) + min(v, 2) + max(v, -2, 0.5)
-    v_s = (v_s + (((double)(((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)(v_v)) + (unsigned long long)((long long)(v_v)))) + (unsigned long long)((long long)(v_v)))) + (unsigned long long)((long long)((2 < v_v ? 2 : v_v))))))) + (0.5 > ((-2.0) > ((double)(v_v)) ? (-2.0) : ((double)(v_v))) ? 0.5 : ((-2.0) > ((double)(v_v)) ? (-2.0) : ((double)(v_v))))));
+    v_s = (v_s + (((double)(((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)((long long)(v_v)) + (unsigned long long)((long long)(v_v)))) + (unsigned long long)((long long)(v_v)))) + (unsigned long long)((long long)((2 < v_v ? 2 : v_v))))))) + __builtin_fmax(__builtin_fmax(((double)(v_v)), (-2.0)), 0.5)));
     // math_fns.py:10: if math.isnan(s) or math.isinf(s):
     if ((__builtin_isnan(v_s) != 0) || (__builtin_isinf(v_s) != 0)) {
       // math_fns.py:11: s = 0.0

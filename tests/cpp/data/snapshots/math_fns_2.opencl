@@ -39,7 +39,7 @@ __kernel void simt_kernel_math_fns(__global int* simt_p_x_data, ulong simt_p_x_o
     // math_fns.py:8: s = math.sin(v) + math.cos(v) * math.exp(-abs(v)) + math.sqrt(abs(v)) + math.atan2(v, 1.0)
     v_s = (((sin(((double)(v_v))) + (cos(((double)(v_v))) * exp(((double)(((int)((uint)0 - (uint)(v_v < 0 ? ((int)((uint)0 - (uint)v_v)) : v_v)))))))) + sqrt(((double)((v_v < 0 ? ((int)((uint)0 - (uint)v_v)) : v_v))))) + atan2(((double)(v_v)), 1.0));
     // math_fns.py:9: s += math.floor(v) + math.ceil(v) + round(v) + min(v, 2) + max(v, -2, 0.5)
-    v_s = (v_s + (((double)(((long)((ulong)((long)((ulong)((long)((ulong)((long)(v_v)) + (ulong)((long)(v_v)))) + (ulong)((long)(v_v)))) + (ulong)((long)((2 < v_v ? 2 : v_v))))))) + (0.5 > ((-2.0) > ((double)(v_v)) ? (-2.0) : ((double)(v_v))) ? 0.5 : ((-2.0) > ((double)(v_v)) ? (-2.0) : ((double)(v_v))))));
+    v_s = (v_s + (((double)(((long)((ulong)((long)((ulong)((long)((ulong)((long)(v_v)) + (ulong)((long)(v_v)))) + (ulong)((long)(v_v)))) + (ulong)((long)((2 < v_v ? 2 : v_v))))))) + fmax(fmax(((double)(v_v)), (-2.0)), 0.5)));
     // math_fns.py:10: if math.isnan(s) or math.isinf(s):
     if ((isnan(v_s) != 0) || (isinf(v_s) != 0)) {
       // math_fns.py:11: s = 0.0
