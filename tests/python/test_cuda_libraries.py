@@ -542,7 +542,9 @@ def test_plans_are_cached_and_bounded(monkeypatch):
 def test_matmul_suite_through_emulated_cublas(emulated_cublas, cpu, rng, shapes):
     test_array_linalg.test_matmul_matches_numpy(cpu, rng, shapes)
     if 0 not in shapes[0] + shapes[1]:
-        assert emulated_cublas.calls, "cuBLAS was not called"
+        # Products of one output column (matrix times vector) take simt's row kernel.
+        one_column = len(shapes[1]) == 1 or shapes[1][-1] == 1
+        assert bool(emulated_cublas.calls) != one_column, emulated_cublas.calls
 
 
 def test_matmul_views_through_emulated_cublas(emulated_cublas, cpu, rng):

@@ -36,6 +36,7 @@ from .. import _array, _types
 from .._array_api import _elementwise, _generated
 from .._device import block_size
 from .._kernel import Func
+from .kernels.reduction import Reduce
 from .types import Signature
 
 _PYTHON_TYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
@@ -196,8 +197,6 @@ class Vectorized:
         if x.dtype != dtype:
             x = x.astype(dtype)
         if self._reduction is None:
-            from .kernels.reduction import Reduce
-
             self._reduction = Reduce(self._function)
         # No initial value: the first partial starts the fold, so any function works.
         partials = self._reduction.partials(x, x.size, stream)
