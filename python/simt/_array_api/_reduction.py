@@ -811,6 +811,30 @@ def {name}_rows(out, values, indices):
 '''
 
 
+def _arg_block_shared(dtype, block):
+    """A block's (value, index) slots in shared memory, and its thread's number."""
+    return f"""    sv = simt.shared.array({block}, {_generated.dtype_name(dtype)})
+    si = simt.shared.array({block}, np.int64)
+    t = simt.threadIdx.x
+"""
+
+
+def _arg_block_tree(block, greater):
+    """Each thread's (best, best_i) into the block's slots, then the block's best into
+    slot 0 by a tree (the index breaks ties: the first of equals wins)."""
+    return f"""        sv[t] = best
+        si[t] = best_i
+        simt.syncthreads()
+        half = {block // 2}
+        while half > 0:
+            if t < half and dev_arg_better(sv[t + half], si[t + half], sv[t], si[t], {greater}):
+                sv[t] = sv[t + half]
+                si[t] = si[t + half]
+            simt.syncthreads()
+            half //= 2
+"""
+
+
 def _arg_block_kernel(name, dtype, block):
     """Pass 1 on GPUs: a block per segment of a row, its threads reading the segment's
     elements side by side (a thread per segment, walking it alone, read memory in
@@ -821,10 +845,7 @@ def _arg_block_kernel(name, dtype, block):
     greater = name == "argmax"
     return _ARG_TEXT + f'''
 def {name}_blocks(values, indices, x, segments):
-    sv = simt.shared.array({block}, {_generated.dtype_name(dtype)})
-    si = simt.shared.array({block}, np.int64)
-    t = simt.threadIdx.x
-    M = x.shape[0]
+{_arg_block_shared(dtype, block)}    M = x.shape[0]
     K = x.shape[1]
     S = max(segments, 1)
     L = K // S + 1
@@ -862,17 +883,7 @@ def {name}_blocks(values, indices, x, segments):
                 best = x[m, k]
                 best_i = k
             k += {block}
-        sv[t] = best
-        si[t] = best_i
-        simt.syncthreads()
-        half = {block // 2}
-        while half > 0:
-            if t < half and dev_arg_better(sv[t + half], si[t + half], sv[t], si[t], {greater}):
-                sv[t] = sv[t + half]
-                si[t] = si[t + half]
-            simt.syncthreads()
-            half //= 2
-        if t == 0:
+{_arg_block_tree(block, greater)}        if t == 0:
             values[b] = sv[0]
             indices[b] = si[0]
         simt.syncthreads()
@@ -886,10 +897,7 @@ def _arg_pairs_block_kernel(name, dtype, block):
     greater = name == "argmax"
     return _ARG_TEXT + f'''
 def {name}_pairs(out, values, indices):
-    sv = simt.shared.array({block}, {_generated.dtype_name(dtype)})
-    si = simt.shared.array({block}, np.int64)
-    t = simt.threadIdx.x
-    M = values.shape[0]
+{_arg_block_shared(dtype, block)}    M = values.shape[0]
     S = values.shape[1]
     m = simt.blockIdx.x
     while m < M:
@@ -901,17 +909,7 @@ def {name}_pairs(out, values, indices):
                 best = values[m, s]
                 best_i = indices[m, s]
             s += {block}
-        sv[t] = best
-        si[t] = best_i
-        simt.syncthreads()
-        half = {block // 2}
-        while half > 0:
-            if t < half and dev_arg_better(sv[t + half], si[t + half], sv[t], si[t], {greater}):
-                sv[t] = sv[t + half]
-                si[t] = si[t + half]
-            simt.syncthreads()
-            half //= 2
-        if t == 0:
+{_arg_block_tree(block, greater)}        if t == 0:
             out[m] = si[0]
         simt.syncthreads()
         m += simt.gridDim.x
