@@ -20,7 +20,7 @@ _opencl_wheels.publish_drivers()  # before the OpenCL backend first opens its li
 
 from ._core import version as _core_version  # noqa: E402
 from ._device_api import (  # noqa: F401  (the device API; simt.cuda adds Numba's host API)
-    activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, cg, const, blockIdx,
+    activemask, all_sync, any_sync, eq_sync, atomic, ballot_sync, blockDim, cg, const, blockIdx,
     block_dim, block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared,
     shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and,
     syncthreads_count, syncthreads_or, thread_idx, threadIdx, threadfence, threadfence_block,

@@ -221,11 +221,18 @@ std::string Emitter::call(const Expr& e) {
     }
     case sema::Rule::Vote: {
       note_warp_use(e);
+      auto vote = [&](int k) {
+        std::string pattern(d_.votes[k]);
+        if (pattern.empty()) return std::string("0");
+        return warp_call(pattern, arg(0, Type::scalar_of(Scalar::UInt32)),
+                         "(int)" + truth(*e.items[2]), "");
+      };
+      if (fn.c_name == "eq")
+        // All lanes agree: all of them or none. Both votes run in every lane (`|`, not
+        // `||`), as each is a collective of the warp.
+        return "((" + vote(1) + " != 0) | !(" + vote(2) + " != 0))";
       int k = fn.c_name == "ballot" ? 0 : fn.c_name == "all" ? 1 : 2;
-      std::string pattern(d_.votes[k]);
-      if (pattern.empty()) return "0";
-      std::string code = warp_call(pattern, arg(0, Type::scalar_of(Scalar::UInt32)),
-                                   "(int)" + truth(*e.items[2]), "");
+      std::string code = vote(k);
       return k == 0 ? "((unsigned int)" + code + ")" : "(" + code + " != 0)";
     }
     case sema::Rule::FloatTernary:

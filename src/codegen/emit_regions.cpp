@@ -550,9 +550,11 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     std::string mask = emit_as(*call.items[1], Type::scalar_of(Scalar::UInt32));
     lane_bits(result, [&](const std::string& lane) { return value + "[" + lane + "]"; });
     line("const unsigned int simt_members = " + mask + " & " + cpu_active_mask() + ";");
-    std::string out = fn.c_name == "ballot" ? result + "_bits & simt_members"
-                      : fn.c_name == "all"  ? "(" + result + "_bits & simt_members) == simt_members"
-                                            : "(" + result + "_bits & simt_members) != 0";
+    std::string bits = "(" + result + "_bits & simt_members)";
+    std::string out = fn.c_name == "ballot" ? bits
+                      : fn.c_name == "all"  ? bits + " == simt_members"
+                      : fn.c_name == "eq"   ? "(" + bits + " == simt_members || " + bits + " == 0)"
+                                            : bits + " != 0";
     line(ctype(i.type) + " " + result + " = " + out + ";");
   }
   hoisted_[&call] = {result};

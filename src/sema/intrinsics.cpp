@@ -74,6 +74,7 @@ constexpr Intrinsic kIntrinsics[] = {
     {"simt.ballot_sync", Rule::Vote, "ballot", 2, 2, false},
     {"simt.all_sync", Rule::Vote, "all", 2, 2, false},
     {"simt.any_sync", Rule::Vote, "any", 2, 2, false},
+    {"simt.eq_sync", Rule::Vote, "eq", 2, 2, false},
     {"simt.syncwarp", Rule::SyncWarp, "", 0, 1, false},
     {"simt.lanemask_lt", Rule::LaneMask, "", 0, 0},
     {"simt.match_any_sync", Rule::Match, "any", 2, 2, false},

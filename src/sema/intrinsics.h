@@ -51,7 +51,7 @@ enum class Rule : uint8_t {
   ActiveMask,      // simt.activemask() -> uint32
   ConstArrayLike,  // simt.const.array_like(global ndarray): the array as constant memory
   Shuffle,         // simt.shfl_*_sync(mask, value, lane): c_name "idx"/"up"/"down"/"xor"
-  Vote,            // simt.ballot/all/any_sync(mask, pred): c_name "ballot"/"all"/"any"
+  Vote,            // simt.ballot/all/any/eq_sync(mask, pred): c_name "ballot"/"all"/"any"/"eq"
   FloatTernary,    // fma(a, b, c): all promote, as FloatBinary (one rounding)
   IntBits,         // simt.popc/clz/ffs/brev(x) on an integer: c_name the helper; ffs -> int32
   Select,          // simt.selp(pred, a, b): a or b, promoted

@@ -147,3 +147,14 @@ def test_selp_evaluates_both_values_and_selects_without_a_branch():
     ptx, _ = cuda.compile_ptx(select_loads, void(int64[:], int64, int64[:]))
     found = instructions(ptx)
     assert "bra" not in found and ("selp.b64" in found or "selp.s64" in found), sorted(found)
+
+
+def vote_eq(p, out):
+    i = cuda.grid(1)
+    out[i] = cuda.eq_sync(0xFFFFFFFF, p[i])
+
+
+def test_eq_sync_is_the_warps_votes():
+    ptx, _ = cuda.compile_ptx(vote_eq, void(int32[:], int32[:]))
+    found = instructions(ptx)
+    assert {"vote.sync.all.pred", "vote.sync.any.pred"} <= found, sorted(found)

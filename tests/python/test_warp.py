@@ -584,3 +584,34 @@ def test_lanes_past_the_end_take_part_in_warp_operations(device, rng):
     np.testing.assert_array_equal(votes.get(), np.repeat(ballots, 32)[:n])
     lane_same = np.where(positive, ballots[:, None], ~ballots[:, None]).astype(np.uint32)
     np.testing.assert_array_equal(same.get(), lane_same.reshape(-1)[:n])
+
+
+@simt.kernel
+def k_eq_sync(p, out, counter, ticket_eq):
+    i = cuda.grid(1)
+    out[i] = cuda.eq_sync(FULL, p[i])
+    # A predicate with a side effect (an atomic ticket) is taken once per lane.
+    ticket_eq[i] = cuda.eq_sync(FULL, cuda.atomic.add(counter, 0, 1) >= 0)
+
+
+def test_eq_sync_says_whether_every_lane_agrees(device, rng):
+    """eq_sync: true in every lane of a warp whose predicates are all true or all false
+    (Numba's vote.sync.uni), each lane's predicate evaluated once."""
+    ws = warp_size(device)
+    nb = 2
+    n = nb * BLOCK
+    n_warps = n // ws
+    p = (rng.random((n_warps, ws)) < 0.5).astype(np.int32)
+    p[0] = 1  # a warp all true
+    p[1] = 0  # a warp all false
+    with simt.use_device(device):
+        out = simt.full(n, -1, dtype=np.int32, device=device)
+        ticket_eq = simt.full(n, -1, dtype=np.int32, device=device)
+        counter = simt.zeros(1, dtype=np.int32, device=device)
+        launch(device, k_eq_sync, nb, BLOCK, simt.to_device(p.ravel(), device=device), out,
+               counter, ticket_eq)
+    agree = p.all(axis=1) | ~p.any(axis=1)
+    np.testing.assert_array_equal(out.get().reshape(n_warps, ws) != 0,
+                                  np.repeat(agree[:, None], ws, axis=1))
+    assert counter.get()[0] == n, f"{counter.get()[0]} tickets taken by {n} threads"
+    assert (ticket_eq.get() == 1).all()

@@ -8,7 +8,7 @@ import importlib as _importlib
 
 from .._device_api import (  # noqa: F401
     brev, cbrt, cg, clz, ffs, fma, popc, selp,
-    lanemask_lt, match_all_sync, match_any_sync, syncwarp,
+    lanemask_lt, match_all_sync, match_any_sync, syncwarp, eq_sync,
     activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, const, blockIdx, block_dim,
     block_idx, grid, grid_dim, gridDim, gridsize, laneid, local, shared, shfl_down_sync,
     shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and, syncthreads_count,
