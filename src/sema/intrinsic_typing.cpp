@@ -527,7 +527,9 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
 
 bool Inferencer::mask_arg(const Expr& e, size_t k, const Type& t, const std::string& shown) {
   if (t.is_int_like() && !is_bool(t.scalar)) return true;
-  error(e.items[k + 1]->span, shown + "() mask must be an integer (0xffffffff: the whole warp)");
+  // Numba's words, which its users' tests match.
+  error(e.items[k + 1]->span, shown + "(): Mask type must be an integer, not " + quoted(t) +
+                                  " (0xffffffff: the whole warp)");
   return false;
 }
 

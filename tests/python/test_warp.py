@@ -615,3 +615,15 @@ def test_eq_sync_says_whether_every_lane_agrees(device, rng):
                                   np.repeat(agree[:, None], ws, axis=1))
     assert counter.get()[0] == n, f"{counter.get()[0]} tickets taken by {n} threads"
     assert (ticket_eq.get() == 1).all()
+
+
+def test_a_mask_that_is_not_an_integer_is_a_clear_error(device):
+    def bad_mask(x):
+        i = cuda.grid(1)
+        x[i] = cuda.all_sync(x[i], x[i] > 0)
+
+    kernel = simt.kernel(bad_mask)
+    x = simt.zeros(32, dtype=np.float32, device=device)
+    with pytest.raises(simt.TypingError, match=r"all_sync\(\): Mask type must be an integer, "
+                                               r"not 'float32'"):
+        kernel[1, 32](x)
