@@ -294,6 +294,10 @@ std::string Emitter::call(const Expr& e) {
     case sema::Rule::GridSync:
       throw std::logic_error("grid_group.sync() is a statement");
     case sema::Rule::ComplexUnary:
+      if (fn.c_name == "conjugate") {
+        std::string z = "(" + arg(0, ot) + ")";
+        return helpers_.use(Helper::ComplexMake, s) + "(" + z + ".re, -" + z + ".im)";
+      }
       return complex_call(fn.c_name, s, arg(0, ot));
     case sema::Rule::ComplexPhase: {
       Scalar real = sema::real_of(s);

@@ -111,6 +111,8 @@ ExprInfo Inferencer::attribute(const Expr& e) {
         return typed(Type::function("int." + attr));
       if (is_complex(base.scalar) && (attr == "real" || attr == "imag"))
         return typed(Type::scalar_of(real_of(base.scalar), base.weak));
+      if (is_complex(base.scalar) && find_intrinsic("complex." + attr))
+        return typed(Type::function("complex." + attr));
       return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "' in kernels"));
     case TypeKind::Function:  // int.bit_count(x)
       if (base.name == "builtins.int" && find_intrinsic("int." + attr))
@@ -131,7 +133,8 @@ const lang::Expr* method_receiver(const TypedFunction& f, const lang::Expr& call
   auto c = f.exprs.find(&callee);
   auto r = f.exprs.find(callee.items[0].get());
   if (c == f.exprs.end() || r == f.exprs.end() || c->second.type.kind != TypeKind::Function ||
-      !c->second.type.name.starts_with("int.") || !r->second.type.is_scalar())
+      !(c->second.type.name.starts_with("int.") || c->second.type.name.starts_with("complex.")) ||
+      !r->second.type.is_scalar())
     return nullptr;
   return callee.items[0].get();
 }

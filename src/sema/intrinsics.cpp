@@ -173,6 +173,8 @@ constexpr Intrinsic kIntrinsics[] = {
     SIMT_CMATH_UNARY("acosh"),
     SIMT_CMATH_UNARY("atanh"),
 #undef SIMT_CMATH_UNARY
+    // z.conjugate(), as a method only (a receiver that is complex).
+    {"complex.conjugate", Rule::ComplexUnary, "conjugate", 1, 1},
     {"cmath.phase", Rule::ComplexPhase, "atan2", 1, 1},
     // (abs, phase) into temporaries, as frexp's parts (codegen/emit_calls.cpp).
     {"cmath.polar", Rule::ComplexPolar, "", 1, 1, false},

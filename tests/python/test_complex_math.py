@@ -243,3 +243,23 @@ def test_cmath_constants_and_type_errors(device):
 
     with pytest.raises(simt.TypingError, match="needs a real number"):
         real_math_of_complex.compile("(complex64[::1], float32[::1])", device)
+
+
+@cuda.jit
+def k_conjugate(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = z[i].conjugate()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_conjugate_method(device, rng, dtype):
+    host = (rng.standard_normal(100) + 1j * rng.standard_normal(100)).astype(dtype)
+    host[:4] = [complex(0.0, 0.0), complex(-0.0, -0.0), complex(np.inf, np.nan),
+                complex(1.0, -np.inf)]
+    z = simt.to_device(host, device=device)
+    out = simt.to_device(np.full(100, np.nan, dtype), device=device)
+    k_conjugate[4, 32](z, out)
+    got, want = out.get(), np.conjugate(host)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(want.imag))  # -0j too
