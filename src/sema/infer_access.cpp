@@ -114,9 +114,11 @@ ExprInfo Inferencer::attribute(const Expr& e) {
       if (is_complex(base.scalar) && find_intrinsic("complex." + attr))
         return typed(Type::function("complex." + attr));
       return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "' in kernels"));
-    case TypeKind::Function:  // int.bit_count(x)
+    case TypeKind::Function:  // int.bit_count(x), complex.conjugate(z)
       if (base.name == "builtins.int" && find_intrinsic("int." + attr))
         return typed(Type::function("int." + attr));
+      if (base.name == "builtins.complex" && find_intrinsic("complex." + attr))
+        return typed(Type::function("complex." + attr));  // complex.conjugate(z)
       return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
     default:
       return typed(error(e.span, quoted(base) + " has no attribute '" + attr + "'"));
