@@ -1,7 +1,8 @@
 """CUDA C++ as OpenCL C: the spellings a CuPy program's kernels use that OpenCL C lacks.
 
-Snippet kernels (ElementwiseKernel, ReductionKernel) are generated here in OpenCL C and
-only their operations and preambles need respelling (`spelled_for_opencl`). A raw
+Snippet kernels (ElementwiseKernel, ReductionKernel) are generated in OpenCL C and only
+their operations and preambles need respelling (`spelled_for_opencl`), and the CArray
+uses of their raw parameters rewriting (`carray_uses_for_opencl`). A raw
 kernel written for CUDA (`extern "C" __global__ void f(const float* x, ...)`, as CuPy's
 user guide writes them) is translated whole for an OpenCL device (`raw_kernel_for_opencl`):
 
@@ -145,6 +146,69 @@ def _global_pointers(text):
                   for p in params]
         out.append(text[at:found.start()] + f"__kernel void {found.group(1)}("
                    + ", ".join(params) + ")")
+        at = close + 1
+    out.append(text[at:])
+    return "".join(out)
+
+
+# OpenCL C has no classes: there a raw parameter `x` is a pointer to the view's first
+# element, beside `_shape_x` and `_step_x` (strides in elements), and the operation's
+# CArray uses are rewritten (carray_uses_for_opencl): `x[i]` through the strides where the view is
+# not C-contiguous, `x[idx]` with an int array, `x.size()`, `x.shape()`, `x.strides()`.
+OPENCL_CARRAY = """static inline long simt_carray_flat(long i, int ndim, int contiguous,
+                                    const long* shape, const long* step) {
+  if (contiguous) return i;
+  long offset = 0;
+  for (int d = ndim - 1; d >= 0; --d) {
+    offset += (i % shape[d]) * step[d];
+    i /= shape[d];
+  }
+  return offset;
+}
+"""
+
+# Declarations of arrays of integers in an operation (`int idx[] = {label, j};`): the
+# multi-dimensional indices of CArrays.
+_INDEX_ARRAY = re.compile(
+    r"\b(?:const\s+)?(?:(?:unsigned|signed)\s+)?(?:char|short|int|long\s+long|long|size_t|"
+    r"ptrdiff_t|uchar|ushort|uint|ulong)\s+([A-Za-z_]\w*)\s*\[[^\]]*\]\s*[=;]")
+
+
+def carray_uses_for_opencl(text, raw_nd):
+    """`text` (an operation or map expression) with the CArray uses of the raw parameters
+    written in OpenCL C."""
+    if not raw_nd:
+        return text
+    indices = set(_INDEX_ARRAY.findall(text))
+    for name, k in raw_nd.items():
+        text = re.sub(rf"(?<![\w.>]){name}\s*\.\s*size\s*\(\s*\)",
+                      "(" + " * ".join(f"_shape_{name}[{d}]" for d in range(k)) + ")", text)
+        for method, array in (("shape", "_shape"), ("strides", "_strides"), ("data", "")):
+            text = re.sub(rf"(?<![\w.>]){name}\s*\.\s*{method}\s*\(\s*\)",
+                          f"{array}_{name}" if array else name, text)
+    names = "|".join(map(re.escape, raw_nd))
+    use = re.compile(rf"(?<![\w.>])({names})\s*\[")
+    out, at = [], 0
+    while True:
+        found = use.search(text, at)
+        if found is None:
+            break
+        name, open_at = found.group(1), found.end()
+        try:
+            close = _matching(text, open_at - 1, "[", "]")
+        except ValueError:  # unbalanced: left as written, for the compiler to say where
+            break
+        inner = carray_uses_for_opencl(text[open_at:close], raw_nd)  # x[y[i]]
+        k = raw_nd[name]
+        if inner.strip() in indices:
+            offset = " + ".join(f"(long)({inner.strip()})[{d}] * _step_{name}[{d}]"
+                                for d in range(k))
+        elif k == 1:
+            offset = f"(long)({inner}) * _step_{name}[0]"
+        else:
+            offset = f"simt_carray_flat((long)({inner}), {k}, _c_{name}, _shape_{name}, " \
+                     f"_step_{name})"
+        out.append(text[at:found.start()] + f"{name}[{offset}]")
         at = close + 1
     out.append(text[at:])
     return "".join(out)

@@ -90,6 +90,15 @@ def block_size(device):
     return found
 
 
+def threads_for(k, limit):
+    """A GPU block's threads for work of k items per block (a row, a segment): a power of
+    two from 32 (a warp) up to `limit`, no more than k needs."""
+    threads = 32
+    while threads < min(k, limit):
+        threads *= 2
+    return min(threads, limit)
+
+
 def elementwise_config(device, n):
     """(grid, block) for n elements."""
     block = block_size(device)

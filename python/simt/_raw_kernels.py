@@ -2,9 +2,9 @@
 
 The source language follows the device a kernel launches on: CUDA C++ (NVRTC) on
 ``cuda:N``, compiled as C++ on the cpu device, OpenCL C on ``opencl:N``, where CUDA
-C++ given without ``backend=`` is translated (_cuda_to_opencl). Launches use the syntax of Python kernels,
-``k[grid, block](*args)``; arguments are checked against the parameters the driver
-reports.
+C++ given without ``backend=`` is translated (_cuda_to_opencl). Launches use the syntax
+of Python kernels, ``k[grid, block](*args)``; arguments are checked against the
+parameters the driver reports.
 """
 
 import operator

@@ -17,7 +17,7 @@ from ._array import Array, empty
 from ._axes import normalize_axes
 from ._launch import CHUNKED, GRID_STRIDE, elementwise_config, loop_form
 from ._device import get_device
-from ._cuda_to_opencl import spelled_for_opencl
+from ._cuda_to_opencl import OPENCL_CARRAY, carray_uses_for_opencl, spelled_for_opencl
 from ._raw_kernels import RawModule, _strings
 
 # The dialects snippets are written in: CUDA C++ (on cuda:N and on the cpu device, which
@@ -52,7 +52,7 @@ def _dialect(name):
                 groups=gdim,
                 local_id=tid, group_id=bid, shared=d["shared_decl"], barrier=d["barrier"],
                 function=d["function_prefix"], types=types, qualifiers=d["cuda_qualifiers"],
-                carray=_CARRAY if name == "cuda" else _OPENCL_CARRAY)
+                carray=_CARRAY if name == "cuda" else OPENCL_CARRAY)
 
 
 # CuPy's CArray for `raw` parameters in CUDA C++: `x[i]` is the i-th element in C order
@@ -93,81 +93,6 @@ class CArray {
   __device__ operator T*() const { return data_; }
 };
 """
-
-
-# OpenCL C has no classes: there a raw parameter `x` is a pointer to the view's first
-# element, beside `_shape_x` and `_step_x` (strides in elements), and the operation's
-# CArray uses are rewritten (_opencl_carray): `x[i]` through the strides where the view is
-# not C-contiguous, `x[idx]` with an int array, `x.size()`, `x.shape()`, `x.strides()`.
-_OPENCL_CARRAY = """static inline long simt_carray_flat(long i, int ndim, int contiguous,
-                                    const long* shape, const long* step) {
-  if (contiguous) return i;
-  long offset = 0;
-  for (int d = ndim - 1; d >= 0; --d) {
-    offset += (i % shape[d]) * step[d];
-    i /= shape[d];
-  }
-  return offset;
-}
-"""
-
-# Declarations of arrays of integers in an operation (`int idx[] = {label, j};`): the
-# multi-dimensional indices of CArrays.
-_INDEX_ARRAY = re.compile(
-    r"\b(?:const\s+)?(?:(?:unsigned|signed)\s+)?(?:char|short|int|long\s+long|long|size_t|"
-    r"ptrdiff_t|uchar|ushort|uint|ulong)\s+([A-Za-z_]\w*)\s*\[[^\]]*\]\s*[=;]")
-
-
-def _closing(text, at):
-    """The index of the bracket closing the one opened at text[at - 1]."""
-    depth = 1
-    for k in range(at, len(text)):
-        if text[k] in "[(":
-            depth += 1
-        elif text[k] in "])":
-            depth -= 1
-            if depth == 0:
-                return k
-    return -1
-
-
-def _opencl_carray(text, raw_nd):
-    """`text` (an operation or map expression) with the CArray uses of the raw parameters
-    written in OpenCL C."""
-    if not raw_nd:
-        return text
-    indices = set(_INDEX_ARRAY.findall(text))
-    for name, k in raw_nd.items():
-        text = re.sub(rf"(?<![\w.>]){name}\s*\.\s*size\s*\(\s*\)",
-                      "(" + " * ".join(f"_shape_{name}[{d}]" for d in range(k)) + ")", text)
-        for method, array in (("shape", "_shape"), ("strides", "_strides"), ("data", "")):
-            text = re.sub(rf"(?<![\w.>]){name}\s*\.\s*{method}\s*\(\s*\)",
-                          f"{array}_{name}" if array else name, text)
-    names = "|".join(map(re.escape, raw_nd))
-    use = re.compile(rf"(?<![\w.>])({names})\s*\[")
-    out, at = [], 0
-    while True:
-        found = use.search(text, at)
-        if found is None:
-            break
-        name, open_at = found.group(1), found.end()
-        close = _closing(text, open_at)
-        if close < 0:
-            break
-        inner = _opencl_carray(text[open_at:close], raw_nd)  # x[y[i]]
-        k = raw_nd[name]
-        if inner.strip() in indices:
-            offset = " + ".join(f"(long)({inner.strip()})[{d}] * _step_{name}[{d}]"
-                                for d in range(k))
-        elif k == 1:
-            offset = f"(long)({inner}) * _step_{name}[0]"
-        else:
-            offset = f"simt_carray_flat((long)({inner}), {k}, _c_{name}, _shape_{name}, " \
-                     f"_step_{name})"
-        out.append(text[at:found.start()] + f"{name}[{offset}]")
-        at = close + 1
-    out.append(text[at:])
-    return "".join(out)
 
 
 _RESERVED = {"i", "n"}
@@ -316,7 +241,9 @@ class _Generated:
 
     def __init__(self, source, names, options, device):
         source = _spelled_for(_dialect_of(device, ""), source)
-        module = RawModule(source, options=options, device=device)
+        # The language named: the source is already the device's (no translation tried).
+        module = RawModule(source, options=options, device=device,
+                           backend="opencl" if device.backend == "opencl" else "cuda")
         self.kernels = [module.get_function(n) for n in names]
         self.source = source
         self._blocks = None
@@ -840,7 +767,7 @@ class ElementwiseKernel(_SnippetKernel):
             params += [f"{d['index']} _s{k}" for k in range(nd)]
         operation = self.operation.replace("_ind.size()", "_n")
         if dialect == "opencl":
-            operation = _opencl_carray(operation, raw_nd)
+            operation = carray_uses_for_opencl(operation, raw_nd)
         idx = d["index"]
 
         def body(unit):
@@ -1191,7 +1118,9 @@ class ReductionKernel(_SnippetKernel):
 
     def _mapped(self, dialect, raw_nd):
         """map_expr as `dialect` takes it (OpenCL C: raw inputs' CArray uses rewritten)."""
-        return _opencl_carray(self.map_expr, raw_nd) if dialect == "opencl" else self.map_expr
+        if dialect == "opencl":
+            return carray_uses_for_opencl(self.map_expr, raw_nd)
+        return self.map_expr
 
     def _vector_loop(self, dialect, indexed, in_types_of, loads, width, r, scalar_body,
                      scalar_loop, mapped, form=GRID_STRIDE):

@@ -123,7 +123,7 @@ def _gpu_product(a, b, out):
         # its threads striding over the row (four loads in flight each) and summing in
         # shared memory, reading a's row consecutively. A 64 x 64 tile would compute 64
         # columns to keep one.
-        threads = _row_threads(a.shape[-1], device)
+        threads = _launch.threads_for(a.shape[-1], min(256, device.max_threads_per_block))
         _row_kernel(acc, threads)[(m, 1, layers), threads](a3, b3, out3)
         return
     if _cublas.product(a3, b3, out3):
@@ -144,15 +144,6 @@ def _gpu_product(a, b, out):
         raise ValueError(f"simt.matmul: {n} columns need {grid[1]} tiles of {TILE}, more "
                          f"than {device.id}'s {device.max_grid_dim[1]} blocks along a grid's y")
     _kernel(acc)[grid, _THREADS](a3, b3, out3)
-
-
-def _row_threads(k, device):
-    """Threads of a block summing one row of k products: a power of two, no more than
-    256 (nor than k needs, down to 32)."""
-    threads = 32
-    while threads < min(k, 256, device.max_threads_per_block):
-        threads *= 2
-    return min(threads, device.max_threads_per_block)
 
 
 def _batched(x, batch, count):

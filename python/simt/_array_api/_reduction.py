@@ -721,10 +721,10 @@ def _arg(name, x, axis, keepdims):
         raise TypeError(f"{what} takes a simt array, not {type(x).__name__}")
     if x.dtype.kind == "c":
         raise TypeError(f"{what}: complex arrays are not ordered (the array API)")
+    axis = _one_axis(x, axis, what)
     if runs_on_host(x.device) and x.size:
         # The array's memory is the host's: NumPy's vectorized loop reads it in place, in
         # one pass (a generated loop tracking an index does not vectorize: 0.06x NumPy).
-        axis = _numpy_axis(x, axis, what)
         shape = tuple(1 if axis is None or a == axis else e for a, e in enumerate(x.shape)
                       if keepdims or (axis is not None and a != axis))
         out = empty(shape, np.int64, x.device)
@@ -734,22 +734,19 @@ def _arg(name, x, axis, keepdims):
         flat = x if x.ndim == 1 else _flat(contiguous_copy(x))
         result = _arg(name, flat, 0, False)
         return _reshaped(result, (1,) * x.ndim) if keepdims else result
-    axes = _axes(x, axis, what)
-    if len(axes) != 1:
-        raise TypeError(f"{what}: axis must be one int or None")
-    if x.shape[axes[0]] == 0:
+    if x.shape[axis] == 0:
         raise ValueError(f"{what}: attempt to get {name} of an empty sequence")
-    rows, kept_shape = _as_rows(x, axes)
+    rows, kept_shape = _as_rows(x, (axis,))
     out = empty(kept_shape, np.int64, x.device)
     if out.size:
         _arg_rows(name, rows, _flat(out))
     if keepdims:
-        return _reshaped(out, tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)))
+        return _reshaped(out, tuple(1 if a == axis else x.shape[a] for a in range(x.ndim)))
     return out
 
 
-def _numpy_axis(x, axis, what):
-    """`axis` checked as the GPU path checks it: None or one int."""
+def _one_axis(x, axis, what):
+    """`axis` of an arg reduction: None, or one int (normalized)."""
     if axis is None:
         return None
     axes = _axes(x, axis, what)
@@ -843,6 +840,11 @@ def _arg_block_kernel(name, dtype, block):
     the segment's first element, so each holds a candidate; the index breaks ties, so the
     first of equal values wins whatever the order of the tree."""
     greater = name == "argmax"
+    at = ["k"] + [f"k + {u * block}" for u in range(1, 4)]
+    loads = "".join(f"            v{u} = x[m, {at[u]}]\n" for u in range(4))
+    compares = "".join(f"            if dev_arg_better(v{u}, {at[u]}, best, best_i, {greater}):\n"
+                       f"                best = v{u}\n"
+                       f"                best_i = {at[u]}\n" for u in range(4))
     return _ARG_TEXT + f'''
 def {name}_blocks(values, indices, x, segments):
 {_arg_block_shared(dtype, block)}    M = x.shape[0]
@@ -861,23 +863,7 @@ def {name}_blocks(values, indices, x, segments):
         best_i = start
         k = start + t
         while k + {3 * block} < end:  # four loads in flight, then their comparisons
-            v0 = x[m, k]
-            v1 = x[m, k + {block}]
-            v2 = x[m, k + {2 * block}]
-            v3 = x[m, k + {3 * block}]
-            if dev_arg_better(v0, k, best, best_i, {greater}):
-                best = v0
-                best_i = k
-            if dev_arg_better(v1, k + {block}, best, best_i, {greater}):
-                best = v1
-                best_i = k + {block}
-            if dev_arg_better(v2, k + {2 * block}, best, best_i, {greater}):
-                best = v2
-                best_i = k + {2 * block}
-            if dev_arg_better(v3, k + {3 * block}, best, best_i, {greater}):
-                best = v3
-                best_i = k + {3 * block}
-            k += {4 * block}
+{loads}{compares}            k += {4 * block}
         while k < end:
             if dev_arg_better(x[m, k], k, best, best_i, {greater}):
                 best = x[m, k]
@@ -916,15 +902,6 @@ def {name}_pairs(out, values, indices):
 '''
 
 
-def _block_threads(block, k):
-    """A GPU block's threads for rows of k elements: a power of two from 32 up to the
-    device's block, no more than k needs."""
-    threads = 32
-    while threads < builtins.min(k, block):
-        threads *= 2
-    return builtins.min(threads, block)
-
-
 def _arg_rows(name, rows, out):
     device = rows.device
     m, k = rows.shape
@@ -934,7 +911,7 @@ def _arg_rows(name, rows, out):
     block = _launch.block_size(device)
     grid_max = 2 ** 31 - 1
     if block > 1 and k > _GROUP:
-        threads = _block_threads(block, -(-k // segments))
+        threads = _launch.threads_for(-(-k // segments), block)
         source = _arg_block_kernel(name, rows.dtype, threads)
         first = _generated.kernel(f"{name}_blocks", source)
         first[builtins.min(m * segments, grid_max), threads](values, indices, rows,
@@ -948,7 +925,7 @@ def _arg_rows(name, rows, out):
     pairs = (_broadcast.element_view(values, shape, strides),
              _broadcast.element_view(indices, shape, (segments * 8, 8)))
     if block > 1 and segments > _GROUP:
-        threads = _block_threads(block, segments)
+        threads = _launch.threads_for(segments, block)
         second = _generated.kernel(f"{name}_pairs",
                                    _arg_pairs_block_kernel(name, rows.dtype, threads))
         second[builtins.min(m, grid_max), threads](out, *pairs)

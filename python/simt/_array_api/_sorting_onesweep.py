@@ -240,7 +240,8 @@ class _Program:
                  "starts": f"onesweep_starts<{key}, {value}>",
                  "pass": f"onesweep_pass<{key}, {value}, {flag}>"}
         module = _raw_kernels.RawModule(SOURCE, options=("-std=c++17",),
-                                        name_expressions=list(names.values()), device=device)
+                                        name_expressions=list(names.values()), device=device,
+                                        backend="cuda")
         names.update(iota="onesweep_iota", zero="onesweep_zero")
         self.kernels = {role: module.get_function(name) for role, name in names.items()}
         config = zeros((5,), np.int32, device)
