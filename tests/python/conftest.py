@@ -106,6 +106,16 @@ def device(request):
     return simt.get_device(request.param)
 
 
+@pytest.fixture
+def current(device):
+    """The test's device as the current one, for the test: Numba and CuPy programs
+    launch and allocate on the current device."""
+    import simt
+
+    with simt.use_device(device):
+        yield device
+
+
 @pytest.fixture(scope="session", autouse=True)
 def compile_every_kernel_for_cuda():
     """Every kernel specialization a test compiles is also emitted as CUDA C++ and

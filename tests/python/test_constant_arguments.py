@@ -14,12 +14,6 @@ ROWS = 24  # a global constant passed as a size
 pytestmark = pytest.mark.filterwarnings("ignore::simt.PerformanceWarning")
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 @cuda.jit(device=True)
 def window_sum(a, i, n, dt):
     # A local array of n items of dtype dt: n and dt come from the caller.

@@ -26,13 +26,6 @@ FULL = 0xFFFFFFFF
 POISON = -7777
 
 
-@pytest.fixture
-def current(device):
-    """Numba programs use the current device: the test's device, for the test."""
-    with simt.use_device(device):
-        yield device
-
-
 def divergent_barriers(device):
     """Barriers that not every thread reaches, or reaches at different calls: CUDA's
     (Volta) semantics, which the CPU's fibers give; undefined in OpenCL."""

@@ -399,13 +399,6 @@ def test_snippet_kernels_named_as_opencl_keywords(device, rng):
     np.testing.assert_array_equal(double(simt.asarray(host, device=device)).get(), 2 * host)
 
 
-@pytest.fixture
-def current(device):
-    """The test's device as the current one (a CuPy program's arrays go there)."""
-    with simt.use_device(device):
-        yield device
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
 def test_group_sums_by_atomics_at_multi_indices(current, rng, dtype):
     # k-means' center update: each element adds itself at (its label, its column) of a raw

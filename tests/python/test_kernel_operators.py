@@ -13,12 +13,6 @@ from simt import cuda
 pytestmark = pytest.mark.filterwarnings("ignore::simt.PerformanceWarning")
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 @cuda.jit
 def k_bit_count(a, out, out2):
     i = cuda.grid(1)

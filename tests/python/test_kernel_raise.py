@@ -17,12 +17,6 @@ class ShapeError(Exception):
     pass
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 def raising_kernel(debug):
     @cuda.jit(debug=debug)
     def k(a, bad):

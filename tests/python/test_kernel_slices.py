@@ -12,12 +12,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::simt.PerformanceWarning")
 POISON = -7
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 @cuda.jit
 def k_slice_all(a, out, count, lo, hi, st):
     b = a[lo:hi:st]

@@ -24,12 +24,6 @@ F, D, I, L = np.float32, np.float64, np.int32, np.int64
 CODES = {"f": F, "d": D, "i": I, "l": L}
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 
 
 def run(fn, args, results):

@@ -16,12 +16,6 @@ POISON = -7777
 pytestmark = pytest.mark.filterwarnings("ignore::simt.PerformanceWarning")
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 @cuda.jit(device=True)
 def scaled_copy(a, i, dt):
     # A local array of the passed dtype, and a cast to it.

@@ -15,13 +15,6 @@ POISON = -7777
 pytestmark = pytest.mark.filterwarnings("ignore::simt.PerformanceWarning")
 
 
-@pytest.fixture
-def current(device):
-    """Numba programs use the current device: the test's device, for the test."""
-    with simt.use_device(device):
-        yield device
-
-
 # ------------------------------------------------------------------ enumerate and zip
 
 def test_enumerate_over_a_range(current, rng):

@@ -19,12 +19,6 @@ sum_reduce = cuda.declare_device("sum_reduce", types.float32(types.CPointer(type
                                                              types.int32))
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 def test_numba_documentation_example(current, rng):
     """Numba's FFI example: multiply_vectors calls mul_f32_f32 from functions.cu (and its
     OpenCL C twin on OpenCL devices)."""

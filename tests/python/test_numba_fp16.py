@@ -20,12 +20,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::simt.PerformanceWarning")
 N = 4096
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 def halves(rng, n=N, specials=True):
     """float16 values over a wide range of magnitudes and both signs, with zeros,
     infinities, NaN and subnormals when `specials`."""

@@ -15,13 +15,6 @@ import simt
 from simt import cuda
 
 
-@pytest.fixture
-def current(device):
-    """Numba programs use the current device: the test's device, for the test."""
-    with simt.use_device(device):
-        yield device
-
-
 # --- cuda.guvectorize ---------------------------------------------------------------
 
 @cuda.guvectorize(["void(float32[:], float32[:], float32[:])",

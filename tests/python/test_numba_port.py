@@ -10,13 +10,6 @@ import simt
 from simt import cuda
 
 
-@pytest.fixture
-def current(device):
-    """Numba programs use the current device: the test's device, for the test."""
-    with simt.use_device(device):
-        yield device
-
-
 def test_vector_add_with_to_device_and_copy_to_host(current, rng):
     @cuda.jit
     def add(x, y, out):

@@ -15,12 +15,6 @@ import simt
 from simt import cuda
 
 
-@pytest.fixture
-def current(device):
-    with simt.use_device(device):
-        yield device
-
-
 _GENERATED = textwrap.dedent("""
     def combine(out, a, b):
         i = cuda.grid(1)
