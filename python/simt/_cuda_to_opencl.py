@@ -246,20 +246,31 @@ def _options(options):
     return out
 
 
+# CUDA C++ that OpenCL C has no spelling for: each is an `#error` at the translation's
+# top, so the OpenCL compiler's message says what (the CUDA devices never read it).
+_UNTRANSLATED = ((re.compile(r"\bextern\s+__shared__\b"),
+                  "dynamic shared memory (extern __shared__)"),
+                 (re.compile(r"\b__(?:shfl\w*|ballot_sync|all_sync|any_sync|activemask|syncwarp|"
+                             r"match_\w+_sync)\b"), "warp functions (__shfl_sync, votes, ...)"))
+
+
 def raw_kernel_for_opencl(source, name, name_expressions=(), options=()):
     """(OpenCL C source, the kernel's name there, the build options) of a raw CUDA C++
     kernel `name` (a kernel or a name expression) built with NVRTC's `options`; None
     where `source` is not CUDA C++."""
     if not looks_like_cuda(source):
         return None
+    problems = [what for pattern, what in _UNTRANSLATED if pattern.search(source)]
     expressions = list(dict.fromkeys([*name_expressions, name]))
     try:
         text = _global_pointers(_instantiated(_without_extern_c(source), expressions))
-    except ValueError:
-        # Source this reading cannot follow (unbalanced brackets, a template given the
-        # wrong number of arguments): the OpenCL compiler's own message says what, and
-        # the CUDA devices never needed the translation.
-        return None
+        if re.search(r"\btemplate\s*<", text):
+            problems.append("templates other than kernels named by name_expressions")
+    except ValueError as error:  # unbalanced brackets, a template's arguments miscounted
+        problems.append(str(error))
+        text = ""
+    errors = "".join(f'#error "simt does not translate this CUDA C++ to OpenCL C: '
+                     f'{why.replace(chr(34), chr(39))}"\n' for why in problems)
     entry = instance_name(name) if "<" in name else name
-    return (spelled_for_opencl(_qualifiers() + _RAW_PRELUDE + text), entry,
+    return (errors + spelled_for_opencl(_qualifiers() + _RAW_PRELUDE + text), entry,
             _options(options))

@@ -1024,3 +1024,21 @@ def test_cuda_cpp_raw_kernels_run_on_every_device(device, rng):
             out = simt.full(50, np.nan, dtype=dst)
             module.get_function(expression)((1,), (64,), (simt.asarray(host), out, 50))
             np.testing.assert_array_equal(out.get(), host.astype(dst) * 3)
+
+
+@pytest.mark.parametrize("source, name, expressions, why", [
+    (r'extern "C" __global__ void f(float* y) { extern __shared__ float s[]; '
+     r'y[threadIdx.x] = s[0]; }', "f", (), r"dynamic shared memory \(extern __shared__\)"),
+    (r'extern "C" __global__ void f(int* y) { y[threadIdx.x] = __shfl_sync(~0u, 1, 0); }',
+     "f", (), r"warp functions"),
+    (r'template <typename T> __global__ void g(T* x) { x[threadIdx.x] = T(1); }',
+     "g<float, int>", ("g<float, int>",), r"g takes 1 template arguments"),
+])
+def test_cuda_cpp_opencl_cannot_take_says_what(raw_device, source, name, expressions, why):
+    # What the translation to OpenCL C does not cover is named in the compiler's error.
+    if raw_device.backend != "opencl":
+        pytest.skip("the translation is for OpenCL devices")
+    kernel = simt.RawKernel(source, name, name_expressions=expressions, device=raw_device)
+    with pytest.raises(simt.BackendCompileError,
+                       match="simt does not translate this CUDA C\\+\\+ to OpenCL C: .*" + why):
+        kernel.compile()
