@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from . import _core, _transfer
+from . import _core, _transfer, _types
 from ._device import get_device
 from ._dlpack import DLDeviceType, dlpack_device
 
@@ -15,7 +15,7 @@ _record_dtypes = {}  # a record dtype's simt name (its text) -> the NumPy dtype
 
 def _record_name(dt):
     try:
-        name = _core.record_type(dt)
+        name = _types.record_text(dt)
     except TypeError as error:
         raise TypeError(f"dtype {dt} is not supported by simt: {error}") from None
     # Dtypes of one text have the same fields at the same offsets, and differ at most in

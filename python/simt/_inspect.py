@@ -14,7 +14,7 @@ import sys
 
 from . import _nvrtc_ptx
 from ._device import compute_capability, current_device
-from ._types import declares_void, signature_types, type_text, typeof
+from ._types import declares_void, element_dtype, signature_types, type_text, typeof
 
 DEFAULT_PTX_CC = (7, 5)  # the oldest architecture NVRTC 12 and 13 both compile for
 
@@ -34,6 +34,33 @@ def _return_type(signature):
     return "void" if declares_void(text) else signature_types(text)[0]
 
 
+class LocalType:
+    """The type inference gave a local variable, in simt's type text (str()), and the dtype
+    of its elements (`.dtype`: an array's, or a number's own)."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def __str__(self):
+        return self._text
+
+    __repr__ = __str__
+
+    @property
+    def dtype(self):
+        dtype = element_dtype(self._text)
+        if dtype is None:
+            raise AttributeError(f"type {self._text} has no dtype")
+        return dtype
+
+
+class TypeAnnotation:
+    """Numba's `overload._type_annotation`: `typemap` is {variable: its type}."""
+
+    def __init__(self, local_types):
+        self.typemap = {name: LocalType(text) for name, text in local_types.items()}
+
+
 class Overload:
     """One compiled signature of a kernel: Numba's `k.overloads[argtypes]`."""
 
@@ -46,6 +73,11 @@ class Overload:
 
     def inspect_llvm(self):
         return self._kernel.inspect_source(*self.argtypes, dialect="cuda")
+
+    @property
+    def _type_annotation(self):
+        return TypeAnnotation(self._kernel._function.local_types(list(self.argtypes),
+                                                                 self._kernel._globals()))
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         """The most blocks of `blockdim` threads a launch syncing the grid may have on the

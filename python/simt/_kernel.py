@@ -18,8 +18,11 @@ DIALECTS = ("cuda", "opencl", "cpp")
 class Func(_Compiled):
     """A device function: callable from kernels and other device functions; see ``simt.func``."""
 
-    def __init__(self, function, source=None):
+    def __init__(self, function, source=None, signatures=()):
         super().__init__(function, "simt.func", source)
+        # [(result type or None, [parameter types])], as text: calls convert their
+        # arguments to the first declared signature they fit (Numba's device functions).
+        self._declared = [_declared_signature(s, function.__name__) for s in signatures]
 
     def _simt_describe_(self):
         return _core.Global.device_function(self)
@@ -44,6 +47,14 @@ class Func(_Compiled):
 
     def __repr__(self):
         return f"<simt.func {self.__qualname__}>"
+
+
+def _declared_signature(signature, name):
+    result, params = signature_types(signature)
+    params = [typeof(p, name) for p in params]
+    if result is not None:
+        result = typeof(result, name)
+    return (None if result in (None, "none", "void") else result), params
 
 
 def func(function):

@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 
-from . import _core
+from . import _core, _types
 
 _INT64_MAX = 2 ** 63 - 1
 _MISSING = object()
@@ -58,7 +58,7 @@ def _is_named_tuple_class(value):
 def _record_dtype(dtype):
     """The description of a record dtype (cuda.local.array(n, dtype=rec))."""
     try:
-        return _core.Global.dtype(_core.record_type(dtype))
+        return _core.Global.dtype(_types.record_text(dtype))
     except TypeError as error:
         return _core.Global.unsupported(f"a record dtype kernels cannot use ({error})")
 
@@ -127,7 +127,7 @@ def describe(value):
         if record:
             value = value.astype(value.dtype.newbyteorder("="))  # the bytes kernels read
             try:
-                dtype = _core.record_type(value.dtype)
+                dtype = _types.record_text(value.dtype)
             except TypeError as error:
                 return _core.Global.unsupported(f"a record dtype kernels cannot use ({error})")
         else:

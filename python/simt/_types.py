@@ -40,6 +40,36 @@ def _scalar_name(dtype):
         raise TypeError(f"dtype {dtype} is not supported in simt kernels") from None
 
 
+# record type text -> the NumPy dtype it was made from (record_text), so that inspection
+# can give a record type's dtype back.
+_RECORD_DTYPES = {}
+
+
+def record_text(dtype):
+    """The text kernels' types name a NumPy structured dtype by ('record(x: float32 @ 0,
+    ...; size 8, align 4)'); TypeError for dtypes kernels cannot take."""
+    text = _core.record_type(dtype)
+    _RECORD_DTYPES.setdefault(text, np.dtype(dtype))
+    return text
+
+
+def element_dtype(text):
+    """The NumPy dtype of the elements of a type given as text ('local float32[::1]' ->
+    float32, a record array's -> its record dtype, 'int64' -> int64); None where the text
+    names no element type simt has made a dtype for (tuples, pointers)."""
+    text = text.strip()
+    for qualifier in ("local ", "shared ", "readonly ", "const "):
+        text = text.removeprefix(qualifier)
+    if text.endswith("]") and "[" in text:
+        text = text[:text.rindex("[")]
+    if text in _RECORD_DTYPES:
+        return _RECORD_DTYPES[text]
+    try:
+        return np.dtype(text)
+    except TypeError:
+        return None
+
+
 def type_text(value):
     """The text of a type given as text or as an object that spells itself
     (`_simt_type_`); None for anything else."""

@@ -84,6 +84,7 @@ std::string Emitter::call(const Expr& e) {
     return *e.items[k + 1];
   };
   auto arg = [&](size_t k, const Type& as) { return emit_as(argument(k), as); };
+  const size_t argc = receiver ? e.items.size() : e.items.size() - 1;
   Scalar s = sema::concrete(i.operand);
   Type ot = Type::scalar_of(s);
   // In the order of sema::Rule, as the typing side's switch is, so the two
@@ -91,6 +92,11 @@ std::string Emitter::call(const Expr& e) {
   switch (fn.rule) {
     case sema::Rule::FloatUnary:
       if (sema::is_complex(s)) return complex_call(fn.c_name, s, arg(0, ot));
+      if (argc == 2) {  // math.log(x, base), in float for a float16 result
+        Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
+        return round_half_if(s, "(" + d_.math_name("log", real) + "(" + arg(0, ot) + ") / " +
+                                    d_.math_name("log", real) + "(" + arg(1, ot) + "))");
+      }
       return math_call(fn.c_name, s, arg(0, ot));
     case sema::Rule::FloatBinary:
       return math_call(fn.c_name, s, arg(0, ot) + ", " + arg(1, ot));
@@ -298,6 +304,9 @@ std::string Emitter::call(const Expr& e) {
         std::string z = "(" + arg(0, ot) + ")";
         return helpers_.use(Helper::ComplexMake, s) + "(" + z + ".re, -" + z + ".im)";
       }
+      if (argc == 2)  // cmath.log(z, base)
+        return helpers_.use(Helper::ComplexDiv, s) + "(" + complex_call("log", s, arg(0, ot)) +
+               ", " + complex_call("log", s, arg(1, ot)) + ")";
       return complex_call(fn.c_name, s, arg(0, ot));
     case sema::Rule::ComplexPhase: {
       Scalar real = sema::real_of(s);

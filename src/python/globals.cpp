@@ -2,6 +2,7 @@
 // (python/simt/_resolve.py): `_core.Global`'s named constructors build each description
 // in C++ when Python resolves a name, so a malformed one fails there, and GlobalsReader
 // reads them into the compiler's Globals. This file is their only reader and writer.
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -228,6 +229,14 @@ sema::GlobalValue GlobalsReader::value(const Global& description) {
   source->name = fn.name();
   source->source = fn.source();
   source->parsed = fn.parsed();
+  // [(result text or None, [parameter texts])]: the signatures it was declared with.
+  for (nb::handle declared : nb::cast<nb::list>(func.attr("_declared"))) {
+    auto [result, params] = nb::cast<std::pair<nb::object, std::vector<std::string>>>(declared);
+    sema::DeclaredSignature d;
+    if (!result.is_none()) d.result = type_from_text(nb::cast<std::string>(result));
+    for (const std::string& p : params) d.params.push_back(type_from_text(p));
+    source->declared.push_back(std::move(d));
+  }
   functions_.emplace(func.ptr(), source);
   source->globals = read(nb::cast<nb::dict>(func.attr("_resolve_globals")()));
   g.function = source;

@@ -102,11 +102,21 @@ using Globals = std::map<std::string, GlobalValue, std::less<>>;
 // The parsed source of one `@simt.func` and its resolved globals. Shared:
 // every kernel (and device function) calling it points at the same one, and
 // typed results keep it alive.
+// A signature a device function was declared with (Numba's `cuda.jit("int32(int32)",
+// device=True)`): its calls convert their arguments to `params`, and its result to `result`.
+struct DeclaredSignature {
+  std::optional<Type> result;  // none: the result is inferred
+  std::vector<Type> params;
+};
+
 struct DeviceFunctionSource {
   std::string name;  // the Python function's name
   std::shared_ptr<const lang::SourceText> source;
   std::shared_ptr<const lang::ParsedFunction> parsed;
   Globals globals;  // its own free names, resolved
+  // Empty: specialized on its arguments' types; else these, the first that the
+  // arguments convert to.
+  std::vector<DeclaredSignature> declared;
 };
 
 struct TypedDeviceFunction;

@@ -132,7 +132,15 @@ std::optional<std::vector<int64_t>> Inferencer::const_shape(const Expr& shape) {
 ExprInfo Inferencer::array_alloc(const Expr& e, const Intrinsic& fn, const std::string& shown,
                                  const std::vector<const Expr*>& args) {
   bool shared = fn.c_name == "shared";
-  const Type& dtype = info(*args[1]).type;
+  Type dtype = info(*args[1]).type;
+  if (args[1]->kind == ExprKind::String) {
+    // Numba's dtype="int32": NumPy's names of the scalar types.
+    auto named = abi::scalar_from_name(args[1]->str_value);
+    if (!named)
+      return typed(error(args[1]->span, shown + "(): Invalid NumPy dtype specified: '" +
+                                            args[1]->str_value + "'"));
+    dtype = Type::dtype(*named);
+  }
   if (dtype.kind != TypeKind::DType)
     return typed(error(args[1]->span, shown +
                                           "() needs a dtype (np.float32, simt.int32, ...), "

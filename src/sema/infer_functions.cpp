@@ -127,6 +127,44 @@ void Inferencer::check_returns() {
                             std::to_string(value_return_.line) +
                             ") but can reach its end without one; end it with a return");
   out_.return_type = value_return_.valid() ? concrete_type(return_type_) : Type::none();
+  if (self_ == nullptr || !value_return_.valid()) return;
+  // A declared result: what every return converts to, as Numba's signature says.
+  for (const DeclaredSignature& d : self_->declared) {
+    if (d.params != arg_types_ || !d.result || d.result->kind == TypeKind::None) continue;
+    check_convertible(out_.return_type, *d.result, value_return_,
+                      "the declared result of '" + self_name() + "'");
+    out_.return_type = *d.result;
+    return;
+  }
+}
+
+namespace {
+
+// Numba's conversions for a call of a function with declared signatures:
+// numbers to numbers (not complex to real), arrays to the same or a looser
+// layout of the same element type and dimensions.
+bool converts_to_declared(const Type& from, const Type& to) {
+  if (from.is_scalar() && to.is_scalar())
+    return !(is_complex(from.scalar) && !is_complex(to.scalar));
+  if (from == to) return true;
+  std::optional<Type> joined = join(from, to);
+  return joined && from.kind == to.kind && *joined == to;
+}
+
+}  // namespace
+
+const DeclaredSignature* Inferencer::declared_signature(const DeviceFunctionSource& source,
+                                                        const std::vector<Type>& args) {
+  for (const DeclaredSignature& d : source.declared)
+    if (d.params == args) return &d;
+  for (const DeclaredSignature& d : source.declared) {
+    if (d.params.size() != args.size()) continue;
+    bool all = true;
+    for (size_t p = 0; p < args.size() && all; ++p)
+      all = converts_to_declared(args[p], d.params[p]);
+    if (all) return &d;
+  }
+  return nullptr;
 }
 
 ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
@@ -197,6 +235,26 @@ ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
     // Offered as the parameter's type: 64 from a literal and 64 from a
     // parameter given it are one value, one specialization.
     if (offered[p]) offered[p] = constant_as(*offered[p], signature.back());
+  }
+
+  if (!source->declared.empty()) {
+    const DeclaredSignature* declared = declared_signature(*source, signature);
+    if (!declared) {
+      std::string given, listed;
+      for (size_t p = 0; p < n; ++p) given += (p ? ", " : "") + signature[p].str();
+      for (const DeclaredSignature& d : source->declared) {
+        listed += listed.empty() ? "" : "; ";
+        for (size_t p = 0; p < d.params.size(); ++p)
+          listed += (p ? ", " : "(") + d.params[p].str();
+        listed += d.params.empty() ? "()" : ")";
+      }
+      return typed(error(e.span, shown + "() was declared for " + listed +
+                                     " only, and its arguments here are (" + given +
+                                     "), which convert to none of them"));
+    }
+    signature = declared->params;
+    for (size_t p = 0; p < n; ++p)
+      if (offered[p]) offered[p] = constant_as(*offered[p], signature[p]);
   }
 
   const TypedDeviceFunction* function = specialize(source, signature, offered, e, arguments);

@@ -215,6 +215,10 @@ class Inferencer {
   Type error(Span span, std::string message);
 
   void check_convertible(const Type& from, const Type& to, Span where, const std::string& what);
+  // The first of a device function's declared signatures that `args` match
+  // exactly, else the first they convert to; null if none.
+  static const DeclaredSignature* declared_signature(const DeviceFunctionSource& source,
+                                                     const std::vector<Type>& args);
 
   // ---- device functions: returns and calls (infer_functions.cpp) -----------
   const std::string& self_name() const { return self_->name; }

@@ -66,7 +66,12 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
         return i;
       }
       if (!real_arg(e, 0, args[0], shown)) return typed(Type::unknown());
-      ExprInfo i = typed(numpy ? numpy_float_view(args[0]) : float_view(args[0]));
+      Type result = numpy ? numpy_float_view(args[0]) : float_view(args[0]);
+      if (args.size() == 2) {  // math.log(x, base)
+        if (!real_arg(e, 1, args[1], shown)) return typed(Type::unknown());
+        result = promote(result, float_view(args[1]));
+      }
+      ExprInfo i = typed(result);
       i.operand = i.type;
       return i;
     }
@@ -478,6 +483,10 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
     case Rule::ComplexPolar: {
       if (!number_arg(e, 0, args[0], shown)) return typed(Type::unknown());
       Type z = complex_view(args[0]);
+      if (args.size() == 2) {  // cmath.log(z, base)
+        if (!number_arg(e, 1, args[1], shown)) return typed(Type::unknown());
+        z = complex_view(promote(z, complex_view(args[1])));
+      }
       Type real = Type::scalar_of(real_of(z.scalar));
       ExprInfo i = typed(fn.rule == Rule::ComplexUnary   ? z
                          : fn.rule == Rule::ComplexPhase ? real

@@ -157,7 +157,8 @@ constexpr Intrinsic kIntrinsics[] = {
 #define SIMT_CMATH_UNARY(py) \
   { "cmath." py, Rule::ComplexUnary, py, 1, 1 }
     SIMT_CMATH_UNARY("exp"),
-    SIMT_CMATH_UNARY("log"),
+    // cmath.log(z, base) too: log(z) / log(base).
+    {"cmath.log", Rule::ComplexUnary, "log", 1, 2},
     SIMT_CMATH_UNARY("log10"),
     SIMT_CMATH_UNARY("sqrt"),
     SIMT_CMATH_UNARY("sin"),
@@ -199,7 +200,7 @@ constexpr Intrinsic kIntrinsics[] = {
     SIMT_MATH_UNARY("exp", "exp"),
     SIMT_MATH_UNARY("exp2", "exp2"),
     SIMT_MATH_UNARY("expm1", "expm1"),
-    SIMT_MATH_UNARY("log", "log"),
+    {"math.log", Rule::FloatUnary, "log", 1, 2},  // math.log(x, base) too
     SIMT_MATH_UNARY("log2", "log2"),
     SIMT_MATH_UNARY("log10", "log10"),
     SIMT_MATH_UNARY("log1p", "log1p"),

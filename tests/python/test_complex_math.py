@@ -263,3 +263,29 @@ def test_conjugate_method(device, rng, dtype):
     got, want = out.get(), np.conjugate(host)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(want.imag))  # -0j too
+
+
+@cuda.jit
+def k_log_with_base(out, z, base, x, b):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.log(z[i], base[i])
+        out[z.size + i] = math.log(x[i], b[i])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_log_with_a_base(device, rng, dtype):
+    # cmath.log(z, base) and math.log(x, base), as Python computes them: log(z) / log(base).
+    n = 64
+    z = (rng.uniform(-3, 3, n) + 1j * rng.uniform(-3, 3, n)).astype(dtype)
+    base = (rng.uniform(0.5, 4, n) + 1j * rng.uniform(-1, 1, n)).astype(dtype)
+    x, b = rng.uniform(0.1, 50, n), rng.uniform(1.5, 10, n)
+    out = simt.to_device(np.full(2 * n, np.nan, np.complex128), device=device)
+    k_log_with_base[2, 32](out, simt.to_device(z, device=device),
+                           simt.to_device(base, device=device), simt.to_device(x, device=device),
+                           simt.to_device(b, device=device))
+    got = out.get()
+    rtol = 1e-5 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(got[:n], [cmath.log(complex(u), complex(v)) for u, v in
+                                         zip(z, base)], rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(got[n:].real, [math.log(u, v) for u, v in zip(x, b)], rtol=1e-12)

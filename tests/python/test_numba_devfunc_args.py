@@ -198,3 +198,46 @@ def test_random_as_attributes(current, seed):
 
     with pytest.raises(simt.TypingError, match="not a device function of cuda.random"):
         unknown[1, 1](states_a, attr)
+
+
+@cuda.jit("int32(int32, int32)", device=True)
+def pack_bytes(hi, lo):
+    # float arguments convert to the declared int32 first, so & and << are integer ones.
+    return ((hi & 0xFF) << 8) | (lo & 0xFF)
+
+
+@cuda.jit(types.float32(types.float64), device=True)
+def narrowed(x):
+    return x / 3.0
+
+
+def test_declared_device_signatures_convert_arguments_and_results(current, rng):
+    channels = rng.uniform(0, 255, (64, 2)).astype(np.float32)
+    packed = np.full(64, POISON, np.int32)
+    thirds = np.full(64, np.nan, np.float64)
+
+    @cuda.jit
+    def k(channels, packed, x, thirds):
+        i = cuda.grid(1)
+        if i < packed.size:
+            packed[i] = pack_bytes(channels[i, 0], channels[i, 1])
+            thirds[i] = narrowed(x[i])  # the declared float32 result, widened again here
+
+    x = rng.uniform(-10, 10, 64)
+    k[2, 32](channels, packed, x, thirds)
+    want = ((channels[:, 0].astype(np.int32) & 0xFF) << 8) | (channels[:, 1].astype(np.int32) & 0xFF)
+    np.testing.assert_array_equal(packed, want)
+    np.testing.assert_array_equal(thirds, (x / 3.0).astype(np.float32).astype(np.float64))
+
+
+def test_arguments_no_declared_signature_takes_are_an_error(current):
+    @cuda.jit("float32(float32)", device=True)
+    def scale(x):
+        return x * 2
+
+    @cuda.jit
+    def k(a, out):
+        out[0] = scale(a)  # an array where a number was declared
+
+    with pytest.raises(simt.TypingError, match=r"declared for \(float32\) only"):
+        k[1, 1](np.zeros(2, np.float32), np.zeros(1, np.float32))

@@ -30,6 +30,8 @@ from ._memory import (  # noqa: F401
     pinned_array_like, to_device)
 from ._vectorizers import guvectorize, vectorize  # noqa: F401
 from . import fp16, libdevice, random, runtime, types, typing  # noqa: F401
+# Numba's extension API, whose modules extension code imports by Numba's dotted names.
+from . import cgutils, cudaimpl, extending, models  # noqa: F401
 from .compiler import compile_ptx, compile_ptx_for_current_device  # noqa: F401
 from .kernels.reduction import Reduce, reduce  # noqa: F401
 from .np.numpy_support import carray, farray  # noqa: F401
@@ -48,7 +50,8 @@ globals().update({name: t for name, t in _SCALARS.items() if name != "bool"})
 # package, not the submodules that only a package has (`np` would shadow NumPy's).
 __all__ = sorted(name for name in globals()
                  if not name.startswith("_")
-                 and name not in ("np", "compiler", "typing", "runtime"))
+                 and name not in ("np", "compiler", "typing", "runtime", "cgutils", "cudaimpl",
+                                  "extending", "models"))
 
 # Imported on first use (`cuda.cudadrv.driver`, and `cuda.devicearray` as Numba's
 # numba.cuda names it): few programs need them.

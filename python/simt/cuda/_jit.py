@@ -30,7 +30,7 @@ def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **o
 
     def decorate(function, signatures):
         if device:
-            return Func(function)
+            return Func(function, signatures=signatures)
         return Kernel(function, signatures=signatures, debug=debug, fastmath=fastmath,
                       boundscheck=options.get("boundscheck"), link=sources,
                       max_registers=options.get("max_registers") or None)
@@ -51,4 +51,4 @@ def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **o
     else:
         raise TypeError(f"cuda.jit: a signature is a string such as 'void(float32[:], int32)' "
                         f"(or a list of them), not {type(func_or_sig).__name__}")
-    return lambda function: decorate(function, () if device else signatures)
+    return lambda function: decorate(function, signatures)

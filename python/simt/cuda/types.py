@@ -12,7 +12,8 @@ serve `cuda.jit(...)` as Numba's do. A scalar type is also a dtype (`np.dtype(fl
 
 import numpy as np
 
-from .. import _core
+from .. import _core, _types
+from . import _models
 
 
 class _Spelled:
@@ -40,7 +41,36 @@ class _Spelled:
 
 
 class _Type(_Spelled):
-    """A type object (Numba's types.Type, the base of them all); a signature is not one."""
+    """A type object (Numba's types.Type, the base of them all); a signature is not one.
+
+    Extension code subclasses it (`class MyType(types.Type)`) and gives the subclass a
+    data model (`extending.register_model`): a type with a struct model is the record of
+    its members in simt's type text, as a dtype and in array types (`MyType()[::1]`)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.name = name
+
+    @property
+    def _simt_type_(self):
+        dtype = _models.struct_dtype(self)
+        return self._text if dtype is None else _types.record_text(dtype)
+
+    def __getattr__(self, name):
+        # Only for names an instance does not have: a struct model's record dtype.
+        if name == "dtype":
+            dtype = _models.struct_dtype(self)
+            if dtype is not None:
+                return dtype
+        raise AttributeError(f"type {self} has no attribute {name!r}")
+
+    def _simt_describe_(self):
+        """What a kernel's global of this type is: its record dtype."""
+        return _core.Global.dtype(self._simt_type_)
+
+    def __getitem__(self, key):
+        """MyType()[::1]: an array type of a type with a struct model."""
+        return _array_type(self, key)
 
 
 class _Element(_Type):
@@ -50,28 +80,24 @@ class _Element(_Type):
         super().__init__(text)
         self.dtype = dtype
 
-    def _simt_describe_(self):
-        """What a kernel's global of this value is: its dtype, by its text (a number's
-        name, a record's text)."""
-        return _core.Global.dtype(str(self))
 
-    def __getitem__(self, key):
-        """float32[:] (any layout), float32[::1] (C), float32[:, ::1] (C),
-        float32[::1, :] (Fortran), as Numba's."""
-        items = key if isinstance(key, tuple) else (key,)
-        parts = []
-        for item in items:
-            if not isinstance(item, slice) or item.start is not None or item.stop is not None \
-                    or item.step not in (None, 1):
-                raise TypeError(f"{self}[{key!r}]: an array type takes ':' or '::1' for each "
-                                f"dimension")
-            parts.append("::1" if item.step == 1 else ":")
-        if "::1" in parts[1:-1] or (len(parts) > 1 and parts[0] == parts[-1] == "::1"):
-            raise TypeError(f"{self}[...]: '::1' marks the first (Fortran) or last (C) "
-                            f"dimension only")
-        layout = "C" if parts[-1] == "::1" and (len(parts) == 1 or parts[0] == ":") \
-            else "F" if parts[0] == "::1" else "A"
-        return Array(self, len(parts), layout)
+def _array_type(element, key):
+    """float32[:] (any layout), float32[::1] (C), float32[:, ::1] (C), float32[::1, :]
+    (Fortran), as Numba's."""
+    items = key if isinstance(key, tuple) else (key,)
+    parts = []
+    for item in items:
+        if not isinstance(item, slice) or item.start is not None or item.stop is not None \
+                or item.step not in (None, 1):
+            raise TypeError(f"{element}[{key!r}]: an array type takes ':' or '::1' for each "
+                            f"dimension")
+        parts.append("::1" if item.step == 1 else ":")
+    if "::1" in parts[1:-1] or (len(parts) > 1 and parts[0] == parts[-1] == "::1"):
+        raise TypeError(f"{element}[...]: '::1' marks the first (Fortran) or last (C) "
+                        f"dimension only")
+    layout = "C" if parts[-1] == "::1" and (len(parts) == 1 or parts[0] == ":") \
+        else "F" if parts[0] == "::1" else "A"
+    return Array(element, len(parts), layout)
 
 
 class Scalar(_Element):
@@ -103,7 +129,7 @@ class Record(_Element):
 
     def __init__(self, dtype):
         dtype = np.dtype(dtype)
-        super().__init__(_core.record_type(dtype), dtype)
+        super().__init__(_types.record_text(dtype), dtype)
 
 
 class Array(_Type):
@@ -116,12 +142,16 @@ class Array(_Type):
         if not isinstance(ndim, int) or ndim < 1:
             raise ValueError(f"types.Array: ndim must be an int >= 1, not {ndim!r}")
         element = of(dtype)
+        if not isinstance(getattr(element, "dtype", None), np.dtype):
+            raise TypeError(f"types.Array: the element type is a number or record type, "
+                            f"not {element}")
         parts = [":"] * ndim
         if layout == "C":
             parts[-1] = "::1"
         elif layout == "F":
             parts[0] = "::1"
-        super().__init__(("readonly " if readonly else "") + f"{element}[{', '.join(parts)}]")
+        super().__init__(("readonly " if readonly else "") +
+                         f"{element._simt_type_}[{', '.join(parts)}]")
         self.dtype, self.ndim, self.readonly = element.dtype, ndim, readonly
         self.layout = "C" if ndim == 1 and layout == "F" else layout
 
@@ -129,7 +159,7 @@ class Array(_Type):
 class Signature(_Spelled):
     def __init__(self, result, args):
         result, args = of(result), tuple(map(of, args))
-        super().__init__(f"{result}({', '.join(map(str, args))})")
+        super().__init__(f"{result._simt_type_}({', '.join(a._simt_type_ for a in args)})")
         self.return_type, self.args = result, args
 
 
@@ -140,9 +170,44 @@ class _Void(_Type):
 
 void = none = _Void("void")
 
+class Boolean(Scalar):
+    """Numba's types.Boolean: `isinstance(t, types.Boolean)` in typing code."""
+
+
+class Integer(Scalar):
+    """Numba's types.Integer (signed and unsigned)."""
+
+    @property
+    def signed(self):
+        return self.dtype.kind == "i"
+
+    @property
+    def bitwidth(self):
+        return self.dtype.itemsize * 8
+
+
+class Float(Scalar):
+    """Numba's types.Float."""
+
+    @property
+    def bitwidth(self):
+        return self.dtype.itemsize * 8
+
+
+class Complex(Scalar):
+    """Numba's types.Complex."""
+
+    @property
+    def bitwidth(self):
+        return self.dtype.itemsize * 8
+
+
+Number = Scalar  # Numba's base class of the number types
+
+_KIND_CLASSES = {"b": Boolean, "i": Integer, "u": Integer, "f": Float, "c": Complex}
 _NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
-SCALARS = {name: Scalar(name) for name in _NAMES}
+SCALARS = {name: _KIND_CLASSES[np.dtype(name).kind](name) for name in _NAMES}
 SCALARS["boolean"] = SCALARS["bool_"] = SCALARS["b1"] = SCALARS["bool"]
 SHORT = {"f2": "float16", "f4": "float32", "f8": "float64", "i1": "int8", "i2": "int16",
          "i4": "int32", "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32",
@@ -171,12 +236,12 @@ def of(value):
 
 def UniTuple(dtype, count):  # noqa: N802
     """types.UniTuple(types.int32, 3): a tuple of `count` values of one type."""
-    return _Type(f"({', '.join([str(dtype)] * count)})")
+    return _Type(f"({', '.join([of(dtype)._simt_type_] * count)})")
 
 
 def Tuple(items):  # noqa: N802
     """types.Tuple([types.int32, types.float64])."""
-    return _Type(f"({', '.join(map(str, items))})")
+    return _Type(f"({', '.join(of(t)._simt_type_ for t in items)})")
 
 
 def CPointer(dtype):  # noqa: N802
