@@ -12,6 +12,13 @@ size_t Emitter::field_index(const Type& tuple, const std::string& field) {
   throw std::logic_error("no field " + field);
 }
 
+IndexObject Emitter::index_object(const Type& dim3) {
+  return dim3.name == "thread_idx"  ? IndexObject::ThreadIdx
+         : dim3.name == "block_idx" ? IndexObject::BlockIdx
+         : dim3.name == "block_dim" ? IndexObject::BlockDim
+                                    : IndexObject::GridDim;
+}
+
 std::string Emitter::attribute(const Expr& e) {
   if (const sema::Intrinsic* fn = info(e).intrinsic) {  // simt.laneid, simt.warpsize
     // Lanes are 32 consecutive threads on every backend: these two need no
@@ -20,13 +27,7 @@ std::string Emitter::attribute(const Expr& e) {
     return d_.warpsize.empty() ? "32" : "((int)" + std::string(d_.warpsize) + ")";
   }
   const Type& bt = info(*e.items[0]).type;
-  if (bt.kind == TypeKind::Dim3) {
-    IndexObject object = bt.name == "thread_idx"  ? IndexObject::ThreadIdx
-                         : bt.name == "block_idx" ? IndexObject::BlockIdx
-                         : bt.name == "block_dim" ? IndexObject::BlockDim
-                                                  : IndexObject::GridDim;
-    return index_value(object, e.name[0] - 'x');
-  }
+  if (bt.kind == TypeKind::Dim3) return index_value(index_object(bt), e.name[0] - 'x');
   if (bt.is_tuple()) return values(*e.items[0])[item_offset(bt, field_index(bt, e.name))];
   if (bt.is_record()) return record_field(e);
   std::string base = expr(*e.items[0]);

@@ -639,6 +639,46 @@ void Emitter::expr_stmt(const Expr& e) {
 void Emitter::print(const Expr& call) {
   std::string format;
   std::string args;
+  // One number, formatted as Python prints it.
+  auto number = [&](const std::string& value, const Type& t) {
+    Scalar s = sema::concrete(t);
+    if (sema::is_bool(s)) {
+      format += "%s";
+      args += ", " + value + " ? \"True\" : \"False\"";
+    } else if (sema::is_signed(s)) {
+      format += std::string(d_.printf_int64);
+      args += ", " + convert(value, t, Type::scalar_of(Scalar::Int64));
+    } else if (sema::is_unsigned(s)) {
+      format += std::string(d_.printf_uint64);
+      args += ", " + convert(value, t, Type::scalar_of(Scalar::UInt64));
+    } else if (sema::is_complex(s)) {
+      std::string tmp = temporaries(t.strong(), {value})[0];
+      format += "(%g%+gj)";
+      args += ", (double)" + tmp + ".re, (double)" + tmp + ".im";
+    } else {
+      // Python's 3.0, not C's 3: an integral value %g prints whole gets ".0".
+      const Type f64 = Type::scalar_of(Scalar::Float64);
+      std::string x = temporaries(f64, {"(double)" + value})[0];
+      format += "%g%s";
+      args += ", " + x + ", (" + x + " == " + d_.math_name("floor", Scalar::Float64) + "(" + x +
+              ") && " + d_.math_name("fabs", Scalar::Float64) + "(" + x +
+              ") < 1e6) ? \".0\" : \"\"";
+    }
+  };
+  // A tuple's leaves, in order, inside its parentheses: (1, (2.5, 3), (4,)).
+  std::function<void(const Type&, const std::vector<std::string>&, size_t&)> tuple =
+      [&](const Type& t, const std::vector<std::string>& leaves, size_t& next) {
+        if (!t.is_tuple()) {
+          number(leaves[next++], t);
+          return;
+        }
+        format += '(';
+        for (size_t k = 0; k < t.items.size(); ++k) {
+          if (k > 0) format += ", ";
+          tuple(t.items[k], leaves, next);
+        }
+        format += t.items.size() == 1 ? ",)" : ")";
+      };
   for (size_t k = 1; k < call.items.size(); ++k) {
     const Expr& a = *call.items[k];
     const Type& t = info(a).type;
@@ -660,24 +700,22 @@ void Emitter::print(const Expr& call) {
       format += "None";
       continue;
     }
-    Scalar s = sema::concrete(t);
-    if (sema::is_bool(s)) {
-      format += "%s";
-      args += ", " + expr(a) + " ? \"True\" : \"False\"";
-    } else if (sema::is_signed(s)) {
-      format += std::string(d_.printf_int64);
-      args += ", " + convert(expr(a), t, Type::scalar_of(Scalar::Int64));
-    } else if (sema::is_unsigned(s)) {
-      format += std::string(d_.printf_uint64);
-      args += ", " + convert(expr(a), t, Type::scalar_of(Scalar::UInt64));
-    } else if (sema::is_complex(s)) {
-      std::string tmp = temporaries(t.strong(), {expr(a)})[0];
-      format += "(%g%+gj)";
-      args += ", (double)" + tmp + ".re, (double)" + tmp + ".im";
-    } else {
-      format += "%g";
-      args += ", (double)" + expr(a);
+    if (t.kind == TypeKind::Dim3) {  // print(cuda.threadIdx): (x, y, z)
+      const Type int64 = Type::scalar_of(Scalar::Int64);
+      format += '(';
+      for (int c = 0; c < 3; ++c) {
+        if (c > 0) format += ", ";
+        number(index_value(index_object(t), c), int64);
+      }
+      format += ')';
+      continue;
     }
+    if (t.is_tuple()) {
+      size_t next = 0;
+      tuple(t, values(a), next);
+      continue;
+    }
+    number(expr(a), t);
   }
   line("printf(\"" + format + "\\n\"" + args + ");");
 }

@@ -583,6 +583,8 @@ class Emitter {
   std::string shared_counter_reduce(int k, const std::string& pred);
 
   std::string index_value(IndexObject object, int c);
+  // Which of threadIdx, blockIdx, blockDim, gridDim a dim3 value is.
+  static IndexObject index_object(const Type& dim3);
   std::string grid_component(sema::Rule rule, int c);
 
   // ---- constant, shared and local arrays; atomics (emit_memory.cpp) ---------

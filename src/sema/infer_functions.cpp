@@ -244,8 +244,7 @@ ExprInfo Inferencer::device_call(const Expr& e, const Type& callee) {
       for (size_t p = 0; p < n; ++p) given += (p ? ", " : "") + signature[p].str();
       for (const DeclaredSignature& d : source->declared) {
         listed += listed.empty() ? "" : "; ";
-        for (size_t p = 0; p < d.params.size(); ++p)
-          listed += (p ? ", " : "(") + d.params[p].str();
+        for (size_t p = 0; p < d.params.size(); ++p) listed += (p ? ", " : "(") + d.params[p].str();
         listed += d.params.empty() ? "()" : ")";
       }
       return typed(error(e.span, shown + "() was declared for " + listed +

@@ -3,6 +3,7 @@
 // read side by side; rules that share a case sit where the first of them is.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 
 #include "sema/inferencer.h"
 #include "sema/libdevice.h"
@@ -222,12 +223,20 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       return i;
     }
     case Rule::Print: {
+      // Numbers, tuples of numbers (nested too), as Python prints them.
+      std::function<bool(const Type&)> printable = [&](const Type& t) {
+        if (t.is_scalar()) return true;
+        if (!t.is_tuple() || !t.fields.empty()) return false;
+        return std::all_of(t.items.begin(), t.items.end(), printable);
+      };
       for (size_t k = 0; k < args.size(); ++k) {
         const Type& a = args[k];
-        if (!a.is_scalar() && a.kind != TypeKind::String && a.kind != TypeKind::None)
-          return typed(
-              error(e.items[k + 1]->span,
-                    "print() in kernels prints numbers and string literals, not " + a.str()));
+        if (!printable(a) && a.kind != TypeKind::Dim3 && a.kind != TypeKind::String &&
+            a.kind != TypeKind::None)
+          return typed(error(e.items[k + 1]->span,
+                             "print() in kernels prints numbers, tuples of numbers, "
+                             "cuda.threadIdx and its kin, and string literals, not " +
+                                 a.str()));
       }
       return typed(Type::none());
     }

@@ -1239,6 +1239,24 @@ def test_print(capfd):
 
 
 @simt.kernel
+def k_print_values(t, x):
+    if cuda.grid(1) == 0:
+        print(t, (x[0],), x[1], x[2], -0.0, True)
+    if cuda.threadIdx.x == 1:
+        print(cuda.threadIdx, cuda.blockDim)
+
+
+def test_print_of_tuples_dim3_and_whole_floats(capfd):
+    # As Python prints them: nested tuples, a one-item tuple's comma, 3.0 with its ".0".
+    launch(k_print_values, 2, (1, ((2, 4), 3.0), (4,), 5), np.array([7.5, 3.0, 1e20]))
+    import ctypes
+    ctypes.CDLL(None).fflush(None)
+    out = capfd.readouterr().out
+    assert out.splitlines() == ["(1, ((2, 4), 3.0), (4,), 5) (7.5,) 3.0 1e+20 -0.0 True",
+                                "(1, 0, 0) (32, 1, 1)"]
+
+
+@simt.kernel
 def k_range_values(bounds, out, count):
     i = cuda.grid(1)
     if i == 0:
