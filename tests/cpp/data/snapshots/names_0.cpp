@@ -151,7 +151,8 @@ static inline void simt_body_kernel(const simt_block_ctx* simt_ctx, simt_thread 
     // names.py:9: sin[float4] = double ** 2 + (double << 3) + (double >> 65) + (-double) // 7
     v_sin.data[v_float4] = ((long long)((unsigned long long)((long long)((unsigned long long)((long long)((unsigned long long)simt_ipow_i64(v_double, 2LL) + (unsigned long long)((long long)((unsigned long long)v_double << (unsigned long long)3LL)))) + (unsigned long long)simt_shr_i64(v_double, 65LL))) + (unsigned long long)simt_floordiv_i64(((long long)((unsigned long long)0 - (unsigned long long)v_double)), 7LL)));
     // names.py:10: print("sin", float4, sin[float4], 1.5, True)
-    printf("sin %lld %lld %g %s\n", v_float4, v_sin.data[v_float4], (double)1.5, true ? "True" : "False");
+    double simt_tmp0 = (double)1.5;
+    printf("sin %lld %lld %g%s %s\n", v_float4, v_sin.data[v_float4], simt_tmp0, (simt_tmp0 == __builtin_floor(simt_tmp0) && __builtin_fabs(simt_tmp0) < 1e6) ? ".0" : "", true ? "True" : "False");
   }
 }
 

@@ -66,6 +66,7 @@ __kernel void simt_kernel_kernel(__global long* simt_p_sin_data, ulong simt_p_si
     // names.py:9: sin[float4] = double ** 2 + (double << 3) + (double >> 65) + (-double) // 7
     v_sin.data[v_float4] = ((long)((ulong)((long)((ulong)((long)((ulong)simt_ipow_i64(v_double, 2L) + (ulong)((long)((ulong)v_double << (ulong)3L)))) + (ulong)simt_shr_i64(v_double, 65L))) + (ulong)simt_floordiv_i64(((long)((ulong)0 - (ulong)v_double)), 7L)));
     // names.py:10: print("sin", float4, sin[float4], 1.5, True)
-    printf("sin %ld %ld %g %s\n", v_float4, v_sin.data[v_float4], (double)1.5, true ? "True" : "False");
+    double simt_tmp0 = (double)1.5;
+    printf("sin %ld %ld %g%s %s\n", v_float4, v_sin.data[v_float4], simt_tmp0, (simt_tmp0 == floor(simt_tmp0) && fabs(simt_tmp0) < 1e6) ? ".0" : "", true ? "True" : "False");
   }
 }
