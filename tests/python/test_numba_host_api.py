@@ -527,3 +527,15 @@ def test_vectorize_takes_what_numbas_takes(current, rng):
     assert isinstance(on_device, simt.Array) and on_device.device == current
     np.testing.assert_array_equal(on_device.copy_to_host(), x * 2 + y)
     np.testing.assert_array_equal(combine(x, 1.0), x * 2 + 1)
+
+
+def test_vectorize_options_as_numba_answers_them(current):
+    def add(a, b):
+        return a + b
+
+    with pytest.raises(KeyError, match="Unrecognized options: nonexistent"):
+        cuda.vectorize(["float32(float32, float32)"], target="cuda", nonexistent=2)(add)
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        f = cuda.vectorize(["float32(float32, float32)"], target="cuda", nopython=True)(add)
+    a = np.array([2.0, 5.5], np.float32)
+    np.testing.assert_array_equal(f(a, a), a + a)

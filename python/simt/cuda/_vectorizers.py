@@ -29,6 +29,7 @@ the inputs are converted to it.
 import functools
 import inspect
 import re
+import warnings
 
 import numpy as np
 
@@ -213,10 +214,28 @@ class _Expression:
         self.ufunc = None
 
 
+# Options Numba's CUDA vectorizers take; simt compiles with none of them (its kernels are
+# cached on disk and compiled in nopython mode always).
+_VECTORIZE_OPTIONS = ("identity", "cache", "nopython", "fastmath", "debug")
+
+
+def _check_options(options, where):
+    """Numba's answers: a RuntimeWarning for nopython (redundant on the GPU targets), a
+    KeyError naming options it does not know."""
+    unknown = sorted(set(options) - set(_VECTORIZE_OPTIONS))
+    if unknown:
+        raise KeyError(f"{where}: Unrecognized options: {', '.join(unknown)} (it takes "
+                       f"{', '.join(_VECTORIZE_OPTIONS)}, target)")
+    if "nopython" in options:
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning,
+                      stacklevel=3)
+
+
 def vectorize(signatures=None, target="cuda", **options):
     """`@cuda.vectorize(['float32(float32, float32)', ...])`: an element-wise function of
     arrays from a scalar function (Numba's vectorize with target='cuda'). `target` is
     accepted as Numba's ('cuda', 'parallel', 'cpu'): the current device runs it."""
+    _check_options(options, "cuda.vectorize")
     if callable(signatures):  # @cuda.vectorize: lazy, compiled per call's input dtypes
         if getattr(signatures, "__name__", "") == "<lambda>":
             raise TypeError("cuda.vectorize needs its signatures for a lambda, or a function "
