@@ -539,3 +539,12 @@ def test_vectorize_options_as_numba_answers_them(current):
         f = cuda.vectorize(["float32(float32, float32)"], target="cuda", nopython=True)(add)
     a = np.array([2.0, 5.5], np.float32)
     np.testing.assert_array_equal(f(a, a), a + a)
+
+
+@pytest.mark.parametrize("like", ["device_array_like", "pinned_array_like"])
+def test_array_likes_keep_the_order_of_a_view_as_numpy_zeros_like(current, like):
+    for host in (np.zeros((10, 12), order="F")[::2, ::2], np.zeros((10, 12))[::2, ::3],
+                 np.zeros((4, 6, 8), order="F")[:, ::2], np.zeros((10, 12), order="F")):
+        got = getattr(cuda, like)(host)
+        want = np.zeros_like(host)
+        assert (got.shape, got.strides) == (want.shape, want.strides), host.strides

@@ -44,13 +44,20 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 
 def device_array_like(ary, stream=0):
     """An uninitialized device array of ary's shape, dtype and order."""
-    order = "F" if _f_only(ary) else "C"
-    return _array.empty(ary.shape, ary.dtype, order=order)
+    return _array.empty(ary.shape, ary.dtype, order=_like_order(ary))
 
 
-def _f_only(ary):
+def _like_order(ary):
+    """NumPy's order='K' of a *_like array, in the two orders dense arrays have: 'F' for
+    an F-contiguous array, and for a view whose strides grow from the first dimension to
+    the last (a strided view of an F array); else 'C'."""
     flags = getattr(ary, "flags", None)
-    return bool(flags is not None and flags.f_contiguous and not flags.c_contiguous)
+    if flags is None or flags.c_contiguous:
+        return "C"
+    if flags.f_contiguous:
+        return "F"
+    steps = [abs(s) for s, n in zip(ary.strides, ary.shape) if n > 1]
+    return "F" if len(steps) > 1 and steps == sorted(steps) else "C"
 
 
 def _host(make, shape, dtype, order):
@@ -67,7 +74,7 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 
 def pinned_array_like(ary):
-    return pinned_array(ary.shape, ary.dtype, order="F" if _f_only(ary) else "C")
+    return pinned_array(ary.shape, ary.dtype, order=_like_order(ary))
 
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
@@ -79,7 +86,7 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    return mapped_array(ary.shape, ary.dtype, order="F" if _f_only(ary) else "C")
+    return mapped_array(ary.shape, ary.dtype, order=_like_order(ary))
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,
