@@ -234,6 +234,12 @@ def test_setitem_basic(device, rng):
     host[::-1, 2] = [1, 2, 3]
     x[::-1, 2] = [1, 2, 3]
     check(x, host)
+    # Any host data NumPy reads as an array: a range, a buffer.
+    host[0] = range(4)
+    x[0] = range(4)
+    host[2, 1:] = memoryview(np.array([7, 8, 9], np.int32))
+    x[2, 1:] = memoryview(np.array([7, 8, 9], np.int32))
+    check(x, host)
     with pytest.raises(OverflowError):
         x[0, 0] = 2 ** 40
 

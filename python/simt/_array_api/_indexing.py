@@ -678,7 +678,9 @@ def _value_operand(x, value):
             raise ValueError(f"assignment: the value is on {value.device.id}, the array on "
                              f"{x.device.id}; move one with .to_device()")
         return value
-    if isinstance(value, (list, tuple, np.ndarray)):
+    # Host data NumPy reads as an array (sequences, ranges, buffers, __array__ objects).
+    if isinstance(value, (list, tuple, range, memoryview, np.ndarray)) or \
+            hasattr(value, "__array__") or hasattr(value, "__array_interface__"):
         host = np.asarray(value)
         if host.dtype == object:
             raise TypeError("assignment: the value is a ragged or mixed sequence")
