@@ -35,7 +35,7 @@
   "struct simt_fiber_api {\n"                                                      \
   "  void (*run_block)(const simt_block_ctx*,\n"                                   \
   "                    void (*)(const simt_block_ctx*, void*, simt_i64), void*,\n" \
-  "                    simt_i64, simt_i64);\n"                                     \
+  "                    simt_i64);\n"                                               \
   "  int (*barrier)(const simt_block_ctx*, int, int);\n"                           \
   "  void (*warp)(const simt_block_ctx*, simt_fiber_op*);\n"                       \
   "};\n"                                                                           \
@@ -46,7 +46,7 @@
   "  void* dynamic_shared;\n"                                                      \
   "  simt_i64 cancel_epoch;\n"                                                     \
   "  const simt_fiber_api* fibers;\n"                                              \
-  "  void* fiber_shared;\n"                                                        \
+  "  void* static_shared;\n"                                                       \
   "  int (*grid_sync)(const struct simt_block_ctx*);\n"                            \
   "  void* grid;\n"                                                                \
   "  simt_i64 x_blocks;\n"                                                         \
@@ -91,11 +91,9 @@ using CpuThreadFunction = void (*)(const CpuBlockContext*, void* user, int64_t t
 
 struct CpuFiberApi {
   // Runs thread(ctx', user, t) for every thread t of the block, each on its
-  // own fiber with `stack_bytes` of stack; ctx' is a copy of ctx whose
-  // fiber_shared holds `shared_bytes` zeroed bytes (the block's static
-  // shared arrays).
+  // own fiber with `stack_bytes` of stack; ctx' is a copy of ctx.
   void (*run_block)(const CpuBlockContext* ctx, CpuThreadFunction thread, void* user,
-                    int64_t stack_bytes, int64_t shared_bytes);
+                    int64_t stack_bytes);
   // A block barrier (CpuBarrierKind); returns the reduction of the waiting
   // threads' predicates (0 for Sync).
   int (*barrier)(const CpuBlockContext* ctx, int kind, int pred);
@@ -106,12 +104,17 @@ struct CpuBlockContext {
   int64_t grid_dim[3];
   int64_t block_dim[3];
   int64_t block_idx[3];
-  void* dynamic_shared;  // the launch's dynamic shared memory, one buffer per running block
+  // The launch's dynamic shared bytes, in the block's guarded shared memory
+  // (backends/cpu/shared_arena.h); zeroed for each run of blocks on a thread.
+  void* dynamic_shared;
   // runtime::cancel_epoch() when the launch started: generated `while` loops
   // end once the epoch moved on (a Ctrl-C, runtime/interrupt.h).
   int64_t cancel_epoch;
   const CpuFiberApi* fibers;  // the fiber runtime, for kernels in fiber mode
-  void* fiber_shared;         // fiber mode: the block's static shared arrays
+  // The block's static shared arrays, at the offsets codegen fixed
+  // (abi::Requirements::cpu_shared_bytes in all), in the same memory;
+  // zeroed for each block.
+  void* static_shared;
   // A cooperative launch's grid barrier (cuda.cg.this_grid().sync()): every
   // block of the launch calls grid_sync(ctx) and returns when all have;
   // nonzero means the launch is stopping (a fault in another block, or
@@ -129,7 +132,7 @@ static_assert(offsetof(CpuBlockContext, block_idx) == 6 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, dynamic_shared) == 9 * sizeof(int64_t));
 static_assert(offsetof(CpuBlockContext, cancel_epoch) == 9 * sizeof(int64_t) + sizeof(void*));
 static_assert(offsetof(CpuBlockContext, fibers) == 10 * sizeof(int64_t) + sizeof(void*));
-static_assert(offsetof(CpuBlockContext, fiber_shared) == 10 * sizeof(int64_t) + 2 * sizeof(void*));
+static_assert(offsetof(CpuBlockContext, static_shared) == 10 * sizeof(int64_t) + 2 * sizeof(void*));
 static_assert(offsetof(CpuBlockContext, grid_sync) == 10 * sizeof(int64_t) + 3 * sizeof(void*));
 static_assert(offsetof(CpuBlockContext, x_blocks) == 10 * sizeof(int64_t) + 5 * sizeof(void*));
 static_assert(sizeof(CpuBlockContext) == 11 * sizeof(int64_t) + 5 * sizeof(void*));

@@ -78,6 +78,9 @@ struct Requirements {
   // Static shared arrays, in bytes, and the statement of the first of them.
   int64_t shared_bytes = 0;
   std::optional<PythonLine> shared;
+  // CPU: the static shared arrays' bytes in the block's shared memory
+  // (CpuBlockContext::static_shared), each array 64-byte aligned.
+  int64_t cpu_shared_bytes = 0;
   // CPU: the entry may run several consecutive blocks along x in one call
   // (CpuBlockContext::x_blocks), one longer row of threads for all of them.
   bool x_spans = false;

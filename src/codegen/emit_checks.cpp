@@ -140,6 +140,13 @@ std::string Emitter::index_into(const std::string& index, bool nonnegative, cons
                                 size_t axis, const Expr& array) {
   std::string extent = a + ".shape[" + std::to_string(axis) + "]";
   if (!checked()) {
+    if (d_.id == abi::Language::Cpp && info(array).type.space == sema::Space::Local) {
+      // On the CPU local arrays lie among the frames of the worker's stack
+      // (or in the block's heap scratch): an overrun is a contained
+      // DeviceError, never a write there. Shared arrays need no check:
+      // guard pages bound them (backends/cpu/shared_arena.h).
+      return helpers_.use(Helper::ContainIndex, Scalar::Int64) + "(" + index + ", " + extent + ")";
+    }
     if (nonnegative) return index;
     return helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + index + ", " + extent + ")";
   }

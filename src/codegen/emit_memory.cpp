@@ -181,13 +181,15 @@ std::string Emitter::array_alloc(const Expr& e) {
                  scratch(element, std::to_string(total) + " * simt_nthreads") + ";\n";
     return view_type + "{" + name + " + simt_t * " + std::to_string(total) + ", " + init;
   }
-  if (shared && module_.fibers) {
-    // Fiber mode runs each thread's code on its own stack: the block's
-    // arrays live in the runtime's per-block buffer.
-    const int64_t at = (module_.fiber_shared_bytes + 63) & ~int64_t{63};
-    module_.fiber_shared_bytes = at + total * t.element_bytes();
+  if (shared && d_.id == abi::Language::Cpp) {
+    // The CPU runs a block on a worker's stack (or each thread on a fiber's
+    // stack): the block's arrays live in the runtime's guarded per-block
+    // memory instead (backends/cpu/shared_arena.h), where an overrun cannot
+    // reach the runtime's frames.
+    const int64_t at = (module_.cpu_shared_bytes + 63) & ~int64_t{63};
+    module_.cpu_shared_bytes = at + total * t.element_bytes();
     prologue_ += "  " + element + "* " + name + " = (" + element +
-                 "*)((unsigned char*)simt_ctx->fiber_shared + " + std::to_string(at) + ");\n";
+                 "*)((unsigned char*)simt_ctx->static_shared + " + std::to_string(at) + ");\n";
   } else if (shared) {
     prologue_ += "  " + std::string(d_.shared_decl) + element + " " + name + "[" +
                  std::to_string(total) + "];\n";

@@ -151,9 +151,9 @@ struct Module {
   // The CPU kernel runs in fiber mode (backends/cpu/fibers.h): each thread
   // a fiber, barriers and warp operations calls into the runtime.
   bool fibers = false;
-  int warp_sites = 0;              // call sites of warp operations so far (`%s`)
-  int64_t fiber_shared_bytes = 0;  // fiber mode: static shared arrays, at offsets
-  int64_t local_bytes = 0;         // local arrays per thread, all functions together
+  int warp_sites = 0;            // call sites of warp operations so far (`%s`)
+  int64_t cpu_shared_bytes = 0;  // CPU: static shared arrays (abi::Requirements::cpu_shared_bytes)
+  int64_t local_bytes = 0;       // local arrays per thread, all functions together
   // OpenCL declares __local variables in kernels only: each shared array a
   // device function allocates (a slot) is declared in the kernel and passed
   // down, through every function between, as a hidden parameter named after

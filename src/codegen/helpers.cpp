@@ -100,6 +100,18 @@ constexpr const char* kWrapIndex = R"($Qsimt_i64 $N(simt_i64 i, simt_i64 n) {
 }
 )";
 
+// The CPU keeps local arrays beside its own frames and heap blocks: an
+// index outside one ends the block through the runtime
+// (backends/cpu/fault_guard.h, simt_index_fault) instead of writing there.
+constexpr const char* kContainIndex =
+    R"(extern "C" __attribute__((noreturn, cold)) void simt_index_fault(simt_i64, simt_i64);
+$Qsimt_i64 $N(simt_i64 i, simt_i64 n) {
+  if (__builtin_expect((unsigned long long)i < (unsigned long long)n, 1)) return i;
+  if (i < 0 && i >= -n) return i + n;
+  simt_index_fault(i, n);
+}
+)";
+
 // A slice bound of an axis of n elements, as NumPy (PySlice_AdjustIndices)
 // clamps it: negative bounds count from the end, and bounds past either end
 // stop there (-1 is "before the first" for a negative step).
@@ -488,6 +500,8 @@ HelperInfo helper_info(Helper h) {
       return {"shr", true};
     case Helper::WrapIndex:
       return {"wrap_index", false};
+    case Helper::ContainIndex:
+      return {"contain_index", false};
     case Helper::SliceClamp:
       return {"slice_clamp", false};
     case Helper::SliceLength:
@@ -768,6 +782,9 @@ std::string HelperSet::define(Helper helper, Scalar type) {
       break;
     case Helper::WrapIndex:
       text = kWrapIndex;
+      break;
+    case Helper::ContainIndex:
+      text = kContainIndex;
       break;
     case Helper::SliceClamp:
       text = kSliceClamp;

@@ -24,6 +24,7 @@ enum class Helper {
   ShiftLeft,            // << with NumPy's result for counts outside [0, width)
   ShiftRight,           // >> likewise
   WrapIndex,            // a negative index counts from the end
+  ContainIndex,         // the CPU's local arrays: WrapIndex, else a contained fault
   SliceClamp,           // a slice bound clamped to an axis, as NumPy
   SliceLength,          // the elements a clamped slice selects
   RoundDigits,          // round(x, ndigits), as NumPy rounds

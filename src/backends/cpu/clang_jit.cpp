@@ -41,6 +41,7 @@
 #include <utility>
 
 #include "backends/cpu/emulated_tls.h"
+#include "backends/cpu/fault_guard.h"
 #include "runtime/interrupt.h"
 
 namespace simt::cpu {
@@ -160,15 +161,19 @@ ClangJit::ClangJit() {
   impl_->jit = std::move(*jit);
   impl_->jit->getExecutionSession().setErrorReporter(report_session_error);
 
-  // The epoch generated `while` loops read to stop on Ctrl-C (runtime/interrupt.h).
+  // The epoch generated `while` loops read to stop on Ctrl-C (runtime/interrupt.h),
+  // and where an index outside a shared or local array goes (fault_guard.h).
   llvm::orc::SymbolMap runtime_symbols;
+  runtime_symbols[impl_->jit->mangleAndIntern("simt_index_fault")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&simt_index_fault), llvm::JITSymbolFlags::Exported};
   runtime_symbols[impl_->jit->mangleAndIntern("simt_cancel")] = {
       llvm::orc::ExecutorAddr::fromPtr(&runtime::cancel_epoch()), llvm::JITSymbolFlags::Exported};
   runtime_symbols[impl_->jit->mangleAndIntern("__emutls_get_address")] = {
       llvm::orc::ExecutorAddr::fromPtr(&emulated_tls_address), llvm::JITSymbolFlags::Exported};
   if (auto error = impl_->jit->getProcessSymbolsJITDylib()->define(
           llvm::orc::absoluteSymbols(std::move(runtime_symbols))))
-    throw JitError("simt cpu jit: cannot define simt_cancel: " + error_text(std::move(error)));
+    throw JitError("simt cpu jit: cannot define the runtime's symbols: " +
+                   error_text(std::move(error)));
 
 #if defined(__linux__)
   // Kernels call libm (what __builtin_sin lowers to). The process-symbols dylib only

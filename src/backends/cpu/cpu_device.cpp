@@ -26,6 +26,7 @@
 #include "backends/cpu/fault_guard.h"
 #include "backends/cpu/fibers.h"
 #include "backends/cpu/grid_barrier.h"
+#include "backends/cpu/shared_arena.h"
 #include "runtime/disk_cache.h"
 #include "runtime/interrupt.h"
 
@@ -323,7 +324,8 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::build(const abi::GeneratedKe
   std::string name =
       kernel.entry.starts_with(kPrefix) ? kernel.entry.substr(kPrefix.size()) : kernel.entry;
   return std::make_unique<CpuKernel>(std::move(module), entry, std::move(name),
-                                     std::move(param_bytes), kernel.requirements.x_spans);
+                                     std::move(param_bytes), kernel.requirements.x_spans,
+                                     kernel.requirements.cpu_shared_bytes);
 }
 
 namespace {
@@ -380,9 +382,11 @@ void run_concurrently(int64_t blocks, const Block& block, GridBarrier& barrier) 
 // block on a thread of its own, so all of them wait at the grid barrier
 // together; a block that ends leaves the barrier, a fault stops it.
 // `x_spans`: one call of the entry runs consecutive blocks along x, up to the end
-// of the row of blocks or of the task's range.
+// of the row of blocks or of the task's range. `static_shared`: the bytes of
+// the kernel's static shared arrays (abi::Requirements::cpu_shared_bytes).
 bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchDims& dims,
-              void* const* args, int64_t launched, bool cooperative, bool x_spans) {
+              void* const* args, int64_t launched, bool cooperative, bool x_spans,
+              int64_t static_shared) {
   const std::atomic<int64_t>& epoch = runtime::cancel_epoch();
   auto cancelled = [&] { return epoch.load(std::memory_order_relaxed) != launched; };
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
@@ -395,14 +399,29 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
       ctx.grid_dim[d] = dims.grid[d];
       ctx.block_dim[d] = dims.block[d];
     }
-    // Blocks of one task run one after another and may share it; zeroed,
-    // so a kernel never reads indeterminate bytes.
-    std::vector<std::max_align_t> shared((dims.shared_bytes + sizeof(std::max_align_t) - 1) /
-                                         sizeof(std::max_align_t));
-    ctx.dynamic_shared = shared.data();
+    // This thread's guarded shared memory (shared_arena.h). The dynamic
+    // bytes are zeroed once: blocks of one task run one after another and
+    // share them, as they did a buffer. The static arrays start zeroed in
+    // every block, so a kernel never reads indeterminate bytes.
+    const BlockShared shared = shared_arena(static_shared, dims.shared_bytes);
+    if (!shared.dynamic_shared) {
+      std::lock_guard lock(faulted.mutex);
+      if (!faulted.happened.exchange(true)) {
+        faulted.fault.signal = 0;
+        std::snprintf(faulted.fault.reason, sizeof faulted.fault.reason,
+                      "no memory for its %lld bytes of shared memory",
+                      static_cast<long long>(static_shared + dims.shared_bytes));
+        faulted.block[0] = begin % gx;
+        faulted.block[1] = (begin / gx) % gy;
+        faulted.block[2] = begin / (gx * gy);
+      }
+      return;
+    }
+    std::memset(shared.dynamic_shared, 0, dims.shared_bytes);
+    ctx.dynamic_shared = shared.dynamic_shared;
+    ctx.static_shared = shared.static_shared;
     ctx.cancel_epoch = launched;
     ctx.fibers = fiber_api();
-    ctx.fiber_shared = nullptr;
     ctx.grid_sync = cooperative ? &GridBarrier::sync : nullptr;
     ctx.grid = cooperative ? &barrier : nullptr;
     for (int64_t b = begin; b < end && !cancelled(); b += ctx.x_blocks) {
@@ -411,6 +430,7 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
       ctx.block_idx[1] = (b / gx) % gy;
       ctx.block_idx[2] = b / (gx * gy);
       ctx.x_blocks = x_spans ? std::min(end - b, gx - ctx.block_idx[0]) : 1;
+      if (static_shared) std::memset(shared.static_shared, 0, static_cast<size_t>(static_shared));
       Fault fault;
       if (run_block_guarded(entry, &ctx, args, &fault)) continue;
       if (cooperative) barrier.stop();
@@ -441,6 +461,11 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
   }
   if (faulted.happened) {
     const Fault& f = faulted.fault;
+    if (f.overrun)
+      throw runtime::DeviceError("kernel '" + name + "' on cpu stopped in " + faulted.where() +
+                                 ": " + f.reason +
+                                 "; what the launch wrote is unspecified. Launch with "
+                                 "boundscheck=True (or SIMT_BOUNDSCHECK=1) to find the line");
     if (f.signal == 0)
       throw runtime::DeviceError("kernel '" + name + "' on cpu could not run " + faulted.where() +
                                  ": " + f.reason);
@@ -474,7 +499,7 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
     // The grid runs on this thread: a Ctrl-C reaches it only through the
     // cancellation epoch, and is raised here once the kernel stopped.
     if (run_grid(kernel.entry(), kernel.name(), dims, args, launched, kernel.cooperative,
-                 kernel.x_spans()))
+                 kernel.x_spans(), kernel.static_shared_bytes()))
       runtime::check_interrupt();
     return;
   }
@@ -485,11 +510,12 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
   static_cast<CpuStream&>(stream).push(
       [module = kernel.module(), entry = kernel.entry(), name = kernel.name(), dims,
        values = std::move(values), keep = std::move(keep), launched,
-       cooperative = kernel.cooperative, x_spans = kernel.x_spans()] {
+       cooperative = kernel.cooperative, x_spans = kernel.x_spans(),
+       static_shared = kernel.static_shared_bytes()] {
         std::vector<void*> pointers(values.size());
         for (size_t k = 0; k < values.size(); ++k)
           pointers[k] = const_cast<uint64_t*>(values[k].data());
-        run_grid(entry, name, dims, pointers.data(), launched, cooperative, x_spans);
+        run_grid(entry, name, dims, pointers.data(), launched, cooperative, x_spans, static_shared);
       });
 }
 

@@ -19,15 +19,18 @@ namespace simt::cpu {
 class CpuKernel : public runtime::CompiledKernel {
  public:
   CpuKernel(std::shared_ptr<JitModule> module, abi::CpuKernelEntry entry, std::string name,
-            std::vector<size_t> param_bytes, bool x_spans)
+            std::vector<size_t> param_bytes, bool x_spans, int64_t static_shared_bytes)
       : module_(std::move(module)),
         entry_(entry),
         name_(std::move(name)),
         param_bytes_(std::move(param_bytes)),
-        x_spans_(x_spans) {}
+        x_spans_(x_spans),
+        static_shared_bytes_(static_shared_bytes) {}
   abi::CpuKernelEntry entry() const { return entry_; }
   // One call of the entry may run consecutive blocks along x (abi::Requirements::x_spans).
   bool x_spans() const { return x_spans_; }
+  // The static shared arrays' bytes (abi::Requirements::cpu_shared_bytes).
+  int64_t static_shared_bytes() const { return static_shared_bytes_; }
   const std::string& name() const { return name_; }
   // Held by queued launches: the code stays loaded until they ran, even if
   // the kernel is dropped meanwhile.
@@ -41,6 +44,7 @@ class CpuKernel : public runtime::CompiledKernel {
   std::string name_;  // for errors
   std::vector<size_t> param_bytes_;
   bool x_spans_;
+  int64_t static_shared_bytes_;
 };
 
 // The disk cache's payload for a compiled object: the exported symbols'

@@ -136,8 +136,8 @@ class CpuRawProgram : public runtime::RawProgram {
       bytes.push_back(
           std::min<size_t>(static_cast<size_t>(descs[static_cast<size_t>(p)].bytes), 16));
     }
-    function.kernel =
-        std::make_shared<CpuKernel>(unit.module, entry, unit.kernels[k], std::move(bytes), false);
+    function.kernel = std::make_shared<CpuKernel>(unit.module, entry, unit.kernels[k],
+                                                  std::move(bytes), false, 0);
     return function;
   }
 

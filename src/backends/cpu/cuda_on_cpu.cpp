@@ -665,7 +665,7 @@ static inline __attribute__((always_inline)) void simt_raw_run_block(const simt_
     gridDim = t.grid_dim;
   }
   if (SIMT_RAW_FIBERS) {
-    ctx->fibers->run_block(ctx, &simt_raw_fiber_thread<B>, &body, SIMT_RAW_STACK_BYTES, 0);
+    ctx->fibers->run_block(ctx, &simt_raw_fiber_thread<B>, &body, SIMT_RAW_STACK_BYTES);
     return;
   }
   const unsigned int bx = t.block_dim.x, by = t.block_dim.y, bz = t.block_dim.z;

@@ -70,13 +70,22 @@ void install_fault_handlers() {
   });
 }
 
+namespace {
+
+[[noreturn]] void leave_block(Landing* landing, const char* reason, bool overrun) {
+  t_landing = nullptr;
+  landing->fault.signal = 0;
+  landing->fault.overrun = overrun;
+  std::snprintf(landing->fault.reason, sizeof landing->fault.reason, "%s", reason);
+  siglongjmp(landing->jump, 1);
+}
+
+}  // namespace
+
 void abandon_block(const char* reason) {
   Landing* landing = t_landing;
   if (!landing) std::abort();
-  t_landing = nullptr;
-  landing->fault.signal = 0;
-  std::snprintf(landing->fault.reason, sizeof landing->fault.reason, "%s", reason);
-  siglongjmp(landing->jump, 1);
+  leave_block(landing, reason, false);
 }
 
 bool run_block_guarded(abi::CpuKernelEntry entry, const abi::CpuBlockContext* ctx,
@@ -95,3 +104,13 @@ bool run_block_guarded(abi::CpuKernelEntry entry, const abi::CpuBlockContext* ct
 }
 
 }  // namespace simt::cpu
+
+void simt_index_fault(int64_t index, int64_t n) {
+  simt::cpu::Landing* landing = simt::cpu::t_landing;
+  if (!landing) std::abort();
+  // Only trivially destructible objects here: the jump leaves this frame.
+  char reason[128];
+  std::snprintf(reason, sizeof reason, "index %lld is outside a local array's axis of length %lld",
+                static_cast<long long>(index), static_cast<long long>(n));
+  simt::cpu::leave_block(landing, reason, true);
+}

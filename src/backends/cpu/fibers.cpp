@@ -150,7 +150,6 @@ struct Worker {
   StackPool stacks;
   AltStack alt_stack;
   std::vector<Fiber> fibers;
-  std::vector<std::max_align_t> shared;
   CpuBlockContext block{};
   abi::CpuThreadFunction thread = nullptr;
   void* user = nullptr;
@@ -339,7 +338,7 @@ void schedule(Worker& w, int64_t threads) {
 }
 
 void run_block(const CpuBlockContext* ctx, abi::CpuThreadFunction thread, void* user,
-               int64_t stack_bytes, int64_t shared_bytes) {
+               int64_t stack_bytes) {
   Worker& w = t_worker;
   w.alt_stack.ensure();
   const int64_t threads = ctx->block_dim[0] * ctx->block_dim[1] * ctx->block_dim[2];
@@ -351,13 +350,7 @@ void run_block(const CpuBlockContext* ctx, abi::CpuThreadFunction thread, void* 
                   static_cast<long long>(threads), static_cast<long long>(stack_bytes));
     abandon_block(reason);
   }
-  // Zeroed, so a kernel never reads indeterminate shared memory (bytewise:
-  // assigning max_align_t values leaves their padding as it was).
-  w.shared.resize((static_cast<size_t>(shared_bytes) + sizeof(std::max_align_t) - 1) /
-                  sizeof(std::max_align_t));
-  if (!w.shared.empty()) std::memset(w.shared.data(), 0, w.shared.size() * sizeof w.shared[0]);
   w.block = *ctx;
-  w.block.fiber_shared = w.shared.data();
   w.thread = thread;
   w.user = user;
   w.fibers.assign(static_cast<size_t>(threads), Fiber{});

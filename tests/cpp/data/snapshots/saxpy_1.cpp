@@ -22,7 +22,7 @@ struct simt_fiber_op {
 struct simt_fiber_api {
   void (*run_block)(const simt_block_ctx*,
                     void (*)(const simt_block_ctx*, void*, simt_i64), void*,
-                    simt_i64, simt_i64);
+                    simt_i64);
   int (*barrier)(const simt_block_ctx*, int, int);
   void (*warp)(const simt_block_ctx*, simt_fiber_op*);
 };
@@ -33,7 +33,7 @@ struct simt_block_ctx {
   void* dynamic_shared;
   simt_i64 cancel_epoch;
   const simt_fiber_api* fibers;
-  void* fiber_shared;
+  void* static_shared;
   int (*grid_sync)(const struct simt_block_ctx*);
   void* grid;
   simt_i64 x_blocks;
