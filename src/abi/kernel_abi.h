@@ -78,6 +78,11 @@ struct Requirements {
   // Static shared arrays, in bytes, and the statement of the first of them.
   int64_t shared_bytes = 0;
   std::optional<PythonLine> shared;
+  // The dynamic shared bytes a constant index into the dynamic shared array
+  // needs (`s[31]` of float64: 256), and where: a launch giving fewer is an
+  // error (runtime::validate_shared_memory).
+  int64_t dynamic_shared_need = 0;
+  std::optional<PythonLine> dynamic_shared_use;
   // CPU: the static shared arrays' bytes in the block's shared memory
   // (CpuBlockContext::static_shared), each array 64-byte aligned.
   int64_t cpu_shared_bytes = 0;

@@ -121,6 +121,9 @@ struct Specialization {
   bool checked = false;
   std::vector<abi::CheckSite> check_sites;
   int64_t static_shared_bytes = 0;  // its shared arrays'
+  // What a constant index into the dynamic shared array needs of a launch.
+  int64_t dynamic_shared_need = 0;
+  std::optional<abi::PythonLine> dynamic_shared_use;
 };
 
 class Dispatcher {
@@ -351,6 +354,8 @@ std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
   spec->slots = emitted.params;
   spec->check_sites = emitted.check_sites;
   spec->static_shared_bytes = emitted.requirements.shared_bytes;
+  spec->dynamic_shared_need = emitted.requirements.dynamic_shared_need;
+  spec->dynamic_shared_use = emitted.requirements.dynamic_shared_use;
   for (const abi::Param& param : emitted.params)
     spec->checked = spec->checked || param.role == abi::Param::Role::CheckRecord;
   {
@@ -446,6 +451,19 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
   }
   runtime::validate_shared_memory(device->info(), spec->static_shared_bytes, dims.shared_bytes);
+  if (spec->dynamic_shared_need > static_cast<int64_t>(dims.shared_bytes)) {
+    const abi::PythonLine& at = *spec->dynamic_shared_use;
+    const std::string text =
+        at.text.substr(std::min(at.text.find_first_not_of(" \t"), at.text.size()));
+    throw std::invalid_argument("kernel '" + function_->name() +
+                                "' indexes its dynamic shared array at " + at.file + ":" +
+                                std::to_string(at.line) + " (" + text + "), which needs " +
+                                std::to_string(spec->dynamic_shared_need) +
+                                " bytes of dynamic shared memory; the launch "
+                                "gives " +
+                                std::to_string(dims.shared_bytes) +
+                                " (the 4th launch item: k[grid, block, stream, nbytes])");
+  }
   runtime::validate_warp_launch(device->info(), *spec->kernel, dims);
   runtime::validate_cooperative_launch(*device, *spec->kernel, dims);
   runtime::Stream& queue = stream ? *stream->stream : unnamed_stream(*device);

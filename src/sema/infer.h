@@ -207,6 +207,11 @@ struct TypedFunction {
   // function that raises. A caller of such a device function tests a status
   // after each call and leaves as the callee did (codegen/emit_raise.cpp).
   bool raises = false;
+  // Kernels: the bytes of dynamic shared memory a constant index into the
+  // dynamic shared array needs (`s[31]` of float64: 256), and where; a launch
+  // giving fewer is an error (runtime::validate_shared_memory).
+  int64_t dynamic_shared_need = 0;
+  lang::Span dynamic_shared_use;
   // The device-function specializations this function calls, in order of
   // first call.
   std::vector<const TypedDeviceFunction*> callees;

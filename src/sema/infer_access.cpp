@@ -220,7 +220,10 @@ ExprInfo Inferencer::subscript(const Expr& e) {
     return typed(error(index.span, "too many indices: the array is " + std::to_string(base.ndim) +
                                        "-dimensional, but " + std::to_string(count) +
                                        " were indexed"));
-  if (count == base.ndim && !has_slice) return typed(base.element());
+  if (count == base.ndim && !has_slice) {
+    if (displayed.size() == 1) note_dynamic_shared_index(base_expr, *displayed[0], base);
+    return typed(base.element());
+  }
   // The view keeps the sliced axes and the axes not indexed (and the dtype, space,
   // read-only and packed flags).
   int rest = base.ndim - static_cast<int>(count);

@@ -17,6 +17,7 @@ void Inferencer::stmt(const Stmt& s) {
       for (const auto& target : s.targets) {
         assign(*target, value, nonneg, info(*s.value).value_range);
         note_constant(*target, info(*s.value));
+        note_dynamic_shared(*target, *s.value);
       }
       break;
     }
@@ -99,6 +100,26 @@ void Inferencer::record_target_name(const Expr& target) {
   i = ExprInfo{};
   i.type = out_.locals[index].type;
   i.local = index;
+}
+
+void Inferencer::note_dynamic_shared(const Expr& target, const Expr& value) {
+  if (target.kind != ExprKind::Name) return;
+  const ExprInfo& v = info(value);
+  if (v.type.is_array() && v.type.space == Space::Shared && v.shape.size() == 1 && v.shape[0] == 0)
+    dynamic_shared_names_.insert(target.name);
+  else
+    dynamic_shared_names_.erase(target.name);
+}
+
+void Inferencer::note_dynamic_shared_index(const Expr& base, const Expr& index, const Type& array) {
+  if (!final_ || base.kind != ExprKind::Name || !dynamic_shared_names_.count(base.name)) return;
+  const std::optional<int64_t> k = const_int(index);
+  if (!k || *k < 0) return;
+  // Element `k` needs the launch's dynamic bytes to hold k + 1 elements.
+  const int64_t bytes = (*k + 1) * array.element_bytes();
+  if (bytes <= out_.dynamic_shared_need) return;
+  out_.dynamic_shared_need = bytes;
+  out_.dynamic_shared_use = index.span;
 }
 
 void Inferencer::assign(const Expr& target, const Type& value, bool nonneg,

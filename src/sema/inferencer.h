@@ -7,6 +7,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -215,6 +216,11 @@ class Inferencer {
   Type error(Span span, std::string message);
 
   void check_convertible(const Type& from, const Type& to, Span where, const std::string& what);
+  // Names bound to the dynamic shared array (shared.array(0, dt)), and the
+  // most bytes a constant index into one needs of the launch's dynamic
+  // shared memory (TypedFunction::dynamic_shared_need).
+  void note_dynamic_shared(const Expr& target, const Expr& value);
+  void note_dynamic_shared_index(const Expr& base, const Expr& index, const Type& array);
   // The first of a device function's declared signatures that `args` match
   // exactly, else the first they convert to; null if none.
   static const DeclaredSignature* declared_signature(const DeviceFunctionSource& source,
@@ -383,6 +389,7 @@ class Inferencer {
   const lang::SourceText& src_;
   const Globals& globals_;
   const std::vector<Type>& arg_types_;
+  std::set<std::string> dynamic_shared_names_;
   Context& context_;
   const DeviceFunctionSource* self_;
   TypedFunction out_;

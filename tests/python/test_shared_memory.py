@@ -291,6 +291,28 @@ def test_dynamic_shared_arrays_alias_one_buffer(device, rng):
 
 
 @simt.kernel
+def k_fixed_dynamic_slots(out):
+    d = cuda.shared.array(0, np.float64)
+    if cuda.threadIdx.x == 0:
+        d[0] = 1.5
+        d[9] = 2.5
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = d[0] + d[9]
+
+
+def test_a_launch_giving_less_dynamic_shared_memory_than_a_constant_index_needs(device):
+    """`d[9]` of a float64 dynamic array needs 80 bytes: fewer is an error at the launch,
+    naming the line, on every device (CUDA would read out of bounds, the CPU fault)."""
+    out = simt.full(32, POISON_F, dtype=np.float64, device=device)
+    with simt.use_device(device):
+        with pytest.raises(ValueError, match=r"d\[9\] = 2.5\), which needs 80 bytes of "
+                                             r"dynamic shared memory; the launch gives 72"):
+            k_fixed_dynamic_slots[1, 32, 0, 72](out)
+        k_fixed_dynamic_slots[1, 32, 0, 80](out)
+    np.testing.assert_array_equal(out.get(), np.full(32, 4.0))
+
+
+@simt.kernel
 def k_big_dynamic(x, out, per):
     buf = cuda.shared.array(0, np.float32)
     tid = cuda.threadIdx.x
