@@ -90,10 +90,15 @@ def _parse(sig, where):
     """(result, [parameters]) as text from 'float32(float32, CPointer(int32))' or a
     type object spelling it."""
     text = type_text(sig)
+    if isinstance(sig, (tuple, list)) or (text is not None and text.strip().startswith("(")):
+        # Argument types alone, which a kernel's signature may be (Numba's words).
+        raise TypeError(f"{where}: Return type must be provided for device declarations: "
+                        f"write the signature as 'int32(float32, int32)' or "
+                        f"int32(float32, int32), not {sig!r}")
     if text is None:
         raise TypeError(f"{where}: the signature is a string such as 'float32(float32, "
                         f"int32)' or a type-object signature, not {type(sig).__name__}")
-    if not text.strip() or text.strip().startswith("(") or "(" not in text:
+    if not text.strip() or "(" not in text:
         raise ValueError(f"{where}: a signature looks like 'float32(float32, int32)', not "
                          f"{sig!r}")
     try:

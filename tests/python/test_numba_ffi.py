@@ -94,6 +94,9 @@ def test_declaration_errors(tmp_path):
         cuda.declare_device("f", "float32(complex64)")
     with pytest.raises(ValueError, match="looks like"):
         cuda.declare_device("f", "float32")
+    for arguments_only in ("(float32, int32)", (types.float32,), [types.int32]):
+        with pytest.raises(TypeError, match="Return type must be provided"):
+            cuda.declare_device("f", arguments_only)
     with pytest.raises(ValueError, match="identifier"):
         cuda.declare_device("not a name", "float32(float32)")
     with pytest.raises(NotImplementedError, match="compiled code"):
