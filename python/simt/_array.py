@@ -257,7 +257,8 @@ class Array:
         raw = np.empty(high - low, np.uint8)
         self._impl.copy_buffer_bytes_to_host(self._impl.offset + low, raw)
         view = np.ndarray(self.shape, self.dtype, buffer=raw, offset=-low, strides=self.strides)
-        return view.copy()
+        # In the view's own order (F stays F), as the host-memory path's copy and Numba's.
+        return np.array(view, copy=True, order="K")
 
     def copy_to_host(self, ary=None, stream=None):
         """Numba's name for get(): copies into `ary` when given."""

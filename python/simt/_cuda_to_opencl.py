@@ -17,6 +17,10 @@ user guide writes them) is translated whole for an OpenCL device (`raw_kernel_fo
   name (`instance_name`); templates of device functions are not;
 - CUDA's math, atomics and qualifiers come from the OpenCL dialect's `cuda_qualifiers`.
 
+Linked CUDA sources of device functions (declare_device, `link=[...]`) are translated
+the same way (`device_source_for_opencl`), their pointer parameters qualified by the
+kernel that calls them.
+
 Pointers a kernel's body declares are OpenCL C 1.2's private ones: code that keeps a
 parameter's address in a local pointer does not build (the compiler says where).
 """
@@ -252,6 +256,90 @@ _UNTRANSLATED = ((re.compile(r"\bextern\s+__shared__\b"),
                   "dynamic shared memory (extern __shared__)"),
                  (re.compile(r"\b__(?:shfl\w*|ballot_sync|all_sync|any_sync|activemask|syncwarp|"
                              r"match_\w+_sync)\b"), "warp functions (__shfl_sync, votes, ...)"))
+
+
+# A device function's head in a linked CUDA source: `__device__` and the return type,
+# other qualifiers between (`extern "C"` has gone before it is matched).
+_DEVICE_HEAD = re.compile(r"\b__device__\b[^;{}()#]*?\b([A-Za-z_]\w*)\s*\(")
+_ASM = re.compile(r"\basm\s*(?:volatile\s*|__volatile__\s*)?\(")
+_PRELUDE_NAMES = ("threadIdx", "blockIdx", "blockDim", "gridDim", "__syncthreads",
+                  "__threadfence", "__shared__", "__launch_bounds__")
+
+
+def _device_pointers(text):
+    """Each pointer parameter of each `__device__` function (`int f(int* out, ...)`)
+    qualified by `SIMT_SPACE_f_k`, k its position: the kernel that calls `f` defines the
+    macro as the address space of the arrays it passes (__global for arrays in device
+    memory); undefined, the pointer is private, as a result slot or a local variable's
+    address is (Numba's ABI passes the result so)."""
+    out, at, spaces = [], 0, []
+    for found in _DEVICE_HEAD.finditer(text):
+        if found.start() < at:
+            continue
+        name = found.group(1)
+        close = _matching(text, found.end() - 1, "(", ")")
+        # Each parameter keeps its place (and the source its line numbers): the
+        # qualifier goes before it.
+        start = found.end()
+        out.append(text[at:start])
+        for k, param in enumerate(_split_arguments(text[start:close])):
+            begin = text.index(param, start)
+            if "*" in param and not _QUALIFIED.search(param):
+                out.append(text[start:begin] + f"SIMT_SPACE_{name}_{k} ")
+                spaces.append(f"SIMT_SPACE_{name}_{k}")
+            else:
+                out.append(text[start:begin])
+            out.append(param)
+            start = begin + len(param)
+        at = start
+    out.append(text[at:])
+    defaults = "".join(f"#ifndef {m}\n#define {m}\n#endif\n" for m in dict.fromkeys(spaces))
+    return defaults, "".join(out)
+
+
+def _without_empty_asm(text):
+    """Inline PTX is CUDA's own: `asm volatile("" ::: "memory")` (no instruction, only a
+    barrier to the optimizer) goes; an instruction cannot be translated (None)."""
+    out, at = [], 0
+    for found in _ASM.finditer(text):
+        close = _matching(text, found.end() - 1, "(", ")")
+        if not re.fullmatch(r'\s*""\s*(:.*)?', text[found.end():close], re.S):
+            return None
+        out.append(text[at:found.start()] + "(void)0")
+        at = close + 1
+    out.append(text[at:])
+    return "".join(out)
+
+
+def device_source_for_opencl(source):
+    """OpenCL C of a linked CUDA C++ source of device functions (declare_device,
+    `link=[...]`): `extern "C"` goes, pointer parameters get the address space the
+    calling kernel passes (`_device_pointers`), CUDA's qualifiers, math, atomics and index
+    vectors come from the raw-kernel translation; what it cannot translate is an #error
+    naming it."""
+    problems = []
+    try:
+        text = _without_extern_c(source)
+        defaults, text = _device_pointers(text)
+        without_asm = _without_empty_asm(text)
+        if without_asm is None:
+            problems.append("inline PTX (asm statements)")
+        else:
+            text = without_asm
+    except ValueError as error:
+        problems.append(str(error))
+        defaults, text = "", ""
+    if re.search(r"\btemplate\s*<", text):
+        problems.append("templates")
+    problems += [what for pattern, what in _UNTRANSLATED if pattern.search(text)]
+    errors = "".join(f'#error "simt does not translate this CUDA C++ to OpenCL C: '
+                     f'{why.replace(chr(34), chr(39))}"\n' for why in problems)
+    # The index vectors and CUDA's spellings are macros: undefined after the source, so
+    # they do not rename the kernel's own code.
+    undefined = "".join(f"#undef {name}\n" for name in _PRELUDE_NAMES)
+    # `#line 1` after the prelude: the compiler's messages count the source's own lines.
+    return (errors + _qualifiers() + _RAW_PRELUDE + defaults + "#line 1\n"
+            + spelled_for_opencl(text) + "\n" + undefined)
 
 
 def raw_kernel_for_opencl(source, name, name_expressions=(), options=()):

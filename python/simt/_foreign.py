@@ -5,13 +5,15 @@
 A linked source is compiled as part of each kernel that calls into it, by the devices
 of its language: `.cu` files and CUSource by CUDA and by the CPU device (as C++, with
 `__device__` read as nothing), `.cl` files by OpenCL devices, `.c`/`.cpp` files by the
-CPU device. A call uses Numba's ABI, `int f(T* result, args...)`, the int ignored, or
+CPU device. OpenCL devices also compile CUDA sources, translated to OpenCL C
+(`_cuda_to_opencl.device_source_for_opencl`), for a function no .cl source is linked for. A call uses Numba's ABI, `int f(T* result, args...)`, the int ignored, or
 with abi="c" the C ABI, `T f(args...)`.
 """
 
 import os
 
 from . import _core
+from ._cuda_to_opencl import device_source_for_opencl
 from ._types import signature_types, type_text
 
 _LANGUAGES = {".cu": ("cuda", "cpp"), ".cuh": ("cuda", "cpp"), ".cl": ("opencl",),
@@ -43,7 +45,7 @@ def linked_sources(link, where):
     out = []
     for item in link or ():
         if isinstance(item, CUSource):
-            out.append(("CUSource", item.data, ["cuda", "cpp"]))
+            out += _with_opencl_translation("CUSource", item.data, ["cuda", "cpp"])
             continue
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"{where}: link= takes file paths and CUSource objects, not "
@@ -60,7 +62,17 @@ def linked_sources(link, where):
                              f"(OpenCL) and .c/.cpp (the CPU) sources; the name says the "
                              f"language")
         with open(path, encoding="utf-8") as f:
-            out.append((os.path.abspath(path), f.read(), list(_LANGUAGES[extension])))
+            out += _with_opencl_translation(os.path.abspath(path), f.read(),
+                                            list(_LANGUAGES[extension]))
+    return out
+
+
+def _with_opencl_translation(origin, text, languages):
+    """The source, and for CUDA C++ its OpenCL C translation, which OpenCL devices link
+    where no .cl source is linked for the function called (the 4th item: translated)."""
+    out = [(origin, text, languages)]
+    if "cuda" in languages:
+        out.append((origin, device_source_for_opencl(text), ["opencl"], True))
     return out
 
 
@@ -78,10 +90,15 @@ def _parse(sig, where):
     """(result, [parameters]) as text from 'float32(float32, CPointer(int32))' or a
     type object spelling it."""
     text = type_text(sig)
+    if isinstance(sig, (tuple, list)) or (text is not None and text.strip().startswith("(")):
+        # Argument types alone, which a kernel's signature may be (Numba's words).
+        raise TypeError(f"{where}: Return type must be provided for device declarations: "
+                        f"write the signature as 'int32(float32, int32)' or "
+                        f"int32(float32, int32), not {sig!r}")
     if text is None:
         raise TypeError(f"{where}: the signature is a string such as 'float32(float32, "
                         f"int32)' or a type-object signature, not {type(sig).__name__}")
-    if not text.strip() or text.strip().startswith("(") or "(" not in text:
+    if not text.strip() or "(" not in text:
         raise ValueError(f"{where}: a signature looks like 'float32(float32, int32)', not "
                          f"{sig!r}")
     try:

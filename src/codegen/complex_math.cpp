@@ -188,12 +188,13 @@ constexpr const char* kTanh = R"($Q$T $N($T z) {
     return r;
   }
   // tanh(x + yi) = (tanh x (1 + tan^2 y) + i tan y sech^2 x) / (1 + tanh^2 x tan^2 y): no
-  // cancellation near the poles, where cosh 2x + cos 2y would be near 0.
-  $R tx = $tanh(x), ty = $tan(y), cx = 1 / $cosh(x);
-  $R txty = tx * ty;
-  $R d = 1 + txty * txty;
-  r.re = tx * (1 + ty * ty) / d;
-  r.im = ty / d * cx * cx;
+  // cancellation near the poles, where cosh 2x + cos 2y would be near 0. In $V, the
+  // dialect's type for it (Dialect::complex64_work), with its math functions.
+  $V tx = $wide_tanh(($V)x), ty = $wide_tan(($V)y), cx = 1 / $wide_cosh(($V)x);
+  $V txty = tx * ty;
+  $V d = 1 + txty * txty;
+  r.re = ($R)(tx * (1 + ty * ty) / d);
+  r.im = ($R)(ty / d * cx * cx);
   return r;
 }
 )";

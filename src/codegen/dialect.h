@@ -156,6 +156,11 @@ struct Dialect {
   std::string_view double_as_ulong{};
   std::string_view ulong_as_double{};
 
+  // The type complex64's tanh (and tan) is computed in, where not float: the float
+  // formula compounds the errors of its tanh, tan and cosh to 9 ulps (OpenCL allows
+  // those up to 4 and 5 ulps each); in double the result is float's within 1 ulp. CUDA
+  // keeps float: most GPUs run double at 1/32 or 1/64 of its rate.
+  std::string_view complex64_work{};
   std::string_view prelude{};  // declarations every kernel of this dialect needs
   // Ahead of each linked source (cuda.jit(link=...)): the CPU's C++ reads
   // CUDA's function qualifiers in .cu sources as nothing.

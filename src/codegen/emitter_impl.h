@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -128,6 +129,11 @@ struct Module {
   std::set<std::string> linked;
   std::set<std::string> foreign_symbols;
   std::vector<std::pair<std::string, std::string>> linked_sources;
+  // A translated CUDA source's pointer parameters (`SIMT_SPACE_<symbol>_<k>`, private
+  // where undefined): OpenCL C 1.2 has no generic pointers, so each takes the address
+  // space of the arrays the kernel passes it, one per module.
+  std::map<std::string, std::string> pointer_spaces;
+  std::set<std::string> translated_symbols;
   // The CPU's lockstep form of a kernel without barriers whose grid-stride loop
   // would walk the array thread by thread (emit_kernel.cpp): emitted first, as regions
   // under `<entry>_lockstep`; the plain entry calls it for grids smaller than the data.
@@ -459,6 +465,7 @@ class Emitter {
   // pointer), its linked sources added to the module on first use.
   void hoist_foreign(const Expr& e);
   void link_foreign(const sema::ForeignFunction& fn, lang::Span at);
+  void point_into(const sema::ForeignFunction& fn, size_t param, sema::Space space, lang::Span at);
   // The linked sources for a module whose text so far ends at line
   // `lines`: each under a #line naming its file, so the compiler's errors in
   // it point there; the generated code after them numbered as `file` again.

@@ -936,6 +936,13 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   replace_all(s, "$T", std::string(dialect_.value_type(type)));
   replace_all(s, "$U", std::string(dialect_.value_type(work)));
   replace_all(s, "$R", std::string(dialect_.value_type(real)));
+  // complex64_work is double, or (OpenCL) a typedef of it where the device has doubles,
+  // whose overloaded functions take either.
+  const bool wide = real == Scalar::Float32 && !dialect_.complex64_work.empty();
+  replace_all(s, "$V", std::string(wide ? dialect_.complex64_work : dialect_.value_type(real)));
+  for (const char* fn : {"tanh", "tan", "cosh"})
+    replace_all(s, std::string("$wide_") + fn,
+                dialect_.math_name(fn, wide ? Scalar::Float64 : real));
   replace_all(s, "$W", std::to_string(sema::bit_width(type)));
   if (sema::is_float(type)) replace_all(s, "$P", type == Scalar::Float32 ? "24" : "53");
   if (helper == Helper::FloatToInt || helper == Helper::Float32ToInt) {

@@ -58,6 +58,7 @@ std::vector<sema::LinkedSource> linked_sources(const nb::handle& sources) {
       if (!dialect) throw nb::value_error("unknown language of a linked source");
       s.languages.push_back(*dialect);
     }
+    if (t.size() > 3) s.translated = nb::cast<bool>(t[3]);
     out.push_back(std::move(s));
   }
   return out;

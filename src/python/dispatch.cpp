@@ -47,12 +47,62 @@ PyTypeObject* g_void_type = nullptr;
 PyObject* g_stage_host_array = nullptr;
 PyObject* g_copy_back_host_array = nullptr;
 
-// A staged argument: where it was, the caller's NumPy array and its device copy.
+// A staged argument: the caller's NumPy array and its device copy.
 struct Staged {
-  size_t index;
   nb::object original;
   nb::object copy;
 };
+
+// `value` with each NumPy array in it (itself, or an item of its tuples, named tuples
+// rebuilt as their class) replaced by a device copy, which `staged` lists; `value`
+// itself where there is none.
+nb::object staged_value(nb::handle value, const std::string& name,
+                        const std::shared_ptr<runtime::Device>& device,
+                        const std::string& kernel_name, std::vector<Staged>& staged) {
+  if (PyTuple_Check(value.ptr())) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(value.ptr());
+    const size_t before = staged.size();
+    nb::list items;
+    for (Py_ssize_t k = 0; k < n; ++k)
+      items.append(staged_value(PyTuple_GET_ITEM(value.ptr(), k),
+                                name + "[" + std::to_string(k) + "]", device, kernel_name, staged));
+    if (staged.size() == before) return nb::borrow(value);
+    nb::handle type = nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(value.ptr())));
+    if (PyTuple_CheckExact(value.ptr()) || !nb::hasattr(type, "_fields")) return nb::tuple(items);
+    nb::object rebuilt = nb::steal(PyObject_CallObject(type.ptr(), nb::tuple(items).ptr()));
+    if (!rebuilt) throw nb::python_error();
+    return rebuilt;
+  }
+  nb::object original = nb::borrow(value);
+  const bool record = g_void_type && PyObject_TypeCheck(original.ptr(), g_void_type);
+  if (!record && !PyObject_TypeCheck(original.ptr(), g_ndarray_type)) return original;
+  nb::object dtype = original.attr("dtype");
+  if (is_record_dtype(dtype)) {
+    // Arrays of records, and records (0-d): by reference, so staged at any ndim.
+    try {
+      numpy_record(dtype);
+    } catch (const RecordError& e) {
+      argument_error(name,
+                     std::string("its record dtype cannot be passed to kernels: ") + e.what());
+    }
+    if (record) original = nb::steal(PyObject_CallOneArg(numpy_asarray(), original.ptr()));
+    if (!original.is_valid()) throw nb::python_error();
+  } else {
+    // A 0-d array of numbers is a scalar argument: passed by value, nothing to stage.
+    if (record || nb::cast<int>(original.attr("ndim")) == 0) return original;
+    // Only numbers are staged: other dtypes (datetime, object) reach the classifier
+    // as they are, which rejects them naming the argument.
+    const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+    if (kind.size() != 1 || std::string_view("biufc").find(kind[0]) == std::string_view::npos)
+      return original;
+  }
+  nb::object copy =
+      nb::steal(PyObject_CallFunction(g_stage_host_array, "OOs", original.ptr(),
+                                      nb::cast(PyDevice{device}).ptr(), kernel_name.c_str()));
+  if (!copy) throw nb::python_error();
+  staged.push_back({std::move(original), copy});
+  return copy;
+}
 
 // The arguments with each NumPy array replaced by a device copy (`staged` says which),
 // or `args` itself when there is none or the device reads host memory.
@@ -60,40 +110,10 @@ nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::
                            const std::string& kernel_name, const std::vector<std::string>& names,
                            std::vector<Staged>& staged) {
   if (device->host_accessible() || !g_ndarray_type) return args;
-  for (size_t k = 0; k < args.size(); ++k) {
-    nb::object original = nb::borrow(args[k]);
-    const bool record = g_void_type && PyObject_TypeCheck(original.ptr(), g_void_type);
-    if (!record && !PyObject_TypeCheck(original.ptr(), g_ndarray_type)) continue;
-    nb::object dtype = original.attr("dtype");
-    if (is_record_dtype(dtype)) {
-      // Arrays of records, and records (0-d): by reference, so staged at any ndim.
-      try {
-        numpy_record(dtype);
-      } catch (const RecordError& e) {
-        argument_error(names[k],
-                       std::string("its record dtype cannot be passed to kernels: ") + e.what());
-      }
-      if (record) original = nb::steal(PyObject_CallOneArg(numpy_asarray(), original.ptr()));
-      if (!original.is_valid()) throw nb::python_error();
-    } else {
-      // A 0-d array of numbers is a scalar argument: passed by value, nothing to stage.
-      if (record || nb::cast<int>(original.attr("ndim")) == 0) continue;
-      // Only numbers are staged: other dtypes (datetime, object) reach the classifier
-      // as they are, which rejects them naming the argument.
-      const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
-      if (kind.size() != 1 || std::string_view("biufc").find(kind[0]) == std::string_view::npos)
-        continue;
-    }
-    nb::object copy =
-        nb::steal(PyObject_CallFunction(g_stage_host_array, "OOs", original.ptr(),
-                                        nb::cast(PyDevice{device}).ptr(), kernel_name.c_str()));
-    if (!copy) throw nb::python_error();
-    staged.push_back({k, std::move(original), std::move(copy)});
-  }
-  if (staged.empty()) return args;
   nb::list items;
-  for (size_t k = 0; k < args.size(); ++k) items.append(args[k]);
-  for (const Staged& st : staged) items[st.index] = st.copy;
+  for (size_t k = 0; k < args.size(); ++k)
+    items.append(staged_value(args[k], names[k], device, kernel_name, staged));
+  if (staged.empty()) return args;
   return nb::tuple(items);
 }
 

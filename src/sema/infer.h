@@ -36,6 +36,9 @@ struct LinkedSource {
   std::string origin;  // the file's path, or "CUSource"
   std::string text;
   std::vector<abi::Language> languages;
+  // A translation (CUDA C++ as OpenCL C, _cuda_to_opencl.py): linked only for a
+  // function that no source written in the device's own language is linked for.
+  bool translated = false;
 };
 
 // A device function written in CUDA C++, OpenCL C or C++ (Numba's

@@ -301,3 +301,16 @@ def test_asnumpy_and_ascontiguousarray(device, rng):
     check(simt.ascontiguousarray(x, dtype=np.float32), host.astype(np.float32))
     check(simt.ascontiguousarray(simt.asarray(2.5, device=device)),
           np.ascontiguousarray(np.float64(2.5)))  # 1-D, as NumPy
+
+
+def test_get_keeps_a_views_layout(device, rng):
+    """get()/copy_to_host() of an F-ordered view (Numba's reshape(order="F")) is
+    F-ordered, as NumPy's copy of it, on every device."""
+    host = rng.random(30)
+    d = simt.to_device(host, device=device).reshape(5, 6, order="F")
+    got = d.copy_to_host()
+    want = host.reshape(5, 6, order="F")
+    assert got.flags.f_contiguous and got.strides == want.strides
+    np.testing.assert_array_equal(got, want)
+    rows = simt.to_device(rng.random((6, 8)), device=device)[::2, ::-1]
+    np.testing.assert_array_equal(rows.get(), rows.get().copy())

@@ -50,14 +50,12 @@ def test_pointer_parameters_take_arrays(current, rng):
 
 def test_cusource_and_declare_device_link(current, rng):
     """Source given as text (CUSource) and a link= on the declaration itself; the CPU
-    compiles CUDA sources as C++."""
+    compiles CUDA sources as C++, OpenCL devices translated to OpenCL C."""
     source = cuda.CUSource("""
         extern "C" __device__ int twice_plus(double* r, double x, int k) {
             *r = 2 * x + k;
             return 0;
         }""")
-    if current.backend == "opencl":
-        pytest.skip("CUSource is CUDA C++: OpenCL devices compile .cl sources")
     twice_plus = cuda.declare_device("twice_plus", "float64(float64, int32)", link=[source])
 
     @cuda.jit
@@ -96,6 +94,9 @@ def test_declaration_errors(tmp_path):
         cuda.declare_device("f", "float32(complex64)")
     with pytest.raises(ValueError, match="looks like"):
         cuda.declare_device("f", "float32")
+    for arguments_only in ("(float32, int32)", (types.float32,), [types.int32]):
+        with pytest.raises(TypeError, match="Return type must be provided"):
+            cuda.declare_device("f", arguments_only)
     with pytest.raises(ValueError, match="identifier"):
         cuda.declare_device("not a name", "float32(float32)")
     with pytest.raises(NotImplementedError, match="compiled code"):
@@ -244,3 +245,98 @@ def test_c_abi_functions_return_their_result(device, rng, tmp_path):
         cuda.declare_device("f", "int32(int32)", abi="stdcall")
     with pytest.raises(NotImplementedError, match="use_cooperative"):
         cuda.declare_device("f", "int32(int32)", use_cooperative=True)
+
+
+# Numba's test of linked sources: one function calls another of a second source through a
+# pointer to its own local variable; C-ABI functions, one with an empty asm statement.
+TIMES2 = cuda.CUSource("""
+extern "C" __device__
+int times2(int *out, int a)
+{
+  *out = a * 2;
+  return 0;
+}
+""")
+TIMES4 = cuda.CUSource("""
+extern "C" __device__ int times2(int *out, int a);
+
+extern "C" {
+__device__ int times4(int* out, int a) {
+  int tmp;
+  times2(&tmp, a);
+  *out = tmp * 2;
+  return 0;
+}
+}
+""")
+WEIGHTED = cuda.CUSource("""
+extern "C" __device__ __forceinline__ double weighted(const double* w, const float* x,
+                                                      int n, int stride) {
+  double total = 0;
+  for (int i = 0; i < n; ++i) total += w[i] * (double)x[i * stride];
+  return total;
+}
+extern "C" __device__ void keep(long long v) {
+  asm volatile("" : : "l"(v) : "memory");
+}
+""")
+
+
+def test_cuda_sources_on_every_device(current, rng):
+    """A CUDA C++ source (CUSource or .cu) is linked by every device: OpenCL devices
+    translate it to OpenCL C, its pointer parameters pointing where the kernel's arrays
+    are (global or shared memory) or, as Numba's result slot, to a private variable."""
+    times4 = cuda.declare_device("times4", "int32(int32)", link=[TIMES2, TIMES4])
+    weighted = cuda.declare_device(
+        "weighted", types.float64(types.CPointer(types.float64), types.CPointer(types.float32),
+                                  types.int32, types.int32), link=[WEIGHTED], abi="c")
+    keep = cuda.declare_device("keep", "void(int64)", link=[WEIGHTED], abi="c")
+
+    @cuda.jit
+    def k(r, x, w, m, out):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = times4(x[i])
+            keep(x[i])
+        if i < m.shape[0]:
+            out[i] = weighted(w, m[i], m.shape[1], 1)
+
+    @cuda.jit
+    def shared(out, w, m):
+        cache = cuda.shared.array(64, np.float32)
+        i = cuda.threadIdx.x
+        for j in range(i, m.size, cuda.blockDim.x):
+            cache[j] = m[j]
+        cuda.syncthreads()
+        if i < out.size:
+            out[i] = weighted(w, cache[i:], 4, 8)
+
+    x = rng.integers(-1000, 1000, 100).astype(np.int32)
+    w = rng.random(8)
+    m = rng.random((20, 8)).astype(np.float32)
+    r, out = np.zeros_like(x), np.full(20, np.nan)
+    k[1, 128](r, x, w, m, out)
+    np.testing.assert_array_equal(r, 4 * x)
+    np.testing.assert_allclose(out, m.astype(np.float64) @ w, rtol=1e-12)
+    out = np.full(8, np.nan)
+    flat = m[:8].ravel()
+    shared[1, 32](out, w[:4], flat)
+    expected = [sum(w[t] * flat[i + 8 * t] for t in range(4)) for i in range(8)]
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+
+
+def test_opencl_translation_of_cuda_sources(tmp_path):
+    """What the translation does to a CUDA source, and what it cannot translate."""
+    from simt._cuda_to_opencl import device_source_for_opencl
+
+    text = device_source_for_opencl(TIMES4.data)
+    assert 'extern "C"' not in text
+    assert "int times4(SIMT_SPACE_times4_0 int* out, int a)" in text
+    assert "#ifndef SIMT_SPACE_times2_0" in text
+    # The source keeps its lines after the prelude, for the compiler's messages.
+    body = text.split("#line 1\n", 1)[1]
+    at = [n for n, line in enumerate(TIMES4.data.splitlines()) if "times4(" in line]
+    assert body.splitlines()[at[0]].startswith("__device__ int times4(")
+    ptx = device_source_for_opencl('extern "C" __device__ int f(int* r) {\n'
+                                   '  asm("mov.u32 %0, %laneid;" : "=r"(*r));\n  return 0;\n}\n')
+    assert ptx.startswith("#error") and "inline PTX" in ptx

@@ -248,6 +248,30 @@ def test_saxpy_numpy_arguments_on_every_device(device, rng):
     np.testing.assert_allclose(out, 2.0 * readonly + y)
 
 
+@cuda.jit
+def _tuple_saxpy(a, xs, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * xs[0][i] + xs[1].y[i] + xs[2][0]
+        xs[1].x[i] = -i
+
+
+def test_numpy_arrays_inside_tuple_arguments(device, rng):
+    """NumPy arrays in tuples and named tuples are staged as top-level ones are, the
+    kernel's writes copied back into them."""
+    import collections
+
+    pair = collections.namedtuple("pair", "x y")
+    n = 300
+    x, y, z = rng.random(n), rng.random(n), np.full(n, np.nan)
+    out = np.full(n, np.nan)
+    with simt.use_device(device), warnings.catch_warnings():
+        warnings.simplefilter("ignore", simt.PerformanceWarning)
+        _tuple_saxpy[3, 128](2.0, (x, pair(z, y), (0.5,)), out)
+    np.testing.assert_allclose(out, 2.0 * x + y + 0.5)
+    np.testing.assert_array_equal(z, -np.arange(n))
+
+
 @pytest.mark.parametrize("order", ["C", "F", "strided"])
 def test_2d_layouts(device, rng, order):
     a, b = rng.random((37, 45)), rng.random((37, 45))

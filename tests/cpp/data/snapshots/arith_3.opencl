@@ -2,6 +2,10 @@
 // Signature: (int16[::1], uint16[::1], int16[::1])
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define SIMT_PASTE(a, b) a##b
+typedef SIMT_PASTE(dou, ble) simt_complex64_work;
+#else
+typedef float simt_complex64_work;
 #endif
 #if defined(cl_khr_int64_base_atomics)
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
