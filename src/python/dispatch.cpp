@@ -110,6 +110,14 @@ nb::tuple staged_arguments(const nb::args& args, const std::shared_ptr<runtime::
                            const std::string& kernel_name, const std::vector<std::string>& names,
                            std::vector<Staged>& staged) {
   if (device->host_accessible() || !g_ndarray_type) return args;
+  // The common launch (device arrays and numbers) pays one type test per argument.
+  bool maybe = false;
+  for (size_t k = 0; k < args.size() && !maybe; ++k) {
+    PyObject* a = args[k].ptr();
+    maybe = PyTuple_Check(a) || PyObject_TypeCheck(a, g_ndarray_type) ||
+            (g_void_type && PyObject_TypeCheck(a, g_void_type));
+  }
+  if (!maybe) return args;
   nb::list items;
   for (size_t k = 0; k < args.size(); ++k)
     items.append(staged_value(args[k], names[k], device, kernel_name, staged));
