@@ -154,6 +154,15 @@ class Array:
             "stream": 1,
         }
 
+    @property
+    def device_ctypes_pointer(self):
+        """The address of the first element as a ctypes.c_void_p (Numba's device arrays'
+        name), on CUDA devices; AttributeError elsewhere, as __cuda_array_interface__."""
+        if self._impl.device.backend != "cuda":
+            raise AttributeError(f"an array on {self._impl.device.id} is not CUDA memory")
+        import ctypes
+        return ctypes.c_void_p(self._impl.data_ptr)
+
     def __dlpack_device__(self):
         """(DLPack device type, index) of the array's memory: kDLCPU for cpu,
         kDLCUDA for cuda:N, kDLOpenCL for opencl:N (which __dlpack__ cannot export)."""

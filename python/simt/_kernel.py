@@ -146,7 +146,8 @@ class Kernel(_Compiled, Inspection):
         a size that suits the device), as many as cover ntasks; the kernel guards its
         index against ntasks."""
         if ntasks < 0:
-            raise ValueError(f"forall: ntasks must be >= 0, not {ntasks}")
+            raise ValueError(f"forall: Can't create ForAll with negative task count "
+                             f"({ntasks}); ntasks must be >= 0")
         device = get_device(stream.device if hasattr(stream, "device") else None)
         if tpb == 0:
             tpb = block_size(device)

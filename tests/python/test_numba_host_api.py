@@ -548,3 +548,37 @@ def test_array_likes_keep_the_order_of_a_view_as_numpy_zeros_like(current, like)
         got = getattr(cuda, like)(host)
         want = np.zeros_like(host)
         assert (got.shape, got.strides) == (want.shape, want.strides), host.strides
+
+
+def test_vectorize_into_a_numpy_out_and_from_foreign_device_arrays(current, rng):
+    @cuda.vectorize(["float64(float64, float64)"])
+    def hypot2(a, b):
+        return a * a + b * b
+
+    a, b = rng.standard_normal(50), rng.standard_normal(50)
+    out = np.full(50, np.nan)
+    assert hypot2(a, b, out=out) is out  # Numba's: the host out= is filled and returned
+    np.testing.assert_allclose(out, a * a + b * b, rtol=1e-15)
+    if current.backend == "cuda":  # an object exporting CUDA memory, as Numba takes it
+        class Foreign:
+            def __init__(self, d):
+                self.__cuda_array_interface__ = d.__cuda_array_interface__
+                self._keep = d
+
+        got = hypot2(Foreign(cuda.to_device(a)), Foreign(cuda.to_device(b)))
+        np.testing.assert_allclose(got.copy_to_host(), a * a + b * b, rtol=1e-15)
+
+
+def test_to_device_without_copying_and_a_negative_forall(current):
+    host = np.arange(12.0).reshape(3, 4)
+    d = cuda.to_device(host, copy=False)  # made, not filled (Numba's copy=False)
+    assert (d.shape, d.dtype) == (host.shape, host.dtype)
+    d.copy_to_device(host)
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+
+    @cuda.jit
+    def k(a):
+        pass
+
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count"):
+        k.forall(-1)

@@ -26,13 +26,15 @@ def _order_checked(strides, order, where):
 
 def to_device(obj, stream=0, copy=True, to=None):
     """A device copy of a NumPy array (or anything with the buffer protocol), on the
-    current device; with `to=`, copies into that device array instead."""
+    current device; with `to=`, copies into that device array instead; with
+    ``copy=False``, a device array of its shape, dtype and order, the data not copied
+    (Numba's)."""
     if to is not None:
         to.copy_to_device(obj, stream=stream)
         return to
     if not copy:
-        raise ValueError("cuda.to_device(copy=False): simt always copies (use simt.asarray "
-                         "for zero-copy views of device memory)")
+        # Numba's copy=False: the device array is made, the data not copied into it.
+        return device_array_like(np.asarray(obj), stream=stream)
     return _array.to_device(obj, stream=stream)
 
 

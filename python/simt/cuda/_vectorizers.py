@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 
-from .. import _array, _types
+from .. import _array, _interop, _types
 from .._array_api import _elementwise, _generated
 from .._device import block_size
 from .._kernel import Func
@@ -155,6 +155,17 @@ class Vectorized:
         where = f"vectorize({self.__name__})"
         if len(args) != self.nin:
             raise TypeError(f"{where} takes {self.nin} arguments, not {len(args)}")
+        args = _foreign_arrays(args)
+        if out is not None and not isinstance(out, _array.Array):
+            # A host out= (Numba's): the result is computed on the device and copied in.
+            host_out = out
+            if not isinstance(host_out, np.ndarray) or not host_out.flags.writeable:
+                raise TypeError(f"{where}: out= is a simt array or a writeable NumPy array, "
+                                f"not {type(out).__name__}")
+            result = self(*[a if isinstance(a, (_array.Array, *_SCALARS)) else
+                            _array.to_device(np.asarray(a)) for a in args], stream=stream)
+            np.copyto(host_out, result.get() if isinstance(result, _array.Array) else result)
+            return host_out
         # As Numba's: host data (NumPy arrays, lists, tuples) is copied to the device of the
         # device arrays given (else the current device), and a call with no device array
         # gives host data back: a NumPy array, or a scalar for scalars alone.
@@ -203,6 +214,13 @@ class Vectorized:
         partials = self._reduction.partials(x, x.size, stream)
         with np.errstate(all="ignore"):  # the host's last steps wrap and overflow as kernels do
             return dtype.type(functools.reduce(self._function, partials))
+
+
+def _foreign_arrays(args):
+    """The arguments with other libraries' device arrays (__cuda_array_interface__, as
+    Numba's vectorizers take them) as simt arrays over the same memory."""
+    return tuple(_interop.asarray(a) if not isinstance(a, (_array.Array, np.ndarray)) and
+                 hasattr(a, "__cuda_array_interface__") else a for a in args)
 
 
 class _Expression:
@@ -380,6 +398,7 @@ class GUVectorized:
 
     def __call__(self, *args, out=None, stream=0):
         where = f"guvectorize({self.__name__})"
+        args = _foreign_arrays(args)
         if out is not None:
             if len(args) != self.nin:
                 raise ValueError(f"{where}: outputs given both as arguments and as out=")
