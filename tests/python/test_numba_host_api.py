@@ -361,6 +361,14 @@ def test_transpose(current, rng, shape):
                                   i.T)
     with pytest.raises(ValueError, match="shape"):
         transpose(d_x, cuda.device_array(shape, dtype=np.float32))
+    # Records, with a 2-D array field, as Numba's test_transpose_record has them.
+    rec = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
+    r = np.zeros(shape, rec)
+    r["i"] = rng.integers(-100, 100, shape)
+    r["j"] = rng.standard_normal(shape + (3, 2))
+    got = transpose(cuda.to_device(r)).copy_to_host()
+    np.testing.assert_array_equal(got["i"], r.T["i"])
+    np.testing.assert_array_equal(got["j"], r.T["j"])
 
 
 def test_pinned_and_mapped_contexts(current, rng):

@@ -55,7 +55,9 @@ def transpose(a, b=None, stream=0):
     tpb = {"cpu": 64, "cuda": min(device.max_threads_per_block, 1024)}.get(device.backend, 256)
     tile = int(2 ** (int(math.log2(tpb)) // 2))
     blocks = (-(-b.shape[1] // tile), -(-b.shape[0] // tile))
-    _transpose_kernel(a.dtype.type, tile)[blocks, (tile, tile), stream](a, b)
+    # A record dtype is its own type (its scalar type, np.record, names no layout).
+    kernel = _transpose_kernel(a.dtype if a.dtype.names else a.dtype.type, tile)
+    kernel[blocks, (tile, tile), stream](a, b)
     return b
 
 
