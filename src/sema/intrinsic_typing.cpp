@@ -308,8 +308,13 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
     }
     case Rule::Vote: {
       if (!mask_arg(e, 0, args[0], shown)) return typed(Type::unknown());
-      if (!args[1].is_scalar() || is_complex(args[1].scalar))
-        return typed(error(e.items[2]->span, shown + "() needs a number or bool predicate"));
+      // CUDA's votes take an int predicate: a float's truth is not read for it (Numba's
+      // words, which its users' tests match).
+      if (!args[1].is_int_like())
+        return typed(error(e.items[2]->span, shown +
+                                                 "(): Predicate must be an integer or "
+                                                 "boolean, not " +
+                                                 quoted(args[1])));
       ExprInfo i =
           typed(Type::scalar_of(fn.c_name == "ballot" ? Scalar::UInt32 : Scalar::Bool), true);
       i.operand = Type::scalar_of(Scalar::Bool);

@@ -437,3 +437,10 @@ def test_take_along_axis(device, rng):
         _indexing.take_along_axis(x, put(np.full((3, 4, 1), 5), device), axis=2)
     with pytest.raises(ValueError, match="rank"):
         _indexing.take_along_axis(x, put(np.zeros((3, 4), np.int64), device), axis=1)
+
+
+def test_broadcast_error_of_an_assignment_is_numpys(device):
+    x = put(np.arange(35), device)
+    with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(2,3\) "
+                                         r"into shape \(35,\)"):
+        x[:] = put(np.ones((1, 2, 3)), device)

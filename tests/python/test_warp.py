@@ -627,3 +627,16 @@ def test_a_mask_that_is_not_an_integer_is_a_clear_error(device):
     with pytest.raises(simt.TypingError, match=r"all_sync\(\): Mask type must be an integer, "
                                                r"not 'float32'"):
         kernel[1, 32](x)
+
+
+def test_a_predicate_that_is_not_an_integer_or_bool_is_a_clear_error(device):
+    def bad_predicate(m, x):
+        i = cuda.grid(1)
+        x[i] = cuda.all_sync(m[i], x[i])  # a float: CUDA's votes take an int
+
+    kernel = simt.kernel(bad_predicate)
+    m = simt.zeros(32, dtype=np.uint32, device=device)
+    x = simt.zeros(32, dtype=np.float32, device=device)
+    with pytest.raises(simt.TypingError, match=r"all_sync\(\): Predicate must be an integer or "
+                                               r"boolean, not 'float32'"):
+        kernel[1, 32](m, x)

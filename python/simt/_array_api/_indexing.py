@@ -671,6 +671,11 @@ def getitem(x, key, /):
     return _gather(x, _advanced_plan(x, entries))
 
 
+def _numpy_shape(shape):
+    """A shape as NumPy's messages write it: (2,3), (35,)."""
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
 def _value_operand(x, value):
     """The value of an assignment: an array on x's device, or a scalar of x's dtype."""
     if isinstance(value, Array):
@@ -742,8 +747,9 @@ def setitem(x, key, value, /):
             try:  # broadcast here, for NumPy's message
                 value = _broadcast.broadcast_view(value, view.shape)
             except ValueError:
-                raise ValueError(f"could not broadcast input array from shape {value.shape} "
-                                 f"into shape {view.shape}") from None
+                raise ValueError(f"could not broadcast input array from shape "
+                                 f"{_numpy_shape(value.shape)} into shape "
+                                 f"{_numpy_shape(view.shape)}") from None
         _elementwise.assign(view, value)
         return
     if _assign_where(x, entries, value):
