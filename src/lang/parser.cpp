@@ -184,6 +184,7 @@ class Parser {
   ExprPtr parse_strings();
   ExprPtr parse_paren();
   [[noreturn]] void reject_display();
+  ExprPtr parse_shape_list();
   ExprPtr make_tuple(std::vector<ExprPtr> items, Span span);
   ExprPtr finish(ExprPtr e);
 
@@ -905,9 +906,40 @@ ExprPtr Parser::parse_primary() {
   }
 }
 
+namespace {
+
+// `shared.array(...)` / `local.array(...)` (any module before them): the calls
+// whose shape Numba also takes as a list display, `shape=[n, m]`.
+bool is_array_alloc(const Expr& callee) {
+  if (callee.kind != ExprKind::Attribute || callee.name != "array") return false;
+  const Expr& space = *callee.items[0];
+  return (space.kind == ExprKind::Attribute || space.kind == ExprKind::Name) &&
+         (space.name == "shared" || space.name == "local");
+}
+
+}  // namespace
+
+// `[a, b]` where only a shape may be one: read as the tuple `(a, b)`, which
+// is what the allocation does with it (nothing can mutate it).
+ExprPtr Parser::parse_shape_list() {
+  Token open = advance();  // '['
+  std::vector<ExprPtr> items;
+  while (!at_op("]")) {
+    items.push_back(parse_expression());
+    if (at_keyword("for"))
+      unsupported(Span::cover(open.span, skip_to_matching_close()), "list comprehensions are");
+    if (!accept_op(",")) break;
+  }
+  Token close = expect_close("]");
+  ExprPtr tuple = make_tuple(std::move(items), Span::cover(open.span, close.span));
+  tuple->parenthesized = true;
+  return tuple;
+}
+
 ExprPtr Parser::parse_call(ExprPtr callee) {
   advance();  // '('
   auto call = std::make_unique<Expr>(ExprKind::Call, callee->span);
+  const bool shape_list = is_array_alloc(*callee);
   call->items.push_back(std::move(callee));
   while (!at_op(")")) {
     const Token& t = peek();
@@ -920,11 +952,13 @@ ExprPtr Parser::parse_call(ExprPtr callee) {
         if (k.name == name.text) error(name.span, "keyword argument repeated: " + name.text);
       Keyword keyword;
       keyword.name = name.text;
-      keyword.value = parse_expression();
+      keyword.value = shape_list && name.text == "shape" && at_op("[") ? parse_shape_list()
+                                                                       : parse_expression();
       keyword.span = Span::cover(name.span, keyword.value->span);
       call->keywords.push_back(std::move(keyword));
     } else {
-      ExprPtr arg = parse_expression();
+      const bool first = call->items.size() == 1 && call->keywords.empty();
+      ExprPtr arg = shape_list && first && at_op("[") ? parse_shape_list() : parse_expression();
       if (at_keyword("for"))
         unsupported(Span::cover(arg->span, skip_to_matching_close()), "generator expressions are");
       if (!call->keywords.empty()) error(arg->span, "positional argument follows keyword argument");

@@ -1263,3 +1263,34 @@ def test_divergent_barriers_run_on_cpu(function):
         assert got[0] == 32 and (got[1:] == 5).all(), got
     else:
         assert (got == 1).all(), got
+
+
+LIST_ROWS, LIST_COLS = 4, 8
+
+
+@simt.kernel
+def k_list_shapes(out):
+    s = cuda.shared.array(shape=[LIST_ROWS, LIST_COLS], dtype=np.float32)
+    t = cuda.local.array([2, 3], np.int32)
+    i, j = cuda.threadIdx.x, cuda.threadIdx.y
+    s[i, j] = i * 10 + j
+    t[1, 2] = 5
+    cuda.syncthreads()
+    out[i, j] = s[LIST_ROWS - 1 - i, j] + t[1, 2]
+
+
+def test_shapes_written_as_list_displays(device):
+    """`shape=[n, m]` as Numba takes it: the list is read as the shape's tuple; a list
+    anywhere else is still a CompileError."""
+    out = simt.full((LIST_ROWS, LIST_COLS), POISON_F, dtype=np.float32, device=device)
+    with simt.use_device(device):
+        k_list_shapes[1, (LIST_ROWS, LIST_COLS)](out)
+    i, j = np.indices((LIST_ROWS, LIST_COLS))
+    np.testing.assert_array_equal(out.get(), (LIST_ROWS - 1 - i) * 10 + j + 5)
+
+    def listed(a):
+        x = [1, 2]
+        a[0] = x[0]
+
+    with pytest.raises(simt.CompileError, match="list displays are not supported"):
+        simt.kernel(listed)[1, 1](out)
