@@ -63,6 +63,10 @@ def _record_dtype(dtype):
         return _core.Global.unsupported(f"a record dtype kernels cannot use ({error})")
 
 
+# abi::kMaxTupleLeaves: a longer tuple would be megabytes of generated code.
+_MAX_TUPLE_VALUES = 1024
+
+
 def describe(value):
     """What a Python value is to the compiler: a `_core.Global`."""
     hook = getattr(value, "_simt_describe_", None)
@@ -108,6 +112,10 @@ def describe(value):
             return _record_dtype(value)
         return _core.Global.dtype(value.name)
     if isinstance(value, tuple):
+        if len(value) > _MAX_TUPLE_VALUES:
+            return _core.Global.unsupported(
+                f"a tuple of {len(value)} values (kernels take tuples of at most "
+                f"{_MAX_TUPLE_VALUES}; a table of numbers can be a constant ndarray)")
         items = [describe(item) for item in value]
         if _is_named_tuple_class(type(value)):
             return _core.Global.tuple(items, list(type(value)._fields))

@@ -89,6 +89,9 @@ inline constexpr size_t kMaxFieldName = 255;
 // computes): deeper ones are errors, so that no recursion over a type can
 // exhaust the stack.
 inline constexpr int kMaxTupleDepth = 32;
+// The most values (numbers and arrays, all levels together) a tuple holds, an argument's
+// too: beyond that the generated code would be megabytes that compilers reject.
+inline constexpr size_t kMaxTupleLeaves = 1024;
 // The most dimensions an array argument has (NumPy allows 64).
 inline constexpr int kMaxDims = 32;
 

@@ -122,10 +122,13 @@ std::string Emitter::subscript(const Expr& e) {
     std::string n = std::to_string(parts.size());
     std::string wrapped =
         helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + idx + ", " + n + ")";
-    std::string out = parts.back();
-    for (size_t j = parts.size() - 1; j-- > 0;)
-      out = "(" + wrapped + " == " + std::to_string(j) + " ? " + parts[j] + " : " + out + ")";
-    return out;
+    // One flat chain, `?:` being right-associative: parentheses around each choice nested
+    // as deep as the tuple is long, past the 256 levels compilers take (Clang's
+    // -fbracket-depth).
+    std::string out = "(";
+    for (size_t j = 0; j + 1 < parts.size(); ++j)
+      out += wrapped + " == " + std::to_string(j) + " ? " + parts[j] + " : ";
+    return out + "(" + parts.back() + "))";
   }
   if (bt.is_record()) return record_field(e);
   if (rt.is_array()) return view(e, bt, rt);

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "lang/source.h"
 
@@ -13,15 +14,30 @@ namespace simt::lang {
 // inference failures.
 enum class DiagnosticKind { Syntax, Typing };
 
+// Where a device function whose body holds an error was called.
+struct CallSite {
+  std::string callee;  // the device function's name
+  std::string filename;
+  Span span;
+  std::string source_line;
+};
+
 struct Diagnostic {
   DiagnosticKind kind = DiagnosticKind::Syntax;
   std::string message;  // one sentence, no location, no trailing period
   std::string filename;
   Span span;
   std::string source_line;  // the text of span.line in the user's file
+  // An error inside a device function: the calls that led there, the innermost first
+  // (its last is in the kernel), so that the message names the user's own line too.
+  std::vector<CallSite> calls;
 
-  // "file:line:col: error: message\n    <source line>\n    ^~~~"
+  // "file:line:col: error: message\n    <source line>\n    ^~~~", then each call:
+  // "  in name(), called from file:line:col" with its line and caret.
   std::string format() const;
+  // The same error told at calls[k] (an error inside a library's device function, told
+  // where the user called it): "in name(): message", the inner location as a note.
+  Diagnostic seen_from(std::size_t k) const;
 };
 
 // Thrown by the parser and the inferencer on the first error. Carries the

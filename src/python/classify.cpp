@@ -204,6 +204,12 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
       argument_error(name, "tuples nested more than " + std::to_string(abi::kMaxTupleDepth) +
                                " levels deep are not kernel arguments");
     Py_ssize_t n = PyTuple_GET_SIZE(o);
+    const std::size_t leaves_before = s.leaves.size();
+    const auto too_many = [&] {
+      argument_error(name, "tuples of more than " + std::to_string(abi::kMaxTupleLeaves) +
+                               " values are not kernel arguments; pass an array");
+    };
+    if (static_cast<std::size_t>(n) > abi::kMaxTupleLeaves) too_many();
     std::vector<std::string> fields = named_tuple_fields(o, n);
     s.key += fields.empty() ? abi::kTupleBegin : abi::kNamedTupleBegin;
     for (Py_ssize_t k = 0; k < n; ++k) {
@@ -216,6 +222,7 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
                      s, device, depth + 1);
     }
     s.key += abi::kTupleEnd;
+    if (s.leaves.size() - leaves_before > abi::kMaxTupleLeaves) too_many();
     return;
   } else if ((!device || !device->host_accessible()) && classify_foreign_array(o, name, s)) {
     return;

@@ -20,12 +20,37 @@
 
 namespace simt::python {
 
+namespace {
+
+// Whether `filename` is a file of simt's own package (its device functions: random
+// numbers, the array library's helpers).
+bool in_simt_package(const std::string& filename) {
+  static const std::string folder = [] {
+    nb::object path = nb::module_::import_("os.path");
+    return nb::cast<std::string>(
+               path.attr("dirname")(nb::module_::import_("simt").attr("__file__"))) +
+           "/";
+  }();
+  return filename.compare(0, folder.size(), folder) == 0;
+}
+
+}  // namespace
+
 void set_diagnostic_error(const lang::CompileError& error) {
-  const lang::Diagnostic& d = error.diagnostic();
+  const lang::Diagnostic& inner = error.diagnostic();
+  // An error inside one of simt's own device functions is told at the user's call of it
+  // (the error's attributes too), where there is one.
+  std::optional<lang::Diagnostic> outer;
+  if (in_simt_package(inner.filename)) {
+    for (std::size_t k = 0; k < inner.calls.size() && !outer; ++k)
+      if (!in_simt_package(inner.calls[k].filename)) outer = inner.seen_from(k);
+  }
+  const lang::Diagnostic& d = outer ? *outer : inner;
   nb::object errors = nb::module_::import_("simt.errors");
   nb::object cls =
       errors.attr(d.kind == lang::DiagnosticKind::Typing ? "TypingError" : "CompileError");
-  nb::object exc = cls(d.message, d.filename, d.span.line, d.span.col, d.source_line, error.what());
+  nb::object exc = cls(d.message, d.filename, d.span.line, d.span.col, d.source_line,
+                       outer ? outer->format() : std::string(error.what()));
   PyErr_SetObject(cls.ptr(), exc.ptr());
 }
 

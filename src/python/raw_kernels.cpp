@@ -10,57 +10,22 @@
 #include <array>
 #include <cstring>
 #include <deque>
-#include <mutex>
 #include <tuple>
-#include <unordered_map>
 
 #include "python/arguments.h"
 #include "python/bindings.h"
 #include "python/foreign_arrays.h"
-#include "runtime/disk_cache.h"
+#include "runtime/raw_program_cache.h"
 
 namespace simt::python {
 
 namespace {
 
-// Compiled programs by (device, source, options, name expressions), for the
-// life of the process, as CuPy keeps them: a RawKernel made again from the
-// same source (a RawModule's functions, a loop building kernels) compiles
-// once per device.
-class ProgramCache {
- public:
-  std::shared_ptr<runtime::RawProgram> get(const std::shared_ptr<runtime::Device>& device,
-                                           const runtime::RawSource& source) {
-    std::string key;
-    const runtime::Device* address = device.get();
-    key.append(reinterpret_cast<const char*>(&address), sizeof address);
-    std::string options, expressions;
-    for (const auto& o : source.options) options += std::to_string(o.size()) + ":" + o;
-    for (const auto& e : source.name_expressions) expressions += std::to_string(e.size()) + ":" + e;
-    key += runtime::cache_key("raw", {options, expressions, source.source});
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto found = programs_.find(key);
-      if (found != programs_.end()) return found->second;
-    }
-    std::shared_ptr<runtime::RawProgram> program;
-    {
-      nb::gil_scoped_release release;
-      program = device->compile_raw(source);
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    return programs_.try_emplace(key, std::move(program)).first->second;
-  }
-
- private:
-  std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<runtime::RawProgram>> programs_;
-};
-
-ProgramCache& program_cache() {
+runtime::RawProgramCache& program_cache() {
   // Leaked: programs hold driver objects that must not be released after
-  // the drivers' own teardown at exit.
-  static auto* cache = new ProgramCache();
+  // the drivers' own teardown at exit. 32 recent programs: a loop that makes
+  // the same few kernels again finds them, at a few MB at most.
+  static auto* cache = new runtime::RawProgramCache(32);
   return *cache;
 }
 
@@ -113,8 +78,12 @@ class RawKernel {
                              "); choose a device with device=... or simt.use_device(...)")
                                 .c_str());
     const bool translated = language == runtime::BackendKind::OpenCL && opencl_name_.has_value();
+    const runtime::RawSource& source = translated ? opencl_source_ : source_;
     std::shared_ptr<runtime::RawProgram> program =
-        program_cache().get(device, translated ? opencl_source_ : source_);
+        program_cache().get(device->info().id, source, [&] {
+          nb::gil_scoped_release release;
+          return device->compile_raw(source);
+        });
     functions_.emplace_back(device.get(), program->function(translated ? *opencl_name_ : name_));
     return functions_.back().second;
   }

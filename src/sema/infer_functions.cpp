@@ -324,7 +324,18 @@ const TypedDeviceFunction* Inferencer::specialize(
   if (spec->error) {
     // Errors inside the callee are its own (they point into its file);
     // before the final pass the arguments may still widen.
-    if (final_) std::rethrow_exception(spec->error);
+    if (final_) {
+      try {
+        std::rethrow_exception(spec->error);
+      } catch (const lang::CompileError& inner) {
+        // Named with the call that led there: the kernel's line is the user's, where the
+        // callee may be a library's.
+        lang::Diagnostic d = inner.diagnostic();
+        d.calls.push_back(lang::CallSite{source->name, src_.filename(), callee.span,
+                                         std::string(src_.line_text(callee.span.line))});
+        throw lang::CompileError(std::move(d));
+      }
+    }
     return nullptr;
   }
   return spec->result.get();

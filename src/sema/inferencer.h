@@ -79,7 +79,7 @@ inline bool is_compile_time_argument(const Type& t) {
 }
 
 // The most numbers and arrays one tuple value holds.
-inline constexpr size_t kMaxTupleLeaves = 1024;
+inline constexpr size_t kMaxTupleLeaves = abi::kMaxTupleLeaves;
 
 // How deeply device-function calls may nest: each level types its callee on
 // the stack.

@@ -287,9 +287,14 @@ std::string Type::str() const {
       return (packed ? "packed " : "") + space_prefix(space) + s;
     }
     case TypeKind::Tuple: {
+      // A long tuple (a module's table of constants) shows its first items and its length:
+      // in full, an error naming it ran to megabytes.
+      constexpr size_t kShown = 4;
+      const bool long_tuple = items.size() > 2 * kShown;
       std::string s = "(";
-      for (size_t i = 0; i < items.size(); ++i)
+      for (size_t i = 0; i < (long_tuple ? kShown : items.size()); ++i)
         s += (i ? ", " : "") + (fields.empty() ? "" : fields[i] + "=") + items[i].str();
+      if (long_tuple) s += ", ... " + std::to_string(items.size()) + " items in all";
       if (items.size() == 1) s += ",";
       return s + ")";
     }

@@ -24,6 +24,7 @@ import argparse
 import ast
 import builtins
 import contextlib
+import faulthandler
 import math
 import pathlib
 import random
@@ -53,6 +54,9 @@ CLEAN = (simt.CompileError, TypeError, ValueError, IndexError)
 DEFECTS_ALTHOUGH_CLEAN = (simt.BackendCompileError,)
 MAX_LAUNCH_THREADS = 4096  # keeps a launch of a guarded kernel short
 DEVICE = "cpu"
+# --random: a case running longer is a hang (atheris has libFuzzer's -timeout). A case
+# compiles up to a dozen kernels with the CPU backend's Clang, about 0.3 s each.
+CASE_TIMEOUT_S = 60
 # Mutated sources make Python warn about their literals at every parse.
 warnings.filterwarnings("ignore", category=SyntaxWarning)
 
@@ -446,6 +450,8 @@ def run_random(seed, seconds, max_cases):
     while time.monotonic() < deadline and cases < max_cases:
         case_seed = rng.getrandbits(32)
         cases += 1
+        # A hang ends the run with every thread's stack and a failing exit status.
+        faulthandler.dump_traceback_later(CASE_TIMEOUT_S, exit=True)
         try:
             one_case(RandomChoices(random.Random(case_seed)), seeds)
         except Exception:  # noqa: BLE001 - every other exception is what we look for
@@ -453,6 +459,8 @@ def run_random(seed, seconds, max_cases):
             print(f"DEFECT in case seed {case_seed} (replay: --random --case {case_seed}):",
                   file=sys.stderr)
             traceback.print_exc()
+        finally:
+            faulthandler.cancel_dump_traceback_later()
     print(f"fuzz_kernels: {cases} cases, {defects} defects (random, seed {seed})")
     return 1 if defects else 0
 

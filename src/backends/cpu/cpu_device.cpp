@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "abi/compiler_log.h"
 #include "abi/cpu_entry.h"
 #include "backends/cpu/clang_jit.h"
 #include "backends/cpu/cpu_kernel.h"
@@ -313,7 +314,7 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::build(const abi::GeneratedKe
   } catch (const JitError& e) {
     throw runtime::BackendCompileError(std::string("the CPU backend's compiler rejected the "
                                                    "generated code:\n") +
-                                       e.what());
+                                       abi::shortened_compiler_log(e.what()));
   }
   auto entry = reinterpret_cast<KernelEntry>(module->symbol(kernel.entry));
   if (!entry) throw runtime::DeviceError("compiled kernel has no symbol " + kernel.entry);

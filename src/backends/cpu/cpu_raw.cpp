@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "abi/compiler_log.h"
 #include "backends/cpu/clang_jit.h"
 #include "backends/cpu/cpu_device.h"
 #include "backends/cpu/cpu_kernel.h"
@@ -109,7 +110,7 @@ class CpuRawProgram : public runtime::RawProgram {
       throw runtime::BackendCompileError("raw kernel '" + name +
                                          "': the cpu device's compiler (Clang, CUDA C++ as C++) "
                                          "rejected the program:\n" +
-                                         e.what());
+                                         abi::shortened_compiler_log(e.what()));
     }
     units_.push_back(Unit{std::move(module), std::move(unit.kernels)});
     return units_.back();

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "abi/compiler_log.h"
 #include "backends/cuda/nvrtc.h"
 #include "runtime/disk_cache.h"
 #include "runtime/fork_guard.h"
@@ -701,7 +702,8 @@ CudaBinary compile_cached(const Nvrtc& nvrtc, const runtime::DiskCache& cache, i
                                          options, target.cubin, name_expressions);
     if (!result.ok) {
       throw runtime::BackendCompileError("NVRTC " + nvrtc_version + " rejected " + what + " for " +
-                                         binary.target + ":\n" + result.log);
+                                         binary.target + ":\n" +
+                                         abi::shortened_compiler_log(result.log));
     }
     return pack_binary(result.lowered_names, result.ptx, target.cubin ? result.cubin : result.ptx);
   };

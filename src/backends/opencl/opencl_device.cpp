@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "abi/compiler_log.h"
 #include "runtime/disk_cache.h"
 #include "runtime/fork_guard.h"
 #include "runtime/interrupt.h"
@@ -773,7 +774,8 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::build(
     throw runtime::BackendCompileError(
         "the OpenCL compiler of " + info_.id + " (" + device_.name + ", " + device_.version +
         ") rejected the OpenCL C code of " + kernel.entry + ":\n" +
-        abi::annotate_compiler_log(built.log, kernel.source) + unknown_cpu_note(built.log));
+        abi::shortened_compiler_log(abi::annotate_compiler_log(built.log, kernel.source)) +
+        unknown_cpu_note(built.log));
   }
 
   cl_int status = CL_SUCCESS;
@@ -845,7 +847,8 @@ std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::Ra
   if (!built.ok) {
     throw runtime::BackendCompileError(
         "the OpenCL compiler of " + info_.id + " (" + device_.name + ", " + device_.version +
-        ") rejected the OpenCL C source:\n" + built.log + unknown_cpu_note(built.log));
+        ") rejected the OpenCL C source:\n" + abi::shortened_compiler_log(built.log) +
+        unknown_cpu_note(built.log));
   }
   std::optional<RawKernels> kernels = unpack_raw_kernels(description);
   if (!kernels) throw runtime::DeviceError("a raw program's kernel list did not read back");
