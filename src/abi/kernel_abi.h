@@ -70,7 +70,11 @@ struct Requirements {
   // The first statement computing in float64 or complex128; nullopt when
   // none does (float64 parameters may still make the code use double).
   std::optional<PythonLine> float64;
-  std::optional<PythonLine> warps;          // shuffles, votes, activemask
+  std::optional<PythonLine> warps;  // shuffles, votes, activemask
+  // The first warp operation some threads of a block may skip
+  // (passes::first_divergent_warp_call): a device running them as block
+  // barriers cannot.
+  std::optional<PythonLine> divergent_warps;
   std::optional<PythonLine> int64_atomics;  // atomics on 64-bit words
   // A grid-wide barrier (cuda.cg.this_grid().sync()): the kernel is
   // cooperative, so every block of a launch must be resident at once.

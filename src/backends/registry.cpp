@@ -115,10 +115,10 @@ void discover_opencl(Registry& r) {
   for (const opencl::DeviceInfo& cl_device : found) {
     try {
       auto device = std::make_shared<opencl::OpenCLDevice>(*cl_device.api, cl_device, index);
-      s.detail += " [" + device->info().id + ": " + cl_device.name + ", " + cl_device.version +
-                  ", " + opencl::device_type_name(cl_device.type) +
-                  (cl_device.fp64 ? ", fp64" : ", no fp64") +
-                  (cl_device.warp_subgroups_missing.empty() ? ", warps" : ", no warps") + "]";
+      s.detail +=
+          " [" + device->info().id + ": " + cl_device.name + ", " + cl_device.version + ", " +
+          opencl::device_type_name(cl_device.type) + (cl_device.fp64 ? ", fp64" : ", no fp64") +
+          (cl_device.warp_subgroups_missing.empty() ? ", warps" : ", block-wide warps") + "]";
       // Never destroyed: OpenCL drivers may already be torn down when static
       // destructors run at exit, and releasing a queue then can crash.
       new std::shared_ptr<runtime::Device>(device);

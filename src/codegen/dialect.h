@@ -240,6 +240,9 @@ struct Dialect {
   // that makes each sub-group 32 lanes wide.
   std::string_view warp_helpers{};
   std::string_view warp_kernel_attribute{};
+  // Declarations at the top of a kernel using a warp operation: storage its helpers
+  // use (OpenCL without sub-groups: the work-items' exchange slots).
+  std::string_view warp_kernel_storage{};
 
   // Constant arrays (global NumPy arrays): the qualifier of their program-
   // scope definition and of pointers to them, and infinity and NaN as

@@ -181,8 +181,8 @@ typedef float simt_complex64_work;
 typedef long simt_i64;
 )";
 
-// CUDA's warps as OpenCL sub-groups of 32 work-items (kOpenCL's warp spellings; the
-// device's DeviceInfo::warps says whether it has what they need). The shuffles take
+// CUDA's warps on OpenCL (kOpenCL's warp spellings). Where the device has 32-lane
+// sub-groups (its DeviceInfo::warps_in_rows), warps are sub-groups. The shuffles take
 // their source lane by CUDA's rule, as the CPU's fibers do (backends/cpu/fibers.cpp):
 // the reader's own lane where the source lies outside the warp. What a lane shuffles or
 // votes goes through a volatile first: Intel's compiler takes a sub-group function for a
@@ -191,9 +191,105 @@ typedef long simt_i64;
 // from the wrong branch (`x[i] if i < n else x[0]` became `x[i]`), and the other lanes
 // read that. Matches compare bits, through one overload per type (Clang's OpenCL C,
 // which every driver with these extensions compiles with).
+//
+// Where it has none (PoCL, NVIDIA's OpenCL), the device defines SIMT_WARP_SCRATCH (its
+// largest work-group, in whole warps: OpenCLDevice::build_options) and a kernel using a
+// warp operation declares that many 8-byte __local slots (kOpenCLWarpStorage): each
+// operation stores every work-item's operand in its slot, waits at a work-group
+// barrier, reads its warp's slots (warps being 32 consecutive work-items of the
+// block's linear order, as in CUDA) and waits again before the slots are reused. So
+// every work-item of the block must reach it (passes::first_divergent_warp_call; the
+// device rejects the others), and every lane then takes part, whatever the mask: CUDA
+// leaves what a lane outside the mask contributes unspecified. These helpers are
+// always_inline: as ordinary calls, PoCL 3.1 (its default work-group method, CBS) ran
+// their barriers wrongly in about half of the fresh builds of a test module, a lane
+// reading another's slot as it was before the work-group's stores; inlined, the barriers
+// are the kernel's own. The slots are read and written as volatile, so that no load is
+// forwarded or moved across a barrier. The helpers take the kernel's slots through
+// macros naming them, which a device function lacks (warp operations there are
+// rejected too).
 constexpr std::string_view kOpenCLWarps =
-    R"(#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
+    R"(#if defined(SIMT_WARP_SCRATCH)
+#define SIMT_WARP_KERNEL
+static inline __attribute__((always_inline)) uint simt_warp_tid(void) {
+  return (uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
+}
+static inline __attribute__((always_inline)) uint simt_warp_threads(void) {
+  return (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+}
+static inline __attribute__((always_inline)) uint simt_warp_source(int kind, int arg) {
+  const long lane = (long)(simt_warp_tid() & 31u);
+  const long src = kind == 0 ? (long)(arg & 31) : kind == 1 ? lane - arg
+                 : kind == 2 ? lane + arg : lane ^ (long)arg;
+  return (uint)(arg < 0 || src < 0 || src >= 32 ? lane : src);
+}
+static inline __attribute__((always_inline)) uint simt_warp_width(void) {
+  return min(simt_warp_threads() - (simt_warp_tid() & ~31u), 32u);
+}
+static inline __attribute__((always_inline)) uint simt_warp_active(void) {
+  const uint n = simt_warp_width();
+  return n >= 32u ? 0xffffffffu : (1u << n) - 1u;
+}
+#define SIMT_WARP_SHUFFLE(T)                                                                \
+  static inline __attribute__((always_inline)) T __attribute__((overloadable)) simt_warp_shuffle_in(__local ulong* s, T v, \
+                                                                     uint src) {            \
+    const uint t = simt_warp_tid();                                                         \
+    const uint from = (t & ~31u) + src;                                                     \
+    ((volatile __local T*)s)[t] = v;                                                        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    const T r = from < simt_warp_threads() ? ((volatile __local T*)s)[from] : v;            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    return r;                                                                               \
+  }
+SIMT_WARP_SHUFFLE(int)
+SIMT_WARP_SHUFFLE(uint)
+SIMT_WARP_SHUFFLE(long)
+SIMT_WARP_SHUFFLE(ulong)
+SIMT_WARP_SHUFFLE(float)
+#if defined(cl_khr_fp64)
+SIMT_WARP_SHUFFLE(double)
+#endif
+#undef SIMT_WARP_SHUFFLE
+#define simt_warp_shuffle(v, src) simt_warp_shuffle_in(simt_warp_scratch, v, src)
+static inline __attribute__((always_inline)) uint simt_warp_ballot_in(__local ulong* s, int p) {
+  const uint t = simt_warp_tid(), first = t & ~31u, n = simt_warp_width();
+  ((volatile __local uint*)s)[t] = p != 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint bits = 0u;
+  for (uint j = 0; j < n; ++j) bits |= (((volatile __local uint*)s)[first + j] != 0u ? 1u : 0u) << j;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return bits;
+}
+#define simt_warp_ballot(p) simt_warp_ballot_in(simt_warp_scratch, p)
+static inline __attribute__((always_inline)) int simt_warp_all_in(__local ulong* s, uint mask, int p) {
+  const uint named = mask & simt_warp_active();
+  return (simt_warp_ballot_in(s, p) & named) == named;
+}
+#define simt_warp_all(mask, p) simt_warp_all_in(simt_warp_scratch, mask, p)
+#define SIMT_WARP_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define SIMT_WARP_MATCH(T, B, BITS)                                                         \
+  static inline __attribute__((always_inline)) uint __attribute__((overloadable)) simt_warp_match_in(__local ulong* s, \
+                                                                      uint mask, T v,       \
+                                                                      int* all) {           \
+    const uint named = mask & simt_warp_active();                                           \
+    const uint t = simt_warp_tid(), first = t & ~31u, n = simt_warp_width();                \
+    const B bits = BITS(v);                                                                 \
+    ((volatile __local B*)s)[t] = bits;                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    uint same = 0u;                                                                         \
+    for (uint j = 0; j < n; ++j)                                                            \
+      if (((volatile __local B*)s)[first + j] == bits) same |= 1u << j;                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    same &= named;                                                                          \
+    if (!all) return same;                                                                  \
+    *all = same == named;                                                                   \
+    return same == named ? named : 0u;                                                      \
+  }
+#define simt_warp_match(mask, v, all) simt_warp_match_in(simt_warp_scratch, mask, v, all)
+#else
+#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
 #pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable
+#define SIMT_WARP_KERNEL __attribute__((intel_reqd_sub_group_size(32)))
 static inline uint simt_warp_source(int kind, int arg) {
   const long lane = (long)get_sub_group_local_id();
   const long src = kind == 0 ? (long)(arg & 31) : kind == 1 ? lane - arg
@@ -223,6 +319,7 @@ static inline int simt_warp_all(uint mask, int p) {
   const uint named = mask & simt_warp_active();
   return (simt_warp_ballot(p) & named) == named;
 }
+#define SIMT_WARP_BARRIER() sub_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define SIMT_WARP_MATCH(T, B, BITS)                                                            \
   static inline uint __attribute__((overloadable)) simt_warp_match(uint mask, T v, int* all) { \
     const uint named = mask & simt_warp_active();                                              \
@@ -235,6 +332,7 @@ static inline int simt_warp_all(uint mask, int p) {
     *all = same == named;                                                                      \
     return same == named ? named : 0u;                                                         \
   }
+#endif
 SIMT_WARP_MATCH(int, uint, as_uint)
 SIMT_WARP_MATCH(uint, uint, )
 SIMT_WARP_MATCH(float, uint, as_uint)
@@ -245,6 +343,12 @@ SIMT_WARP_MATCH(double, ulong, as_ulong)
 #endif
 #undef SIMT_WARP_MATCH
 )";
+
+// A kernel's warp slots where the device has no sub-groups (kOpenCLWarps).
+constexpr std::string_view kOpenCLWarpStorage =
+    "#if defined(SIMT_WARP_SCRATCH)\n"
+    "  __local ulong simt_warp_scratch[SIMT_WARP_SCRATCH];\n"
+    "#endif\n";
 
 // The CPU backend calls `simt_kernel_<name>(ctx, args)` once per block;
 // threads of the block run as loops inside it (abi/cpu_entry.h).
@@ -442,12 +546,13 @@ const Dialect kOpenCL{
                  "simt_warp_shuffle(%x, simt_warp_source(3, %l))"},
     .votes = {"(simt_warp_ballot(%x) & (%m))", "simt_warp_all(%m, %x)",
               "((simt_warp_ballot(%x) & (%m)) != 0u)"},
-    .syncwarp = "sub_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
+    .syncwarp = "SIMT_WARP_BARRIER()",
     .matches = {"simt_warp_match(%m, %x, (int*)0)", "simt_warp_match(%m, %x, %l)"},
     .activemask = "simt_warp_active()",
     .warpsize = "32",
     .warp_helpers = kOpenCLWarps,
-    .warp_kernel_attribute = "__attribute__((intel_reqd_sub_group_size(32))) ",
+    .warp_kernel_attribute = "SIMT_WARP_KERNEL ",
+    .warp_kernel_storage = kOpenCLWarpStorage,
     .constant_decl = "__constant ",
     .constant_space = "__constant ",
     // Clang's builtins: PoCL's NAN and NVIDIA's INFINITY are not constant

@@ -343,6 +343,12 @@ std::optional<PythonLine> Emitter::where(const Expr& e) const {
 void Emitter::note_warp_use(const Expr& e) {
   if (!module_.warp_use) module_.warp_use = where(e);
   if (!d_.warp_helpers.empty()) helpers_.define_once("simt_warp", std::string(d_.warp_helpers));
+  // The kernel's own: device functions reach it only where the device has what
+  // the helpers need without it (runtime::check_requirements).
+  if (!self_ && !warp_storage_declared_ && !d_.warp_kernel_storage.empty()) {
+    prologue_ += d_.warp_kernel_storage;
+    warp_storage_declared_ = true;
+  }
 }
 
 std::string Emitter::warp_call(std::string_view pattern, const std::string& mask,

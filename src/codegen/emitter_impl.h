@@ -785,6 +785,7 @@ class Emitter {
   // for the features a device must have).
   bool uses_dynamic_shared_ = false;
   bool shared_counter_declared_ = false;
+  bool warp_storage_declared_ = false;
   RegionLowering regions_;
   // The CPU's thread guard (passes/thread_guard.h): rows of threads where it
   // holds run the body without testing it.

@@ -37,6 +37,8 @@ abi::GeneratedKernel generate(const sema::TypedFunction& typed, abi::Language la
                    "; please report it)");
   }
   kernel.requirements.float64 = passes::first_float64_use(typed);
+  if (kernel.requirements.warps)
+    kernel.requirements.divergent_warps = passes::first_divergent_warp_call(typed);
   return kernel;
 }
 

@@ -5,6 +5,8 @@
 //                       CPU's barrier lowering, codegen/emit_regions.cpp)
 //   float64_use.cpp     the first statement computing in double precision
 //                       (abi::Requirements::float64)
+//   warp_convergence.cpp  the first warp operation some threads of a block
+//                       may skip (abi::Requirements::divergent_warps)
 //   collectives.cpp     barriers and warp operations called from device
 //                       functions (the CPU then runs the kernel in fiber mode)
 //   thread_guard.h/.cpp a kernel's `if i < n:` guard, when the CPU can test it
@@ -26,6 +28,12 @@ namespace simt::passes {
 // (a non-literal value of that type), else the first of a device function it
 // calls; nullopt when none does.
 std::optional<abi::PythonLine> first_float64_use(const sema::TypedFunction& kernel);
+
+// The first warp operation exchanging values between lanes (a shuffle, vote,
+// match, syncwarp or activemask) that some threads of a block may not reach:
+// under a thread-dependent condition or loop, after a thread-dependent return,
+// or in a device function; nullopt when every thread reaches each of them.
+std::optional<abi::PythonLine> first_divergent_warp_call(const sema::TypedFunction& kernel);
 
 // Whether a device function `kernel` calls makes a collective call
 // (sema::is_collective).

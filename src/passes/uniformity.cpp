@@ -61,6 +61,10 @@ Uniformity::Uniformity(const sema::TypedFunction& fn) : fn_(fn), uniform_(fn.loc
   } while (changed_);
 }
 
+bool Uniformity::leaves_early(const std::vector<lang::StmtPtr>& body) const {
+  return divergent_exit(fn_, body, true, false, [&](const Expr& e) { return uniform_expr(e); });
+}
+
 void Uniformity::mark_targets(const Expr& target, bool uniform) {
   if (target.kind == ExprKind::Tuple) {
     for (const auto& item : target.items) mark_targets(*item, uniform);

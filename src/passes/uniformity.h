@@ -40,6 +40,11 @@ class Uniformity {
   // the CPU lowering splits. nullptr otherwise.
   const lang::Expr* statement_collective(const lang::Stmt& s) const;
 
+  // Whether a thread may leave `body` (a loop's) before the others: a break or
+  // continue of this loop, or a return, under a condition that is not
+  // uniform, or a call of a device function that raises.
+  bool leaves_early(const std::vector<lang::StmtPtr>& body) const;
+
   // Whether `s` assigns a uniform local (a plain `x = uniform value` the CPU
   // runs once per block rather than once per thread).
   bool uniform_assignment(const lang::Stmt& s) const;

@@ -257,6 +257,10 @@ void check_requirements(const abi::GeneratedKernel& kernel, const DeviceInfo& de
   if (!device.warps.present && needs.warps)
     unsupported(kernel, device, needs.warps,
                 "warp operations (shuffles, votes, activemask) are not supported on", device.warps);
+  if (!device.divergent_warps.present && needs.divergent_warps)
+    unsupported(kernel, device, needs.divergent_warps,
+                "a warp operation that only some threads of a block reach is not supported on",
+                device.divergent_warps);
   if (!device.int64_atomics.present && needs.int64_atomics)
     unsupported(kernel, device, needs.int64_atomics,
                 "64-bit atomics (on int64, uint64 or float64 arrays) are not supported on",

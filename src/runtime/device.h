@@ -68,6 +68,9 @@ struct DeviceInfo {
   int64_t max_shared_bytes = 48 * 1024;
   Capability float64;
   Capability warps;
+  // Warp operations that only some threads of the block reach (absent where
+  // they run as block barriers: OpenCL devices without sub-groups).
+  Capability divergent_warps;
   // A warp is 32 consecutive threads of one row of the block (the same y and z), not of
   // the block's linear order (OpenCL sub-groups): a warp kernel's block must then
   // be one row, or rows of whole warps (validate_warp_launch).

@@ -1,8 +1,9 @@
 """Warp operations (lane id, shuffles, votes) on every available device, against NumPy.
 
-Warps are 32 threads on CUDA and on the CPU backend. On OpenCL they are subgroups: a
-device without subgroup support rejects warp operations with a CompileError naming the
-device, and the tests skip there. Expectations are computed from the warp size a kernel
+Warps are 32 threads on CUDA and on the CPU backend. On OpenCL they are subgroups; a
+device without subgroup support runs each warp operation as work-group barriers, so there
+one that only some threads of the block reach is a CompileError naming the device, and the
+tests using such code skip there. Expectations are computed from the warp size a kernel
 reports, with blocks whose size is a multiple of it and full masks.
 """
 
@@ -421,20 +422,52 @@ def test_warp_operation_result_types(device):
 
 # ---------------------------------------------------------------------------- errors
 
-def test_warp_ops_without_subgroups_name_the_device(device):
-    """On an OpenCL device without subgroups, warp operations are a CompileError that
-    names the device."""
+@simt.kernel
+def e_vote_of_some_threads(x):
+    if cuda.threadIdx.x < 16:
+        x[cuda.threadIdx.x] = cuda.ballot_sync(0xFFFF, True)  # err:some-threads
+
+
+@simt.kernel
+def e_vote_after_some_threads_returned(x):
+    if cuda.threadIdx.x >= 40:
+        return
+    x[cuda.threadIdx.x] = cuda.ballot_sync(FULL, True)  # err:after-return
+
+
+@cuda.jit(device=True)
+def d_shuffle(v):
+    return cuda.shfl_down_sync(FULL, v, 1)  # err:device-function
+
+
+@simt.kernel
+def e_shuffle_in_device_function(x):
+    x[cuda.threadIdx.x] = d_shuffle(x[cuda.threadIdx.x])
+
+
+def test_warp_ops_some_threads_skip_name_the_device(device):
+    """An OpenCL device without sub-groups runs each warp operation as work-group
+    barriers: one that only some threads of the block may reach (under a thread-dependent
+    condition, after a thread-dependent return, in a device function) is a CompileError
+    naming the device and the call, not a hang. Elsewhere these kernels run."""
     if device.backend != "opencl":
-        pytest.skip("only OpenCL devices may lack warp operations")
+        pytest.skip("only OpenCL devices may lack sub-groups")
+    cases = [(e_vote_of_some_threads, "err:some-threads"),
+             (e_vote_after_some_threads_returned, "err:after-return"),
+             (e_shuffle_in_device_function, "err:device-function")]
     with simt.use_device(device):
-        out = simt.zeros(BLOCK, dtype=np.uint32, device=device)
-        try:
-            k_activemask[1, BLOCK](out)
-        except simt.CompileError as error:
-            assert not isinstance(error, simt.BackendCompileError), str(error)
-            assert device.id in str(error) or device.name in str(error), str(error)
-        else:
-            pytest.skip(f"{device.id} supports warp operations")
+        x = simt.zeros(64, dtype=np.uint32, device=device)
+        for kernel, marker in cases:
+            try:
+                kernel[1, 64](x)
+            except simt.CompileError as error:
+                assert not isinstance(error, simt.BackendCompileError), str(error)
+                text = str(error)
+                assert device.id in text, text
+                assert "reached by every thread of the block" in text, text
+                assert error.line == line_of(marker), (marker, text)
+            else:
+                pytest.skip(f"{device.id} has sub-groups")
 
 
 @simt.kernel
@@ -518,9 +551,10 @@ def k_lane0_of_each_warp(x, out):
 @pytest.mark.parametrize("block", [(64, 2), (32, 3), (80, 1), (16, 4)], ids=str)
 def test_warps_of_two_dimensional_blocks(device, block):
     """A warp is 32 consecutive threads of the block's linear order (x fastest), as on
-    CUDA. OpenCL devices form sub-groups along each row of the work-group instead, so
-    there a warp kernel's block must be one row or rows of whole warps: another shape is
-    a ValueError that says so, not warps that differ from CUDA's."""
+    CUDA. OpenCL devices with sub-groups form them along each row of the work-group
+    instead, so there a warp kernel's block must be one row or rows of whole warps:
+    another shape is a ValueError that says so, not warps that differ from CUDA's (those
+    without sub-groups form CUDA's warps)."""
     threads = block[0] * block[1]
     x = np.arange(threads, dtype=np.int64) * 3 + 1
     with simt.use_device(device):
@@ -535,8 +569,9 @@ def test_warps_of_two_dimensional_blocks(device, block):
                 assert device.id in text and "multiple of 32" in text, text
                 assert f"{block[0]} x {block[1]} x 1" in text, text
                 return
-            pytest.fail(f"{device.id} ran warps over split rows of a {block} block")
-        launch(device, k_lane0_of_each_warp, 1, block, simt.to_device(x, device=device), out)
+        else:
+            launch(device, k_lane0_of_each_warp, 1, block, simt.to_device(x, device=device),
+                   out)
     t = np.arange(threads)
     np.testing.assert_array_equal(out.get(), x[t - t % 32])
 

@@ -127,12 +127,19 @@ runtime::DeviceInfo runtime_info(const DeviceInfo& device, int index) {
   info.float64 = {device.fp64,
                   "the device lacks cl_khr_fp64; use float32 values (e.g. np.float32 arrays and "
                   "constants) on it"};
-  info.warps = {device.warp_subgroups_missing.empty(),
-                "OpenCL devices run them as sub-groups of 32 work-items, and this one lacks " +
-                    device.warp_subgroups_missing +
-                    "; use shared memory and syncthreads() instead, or a cuda or cpu device"};
+  // Without sub-groups, warp operations run through a __local scratch area between
+  // work-group barriers (build_options; codegen/dialects.cpp, kOpenCLWarps): every
+  // thread of the block must then reach each of them, and warps are 32 consecutive
+  // threads of the block's linear order, as in CUDA.
+  const bool subgroups = device.warp_subgroups_missing.empty();
+  info.divergent_warps = {
+      subgroups, "it has no sub-groups (it lacks " + device.warp_subgroups_missing +
+                     "), so a warp operation runs as barriers of the whole block and must be "
+                     "reached by every thread of the block: move it out of conditions and loops "
+                     "that depend on the thread (threadIdx, grid(), array elements), before any "
+                     "thread returns, and out of device functions; or use a cuda or cpu device"};
   // Sub-groups are formed along each row (dimension 0) of the work-group.
-  info.warps_in_rows = true;
+  info.warps_in_rows = subgroups;
   info.int64_atomics = {
       device.int64_atomics && device.has_extension("cl_khr_int64_extended_atomics"),
       "they need cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which the device "
@@ -705,11 +712,21 @@ void OpenCLDevice::fill_bytes(void* dst, const void* pattern, size_t pattern_byt
 }
 
 std::string OpenCLDevice::build_options(const runtime::CompileOptions& options) const {
+  // Without sub-groups, a kernel's warp operations exchange values through a __local
+  // array of one 8-byte slot per work-item (kOpenCLWarps), as many as the largest
+  // work-group, rounded up to whole warps.
+  std::string warps;
+  if (!device_.warp_subgroups_missing.empty())
+    warps = "-D SIMT_WARP_SCRATCH=" + std::to_string((device_.max_work_group_size + 31) / 32 * 32);
   // Without fastmath, float32 division and sqrt are correctly rounded as in
   // NumPy (OpenCL otherwise allows 2.5 and 3 ulp) where the device can.
-  if (options.fastmath) return "-cl-fast-relaxed-math";
-  if (device_.fp32_correctly_rounded_divide_sqrt) return "-cl-fp32-correctly-rounded-divide-sqrt";
-  return "";
+  std::string rounding;
+  if (options.fastmath)
+    rounding = "-cl-fast-relaxed-math";
+  else if (device_.fp32_correctly_rounded_divide_sqrt)
+    rounding = "-cl-fp32-correctly-rounded-divide-sqrt";
+  if (warps.empty() || rounding.empty()) return warps + rounding;
+  return warps + " " + rounding;
 }
 
 BuildResult OpenCLDevice::build_cached(const std::string& key, const std::string& source,

@@ -263,13 +263,23 @@ TEST(OpenCLDevice, BuildLogsPointAtPythonLines) {
 
 TEST(OpenCLDevice, BuildOptionsFollowCompileOptions) {
   REQUIRE_DEVICE(device);
+  // Without sub-groups, every build also sizes the warp operations' __local slots:
+  // the largest work-group in whole warps.
+  const auto& info = device->opencl_info();
+  const std::string warps =
+      info.warp_subgroups_missing.empty()
+          ? ""
+          : "-D SIMT_WARP_SCRATCH=" + std::to_string((info.max_work_group_size + 31) / 32 * 32);
+  auto with_warps = [&](const std::string& rounding) {
+    return warps.empty() || rounding.empty() ? warps + rounding : warps + " " + rounding;
+  };
   simt::runtime::CompileOptions fast;
   fast.fastmath = true;
-  EXPECT_EQ(device->build_options(fast), "-cl-fast-relaxed-math");
+  EXPECT_EQ(device->build_options(fast), with_warps("-cl-fast-relaxed-math"));
   const std::string exact = device->build_options({});
-  EXPECT_EQ(exact, device->opencl_info().fp32_correctly_rounded_divide_sqrt
-                       ? "-cl-fp32-correctly-rounded-divide-sqrt"
-                       : "");
+  EXPECT_EQ(exact, with_warps(info.fp32_correctly_rounded_divide_sqrt
+                                  ? "-cl-fp32-correctly-rounded-divide-sqrt"
+                                  : ""));
 }
 
 }  // namespace
