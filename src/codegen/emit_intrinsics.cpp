@@ -304,6 +304,8 @@ std::string Emitter::call(const Expr& e) {
         std::string z = "(" + arg(0, ot) + ")";
         return helpers_.use(Helper::ComplexMake, s) + "(" + z + ".re, -" + z + ".im)";
       }
+      if (argc == 2 && s == Scalar::Complex64 && !d_.complex64_work.empty())
+        return helpers_.use(Helper::ComplexLogBase, s) + "(" + arg(0, ot) + ", " + arg(1, ot) + ")";
       if (argc == 2)  // cmath.log(z, base)
         return helpers_.use(Helper::ComplexDiv, s) + "(" + complex_call("log", s, arg(0, ot)) +
                ", " + complex_call("log", s, arg(1, ot)) + ")";

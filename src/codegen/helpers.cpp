@@ -570,6 +570,8 @@ HelperInfo helper_info(Helper h) {
       return {"clog", true};
     case Helper::ComplexLog10:
       return {"clog10", true};
+    case Helper::ComplexLogBase:
+      return {"clogb", true};
     case Helper::ComplexSqrt:
       return {"csqrt", true};
     case Helper::ComplexSin:
@@ -940,7 +942,7 @@ std::string HelperSet::define(Helper helper, Scalar type) {
   // whose overloaded functions take either.
   const bool wide = real == Scalar::Float32 && !dialect_.complex64_work.empty();
   replace_all(s, "$V", std::string(wide ? dialect_.complex64_work : dialect_.value_type(real)));
-  for (const char* fn : {"tanh", "tan", "cosh"})
+  for (const char* fn : {"tanh", "tan", "cosh", "log", "hypot", "atan2", "fabs"})
     replace_all(s, std::string("$wide_") + fn,
                 dialect_.math_name(fn, wide ? Scalar::Float64 : real));
   replace_all(s, "$W", std::to_string(sema::bit_width(type)));

@@ -48,6 +48,7 @@ enum class Helper {
   ComplexExp,
   ComplexLog,
   ComplexLog10,
+  ComplexLogBase,  // cmath.log(z, base) of complex64 where complex64_work is double
   ComplexSqrt,
   ComplexSin,
   ComplexCos,
