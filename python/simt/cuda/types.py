@@ -57,16 +57,14 @@ class _Type(_Spelled):
         return self._text if dtype is None else _types.record_text(dtype)
 
     def __getattr__(self, name):
-        # Only for names an instance does not have: a struct model's record dtype.
-        if name == "dtype":
-            dtype = _models.struct_dtype(self)
-            if dtype is not None:
-                return dtype
+        # Only for names an instance does not have: what a type with a struct model has of
+        # a record type, its dtype and (for kernels' globals) its description.
+        dtype = _models.struct_dtype(self) if name in ("dtype", "_simt_describe_") else None
+        if dtype is not None and name == "dtype":
+            return dtype
+        if dtype is not None:
+            return lambda: _core.Global.dtype(_types.record_text(dtype))
         raise AttributeError(f"type {self} has no attribute {name!r}")
-
-    def _simt_describe_(self):
-        """What a kernel's global of this type is: its record dtype."""
-        return _core.Global.dtype(self._simt_type_)
 
     def __getitem__(self, key):
         """MyType()[::1]: an array type of a type with a struct model."""
@@ -79,6 +77,11 @@ class _Element(_Type):
     def __init__(self, text, dtype):
         super().__init__(text)
         self.dtype = dtype
+
+    def _simt_describe_(self):
+        """What a kernel's global of this value is: its dtype, by its text (a number's
+        name, a record's text)."""
+        return _core.Global.dtype(str(self))
 
 
 def _array_type(element, key):
