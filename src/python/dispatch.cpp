@@ -483,14 +483,12 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     const abi::PythonLine& at = *spec->dynamic_shared_use;
     const std::string text =
         at.text.substr(std::min(at.text.find_first_not_of(" \t"), at.text.size()));
-    throw std::invalid_argument("kernel '" + function_->name() +
-                                "' indexes its dynamic shared array at " + at.file + ":" +
-                                std::to_string(at.line) + " (" + text + "), which needs " +
-                                std::to_string(spec->dynamic_shared_need) +
-                                " bytes of dynamic shared memory; the launch "
-                                "gives " +
-                                std::to_string(dims.shared_bytes) +
-                                " (the 4th launch item: k[grid, block, stream, nbytes])");
+    throw std::invalid_argument(
+        "kernel '" + function_->name() + "' indexes its dynamic shared array at " + at.file + ":" +
+        std::to_string(at.line) + " (" + text + "), which needs " +
+        std::to_string(spec->dynamic_shared_need) +
+        " bytes of dynamic shared memory; the launch gives " + std::to_string(dims.shared_bytes) +
+        " (the 4th launch item: k[grid, block, stream, nbytes])");
   }
   runtime::validate_warp_launch(device->info(), *spec->kernel, dims);
   runtime::validate_cooperative_launch(*device, *spec->kernel, dims);
