@@ -314,3 +314,15 @@ def test_get_keeps_a_views_layout(device, rng):
     np.testing.assert_array_equal(got, want)
     rows = simt.to_device(rng.random((6, 8)), device=device)[::2, ::-1]
     np.testing.assert_array_equal(rows.get(), rows.get().copy())
+
+
+def test_like_forms_keep_a_views_memory_order_as_numpy(device):
+    """order 'K' of a strided view: NumPy keeps its axes' memory order (F for a strided
+    view of an F array or a transposed view), in the two orders simt's arrays have."""
+    cases = [(np.zeros((10, 12), order="F"), (slice(None, None, 2), slice(None, None, 2))),
+             (np.zeros((10, 12)), (slice(None, None, 2), slice(None, None, 3))),
+             (np.zeros((4, 6, 8), order="F"), (slice(None), slice(None, None, 2)))]
+    for base, key in cases:
+        view = simt.to_device(base, device=device)[key]
+        for x, host in ((view, base[key]), (view.T, base[key].T)):
+            assert simt.empty_like(x).strides == np.empty_like(host).strides, host.strides

@@ -79,6 +79,18 @@ def _f_only(shape, strides, itemsize):
     return False
 
 
+def like_order(x):
+    """NumPy's order 'K' of an array made like `x`, in the two orders simt's arrays have:
+    'F' for an F-contiguous x, and for a view whose strides grow strictly from the first
+    axis to the last (a strided view of an F array, a transposed C view: NumPy keeps the
+    axes' memory order); else 'C'."""
+    shape, strides = np.shape(x), x.strides
+    if _f_only(shape, strides, x.itemsize):
+        return "F"
+    steps = [abs(s) for s, n in zip(strides, shape) if n > 1]
+    return "F" if len(steps) > 1 and all(a < b for a, b in zip(steps, steps[1:])) else "C"
+
+
 def _like(x, dtype, device, order, shape, where):
     """(shape, dtype, device, order) of an array made like `x` (a simt or NumPy array)."""
     if order not in ("C", "F", "A", "K"):
@@ -89,7 +101,9 @@ def _like(x, dtype, device, order, shape, where):
         device = x.device
     if shape is None:
         shape = np.shape(x)
-        if order in ("A", "K") and hasattr(x, "strides") and hasattr(x, "itemsize"):
+        if order == "K" and hasattr(x, "strides") and hasattr(x, "itemsize"):
+            order = like_order(x)
+        elif order == "A" and hasattr(x, "strides") and hasattr(x, "itemsize"):
             order = "F" if _f_only(shape, x.strides, x.itemsize) else "C"
     if order in ("A", "K"):
         order = "C"  # another shape: C order, as NumPy

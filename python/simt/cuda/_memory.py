@@ -11,6 +11,7 @@ import numpy as np
 import contextlib
 
 from .. import _array, _interop, _stream
+from .._array_api import _creation
 from .._array import Array
 from .._device import get_device
 
@@ -50,16 +51,8 @@ def device_array_like(ary, stream=0):
 
 
 def _like_order(ary):
-    """NumPy's order='K' of a *_like array, in the two orders dense arrays have: 'F' for
-    an F-contiguous array, and for a view whose strides grow from the first dimension to
-    the last (a strided view of an F array); else 'C'."""
-    flags = getattr(ary, "flags", None)
-    if flags is None or flags.c_contiguous:
-        return "C"
-    if flags.f_contiguous:
-        return "F"
-    steps = [abs(s) for s, n in zip(ary.strides, ary.shape) if n > 1]
-    return "F" if len(steps) > 1 and steps == sorted(steps) else "C"
+    """The order of a *_like array: NumPy's order 'K', as simt.empty_like keeps it."""
+    return _creation.like_order(ary) if hasattr(ary, "strides") else "C"
 
 
 def _host(make, shape, dtype, order):
