@@ -337,10 +337,7 @@ std::string Emitter::call(const Expr& e) {
   throw std::logic_error("unknown intrinsic");
 }
 
-std::optional<PythonLine> Emitter::where(const Expr& e) const {
-  return PythonLine{fn_.source->filename(), static_cast<int>(e.span.line),
-                    std::string(fn_.source->line_text(e.span.line)), static_cast<int>(e.span.col)};
-}
+std::optional<PythonLine> Emitter::where(const Expr& e) const { return fn_.python_line(e.span); }
 
 void Emitter::note_warp_use(const Expr& e) {
   if (!module_.warp_use) module_.warp_use = where(e);

@@ -30,12 +30,6 @@ bool exchanges_between_lanes(sema::Rule rule) {
   }
 }
 
-abi::PythonLine line_of(const sema::TypedFunction& fn, const Expr& e) {
-  return abi::PythonLine{fn.source->filename(), static_cast<int>(e.span.line),
-                         std::string(fn.source->line_text(e.span.line)),
-                         static_cast<int>(e.span.col)};
-}
-
 class Walk {
  public:
   explicit Walk(const sema::TypedFunction& fn) : fn_(fn), uniformity_(fn) {}
@@ -89,7 +83,7 @@ class Walk {
       auto i = fn_.exprs.find(&e);
       if (i != fn_.exprs.end() && i->second.intrinsic &&
           exchanges_between_lanes(i->second.intrinsic->rule) && !uniform) {
-        found_ = line_of(fn_, e);
+        found_ = fn_.python_line(e.span);
         return;
       }
     }
@@ -127,7 +121,8 @@ std::optional<abi::PythonLine> first_divergent_warp_call(const sema::TypedFuncti
   // unknown here.
   for (const auto& f : kernel.functions)
     for (const auto& [e, i] : f->typed.exprs)
-      if (i.intrinsic && exchanges_between_lanes(i.intrinsic->rule)) return line_of(f->typed, *e);
+      if (i.intrinsic && exchanges_between_lanes(i.intrinsic->rule))
+        return f->typed.python_line(e->span);
   return std::nullopt;
 }
 

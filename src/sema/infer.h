@@ -228,6 +228,12 @@ struct TypedFunction {
   size_t param_count() const { return parsed->def.params.size(); }
   const ExprInfo& at(const lang::Expr& e) const { return exprs.at(&e); }
   const ExprInfo& at(const lang::Stmt& s) const { return stmts.at(&s); }
+  // The user's line at `span` (file, line, its text, column), as the layers
+  // after typing report a place (abi::Requirements, check sites).
+  abi::PythonLine python_line(lang::Span span) const {
+    return abi::PythonLine{source->filename(), static_cast<int>(span.line),
+                           std::string(source->line_text(span.line)), static_cast<int>(span.col)};
+  }
 };
 
 // One device function typed for one signature.
