@@ -217,12 +217,8 @@ static inline __attribute__((always_inline)) uint simt_warp_tid(void) {
 static inline __attribute__((always_inline)) uint simt_warp_threads(void) {
   return (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
 }
-static inline __attribute__((always_inline)) uint simt_warp_source(int kind, int arg) {
-  const long lane = (long)(simt_warp_tid() & 31u);
-  const long src = kind == 0 ? (long)(arg & 31) : kind == 1 ? lane - arg
-                 : kind == 2 ? lane + arg : lane ^ (long)arg;
-  return (uint)(arg < 0 || src < 0 || src >= 32 ? lane : src);
-}
+#define SIMT_WARP_INLINE __attribute__((always_inline))
+#define SIMT_WARP_LANE() (simt_warp_tid() & 31u)
 static inline __attribute__((always_inline)) uint simt_warp_width(void) {
   return min(simt_warp_threads() - (simt_warp_tid() & ~31u), 32u);
 }
@@ -241,15 +237,6 @@ static inline __attribute__((always_inline)) uint simt_warp_active(void) {
     barrier(CLK_LOCAL_MEM_FENCE);                                                           \
     return r;                                                                               \
   }
-SIMT_WARP_SHUFFLE(int)
-SIMT_WARP_SHUFFLE(uint)
-SIMT_WARP_SHUFFLE(long)
-SIMT_WARP_SHUFFLE(ulong)
-SIMT_WARP_SHUFFLE(float)
-#if defined(cl_khr_fp64)
-SIMT_WARP_SHUFFLE(double)
-#endif
-#undef SIMT_WARP_SHUFFLE
 #define simt_warp_shuffle(v, src) simt_warp_shuffle_in(simt_warp_scratch, v, src)
 static inline __attribute__((always_inline)) uint simt_warp_ballot_in(__local ulong* s, int p) {
   const uint t = simt_warp_tid(), first = t & ~31u, n = simt_warp_width();
@@ -290,26 +277,13 @@ static inline __attribute__((always_inline)) int simt_warp_all_in(__local ulong*
 #pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
 #pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable
 #define SIMT_WARP_KERNEL __attribute__((intel_reqd_sub_group_size(32)))
-static inline uint simt_warp_source(int kind, int arg) {
-  const long lane = (long)get_sub_group_local_id();
-  const long src = kind == 0 ? (long)(arg & 31) : kind == 1 ? lane - arg
-                 : kind == 2 ? lane + arg : lane ^ (long)arg;
-  return (uint)(arg < 0 || src < 0 || src >= 32 ? lane : src);
-}
+#define SIMT_WARP_INLINE
+#define SIMT_WARP_LANE() get_sub_group_local_id()
 #define SIMT_WARP_SHUFFLE(T)                                                               \
   static inline T __attribute__((overloadable)) simt_warp_shuffle(T v, uint src) {         \
     volatile T operand = v;                                                                \
     return sub_group_shuffle(operand, src);                                                \
   }
-SIMT_WARP_SHUFFLE(int)
-SIMT_WARP_SHUFFLE(uint)
-SIMT_WARP_SHUFFLE(long)
-SIMT_WARP_SHUFFLE(ulong)
-SIMT_WARP_SHUFFLE(float)
-#if defined(cl_khr_fp64)
-SIMT_WARP_SHUFFLE(double)
-#endif
-#undef SIMT_WARP_SHUFFLE
 static inline uint simt_warp_ballot(int p) {
   volatile int operand = p;
   return sub_group_ballot(operand).x;
@@ -333,6 +307,21 @@ static inline int simt_warp_all(uint mask, int p) {
     return same == named ? named : 0u;                                                         \
   }
 #endif
+SIMT_WARP_SHUFFLE(int)
+SIMT_WARP_SHUFFLE(uint)
+SIMT_WARP_SHUFFLE(long)
+SIMT_WARP_SHUFFLE(ulong)
+SIMT_WARP_SHUFFLE(float)
+#if defined(cl_khr_fp64)
+SIMT_WARP_SHUFFLE(double)
+#endif
+#undef SIMT_WARP_SHUFFLE
+static inline SIMT_WARP_INLINE uint simt_warp_source(int kind, int arg) {
+  const long lane = (long)SIMT_WARP_LANE();
+  const long src = kind == 0 ? (long)(arg & 31) : kind == 1 ? lane - arg
+                 : kind == 2 ? lane + arg : lane ^ (long)arg;
+  return (uint)(arg < 0 || src < 0 || src >= 32 ? lane : src);
+}
 SIMT_WARP_MATCH(int, uint, as_uint)
 SIMT_WARP_MATCH(uint, uint, )
 SIMT_WARP_MATCH(float, uint, as_uint)
