@@ -37,8 +37,34 @@ std::string Emitter::attribute(const Expr& e) {
       out += (d ? " * " : "") + base + ".shape[" + std::to_string(d) + "]";
     return "(" + out + ")";
   }
+  if (bt.is_array() && (e.name == "real" || e.name == "imag")) {
+    if (!sema::is_complex(bt.scalar)) return base;  // a real array's .real: itself
+    return complex_part_view(bt, info(e).type, base, e.name == "imag");
+  }
   if (bt.is_scalar()) return "(" + base + ")." + (e.name == "real" ? "re" : "im");
   throw std::logic_error("attribute");
+}
+
+std::string Emitter::complex_part_view(const Type& bt, const Type& rt, const std::string& a,
+                                       bool imag) {
+  // The parts' array: the complex array's memory read as pairs of floats,
+  // twice its strides (strides count elements), offset by one for imag.
+  std::string from = helpers_.array_struct(bt);
+  std::string to = helpers_.array_struct(rt);
+  std::string name = "simt_" + std::string(imag ? "imag" : "real") + "_" + from.substr(9);
+  if (views_.insert(name).second) {
+    std::string pointer = std::string(d_.pointer_space(rt.space)) + helpers_.element_type(rt) + "*";
+    std::string code = std::string(d_.function_prefix) + to + " " + name + "(" + from +
+                       " a) {\n  " + to + " v;\n  v.data = (" + pointer + ")a.data + " +
+                       (imag ? "1" : "0") + ";\n";
+    for (int d = 0; d < bt.ndim; ++d) {
+      std::string k = std::to_string(d);
+      code += "  v.shape[" + k + "] = a.shape[" + k + "];\n  v.strides[" + k +
+              "] = 2 * a.strides[" + k + "];\n";
+    }
+    view_code_ += code + "  return v;\n}\n\n";
+  }
+  return name + "(" + a + ")";
 }
 
 std::string Emitter::element_ref(const Expr& e) {
@@ -119,9 +145,10 @@ std::string Emitter::subscript(const Expr& e) {
     }
     std::string k = "simt_k" + std::to_string(temp_counter_++);
     std::string idx = emit_as(sema::subscript_index(e), Type::scalar_of(Scalar::Int64));
-    std::string n = std::to_string(parts.size());
-    std::string wrapped =
-        helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + idx + ", " + n + ")";
+    std::string wrapped = tuple_index(idx, parts.size(), base);
+    // One value: no choice to make, but a checked kernel still checks the index.
+    if (parts.size() == 1)
+      return checked() ? "((void)" + wrapped + ", " + parts[0] + ")" : parts[0];
     // One flat chain, `?:` being right-associative: parentheses around each choice nested
     // as deep as the tuple is long, past the 256 levels compilers take (Clang's
     // -fbracket-depth).

@@ -15,6 +15,9 @@ namespace simt::codegen {
 struct EmitOptions {
   bool debug = false;        // check every array index and every `assert` (emit_checks.cpp)
   bool boundscheck = false;  // check every array index (Numba's boundscheck=True)
+  // With debug: no division-by-zero checks, as Numba's fastmath (IEEE's inf
+  // and nan are what fast code wants).
+  bool fastmath = false;
   // Sources the kernel links (cuda.jit(link=[...])): each compiled, by the
   // dialects of its languages, ahead of the code that calls into it.
   std::vector<sema::LinkedSource> link;

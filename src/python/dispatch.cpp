@@ -372,6 +372,7 @@ std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
   GlobalsReader reader;
   codegen::EmitOptions emit_options;
   emit_options.debug = options_.debug;
+  emit_options.fastmath = options_.fastmath;
   emit_options.boundscheck = boundscheck_;
   emit_options.max_registers = max_registers_;
   emit_options.link = link_sources_;
