@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "backends/opencl/gpu_probe.h"
 #include "backends/registry.h"
 #include "python/bindings.h"
 #include "runtime/disk_cache.h"
@@ -306,6 +307,10 @@ void bind_arrays(nb::module_& m) {
     for (const auto& d : backends::devices()) out.push_back(wrap(d));
     return out;
   });
+  // Which backends started (each starts when first asked for), and whether
+  // choosing the default device would start OpenCL: for tests and `simt info`.
+  m.def("started_backends", &backends::started_backends);
+  m.def("opencl_may_have_gpu", &opencl::may_have_gpu);
   m.def("backend_status", [] {
     nb::list out;
     for (const auto& s : backends::backend_status())
