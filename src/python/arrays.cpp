@@ -10,6 +10,7 @@
 #include "backends/registry.h"
 #include "python/bindings.h"
 #include "runtime/disk_cache.h"
+#include "runtime/graph.h"
 #include "runtime/interrupt.h"
 
 namespace simt::python {
@@ -135,6 +136,9 @@ void copy_from_host(DeviceArray& a, const nb::handle& source, const nb::handle& 
                               .c_str());
   runtime::Device& device = *a.buffer->device();
   runtime::Stream& queue = stream_argument(stream, device, "copy to the device");
+  refuse_while_capturing(queue, "a copy from host memory (NumPy)",
+                         "copy it to the device before the capture (simt.to_device) and use "
+                         "that array inside it");
   runtime::KeepAlive keep = copy_keep_alive(queue, b.view.buf, bytes, {&a});
   nb::gil_scoped_release release;
   device.queue_copy_from_host(a.data(), b.view.buf, bytes, queue, std::move(keep));
@@ -162,6 +166,8 @@ void copy_to_host(const DeviceArray& a, const nb::handle& destination, const nb:
                               .c_str());
   runtime::Device& device = *a.buffer->device();
   runtime::Stream& queue = stream_argument(stream, device, "copy to the host");
+  refuse_while_capturing(queue, "a copy to host memory (.get(), NumPy or a Python number)",
+                         "nothing captured has run yet; read results after g.launch()");
   runtime::KeepAlive keep = copy_keep_alive(queue, b.view.buf, bytes, {&a});
   nb::gil_scoped_release release;
   if (!keep.host) wait_before_copy_to_host(device, queue);
@@ -179,6 +185,14 @@ void copy_on_device(DeviceArray& dst, const DeviceArray& src, const nb::handle& 
                            device.info().id + ": copy through the host (.get())")
                               .c_str());
   runtime::Stream& queue = stream_argument(stream, device, "copy on the device");
+  if (runtime::Graph* graph = queue.capture()) {
+    if (dst.buffer->foreign() || src.buffer->foreign())
+      throw runtime::GraphError(
+          "a copy of another library's memory cannot be captured into a graph: its owner may "
+          "free it");
+    graph->record_copy(dst.data(), src.data(), bytes, {nullptr, {dst.buffer, src.buffer}});
+    return;
+  }
   runtime::KeepAlive keep = copy_keep_alive(queue, nullptr, 0, {&dst, &src});
   nb::gil_scoped_release release;
   device.queue_copy_on_device(dst.data(), src.data(), bytes, queue, std::move(keep));
@@ -191,6 +205,9 @@ void copy_buffer_bytes_to_host(const DeviceArray& a, int64_t start, const nb::ha
   acquire(b, destination, true);
   if (start < 0 || static_cast<size_t>(start + b.view.len) > a.buffer->bytes())
     throw nb::value_error("byte range outside the array's buffer");
+  refuse_while_capturing(a.buffer->device()->default_stream(),
+                         "a copy to host memory (.get(), NumPy or a Python number)",
+                         "nothing captured has run yet; read results after g.launch()");
   nb::gil_scoped_release release;
   wait_before_copy_to_host(*a.buffer->device(), a.buffer->device()->default_stream());
   a.buffer->device()->copy_to_host(b.view.buf, static_cast<char*>(a.buffer->data()) + start,
@@ -201,6 +218,10 @@ void fill(DeviceArray& a, const nb::bytes& pattern) {
   if (static_cast<int64_t>(pattern.size()) != a.itemsize())
     throw nb::value_error("fill pattern size differs from the item size");
   size_t count = static_cast<size_t>(element_count(a.shape));
+  // Fills run on the default stream, outside any stream a capture could record.
+  refuse_while_capturing(a.buffer->device()->default_stream(),
+                         "filling memory (simt.zeros, simt.full, Array.fill)",
+                         "make and fill the array before the capture");
   nb::gil_scoped_release release;
   a.buffer->device()->fill_bytes(a.data(), pattern.c_str(), pattern.size(), count);
 }
@@ -288,6 +309,10 @@ void bind_arrays(nb::module_& m) {
       .def_prop_ro("host_accessible", [](const PyDevice& d) { return d.device->host_accessible(); })
       .def("synchronize",
            [](const PyDevice& d) {
+             refuse_while_device_captures(
+                 *d.device,
+                 "a wait for the device (Device.synchronize(), or reading an array "
+                 "on the host)");
              nb::gil_scoped_release release;
              runtime::InterruptibleScope interruptible;
              d.device->synchronize();
