@@ -8,6 +8,7 @@ import numpy as np
 from . import _core
 from ._array import Array, _dtype_name
 from ._device import get_device
+from ._graph import Graph
 
 
 class Stream:
@@ -38,7 +39,6 @@ class Stream:
         """Records the work queued on this stream from now on into a new graph instead of
         running it (CuPy's spelling of ``with simt.graph(stream=s)``); end_capture()
         returns the graph."""
-        from ._graph import Graph
         if self._capture is not None:
             raise RuntimeError("the stream is capturing already: call end_capture() first")
         graph = Graph(self.device, self)
