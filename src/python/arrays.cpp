@@ -311,8 +311,9 @@ void bind_arrays(nb::module_& m) {
            [](const PyDevice& d) {
              refuse_while_device_captures(
                  *d.device,
-                 "a wait for the device (Device.synchronize(), or reading an array "
-                 "on the host)");
+                 "a wait for the device (Device.synchronize(), or reading arrays on "
+                 "the host: .get(), and NumPy computing on the cpu device's memory, as "
+                 "its matmul, sort and fft do)");
              nb::gil_scoped_release release;
              runtime::InterruptibleScope interruptible;
              d.device->synchronize();

@@ -173,7 +173,7 @@ def test_a_graph_launched_inside_a_capture_is_recorded(device):
 
 @pytest.mark.parametrize("what, action, message", [
     ("get", lambda y: y.get(), "copy to host memory"),
-    ("float", lambda y: float(y.sum()), "host memory|reading an array on the host"),
+    ("float", lambda y: float(y.sum()), "host memory|reading arrays on the host"),
     ("to_device", lambda y: simt.to_device(np.ones(4, np.float32), device=y.device),
      "copy from host memory"),
     ("synchronize", lambda y: y.device.synchronize(), "synchronize"),
@@ -227,3 +227,26 @@ def test_misuse_is_refused(device):
         s.end_capture()
     g.launch()  # an empty graph replays nothing
     np.testing.assert_array_equal(y.get(), 1)
+
+
+@pytest.mark.parametrize("operation", ["matmul", "sum", "cumsum", "sort"])
+def test_array_operations_are_recorded_or_refused_never_run_at_once(device, rng, operation):
+    """Operations the array library runs through its own kernels are recorded; those it
+    runs elsewhere (NumPy on the cpu device's host memory, cuBLAS, cuFFT) are refused."""
+    h = rng.standard_normal((24, 24)).astype(np.float32)
+    a = simt.to_device(h, device=device)
+    run = {"matmul": lambda x: x @ x, "sum": lambda x: simt.sum(x, axis=0),
+           "cumsum": lambda x: simt.cumulative_sum(x, axis=1),
+           "sort": lambda x: simt.sort(x, axis=1)}[operation]
+    expected = {"matmul": lambda x: x @ x, "sum": lambda x: x.sum(axis=0),
+                "cumsum": lambda x: np.cumsum(x, axis=1),
+                "sort": lambda x: np.sort(x, axis=1)}[operation]
+    try:
+        with simt.use_device(device), simt.graph() as g:
+            out = run(a)
+    except RuntimeError as error:
+        assert "graph" in str(error)
+        return
+    a.set(2 * h)  # the replay reads the arrays as they are then
+    g.launch()
+    np.testing.assert_allclose(out.get(), expected(2 * h), rtol=1e-4, atol=1e-4)
