@@ -12,7 +12,8 @@ synchronizations, events, callbacks, fills (``simt.zeros``/``simt.full``), kerne
 checks (``debug``/``boundscheck``), NumPy arrays or other libraries' arrays as
 arguments. Arrays made inside the block (``a + b``, ``simt.empty``) are allocated once,
 while capturing; the graph keeps every array it uses alive, and each replay writes the
-same arrays. Scalars are recorded by value: capture again (``with g:``) to change them.
+same arrays. Scalars are recorded by value: ``g.update(i, lambda: k[grid, block](...))``
+replaces the i-th command, or capture again (``with g:``) to change them all.
 """
 
 from . import _core
@@ -68,6 +69,19 @@ class Graph:
         self._impl.launch(stream)
 
     replay = launch
+
+    def update(self, index, launch):
+        """Replaces recorded command `index` (its place in ``commands``) by the one that
+        calling ``launch()`` records: new scalar values (or arrays, or grid) for one
+        launch, without capturing the whole sequence again.
+
+        ``g.update(3, lambda: axpy[grid, block](np.float32(0.25), x, y))``. The call runs
+        nothing; it must issue exactly one launch or copy (RuntimeError otherwise). On
+        CUDA the graph is instantiated again at its next launch."""
+        one = Graph(self.device, self._stream)
+        with one:
+            launch()
+        self._impl.replace(index, one._impl)
 
     @property
     def commands(self):

@@ -78,6 +78,14 @@ void bind_graphs(nb::module_& m) {
       .def("begin_capture", &begin_capture, nb::arg("stream").none() = nb::none())
       .def("end_capture", &end_capture, nb::arg("keep") = true)
       .def("launch", &launch, nb::arg("stream").none() = nb::none())
+      .def(
+          "replace",
+          [](PyGraph& g, size_t index, const PyGraph& source) {
+            if (source.graph->device() != g.graph->device())
+              throw nb::value_error("an update must be recorded on the graph's own device");
+            g.graph->replace(index, *source.graph);
+          },
+          nb::arg("index"), nb::arg("source"))
       .def("commands", [](const PyGraph& g) { return g.graph->describe(); })
       .def("__len__", [](const PyGraph& g) { return g.graph->size(); });
 }

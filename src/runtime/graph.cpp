@@ -151,6 +151,27 @@ void Graph::launch(Stream& stream) {
   exec_->launch(stream);
 }
 
+void Graph::replace(size_t index, const Graph& source) {
+  std::shared_ptr<const GraphCommands> replacement;
+  {
+    std::lock_guard lock(source.mutex_);
+    replacement = source.recorded_;
+  }
+  if (replacement->size() != 1)
+    throw GraphError("an update must record exactly one command (a launch or a copy), not " +
+                     std::to_string(replacement->size()));
+  std::unique_lock lock(mutex_);
+  if (capturing_) throw GraphError("the graph is capturing: update it after the capture ends");
+  if (index >= recorded_->size())
+    throw std::out_of_range("the graph has " + std::to_string(recorded_->size()) +
+                            " commands; there is no command " + std::to_string(index));
+  auto commands = std::make_shared<GraphCommands>(*recorded_);
+  (*commands)[index] = replacement->front();
+  recorded_ = std::move(commands);
+  std::unique_ptr<GraphExec> old = std::move(exec_);  // dropped without the lock
+  lock.unlock();
+}
+
 size_t Graph::size() const {
   std::lock_guard lock(mutex_);
   return recorded_->size();

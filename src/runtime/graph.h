@@ -95,6 +95,13 @@ class Graph {
   // The device instantiates the recording at the first launch after a capture.
   void launch(Stream& stream);
 
+  // Replaces recorded command `index` by the one command `source` recorded
+  // (g.update(): new scalar values, arrays or geometry for one launch without
+  // capturing the whole sequence again); the device instantiates the graph
+  // again at its next launch. Throws std::out_of_range for an index past the
+  // end and GraphError when `source` holds other than one command.
+  void replace(size_t index, const Graph& source);
+
   // The commands the last capture recorded.
   size_t size() const;
   std::vector<std::string> describe() const;

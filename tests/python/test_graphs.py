@@ -250,3 +250,27 @@ def test_array_operations_are_recorded_or_refused_never_run_at_once(device, rng,
     a.set(2 * h)  # the replay reads the arrays as they are then
     g.launch()
     np.testing.assert_allclose(out.get(), expected(2 * h), rtol=1e-4, atol=1e-4)
+
+
+def test_update_replaces_one_launch(device, rng):
+    n = 200
+    hx = rng.standard_normal(n).astype(np.float32)
+    x = simt.to_device(hx, device=device)
+    y = simt.to_device(np.zeros(n, np.float32), device=device)
+    with simt.graph(device) as g:
+        axpy[config(n)](np.float32(1), x, y)
+        scale[config(n)](y, np.float32(2))
+    g.launch()
+    np.testing.assert_allclose(y.get(), 2 * hx, rtol=1e-6)
+    g.update(0, lambda: axpy[config(n)](np.float32(3), x, y))
+    assert len(g) == 2
+    np.testing.assert_allclose(y.get(), 2 * hx, rtol=1e-6)  # the update ran nothing
+    g.launch()  # y = (2x + 3x) * 2
+    np.testing.assert_allclose(y.get(), 10 * hx, rtol=1e-5)
+    with pytest.raises(IndexError, match="no command 2"):
+        g.update(2, lambda: scale[config(n)](y, np.float32(1)))
+    with pytest.raises(RuntimeError, match="exactly one command"):
+        g.update(0, lambda: (scale[config(n)](y, np.float32(1)),
+                             scale[config(n)](y, np.float32(1))))
+    g.launch()  # unchanged by the refused updates
+    np.testing.assert_allclose(y.get(), 26 * hx, rtol=1e-5)  # (10x + 3x) * 2

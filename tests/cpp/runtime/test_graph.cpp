@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,31 @@ TEST(Graph, CapturingAgainReplacesTheCommands) {
   graph.launch(stream);
   EXPECT_EQ(device->log,
             (std::vector<std::string>{"launch 1 grid 1", "launch 2 grid 1", "launch 2 grid 1"}));
+}
+
+TEST(Graph, ReplaceSwapsOneCommand) {
+  auto device = std::make_shared<LoggingDevice>();
+  auto kernel = std::make_shared<FakeKernel>();
+  Graph graph(device), update(device), two(device);
+  simt::runtime::Stream& stream = device->default_stream();
+  graph.begin_capture(stream);
+  record(graph, kernel, 1);
+  record(graph, kernel, 2);
+  graph.end_capture();
+  graph.launch(stream);
+  update.begin_capture(stream);
+  record(update, kernel, 9, 4);
+  update.end_capture();
+  graph.replace(1, update);
+  EXPECT_THROW(graph.replace(2, update), std::out_of_range);
+  two.begin_capture(stream);
+  record(two, kernel, 5);
+  record(two, kernel, 6);
+  two.end_capture();
+  EXPECT_THROW(graph.replace(0, two), GraphError);
+  graph.launch(stream);
+  EXPECT_EQ(device->log, (std::vector<std::string>{"launch 1 grid 1", "launch 2 grid 1",
+                                                   "launch 1 grid 1", "launch 9 grid 4"}));
 }
 
 TEST(Graph, ALaunchInsideACaptureIsRecordedThere) {
