@@ -228,6 +228,12 @@ std::optional<Which> backend_of(std::string_view id) {
 const std::vector<std::shared_ptr<runtime::Device>>& devices() { return registry().devices; }
 const std::vector<BackendStatus>& backend_status() { return registry().status; }
 
+std::vector<std::shared_ptr<runtime::Device>> backend_devices(std::string_view name) {
+  std::optional<Which> which = backend_of(name);
+  if (!which || name.find(':') != std::string_view::npos) return {};
+  return backend(*which).devices;
+}
+
 std::vector<std::string> started_backends() {
   std::vector<std::string> names;
   const char* const kNames[kBackends] = {"cuda", "opencl", "cpu"};

@@ -23,6 +23,10 @@ struct BackendStatus {
 const std::vector<std::shared_ptr<runtime::Device>>& devices();
 const std::vector<BackendStatus>& backend_status();
 
+// One backend's devices ("cuda", "opencl", "cpu"), starting only it; empty
+// for an unknown name.
+std::vector<std::shared_ptr<runtime::Device>> backend_devices(std::string_view name);
+
 // The backends discovered so far ("cuda", "opencl", "cpu"), in that order.
 std::vector<std::string> started_backends();
 

@@ -336,6 +336,14 @@ void bind_arrays(nb::module_& m) {
   // Which backends started (each starts when first asked for), and whether
   // choosing the default device would start OpenCL: for tests and `simt info`.
   m.def("started_backends", &backends::started_backends);
+  m.def(
+      "backend_devices",
+      [](const std::string& name) {
+        std::vector<PyDevice> out;
+        for (const auto& d : backends::backend_devices(name)) out.push_back(wrap(d));
+        return out;
+      },
+      nb::arg("name"));
   m.def("opencl_may_have_gpu", &opencl::may_have_gpu);
   m.def("backend_status", [] {
     nb::list out;

@@ -44,6 +44,16 @@ def test_a_named_device_starts_only_its_backend():
     """) == ["cpu"]
 
 
+def test_asking_about_one_backend_starts_only_it():
+    assert run("""
+        import json, simt
+        from simt import cuda
+        simt._device.backend_devices("cuda")
+        cuda.gpus[0]  # Numba's device list: CUDA's devices, else the current device
+        print(json.dumps(simt._core.started_backends()))
+    """, SIMT_DEVICE="cpu") == ["cuda", "cpu"]
+
+
 def test_listing_devices_starts_every_backend():
     assert run("""
         import json, simt
