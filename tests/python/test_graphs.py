@@ -274,3 +274,23 @@ def test_update_replaces_one_launch(device, rng):
                              scale[config(n)](y, np.float32(1))))
     g.launch()  # unchanged by the refused updates
     np.testing.assert_allclose(y.get(), 26 * hx, rtol=1e-5)  # (10x + 3x) * 2
+
+
+def test_cupys_capture_on_the_current_stream(current, rng):
+    from simt import cuda  # CuPy's cupy.cuda names: `with stream:` makes it current
+
+    n = 100
+    hx = rng.standard_normal(n).astype(np.float32)
+    x = simt.to_device(hx)
+    y = simt.to_device(np.zeros(n, np.float32))
+    s = cuda.Stream()
+    with s:
+        s.begin_capture()
+        axpy[config(n)](np.float32(2), x, y)  # no stream named: the current one, s
+        z = x * 3
+        g = s.end_capture()
+    assert isinstance(g, cuda.Graph) and len(g) == 2
+    g.launch(s)
+    s.synchronize()
+    np.testing.assert_allclose(y.get(), 2 * hx, rtol=1e-6)
+    np.testing.assert_allclose(z.get(), 3 * hx, rtol=1e-6)
