@@ -17,10 +17,12 @@ namespace simt::python {
 namespace {
 
 // A graph as Python sees it, with the stream it captures (kept alive while the
-// capture runs: the stream holds a pointer to the graph until then).
+// capture runs: the stream holds a pointer to the graph until then). Declared
+// first, so destroyed last: a graph dropped while capturing ends the capture
+// on a stream that still exists.
 struct PyGraph {
-  std::shared_ptr<runtime::Graph> graph;
   std::optional<PyStream> capturing;
+  std::shared_ptr<runtime::Graph> graph;
 };
 
 void begin_capture(PyGraph& g, const nb::handle& stream) {
@@ -71,7 +73,7 @@ void bind_graphs(nb::module_& m) {
   nb::class_<PyGraph>(m, "Graph")
       .def("__init__",
            [](PyGraph* g, const PyDevice& device) {
-             new (g) PyGraph{std::make_shared<runtime::Graph>(device.device), std::nullopt};
+             new (g) PyGraph{std::nullopt, std::make_shared<runtime::Graph>(device.device)};
            })
       .def_prop_ro("device", [](const PyGraph& g) { return PyDevice{g.graph->device()}; })
       .def_prop_ro("capturing", [](const PyGraph& g) { return g.graph->capturing(); })

@@ -294,3 +294,12 @@ def test_cupys_capture_on_the_current_stream(current, rng):
     s.synchronize()
     np.testing.assert_allclose(y.get(), 2 * hx, rtol=1e-6)
     np.testing.assert_allclose(z.get(), 3 * hx, rtol=1e-6)
+
+
+def test_a_graph_dropped_while_capturing_frees_its_stream(device):
+    s = simt.Stream(device)
+    simt.graph(device, stream=s).begin_capture()  # the graph goes at once
+    y = simt.to_device(np.ones(4, np.float32), device=device)
+    scale[1, 4, s](y, np.float32(2))  # runs: nothing captures s any more
+    s.synchronize()
+    np.testing.assert_array_equal(y.get(), 2)
