@@ -84,8 +84,8 @@ class Graph {
   bool capturing() const;
 
   // The launch paths' recording calls, made while `stream.capture()` is this
-  // graph. `args[k]` points to the k-th parameter's ArgSlot; `owner` keeps
-  // the kernel loaded.
+  // graph. `args[k]` points to the k-th parameter's ArgSlot (`count` of them);
+  // `kernel` may alias its owner (a specialization), which it keeps loaded.
   void record_launch(std::shared_ptr<const CompiledKernel> kernel, std::string name,
                      const LaunchDims& dims, void* const* args, size_t count, KeepAlive keep);
   void record_copy(void* dst, const void* src, size_t bytes, KeepAlive keep);
