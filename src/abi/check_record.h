@@ -20,7 +20,14 @@ namespace simt::abi {
 // a `raise`, or a division by zero (debug=True without fastmath, as Numba's: Python's
 // ZeroDivisionError, its message in `what`).
 struct CheckSite {
-  enum class Kind : uint8_t { Index = 1, Assert = 2, Raise = 3, ZeroDivision = 4, TupleIndex = 5 };
+  enum class Kind : uint8_t {
+    Index = 1,
+    Assert = 2,
+    Raise = 3,
+    ZeroDivision = 4,
+    TupleIndex = 5,
+    Reshape = 6
+  };
   Kind kind = Kind::Index;
   PythonLine where;  // the statement; `column`: the access or the assert
   std::string what;  // the array expression, the assert's message ("" for none), the raise's

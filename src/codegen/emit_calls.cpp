@@ -174,6 +174,9 @@ void Emitter::hoist_intrinsic(const Expr& e) {
       }
       return;
     }
+    case sema::Rule::Reshape:
+      hoist_reshape(e);
+      return;
     case sema::Rule::ComplexPolar: {
       Scalar s = sema::concrete(i.operand);
       Scalar real = sema::real_of(s);

@@ -460,6 +460,9 @@ class Emitter {
   void prepare_target(const Expr& target);
 
   void hoist_intrinsic(const Expr& e);
+  // `a.reshape(shape)` into a temporary view (emit_access.cpp); a shape of
+  // another size stops the thread, as a raise (ValueError in debug mode).
+  void hoist_reshape(const Expr& e);
   void hoist_call(const Expr& e);
   // A declare_device function's call (Numba's ABI, the result through a
   // pointer), its linked sources added to the module on first use.
