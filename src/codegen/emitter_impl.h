@@ -735,6 +735,13 @@ class Emitter {
   // `r.f`, `r['f']`, `r[k]` of a scalar field as an lvalue of its storage type: the
   // type's own access where the record's alignment covers it, else the packed wrapper's.
   std::string field_ref(const Expr& e);
+  // The lvalue of scalar field `f` at `bytes` (its address as chars) of a record of
+  // type `record`.
+  std::string field_ref_at(const std::string& bytes, const Type& record, const abi::RecordField& f);
+  // A tuple stored into the record `target` (NumPy's `a[i] = (1, 2.5)`): its
+  // parts set the fields in order.
+  void store_tuple_in_record(const Expr& target, const std::vector<std::string>& parts,
+                             const Type& vt);
   // The value of a field access: a scalar field's number, a nested record's reference,
   // an array field's view.
   std::string record_field(const Expr& e);
