@@ -787,6 +787,10 @@ class Emitter {
                         const std::string& off, const std::string& pattern,
                         const std::string& args);
 
+  // NumPy's `np.<c_name>(x, out)` computed in `s`: out's every element from x's
+  // element at its index (or the number x); the value is out.
+  std::string ufunc_into(std::string_view c_name, Scalar s, const Expr& x, const Expr& out);
+
   // An element as stored to the value it is in registers.
   std::string load_storage(const std::string& ref, Scalar s);
 
