@@ -64,8 +64,16 @@ std::string Emitter::ufunc_into(std::string_view c_name, Scalar s, const Expr& x
   for (char& c : name)
     if (c == ' ') c = '_';
   if (views_.insert(name).second) {
-    std::vector<std::string> idx;
+    std::vector<std::string> idx, xidx;
     std::string code, indent = "  ";
+    // NumPy's broadcasting of x's extents of 1; extents that do not broadcast
+    // write nothing, as Numba's kernel stops at its ValueError without debug.
+    for (int d = 0; !number && d < ot.ndim; ++d) {
+      std::string k = std::to_string(d);
+      code += "  if (x.shape[" + k + "] != 1 && x.shape[" + k + "] != out.shape[" + k +
+              "]) return out;\n";
+      xidx.push_back("(x.shape[" + k + "] == 1 ? 0 : i" + k + ")");
+    }
     for (int d = 0; d < ot.ndim; ++d) {
       std::string k = std::to_string(d);
       idx.push_back("i" + k);
@@ -75,7 +83,7 @@ std::string Emitter::ufunc_into(std::string_view c_name, Scalar s, const Expr& x
     }
     Type st = Type::scalar_of(s);
     std::string value =
-        number ? "x" : load_storage("x.data[" + offset("x", xt, idx) + "]", xt.scalar);
+        number ? "x" : load_storage("x.data[" + offset("x", xt, xidx) + "]", xt.scalar);
     Type element = number ? xt : Type::scalar_of(xt.scalar);
     std::string result = math_call(c_name, s, convert(value, element, st));
     std::string stored =

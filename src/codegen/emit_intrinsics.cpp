@@ -320,6 +320,8 @@ std::string Emitter::call(const Expr& e) {
     }
     case sema::Rule::ComplexPolar:
       throw std::logic_error("cmath.polar() is evaluated into temporaries");
+    case sema::Rule::Reshape:
+      throw std::logic_error("a.reshape() is evaluated into a temporary");
     case sema::Rule::ComplexRect: {
       Type rt = Type::scalar_of(s);
       return helpers_.use(Helper::ComplexRect, sema::complex_of(s)) + "(" + arg(0, rt) + ", " +

@@ -535,3 +535,17 @@ def test_ufunc_output_layouts_numbers_and_the_value(current, rng):
 
     with pytest.raises(simt.TypingError, match="output must be an array"):
         bad[1, 1](np.zeros(3), np.zeros(3))
+
+
+def test_ufunc_output_broadcasts_extents_of_one_and_writes_nothing_past_them(current, rng):
+    @cuda.jit
+    def h(x, out):
+        np.cos(x, out)
+
+    x = rng.standard_normal((1, 6))
+    out = np.full((4, 6), POISON, np.float64)
+    h[1, 1](x, out)
+    np.testing.assert_allclose(out, np.broadcast_to(np.cos(x), (4, 6)), rtol=1e-12)
+    out = np.full((4, 6), POISON, np.float64)
+    h[1, 1](rng.standard_normal((3, 6)), out)     # 3 rows do not broadcast to 4
+    assert (out == POISON).all()
