@@ -87,6 +87,7 @@ class Elementwise:
         self.__signature__ = _signature(*(("x",) if self.nin == 1 else ("x1", "x2")))
         self._resolved = {}
         self._fast = {}  # _fast_key of a call -> _FastCall
+        self._calls = _core.ElementwiseCalls()  # the warm plain calls, answered in C++
         self.__doc__ = (f"simt.{name}: element-wise, as numpy.{self.ufunc.__name__} (NumPy's "
                         f"result dtypes), on the operands' device.")
 
@@ -94,6 +95,12 @@ class Elementwise:
         return f"<simt element-wise function {self.__name__}>"
 
     def __call__(self, *args, out=None):
+        if out is None:
+            # A repeated call of a kept layout (one contiguous dimension): one call into
+            # C++ allocates the result and launches the kernel.
+            result = self._calls(*args)
+            if result is not None:
+                return result
         key = _fast_key(args) if out is None else None
         if key is not None:
             fast = self._fast.get(key)
@@ -121,7 +128,11 @@ class Elementwise:
         loop = self.resolve(operands)
         result, plan = apply(self, loop, operands, device, out)
         if key is not None and len(self._fast) < 1024 and type(loop) is not _ValueLoop:
-            self._fast[key] = _FastCall(plan, loop, operands, device)
+            fast = self._fast[key] = _FastCall(plan, loop, operands, device)
+            if plan.launch is not None and plan.plain and not fast.checks:
+                self._calls.keep(args, plan.launch, fast.dtype, fast.shape, device,
+                                 [None if op.is_array else t
+                                  for op, t in zip(operands, plan.scalar_types)])
         return result
 
     def resolve(self, operands):
@@ -191,6 +202,7 @@ class _Custom(Elementwise):
         self.__name__, self.nin = name, nin
         self.expressions = {"*": text}
         self._resolved, self._fast = {}, {}
+        self._calls = _core.ElementwiseCalls()
         self.__doc__ = doc
 
 
