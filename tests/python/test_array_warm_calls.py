@@ -56,6 +56,12 @@ def test_warm_calls_keep_numpys_rules_for_new_values(device):
     # A Python int the dtype cannot hold is still NumPy's OverflowError after warm calls.
     with pytest.raises(OverflowError):
         x + 1000
+    # pow checks its integer exponents on every call, warm or not (NumPy's ValueError).
+    p = simt.asarray(np.array([1, 2, 1, 0, 1], np.int8), device=device)
+    for _ in range(3):
+        np.testing.assert_array_equal((x ** p).get(), np.arange(5, dtype=np.int8) ** p.get())
+    with pytest.raises(ValueError):
+        x ** simt.asarray(np.array([1, -1, 1, 0, 1], np.int8), device=device)
     # A layout not kept before (a view with a step) takes the full path, and is right.
     v = x[::2]
     for _ in range(2):

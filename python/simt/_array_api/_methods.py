@@ -8,7 +8,7 @@ dunders and methods that name those functions, from tables, once at import.
 import numpy as np
 
 from .._array import Array
-from ._elementwise import FUNCTIONS
+from ._elementwise import FUNCTIONS, Elementwise
 
 # Binary operators: dunder stem -> element-wise function. Each gets its forward,
 # reflected (__radd__) and in-place (__iadd__) form.
@@ -35,13 +35,28 @@ def _foreign(other, symbol):
     return NotImplemented
 
 
+def _none(*args):
+    return None
+
+
 def _binary(function, symbol):
+    # A warm call of a kept layout goes straight to the function's C++ table (the
+    # arguments it cannot key, any other type among them, get None: the full path).
+    # Not for a function whose call checks its values first (pow's negative powers).
+    calls = function._calls if type(function).__call__ is Elementwise.__call__ else _none
+
     def forward(self, other):
+        result = calls(self, other)
+        if result is not None:
+            return result
         if not isinstance(other, _OPERAND_TYPES):
             return _foreign(other, symbol)
         return function(self, other)
 
     def reflected(self, other):
+        result = calls(other, self)
+        if result is not None:
+            return result
         if not isinstance(other, _OPERAND_TYPES):
             return _foreign(other, symbol)
         return function(other, self)
