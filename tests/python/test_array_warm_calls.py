@@ -90,13 +90,18 @@ def test_warm_reductions_match_numpy(device, rng, shape, axis, keepdims):
 
 
 def test_max_and_min_propagate_nan_and_keep_signed_zeros(device, rng):
-    # The CPU's vectorized lanes: a NaN anywhere in a row, in any lane, is the row's max.
-    xh = np.abs(rng.standard_normal((8, 1000)).astype(np.float32))
+    # The CPU's vectorized lanes: a NaN anywhere in a row, in any lane or in the last,
+    # partial round of the lanes (rows of 1003), is the row's max and min.
+    xh = np.abs(rng.standard_normal((8, 1003)).astype(np.float32))
     for row in range(8):
-        xh[row, rng.integers(0, 1000)] = np.nan if row % 2 else xh[row, 0]
+        xh[row, rng.integers(0, 1003)] = np.nan if row % 2 else xh[row, 0]
+    xh[2, -1], xh[4, -3] = np.nan, np.nan
     x = simt.asarray(xh, device=device)
     _same(simt.max(x, axis=1).get(), np.max(xh, axis=1))
     _same(simt.min(x, axis=1).get(), np.min(xh, axis=1))
+    for name in ("sum", "prod", "count_nonzero", "all", "any"):
+        np.testing.assert_allclose(getattr(simt, name)(x, axis=1).get(),
+                                   getattr(np, name)(xh, axis=1), rtol=1e-5)
     zeros = np.full(1000, -0.0, np.float32)
     _same(simt.max(simt.asarray(zeros, device=device)).get(), np.max(zeros))
 
