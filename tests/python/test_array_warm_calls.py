@@ -146,3 +146,22 @@ def test_long_float_scans_carry_nan_and_signed_zeros(device, rng):
         # include_initial's first value is NumPy's +0.0, whatever the accumulators start at.
         _same(simt.cumulative_sum(zeros, include_initial=True).get(),
               np.cumulative_sum(np.full(n, -0.0, np.float32), include_initial=True))
+
+
+def test_basic_views_match_numpy(device):
+    # Ints, slices, None and Ellipsis make the view in C++; anything else, and keys in
+    # error, take the Python indexing, whose messages are NumPy's.
+    h = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    x = simt.asarray(h, device=device)
+    for key in [(slice(2, 9),), 1, -1, (1, 2), (1, 2, 3), (Ellipsis, 1), (None, 1, Ellipsis, None),
+                (slice(None, None, -1),), (slice(5, 1, -2), slice(None), 0), (Ellipsis,), (),
+                (slice(10, 20),), (0, slice(1, 3), None), (-3,), (slice(0, 3, 2), -1, slice(4, 0, -3))]:
+        got = x[key]
+        assert got.shape == h[key].shape, key
+        np.testing.assert_array_equal(got.get(), h[key])
+        assert got.strides == h[key].strides, key
+    for key, error in [((3,), IndexError), ((0, 0, 0, 0), IndexError),
+                       ((Ellipsis, Ellipsis), IndexError), (1.5, IndexError), (2 ** 70, IndexError)]:
+        with pytest.raises(error):
+            x[key]
+    np.testing.assert_array_equal(x[(True,)].get(), h[(True,)])
