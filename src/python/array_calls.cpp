@@ -6,6 +6,7 @@
 // 13-19 us in those layers, NumPy's about 1 us).
 #include <Python.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -14,7 +15,9 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -162,6 +165,134 @@ class ElementwiseCalls {
   std::unordered_map<std::string, Plan> plans_;
 };
 
+// The warm reductions of one signature (operation, axis, keepdims, dtype) of the array
+// library, kept per layout of the reduced array: the result (and a segmented reduction's
+// partial results) allocated, each launch given its views of them and of x, in one call
+// (x.sum() of 16 elements cost about 20 us in the Python layers, issue 38).
+struct ReductionStep {
+  nb::object launch;
+  std::vector<int64_t> out_shape, out_strides;  // its view of what it writes
+  std::vector<int64_t> in_shape, in_strides;    // its view of what it reads
+  nb::tuple arguments;                          // the launch's trailing arguments
+};
+
+struct ReductionPlan {
+  std::shared_ptr<runtime::Device> device;
+  sema::Scalar dtype = sema::Scalar::Float64;
+  std::vector<int64_t> shape, strides;
+  size_t bytes = 0;
+  std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> final_view;
+  size_t partial_bytes = 0;  // 0: no partial results
+  std::vector<ReductionStep> steps;
+};
+
+// A C-ordered array's strides and byte count.
+std::pair<std::vector<int64_t>, size_t> c_layout(const std::vector<int64_t>& shape,
+                                                 int64_t itemsize) {
+  std::vector<int64_t> strides(shape.size(), 0);
+  int64_t stride = itemsize, count = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    strides[k] = stride;
+    stride *= std::max<int64_t>(shape[k], 1);
+    count *= shape[k];
+  }
+  return {strides, static_cast<size_t>(count * itemsize)};
+}
+
+nb::object array_view(const DeviceArray& base, const std::vector<int64_t>& shape,
+                      const std::vector<int64_t>& strides) {
+  DeviceArray view = base;
+  view.shape = shape;
+  view.strides = strides;
+  return wrap_simt_array(nb::cast(std::move(view)));
+}
+
+class ReductionCalls {
+ public:
+  static constexpr size_t kMaxPlans = 1024;
+
+  // Keeps the plan of reductions of arrays laid out as x: a result of `dtype` and `shape`
+  // (viewed as `final_shape` when given), `partial` bytes of partial results (0: none),
+  // and the steps (launch, out shape, out strides, in shape, in strides, arguments).
+  void keep(nb::handle x, const std::string& dtype, const std::vector<int64_t>& shape,
+            std::optional<std::vector<int64_t>> final_shape, size_t partial,
+            const std::vector<nb::tuple>& steps) {
+    if (plans_.size() >= kMaxPlans) return;
+    std::string key;
+    nb::tuple args = nb::make_tuple(x);
+    if (!layout_key(args.ptr(), key) || key[0] != 'A') return;
+    sema::Type type = type_from_text(dtype);
+    if (!type.is_scalar()) throw nb::value_error(("not a scalar dtype: " + dtype).c_str());
+    nb::object keep_alive;
+    ReductionPlan plan;
+    plan.device = simt_array(x.ptr(), &keep_alive)->buffer->device();
+    plan.dtype = type.scalar;
+    plan.shape = shape;
+    const int64_t itemsize = sema::bit_width(type.scalar) / 8;
+    std::tie(plan.strides, plan.bytes) = c_layout(shape, itemsize);
+    if (final_shape) plan.final_view.emplace(*final_shape, c_layout(*final_shape, itemsize).first);
+    plan.partial_bytes = partial;
+    for (const nb::tuple& step : steps) {
+      if (step.size() != 6) throw std::invalid_argument("a reduction step has six items");
+      plan.steps.push_back({nb::borrow(step[0]), nb::cast<std::vector<int64_t>>(step[1]),
+                            nb::cast<std::vector<int64_t>>(step[2]),
+                            nb::cast<std::vector<int64_t>>(step[3]),
+                            nb::cast<std::vector<int64_t>>(step[4]), nb::cast<nb::tuple>(step[5])});
+    }
+    if (plan.steps.empty()) return;
+    plans_.insert_or_assign(std::move(key), std::move(plan));
+  }
+
+  // The reduction of x, or None where no plan is kept for its layout.
+  nb::object call(nb::handle x) {
+    thread_local std::string key;
+    nb::tuple args = nb::make_tuple(x);
+    if (!layout_key(args.ptr(), key)) return nb::none();
+    auto found = plans_.find(key);
+    if (found == plans_.end()) return nb::none();
+    const ReductionPlan plan = found->second;  // a launch may run Python that edits the table
+    DeviceArray out, partial;
+    out.dtype = plan.dtype;
+    out.shape = plan.shape;
+    out.strides = plan.strides;
+    {
+      nb::gil_scoped_release release;  // as simt.empty: the allocation may wait on a driver
+      out.buffer = std::make_shared<runtime::Buffer>(plan.device, plan.bytes);
+      if (plan.partial_bytes)
+        partial.buffer = std::make_shared<runtime::Buffer>(plan.device, plan.partial_bytes);
+    }
+    nb::object keep_alive;
+    const DeviceArray* source = simt_array(x.ptr(), &keep_alive);
+    DeviceArray input = *source;
+    for (size_t k = 0; k < plan.steps.size(); ++k) {
+      const ReductionStep& step = plan.steps[k];
+      const bool last = k + 1 == plan.steps.size();
+      DeviceArray& target = last ? out : partial;
+      if (!last) target.dtype = plan.dtype;  // partial results: the views set the rest
+      nb::object launch_args = nb::steal(PyTuple_New(2 + PyTuple_GET_SIZE(step.arguments.ptr())));
+      if (!launch_args) throw nb::python_error();
+      PyTuple_SET_ITEM(launch_args.ptr(), 0,
+                       array_view(target, step.out_shape, step.out_strides).release().ptr());
+      PyTuple_SET_ITEM(launch_args.ptr(), 1,
+                       array_view(input, step.in_shape, step.in_strides).release().ptr());
+      for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(step.arguments.ptr()); ++j)
+        PyTuple_SET_ITEM(launch_args.ptr(), 2 + j,
+                         Py_NewRef(PyTuple_GET_ITEM(step.arguments.ptr(), j)));
+      nb::object done = nb::steal(PyObject_Call(step.launch.ptr(), launch_args.ptr(), nullptr));
+      if (!done) throw nb::python_error();
+      input = target;
+    }
+    if (plan.final_view) return array_view(out, plan.final_view->first, plan.final_view->second);
+    return wrap_simt_array(nb::cast(std::move(out)));
+  }
+
+  size_t size() const { return plans_.size(); }
+  void clear() { plans_.clear(); }
+
+ private:
+  std::unordered_map<std::string, ReductionPlan> plans_;
+};
+
 // calls(*args): the type's own call slot, as a kernel launch's (dispatch.cpp): no method
 // lookup or overload dispatch on the warm path.
 PyObject* calls_call(PyObject* self, PyObject* args, PyObject* kwargs) {
@@ -191,6 +322,13 @@ void bind_array_calls(nb::module_& m) {
            "argument converted by its converter (None for arrays).")
       .def("__len__", &ElementwiseCalls::size)
       .def("clear", &ElementwiseCalls::clear);
+  nb::class_<ReductionCalls>(m, "ReductionCalls")
+      .def(nb::init<>())
+      .def("keep", &ReductionCalls::keep, nb::arg("x"), nb::arg("dtype"), nb::arg("shape"),
+           nb::arg("final_shape").none(), nb::arg("partial_bytes"), nb::arg("steps"))
+      .def("__call__", &ReductionCalls::call, nb::arg("x"))
+      .def("__len__", &ReductionCalls::size)
+      .def("clear", &ReductionCalls::clear);
 }
 
 }  // namespace simt::python

@@ -136,11 +136,11 @@ def _accumulator(op, dtype, requested):
 
 def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
     """The reduction `name` of x over `axis`: the shared path of every reduction."""
-    warm_key = _warm_key(name, x, axis, keepdims, dtype)
-    if warm_key is not None:
-        warm = _warm.get(warm_key)
-        if warm is not None:
-            return warm(x)
+    calls = _warm_calls(name, axis, keepdims, dtype)
+    if calls is not None:
+        result = calls(x)
+        if result is not None:
+            return result
     what = what or f"simt.{name}"
     if isinstance(x, TracedValue):  # the end of a function simt.fuse traces
         return x.trace.reduction(x, name, axis, keepdims, dtype)
@@ -172,30 +172,29 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
     _reduce_rows(op, rows, _flat(target), acc, float(count), steps)
     if target is not out:
         assign(out, target)
-    elif warm_key is not None and _shares_memory(rows, x) and len(_warm) < 4096:
-        _warm[warm_key] = _WarmReduction(out, final_shape, steps)
+    elif calls is not None and _shares_memory(rows, x):
+        _keep(calls, x, out, final_shape, steps)
     return _reshaped(out, final_shape)
 
 
 # A reduction repeated on arrays of one layout (x.sum() in a loop) runs the launches the
-# first call planned: the axes, dtypes, rows view and segments are worked out once (on a
-# 16-element sum they cost several times the launch itself).
-_warm = {}  # _warm_key -> _WarmReduction
+# first call planned, in one call into C++ (_core.ReductionCalls): the axes, dtypes, rows
+# view and segments are worked out once (on a 16-element sum they cost several times the
+# launch itself).
+_warm = {}  # (name, axis, keepdims, dtype) -> ReductionCalls, keyed by x's layout
 
 
-def _warm_key(name, x, axis, keepdims, dtype):
-    """What decides a reduction's plan, read cheaply; None where the full path must run (a
-    traced value, an axis list, an unhashable dtype)."""
-    if type(x) is not Array:
-        return None
-    impl = x._impl
-    key = (name, impl.dtype, tuple(impl.shape), tuple(impl.strides), impl.device, axis,
-           keepdims, dtype)
+def _warm_calls(name, axis, keepdims, dtype):
+    """The warm reductions of this signature; None for one that cannot be a key (an axis
+    list, an unhashable dtype)."""
+    key = (name, axis, keepdims, dtype)
     try:
-        hash(key)
+        calls = _warm.get(key)
     except TypeError:
         return None
-    return key
+    if calls is None and len(_warm) < 1024:
+        calls = _warm[key] = _core.ReductionCalls()
+    return calls
 
 
 def _shares_memory(rows, x):
@@ -203,42 +202,18 @@ def _shares_memory(rows, x):
     return rows._impl.data_ptr == x._impl.data_ptr
 
 
-class _WarmReduction:
-    """The launches of a planned reduction: (launch, view of what it writes, view of what
-    it reads, trailing arguments) each; the first reads x, the last writes the result, and
-    a segmented reduction's partial results lie between."""
-
-    __slots__ = ("shape", "dtype", "device", "final", "steps", "partial")
-
-    def __init__(self, out, final_shape, steps):
-        self.shape, self.dtype, self.device = list(out.shape), out._impl.dtype, out.device
-        self.final = None if tuple(final_shape) == out.shape else \
-            (list(final_shape), list(_broadcast.c_strides(final_shape, out.itemsize)))
-        self.partial = None
-        self.steps = []
-        for step in steps:
-            if step[0] == "partial":
-                self.partial = step[1:]
-            else:
-                launch, (out_shape, out_strides), (shape, strides), arguments = step
-                self.steps.append((launch, list(out_shape), list(out_strides), list(shape),
-                                   list(strides), arguments))
-
-    def __call__(self, x):
-        out = _core.empty(self.shape, self.dtype, self.device, "C")
-        source = x._impl
-        target = _core.empty(*self.partial[:2], self.device, "C") if self.partial else out
-        last = len(self.steps) - 1
-        for index, (launch, out_shape, out_strides, shape, strides, arguments) in \
-                enumerate(self.steps):
-            if index == last:
-                target = out
-            launch(Array._wrap(target.view(target.offset, out_shape, out_strides)),
-                   Array._wrap(source.view(source.offset, shape, strides)), *arguments)
-            source = target
-        if self.final is not None:
-            return Array._wrap(out.view(out.offset, *self.final))
-        return Array._wrap(out)
+def _keep(calls, x, out, final_shape, steps):
+    """Keeps the launches (`steps`, from _reduce_rows) of a reduction of x into out."""
+    partial_bytes, kept = 0, []
+    for step in steps:
+        if step[0] == "partial":
+            partial_bytes = step[1][0] * np.dtype(step[2]).itemsize
+        else:
+            launch, (out_shape, out_strides), (shape, strides), arguments = step
+            kept.append((launch, list(out_shape), list(out_strides), list(shape),
+                         list(strides), arguments))
+    final = None if tuple(final_shape) == out.shape else list(final_shape)
+    calls.keep(x, out._impl.dtype, list(out.shape), final, partial_bytes, kept)
 
 
 # A whole C-contiguous array's sum or product on a CUDA device goes through
