@@ -445,7 +445,7 @@ void bind_arrays(nb::module_& m) {
                             found->device_pointer() == found->host();
                    })
       .def("view", &view, nb::arg("offset"), nb::arg("shape"), nb::arg("strides"))
-      .def("basic_view", &basic_view, nb::arg("key"))
+      .def("basic_view", &basic_view, nb::arg("key").none())
       .def("copy_from_host", &copy_from_host, nb::arg("source"),
            nb::arg("stream").none() = nb::none())
       .def("copy_to_host", &copy_to_host, nb::arg("destination"),

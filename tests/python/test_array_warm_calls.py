@@ -155,7 +155,8 @@ def test_basic_views_match_numpy(device):
     x = simt.asarray(h, device=device)
     for key in [(slice(2, 9),), 1, -1, (1, 2), (1, 2, 3), (Ellipsis, 1), (None, 1, Ellipsis, None),
                 (slice(None, None, -1),), (slice(5, 1, -2), slice(None), 0), (Ellipsis,), (),
-                (slice(10, 20),), (0, slice(1, 3), None), (-3,), (slice(0, 3, 2), -1, slice(4, 0, -3))]:
+                (slice(10, 20),), (0, slice(1, 3), None), (-3,), (slice(0, 3, 2), -1, slice(4, 0, -3)),
+                None]:
         got = x[key]
         assert got.shape == h[key].shape, key
         np.testing.assert_array_equal(got.get(), h[key])
