@@ -166,3 +166,23 @@ def test_basic_views_match_numpy(device):
         with pytest.raises(error):
             x[key]
     np.testing.assert_array_equal(x[(True,)].get(), h[(True,)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.complex64])
+def test_square_power_is_numpys(device, rng, dtype):
+    # x ** 2 is square(x), as NumPy's operator makes it: the same values and dtypes; 2.0
+    # for an integer array stays a float power (float64, as NumPy's).
+    xh = (rng.standard_normal(101) * 10).astype(dtype)
+    if dtype == np.complex64:
+        xh = xh + 1j * (rng.standard_normal(101) * 10).astype(np.float32)
+    xh[:3] = np.array([0, -0.0, 3], dtype=np.float64).astype(dtype)
+    x = simt.asarray(xh, device=device)
+    for exponent in (2, 2.0) if np.dtype(dtype).kind in "fc" else (2,):
+        got, want = (x ** exponent).get(), xh ** exponent
+        assert got.dtype == want.dtype
+        if dtype == np.complex64:  # re*re - im*im rounds as simt.square does
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+        else:
+            np.testing.assert_array_equal(got, want)
+    if np.dtype(dtype).kind in "iu":
+        assert (x ** 2.0).dtype == (xh ** 2.0).dtype

@@ -85,8 +85,26 @@ def _install_operators():
     for stem, name in _UNARY.items():
         function = FUNCTIONS[name]
         setattr(Array, f"__{stem}__", lambda self, f=function: f(self))
+    Array.__pow__ = _squared_or(Array.__pow__)
     # As NumPy's arrays: == is element-wise, so arrays are not hashable.
     Array.__hash__ = None
+
+
+def _squared_or(power):
+    """x ** 2 as square(x), as NumPy's operator does (its fast scalar power): x * x, where
+    pow(x, 2) was a call of the math library per element (k-means' squared distances took
+    their time there). Only where both give x's dtype: a Python 2 (or 2.0 for inexact x),
+    the result bit for bit pow's (x * x is exactly rounded)."""
+    square = FUNCTIONS["square"]
+
+    def __pow__(self, other):
+        kind = self.dtype.kind
+        if (type(other) is int and other == 2 and kind in "iufc") or \
+                (type(other) is float and other == 2.0 and kind in "fc"):
+            return square(self)
+        return power(self, other)
+
+    return __pow__
 
 
 def _scalar(self, convert, what):
