@@ -186,3 +186,17 @@ def test_square_power_is_numpys(device, rng, dtype):
             np.testing.assert_array_equal(got, want)
     if np.dtype(dtype).kind in "iu":
         assert (x ** 2.0).dtype == (xh ** 2.0).dtype
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((5, 1, 3), (4, 3)), ((1, 7), (6, 1)),
+                                              ((3, 4, 5, 6), (6,)), ((9, 1), (1, 5)),
+                                              ((7, 3, 1, 5), (3, 4, 1)), ((2, 2, 2, 2, 2), (2, 1, 2)),
+                                              ((3000, 4, 2), (1, 4, 2))])
+def test_broadcast_results_walk_rows(device, rng, a_shape, b_shape):
+    # N-d results (broadcasting, transposed views): the CPU's threads take chunks that
+    # start and end inside rows, and step the other indices as an odometer.
+    ah, bh = _floats(rng, a_shape, np.float32), _floats(rng, b_shape, np.float32)
+    a, b = simt.asarray(ah, device=device), simt.asarray(bh, device=device)
+    _same((a - b).get(), ah - bh)
+    _same(simt.maximum(a, b).get(), np.maximum(ah, bh))
+    _same((a.T * 2).get(), ah.T * 2)
