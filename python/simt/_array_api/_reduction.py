@@ -358,7 +358,11 @@ def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segmen
     m, k = rows.shape
     device = rows.device
     block = _launch.block_size(device)
-    key = (op.name, acc, layout, block, mapped, final, _shuffles(device, acc))
+    # Long CPU rows take _LONG_LANES accumulators: several vectors in flight, where one
+    # vector's chain of compare-and-select kept the NaN-propagating max at about half
+    # NumPy's speed; short rows keep _LANES (the last, partial round costs every lane).
+    lanes = _LONG_LANES if layout == _CPU_ROWS and k >= _LONG_ROW else _LANES
+    key = (op.name, acc, layout, block, mapped, final, _shuffles(device, acc), lanes)
     kernel = _kernels.get(key)
     if kernel is None:  # the template's text built once per specialization, not per call
         kernel = _kernels[key] = _generated.kernel(f"reduce_{op.name}", _template(op, *key[1:]))
@@ -431,7 +435,7 @@ def _shuffles(device, acc):
     return builds_cuda(device) and acc.kind in "iuf" and acc.itemsize in (4, 8)
 
 
-def _template(op, acc, layout, block, mapped, final, shuffles=False):
+def _template(op, acc, layout, block, mapped, final, shuffles=False, lanes=None):
     identity, mapping, combine, final_text = _pieces(op, acc, mapped, final)
     element = "(" + mapping.replace("v", "x[m, k]") + ")"
     accumulate = "acc = " + _substitute(combine, "acc", element)
@@ -501,7 +505,7 @@ def _template(op, acc, layout, block, mapped, final, shuffles=False):
         # taking its element or, past the end, the identity: a remainder loop updating
         # one lane made Clang pair the lanes two by two instead of keeping them in one
         # vector (the NaN-propagating max ran at 0.27x NumPy's).
-        lanes = _LANES
+        lanes = lanes or _LANES
         init = "\n        ".join(f"acc{j} = {identity}" for j in range(lanes))
         unrolled = "\n            ".join(
             f"acc{j} = " + _substitute(combine, f"acc{j}",
@@ -691,6 +695,8 @@ def _warp_steps(combine, indent):
 
 
 _LANES = 8
+_LONG_LANES = 32
+_LONG_ROW = 256
 _GPU_LANES = 4
 
 # The first lines of each reduction kernel: M, K and S as values the compiler knows are
