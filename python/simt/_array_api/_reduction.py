@@ -304,7 +304,7 @@ def _cpu_column_segments(device, m, k):
 def _reduce_rows(op, rows, out, acc, divisor, steps=None):
     """out[m] = FINAL(reduce of rows[m, :]) (out of the accumulator's dtype), through
     partial results when rows are split into segments. `steps`, a list, gets what was
-    launched (_WarmReduction)."""
+    launched (_keep: the warm path replays it)."""
     device = rows.device
     m, k = rows.shape
     row_stride, elem_stride = rows.strides
