@@ -4,6 +4,8 @@
     python bench/arrays.py cuda:0 sort    # only the sort rows
     python bench/arrays.py cpu cuda-cpp   # only CUDA C++ (Elementwise/Raw/ReductionKernel) rows
     python bench/arrays.py cuda:0 products  # only arg reductions and matrix-vector products
+    python bench/arrays.py cpu families   # issue 38's cpu rows: each family, small-call costs
+    python bench/arrays.py cpu programs   # conjugate gradients and k-means (cuda:0: vs CuPy)
 
 On a CUDA device: against a hand-written float4 CUDA C kernel (compiled by NVRTC, in the
 same run), CuPy (cuBLAS, cuFFT) and PyTorch where installed. On the cpu device: against NumPy. Device
@@ -443,6 +445,102 @@ def bench_sort_cpu(device, rng):
            "~1.0 (NumPy's sort)")
 
 
+def conjugate_gradient(xp, a, b, iterations):
+    """Conjugate gradients on a symmetric positive definite `a` (the algorithm of CuPy's cg
+    example, written here): a matrix-vector product, two dot products read on the host and
+    three vector updates an iteration, as a port of a NumPy program runs them."""
+    x = xp.zeros_like(b)
+    r = b - a @ x
+    p = r.copy()
+    rs = float(r @ r)
+    for _ in range(iterations):
+        ap = a @ p
+        alpha = rs / float(p @ ap)
+        x += alpha * p
+        r -= alpha * ap
+        rs_next = float(r @ r)
+        p = r + (rs_next / rs) * p
+        rs = rs_next
+    return x
+
+
+def k_means(xp, points, k, iterations):
+    """Lloyd's k-means (the algorithm of CuPy's kmeans example, written here): every
+    point's squared distance to every center by broadcasting, the nearest by argmin, each
+    center the mean of its points through a boolean mask."""
+    centers = points[:k].copy()
+    for _ in range(iterations):
+        distances = ((points[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+        labels = distances.argmin(axis=1)
+        for j in range(k):
+            members = points[labels == j]
+            if members.shape[0]:
+                centers[j] = members.mean(axis=0)
+    return centers, labels
+
+
+def bench_programs(device, peer, peer_name, peer_sync):
+    """Whole programs, simt against `peer` (NumPy on the cpu device, CuPy on CUDA): each
+    run end to end, its host reads included, median of 3 after a warm-up run."""
+    sync = device.synchronize
+    rng = np.random.default_rng(0)
+    n = 2000
+    m = rng.standard_normal((n, n))
+    ah = m @ m.T / n + np.eye(n)  # symmetric, positive definite, well conditioned
+    bh = rng.standard_normal(n)
+    a, b = simt.asarray(ah, device=device), simt.asarray(bh, device=device)
+    pa, pb = peer.asarray(ah), peer.asarray(bh)
+    check("cg", conjugate_gradient(simt, a, b, 50).get(), np.linalg.solve(ah, bh), 1e-6)
+    report("CG 2000^2 f64, 200 iterations", wall_ms(
+        lambda: conjugate_gradient(simt, a, b, 200), sync, repeats=3), peer_name, wall_ms(
+        lambda: conjugate_gradient(peer, pa, pb, 200), peer_sync, repeats=3), "ms", ">= 1.0")
+    ph = rng.standard_normal((2 ** 20, 2)).astype(np.float32) + \
+        rng.integers(0, 4, (2 ** 20, 1)).astype(np.float32) * 4
+    points, ppoints = simt.asarray(ph, device=device), peer.asarray(ph)
+    centers, _ = k_means(simt, points, 4, 10)
+    want, _ = k_means(np, ph, 4, 10)
+    check("k-means", centers.get(), want, 1e-4)
+    report("k-means 2^20 x 2 f32, k=4, 10 iterations", wall_ms(
+        lambda: k_means(simt, points, 4, 10), sync, repeats=3), peer_name, wall_ms(
+        lambda: k_means(peer, ppoints, 4, 10), peer_sync, repeats=3), "ms", ">= 1.0")
+
+
+def bench_cpu_families(device):
+    """One row per element-wise, reduction, scan and arg-reduction family on the cpu device
+    (issue 38: >= 1.0x NumPy on large arrays, simt having every core), and the host cost of
+    small operations."""
+    sync = device.synchronize
+    rng = np.random.default_rng()
+    n = 2 ** 24
+    ah, bh = rng.random(n, np.float32), rng.random(n, np.float32)
+    a, b = simt.asarray(ah, device=device), simt.asarray(bh, device=device)
+    check("2*a+b", (2 * a + b).get(), 2 * ah + bh, 1e-7)
+    report("2*a + b 2^24 f32", wall_ms(lambda: 2 * a + b, sync), "numpy",
+           wall_ms(lambda: 2 * ah + bh, lambda: None), "ms", ">= 1.0")
+    for name in ("sin", "exp"):
+        check(name, getattr(simt, name)(a).get(), getattr(np, name)(ah), 1e-6)
+        report(f"{name} 2^24 f32", wall_ms(lambda: getattr(simt, name)(a), sync), "numpy",
+               wall_ms(lambda: getattr(np, name)(ah), lambda: None), "ms", ">= 1.0")
+    check("cumulative_sum", simt.cumulative_sum(a).get(),
+          np.cumulative_sum(ah.astype(np.float64)), 1e-4)
+    report("cumulative_sum 2^24 f32", wall_ms(lambda: simt.cumulative_sum(a), sync), "numpy",
+           wall_ms(lambda: np.cumulative_sum(ah), lambda: None), "ms", ">= 1.0")
+    mh = rng.random((4096, 4096), np.float32)
+    m = simt.asarray(mh, device=device)
+    report("max(axis=1) 4096^2 f32", wall_ms(lambda: simt.max(m, axis=1), sync), "numpy",
+           wall_ms(lambda: mh.max(axis=1), lambda: None), "ms", ">= 1.0")
+    report("argmin(axis=1) 4096^2 f32", wall_ms(lambda: simt.argmin(m, axis=1), sync), "numpy",
+           wall_ms(lambda: mh.argmin(axis=1), lambda: None), "ms", ">= 1.0")
+    xs, ys = (simt.asarray(np.arange(16, dtype=np.float32), device=device) for _ in range(2))
+    xh, yh = np.arange(16, dtype=np.float32), np.arange(16, dtype=np.float32)
+    for label, fn, peer in (("x + y", lambda: xs + ys, lambda: xh + yh),
+                            ("x.sum()", lambda: xs.sum(), lambda: xh.sum()),
+                            ("x[2:9]", lambda: xs[2:9], lambda: xh[2:9])):
+        report(f"{label}, 16 elements (host cost)", small_call_us(fn, sync), "target 3 us", 3.0,
+               "us", "<= 3 us, ratio >= 1")
+        print(f"  numpy {label}: {small_call_us(peer):.2f} us", flush=True)
+
+
 def main():
     device = simt.get_device(sys.argv[1] if len(sys.argv) > 1 else None)
     print(f"device: {device}", flush=True)
@@ -459,9 +557,19 @@ def main():
         bench_cuda(device)
     elif device.backend == "cpu" and sys.argv[2:] == ["cuda-cpp"]:
         bench_cuda_cpp_cpu(device)
+    elif sys.argv[2:] == ["programs"]:
+        if device.backend == "cuda":
+            import cupy
+            bench_programs(device, cupy, "cupy", cupy.cuda.runtime.deviceSynchronize)
+        else:
+            bench_programs(device, np, "numpy", lambda: None)
+    elif device.backend == "cpu" and sys.argv[2:] == ["families"]:
+        bench_cpu_families(device)
     elif device.backend == "cpu":
         bench_cpu(device)
+        bench_cpu_families(device)
         bench_cuda_cpp_cpu(device)
+        bench_programs(device, np, "numpy", lambda: None)
     else:
         raise SystemExit(f"bench/arrays.py measures cuda and cpu devices, not {device.id}")
     print("\n| case | peer | simt | peer | ratio (peer/simt) | target |\n|---|---|---|---|---|---|")

@@ -43,6 +43,16 @@ const DeviceArray* simt_array(PyObject* object, nb::object* keep) {
   return nb::inst_ptr<DeviceArray>(*keep);
 }
 
+nb::object wrap_simt_array(nb::object impl) {
+  if (g_array_type == nullptr) throw std::logic_error("simt.Array is not registered");
+  // object.__new__(Array) and the slot's store, as Array._wrap does in Python.
+  nb::object array = nb::steal(g_array_type->tp_alloc(g_array_type, 0));
+  if (!array) throw nb::python_error();
+  *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(array.ptr()) + g_impl_offset) =
+      impl.release().ptr();
+  return array;
+}
+
 [[noreturn]] void argument_error(const std::string& name, const std::string& message) {
   throw nb::type_error(("argument '" + name + "': " + message).c_str());
 }

@@ -31,6 +31,8 @@ void register_array_type(PyTypeObject* type);
 // The storage of a simt.Array, or nullptr for any other object; `keep`
 // holds what the pointer lives in.
 const DeviceArray* simt_array(PyObject* object, nb::object* keep);
+// A new simt.Array whose `_impl` is `impl` (a DeviceArray object), as Array._wrap makes.
+nb::object wrap_simt_array(nb::object impl);
 
 // Raises TypeError("argument 'name': message").
 [[noreturn]] void argument_error(const std::string& name, const std::string& message);

@@ -177,6 +177,7 @@ void bind_raw_kernels(nb::module_& m);
 void bind_interrupts(nb::module_& m);
 void bind_vendor_libraries(nb::module_& m);
 void bind_snippet_keys(nb::module_& m);
+void bind_array_calls(nb::module_& m);
 void bind_translate(nb::module_& m);
 
 // Raises what interrupted a wait (runtime::Interrupted), for exception

@@ -27,4 +27,5 @@ NB_MODULE(_core, m) {
   simt::python::bind_records(m);
   simt::python::bind_vendor_libraries(m);
   simt::python::bind_snippet_keys(m);
+  simt::python::bind_array_calls(m);
 }

@@ -662,6 +662,12 @@ def _check_array(x, where):
 def getitem(x, key, /):
     """x[key], NumPy's indexing: a view for ints, slices, Ellipsis and None (a 0-d array
     for all-int keys); a new array for integer index arrays and boolean masks."""
+    if type(x) is Array:
+        # Ints, slices, None and Ellipsis: the view made in one call into C++ (None for
+        # any other key, or one in error: the full path below says what is wrong).
+        view = x._impl.basic_view(key)
+        if view is not None:
+            return Array._wrap(view)
     _check_array(x, "getitem")
     entries = _parse(x, key)
     if not any(e.kind in _ADVANCED for e in entries):

@@ -8,7 +8,7 @@ dunders and methods that name those functions, from tables, once at import.
 import numpy as np
 
 from .._array import Array
-from ._elementwise import FUNCTIONS
+from ._elementwise import FUNCTIONS, Elementwise
 
 # Binary operators: dunder stem -> element-wise function. Each gets its forward,
 # reflected (__radd__) and in-place (__iadd__) form.
@@ -35,13 +35,28 @@ def _foreign(other, symbol):
     return NotImplemented
 
 
+def _none(*args):
+    return None
+
+
 def _binary(function, symbol):
+    # A warm call of a kept layout goes straight to the function's C++ table (the
+    # arguments it cannot key, any other type among them, get None: the full path).
+    # Not for a function whose call checks its values first (pow's negative powers).
+    calls = function._calls if type(function).__call__ is Elementwise.__call__ else _none
+
     def forward(self, other):
+        result = calls(self, other)
+        if result is not None:
+            return result
         if not isinstance(other, _OPERAND_TYPES):
             return _foreign(other, symbol)
         return function(self, other)
 
     def reflected(self, other):
+        result = calls(other, self)
+        if result is not None:
+            return result
         if not isinstance(other, _OPERAND_TYPES):
             return _foreign(other, symbol)
         return function(other, self)
@@ -70,8 +85,26 @@ def _install_operators():
     for stem, name in _UNARY.items():
         function = FUNCTIONS[name]
         setattr(Array, f"__{stem}__", lambda self, f=function: f(self))
+    Array.__pow__ = _squared_or(Array.__pow__)
     # As NumPy's arrays: == is element-wise, so arrays are not hashable.
     Array.__hash__ = None
+
+
+def _squared_or(power):
+    """x ** 2 as square(x), as NumPy's operator does (its fast scalar power): x * x, where
+    pow(x, 2) was a call of the math library per element (k-means' squared distances took
+    their time there). Only where both give x's dtype: a Python 2 (or 2.0 for inexact x),
+    the result bit for bit pow's (x * x is exactly rounded)."""
+    square = FUNCTIONS["square"]
+
+    def __pow__(self, other):
+        kind = self.dtype.kind
+        if (type(other) is int and other == 2 and kind in "iufc") or \
+                (type(other) is float and other == 2.0 and kind in "fc"):
+            return square(self)
+        return power(self, other)
+
+    return __pow__
 
 
 def _scalar(self, convert, what):

@@ -22,6 +22,7 @@ import builtins
 
 import numpy as np
 
+from .. import _core
 from .._array import Array, empty
 from .._device import builds_cuda, runs_on_host
 from .._snippet_kernels import ReductionKernel
@@ -135,6 +136,11 @@ def _accumulator(op, dtype, requested):
 
 def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
     """The reduction `name` of x over `axis`: the shared path of every reduction."""
+    calls = _warm_calls(name, axis, keepdims, dtype)
+    if calls is not None:
+        result = calls(x)
+        if result is not None:
+            return result
     what = what or f"simt.{name}"
     if isinstance(x, TracedValue):  # the end of a function simt.fuse traces
         return x.trace.reduction(x, name, axis, keepdims, dtype)
@@ -162,10 +168,52 @@ def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
         return _reshaped(out, final_shape)
     rows, _ = _as_rows(x, axes)
     target = out if acc == result_dtype else empty(kept_shape, acc, x.device)
-    _reduce_rows(op, rows, _flat(target), acc, float(count))
+    steps = []
+    _reduce_rows(op, rows, _flat(target), acc, float(count), steps)
     if target is not out:
         assign(out, target)
+    elif calls is not None and _shares_memory(rows, x):
+        _keep(calls, x, out, final_shape, steps)
     return _reshaped(out, final_shape)
+
+
+# A reduction repeated on arrays of one layout (x.sum() in a loop) runs the launches the
+# first call planned, in one call into C++ (_core.ReductionCalls): the axes, dtypes, rows
+# view and segments are worked out once (on a 16-element sum they cost several times the
+# launch itself).
+_warm = {}  # (name, axis, keepdims, dtype) -> ReductionCalls, keyed by x's layout
+
+
+def _warm_calls(name, axis, keepdims, dtype):
+    """The warm reductions of this signature; None for one that cannot be a key (an axis
+    list, an unhashable dtype)."""
+    key = (name, axis, keepdims, dtype)
+    try:
+        calls = _warm.get(key)
+    except TypeError:
+        return None
+    if calls is None and len(_warm) < 1024:
+        calls = _warm[key] = _core.ReductionCalls()
+    return calls
+
+
+def _shares_memory(rows, x):
+    # The rows are a view of x itself, not a C-order copy of it (_as_rows).
+    return rows._impl.data_ptr == x._impl.data_ptr
+
+
+def _keep(calls, x, out, final_shape, steps):
+    """Keeps the launches (`steps`, from _reduce_rows) of a reduction of x into out."""
+    partial_bytes, kept = 0, []
+    for step in steps:
+        if step[0] == "partial":
+            partial_bytes = step[1][0] * np.dtype(step[2]).itemsize
+        else:
+            launch, (out_shape, out_strides), (shape, strides), arguments = step
+            kept.append((launch, list(out_shape), list(out_strides), list(shape),
+                         list(strides), arguments))
+    final = None if tuple(final_shape) == out.shape else list(final_shape)
+    calls.keep(x, out._impl.dtype, list(out.shape), final, partial_bytes, kept)
 
 
 # A whole C-contiguous array's sum or product on a CUDA device goes through
@@ -240,23 +288,45 @@ def _segments(device, m, k, thread_per_segment=False):
     return builtins.min(-(-workers // m), -(-k // minimum), _MAX_SEGMENTS)
 
 
-def _reduce_rows(op, rows, out, acc, divisor):
+def _cpu_column_segments(device, m, k):
+    """Segments of the K reduced rows for the CPU's columns, one per thread: each thread then
+    reads whole rows of its segment, one stream of memory (a chunk of columns per thread
+    read a short run of every row: sum(axis=0) of 4096^2 at 0.65x NumPy's one core).
+    Only with at least 8 rows per segment: the (S, M) partial results cost S/K of the
+    input's reads again."""
+    workers = _workers(device)
+    if m * k < workers * _launch.CPU_MIN_CHUNK:
+        return 1
+    segments = builtins.min(workers, k // 8)
+    return segments if segments > 1 else 1
+
+
+def _reduce_rows(op, rows, out, acc, divisor, steps=None):
     """out[m] = FINAL(reduce of rows[m, :]) (out of the accumulator's dtype), through
-    partial results when rows are split into segments."""
+    partial results when rows are split into segments. `steps`, a list, gets what was
+    launched (_keep: the warm path replays it)."""
     device = rows.device
     m, k = rows.shape
     row_stride, elem_stride = rows.strides
     columns = m > 1 and abs(row_stride) < abs(elem_stride)
     layout = _layout_of(device, columns)
-    segments = 1 if layout == _CPU_COLUMNS else _segments(device, m, k, columns)
+    if layout == _CPU_COLUMNS:
+        segments = _cpu_column_segments(device, m, k)
+        if segments > 1:
+            layout = _CPU_COLUMN_SEGMENTS
+    else:
+        segments = _segments(device, m, k, columns)
     if segments == 1 and layout == _GPU_ROWS and m > 1 and k <= _GROUP_ROWS_MAX_K:
         layout = _GPU_GROUP_ROWS
     if segments == 1:
-        _launch_reduction(op, rows, out, acc, divisor, layout, mapped=True, final=True)
+        _launch_reduction(op, rows, out, acc, divisor, layout, mapped=True, final=True,
+                          steps=steps)
         return
     partial = empty((segments * m,), acc, device)
+    if steps is not None:
+        steps.append(("partial", [segments * m], partial._impl.dtype))
     _launch_reduction(op, rows, partial, acc, divisor, layout, mapped=True, final=False,
-                      segments=segments)
+                      segments=segments, steps=steps)
     # The partials are (S, M) from COLUMNS, (M, S) from ROWS: reduce over S.
     size = acc.itemsize
     strides = (size, m * size) if columns else (segments * size, size)
@@ -264,12 +334,14 @@ def _reduce_rows(op, rows, out, acc, divisor):
     again_layout = _layout_of(device, columns)
     if again_layout == _GPU_ROWS and m > 1:
         again_layout = _GPU_GROUP_ROWS  # rows of at most _MAX_SEGMENTS partials
-    _launch_reduction(op, again, out, acc, divisor, again_layout, mapped=False, final=True)
+    _launch_reduction(op, again, out, acc, divisor, again_layout, mapped=False, final=True,
+                      steps=steps)
 
 
 # The templates' layouts over the device's threads.
-_GPU_ROWS, _GPU_GROUP_ROWS, _GPU_COLUMNS, _CPU_ROWS, _CPU_COLUMNS = (
-    "gpu_rows", "gpu_group_rows", "gpu_columns", "cpu_rows", "cpu_columns")
+_GPU_ROWS, _GPU_GROUP_ROWS, _GPU_COLUMNS, _CPU_ROWS, _CPU_COLUMNS, _CPU_COLUMN_SEGMENTS = (
+    "gpu_rows", "gpu_group_rows", "gpu_columns", "cpu_rows", "cpu_columns",
+    "cpu_column_segments")
 
 
 def _layout_of(device, columns):
@@ -281,11 +353,16 @@ def _layout_of(device, columns):
 _kernels = {}  # (operation, accumulator dtype, layout, block, mapped, final, shuffles)
 
 
-def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segments=1):
+def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segments=1,
+                      steps=None):
     m, k = rows.shape
     device = rows.device
     block = _launch.block_size(device)
-    key = (op.name, acc, layout, block, mapped, final, _shuffles(device, acc))
+    # Long CPU rows take _LONG_LANES accumulators: several vectors in flight, where one
+    # vector's chain of compare-and-select kept the NaN-propagating max at about half
+    # NumPy's speed; short rows keep _LANES (the last, partial round costs every lane).
+    lanes = _LONG_LANES if layout == _CPU_ROWS and k >= _LONG_ROW else _LANES
+    key = (op.name, acc, layout, block, mapped, final, _shuffles(device, acc), lanes)
     kernel = _kernels.get(key)
     if kernel is None:  # the template's text built once per specialization, not per call
         kernel = _kernels[key] = _generated.kernel(f"reduce_{op.name}", _template(op, *key[1:]))
@@ -296,20 +373,35 @@ def _launch_reduction(op, rows, out, acc, divisor, layout, mapped, final, segmen
         config = (builtins.min(-(-m // (block // _GROUP)), 2 ** 31 - 1), block)
     elif layout == _GPU_COLUMNS:
         config = (-(-items // block), block)
+    elif layout == _CPU_COLUMN_SEGMENTS:  # a thread per segment of rows, all columns
+        config = (segments, 1)
     else:  # the CPU: a thread per row, segment or chunk of columns
         config = (builtins.max(1, builtins.min(items, _workers(device))), 1)
-    if layout == _CPU_COLUMNS:
+    if layout == _CPU_COLUMNS or layout == _CPU_COLUMN_SEGMENTS:
         rows = _broadcast.element_view(rows, (k, m), rows.strides[::-1])
+    if layout == _CPU_COLUMN_SEGMENTS:  # the partial results, (S, M)
+        size = out.itemsize
+        out = _broadcast.element_view(out, (segments, m), (m * size, size))
     # divisor (read by mean alone) in the accumulator's dtype: a float32 mean divides in
     # float32, as NumPy's, and needs no float64 on the device.
     divisor = acc.type(divisor) if acc.kind in "fc" else np.int64(divisor)
-    kernel[config](out, rows, m, k, segments, divisor)
+    launch = kernel[config]
+    launch(out, rows, m, k, segments, divisor)
+    if steps is not None:
+        steps.append((launch, (out.shape, out.strides), (rows.shape, rows.strides),
+                      (m, k, segments, divisor)))
 
 
-def _pieces(op, acc, mapped, final):
-    """(identity, MAP of v, COMBINE of a and b, FINAL of acc) for accumulator dtype acc."""
+def _pieces(op, acc, mapped, final, scan=False):
+    """(identity, MAP of v, COMBINE of a and b, FINAL of acc) for accumulator dtype acc (a
+    scan's, `scan`, or a reduction's)."""
     a = _generated.dtype_name(acc)
     identity = op.identity.replace("{A}", a)
+    if scan and acc.kind == "f" and identity == f"{a}(0)":
+        # A scan starts from -0.0, the identity of IEEE addition: NumPy's cumsum starts
+        # from the first element, so a row of -0.0 scans to -0.0 (+0.0 made it +0.0).
+        # Its reductions start from +0.0 (np.sum of -0.0 is +0.0), as these do.
+        identity = f"{a}(-0.0)"
     if "{HIGH}" in identity or "{LOW}" in identity:
         identity = identity.replace("{HIGH}", _extreme(acc, high=True)).replace(
             "{LOW}", _extreme(acc, high=False))
@@ -318,6 +410,12 @@ def _pieces(op, acc, mapped, final):
     if "divisor" in final_text:
         final_text = f"{a}(acc / divisor)"
     return identity, mapping, op.combine, final_text
+
+
+def _initial_value(op, acc):
+    """The value include_initial= puts first: NumPy's identity, +0.0 for a float sum (the
+    accumulators start from -0.0, _pieces)."""
+    return _OPS[op].identity.replace("{A}", _generated.dtype_name(acc))
 
 
 def _extreme(dtype, high):
@@ -337,11 +435,38 @@ def _shuffles(device, acc):
     return builds_cuda(device) and acc.kind in "iuf" and acc.itemsize in (4, 8)
 
 
-def _template(op, acc, layout, block, mapped, final, shuffles=False):
+def _template(op, acc, layout, block, mapped, final, shuffles=False, lanes=None):
     identity, mapping, combine, final_text = _pieces(op, acc, mapped, final)
     element = "(" + mapping.replace("v", "x[m, k]") + ")"
     accumulate = "acc = " + _substitute(combine, "acc", element)
     head = f"def reduce_{op.name}(out, x, rows_, columns_, segments, divisor):" + _SIZES[layout]
+    if layout == _CPU_COLUMN_SEGMENTS:
+        # A thread per segment of the K rows, all M columns, into its row of the (S, M)
+        # partial results; x comes transposed, (K, M), as below.
+        into_out = "out[s, m] = " + _substitute(
+            combine, "out[s, m]", "(" + mapping.replace("v", "x[k, m]") + ")")
+        return head + f'''
+    s = simt.grid(1)
+    L = K // S + 1
+    k = s * L
+    end = min(k + L, K)
+    if s < S:
+        m = 0
+        while m < M:
+            out[s, m] = {identity}
+            m += 1
+        while k < end:
+            m = 0
+            while m < M:
+                {into_out}
+                m += 1
+            k += 1
+        m = 0
+        while m < M:
+            acc = out[s, m]
+            out[s, m] = {final_text}
+            m += 1
+'''
     if layout == _CPU_COLUMNS:
         # A chunk of columns per thread, walked row by row (the cache lines of a C array),
         # accumulating in out; x comes transposed, (K, M), so that a C array's columns
@@ -372,34 +497,56 @@ def _template(op, acc, layout, block, mapped, final, shuffles=False):
 '''
     if layout == _CPU_ROWS:
         # A thread per (row, segment), with _LANES independent accumulators so that the
-        # loop is not one long chain of dependent operations (and vectorizes).
-        lanes = _LANES
+        # loop is not one long chain of dependent operations (and vectorizes). The unrolled
+        # loop's test is a variable against a bound (`k <= last`, not `k + 8 <= end`): the
+        # emitter then knows it counted and leaves out the cancellation check, whose early
+        # exit kept Clang from vectorizing it (0.4-0.6x NumPy's sum).
+        # The remainder (fewer than _LANES elements) is one more round of the lanes, each
+        # taking its element or, past the end, the identity: a remainder loop updating
+        # one lane made Clang pair the lanes two by two instead of keeping them in one
+        # vector (the NaN-propagating max ran at 0.27x NumPy's).
+        lanes = lanes or _LANES
         init = "\n        ".join(f"acc{j} = {identity}" for j in range(lanes))
         unrolled = "\n            ".join(
             f"acc{j} = " + _substitute(combine, f"acc{j}",
                                        "(" + mapping.replace("v", f"x[m, k + {j}]") + ")")
             for j in range(lanes))
-        tail = "acc0 = " + _substitute(combine, "acc0", element)
+        # Where combining a value twice changes nothing (max, min, all, any), the lanes past
+        # the end take the last element again: the round then has no select, and stays
+        # eight wide (four with them).
+        again = op.name in ("max", "min", "all", "any")
+        tail = "\n            ".join(
+            f"acc{j} = " + _substitute(
+                combine, f"acc{j}", "((" + mapping.replace("v", f"x[m, min(k + {j}, e)]") +
+                ("))" if again else f") if k + {j} < end else {identity})"))
+            for j in range(lanes))
         merge = _merge_tree(combine, [f"acc{j}" for j in range(lanes)])
+        # Each thread takes a contiguous run of (row, segment) items, as element-wise
+        # loops take a chunk: threads striding over rows wrote neighbouring results
+        # (a cache line passed between cores for every row: sum(axis=1) of 4096^2 took
+        # 3x the time of the same elements in 64 rows) and read rows far apart.
         return head + f'''
-    i = simt.grid(1)
-    step = simt.gridsize(1)
+    items = M * S
+    chunk = items // simt.gridsize(1) + 1
+    i = simt.grid(1) * chunk
+    stop = min(i + chunk, items)
     L = K // S + 1
-    while i < M * S:
+    while i < stop:
         m = i // S
         s = i % S
         k = s * L
         end = min(k + L, K)
         {init}
-        while k + {lanes} <= end:
+        last = end - {lanes}
+        while k <= last:
             {unrolled}
             k += {lanes}
-        while k < end:
+        if k < end:
+            e = end - 1
             {tail}
-            k += 1
         acc = {merge}
         out[i] = {final_text}
-        i += step
+        i += 1
 '''
     if layout == _GPU_COLUMNS:
         # A thread per (row, segment): item i is m + s * M.
@@ -548,6 +695,8 @@ def _warp_steps(combine, indent):
 
 
 _LANES = 8
+_LONG_LANES = 32
+_LONG_ROW = 256
 _GPU_LANES = 4
 
 # The first lines of each reduction kernel: M, K and S as values the compiler knows are
@@ -559,6 +708,7 @@ _SIZES = {
     "gpu_columns": "\n    M = x.shape[0]\n    K = x.shape[1]\n    S = max(segments, 1)",
     "cpu_rows": "\n    M = x.shape[0]\n    K = x.shape[1]\n    S = max(segments, 1)",
     "cpu_columns": "\n    K = x.shape[0]\n    M = x.shape[1]",
+    "cpu_column_segments": "\n    K = x.shape[0]\n    M = x.shape[1]\n    S = out.shape[0]",
 }
 
 
@@ -967,7 +1117,7 @@ def _scan(name, x, axis, dtype, include_initial):
     if out.size and segments > 1:
         _segmented_scan(op, acc, out, rows, segments, include_initial)
     elif out.size:
-        identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True)
+        identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True, scan=True)
         text = f'''
 def scan_{op}(out, x, first):
     M = x.shape[0]
@@ -977,7 +1127,7 @@ def scan_{op}(out, x, first):
     while i < M:
         acc = {identity}
         if first == 1:
-            out[i, 0] = acc
+            out[i, 0] = {_initial_value(op, acc)}
         k = 0
         while k < K:
             acc = {_substitute(combine, "acc", "(" + mapping.replace("v", "x[i, k]") + ")")}
@@ -1024,7 +1174,7 @@ def _scan_segments(device, rows, length):
 
 
 def _segmented_scan(op, acc, out, rows, segments, include_initial):
-    identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True)
+    identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True, scan=True)
     step = _substitute(combine, "acc", "(" + mapping.replace("v", "x[i, k]") + ")")
     loop = '''
     M = x.shape[0]
@@ -1037,21 +1187,35 @@ def _segmented_scan(op, acc, out, rows, segments, include_initial):
         s = t - i * G
         k = s * length
         end = min(k + length, K)'''
+    # A segment's total in _LANES independent accumulators, as a row's reduction: this
+    # pass only reads, and a single chain of dependent additions made it as slow as the
+    # pass that writes the scan (a total in another association only rounds otherwise).
+    lanes = _LANES  # and the remainder's accumulator apart, as a row's (_template)
+    init = "\n        ".join(f"acc{j} = {identity}" for j in range(lanes + 1))
+    unrolled = "\n            ".join(
+        f"acc{j} = " + _substitute(combine, f"acc{j}",
+                                   "(" + mapping.replace("v", f"x[i, k + {j}]") + ")")
+        for j in range(lanes))
     # Two texts: a generated module's text is its kernel's key (_generated.kernel).
     totals_text = f'''
 def scan_totals_{op}(S, x, length):{loop}
-        acc = {identity}
+        {init}
+        last = end - {lanes}
+        while k <= last:
+            {unrolled}
+            k += {lanes}
         while k < end:
-            acc = {step}
+            acc{lanes} = {_substitute(combine, f"acc{lanes}",
+                                      "(" + mapping.replace("v", "x[i, k]") + ")")}
             k += 1
-        S[i, s] = acc
+        S[i, s] = {_merge_tree(combine, [f"acc{j}" for j in range(lanes + 1)])}
         t += stride
 '''
     offsets_text = f'''
 def scan_from_offsets_{op}(out, x, S, length, first):{loop}
-        acc = S[i, s]
+        acc = S[i, s] if s > 0 else {identity}
         if first == 1 and s == 0:
-            out[i, 0] = {identity}
+            out[i, 0] = {_initial_value(op, acc)}
         while k < end:
             acc = {step}
             out[i, k + first] = acc

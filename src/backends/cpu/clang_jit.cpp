@@ -26,6 +26,7 @@
 #include <llvm/ExecutionEngine/Orc/TaskDispatch.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -61,6 +62,39 @@ void report_session_error(llvm::Error error) {
   std::string text = error_text(std::move(error));
   if (t_session_errors != nullptr) *t_session_errors += text + "\n";
 }
+
+#if defined(__linux__) && defined(__x86_64__)
+// The functions LLVM 19's vectorizer calls in libmvec for -fveclib=libmvec on x86-64
+// (llvm/Analysis/VecFuncs.def, LIBMVEC_X86: SSE and AVX2 widths of sin, cos, tan, pow,
+// exp and log). glibc added tan in 2.35: an older libmvec lacks it, and a kernel calling
+// a missing one would fail to link, so the library is used only when all are there.
+constexpr const char* kLibmvecFunctions[] = {
+    "_ZGVbN2v_sin",   "_ZGVdN4v_sin",  "_ZGVbN4v_sinf", "_ZGVdN8v_sinf", "_ZGVbN2v_cos",
+    "_ZGVdN4v_cos",   "_ZGVbN4v_cosf", "_ZGVdN8v_cosf", "_ZGVbN2v_tan",  "_ZGVdN4v_tan",
+    "_ZGVbN4v_tanf",  "_ZGVdN8v_tanf", "_ZGVbN2vv_pow", "_ZGVdN4vv_pow", "_ZGVbN4vv_powf",
+    "_ZGVdN8vv_powf", "_ZGVbN2v_exp",  "_ZGVdN4v_exp",  "_ZGVbN4v_expf", "_ZGVdN8v_expf",
+    "_ZGVbN2v_log",   "_ZGVdN4v_log",  "_ZGVbN4v_logf", "_ZGVdN8v_logf"};
+
+// Loads libmvec into the JIT's symbol search; true when it has every function above.
+// Its results are within 4 ulps (glibc's bound), as NumPy's own SIMD loops are.
+bool load_vector_math(llvm::orc::LLJIT& jit) {
+  std::string error;
+  auto library = llvm::sys::DynamicLibrary::getPermanentLibrary("libmvec.so.1", &error);
+  if (!library.isValid()) return false;
+  for (const char* name : kLibmvecFunctions)
+    if (library.getAddressOfSymbol(name) == nullptr) return false;
+  auto generator = llvm::orc::DynamicLibrarySearchGenerator::Load(
+      "libmvec.so.1", jit.getDataLayout().getGlobalPrefix());
+  if (!generator) {
+    llvm::consumeError(generator.takeError());
+    return false;
+  }
+  jit.getProcessSymbolsJITDylib()->addGenerator(std::move(*generator));
+  return true;
+}
+#else
+bool load_vector_math(llvm::orc::LLJIT&) { return false; }
+#endif
 
 llvm::CodeGenOptLevel codegen_level(int opt_level) {
   switch (opt_level) {
@@ -187,6 +221,7 @@ ClangJit::ClangJit() {
   } else {
     llvm::consumeError(libm.takeError());
   }
+  vector_math_ = load_vector_math(*impl_->jit);
 #endif
 }
 
@@ -229,6 +264,7 @@ std::vector<std::string> ClangJit::cc1_args(const JitOptions& options) const {
   if (level >= 2) {
     args.insert(args.end(), {"-vectorize-loops", "-vectorize-slp"});
   }
+  if (vector_math_) args.push_back("-fveclib=libmvec");
   if (options.emulated_tls) args.push_back("-femulated-tls");
   if (options.nvrtc_lenient) args.push_back("-Wno-c++11-narrowing");
   for (const auto& dir : options.include_dirs) {
@@ -322,7 +358,10 @@ ClangJit::Object ClangJit::compile_object(const std::string& source, const std::
   // the JIT link now (errors surface here, not at the first launch).
   std::vector<std::string> exported;
   for (const llvm::GlobalValue& gv : module->global_values()) {
-    if (!gv.isDeclaration() && !gv.hasLocalLinkage() && !gv.getName().empty())
+    // Not llvm.used / llvm.compiler.used (appending-linkage lists the optimizer keeps:
+    // -fveclib's vector functions are listed there), which no object file defines.
+    if (!gv.isDeclaration() && !gv.hasLocalLinkage() && !gv.hasAppendingLinkage() &&
+        !gv.getName().empty())
       exported.push_back(gv.getName().str());
   }
 

@@ -119,6 +119,10 @@ class ClangJit {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string host_cpu_;
+  // Whether glibc's vector math library (libmvec) is loaded with every function LLVM's
+  // vectorizer may call in it: then loops of sin, cos, tan, exp, log and pow vectorize
+  // (-fveclib=libmvec), where each element was a scalar libm call.
+  bool vector_math_ = false;
 };
 
 }  // namespace simt::cpu

@@ -402,12 +402,14 @@ extern "C" void simt_kernel_grid_stride(const simt_block_ctx* simt_ctx, void* co
   float* simt_arg4 = *(float**)simt_args[4];
   long long simt_arg5 = *(long long*)simt_args[5];
   long long simt_arg6 = *(long long*)simt_args[6];
+  if (simt_ctx->block_dim[0] * simt_ctx->block_dim[1] * simt_ctx->block_dim[2] > 1) {
   simt_i64 simt_elements = 0;
   if (1 * (simt_i64)simt_arg2 > simt_elements) simt_elements = 1 * (simt_i64)simt_arg2;
   if (1 * (simt_i64)simt_arg5 > simt_elements) simt_elements = 1 * (simt_i64)simt_arg5;
   if (simt_ctx->block_dim[0] * simt_ctx->block_dim[1] * simt_ctx->block_dim[2] * simt_ctx->grid_dim[0] * simt_ctx->grid_dim[1] * simt_ctx->grid_dim[2] < simt_elements) {
     simt_kernel_grid_stride_lockstep(simt_ctx, simt_args);
     return;
+  }
   }
   const simt_block_ctx simt_block = *simt_ctx;
   simt_thread simt_tid;
