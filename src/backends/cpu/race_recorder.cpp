@@ -1,0 +1,314 @@
+#include "backends/cpu/race_recorder.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace simt::cpu {
+
+namespace {
+
+using Kind = abi::RaceSite::Kind;
+using Hazard = abi::RaceHazard::Kind;
+
+// Cells per page: 4-byte granules of 16 KiB, or the bytes of 4 KiB for 1- and
+// 2-byte elements (whose neighbours are other threads' elements).
+constexpr int kCellsPerPage = 4096;
+constexpr uintptr_t kBytePageTag = uintptr_t{1} << 63;
+// A launch reports the first hazards of distinct sites; later ones are counted.
+constexpr size_t kMostHazards = 64;
+
+}  // namespace
+
+RaceRecorder::RaceRecorder(const int64_t grid[3], const int64_t block[3]) {
+  int64_t threads = 1;
+  for (int d = 0; d < 3; ++d) {
+    grid_[d] = grid[d];
+    block_dim_[d] = block[d];
+    threads *= block[d];
+  }
+  // The shadow keeps a thread as 16 bits.
+  if (threads > 0xffff)
+    throw std::invalid_argument("racecheck=True checks blocks of at most 65535 threads, not " +
+                                std::to_string(threads));
+  threads_ = static_cast<uint32_t>(threads);
+  epoch_.assign(threads_, 0);
+  exited_.assign(threads_, 0);
+  last_site_.assign(threads_, -1);
+}
+
+RaceRecorder::~RaceRecorder() = default;
+
+uint32_t RaceRecorder::thread_of(const int64_t* t) const {
+  return static_cast<uint32_t>(t[0] + block_dim_[0] * (t[1] + block_dim_[1] * t[2]));
+}
+
+uint32_t RaceRecorder::block_of(const int64_t* b) const {
+  return static_cast<uint32_t>(b[0] + grid_[0] * (b[1] + grid_[1] * b[2]));
+}
+
+abi::RaceThread RaceRecorder::who(uint32_t block, uint32_t thread) const {
+  abi::RaceThread out;
+  out.thread[0] = thread % block_dim_[0];
+  out.thread[1] = (thread / block_dim_[0]) % block_dim_[1];
+  out.thread[2] = thread / (block_dim_[0] * block_dim_[1]);
+  out.block[0] = block % grid_[0];
+  out.block[1] = (block / grid_[0]) % grid_[1];
+  out.block[2] = block / (grid_[0] * grid_[1]);
+  return out;
+}
+
+void RaceRecorder::enter(uint32_t block, const int64_t*) {
+  if (in_block_) end_block();
+  in_block_ = true;
+  block_ = block;
+  std::fill(epoch_.begin(), epoch_.end(), 0);
+  std::fill(exited_.begin(), exited_.end(), 0);
+  std::fill(last_site_.begin(), last_site_.end(), -1);
+  barriers_.clear();
+  warp_calls_.clear();
+  warp_groups_.clear();
+}
+
+void RaceRecorder::hazard(Hazard kind, const Access& first, const Access& second, int64_t element,
+                          uint32_t mask) {
+  ++findings_.total;
+  const int a = first.site == kNoSite ? -1 : first.site;
+  const int b = second.site == kNoSite ? -1 : second.site;
+  if (findings_.hazards.size() >= kMostHazards) return;
+  // One report per pair of places: the same bug seen from another thread, or
+  // as another kind (a `+=` both reads and writes), adds nothing.
+  if (!seen_.insert({std::min(a, b), std::max(a, b)}).second) return;
+  abi::RaceHazard h;
+  h.kind = kind;
+  h.site_a = a;
+  h.site_b = b;
+  h.element = element;
+  h.mask = mask;
+  h.first = who(first.block, first.thread);
+  h.second = who(second.block, second.thread);
+  findings_.hazards.push_back(h);
+}
+
+RaceRecorder::Cell* RaceRecorder::cell(const void* p, int64_t bytes) {
+  const auto address = reinterpret_cast<uintptr_t>(p);
+  const bool small = bytes < 4;
+  const uintptr_t key = small ? (address >> 12) | kBytePageTag : address >> 14;
+  const size_t index = small ? address & 4095 : (address >> 2) & 4095;
+  CacheEntry& entry = cache_[(key ^ (key >> 8)) & 255];
+  if (entry.key != key) {
+    std::unique_ptr<Cell[]>& page = pages_[key];
+    if (!page) page = std::make_unique<Cell[]>(kCellsPerPage);
+    entry.key = key;
+    entry.cells = page.get();
+  }
+  return entry.cells + index;
+}
+
+void RaceRecorder::access(const void* base, const void* p, int64_t bytes, int kind, int site,
+                          const int64_t* t, const int64_t* b) {
+  const uint32_t block = block_of(b);
+  if (!in_block_ || block != block_) enter(block, b);
+  const uint32_t thread = thread_of(t);
+  if (thread >= threads_) return;  // not a thread of this launch's blocks
+  last_site_[thread] = site;
+  const bool shared = (kind & abi::kRaceSharedBit) != 0;
+  const auto what = static_cast<Kind>(kind & ~abi::kRaceSharedBit);
+  Access now;
+  now.block = block;
+  now.thread = static_cast<uint16_t>(thread);
+  now.epoch = epoch_[thread];
+  now.site = site < kNoSite ? static_cast<uint16_t>(site) : static_cast<uint16_t>(kNoSite - 1);
+  // Two accesses may race: another thread, in the same barrier interval of
+  // this block, or (global memory) in another block. Shared memory of an
+  // earlier block is that block's (the CPU reuses the bytes).
+  auto concurrent = [&](const Access& before) {
+    if (before.site == kNoSite) return false;
+    if (before.block == now.block) return before.thread != now.thread && before.epoch == now.epoch;
+    return !shared;
+  };
+  Cell& c = *cell(p, bytes);
+  const int64_t element =
+      bytes > 0 ? (static_cast<const char*>(p) - static_cast<const char*>(base)) / bytes : 0;
+  switch (what) {
+    case Kind::Read: {
+      if (concurrent(c.write)) hazard(Hazard::WriteRead, c.write, now, element);
+      // Keep two readers of distinct threads: whichever thread writes next,
+      // one of them is another thread.
+      auto same_thread = [&](const Access& r) {
+        return r.site != kNoSite && r.block == now.block && r.thread == now.thread;
+      };
+      if (same_thread(c.read[0])) {
+        c.read[0] = now;
+      } else if (same_thread(c.read[1]) || c.read[0].site == kNoSite) {
+        (same_thread(c.read[1]) ? c.read[1] : c.read[0]) = now;
+      } else {
+        c.read[1] = now;
+      }
+      break;
+    }
+    case Kind::Write:
+      if (concurrent(c.write)) hazard(Hazard::WriteWrite, c.write, now, element);
+      for (const Access& r : c.read)
+        if (concurrent(r)) {
+          hazard(Hazard::ReadWrite, r, now, element);
+          break;
+        }
+      if (concurrent(c.atomic)) hazard(Hazard::AtomicWrite, c.atomic, now, element);
+      c.write = now;
+      break;
+    case Kind::Atomic:
+      if (concurrent(c.write)) hazard(Hazard::WriteAtomic, c.write, now, element);
+      c.atomic = now;
+      break;
+    default:
+      break;
+  }
+}
+
+void RaceRecorder::barrier(int site, const int64_t* t, const int64_t* b) {
+  const uint32_t block = block_of(b);
+  if (!in_block_ || block != block_) enter(block, b);
+  const uint32_t thread = thread_of(t);
+  if (thread >= threads_) return;
+  last_site_[thread] = site;
+  const uint32_t k = epoch_[thread]++;
+  if (k == barriers_.size()) {
+    barriers_.push_back({site, thread});
+  } else if (k < barriers_.size() && barriers_[k].site != site) {
+    Access first, second;
+    first.block = second.block = block;
+    first.thread = static_cast<uint16_t>(barriers_[k].thread);
+    first.site = static_cast<uint16_t>(barriers_[k].site);
+    second.thread = static_cast<uint16_t>(thread);
+    second.site = static_cast<uint16_t>(site);
+    hazard(Hazard::BarrierMismatch, first, second, 0);
+  }
+}
+
+void RaceRecorder::block_barrier(int site, const int64_t* b) {
+  const uint32_t block = block_of(b);
+  if (!in_block_ || block != block_) enter(block, b);
+  // Regions: every thread still running passes it together.
+  for (uint32_t t = 0; t < threads_; ++t)
+    if (!exited_[t]) {
+      ++epoch_[t];
+      last_site_[t] = site;
+    }
+  barriers_.push_back({site, 0});
+}
+
+void RaceRecorder::warp(int site, uint32_t mask, const int64_t* t, const int64_t* b) {
+  const uint32_t block = block_of(b);
+  if (!in_block_ || block != block_) enter(block, b);
+  const uint32_t thread = thread_of(t);
+  if (thread >= threads_) return;
+  last_site_[thread] = site;
+  // The lanes calling one site for the n-th time make one warp operation.
+  const uint32_t n = warp_calls_[(uint64_t{thread} << 32) | static_cast<uint32_t>(site)]++;
+  const uint32_t warp = thread / 32;
+  const uint64_t key = (uint64_t{warp} << 40) ^ (uint64_t{n} << 20) ^ static_cast<uint32_t>(site);
+  WarpGroup& g = warp_groups_[key];
+  g.site = site;
+  g.warp = warp;
+  g.callers |= 1u << (thread & 31);
+  g.masks[thread & 31] = mask;
+}
+
+void RaceRecorder::exit(const int64_t* t, const int64_t* b) {
+  const uint32_t block = block_of(b);
+  if (!in_block_ || block != block_) enter(block, b);
+  const uint32_t thread = thread_of(t);
+  if (thread < threads_) exited_[thread] = 1;
+}
+
+void RaceRecorder::end_block() {
+  auto access_of = [&](uint32_t thread, int site) {
+    Access a;
+    a.block = block_;
+    a.thread = static_cast<uint16_t>(thread);
+    a.site = site < 0 ? kNoSite : static_cast<uint16_t>(site);
+    return a;
+  };
+  // Barriers: a thread that ended the kernel having passed fewer than another.
+  uint32_t most = 0, ahead = 0;
+  for (uint32_t t = 0; t < threads_; ++t)
+    if (epoch_[t] > most) most = epoch_[t], ahead = t;
+  for (uint32_t t = 0; t < threads_ && most > 0; ++t) {
+    if (exited_[t] || epoch_[t] == most) continue;
+    const uint32_t k = epoch_[t];
+    const int site = k < barriers_.size() ? barriers_[k].site : -1;
+    hazard(Hazard::DivergentBarrier, access_of(ahead, site), access_of(t, last_site_[t]), 0);
+    break;  // one per block: the others are the same bug
+  }
+  // Warp operations, in a fixed order (the map's is not).
+  std::vector<const WarpGroup*> groups;
+  for (const auto& entry : warp_groups_) groups.push_back(&entry.second);
+  std::sort(groups.begin(), groups.end(), [](const WarpGroup* a, const WarpGroup* b) {
+    return std::tie(a->warp, a->site) < std::tie(b->warp, b->site);
+  });
+  for (const WarpGroup* g : groups) {
+    const uint32_t first_thread = g->warp * 32;
+    const uint32_t lanes = std::min<uint32_t>(32, threads_ - first_thread);
+    const uint32_t present = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if (!(g->callers >> lane & 1)) continue;
+      const uint32_t mask = g->masks[lane];
+      const Access caller = access_of(first_thread + lane, g->site);
+      if (!(mask >> lane & 1)) {
+        hazard(Hazard::WarpMaskSelf, caller, caller, 0, mask);
+        continue;
+      }
+      const uint32_t left_out = g->callers & ~mask;
+      const uint32_t absent = mask & present & ~g->callers;
+      if (left_out) {
+        const uint32_t other = static_cast<uint32_t>(__builtin_ctz(left_out));
+        hazard(Hazard::WarpMaskMissing, caller, access_of(first_thread + other, g->site), 0, mask);
+      } else if (absent) {
+        const uint32_t other = first_thread + static_cast<uint32_t>(__builtin_ctz(absent));
+        hazard(Hazard::WarpMaskExtra, caller, access_of(other, last_site_[other]), 0, mask);
+      }
+    }
+  }
+  in_block_ = false;
+}
+
+abi::RaceFindings RaceRecorder::finish() {
+  if (in_block_) end_block();
+  return std::move(findings_);
+}
+
+}  // namespace simt::cpu
+
+extern "C" {
+
+void simt_race_access(void* r, const void* base, const void* p, int64_t bytes, int kind, int site,
+                      int64_t tx, int64_t ty, int64_t tz, int64_t bx, int64_t by, int64_t bz) {
+  const int64_t t[3] = {tx, ty, tz}, b[3] = {bx, by, bz};
+  static_cast<simt::cpu::RaceRecorder*>(r)->access(base, p, bytes, kind, site, t, b);
+}
+
+void simt_race_barrier(void* r, int site, int64_t tx, int64_t ty, int64_t tz, int64_t bx,
+                       int64_t by, int64_t bz) {
+  const int64_t t[3] = {tx, ty, tz}, b[3] = {bx, by, bz};
+  static_cast<simt::cpu::RaceRecorder*>(r)->barrier(site, t, b);
+}
+
+void simt_race_block_barrier(void* r, int site, int64_t bx, int64_t by, int64_t bz) {
+  const int64_t b[3] = {bx, by, bz};
+  static_cast<simt::cpu::RaceRecorder*>(r)->block_barrier(site, b);
+}
+
+void simt_race_warp(void* r, int site, unsigned int mask, int64_t tx, int64_t ty, int64_t tz,
+                    int64_t bx, int64_t by, int64_t bz) {
+  const int64_t t[3] = {tx, ty, tz}, b[3] = {bx, by, bz};
+  static_cast<simt::cpu::RaceRecorder*>(r)->warp(site, mask, t, b);
+}
+
+void simt_race_exit(void* r, int64_t tx, int64_t ty, int64_t tz, int64_t bx, int64_t by,
+                    int64_t bz) {
+  const int64_t t[3] = {tx, ty, tz}, b[3] = {bx, by, bz};
+  static_cast<simt::cpu::RaceRecorder*>(r)->exit(t, b);
+}
+}
