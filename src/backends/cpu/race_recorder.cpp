@@ -1,6 +1,8 @@
 #include "backends/cpu/race_recorder.h"
 
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -18,8 +20,40 @@ constexpr int kCellsPerPage = 4096;
 constexpr uintptr_t kBytePageTag = uintptr_t{1} << 63;
 // A launch reports the first hazards of distinct sites; later ones are counted.
 constexpr size_t kMostHazards = 64;
+// The pool keeps at most this many pages (256 KiB each, the shadow of 16 KiB
+// of 4-byte elements): 256 MiB for later launches, the rest freed.
+constexpr size_t kMostPooledPages = 1024;
+
+std::mutex g_pool_mutex;
 
 }  // namespace
+
+RaceRecorder::PagePtr RaceRecorder::take_page() {
+  {
+    std::lock_guard lock(g_pool_mutex);
+    auto& pool = pooled_pages();
+    if (!pool.empty()) {
+      PagePtr page = std::move(pool.back());
+      pool.pop_back();
+      std::memset(static_cast<void*>(page.get()), 0, sizeof(Cell) * kCellsPerPage);
+      return page;
+    }
+  }
+  return PagePtr(new Cell[kCellsPerPage]());  // zeroed: empty
+}
+
+void RaceRecorder::give_back(std::vector<PagePtr>& pages) {
+  std::lock_guard lock(g_pool_mutex);
+  auto& pool = pooled_pages();
+  for (PagePtr& page : pages)
+    if (pool.size() < kMostPooledPages) pool.push_back(std::move(page));
+  pages.clear();
+}
+
+std::vector<RaceRecorder::PagePtr>& RaceRecorder::pooled_pages() {
+  static auto* pool = new std::vector<PagePtr>();  // never destroyed: used at exit
+  return *pool;
+}
 
 RaceRecorder::RaceRecorder(const int64_t grid[3], const int64_t block[3]) {
   int64_t threads = 1;
@@ -28,27 +62,21 @@ RaceRecorder::RaceRecorder(const int64_t grid[3], const int64_t block[3]) {
     block_dim_[d] = block[d];
     threads *= block[d];
   }
-  // The shadow keeps a thread as 16 bits.
-  if (threads > 0xffff)
-    throw std::invalid_argument("racecheck=True checks blocks of at most 65535 threads, not " +
-                                std::to_string(threads));
+  // The shadow numbers a launch's threads in 32 bits.
+  const int64_t total = threads * grid[0] * grid[1] * grid[2];
+  if (total > 0xffffffffLL)
+    throw std::invalid_argument("racecheck=True checks launches of fewer than 2**32 threads, not " +
+                                std::to_string(total));
   threads_ = static_cast<uint32_t>(threads);
   epoch_.assign(threads_, 0);
   exited_.assign(threads_, 0);
   last_site_.assign(threads_, -1);
 }
 
-RaceRecorder::~RaceRecorder() = default;
+RaceRecorder::~RaceRecorder() { give_back(owned_); }
 
-uint32_t RaceRecorder::thread_of(const int64_t* t) const {
-  return static_cast<uint32_t>(t[0] + block_dim_[0] * (t[1] + block_dim_[1] * t[2]));
-}
-
-uint32_t RaceRecorder::block_of(const int64_t* b) const {
-  return static_cast<uint32_t>(b[0] + grid_[0] * (b[1] + grid_[1] * b[2]));
-}
-
-abi::RaceThread RaceRecorder::who(uint32_t block, uint32_t thread) const {
+abi::RaceThread RaceRecorder::who(uint32_t launch_thread) const {
+  const uint32_t block = launch_thread / threads_, thread = launch_thread % threads_;
   abi::RaceThread out;
   out.thread[0] = thread % block_dim_[0];
   out.thread[1] = (thread / block_dim_[0]) % block_dim_[1];
@@ -59,10 +87,19 @@ abi::RaceThread RaceRecorder::who(uint32_t block, uint32_t thread) const {
   return out;
 }
 
+RaceRecorder::Access RaceRecorder::at(uint32_t thread, int site) const {
+  Access a;
+  a.thread = block_base_ + thread;
+  a.epoch = 0;
+  a.site = site < 0 || site >= 0xffff ? 0 : static_cast<uint16_t>(site + 1);
+  return a;
+}
+
 void RaceRecorder::enter(uint32_t block, const int64_t*) {
   if (in_block_) end_block();
   in_block_ = true;
   block_ = block;
+  block_base_ = block * threads_;
   std::fill(epoch_.begin(), epoch_.end(), 0);
   std::fill(exited_.begin(), exited_.end(), 0);
   std::fill(last_site_.begin(), last_site_.end(), -1);
@@ -74,8 +111,8 @@ void RaceRecorder::enter(uint32_t block, const int64_t*) {
 void RaceRecorder::hazard(Hazard kind, const Access& first, const Access& second, int64_t element,
                           uint32_t mask) {
   ++findings_.total;
-  const int a = first.site == kNoSite ? -1 : first.site;
-  const int b = second.site == kNoSite ? -1 : second.site;
+  const int a = first.site - 1;
+  const int b = second.site - 1;
   if (findings_.hazards.size() >= kMostHazards) return;
   // One report per pair of places: the same bug seen from another thread, or
   // as another kind (a `+=` both reads and writes), adds nothing.
@@ -86,8 +123,8 @@ void RaceRecorder::hazard(Hazard kind, const Access& first, const Access& second
   h.site_b = b;
   h.element = element;
   h.mask = mask;
-  h.first = who(first.block, first.thread);
-  h.second = who(second.block, second.thread);
+  h.first = who(first.thread);
+  h.second = who(second.thread);
   findings_.hazards.push_back(h);
 }
 
@@ -98,10 +135,13 @@ RaceRecorder::Cell* RaceRecorder::cell(const void* p, int64_t bytes) {
   const size_t index = small ? address & 4095 : (address >> 2) & 4095;
   CacheEntry& entry = cache_[(key ^ (key >> 8)) & 255];
   if (entry.key != key) {
-    std::unique_ptr<Cell[]>& page = pages_[key];
-    if (!page) page = std::make_unique<Cell[]>(kCellsPerPage);
+    Cell*& page = pages_[key];
+    if (!page) {
+      owned_.push_back(take_page());
+      page = owned_.back().get();
+    }
     entry.key = key;
-    entry.cells = page.get();
+    entry.cells = page;
   }
   return entry.cells + index;
 }
@@ -115,51 +155,54 @@ void RaceRecorder::access(const void* base, const void* p, int64_t bytes, int ki
   last_site_[thread] = site;
   const bool shared = (kind & abi::kRaceSharedBit) != 0;
   const auto what = static_cast<Kind>(kind & ~abi::kRaceSharedBit);
-  Access now;
-  now.block = block;
-  now.thread = static_cast<uint16_t>(thread);
-  now.epoch = epoch_[thread];
-  now.site = site < kNoSite ? static_cast<uint16_t>(site) : static_cast<uint16_t>(kNoSite - 1);
+  const Access now{block_base_ + thread, static_cast<uint16_t>(epoch_[thread]),
+                   static_cast<uint16_t>(site >= 0 && site < 0xffff ? site + 1 : 0)};
   // Two accesses may race: another thread, in the same barrier interval of
   // this block, or (global memory) in another block. Shared memory of an
   // earlier block is that block's (the CPU reuses the bytes).
   auto concurrent = [&](const Access& before) {
-    if (before.site == kNoSite) return false;
-    if (before.block == now.block) return before.thread != now.thread && before.epoch == now.epoch;
+    if (before.site == 0) return false;
+    const uint32_t in_block = before.thread - block_base_;
+    if (in_block < threads_) return in_block != thread && before.epoch == now.epoch;
     return !shared;
   };
   Cell& c = *cell(p, bytes);
-  const int64_t element =
-      bytes > 0 ? (static_cast<const char*>(p) - static_cast<const char*>(base)) / bytes : 0;
+  // Only a hazard needs the element's index (a division per access cost 8%).
+  auto hazard = [&](Hazard kind, const Access& first) {
+    const int64_t element =
+        bytes > 0 ? (static_cast<const char*>(p) - static_cast<const char*>(base)) / bytes : 0;
+    this->hazard(kind, first, now, element);
+  };
   switch (what) {
     case Kind::Read: {
-      if (concurrent(c.write)) hazard(Hazard::WriteRead, c.write, now, element);
+      if (concurrent(c.write)) hazard(Hazard::WriteRead, c.write);
       // Keep two readers of distinct threads: whichever thread writes next,
-      // one of them is another thread.
-      auto same_thread = [&](const Access& r) {
-        return r.site != kNoSite && r.block == now.block && r.thread == now.thread;
+      // one of them is another thread. A reader no later access can race
+      // with (an earlier interval of this block; shared memory of an earlier
+      // block) gives its place first.
+      auto spent = [&](const Access& r) {
+        if (r.site == 0) return true;
+        const uint32_t in_block = r.thread - block_base_;
+        return in_block < threads_ ? r.epoch != now.epoch : shared;
       };
-      if (same_thread(c.read[0])) {
+      if (spent(c.read[0]) || c.read[0].thread == now.thread)
         c.read[0] = now;
-      } else if (same_thread(c.read[1]) || c.read[0].site == kNoSite) {
-        (same_thread(c.read[1]) ? c.read[1] : c.read[0]) = now;
-      } else {
+      else
         c.read[1] = now;
-      }
       break;
     }
     case Kind::Write:
-      if (concurrent(c.write)) hazard(Hazard::WriteWrite, c.write, now, element);
+      if (concurrent(c.write)) hazard(Hazard::WriteWrite, c.write);
       for (const Access& r : c.read)
         if (concurrent(r)) {
-          hazard(Hazard::ReadWrite, r, now, element);
+          hazard(Hazard::ReadWrite, r);
           break;
         }
-      if (concurrent(c.atomic)) hazard(Hazard::AtomicWrite, c.atomic, now, element);
+      if (concurrent(c.atomic)) hazard(Hazard::AtomicWrite, c.atomic);
       c.write = now;
       break;
     case Kind::Atomic:
-      if (concurrent(c.write)) hazard(Hazard::WriteAtomic, c.write, now, element);
+      if (concurrent(c.write)) hazard(Hazard::WriteAtomic, c.write);
       c.atomic = now;
       break;
     default:
@@ -177,13 +220,8 @@ void RaceRecorder::barrier(int site, const int64_t* t, const int64_t* b) {
   if (k == barriers_.size()) {
     barriers_.push_back({site, thread});
   } else if (k < barriers_.size() && barriers_[k].site != site) {
-    Access first, second;
-    first.block = second.block = block;
-    first.thread = static_cast<uint16_t>(barriers_[k].thread);
-    first.site = static_cast<uint16_t>(barriers_[k].site);
-    second.thread = static_cast<uint16_t>(thread);
-    second.site = static_cast<uint16_t>(site);
-    hazard(Hazard::BarrierMismatch, first, second, 0);
+    hazard(Hazard::BarrierMismatch, at(barriers_[k].thread, barriers_[k].site), at(thread, site),
+           0);
   }
 }
 
@@ -224,13 +262,7 @@ void RaceRecorder::exit(const int64_t* t, const int64_t* b) {
 }
 
 void RaceRecorder::end_block() {
-  auto access_of = [&](uint32_t thread, int site) {
-    Access a;
-    a.block = block_;
-    a.thread = static_cast<uint16_t>(thread);
-    a.site = site < 0 ? kNoSite : static_cast<uint16_t>(site);
-    return a;
-  };
+  auto access_of = [&](uint32_t thread, int site) { return at(thread, site); };
   // Barriers: a thread that ended the kernel having passed fewer than another.
   uint32_t most = 0, ahead = 0;
   for (uint32_t t = 0; t < threads_; ++t)

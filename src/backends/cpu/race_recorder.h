@@ -25,10 +25,11 @@
 // It is not thread-safe: a race-checked launch runs its blocks one after
 // another on one thread (abi::Requirements::serial_blocks), in order, so one
 // block's state is all the recorder keeps besides the shadow, and a report
-// is the same on every run. The shadow is paged by address (a page of cells
-// for each 16 KiB touched; 1- and 2-byte elements in pages of their own, a
-// cell per byte), so views and aliases of one buffer share it; an element
-// accessed through two element sizes is not compared across them.
+// is the same on every run. The shadow is paged by address (a page of 32-byte
+// cells for each 16 KiB touched, a cell per 4 bytes; 1- and 2-byte elements in
+// pages of their own, a cell per byte), so views and aliases of one buffer
+// share it; an element accessed through two element sizes is not compared
+// across them. Pages go to a pool when the launch ends, for the next one.
 #pragma once
 
 #include <cstdint>
@@ -63,18 +64,27 @@ class RaceRecorder {
   abi::RaceFindings finish();
 
  private:
-  static constexpr uint16_t kNoSite = 0xffff;
+  // One access: its thread by its number in the launch (block * threads per
+  // block + thread), the thread's epoch then (16 bits: an access 65536
+  // barriers old may look current) and its site + 1 (0: none).
   struct Access {
-    uint32_t block = 0;
-    uint32_t epoch = 0;
-    uint16_t thread = 0;
-    uint16_t site = kNoSite;
+    uint32_t thread;
+    uint16_t epoch;
+    uint16_t site;
   };
+  // Zero bytes are an empty cell, so a page is cleared by memset.
   struct Cell {
     Access write;
-    Access read[2];
     Access atomic;
+    Access read[2];
   };
+  static_assert(sizeof(Cell) == 32);
+  using PagePtr = std::unique_ptr<Cell[]>;
+  // Pages a launch gives back for the next one; under a mutex (launches on
+  // several Python threads each have their own recorder).
+  static PagePtr take_page();
+  static void give_back(std::vector<PagePtr>& pages);
+  static std::vector<PagePtr>& pooled_pages();
   struct WarpGroup {
     uint32_t callers = 0;
     uint32_t masks[32] = {};
@@ -82,15 +92,21 @@ class RaceRecorder {
     uint32_t warp = 0;
   };
 
-  uint32_t thread_of(const int64_t* t) const;
-  uint32_t block_of(const int64_t* b) const;
+  uint32_t thread_of(const int64_t* t) const {
+    return static_cast<uint32_t>(t[0] + block_dim_[0] * (t[1] + block_dim_[1] * t[2]));
+  }
+  uint32_t block_of(const int64_t* b) const {
+    return static_cast<uint32_t>(b[0] + grid_[0] * (b[1] + grid_[1] * b[2]));
+  }
   // Moves on to block `block` (coordinates `b`): checks the one before.
   void enter(uint32_t block, const int64_t* b);
   void end_block();
   Cell* cell(const void* p, int64_t bytes);
   void hazard(abi::RaceHazard::Kind kind, const Access& first, const Access& second,
               int64_t element, uint32_t mask = 0);
-  abi::RaceThread who(uint32_t block, uint32_t thread) const;
+  abi::RaceThread who(uint32_t launch_thread) const;
+  // Thread `thread` of the current block at site `site` (-1: none).
+  Access at(uint32_t thread, int site) const;
 
   int64_t grid_[3];
   int64_t block_dim_[3];
@@ -99,6 +115,7 @@ class RaceRecorder {
   // The block being run, and each of its threads' state.
   bool in_block_ = false;
   uint32_t block_ = 0;
+  uint32_t block_base_ = 0;      // its first thread's number in the launch
   std::vector<uint32_t> epoch_;  // barriers passed
   std::vector<uint8_t> exited_;  // left by `return`
   std::vector<int> last_site_;   // the last site it reported
@@ -111,7 +128,8 @@ class RaceRecorder {
   std::unordered_map<uint64_t, WarpGroup> warp_groups_;
 
   // The shadow: pages by address, with a direct-mapped cache of the last ones.
-  std::unordered_map<uintptr_t, std::unique_ptr<Cell[]>> pages_;
+  std::unordered_map<uintptr_t, Cell*> pages_;
+  std::vector<PagePtr> owned_;
   struct CacheEntry {
     uintptr_t key = ~uintptr_t{0};
     Cell* cells = nullptr;
