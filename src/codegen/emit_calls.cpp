@@ -142,7 +142,7 @@ void Emitter::hoist_intrinsic(const Expr& e) {
       note_warp_use(e);
       std::string mask = e.items.size() > 1 ? emit_as(*e.items[1], Type::scalar_of(Scalar::UInt32))
                                             : "0xffffffffu";
-      if (racecheck() && module_.fibers) line(race_warp(e, mask) + ";");
+      if (racecheck() && module_.fibers) line(race_syncwarp(e, mask) + ";");
       if (!d_.syncwarp.empty()) line(warp_call(d_.syncwarp, mask, "", "") + ";");
       hoisted_[&e] = {};
       return;

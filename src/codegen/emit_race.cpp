@@ -23,6 +23,9 @@ extern "C" void simt_race_barrier(void*, int, simt_i64, simt_i64, simt_i64, simt
 extern "C" void simt_race_block_barrier(void*, int, simt_i64, simt_i64, simt_i64);
 extern "C" void simt_race_warp(void*, int, unsigned int, simt_i64, simt_i64, simt_i64, simt_i64,
     simt_i64, simt_i64);
+extern "C" void simt_race_syncwarp(void*, int, unsigned int, simt_i64, simt_i64, simt_i64,
+    simt_i64, simt_i64, simt_i64);
+extern "C" void simt_race_block_syncwarp(void*, int, simt_i64, simt_i64, simt_i64);
 extern "C" void simt_race_exit(void*, simt_i64, simt_i64, simt_i64, simt_i64, simt_i64,
     simt_i64);
 template <class T>
@@ -62,12 +65,21 @@ std::string Emitter::race_ref(const std::string& ref, const std::string& a, cons
          std::to_string(site) + thread_and_block() + ")";
 }
 
-void Emitter::race_block_barrier(const Expr& call) {
+void Emitter::race_block_barrier(const Expr& call, bool warp) {
   if (!racecheck()) return;
-  int site = race_site(abi::RaceSite::Kind::Barrier, call.span, source_text(call.span));
+  int site = race_site(warp ? abi::RaceSite::Kind::Warp : abi::RaceSite::Kind::Barrier, call.span,
+                       source_text(call.span));
   std::string blocks;
   for (int c = 0; c < 3; ++c) blocks += ", " + index_value(IndexObject::BlockIdx, c);
-  line("simt_race_block_barrier(simt_race, " + std::to_string(site) + blocks + ");");
+  line(std::string(warp ? "simt_race_block_syncwarp" : "simt_race_block_barrier") + "(simt_race, " +
+       std::to_string(site) + blocks + ");");
+}
+
+std::string Emitter::race_syncwarp(const Expr& call, const std::string& mask) {
+  if (!racecheck()) return "";
+  int site = race_site(abi::RaceSite::Kind::Warp, call.span, source_text(call.items[0]->span));
+  return "simt_race_syncwarp(simt_race, " + std::to_string(site) + ", (unsigned int)(" + mask +
+         ")" + thread_and_block() + ")";
 }
 
 std::string Emitter::race_barrier(const Expr& call) {

@@ -472,7 +472,7 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     // syncwarp: every lane of every warp has run the region above, as a block barrier has.
     if (fn.rule == sema::Rule::SyncWarp) note_warp_use(call);
     line("// barrier: the region above ends here for every thread");
-    if (fn.rule == sema::Rule::Barrier) race_block_barrier(call);
+    race_block_barrier(call, fn.rule == sema::Rule::SyncWarp);
     return;
   }
   std::string result = "simt_c" + n + "_result";

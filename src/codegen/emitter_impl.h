@@ -710,8 +710,11 @@ class Emitter {
   // are neither shared nor global.
   std::string race_ref(const std::string& ref, const std::string& a, const Expr& array,
                        abi::RaceSite::Kind kind);
-  // A barrier every thread of the block passes at once (regions: once per block).
-  void race_block_barrier(const Expr& call);
+  // A barrier (`warp`: a syncwarp) every thread of the block passes at once
+  // (regions: once per block).
+  void race_block_barrier(const Expr& call, bool warp = false);
+  // The call (an expression) reporting that this thread calls syncwarp(mask).
+  std::string race_syncwarp(const Expr& call, const std::string& mask);
   // The call (an expression) reporting that this thread waits at the barrier `call`.
   std::string race_barrier(const Expr& call);
   // The call (an expression) reporting that this thread calls the warp

@@ -345,6 +345,28 @@ def test_full_mask_shuffles_are_clean(rng):
     np.testing.assert_allclose(out.get(), data.reshape(2, 32).sum(axis=1), rtol=1e-5)
 
 
+def warp_reverse(x, out, across):
+    s = simt.shared.array(64, np.float32)
+    t = simt.threadIdx.x
+    s[t] = x[t]  # warp store
+    cuda.syncwarp()
+    if across:
+        out[t] = s[63 - t]  # across warps
+    else:
+        out[t] = s[(t & ~31) + 31 - (t & 31)]
+
+
+def test_syncwarp_orders_its_lanes_only():
+    data = np.arange(64, dtype=np.float32)
+    x = simt.to_device(data, device=cpu())
+    out = simt.zeros(64, np.float32, device=cpu())
+    k = simt.kernel(racecheck=True)(warp_reverse)
+    k[1, 64](x, out, False)
+    np.testing.assert_array_equal(out.get(), data.reshape(2, 32)[:, ::-1].ravel())
+    message = raised(lambda: k[1, 64](x, out, True))
+    assert at("warp store") in message and at("across warps") in message, message
+
+
 # ---- device functions, dynamic shared memory, shared atomics, loops --------------------
 
 

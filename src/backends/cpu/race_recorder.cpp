@@ -20,6 +20,11 @@ constexpr int kCellsPerPage = 4096;
 constexpr uintptr_t kBytePageTag = uintptr_t{1} << 63;
 // A launch reports the first hazards of distinct sites; later ones are counted.
 constexpr size_t kMostHazards = 64;
+// An access's 16-bit epoch: the thread's barriers (10 bits) and syncwarps (6
+// bits), each modulo its width (an access 1024 barriers or 64 syncwarps old
+// may look current).
+constexpr int kWarpEpochBits = 6;
+constexpr uint32_t kWarpEpochMask = (1u << kWarpEpochBits) - 1;
 // The pool keeps at most this many pages (256 KiB each, the shadow of 16 KiB
 // of 4-byte elements): 256 MiB for later launches, the rest freed.
 constexpr size_t kMostPooledPages = 1024;
@@ -69,6 +74,7 @@ RaceRecorder::RaceRecorder(const int64_t grid[3], const int64_t block[3]) {
                                 std::to_string(total));
   threads_ = static_cast<uint32_t>(threads);
   epoch_.assign(threads_, 0);
+  warp_epoch_.assign(threads_, 0);
   exited_.assign(threads_, 0);
   last_site_.assign(threads_, -1);
 }
@@ -101,6 +107,7 @@ void RaceRecorder::enter(uint32_t block, const int64_t*) {
   block_ = block;
   block_base_ = block * threads_;
   std::fill(epoch_.begin(), epoch_.end(), 0);
+  std::fill(warp_epoch_.begin(), warp_epoch_.end(), 0);
   std::fill(exited_.begin(), exited_.end(), 0);
   std::fill(last_site_.begin(), last_site_.end(), -1);
   barriers_.clear();
@@ -155,7 +162,9 @@ void RaceRecorder::access(const void* base, const void* p, int64_t bytes, int ki
   last_site_[thread] = site;
   const bool shared = (kind & abi::kRaceSharedBit) != 0;
   const auto what = static_cast<Kind>(kind & ~abi::kRaceSharedBit);
-  const Access now{block_base_ + thread, static_cast<uint16_t>(epoch_[thread]),
+  const Access now{block_base_ + thread,
+                   static_cast<uint16_t>((epoch_[thread] << kWarpEpochBits) |
+                                         (warp_epoch_[thread] & kWarpEpochMask)),
                    static_cast<uint16_t>(site >= 0 && site < 0xffff ? site + 1 : 0)};
   // Two accesses may race: another thread, in the same barrier interval of
   // this block, or (global memory) in another block. Shared memory of an
@@ -163,7 +172,13 @@ void RaceRecorder::access(const void* base, const void* p, int64_t bytes, int ki
   auto concurrent = [&](const Access& before) {
     if (before.site == 0) return false;
     const uint32_t in_block = before.thread - block_base_;
-    if (in_block < threads_) return in_block != thread && before.epoch == now.epoch;
+    if (in_block < threads_) {
+      if (in_block == thread || before.epoch >> kWarpEpochBits != now.epoch >> kWarpEpochBits)
+        return false;  // the same thread, or a barrier between
+      // Lanes of one warp: a syncwarp() between orders them too.
+      return in_block / 32 != thread / 32 ||
+             (before.epoch & kWarpEpochMask) == (now.epoch & kWarpEpochMask);
+    }
     return !shared;
   };
   Cell& c = *cell(p, bytes);
@@ -254,6 +269,22 @@ void RaceRecorder::warp(int site, uint32_t mask, const int64_t* t, const int64_t
   g.masks[thread & 31] = mask;
 }
 
+void RaceRecorder::syncwarp(int site, uint32_t mask, const int64_t* t, const int64_t* b) {
+  warp(site, mask, t, b);
+  const uint32_t thread = thread_of(t);
+  if (thread < threads_) ++warp_epoch_[thread];
+}
+
+void RaceRecorder::block_syncwarp(int site, const int64_t* b) {
+  const uint32_t block = block_of(b);
+  if (!in_block_ || block != block_) enter(block, b);
+  for (uint32_t t = 0; t < threads_; ++t)
+    if (!exited_[t]) {
+      ++warp_epoch_[t];
+      last_site_[t] = site;
+    }
+}
+
 void RaceRecorder::exit(const int64_t* t, const int64_t* b) {
   const uint32_t block = block_of(b);
   if (!in_block_ || block != block_) enter(block, b);
@@ -336,6 +367,17 @@ void simt_race_warp(void* r, int site, unsigned int mask, int64_t tx, int64_t ty
                     int64_t bx, int64_t by, int64_t bz) {
   const int64_t t[3] = {tx, ty, tz}, b[3] = {bx, by, bz};
   static_cast<simt::cpu::RaceRecorder*>(r)->warp(site, mask, t, b);
+}
+
+void simt_race_syncwarp(void* r, int site, unsigned int mask, int64_t tx, int64_t ty, int64_t tz,
+                        int64_t bx, int64_t by, int64_t bz) {
+  const int64_t t[3] = {tx, ty, tz}, b[3] = {bx, by, bz};
+  static_cast<simt::cpu::RaceRecorder*>(r)->syncwarp(site, mask, t, b);
+}
+
+void simt_race_block_syncwarp(void* r, int site, int64_t bx, int64_t by, int64_t bz) {
+  const int64_t b[3] = {bx, by, bz};
+  static_cast<simt::cpu::RaceRecorder*>(r)->block_syncwarp(site, b);
 }
 
 void simt_race_exit(void* r, int64_t tx, int64_t ty, int64_t tz, int64_t bx, int64_t by,

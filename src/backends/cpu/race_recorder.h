@@ -58,6 +58,11 @@ class RaceRecorder {
   void barrier(int site, const int64_t* t, const int64_t* b);
   void block_barrier(int site, const int64_t* b);
   void warp(int site, uint32_t mask, const int64_t* t, const int64_t* b);
+  // syncwarp(mask): a warp operation whose lanes' earlier accesses are
+  // ordered before their later ones; block_syncwarp: every lane of the block
+  // at once (regions).
+  void syncwarp(int site, uint32_t mask, const int64_t* t, const int64_t* b);
+  void block_syncwarp(int site, const int64_t* b);
   void exit(const int64_t* t, const int64_t* b);
 
   // Ends the last block and hands over what the launch found.
@@ -115,10 +120,11 @@ class RaceRecorder {
   // The block being run, and each of its threads' state.
   bool in_block_ = false;
   uint32_t block_ = 0;
-  uint32_t block_base_ = 0;      // its first thread's number in the launch
-  std::vector<uint32_t> epoch_;  // barriers passed
-  std::vector<uint8_t> exited_;  // left by `return`
-  std::vector<int> last_site_;   // the last site it reported
+  uint32_t block_base_ = 0;           // its first thread's number in the launch
+  std::vector<uint32_t> epoch_;       // barriers passed
+  std::vector<uint32_t> warp_epoch_;  // syncwarps passed
+  std::vector<uint8_t> exited_;       // left by `return`
+  std::vector<int> last_site_;        // the last site it reported
   struct BarrierAt {
     int site;
     uint32_t thread;
@@ -152,6 +158,9 @@ void simt_race_barrier(void* r, int site, int64_t tx, int64_t ty, int64_t tz, in
 void simt_race_block_barrier(void* r, int site, int64_t bx, int64_t by, int64_t bz);
 void simt_race_warp(void* r, int site, unsigned int mask, int64_t tx, int64_t ty, int64_t tz,
                     int64_t bx, int64_t by, int64_t bz);
+void simt_race_syncwarp(void* r, int site, unsigned int mask, int64_t tx, int64_t ty, int64_t tz,
+                        int64_t bx, int64_t by, int64_t bz);
+void simt_race_block_syncwarp(void* r, int site, int64_t bx, int64_t by, int64_t bz);
 void simt_race_exit(void* r, int64_t tx, int64_t ty, int64_t tz, int64_t bx, int64_t by,
                     int64_t bz);
 }
