@@ -118,6 +118,10 @@ struct GeneratedKernel {
   // What a race-checked kernel reports (empty without racecheck): the
   // recorder's hazards name these by index.
   std::vector<RaceSite> race_sites;
+  // Per Python argument: an array no thread writes, whose reads the kernel
+  // reports only where the recorder asks for every read (the launch finds it
+  // sharing memory with another argument). Empty: every read is reported.
+  std::vector<bool> race_unwritten;
 };
 
 }  // namespace simt::abi

@@ -101,6 +101,7 @@ abi::GeneratedKernel Emitter::run() {
   out.requirements.int64_atomics = module_.int64_atomic_use;
   out.check_sites = module_.check_sites;
   out.race_sites = module_.race_sites;
+  out.race_unwritten = module_.race_unwritten;
   out.requirements.serial_blocks = racecheck();
   out.requirements.shared_bytes = module_.shared_bytes;
   out.requirements.cpu_shared_bytes = module_.cpu_shared_bytes;

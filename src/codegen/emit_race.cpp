@@ -26,6 +26,7 @@ extern "C" void simt_race_warp(void*, int, unsigned int, simt_i64, simt_i64, sim
 extern "C" void simt_race_syncwarp(void*, int, unsigned int, simt_i64, simt_i64, simt_i64,
     simt_i64, simt_i64, simt_i64);
 extern "C" void simt_race_block_syncwarp(void*, int, simt_i64, simt_i64, simt_i64);
+extern "C" int simt_race_reads_all(void*);
 extern "C" void simt_race_exit(void*, simt_i64, simt_i64, simt_i64, simt_i64, simt_i64,
     simt_i64);
 template <class T>
@@ -60,9 +61,27 @@ std::string Emitter::race_ref(const std::string& ref, const std::string& a, cons
   if (space != sema::Space::Shared && space != sema::Space::Global) return ref;
   const bool shared = space == sema::Space::Shared;
   int site = race_site(kind, array.span, source_text(array.span), shared);
-  return "simt_race_ref(simt_race, (const void*)" + a + ".data, " + ref + ", " +
-         std::to_string(static_cast<int>(kind) + (shared ? abi::kRaceSharedBit : 0)) + ", " +
-         std::to_string(site) + thread_and_block() + ")";
+  std::string reported =
+      "simt_race_ref(simt_race, (const void*)" + a + ".data, " + ref + ", " +
+      std::to_string(static_cast<int>(kind) + (shared ? abi::kRaceSharedBit : 0)) + ", " +
+      std::to_string(site) + thread_and_block() + ")";
+  if (kind != abi::RaceSite::Kind::Read || !race_read_of_unwritten(array)) return reported;
+  // No thread writes this array: its reads race only with writes through
+  // another argument that shares its memory, which the launch tells
+  // (simt_race_reads_all). Saxpy's inputs cost nothing then.
+  if (!race_all_declared_) {
+    prologue_ += "  const int simt_race_all = simt_race_reads_all(simt_race);\n";
+    race_all_declared_ = true;
+  }
+  return "(simt_race_all ? " + reported + " : " + ref + ")";
+}
+
+bool Emitter::race_read_of_unwritten(const Expr& array) {
+  if (self_ || array.kind != ExprKind::Name) return false;  // the kernel's own reads only
+  if (!race_unwritten_) race_unwritten_ = passes::unwritten_array_params(fn_);
+  const int local = info(array).local;
+  return local >= 0 && static_cast<size_t>(local) < race_unwritten_->size() &&
+         (*race_unwritten_)[static_cast<size_t>(local)];
 }
 
 void Emitter::race_block_barrier(const Expr& call, bool warp) {
@@ -110,6 +129,10 @@ void Emitter::race_exit(const Stmt& s) {
 
 void Emitter::add_race_recorder(std::vector<abi::Param>& slots, std::vector<std::string>& params) {
   if (!racecheck()) return;
+  // What the launch compares: may an unwritten array share memory with one
+  // that is written (abi::GeneratedKernel::race_unwritten)?
+  if (!race_unwritten_) race_unwritten_ = passes::unwritten_array_params(fn_);
+  module_.race_unwritten = *race_unwritten_;
   abi::Param slot;
   slot.role = abi::Param::Role::RaceRecorder;
   slot.argument = -1;

@@ -157,6 +157,7 @@ struct Module {
   // What a race-checked kernel and its device functions report to the
   // recorder, numbered in emission order (abi::GeneratedKernel::race_sites).
   std::vector<abi::RaceSite> race_sites;
+  std::vector<bool> race_unwritten;  // passes::unwritten_array_params of the kernel
   // The CPU kernel runs in fiber mode (backends/cpu/fibers.h): each thread
   // a fiber, barriers and warp operations calls into the runtime.
   bool fibers = false;
@@ -727,6 +728,9 @@ class Emitter {
   // At a kernel's `return`: the thread has left (it owes no later barrier).
   void race_exit(const Stmt& s);
   void add_race_recorder(std::vector<abi::Param>& slots, std::vector<std::string>& params);
+  // A read of `array` that needs a report only where the launch's arguments
+  // share memory: a kernel parameter no thread writes.
+  bool race_read_of_unwritten(const Expr& array);
 
   // ---- raise, in kernels and device functions (emit_raise.cpp) --------------
 
@@ -820,6 +824,10 @@ class Emitter {
   // for the features a device must have).
   bool uses_dynamic_shared_ = false;
   bool shared_counter_declared_ = false;
+  // racecheck: the kernel's parameters no thread writes (passes::unwritten_array_params),
+  // and whether simt_race_all is declared.
+  std::optional<std::vector<bool>> race_unwritten_;
+  bool race_all_declared_ = false;
   bool warp_storage_declared_ = false;
   RegionLowering regions_;
   // The CPU's thread guard (passes/thread_guard.h): rows of threads where it

@@ -153,6 +153,7 @@ struct Specialization {
   // Built with racecheck: the kernel takes a race recorder, which names these.
   bool racechecked = false;
   std::vector<abi::RaceSite> race_sites;
+  std::vector<bool> race_unwritten;
   int64_t static_shared_bytes = 0;  // its shared arrays'
   // What a constant index into the dynamic shared array needs of a launch.
   int64_t dynamic_shared_need = 0;
@@ -327,6 +328,37 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
   }
 }
 
+// A race-checked launch: whether an array argument the kernel never writes
+// shares bytes with another (then the kernel reports its reads too).
+bool arguments_share_memory(const Specialization& spec, const Scratch& s) {
+  if (std::find(spec.race_unwritten.begin(), spec.race_unwritten.end(), true) ==
+      spec.race_unwritten.end())
+    return true;  // nothing is skipped: the answer changes nothing
+  std::vector<ArrayMemory> arrays;
+  for (const abi::Param& param : spec.slots) {
+    if (param.role != abi::Param::Role::ArrayData || param.leaf < 0) continue;
+    const Leaf& leaf = s.leaves[static_cast<size_t>(param.leaf)];
+    int64_t low = 0, high = 0;
+    bool empty = false;
+    for (int d = 0; d < leaf.ndim; ++d) {
+      const int64_t n = s.dims[leaf.dims_at + static_cast<size_t>(d)];
+      const int64_t stride = s.dims[leaf.dims_at + static_cast<size_t>(leaf.ndim + d)];
+      if (n == 0) empty = true;
+      (stride < 0 ? low : high) += (n - 1) * stride;
+    }
+    if (empty) continue;
+    const auto bytes = static_cast<int64_t>(std::max(abi::bit_width(param.scalar) / 8, 1));
+    ArrayMemory m;
+    m.begin = reinterpret_cast<uintptr_t>(leaf.data) + static_cast<uintptr_t>(low * bytes);
+    m.end = reinterpret_cast<uintptr_t>(leaf.data) + static_cast<uintptr_t>((high + 1) * bytes);
+    const auto argument = static_cast<size_t>(param.argument);
+    m.unwritten = param.path.empty() && param.argument >= 0 &&
+                  argument < spec.race_unwritten.size() && spec.race_unwritten[argument];
+    arrays.push_back(m);
+  }
+  return unwritten_arrays_shared(arrays);
+}
+
 std::shared_ptr<Specialization> Dispatcher::specialize(
     const std::string& key, const std::shared_ptr<runtime::Device>& device) {
   if (!closed_) return build(key, device);
@@ -407,6 +439,7 @@ std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
   spec->slots = emitted.params;
   spec->check_sites = emitted.check_sites;
   spec->race_sites = emitted.race_sites;
+  spec->race_unwritten = emitted.race_unwritten;
   spec->static_shared_bytes = emitted.requirements.shared_bytes;
   spec->dynamic_shared_need = emitted.requirements.dynamic_shared_need;
   spec->dynamic_shared_use = emitted.requirements.dynamic_shared_use;
@@ -531,6 +564,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   if (spec->racechecked) race = make_race_recorder(dims);
   s.race = race.get();
   pack(*spec, dims, s);
+  if (race) race->report_all_reads(arguments_share_memory(*spec, s));
   std::array<int64_t, abi::check_record::kWords> record{};
   {
     nb::gil_scoped_release unlocked;

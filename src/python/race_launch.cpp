@@ -19,6 +19,15 @@ std::unique_ptr<cpu::RaceRecorder> make_race_recorder(const runtime::LaunchDims&
 #endif
 }
 
+bool unwritten_arrays_shared(const std::vector<ArrayMemory>& arrays) {
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    if (!arrays[i].unwritten) continue;
+    for (size_t j = 0; j < arrays.size(); ++j)
+      if (j != i && arrays[i].begin < arrays[j].end && arrays[j].begin < arrays[i].end) return true;
+  }
+  return false;
+}
+
 void report_races(cpu::RaceRecorder& recorder, const std::vector<abi::RaceSite>& sites,
                   const std::string& kernel_name, RaceMode mode) {
 #ifdef SIMT_HAVE_CPU_BACKEND

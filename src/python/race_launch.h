@@ -4,6 +4,7 @@
 // simt.RaceError, or a simt.RaceWarning where the kernel asked for warnings.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,18 @@ namespace simt::python {
 enum class RaceMode : int { Off = 0, Raise = 1, Warn = 2 };
 
 std::unique_ptr<cpu::RaceRecorder> make_race_recorder(const runtime::LaunchDims& dims);
+
+// The bytes an array argument spans, and whether the kernel never writes it
+// (abi::GeneratedKernel::race_unwritten).
+struct ArrayMemory {
+  uintptr_t begin = 0, end = 0;
+  bool unwritten = false;
+};
+
+// Whether an array the kernel never writes shares bytes with another array
+// argument: its reads may then race with writes through the other, and the
+// recorder must hear of them (cpu::RaceRecorder::report_all_reads).
+bool unwritten_arrays_shared(const std::vector<ArrayMemory>& arrays);
 
 // Raises simt.RaceError (Warn: issues simt.RaceWarning) for what `recorder`
 // found in kernel `kernel_name`, whose race sites are `sites`; nothing when it

@@ -163,6 +163,26 @@ def test_blocks_writing_one_element():
     assert "in different blocks" in message
 
 
+def shift_left(src, dst):
+    i = simt.grid(1)
+    if i + 1 < src.shape[0]:
+        dst[i] = src[i + 1]  # shift
+
+
+def test_reads_of_an_unwritten_array_that_aliases_a_written_one():
+    # The kernel never writes `src`, so its reads are reported only when an argument
+    # written shares its memory: here both are one array.
+    data = np.arange(512, dtype=np.float32)
+    x = simt.to_device(data, device=cpu())
+    k = simt.kernel(racecheck=True)(shift_left)
+    y = simt.zeros(512, np.float32, device=cpu())
+    k[2, 256](x, y)
+    np.testing.assert_array_equal(y.get()[:-1], data[1:])
+    message = raised(lambda: k[2, 256](x, x))
+    assert message.startswith("read-write race on global array 'src'"), message
+    assert message.count(at("shift")) == 2
+
+
 # ---- barriers: one inside `if t < 16` -------------------------------------------------
 
 

@@ -174,6 +174,7 @@ ClangJit::ClangJit() {
       {"simt_race_block_barrier", reinterpret_cast<void*>(&simt_race_block_barrier)},
       {"simt_race_warp", reinterpret_cast<void*>(&simt_race_warp)},
       {"simt_race_syncwarp", reinterpret_cast<void*>(&simt_race_syncwarp)},
+      {"simt_race_reads_all", reinterpret_cast<void*>(&simt_race_reads_all)},
       {"simt_race_block_syncwarp", reinterpret_cast<void*>(&simt_race_block_syncwarp)},
       {"simt_race_exit", reinterpret_cast<void*>(&simt_race_exit)}};
   for (const auto& [name, address] : race_hooks)

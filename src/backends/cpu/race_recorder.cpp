@@ -380,6 +380,10 @@ void simt_race_block_syncwarp(void* r, int site, int64_t bx, int64_t by, int64_t
   static_cast<simt::cpu::RaceRecorder*>(r)->block_syncwarp(site, b);
 }
 
+int simt_race_reads_all(void* r) {
+  return static_cast<simt::cpu::RaceRecorder*>(r)->all_reads() ? 1 : 0;
+}
+
 void simt_race_exit(void* r, int64_t tx, int64_t ty, int64_t tz, int64_t bx, int64_t by,
                     int64_t bz) {
   const int64_t t[3] = {tx, ty, tz}, b[3] = {bx, by, bz};

@@ -65,6 +65,12 @@ class RaceRecorder {
   void block_syncwarp(int site, const int64_t* b);
   void exit(const int64_t* t, const int64_t* b);
 
+  // Whether reads of arrays no thread writes are reported (codegen asks once
+  // per thread, simt_race_reads_all): only where the launch's arguments share
+  // memory (python/race_launch.cpp decides). Until told, every read is.
+  void report_all_reads(bool all) { all_reads_ = all; }
+  bool all_reads() const { return all_reads_; }
+
   // Ends the last block and hands over what the launch found.
   abi::RaceFindings finish();
 
@@ -113,6 +119,7 @@ class RaceRecorder {
   // Thread `thread` of the current block at site `site` (-1: none).
   Access at(uint32_t thread, int site) const;
 
+  bool all_reads_ = true;
   int64_t grid_[3];
   int64_t block_dim_[3];
   uint32_t threads_ = 0;  // per block
@@ -161,6 +168,7 @@ void simt_race_warp(void* r, int site, unsigned int mask, int64_t tx, int64_t ty
 void simt_race_syncwarp(void* r, int site, unsigned int mask, int64_t tx, int64_t ty, int64_t tz,
                         int64_t bx, int64_t by, int64_t bz);
 void simt_race_block_syncwarp(void* r, int site, int64_t bx, int64_t by, int64_t bz);
+int simt_race_reads_all(void* r);
 void simt_race_exit(void* r, int64_t tx, int64_t ty, int64_t tz, int64_t bx, int64_t by,
                     int64_t bz);
 }
