@@ -122,6 +122,11 @@ struct GeneratedKernel {
   // reports only where the recorder asks for every read (the launch finds it
   // sharing memory with another argument). Empty: every read is reported.
   std::vector<bool> race_unwritten;
+  // Per Python argument: a 1-D array each thread touches only its own element
+  // of (`x[i]`, `i = simt.grid(1)`), whose accesses the kernel reports only
+  // where the recorder asks for every access (shared memory as above, or a
+  // launch more than one row of threads high). Empty: none.
+  std::vector<bool> race_own;
 };
 
 }  // namespace simt::abi

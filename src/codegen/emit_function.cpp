@@ -102,6 +102,7 @@ abi::GeneratedKernel Emitter::run() {
   out.check_sites = module_.check_sites;
   out.race_sites = module_.race_sites;
   out.race_unwritten = module_.race_unwritten;
+  out.race_own = module_.race_own;
   out.requirements.serial_blocks = racecheck();
   out.requirements.shared_bytes = module_.shared_bytes;
   out.requirements.cpu_shared_bytes = module_.cpu_shared_bytes;

@@ -65,10 +65,11 @@ std::string Emitter::race_ref(const std::string& ref, const std::string& a, cons
       "simt_race_ref(simt_race, (const void*)" + a + ".data, " + ref + ", " +
       std::to_string(static_cast<int>(kind) + (shared ? abi::kRaceSharedBit : 0)) + ", " +
       std::to_string(site) + thread_and_block() + ")";
-  if (kind != abi::RaceSite::Kind::Read || !race_read_of_unwritten(array)) return reported;
-  // No thread writes this array: its reads race only with writes through
-  // another argument that shares its memory, which the launch tells
-  // (simt_race_reads_all). Saxpy's inputs cost nothing then.
+  if (!race_unreported(array, kind)) return reported;
+  // No thread writes this array (then its reads), or each thread touches its
+  // own element (then every access): they race only with accesses through
+  // another argument that shares its memory, or where threads share
+  // simt.grid(1), which the launch tells (simt_race_reads_all).
   if (!race_all_declared_) {
     prologue_ += "  const int simt_race_all = simt_race_reads_all(simt_race);\n";
     race_all_declared_ = true;
@@ -76,12 +77,14 @@ std::string Emitter::race_ref(const std::string& ref, const std::string& a, cons
   return "(simt_race_all ? " + reported + " : " + ref + ")";
 }
 
-bool Emitter::race_read_of_unwritten(const Expr& array) {
-  if (self_ || array.kind != ExprKind::Name) return false;  // the kernel's own reads only
+bool Emitter::race_unreported(const Expr& array, abi::RaceSite::Kind kind) {
+  if (self_ || array.kind != ExprKind::Name) return false;  // the kernel's own accesses only
   if (!race_unwritten_) race_unwritten_ = passes::unwritten_array_params(fn_);
+  if (!race_own_) race_own_ = passes::own_element_params(fn_);
   const int local = info(array).local;
-  return local >= 0 && static_cast<size_t>(local) < race_unwritten_->size() &&
-         (*race_unwritten_)[static_cast<size_t>(local)];
+  if (local < 0 || static_cast<size_t>(local) >= race_own_->size()) return false;
+  const auto p = static_cast<size_t>(local);
+  return (*race_own_)[p] || (kind == abi::RaceSite::Kind::Read && (*race_unwritten_)[p]);
 }
 
 void Emitter::race_block_barrier(const Expr& call, bool warp) {
@@ -132,7 +135,9 @@ void Emitter::add_race_recorder(std::vector<abi::Param>& slots, std::vector<std:
   // What the launch compares: may an unwritten array share memory with one
   // that is written (abi::GeneratedKernel::race_unwritten)?
   if (!race_unwritten_) race_unwritten_ = passes::unwritten_array_params(fn_);
+  if (!race_own_) race_own_ = passes::own_element_params(fn_);
   module_.race_unwritten = *race_unwritten_;
+  module_.race_own = *race_own_;
   abi::Param slot;
   slot.role = abi::Param::Role::RaceRecorder;
   slot.argument = -1;

@@ -158,6 +158,7 @@ struct Module {
   // recorder, numbered in emission order (abi::GeneratedKernel::race_sites).
   std::vector<abi::RaceSite> race_sites;
   std::vector<bool> race_unwritten;  // passes::unwritten_array_params of the kernel
+  std::vector<bool> race_own;        // passes::own_element_params of the kernel
   // The CPU kernel runs in fiber mode (backends/cpu/fibers.h): each thread
   // a fiber, barriers and warp operations calls into the runtime.
   bool fibers = false;
@@ -728,9 +729,11 @@ class Emitter {
   // At a kernel's `return`: the thread has left (it owes no later barrier).
   void race_exit(const Stmt& s);
   void add_race_recorder(std::vector<abi::Param>& slots, std::vector<std::string>& params);
-  // A read of `array` that needs a report only where the launch's arguments
-  // share memory: a kernel parameter no thread writes.
-  bool race_read_of_unwritten(const Expr& array);
+  // An access of `array` that needs a report only where the launch's arguments
+  // share memory or its threads share simt.grid(1): a read of a kernel
+  // parameter no thread writes, any access of one whose elements are each a
+  // thread's own.
+  bool race_unreported(const Expr& array, abi::RaceSite::Kind kind);
 
   // ---- raise, in kernels and device functions (emit_raise.cpp) --------------
 
@@ -827,6 +830,7 @@ class Emitter {
   // racecheck: the kernel's parameters no thread writes (passes::unwritten_array_params),
   // and whether simt_race_all is declared.
   std::optional<std::vector<bool>> race_unwritten_;
+  std::optional<std::vector<bool>> race_own_;  // passes::own_element_params
   bool race_all_declared_ = false;
   bool warp_storage_declared_ = false;
   RegionLowering regions_;

@@ -142,3 +142,150 @@ std::vector<bool> unwritten_array_params(const sema::TypedFunction& kernel) {
 }
 
 }  // namespace simt::passes
+
+namespace simt::passes {
+
+namespace {
+
+// The kernel's own-element arrays: each thread touches only element `i` of
+// them, `i = simt.grid(1)` assigned once at the kernel's top level before
+// every use, distinct for distinct threads of a launch one row of threads high.
+class OwnElements {
+ public:
+  explicit OwnElements(const sema::TypedFunction& kernel)
+      : kernel_(kernel),
+        params_(kernel.param_count()),
+        qualifies_(params_, true),
+        grid_index_at_(kernel.locals.size(), -1),
+        assignments_(kernel.locals.size(), 0) {}
+
+  std::vector<bool> find() {
+    const auto& body = kernel_.parsed->def.body;
+    for (const auto& s : body) count_assignments(*s);
+    for (size_t k = 0; k < body.size(); ++k) {
+      const Stmt& s = *body[k];
+      if (s.kind != StmtKind::Assign || s.targets.size() != 1 || !s.value) continue;
+      const int local = local_of(*s.targets[0]);
+      if (local < static_cast<int>(params_) || assignments_[static_cast<size_t>(local)] != 1)
+        continue;
+      if (is_grid_1(*s.value)) grid_index_at_[static_cast<size_t>(local)] = static_cast<int>(k);
+    }
+    for (size_t k = 0; k < body.size(); ++k) {
+      at_ = static_cast<int>(k);
+      stmt(*body[k]);
+    }
+    std::vector<bool> out(params_, false);
+    for (size_t p = 0; p < params_; ++p) {
+      const sema::Type& t = kernel_.locals[p].type;
+      out[p] = qualifies_[p] && used_[p] && t.is_array() && t.ndim == 1 && !t.has_records() &&
+               !t.packed && t.space == sema::Space::Global;
+    }
+    return out;
+  }
+
+ private:
+  int local_of(const Expr& e) const {
+    if (e.kind != ExprKind::Name) return -1;
+    auto found = kernel_.exprs.find(&e);
+    return found == kernel_.exprs.end() ? -1 : found->second.local;
+  }
+  int param_of(const Expr& e) const {
+    const int local = local_of(e);
+    return local >= 0 && static_cast<size_t>(local) < params_ ? local : -1;
+  }
+
+  bool is_grid_1(const Expr& e) const {
+    if (e.kind != ExprKind::Call || e.items.size() != 2) return false;
+    auto found = kernel_.exprs.find(&e);
+    if (found == kernel_.exprs.end() || !found->second.intrinsic ||
+        found->second.intrinsic->rule != sema::Rule::Grid || !found->second.type.is_scalar())
+      return false;
+    auto arg = kernel_.exprs.find(e.items[1].get());
+    return arg != kernel_.exprs.end() && arg->second.constant &&
+           arg->second.constant->int_value == 1;
+  }
+
+  void count_target(const Expr& t) {
+    if (t.kind == ExprKind::Tuple) {
+      for (const auto& item : t.items) count_target(*item);
+      return;
+    }
+    const int local = local_of(t);
+    if (local >= 0) ++assignments_[static_cast<size_t>(local)];
+  }
+  void count_assignments(const Stmt& s) {
+    if (s.kind == StmtKind::Assign || s.kind == StmtKind::AugAssign ||
+        s.kind == StmtKind::AnnAssign || s.kind == StmtKind::For)
+      for (const auto& t : s.targets) count_target(*t);
+    for (const auto& b : s.body) count_assignments(*b);
+    for (const auto& b : s.orelse) count_assignments(*b);
+  }
+
+  // `array[index]` (or an atomic's array and index): fine for a parameter
+  // `array` when `index` is a grid index assigned in an earlier statement.
+  void element(const Expr& array, const Expr& index) {
+    const int p = param_of(array);
+    if (p < 0) {
+      expr(array);
+    } else {
+      const int local = local_of(index);
+      const bool own = local >= 0 && grid_index_at_[static_cast<size_t>(local)] >= 0 &&
+                       grid_index_at_[static_cast<size_t>(local)] < at_;
+      if (!own) qualifies_[static_cast<size_t>(p)] = false;
+      used_[static_cast<size_t>(p)] = true;
+    }
+    expr(index);
+  }
+
+  void expr(const Expr& e) {
+    if (const int p = param_of(e); p >= 0) {
+      qualifies_[static_cast<size_t>(p)] = false;  // any other use: passed, aliased, sliced
+      return;
+    }
+    if (e.kind == ExprKind::Subscript) {
+      element(sema::subscript_base(e), sema::subscript_index(e));
+      return;
+    }
+    if (e.kind == ExprKind::Attribute && !e.items.empty() && param_of(*e.items[0]) >= 0)
+      return;  // x.shape, x.size
+    if (e.kind == ExprKind::Call) {
+      auto found = kernel_.exprs.find(&e);
+      if (found != kernel_.exprs.end() && found->second.intrinsic) {
+        const sema::Rule rule = found->second.intrinsic->rule;
+        if (rule == sema::Rule::Len && e.items.size() == 2 && param_of(*e.items[1]) >= 0) return;
+        if ((rule == sema::Rule::Atomic || rule == sema::Rule::AtomicCas) && e.items.size() > 2) {
+          element(*e.items[1], *e.items[2]);
+          for (size_t k = 3; k < e.items.size(); ++k) expr(*e.items[k]);
+          return;
+        }
+      }
+    }
+    for (const auto& item : e.items)
+      if (item) expr(*item);
+    for (const auto& kw : e.keywords) expr(*kw.value);
+  }
+
+  void stmt(const Stmt& s) {
+    for (const auto& t : s.targets) expr(*t);
+    if (s.test) expr(*s.test);
+    if (s.value) expr(*s.value);
+    for (const auto& b : s.body) stmt(*b);
+    for (const auto& b : s.orelse) stmt(*b);
+  }
+
+  const sema::TypedFunction& kernel_;
+  size_t params_;
+  std::vector<bool> qualifies_;
+  std::vector<bool> used_ = std::vector<bool>(params_, false);
+  std::vector<int> grid_index_at_;  // per local: its top-level statement, -1: not one
+  std::vector<int> assignments_;
+  int at_ = 0;  // the top-level statement being walked
+};
+
+}  // namespace
+
+std::vector<bool> own_element_params(const sema::TypedFunction& kernel) {
+  return OwnElements(kernel).find();
+}
+
+}  // namespace simt::passes

@@ -154,6 +154,7 @@ struct Specialization {
   bool racechecked = false;
   std::vector<abi::RaceSite> race_sites;
   std::vector<bool> race_unwritten;
+  std::vector<bool> race_own;
   int64_t static_shared_bytes = 0;  // its shared arrays'
   // What a constant index into the dynamic shared array needs of a launch.
   int64_t dynamic_shared_need = 0;
@@ -328,12 +329,20 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
   }
 }
 
-// A race-checked launch: whether an array argument the kernel never writes
-// shares bytes with another (then the kernel reports its reads too).
-bool arguments_share_memory(const Specialization& spec, const Scratch& s) {
-  if (std::find(spec.race_unwritten.begin(), spec.race_unwritten.end(), true) ==
-      spec.race_unwritten.end())
+// A race-checked launch: whether the kernel must report every access after
+// all: an array argument whose accesses it skips (one it never writes, or one
+// whose elements are each a thread's own) shares bytes with another, or the
+// launch is more than one row of threads high (simt.grid(1) then repeats).
+bool arguments_share_memory(const Specialization& spec, const Scratch& s,
+                            const runtime::LaunchDims& dims) {
+  auto any = [](const std::vector<bool>& v) {
+    return std::find(v.begin(), v.end(), true) != v.end();
+  };
+  if (!any(spec.race_unwritten) && !any(spec.race_own))
     return true;  // nothing is skipped: the answer changes nothing
+  // simt.grid(1) is one thread's own only in a launch one row of threads high.
+  if (any(spec.race_own) && dims.grid[1] * dims.grid[2] * dims.block[1] * dims.block[2] != 1)
+    return true;
   std::vector<ArrayMemory> arrays;
   for (const abi::Param& param : spec.slots) {
     if (param.role != abi::Param::Role::ArrayData || param.leaf < 0) continue;
@@ -352,8 +361,9 @@ bool arguments_share_memory(const Specialization& spec, const Scratch& s) {
     m.begin = reinterpret_cast<uintptr_t>(leaf.data) + static_cast<uintptr_t>(low * bytes);
     m.end = reinterpret_cast<uintptr_t>(leaf.data) + static_cast<uintptr_t>((high + 1) * bytes);
     const auto argument = static_cast<size_t>(param.argument);
-    m.unwritten = param.path.empty() && param.argument >= 0 &&
-                  argument < spec.race_unwritten.size() && spec.race_unwritten[argument];
+    auto at = [&](const std::vector<bool>& v) { return argument < v.size() && v[argument]; };
+    m.unwritten =
+        param.path.empty() && param.argument >= 0 && (at(spec.race_unwritten) || at(spec.race_own));
     arrays.push_back(m);
   }
   return unwritten_arrays_shared(arrays);
@@ -440,6 +450,7 @@ std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
   spec->check_sites = emitted.check_sites;
   spec->race_sites = emitted.race_sites;
   spec->race_unwritten = emitted.race_unwritten;
+  spec->race_own = emitted.race_own;
   spec->static_shared_bytes = emitted.requirements.shared_bytes;
   spec->dynamic_shared_need = emitted.requirements.dynamic_shared_need;
   spec->dynamic_shared_use = emitted.requirements.dynamic_shared_use;
@@ -564,7 +575,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   if (spec->racechecked) race = make_race_recorder(dims);
   s.race = race.get();
   pack(*spec, dims, s);
-  if (race) race->report_all_reads(arguments_share_memory(*spec, s));
+  if (race) race->report_all_reads(arguments_share_memory(*spec, s, dims));
   std::array<int64_t, abi::check_record::kWords> record{};
   {
     nb::gil_scoped_release unlocked;

@@ -20,15 +20,15 @@ enum class RaceMode : int { Off = 0, Raise = 1, Warn = 2 };
 
 std::unique_ptr<cpu::RaceRecorder> make_race_recorder(const runtime::LaunchDims& dims);
 
-// The bytes an array argument spans, and whether the kernel never writes it
-// (abi::GeneratedKernel::race_unwritten).
+// The bytes an array argument spans, and whether the kernel skips reports of
+// its accesses (abi::GeneratedKernel::race_unwritten, race_own).
 struct ArrayMemory {
   uintptr_t begin = 0, end = 0;
   bool unwritten = false;
 };
 
-// Whether an array the kernel never writes shares bytes with another array
-// argument: its reads may then race with writes through the other, and the
+// Whether an array whose accesses the kernel skips shares bytes with another
+// array argument: they may then race with accesses through the other, and the
 // recorder must hear of them (cpu::RaceRecorder::report_all_reads).
 bool unwritten_arrays_shared(const std::vector<ArrayMemory>& arrays);
 

@@ -183,6 +183,23 @@ def test_reads_of_an_unwritten_array_that_aliases_a_written_one():
     assert message.count(at("shift")) == 2
 
 
+def own_element(out):
+    i = simt.grid(1)
+    out[i] = simt.threadIdx.y  # own element
+
+
+def test_own_elements_in_a_launch_of_several_rows():
+    # out[i] with i = simt.grid(1) is each thread's own element only in a launch one row of
+    # threads high; with two rows, threads (x, 0) and (x, 1) share it.
+    out = simt.zeros(64, np.int32, device=cpu())
+    k = simt.kernel(racecheck=True)(own_element)
+    k[2, 32](out)
+    message = raised(lambda: k[2, (32, 2)](out))
+    assert message.startswith("write-write race on global array 'out'"), message
+    assert "thread (0, 0, 0) of block (0, 0, 0)" in message
+    assert "thread (0, 1, 0) of block (0, 0, 0)" in message
+
+
 # ---- barriers: one inside `if t < 16` -------------------------------------------------
 
 
