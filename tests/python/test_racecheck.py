@@ -429,6 +429,27 @@ def test_race_inside_a_device_function():
     assert message.count(at("helper race")) == 2, message
 
 
+@simt.func
+def exchange(s, t, v):
+    s[t] = v
+    simt.syncthreads()
+    return s[31 - t]
+
+
+def with_barrier_in_device_function(x, out):
+    s = simt.shared.array(32, np.float32)
+    t = simt.threadIdx.x
+    out[t] = exchange(s, t, x[t])
+
+
+def test_barrier_inside_a_device_function_is_clean():
+    # A barrier in a device function runs the kernel in fiber mode: checked the same way.
+    x = simt.to_device(np.arange(32, dtype=np.float32), device=cpu())
+    out = simt.zeros(32, np.float32, device=cpu())
+    simt.kernel(racecheck=True)(with_barrier_in_device_function)[1, 32](x, out)
+    np.testing.assert_array_equal(out.get(), np.arange(32, dtype=np.float32)[::-1])
+
+
 def dynamic_shift(x, out):
     s = simt.shared.array(0, np.float32)
     t = simt.threadIdx.x
