@@ -1,9 +1,24 @@
-"""Host cost of a warm kernel launch on the CPU backend, against Numba's @njit call.
+"""Host costs that decide how simt feels before and between kernels, on this machine.
 
-Run: python3 bench/launch_overhead.py
-Prints the median over repeated timing rounds of many launches each.
+Run: python3 bench/launch_overhead.py [--section launch|start|graph|all] [--devices cpu,...]
+
+launch  a warm kernel launch on the CPU backend against Numba's @njit call: the median over
+        repeated timing rounds of many launches each.
+start   fresh processes with a warm kernel cache (bench/warm_start_child.py): import simt,
+        the first device use (the backend starting and the first allocation) and the first
+        launch (+ synchronize), medians; for each device named and for the device simt
+        chooses itself ("default").
+graph   a sequence of 100 small kernels (64 elements each) replayed from a graph
+        (simt.graph(), g.launch()) against the same launches in a Python loop, per kernel,
+        rounds of the whole sequence then a synchronize, on each device.
 """
 
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import statistics
 import time
 
@@ -34,7 +49,7 @@ def per_call(fn, repeats=20, inner=20000):
     return statistics.median(rounds)
 
 
-def main():
+def launch_rows():
     x = np.zeros(16, np.float32)
     y = simt.to_device(x, device="cpu")
     with simt.use_device("cpu"):
@@ -65,6 +80,89 @@ def main():
     print(f"{'launch':<44} {'us per call':>12}")
     for name, seconds in rows:
         print(f"{name:<44} {seconds * 1e6:12.3f}")
+
+
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_start_child.py")
+
+
+def start_rows(device_ids, runs=7):
+    """Fresh processes, warm kernel cache: medians of import / first device use / first
+    launch, per device id."""
+    print(f"\n{'fresh process, warm cache (ms)':<34} {'import':>8} {'device':>8} "
+          f"{'1st launch':>11} {'total':>8}")
+    with tempfile.TemporaryDirectory(prefix="simt-start-") as cache:
+        env = dict(os.environ, SIMT_CACHE_DIR=cache, POCL_CACHE_DIR=os.path.join(cache, "pocl"))
+        for device_id in device_ids:
+            results = []
+            for run in range(runs + 1):  # the first fills the cache
+                out = subprocess.run([sys.executable, CHILD, "simt", device_id],
+                                     capture_output=True, text=True, env=env)
+                if out.returncode != 0:
+                    print(f"{device_id:<34} failed: {out.stderr.strip().splitlines()[-1:]}")
+                    break
+                if run:
+                    results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            if not results:
+                continue
+            med = {k: statistics.median(r[k] for r in results)
+                   for k in ("import_ms", "device_ms", "first_ms")}
+            print(f"{'simt ' + device_id:<34} {med['import_ms']:8.1f} {med['device_ms']:8.1f} "
+                  f"{med['first_ms']:11.1f} "
+                  f"{med['import_ms'] + med['device_ms'] + med['first_ms']:8.1f}")
+
+
+@simt.kernel
+def scale_by(y, s):
+    i = simt.grid(1)
+    if i < y.shape[0]:
+        y[i] = y[i] * s
+
+
+def graph_rows(device_ids, kernels=100, repeats=15):
+    """Per kernel: a Python loop of `kernels` launches vs one replay of a graph of them."""
+    print(f"\n{'sequence of ' + str(kernels) + ' small kernels, us per kernel':<44} "
+          f"{'python loop':>12} {'graph':>8} {'ratio':>7}")
+    for device_id in device_ids:
+        device = simt.get_device(device_id)
+        y = simt.to_device(np.ones(64, np.float32), device=device)
+        launch = scale_by[1, 64]
+        factors = [np.float32(1.001), np.float32(1 / 1.001)]
+
+        def python_loop():
+            for k in range(kernels):
+                launch(y, factors[k & 1])
+            device.synchronize()
+
+        with simt.graph(device) as g:
+            for k in range(kernels):
+                launch(y, factors[k & 1])
+
+        def replay():
+            g.launch()
+            device.synchronize()
+
+        loop = per_call(python_loop, repeats, 50) / kernels
+        graph = per_call(replay, repeats, 50) / kernels
+        print(f"{device_id:<44} {loop * 1e6:12.3f} {graph * 1e6:8.3f} {loop / graph:7.2f}x")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--section", choices=("launch", "start", "graph", "all"), default="all")
+    parser.add_argument("--devices", default=None,
+                        help="comma-separated device ids (default: every device)")
+    args = parser.parse_args()
+    ids = args.devices.split(",") if args.devices else [d.id for d in simt.devices()]
+    if args.section in ("launch", "all"):
+        if any(d.id == "cpu" for d in simt.devices()):
+            launch_rows()
+        else:  # builds without LLVM (the GPU machines') have no cpu device
+            print("(launch rows skipped: this build has no cpu device; bench/gpu.py has the "
+                  "GPU's)")
+    if args.section in ("start", "all"):
+        start_rows(ids + ["default"])
+    if args.section in ("graph", "all"):
+        graph_rows(ids)
 
 
 if __name__ == "__main__":

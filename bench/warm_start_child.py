@@ -3,11 +3,14 @@
     python3 bench/warm_start_child.py SIDE DEVICE [NUMBA_MODULE_DIR]
 
 SIDE is simt, cupy-elementwise, cupy-raw or numba-cuda; DEVICE a simt device id
-(cpu, opencl:N, cuda:N; the peers take the N of cuda:N). The parent sets the disk
+(cpu, opencl:N, cuda:N; the peers take the N of cuda:N), or, for simt, "default": the
+device simt chooses itself (simt.current_device()). The parent sets the disk
 caches (SIMT_CACHE_DIR, CUPY_CACHE_DIR, NUMBA_CACHE_DIR, CUDA_CACHE_PATH,
 POCL_CACHE_DIR). Prints one JSON line with milliseconds, timed by perf_counter:
   import_ms  the import of the library (simt; cupy; numba.cuda)
-  setup_ms   defining the kernel, creating the arrays, synchronizing the device
+  device_ms  the first device use: finding the device and its first allocation (the
+             backend starts here: simt opens only the backend it is asked for)
+  setup_ms   device_ms + defining the kernel, creating the arrays, synchronizing the device
   first_ms   the first launch + a device synchronize: the compile or the load
              from the disk cache happens here, in every side
   second_ms  the second launch + a device synchronize (the warm steady state)
@@ -67,7 +70,9 @@ def run_simt(device_id):
     t0 = time.perf_counter()
     import simt
     t1 = time.perf_counter()
-    device = simt.get_device(device_id)
+    device = simt.current_device() if device_id == "default" else simt.get_device(device_id)
+    simt.empty(1, np.float32, device=device)
+    device_ms = (time.perf_counter() - t1) * 1e3
     kernel = simt.kernel(saxpy_simt)
     hx, hy, expected = host_inputs()
     with simt.use_device(device):
@@ -82,7 +87,7 @@ def run_simt(device_id):
         device.synchronize()
         t4 = time.perf_counter()
     ok = bool(np.allclose(y.get(), A * hx + expected))
-    return t0, t1, t2, t3, t4, ok
+    return t0, t1, t2, t3, t4, ok, device_ms
 
 
 def run_cupy(device_id, raw):
@@ -153,8 +158,9 @@ def main():
         t = run_numba(device_id, sys.argv[3])
     else:
         raise SystemExit(f"unknown side {side!r}")
-    t0, t1, t2, t3, t4, ok = t
-    print(json.dumps({"import_ms": (t1 - t0) * 1e3, "setup_ms": (t2 - t1) * 1e3,
+    t0, t1, t2, t3, t4, ok = t[:6]
+    extra = {"device_ms": t[6]} if len(t) > 6 else {}
+    print(json.dumps({**extra, "import_ms": (t1 - t0) * 1e3, "setup_ms": (t2 - t1) * 1e3,
                       "first_ms": (t3 - t2) * 1e3, "second_ms": (t4 - t3) * 1e3, "ok": ok,
                       "pid": os.getpid()}))
 

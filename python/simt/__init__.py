@@ -33,6 +33,7 @@ from ._device import (  # noqa: F401
     Device, clear_cache, current_device, devices, free_cached_memory, get_device, memory_stats,
     use_device)
 from ._kernel import Func, Kernel, func, kernel  # noqa: F401
+from ._graph import Graph, graph  # noqa: F401
 from ._foreign import CUSource, declare_device  # noqa: F401
 from ._stream import (  # noqa: F401
     Event, Stream, default_stream, managed_empty, mapped_empty, pinned_empty)

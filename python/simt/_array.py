@@ -134,7 +134,8 @@ class Array:
             "strides": self.strides,
             "typestr": self.dtype.str,
             "descr": self.dtype.descr,  # a record dtype's fields (typestr is '|V<n>')
-            "data": (self._impl.data_ptr, self._impl.readonly),
+            # The protocol's pointer for an array without elements is 0.
+            "data": (self._impl.data_ptr if self.size else 0, self._impl.readonly),
         }
 
     @property
@@ -147,7 +148,8 @@ class Array:
             "strides": None if self._contiguous() else self.strides,
             "typestr": self.dtype.str,
             "descr": self.dtype.descr,
-            "data": (self._impl.data_ptr, self._impl.readonly),
+            # The protocol's pointer for an array without elements is 0.
+            "data": (self._impl.data_ptr if self.size else 0, self._impl.readonly),
             # simt's default stream is the legacy one, and its own streams are
             # blocking ones: work a consumer queues on stream 1 comes after
             # all of simt's work.

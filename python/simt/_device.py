@@ -10,6 +10,13 @@ def devices():
     return _core.devices()
 
 
+def backend_devices(backend):
+    """The devices of one backend ("cuda", "opencl", "cpu"), starting only that backend:
+    for code that asks about one backend (simt.cuda's gpus, __cuda_array_interface__
+    pointers), which must not make a CUDA program pay OpenCL's start-up."""
+    return _core.backend_devices(backend)
+
+
 def get_device(device=None):
     """The device named by an id ("cpu", "cuda:0", "opencl:1"), or the current one for None."""
     if device is None:

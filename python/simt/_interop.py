@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _core
 from ._array import Array, to_device
-from ._device import devices, get_device
+from ._device import backend_devices, get_device
 from ._dlpack import DLDeviceType
 
 
@@ -120,7 +120,7 @@ def _cuda_array_interface(obj):
 
 
 def _cuda_devices():
-    return [d for d in devices() if d.backend == "cuda"]
+    return backend_devices("cuda")
 
 
 def _from_cuda_array_interface(obj, cai):

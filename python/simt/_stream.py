@@ -8,6 +8,7 @@ import numpy as np
 from . import _core
 from ._array import Array, _dtype_name
 from ._device import get_device
+from ._graph import Graph
 
 
 class Stream:
@@ -21,16 +22,41 @@ class Stream:
     each stream is a queue run by its own thread.
     """
 
-    __slots__ = ("_impl", "__weakref__")
+    __slots__ = ("_impl", "_capture", "__weakref__")
 
     def __init__(self, device=None):
         self._impl = _core.create_stream(get_device(device))
+        self._capture = None
 
     @classmethod
     def _wrap(cls, impl):
         stream = object.__new__(cls)
         stream._impl = impl
+        stream._capture = None
         return stream
+
+    def begin_capture(self):
+        """Records the work queued on this stream from now on into a new graph instead of
+        running it (CuPy's spelling of ``with simt.graph(stream=s)``); end_capture()
+        returns the graph."""
+        if self._capture is not None:
+            raise RuntimeError("the stream is capturing already: call end_capture() first")
+        graph = Graph(self.device, self)
+        graph.begin_capture()
+        self._capture = graph
+
+    def end_capture(self):
+        """Ends the capture begin_capture() started; returns the simt.Graph, whose
+        ``launch()`` replays it."""
+        graph, self._capture = self._capture, None
+        if graph is None:
+            raise RuntimeError("the stream is not capturing: call begin_capture() first")
+        graph.end_capture()
+        return graph
+
+    def is_capturing(self):
+        """Whether begin_capture() started a capture that has not ended (CuPy's name)."""
+        return self._capture is not None
 
     device = property(lambda self: self._impl.device)
     is_default = property(lambda self: self._impl.is_default)

@@ -38,6 +38,17 @@ std::optional<CheckFailure> read_check_record(const std::array<int64_t, check_re
         s.kind,
         s.what + (s.what.empty() ? "(" : " (") + "raised " + who + ", at " + place(s.where) + ")",
         s.exception_key};
+  if (s.kind == CheckSite::Kind::Reshape)
+    return CheckFailure{s.kind, "cannot reshape array of size " + std::to_string(r[kIndex]) +
+                                    " into the shape asked (array '" + s.what + "' " + who +
+                                    ", at " + place(s.where) + ")"};
+  if (s.kind == CheckSite::Kind::TupleIndex)
+    return CheckFailure{s.kind, "tuple index out of range (index " + std::to_string(r[kIndex]) +
+                                    " of tuple '" + s.what + "' with " +
+                                    std::to_string(r[kExtent]) + " items " + who + ", at " +
+                                    place(s.where) + ")"};
+  if (s.kind == CheckSite::Kind::ZeroDivision)
+    return CheckFailure{s.kind, s.what + " (" + who + ", at " + place(s.where) + ")"};
   if (s.kind == CheckSite::Kind::Assert) {
     std::string message = s.what.empty() ? "assertion failed" : s.what;
     return CheckFailure{s.kind, message + " (" + who + ", at " + place(s.where) + ")"};

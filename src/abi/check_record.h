@@ -16,9 +16,18 @@
 namespace simt::abi {
 
 // One place in the user's code that a checked kernel checks: an array
-// access (its array's source text) or an `assert` (its message, if any).
+// access (its array's source text; a tuple's for a tuple index), an `assert` (its message, if any),
+// a `raise`, or a division by zero (debug=True without fastmath, as Numba's: Python's
+// ZeroDivisionError, its message in `what`).
 struct CheckSite {
-  enum class Kind : uint8_t { Index = 1, Assert = 2, Raise = 3 };
+  enum class Kind : uint8_t {
+    Index = 1,
+    Assert = 2,
+    Raise = 3,
+    ZeroDivision = 4,
+    TupleIndex = 5,
+    Reshape = 6
+  };
   Kind kind = Kind::Index;
   PythonLine where;  // the statement; `column`: the access or the assert
   std::string what;  // the array expression, the assert's message ("" for none), the raise's
@@ -44,8 +53,8 @@ inline constexpr int kScratch = 12;
 inline constexpr int kWords = 16;  // 128 bytes: scratch is 32 bytes, 16-aligned
 }  // namespace check_record
 
-// A failed check, as the host raises it: Python's IndexError or
-// AssertionError with this message.
+// A failed check, as the host raises it: Python's IndexError,
+// AssertionError or ZeroDivisionError with this message, or the raised class.
 struct CheckFailure {
   CheckSite::Kind kind;
   std::string message;

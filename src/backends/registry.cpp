@@ -4,10 +4,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_driver.h"
 #include "backends/cuda/nvrtc.h"
+#include "backends/opencl/gpu_probe.h"
 #include "backends/opencl/opencl_api.h"
 #include "backends/opencl/opencl_device.h"
 #ifdef SIMT_HAVE_CPU_BACKEND
@@ -133,28 +135,32 @@ void discover_opencl(Registry& r) {
   r.status.push_back(std::move(s));
 }
 
-Registry discover() {
+// One backend's devices and status, found the first time anything asks for
+// them: a program that uses one backend never pays another's start-up
+// (OpenCL's platform discovery starts every installed driver: PoCL's takes
+// ~85 ms, NVIDIA's ~190 ms with CUDA's).
+struct Backend {
+  std::vector<std::shared_ptr<runtime::Device>> devices;
+  BackendStatus status;
+};
+
+template <void (*Discover)(Registry&)>
+Backend discover_backend(const char* name) {
   Registry r;
   // Driver errors must not stop discovery of the other backends.
   try {
-    discover_cuda(r);
+    Discover(r);
   } catch (const std::exception& e) {
-    r.status.push_back({"cuda", false, std::string("CUDA discovery failed: ") + e.what()});
+    r.status.push_back({name, false, std::string(name) + " discovery failed: " + e.what()});
   }
-  try {
-    discover_opencl(r);
-  } catch (const std::exception& e) {
-    r.status.push_back({"opencl", false, std::string("OpenCL discovery failed: ") + e.what()});
-  }
+  return Backend{std::move(r.devices), std::move(r.status.front())};
+}
+
+void discover_cpu(Registry& r) {
 #ifdef SIMT_HAVE_CPU_BACKEND
-  try {
-    auto cpu = std::make_shared<cpu::CpuDevice>();
-    r.status.push_back(
-        {"cpu", true, cpu->info().name + ", " + cpu::ClangJit::instance().version()});
-    r.devices.push_back(std::move(cpu));
-  } catch (const std::exception& e) {
-    r.status.push_back({"cpu", false, e.what()});
-  }
+  auto cpu = std::make_shared<cpu::CpuDevice>();
+  r.status.push_back({"cpu", true, cpu->info().name + ", " + cpu::ClangJit::instance().version()});
+  r.devices.push_back(std::move(cpu));
 #else
   r.status.push_back(
       {"cpu", false,
@@ -162,19 +168,59 @@ Registry discover() {
        "oneTBB (Debian/Ubuntu: apt install llvm-19-dev libclang-19-dev "
        "libclang-cpp19-dev libtbb-dev, then reinstall simt)"});
 #endif
+}
+
+enum Which { kCuda, kOpenCL, kCpu, kBackends };
+
+// Whether each backend was discovered (finish_queued_work must not start one at exit).
+std::atomic<bool> g_discovered[kBackends];
+
+const Backend& backend(Which which) {
+  // Function-local statics: each discovered once, thread-safely, on first use.
+  auto mark = [which](Backend b) {
+    g_discovered[which] = true;
+    return b;
+  };
+  switch (which) {
+    case kCuda: {
+      static const Backend b = mark(discover_backend<discover_cuda>("cuda"));
+      return b;
+    }
+    case kOpenCL: {
+      static const Backend b = mark(discover_backend<discover_opencl>("opencl"));
+      return b;
+    }
+    default: {
+      static const Backend b = mark(discover_backend<discover_cpu>("cpu"));
+      return b;
+    }
+  }
+}
+
+// Every backend, in the order devices() lists them.
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry all;
+    for (Which which : {kCuda, kOpenCL, kCpu}) {
+      const Backend& b = backend(which);
+      all.devices.insert(all.devices.end(), b.devices.begin(), b.devices.end());
+      all.status.push_back(b.status);
+    }
+    return all;
+  }();
   return r;
 }
 
-// Whether discovery ran (finish_queued_work must not start it at exit).
-std::atomic<bool> g_discovered{false};
-
-const Registry& registry() {
-  static const Registry r = [] {
-    Registry found = discover();
-    g_discovered = true;
-    return found;
-  }();
-  return r;
+// The backend an id names ("cuda", "cuda:1", "opencl:0", "cpu"), if any.
+std::optional<Which> backend_of(std::string_view id) {
+  auto named = [&](std::string_view prefix) {
+    return id == prefix ||
+           (id.starts_with(prefix) && id.size() > prefix.size() && id[prefix.size()] == ':');
+  };
+  if (named("cuda")) return kCuda;
+  if (named("opencl")) return kOpenCL;
+  if (id == "cpu") return kCpu;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -182,13 +228,29 @@ const Registry& registry() {
 const std::vector<std::shared_ptr<runtime::Device>>& devices() { return registry().devices; }
 const std::vector<BackendStatus>& backend_status() { return registry().status; }
 
+std::vector<std::shared_ptr<runtime::Device>> backend_devices(std::string_view name) {
+  std::optional<Which> which = backend_of(name);
+  if (!which || name.find(':') != std::string_view::npos) return {};
+  return backend(*which).devices;
+}
+
+std::vector<std::string> started_backends() {
+  std::vector<std::string> names;
+  const char* const kNames[kBackends] = {"cuda", "opencl", "cpu"};
+  for (Which which : {kCuda, kOpenCL, kCpu})
+    if (g_discovered[which]) names.emplace_back(kNames[which]);
+  return names;
+}
+
 void finish_queued_work() noexcept {
-  if (!g_discovered) return;
-  for (const auto& device : devices()) {
-    try {
-      device->synchronize();
-    } catch (const std::exception&) {
-      // A failed kernel is reported to whoever synchronizes; at exit, no one.
+  for (Which which : {kCuda, kOpenCL, kCpu}) {
+    if (!g_discovered[which]) continue;
+    for (const auto& device : backend(which).devices) {
+      try {
+        device->synchronize();
+      } catch (const std::exception&) {
+        // A failed kernel is reported to whoever synchronizes; at exit, no one.
+      }
     }
   }
 }
@@ -196,7 +258,10 @@ void finish_queued_work() noexcept {
 std::shared_ptr<runtime::Device> find_device(std::string_view id) {
   std::string wanted(id);
   if (wanted == "cuda" || wanted == "opencl") wanted += ":0";
-  for (const auto& d : devices())
+  // Only the backend the id names starts; an id naming none is looked up in
+  // every backend (and found in none).
+  std::optional<Which> which = backend_of(wanted);
+  for (const auto& d : which ? backend(*which).devices : devices())
     if (d->info().id == wanted) return d;
   return nullptr;
 }
@@ -210,11 +275,16 @@ std::shared_ptr<runtime::Device> default_device() {
     return d;
   }
   // A GPU first; else the native CPU backend, which runs kernels faster than
-  // an OpenCL CPU driver; else whatever there is.
-  for (const auto& d : devices())
+  // an OpenCL CPU driver; else whatever there is. Backends start in that
+  // order and only as far as needed: a CUDA GPU is chosen without starting
+  // OpenCL. Without one, OpenCL is asked for GPUs, unless no OpenCL driver
+  // that could have one is installed (opencl::may_have_gpu).
+  for (const auto& d : backend(kCuda).devices)
     if (d->info().gpu) return d;
-  for (const auto& d : devices())
-    if (d->info().backend == runtime::BackendKind::Cpu) return d;
+  if (opencl::may_have_gpu())
+    for (const auto& d : backend(kOpenCL).devices)
+      if (d->info().gpu) return d;
+  if (const auto& cpu = backend(kCpu).devices; !cpu.empty()) return cpu.front();
   if (devices().empty()) {
     std::string message = "no device is available; simt looked for:";
     for (const auto& b : backend_status())
@@ -222,6 +292,8 @@ std::shared_ptr<runtime::Device> default_device() {
     throw runtime::DeviceError(message +
                                "\n`python -m simt info` says the same and what to install");
   }
+  for (const auto& d : devices())
+    if (d->info().gpu) return d;
   return devices().front();
 }
 

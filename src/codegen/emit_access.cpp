@@ -37,8 +37,91 @@ std::string Emitter::attribute(const Expr& e) {
       out += (d ? " * " : "") + base + ".shape[" + std::to_string(d) + "]";
     return "(" + out + ")";
   }
+  if (bt.is_array() && (e.name == "real" || e.name == "imag")) {
+    if (!sema::is_complex(bt.scalar)) return base;  // a real array's .real: itself
+    return complex_part_view(bt, info(e).type, base, e.name == "imag");
+  }
   if (bt.is_scalar()) return "(" + base + ")." + (e.name == "real" ? "re" : "im");
   throw std::logic_error("attribute");
+}
+
+std::string Emitter::complex_part_view(const Type& bt, const Type& rt, const std::string& a,
+                                       bool imag) {
+  // The parts' array: the complex array's memory read as pairs of floats,
+  // twice its strides (strides count elements), offset by one for imag.
+  std::string from = helpers_.array_struct(bt);
+  std::string to = helpers_.array_struct(rt);
+  std::string name = "simt_" + std::string(imag ? "imag" : "real") + "_" + from.substr(9);
+  if (views_.insert(name).second) {
+    std::string pointer = std::string(d_.pointer_space(rt.space)) + helpers_.element_type(rt) + "*";
+    std::string code = std::string(d_.function_prefix) + to + " " + name + "(" + from +
+                       " a) {\n  " + to + " v;\n  v.data = (" + pointer + ")a.data + " +
+                       (imag ? "1" : "0") + ";\n";
+    for (int d = 0; d < bt.ndim; ++d) {
+      std::string k = std::to_string(d);
+      code += "  v.shape[" + k + "] = a.shape[" + k + "];\n  v.strides[" + k +
+              "] = 2 * a.strides[" + k + "];\n";
+    }
+    view_code_ += code + "  return v;\n}\n\n";
+  }
+  return name + "(" + a + ")";
+}
+
+void Emitter::hoist_reshape(const Expr& e) {
+  const Expr& array = *e.items[0]->items[0];  // the receiver of a.reshape(...)
+  const Type& bt = info(array).type;
+  const Type& rt = info(e).type;
+  std::string from = helpers_.array_struct(bt);
+  std::string to = helpers_.array_struct(rt);
+  std::string name = "simt_reshape_" + from.substr(9) + "_" + std::to_string(rt.ndim);
+  if (views_.insert(name).second) {
+    // NumPy's rule: at most one -1, inferred from the others; the sizes
+    // equal. A failure says so by a negative first extent.
+    std::string n = std::to_string(rt.ndim), code;
+    std::string params = from + " a";
+    for (int d = 0; d < rt.ndim; ++d) params += ", simt_i64 d" + std::to_string(d);
+    code += "  " + to + " v;\n  v.data = a.data;\n  simt_i64 size = 1, known = 1;\n";
+    for (int d = 0; d < bt.ndim; ++d) code += "  size *= a.shape[" + std::to_string(d) + "];\n";
+    for (int d = 0; d < rt.ndim; ++d)
+      code += "  v.shape[" + std::to_string(d) + "] = d" + std::to_string(d) + ";\n";
+    code += "  int unknown = -1, bad = 0;\n  for (int k = 0; k < " + n +
+            "; ++k) {\n    if (v.shape[k] == -1) { bad |= unknown >= 0; unknown = k; }\n"
+            "    else if (v.shape[k] < 0) bad = 1;\n    else known *= v.shape[k];\n  }\n"
+            "  if (unknown >= 0) {\n    if (known == 0 || size % known != 0) bad = 1;\n"
+            "    else v.shape[unknown] = size / known;\n  } else if (known != size) {\n"
+            "    bad = 1;\n  }\n  simt_i64 stride = 1;\n  for (int k = " +
+            n +
+            " - 1; k >= 0; --k) {\n    v.strides[k] = stride;\n    stride *= v.shape[k];\n  }\n"
+            "  if (bad) v.shape[0] = -1 - size;\n";
+    view_code_ += std::string(d_.function_prefix) + to + " " + name + "(" + params + ") {\n" +
+                  code + "  return v;\n}\n\n";
+  }
+  std::vector<std::string> dims;
+  const Type i64 = Type::scalar_of(Scalar::Int64);
+  if (e.items.size() == 2 && info(*e.items[1]).type.is_tuple()) {
+    const Type& tt = info(*e.items[1]).type;
+    std::vector<std::string> parts = values(*e.items[1]);
+    for (size_t k = 0; k < parts.size(); ++k) dims.push_back(convert(parts[k], tt.items[k], i64));
+  } else {
+    for (size_t k = 1; k < e.items.size(); ++k) dims.push_back(emit_as(*e.items[k], i64));
+  }
+  std::string tmp = "simt_tmp" + std::to_string(temp_counter_++);
+  line(to + " " + tmp + " = " + name + "(" + expr(array) + (dims.empty() ? "" : ", ") +
+       join_list(dims) + ");");
+  line("if (" + tmp + ".shape[0] < 0) {");
+  ++indent_;
+  if (options_.debug) {
+    int site = check_site(abi::CheckSite::Kind::Reshape, e.span, source_text(array.span));
+    check_helpers();
+    line("simt_check_fail(simt_checks, " +
+         std::to_string(static_cast<int>(abi::CheckSite::Kind::Reshape)) + "u, " +
+         std::to_string(site) + ", -1 - " + tmp + ".shape[0], 0, 0" + thread_and_block() + ");");
+  }
+  if (self_) line("*simt_raised = 1;");
+  leave_if_raised("");
+  --indent_;
+  line("}");
+  hoisted_[&e] = {tmp};
 }
 
 std::string Emitter::element_ref(const Expr& e, std::optional<abi::RaceSite::Kind> race) {
@@ -121,9 +204,10 @@ std::string Emitter::subscript(const Expr& e) {
     }
     std::string k = "simt_k" + std::to_string(temp_counter_++);
     std::string idx = emit_as(sema::subscript_index(e), Type::scalar_of(Scalar::Int64));
-    std::string n = std::to_string(parts.size());
-    std::string wrapped =
-        helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + idx + ", " + n + ")";
+    std::string wrapped = tuple_index(idx, parts.size(), base);
+    // One value: no choice to make, but a checked kernel still checks the index.
+    if (parts.size() == 1)
+      return checked() ? "((void)" + wrapped + ", " + parts[0] + ")" : parts[0];
     // One flat chain, `?:` being right-associative: parentheses around each choice nested
     // as deep as the tuple is long, past the 256 levels compilers take (Clang's
     // -fbracket-depth).

@@ -48,7 +48,7 @@ bool Emitter::has_call(const Expr* e) {
   auto i = fn_.exprs.find(e);
   bool found =
       i != fn_.exprs.end() && (i->second.function != nullptr || i->second.foreign != nullptr ||
-                               effectful_intrinsic(i->second));
+                               effectful_intrinsic(i->second) || checked_division(*e));
   for (const auto& item : e->items) found = has_call(item.get()) || found;
   for (const auto& kw : e->keywords) found = has_call(kw.value.get()) || found;
   has_call_[e] = found;
@@ -88,6 +88,12 @@ void Emitter::prepare(const Expr& e) {
         return;
       }
       prepare(*e.items[0]);
+      return;
+    case ExprKind::Binary:
+      if (!checked_division(e)) break;
+      prepare(*e.items[0]);
+      prepare(*e.items[1]);
+      hoist_divisor(e);
       return;
     case ExprKind::Compare:
       for (size_t k = 2; k < e.items.size(); ++k) {
@@ -171,6 +177,9 @@ void Emitter::hoist_intrinsic(const Expr& e) {
       }
       return;
     }
+    case sema::Rule::Reshape:
+      hoist_reshape(e);
+      return;
     case sema::Rule::ComplexPolar: {
       Scalar s = sema::concrete(i.operand);
       Scalar real = sema::real_of(s);

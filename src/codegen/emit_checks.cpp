@@ -1,5 +1,6 @@
 // Checked kernels (EmitOptions::debug, ::boundscheck): every array index
-// checked against its axis, `assert` statements evaluated, the first failure
+// checked against its axis, `assert` statements evaluated (and, in debug,
+// divisors tested for zero unless fastmath), the first failure
 // written to the launch's check record (abi/check_record.h), which the host
 // reads after the launch. A failed access uses index 0 instead, so it never
 // reaches memory outside its array; loops stop once a check of their thread
@@ -37,6 +38,12 @@ $Qsimt_i64 simt_check_index(simt_i64 i, simt_i64 n, $Gsimt_i64* r, simt_i64 site
     simt_i64 tx, simt_i64 ty, simt_i64 tz, simt_i64 bx, simt_i64 by, simt_i64 bz) {
   if (i >= 0 ? i < n : i >= -n) return i < 0 ? i + n : i;
   simt_check_fail(r, 1u, site, i, n, axis, tx, ty, tz, bx, by, bz);
+  return 0;
+}
+$Qsimt_i64 simt_check_tuple_index(simt_i64 i, simt_i64 n, $Gsimt_i64* r, simt_i64 site,
+    simt_i64 tx, simt_i64 ty, simt_i64 tz, simt_i64 bx, simt_i64 by, simt_i64 bz) {
+  if (i >= 0 ? i < n : i >= -n) return i < 0 ? i + n : i;
+  simt_check_fail(r, $TUPLEu, site, i, n, 0, tx, ty, tz, bx, by, bz);
   return 0;
 }
 $Qint simt_check_failed($Gsimt_i64* r) { return r[0] != 0; }
@@ -96,6 +103,7 @@ std::string Emitter::check_helpers() {
   replace_all("$Q", std::string(d_.function_prefix));
   replace_all("$C", std::string(d_.cold_function_prefix));
   replace_all("$G", global);
+  replace_all("$TUPLE", std::to_string(static_cast<int>(abi::CheckSite::Kind::TupleIndex)));
   replace_all("$SITE", std::to_string(kSite));
   replace_all("$INDEX", std::to_string(kIndex));
   replace_all("$EXTENT", std::to_string(kExtent));
@@ -155,6 +163,16 @@ std::string Emitter::index_into(const std::string& index, bool nonnegative, cons
          ", " + std::to_string(axis) + thread_and_block() + ")";
 }
 
+std::string Emitter::tuple_index(const std::string& index, size_t size, const Expr& tuple) {
+  const std::string n = std::to_string(size);
+  if (!checked())
+    return helpers_.use(Helper::WrapIndex, Scalar::Int64) + "(" + index + ", " + n + ")";
+  check_helpers();
+  int site = check_site(abi::CheckSite::Kind::TupleIndex, tuple.span, source_text(tuple.span));
+  return "simt_check_tuple_index(" + index + ", " + n + ", simt_checks, " + std::to_string(site) +
+         thread_and_block() + ")";
+}
+
 void Emitter::assert_stmt(const Stmt& s) {
   if (!options_.debug) return;
   prepare(*s.test);
@@ -164,6 +182,49 @@ void Emitter::assert_stmt(const Stmt& s) {
   line("if (!(" + truth(*s.test) + ")) simt_check_fail(simt_checks, " +
        std::to_string(static_cast<int>(abi::CheckSite::Kind::Assert)) + "u, " +
        std::to_string(site) + ", 0, 0, 0" + thread_and_block() + ");");
+}
+
+bool Emitter::checked_division(const Expr& e) const {
+  if (!options_.debug || options_.fastmath || e.kind != ExprKind::Binary) return false;
+  if (e.op != Op::Div && e.op != Op::FloorDiv && e.op != Op::Mod) return false;
+  auto i = fn_.exprs.find(&e);
+  if (i == fn_.exprs.end() || i->second.constant || !i->second.operand.is_scalar()) return false;
+  if (sema::is_complex(i->second.operand.scalar)) return false;
+  auto divisor = fn_.exprs.find(e.items[1].get());
+  if (divisor == fn_.exprs.end()) return false;
+  const auto& c = divisor->second.constant;
+  // A constant divisor other than zero never fails.
+  return !(c && c->type.is_scalar() && !sema::is_complex(c->type.scalar) &&
+           (sema::is_float(c->type.scalar) ? c->real != 0.0 : c->int_value != 0));
+}
+
+void Emitter::hoist_divisor(const Expr& e) {
+  const Expr& rhs = *e.items[1];
+  const ExprInfo& d = info(rhs);
+  const Scalar s = sema::concrete(info(e).operand);
+  std::string tmp = "simt_divisor" + std::to_string(temp_counter_++);
+  line(std::string(d_.value_type(sema::concrete(d.type))) + " " + tmp + " = " + expr(rhs) + ";");
+  hoisted_[&rhs] = {tmp};
+  hoisted_[&e] = {};  // prepared: the division itself stays in its expression
+  // Python's words for each operator and kind of number.
+  const bool real = sema::is_float(s);
+  std::string message =
+      e.op == Op::Div ? "division by zero"
+      : real ? (e.op == Op::FloorDiv ? "float floor division by zero" : "float modulo by zero")
+             : "integer division or modulo by zero";
+  int site = check_site(abi::CheckSite::Kind::ZeroDivision, e.span, message);
+  check_helpers();
+  line("if (" + convert(tmp, d.type, Type::scalar_of(s)) + " == 0) {");
+  ++indent_;
+  line("simt_check_fail(simt_checks, " +
+       std::to_string(static_cast<int>(abi::CheckSite::Kind::ZeroDivision)) + "u, " +
+       std::to_string(site) + ", 0, 0, 0" + thread_and_block() + ");");
+  if (self_)
+    line(tmp + " = 1;");
+  else
+    leave_if_raised("");
+  --indent_;
+  line("}");
 }
 
 void Emitter::stop_loop_after_failure(const std::vector<lang::StmtPtr>& body) {

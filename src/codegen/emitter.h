@@ -18,6 +18,9 @@ struct EmitOptions {
   // CPU: report every shared and global access, barrier and warp operation to
   // the launch's race recorder (emit_race.cpp); the other dialects ignore it.
   bool racecheck = false;
+  // With debug: no division-by-zero checks, as Numba's fastmath (IEEE's inf
+  // and nan are what fast code wants).
+  bool fastmath = false;
   // Sources the kernel links (cuda.jit(link=[...])): each compiled, by the
   // dialects of its languages, ahead of the code that calls into it.
   std::vector<sema::LinkedSource> link;

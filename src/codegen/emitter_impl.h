@@ -465,6 +465,9 @@ class Emitter {
   void prepare_target(const Expr& target);
 
   void hoist_intrinsic(const Expr& e);
+  // `a.reshape(shape)` into a temporary view (emit_access.cpp); a shape of
+  // another size stops the thread, as a raise (ValueError in debug mode).
+  void hoist_reshape(const Expr& e);
   void hoist_call(const Expr& e);
   // A declare_device function's call (Numba's ABI, the result through a
   // pointer), its linked sources added to the module on first use.
@@ -690,7 +693,19 @@ class Emitter {
   // `array`): wrapped when negative, checked in checked kernels.
   std::string index_into(const std::string& index, bool nonnegative, const std::string& a,
                          size_t axis, const Expr& array);
+  // A run-time `index` into a tuple of `size` values (the expression
+  // `tuple`): wrapped when negative; checked in checked kernels (Python's
+  // IndexError, "tuple index out of range").
+  std::string tuple_index(const std::string& index, size_t size, const Expr& tuple);
   void assert_stmt(const Stmt& s);
+  // Whether `e` is a division (`/`, `//`, `%` of real numbers) that debug mode
+  // checks for a zero divisor: Python's ZeroDivisionError, as Numba's debug.
+  // prepare() hoists such a division's divisor, as it does a call.
+  bool checked_division(const Expr& e) const;
+  // The divisor of `e` into a temporary, and the test that records the
+  // error and stops the thread (a kernel's; a device function records it and
+  // goes on with a divisor of 1, as it cannot end its caller).
+  void hoist_divisor(const Expr& e);
   // At the top of a loop's body: leave once any check failed (not in loops
   // that wait for other threads).
   void stop_loop_after_failure(const std::vector<lang::StmtPtr>& body);
@@ -797,6 +812,9 @@ class Emitter {
 
   // `a[i]` of a 2-D array: a 1-D array sharing a's data.
   std::string view(const Expr& e, const Type& bt, const Type& rt);
+  // `.real` or `.imag` of the complex array C value `a` (of type `bt`): a
+  // view of type `rt` over its memory.
+  std::string complex_part_view(const Type& bt, const Type& rt, const std::string& a, bool imag);
   // A view of type `rt` of the array `a` (C code, of type `bt`) starting `off`
   // elements in: `pattern` has an `i` per integer index and `s` and three digits per
   // slice (its start, stop and step written or not), whose bounds `args` passes.

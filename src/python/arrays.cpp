@@ -6,9 +6,11 @@
 
 #include <cstring>
 
+#include "backends/opencl/gpu_probe.h"
 #include "backends/registry.h"
 #include "python/bindings.h"
 #include "runtime/disk_cache.h"
+#include "runtime/graph.h"
 #include "runtime/interrupt.h"
 
 namespace simt::python {
@@ -134,6 +136,9 @@ void copy_from_host(DeviceArray& a, const nb::handle& source, const nb::handle& 
                               .c_str());
   runtime::Device& device = *a.buffer->device();
   runtime::Stream& queue = stream_argument(stream, device, "copy to the device");
+  refuse_while_capturing(queue, "a copy from host memory (NumPy)",
+                         "copy it to the device before the capture (simt.to_device) and use "
+                         "that array inside it");
   runtime::KeepAlive keep = copy_keep_alive(queue, b.view.buf, bytes, {&a});
   nb::gil_scoped_release release;
   device.queue_copy_from_host(a.data(), b.view.buf, bytes, queue, std::move(keep));
@@ -161,6 +166,8 @@ void copy_to_host(const DeviceArray& a, const nb::handle& destination, const nb:
                               .c_str());
   runtime::Device& device = *a.buffer->device();
   runtime::Stream& queue = stream_argument(stream, device, "copy to the host");
+  refuse_while_capturing(queue, "a copy to host memory (.get(), NumPy or a Python number)",
+                         "nothing captured has run yet; read results after g.launch()");
   runtime::KeepAlive keep = copy_keep_alive(queue, b.view.buf, bytes, {&a});
   nb::gil_scoped_release release;
   if (!keep.host) wait_before_copy_to_host(device, queue);
@@ -178,6 +185,14 @@ void copy_on_device(DeviceArray& dst, const DeviceArray& src, const nb::handle& 
                            device.info().id + ": copy through the host (.get())")
                               .c_str());
   runtime::Stream& queue = stream_argument(stream, device, "copy on the device");
+  if (runtime::Graph* graph = queue.capture()) {
+    if (dst.buffer->foreign() || src.buffer->foreign())
+      throw runtime::GraphError(
+          "a copy of another library's memory cannot be captured into a graph: its owner may "
+          "free it");
+    graph->record_copy(dst.data(), src.data(), bytes, {nullptr, {dst.buffer, src.buffer}});
+    return;
+  }
   runtime::KeepAlive keep = copy_keep_alive(queue, nullptr, 0, {&dst, &src});
   nb::gil_scoped_release release;
   device.queue_copy_on_device(dst.data(), src.data(), bytes, queue, std::move(keep));
@@ -190,6 +205,9 @@ void copy_buffer_bytes_to_host(const DeviceArray& a, int64_t start, const nb::ha
   acquire(b, destination, true);
   if (start < 0 || static_cast<size_t>(start + b.view.len) > a.buffer->bytes())
     throw nb::value_error("byte range outside the array's buffer");
+  refuse_while_capturing(a.buffer->device()->default_stream(),
+                         "a copy to host memory (.get(), NumPy or a Python number)",
+                         "nothing captured has run yet; read results after g.launch()");
   nb::gil_scoped_release release;
   wait_before_copy_to_host(*a.buffer->device(), a.buffer->device()->default_stream());
   a.buffer->device()->copy_to_host(b.view.buf, static_cast<char*>(a.buffer->data()) + start,
@@ -200,6 +218,10 @@ void fill(DeviceArray& a, const nb::bytes& pattern) {
   if (static_cast<int64_t>(pattern.size()) != a.itemsize())
     throw nb::value_error("fill pattern size differs from the item size");
   size_t count = static_cast<size_t>(element_count(a.shape));
+  // Fills run on the default stream, outside any stream a capture could record.
+  refuse_while_capturing(a.buffer->device()->default_stream(),
+                         "filling memory (simt.zeros, simt.full, Array.fill)",
+                         "make and fill the array before the capture");
   nb::gil_scoped_release release;
   a.buffer->device()->fill_bytes(a.data(), pattern.c_str(), pattern.size(), count);
 }
@@ -287,6 +309,11 @@ void bind_arrays(nb::module_& m) {
       .def_prop_ro("host_accessible", [](const PyDevice& d) { return d.device->host_accessible(); })
       .def("synchronize",
            [](const PyDevice& d) {
+             refuse_while_device_captures(
+                 *d.device,
+                 "a wait for the device (Device.synchronize(), or reading arrays on "
+                 "the host: .get(), and NumPy computing on the cpu device's memory, as "
+                 "its matmul, sort and fft do)");
              nb::gil_scoped_release release;
              runtime::InterruptibleScope interruptible;
              d.device->synchronize();
@@ -306,6 +333,18 @@ void bind_arrays(nb::module_& m) {
     for (const auto& d : backends::devices()) out.push_back(wrap(d));
     return out;
   });
+  // Which backends started (each starts when first asked for), and whether
+  // choosing the default device would start OpenCL: for tests and `simt info`.
+  m.def("started_backends", &backends::started_backends);
+  m.def(
+      "backend_devices",
+      [](const std::string& name) {
+        std::vector<PyDevice> out;
+        for (const auto& d : backends::backend_devices(name)) out.push_back(wrap(d));
+        return out;
+      },
+      nb::arg("name"));
+  m.def("opencl_may_have_gpu", &opencl::may_have_gpu);
   m.def("backend_status", [] {
     nb::list out;
     for (const auto& s : backends::backend_status())

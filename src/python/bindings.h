@@ -155,6 +155,14 @@ struct DeviceArray {
   }
 };
 
+// Throw runtime::GraphError (a RuntimeError) when a graph captures `stream`
+// ("<what> cannot be captured into a graph: <instead>"), or any stream of
+// `device` ("<what> while a graph captures work on cuda:0: ..."): work a
+// capture cannot record.
+void refuse_while_capturing(const runtime::Stream& stream, const std::string& what,
+                            const std::string& instead);
+void refuse_while_device_captures(const runtime::Device& device, const std::string& what);
+
 // The current device of this thread (simt.use_device), else the default.
 std::shared_ptr<runtime::Device> current_device();
 
@@ -163,6 +171,7 @@ void bind_globals(nb::module_& m);
 void bind_arrays(nb::module_& m);
 void bind_dispatch(nb::module_& m);
 void bind_streams(nb::module_& m);
+void bind_graphs(nb::module_& m);
 void bind_interop(nb::module_& m);
 void bind_raw_kernels(nb::module_& m);
 void bind_interrupts(nb::module_& m);

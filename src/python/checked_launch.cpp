@@ -81,8 +81,10 @@ void raise_check_failure(const std::array<int64_t, abi::check_record::kWords>& r
     PyErr_SetObject(cls.ptr(), nanobind::str(failure->message.c_str()).ptr());
     throw nanobind::python_error();
   }
-  PyObject* type =
-      failure->kind == abi::CheckSite::Kind::Assert ? PyExc_AssertionError : PyExc_IndexError;
+  PyObject* type = failure->kind == abi::CheckSite::Kind::Assert         ? PyExc_AssertionError
+                   : failure->kind == abi::CheckSite::Kind::ZeroDivision ? PyExc_ZeroDivisionError
+                   : failure->kind == abi::CheckSite::Kind::Reshape      ? PyExc_ValueError
+                                                                         : PyExc_IndexError;
   PyErr_SetString(type, failure->message.c_str());
   throw nanobind::python_error();
 }

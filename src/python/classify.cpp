@@ -182,6 +182,7 @@ bool classify_foreign_array(PyObject* o, const std::string& name, Classification
   ForeignArray foreign;
   if (!read_foreign_array(o, name, foreign)) return false;
   s.producer_pending |= foreign.pending_stream != 0;
+  s.unheld_arrays = true;
   append_array_leaf(s, foreign.data, foreign.ndim, foreign.shape.data(),
                     foreign.byte_strides.data(), foreign.itemsize(), foreign.scalar,
                     foreign.readonly, name);
@@ -286,6 +287,7 @@ void Classification::clear() {
   holds.clear();
   foreign = false;
   host_arrays = false;
+  unheld_arrays = false;
   producer_pending = false;
 }
 

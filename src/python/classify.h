@@ -38,6 +38,9 @@ struct Classification {
   std::vector<std::shared_ptr<const void>> holds;
   bool foreign = false;  // some of them are foreign memory (DLPack, mapped, managed)
   bool host_arrays = false;
+  // Some are another library's arrays read directly (CuPy, PyTorch): no Buffer
+  // holds them, so a graph cannot.
+  bool unheld_arrays = false;
   // A foreign array's producer has writes pending on a stream simt's streams
   // do not wait for (its __cuda_array_interface__ names it): the launch first
   // synchronizes the device, as the protocol allows.

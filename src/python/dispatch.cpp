@@ -23,6 +23,7 @@
 #include "python/classify.h"
 #include "python/race_launch.h"
 #include "python/translate.h"
+#include "runtime/graph.h"
 #include "runtime/interrupt.h"
 
 namespace simt::python {
@@ -184,6 +185,10 @@ class Dispatcher {
   // `stream`: null for the default stream of the current device.
   void launch(const runtime::LaunchDims& dims, const PyStream* stream, const nb::args& args);
   // Queues a packed launch of `spec` on `queue` (the GIL released).
+  [[noreturn]] void refuse_numpy_argument() const;
+  // Records the launch into the graph capturing its stream instead of queuing it.
+  void record_launch(runtime::Graph& graph, const std::shared_ptr<Specialization>& spec,
+                     const runtime::LaunchDims& dims, Scratch& s);
   static void enqueue(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s,
                       const std::shared_ptr<runtime::Device>& device, runtime::Stream& queue);
   // Compiles for these argument types now (explicit signatures), which become declared:
@@ -436,6 +441,7 @@ std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
   GlobalsReader reader;
   codegen::EmitOptions emit_options;
   emit_options.debug = options_.debug;
+  emit_options.fastmath = options_.fastmath;
   // A race-checked kernel checks its indices too: a wild index would
   // otherwise write past its array, or report a race on another array.
   emit_options.boundscheck = boundscheck_ || racecheck_ != RaceMode::Off;
@@ -517,6 +523,11 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   if (!device) device = current_device();
   runtime::validate_launch(device->info(), dims);
   std::vector<Staged> staged;
+  if (g_ndarray_type && (stream ? *stream->stream : unnamed_stream(*device)).capture()) {
+    // Not staged through the device (a copy in, a copy back) inside a capture.
+    for (size_t k = 0; k < args.size(); ++k)
+      if (PyObject_TypeCheck(args[k].ptr(), g_ndarray_type)) refuse_numpy_argument();
+  }
   const nb::tuple values = staged_arguments(args, device, function_->name(), param_names_, staged);
   // A launch from inside a launch (a callback resolving globals) gets its own scratch.
   Scratch local;
@@ -566,6 +577,10 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   runtime::validate_warp_launch(device->info(), *spec->kernel, dims);
   runtime::validate_cooperative_launch(*device, *spec->kernel, dims);
   runtime::Stream& queue = stream ? *stream->stream : unnamed_stream(*device);
+  if (runtime::Graph* graph = queue.capture()) {
+    record_launch(*graph, spec, dims, s);
+    return;
+  }
   std::optional<CheckRecord> checks;
   if (spec->checked) {
     checks.emplace(device, queue);
@@ -609,6 +624,32 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   }
   if (checks) raise_check_failure(record, spec->check_sites, function_->name());
   if (race) report_races(*race, spec->race_sites, function_->name(), racecheck_);
+}
+
+void Dispatcher::refuse_numpy_argument() const {
+  throw runtime::GraphError("kernel '" + function_->name() +
+                            "' takes a NumPy array, host memory a graph cannot hold: pass a "
+                            "simt array (simt.asarray(x)) to launches inside simt.graph()");
+}
+
+void Dispatcher::record_launch(runtime::Graph& graph, const std::shared_ptr<Specialization>& spec,
+                               const runtime::LaunchDims& dims, Scratch& s) {
+  const std::string& name = function_->name();
+  if (spec->checked)
+    throw runtime::GraphError("kernel '" + name +
+                              "' is built with checks (debug or boundscheck), which read their "
+                              "record back after every launch: it cannot be captured into a graph");
+  if (s.host_arrays) refuse_numpy_argument();
+  if (s.unheld_arrays || s.producer_pending)
+    throw runtime::GraphError("kernel '" + name +
+                              "' takes another library's array, which a graph cannot hold: "
+                              "wrap it with simt.asarray(x) before the capture");
+  pack(*spec, dims, s);
+  // The graph holds the arrays' buffers, and the specialization its kernel.
+  runtime::KeepAlive keep;
+  keep.buffers = std::move(s.holds);
+  graph.record_launch(std::shared_ptr<const runtime::CompiledKernel>(spec, spec->kernel.get()),
+                      name, dims, s.pointers.data(), s.pointers.size(), std::move(keep));
 }
 
 void Dispatcher::enqueue(const Specialization& spec, const runtime::LaunchDims& dims, Scratch& s,

@@ -374,7 +374,8 @@ void read_cuda_array_interface(PyObject* cai_object, ForeignArray& out,
     fail(FaultKind::Value, "has version " + nb::cast<std::string>(nb::repr(version)) +
                                "; simt reads versions 0 to 3");
   if (!get("mask").is_none())
-    fail(FaultKind::Value, "has a mask: masked arrays are not simt arrays or kernel arguments");
+    fail(FaultKind::Unsupported,
+         "has a mask. Masked arrays are not supported: simt arrays and kernel arguments have none");
 
   nb::object typestr = get("typestr");
   const char* utf8 = PyUnicode_Check(typestr.ptr()) ? PyUnicode_AsUTF8(typestr.ptr()) : nullptr;

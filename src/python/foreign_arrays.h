@@ -50,7 +50,8 @@ bool read_known_producer(PyObject* o, ForeignArray& out, int& cuda_ordinal);
 // How the reader below reports what is wrong with an interface: the kind of
 // Python exception it calls for, and a message whose subject is the interface
 // ("has a mask: ..."). It must throw.
-enum class FaultKind { Type, Value };
+// Unsupported: a valid interface simt cannot take (NotImplementedError, as Numba's).
+enum class FaultKind { Type, Value, Unsupported };
 using InterfaceFault = std::function<void(FaultKind, const std::string&)>;
 
 // Reads a __cuda_array_interface__ dict (versions 0 to 3) into `out`: the one

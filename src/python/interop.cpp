@@ -397,6 +397,10 @@ nb::tuple read_interface(nb::handle cai, const std::string& what) {
   read_cuda_array_interface(cai.ptr(), a, [&](FaultKind kind, const std::string& message) {
     const std::string text = what + " " + message;
     if (kind == FaultKind::Type) throw nb::type_error(text.c_str());
+    if (kind == FaultKind::Unsupported) {
+      PyErr_SetString(PyExc_NotImplementedError, text.c_str());
+      throw nb::python_error();
+    }
     throw nb::value_error(text.c_str());
   });
   if (a.ndim > abi::kMaxDims)

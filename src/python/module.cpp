@@ -20,6 +20,7 @@ NB_MODULE(_core, m) {
   simt::python::bind_arrays(m);
   simt::python::bind_dispatch(m);
   simt::python::bind_streams(m);
+  simt::python::bind_graphs(m);
   simt::python::bind_interop(m);
   simt::python::bind_raw_kernels(m);
   simt::python::bind_interrupts(m);

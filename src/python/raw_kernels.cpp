@@ -15,6 +15,7 @@
 #include "python/arguments.h"
 #include "python/bindings.h"
 #include "python/foreign_arrays.h"
+#include "runtime/graph.h"
 #include "runtime/raw_program_cache.h"
 
 namespace simt::python {
@@ -259,10 +260,28 @@ void RawKernel::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     }
     pointers[k] = values[k].data();
   }
+  runtime::Stream& queue = stream ? *stream->stream : unnamed_stream(*on);
+  if (runtime::Graph* graph = queue.capture()) {
+    // The graph holds the arrays' buffers and the kernel; arrays no Buffer
+    // holds (another library's) it cannot.
+    runtime::KeepAlive keep;
+    for (size_t k = 0; k < args.size(); ++k) {
+      nb::object owner;
+      if (const DeviceArray* array = simt_array(args[k].ptr(), &owner)) {
+        keep.buffers.push_back(array->buffer);
+      } else if (PyObject_CheckBuffer(args[k].ptr()) == 0 && !PyNumber_Check(args[k].ptr())) {
+        fail(k,
+             "another library's array cannot be held by a graph: wrap it with "
+             "simt.asarray(x) before the capture");
+      }
+    }
+    graph->record_launch(function.kernel, name_, dims, pointers.data(), pointers.size(),
+                         std::move(keep));
+    return;
+  }
   nb::gil_scoped_release release;
   if (producer_pending) on->synchronize();  // as the protocol allows
-  on->queue_launch(*function.kernel, dims, pointers.data(),
-                   stream ? *stream->stream : unnamed_stream(*on), {});
+  on->queue_launch(*function.kernel, dims, pointers.data(), queue, {});
 }
 
 struct RawLaunch {

@@ -119,6 +119,8 @@ void bind_streams(nb::module_& m) {
       .def_prop_ro("is_default", [](const PyStream& s) { return s.stream->is_default(); })
       .def("synchronize",
            [](const PyStream& s) {
+             refuse_while_capturing(*s.stream, "Stream.synchronize()",
+                                    "nothing captured has run yet; synchronize after g.launch()");
              nb::gil_scoped_release release;
              runtime::InterruptibleScope interruptible;
              s.stream->synchronize();
@@ -131,6 +133,8 @@ void bind_streams(nb::module_& m) {
       .def("wait_event",
            [](const PyStream& s, const nb::handle& event) {
              PyEvent e = as_event(event);
+             refuse_while_capturing(*s.stream, "a wait for an event",
+                                    "order the work before the capture or after g.launch()");
              if (e.device != s.device)
                throw nb::value_error(("wait_event: the event is on " + e.device->info().id +
                                       ", the stream on " + s.device->info().id)
@@ -143,6 +147,7 @@ void bind_streams(nb::module_& m) {
            [](const PyStream& s, nb::object callback) {
              if (!PyCallable_Check(callback.ptr()))
                throw nb::type_error("add_callback takes a callable (called with no arguments)");
+             refuse_while_capturing(*s.stream, "a host callback", "add it after g.launch()");
              auto call = std::make_shared<PythonCallback>(std::move(callback));
              nb::gil_scoped_release release;
              s.stream->add_callback([call] { (*call)(); });
@@ -162,6 +167,7 @@ void bind_streams(nb::module_& m) {
             runtime::Stream& s = is_default_stream_argument(stream)
                                      ? unnamed_stream(*e.device)
                                      : stream_argument(stream, *e.device, "Event.record");
+            refuse_while_capturing(s, "an event record", "record it after g.launch()");
             e.event->record(s);
           },
           nb::arg("stream").none() = nb::none())

@@ -34,8 +34,14 @@ cuda::CudaDevice& cuda_device(const PyDevice& device, const char* what) {
 // The stream the call goes to (the thread's current one, else the default),
 // told what is queued next: a fault found at a later synchronization then names
 // the library call, not the last simt kernel.
+// A graph cannot record a library's own launches (they bypass the runtime), so
+// inside a capture the call is refused rather than run at once.
 cuda::CUstream library_stream(cuda::CudaDevice& device, const std::string& work) {
   auto& stream = static_cast<cuda::CudaStream&>(unnamed_stream(device));
+  refuse_while_capturing(stream, work,
+                         "vendor libraries queue their own kernels, which a graph does not "
+                         "record; call it before the capture or after g.launch(), or switch "
+                         "the library off for the capture (SIMT_CUBLAS=0, SIMT_CUFFT=0)");
   stream.note_launch(cuda::intern_name(work));
   return stream.handle();
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -21,6 +22,10 @@
 namespace simt::runtime {
 
 // A driver or runtime failure: becomes simt.DeviceError in Python.
+class GraphExec;
+struct GraphCommand;
+using GraphCommands = std::vector<GraphCommand>;
+
 class DeviceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -310,6 +315,14 @@ class Device {
   // keep this default, which says so.
   virtual std::shared_ptr<RawProgram> compile_raw(const RawSource& source);
 
+  // The device's form of a graph's recorded commands (runtime/graph.h). The
+  // default queues each command from C++ (replay_commands); a backend with
+  // graphs of its own (CUDA) overrides it.
+  virtual std::unique_ptr<GraphExec> instantiate(std::shared_ptr<const GraphCommands> commands);
+  // How many graphs are capturing one of its streams: a wait for the
+  // device's work is then refused (the captured work has not run).
+  int captures() const { return captures_.load(std::memory_order_acquire); }
+
   // The caching allocator arrays (Buffer) use; allocate()/deallocate() above
   // are the device's own, uncached.
   MemoryPool& pool() { return pool_; }
@@ -325,7 +338,9 @@ class Device {
   DeviceInfo info_;
 
  private:
+  friend class Graph;
   MemoryPool pool_{*this};
+  std::atomic<int> captures_{0};
 };
 
 // Device memory with an owner: from the device's pool and back to the pool

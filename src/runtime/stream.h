@@ -9,6 +9,7 @@
 // by the user is unordered unless an event orders it (Stream::wait_event).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -23,6 +24,7 @@
 namespace simt::runtime {
 
 class Event;
+class Graph;
 
 class Stream {
  public:
@@ -40,6 +42,14 @@ class Stream {
   // may use the device API (it does not run inside a driver's callback).
   virtual void add_callback(std::function<void()> callback) = 0;
   virtual bool is_default() const = 0;
+
+  // The graph recording the work queued here (runtime/graph.h), or null: the
+  // launch paths record into it instead of queuing.
+  Graph* capture() const { return capture_.load(std::memory_order_acquire); }
+
+ private:
+  friend class Graph;
+  std::atomic<Graph*> capture_{nullptr};
 };
 
 class Event {

@@ -253,9 +253,9 @@ struct TypedDeviceFunction {
 // `r`; null for any other expression.
 const abi::RecordField* record_field_of(const TypedFunction& f, const lang::Expr& e);
 
-// `x.bit_count()`, `z.conjugate()`: a call of a number's method (the intrinsic
-// "int.<name>" or "complex.<name>") passes the number as its first argument; the
-// number, or null for other calls.
+// `x.bit_count()`, `z.conjugate()`, `a.reshape(n, m)`: a call of a number's or an
+// array's method (the intrinsic "int.<name>", "complex.<name>" or "array.<name>")
+// passes the receiver as its first argument; the receiver, or null for other calls.
 const lang::Expr* method_receiver(const TypedFunction& f, const lang::Expr& call);
 
 // Types `fn` for parameters of `arg_types` (one per parameter, after

@@ -73,6 +73,27 @@ ExprInfo Inferencer::attribute(const Expr& e) {
         i.constant = int_constant(v, i.type);
         return i;
       }
+      if (attr == "reshape") return typed(Type::function("array.reshape"));
+      if ((attr == "real" || attr == "imag") && !base.record) {
+        // NumPy's views of the parts: a complex array's are strided float
+        // arrays over its memory (writes and atomics reach it, as Numba's); a
+        // real array is its own `.real`, and its `.imag` (NumPy's read-only
+        // zeros) has no memory to view.
+        if (!is_complex(base.scalar)) {
+          if (attr == "real") return typed(base);
+          return typed(error(e.span,
+                             "'.imag' of a real array has no memory to view in kernels "
+                             "(NumPy's is a read-only array of zeros): use 0"));
+        }
+        if (base.packed)
+          return typed(error(e.span, "'." + attr +
+                                         "' of a packed complex array (a record's field) is "
+                                         "not supported in kernels: index it first (a[i]." +
+                                         attr + ")"));
+        Type part = Type::array(real_of(base.scalar), base.ndim, Layout::Any, base.space);
+        part.readonly = base.readonly;
+        return typed(part);
+      }
       if (base.record && base.record->find(attr))
         return typed(error(e.span, "'" + attr +
                                        "' is a field of the array's records: index the array "
@@ -80,7 +101,7 @@ ExprInfo Inferencer::attribute(const Expr& e) {
                                        attr + ")"));
       return typed(error(e.span, "array attribute '" + attr +
                                      "' is not supported in kernels (shape, size, ndim, "
-                                     "strides and itemsize are)"));
+                                     "strides, itemsize, real, imag and reshape() are)"));
     }
     case TypeKind::Record:
       return record_field(e, base, attr, e.span);
@@ -135,8 +156,9 @@ const lang::Expr* method_receiver(const TypedFunction& f, const lang::Expr& call
   auto c = f.exprs.find(&callee);
   auto r = f.exprs.find(callee.items[0].get());
   if (c == f.exprs.end() || r == f.exprs.end() || c->second.type.kind != TypeKind::Function ||
-      !(c->second.type.name.starts_with("int.") || c->second.type.name.starts_with("complex.")) ||
-      !r->second.type.is_scalar())
+      !(c->second.type.name.starts_with("int.") || c->second.type.name.starts_with("complex.") ||
+        c->second.type.name.starts_with("array.")) ||
+      !(r->second.type.is_scalar() || r->second.type.is_array()))
     return nullptr;
   return callee.items[0].get();
 }

@@ -492,6 +492,32 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
       return typed(Type::grid_group());
     case Rule::GridSync:
       return typed(Type::none());
+    case Rule::Reshape: {
+      // a.reshape(d0, d1, ...) or a.reshape((d0, d1, ...)): NumPy's view of a
+      // C-contiguous array, one axis may be -1. A shape of another size is
+      // found at run time, where the thread stops as at a raise (ValueError in
+      // debug mode), so the function "raises".
+      const Type& a = args[0];
+      std::vector<Type> dims(args.begin() + 1, args.end());
+      if (dims.size() == 1 && dims[0].is_tuple()) dims = dims[0].items;
+      for (const Type& d : dims)
+        if (!d.is_scalar() || !is_integer(d.scalar))
+          return typed(error(e.span, shown +
+                                         "() takes the new shape as integers or a tuple of "
+                                         "integers, not " +
+                                         quoted(args.size() == 2 ? args[1] : d)));
+      if (dims.empty())
+        return typed(error(e.span, shown + "() to a 0-d array is not supported in kernels"));
+      if (a.layout != Layout::C)
+        return typed(error(e.span, shown + "() in kernels needs a C-contiguous array, and " +
+                                       quoted(a) +
+                                       " may not be: reshape it on the host, or "
+                                       "declare it C-contiguous (float64[:, ::1])"));
+      Type r = a;
+      r.ndim = static_cast<uint8_t>(dims.size());
+      out_.raises = true;
+      return typed(r);
+    }
     case Rule::ComplexUnary:
     case Rule::ComplexPhase:
     case Rule::ComplexPolar: {

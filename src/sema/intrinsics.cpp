@@ -176,6 +176,9 @@ constexpr Intrinsic kIntrinsics[] = {
 #undef SIMT_CMATH_UNARY
     // z.conjugate(), as a method only (a receiver that is complex).
     {"complex.conjugate", Rule::ComplexUnary, "conjugate", 1, 1},
+    // a.reshape(shape) / a.reshape(d0, d1, ...), as a method only (an array receiver). Not
+    // pure: a shape of another size stops the thread (prepare() hoists it).
+    {"array.reshape", Rule::Reshape, "reshape", 2, 255, false},
     {"cmath.phase", Rule::ComplexPhase, "atan2", 1, 1},
     // (abs, phase) into temporaries, as frexp's parts (codegen/emit_calls.cpp).
     {"cmath.polar", Rule::ComplexPolar, "", 1, 1, false},

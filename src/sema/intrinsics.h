@@ -79,6 +79,7 @@ enum class Rule : uint8_t {
   ComplexUnary,  // cmath.exp, cmath.sqrt, ... -> the complex type
   ComplexPhase,  // cmath.phase(z) -> the complex type's real type
   ComplexPolar,  // cmath.polar(z) -> (abs, phase)
+  Reshape,       // a.reshape(shape): a C-contiguous view; a thread stops where the size differs
   ComplexRect,   // cmath.rect(r, phi) -> complex
   // operator.add, operator.lt, ...: the operator's own rule, c_name its Python spelling
   // ("+", "<", "not", "truth", "getitem"; "u-" and "u+" the unary ones).

@@ -337,6 +337,41 @@ def test_environment_variables_turn_checks_on(tmp_path):
         assert "IndexError index 5 is out of bounds for axis 0 with size 3" in done.stdout
 
 
+@simt.kernel(debug=True)
+def k_tuple_at(out, a, t, k):
+    i = simt.grid(1)
+    if i == 2:
+        out[0] = a.shape[-k]  # shape-at
+        out[1] = t[k - 1] / out[0]  # item-at
+
+
+@pytest.mark.parametrize("case", ["1-d", "2-d", "shape", "items"])
+def test_a_tuple_index_out_of_range_raises_in_debug_mode(device, rng, case):
+    # numba-cuda's test_exception: `ary.shape[-x]` past the tuple, Python's IndexError.
+    a = simt.to_device(rng.standard_normal(5), device=device)
+    out = simt.full(2, POISON, np.float64, device=device)
+    t = (1.5, 2.5, 4.0)
+    if case in ("1-d", "2-d"):
+        k = 1 if case == "1-d" else 2
+        shape = (5,) if k == 1 else (1, 5)
+        k_tuple_at[1, 3](out, a.reshape(shape), t, k)
+        np.testing.assert_array_equal(out.get(), [shape[-k], t[k - 1] / shape[-k]])
+        return
+    with pytest.raises(IndexError) as raised:
+        if case == "shape":   # a.shape[-4] of 1 item
+            k_tuple_at[1, 3](out, a, t, 4)
+        else:                 # a.shape[-4] of 4 is 1; t[3] of 3 items is not
+            k_tuple_at[1, 3](out, a.reshape(1, 1, 1, 5), t, 4)
+    message = str(raised.value)
+    if case == "shape":
+        assert message.startswith("tuple index out of range (index -4 of tuple 'a.shape' with 1 "
+                                  "items in kernel 'k_tuple_at', thread (2, 0, 0) of block "
+                                  "(0, 0, 0), at " + where("shape-at"))
+    else:
+        assert message.startswith("tuple index out of range (index 3 of tuple 't' with 3 items")
+        assert where("item-at") in message
+
+
 def test_generated_cuda_with_checks_compiles(rng):
     """CI has NVRTC but no GPU: the checked CUDA of every kernel here must compile."""
     if not simt._core.nvrtc_compile('extern "C" __global__ void k() {}')["available"]:
@@ -346,7 +381,9 @@ def test_generated_cuda_with_checks_compiles(rng):
              (k_dynamic_shared, ("float32[::1]", "int64")),
              (k_atomic, ("int32[::1]", "int32[::1]")),
              (k_calls_function, ("float32[::1]", "float32[::1]", "int64")),
-             (k_find_zero, ("int64[::1]", "int64[::1]"))]
+             (k_find_zero, ("int64[::1]", "int64[::1]")),
+             (k_tuple_at, ("float64[::1]", "float64[::1]", "(float64, float64, float64)",
+                           "int64"))]
     for kernel, types in cases:
         source = kernel.inspect_source(*types, dialect="cuda")
         assert "simt_check_index" in source

@@ -334,3 +334,67 @@ def test_complex64_log_with_a_base_to_the_last_bits(device, rng, dtype):
         w = getattr(want, part)
         ulps = np.abs(getattr(got, part) - w) / np.spacing(np.abs(w).astype(np.float32))
         assert ulps.max() <= 2, (part, z[np.argmax(ulps)], ulps.max())
+
+
+# `.real` and `.imag` of complex arrays in kernels: NumPy's views of the parts, which reads,
+# writes and atomics reach (numba-cuda's TestAtomicOnComplexComponents), in 1-D and 2-D,
+# through slices, and passed to device functions.
+
+@cuda.jit(device=True)
+def _scale_row(v, factor):
+    for j in range(v.shape[0]):
+        v[j] *= factor
+
+
+@cuda.jit
+def k_parts(z, w, re_out, im_out):
+    i = cuda.grid(1)
+    if i < z.shape[0]:
+        re_out[i] = z.real[i, 0] + z[i, 1:].imag[1]
+        im_out[i] = z.imag[i, 0]
+        cuda.atomic.add(w.real, (i, 0), 1)
+        cuda.atomic.add(w.imag, (i, 1), 2)
+        _scale_row(w.imag[i, 2:], 10.0)
+        w.real[i, 3] = -w.real[i, 3]
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_real_and_imag_views_of_complex_arrays(device, rng, dtype):
+    if dtype == np.complex128 and not device.supports_float64:
+        pytest.skip("no double precision")
+    n = 70
+    z = (rng.standard_normal((n, 5)) + 1j * rng.standard_normal((n, 5))).astype(dtype)
+    w = (rng.standard_normal((n, 5)) + 1j * rng.standard_normal((n, 5))).astype(dtype)
+    part = np.float64 if dtype == np.complex128 else np.float32
+    re_out = np.full(n, np.nan, part)
+    im_out = np.full(n, np.nan, part)
+    dw = simt.to_device(w, device=device)
+    k_parts[-(-n // 32), 32](simt.to_device(z, device=device), dw, re_out, im_out)
+    np.testing.assert_array_equal(re_out, z.real[:, 0] + z[:, 1:].imag[:, 1])
+    np.testing.assert_array_equal(im_out, z.imag[:, 0])
+    want = w.copy()
+    want.real[:, 0] += 1
+    want.imag[:, 1] += 2
+    want.imag[:, 2:] *= 10
+    want.real[:, 3] = -want.real[:, 3]
+    np.testing.assert_array_equal(dw.get(), want)
+
+
+def test_real_and_imag_of_real_arrays(device):
+    @cuda.jit
+    def real_of_real(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = a.real[i] * 2
+
+    a = np.arange(10.0)
+    out = np.zeros(10)
+    real_of_real[1, 32](a, out)
+    np.testing.assert_array_equal(out, a * 2)
+
+    @cuda.jit
+    def imag_of_real(a, out):
+        out[0] = a.imag[0]
+
+    with pytest.raises(simt.TypingError, match=r"'\.imag' of a real array has no memory"):
+        imag_of_real[1, 1](a, out)

@@ -459,7 +459,7 @@ class FakeCuda:
 
 
 @pytest.mark.parametrize("cai, error, match", [
-    ({"mask": object()}, ValueError, "mask"),
+    ({"mask": object()}, NotImplementedError, "has a mask. Masked arrays are not supported"),
     ({"typestr": ">f4"}, TypeError, "byte order"),
     ({"typestr": "<f16"}, TypeError, "typestr '<f16', which is not a dtype simt supports"),
     ({"typestr": "zz"}, TypeError, "not a dtype simt supports"),
@@ -736,7 +736,7 @@ class RaisingInterface:
 
 
 @pytest.mark.parametrize("value, match", [
-    (FakeCuda(mask=np.zeros(4, bool)), "masked arrays"),
+    (FakeCuda(mask=np.zeros(4, bool)), "Masked arrays are not supported"),
     (FakeCuda(version=7), "version 7; simt reads versions 0 to 3"),
     (FakeCuda(typestr=">f4"), "byte order"),
     (FakeCuda(shape="four"), "malformed"),
@@ -822,3 +822,45 @@ def test_numpy_data_goes_to_the_current_device_in_a_build_without_the_cpu_device
     np.testing.assert_array_equal(a.get(), host)
     host[0, 0] = 99  # a copy, not a view
     assert a.get()[0, 0] == 0
+
+
+def test_cuda_array_interface_of_cuda_arrays(rng):
+    """What simt's CUDA arrays export: the protocol's pointer 0 for an array without
+    elements (numba-cuda's test_zero_size_array), the data pointer otherwise, and a view
+    that reads the same memory."""
+    cuda_devices = simt._device.backend_devices("cuda")
+    if not cuda_devices:
+        pytest.skip("no CUDA device")
+    d = cuda_devices[0]
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    a = simt.to_device(x, device=d)
+    cai = a.__cuda_array_interface__
+    assert cai["data"][0] == data_pointer(a) != 0 and cai["shape"] == (3, 4)
+    assert simt.empty(0, np.float32, device=d).__cuda_array_interface__["data"][0] == 0
+    assert simt.empty((4, 0), np.float32, device=d).__cuda_array_interface__["data"][0] == 0
+    np.testing.assert_array_equal(simt.asarray(FakeCudaOf(a)).get(), x)
+
+
+def test_vectorizers_write_into_another_librarys_array(rng):
+    """out= of a CUDA vectorize or guvectorize may be any __cuda_array_interface__ array
+    (numba-cuda's test_ufunc_arg and test_gufunc_arg): written in place, and returned as a
+    simt array over the same memory."""
+    cuda_devices = simt._device.backend_devices("cuda")
+    if not cuda_devices:
+        pytest.skip("no CUDA device")
+    d = cuda_devices[0]
+
+    @cuda.vectorize(["float64(float64, float64)"])
+    def vadd(a, b):
+        return a + b
+
+    @cuda.guvectorize(["void(float64, float64, float64[:])"], "(),()->()")
+    def gvadd(a, b, out):
+        out[0] = a + b
+
+    x = rng.standard_normal(10)
+    for fn in (vadd, gvadd):
+        target = simt.full(10, np.nan, device=d)
+        returned = fn(x, 6.0, out=FakeCudaOf(target))
+        np.testing.assert_array_equal(target.get(), x + 6.0)
+        assert data_pointer(returned) == data_pointer(target)

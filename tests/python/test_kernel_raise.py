@@ -333,3 +333,75 @@ def test_raise_in_a_device_function_with_a_barrier(current, rng):
     doubled_below[2, 32](a, out, 0.7)
     want = np.where(a > 0.7, np.nan, a * 2.0)
     np.testing.assert_array_equal(out, want)
+
+
+# Division by zero with debug=True: Python's ZeroDivisionError, raised on the host, with the
+# dividing thread stopped before its statement completes (numba-cuda's
+# test_zero_division_error_in_debug); without debug, or with fastmath, IEEE's inf, as Numba's.
+
+def dividing_kernel(**options):
+    @cuda.jit(**options)
+    def k(r, x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            r[i] = y[i] / x[i]
+            r[i + x.size] = y[i]
+    return k
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64])
+def test_debug_division_by_zero_raises_zero_division_error(current, rng, dtype):
+    n = 64
+    x = rng.integers(1, 9, n).astype(dtype)
+    y = rng.integers(-9, 9, n).astype(dtype)
+    x[37] = 0
+    r = np.zeros(2 * n)
+    k = dividing_kernel(debug=True)
+    with pytest.raises(ZeroDivisionError, match=r"^division by zero \(in kernel 'k', thread "
+                                                r"\(5, 0, 0\) of block \(1, 0, 0\), at "
+                                                r".*test_kernel_raise.py:\d+: r\[i\] = y\[i\] / x\[i\]"):
+        k[2, 32](r, x, y)
+    want = np.concatenate([y / np.where(x == 0, 1, x), y]).astype(np.float64)
+    want[37] = want[37 + n] = 0.0       # that thread stopped before its store
+    np.testing.assert_array_equal(r, want)
+    x[37] = 3
+    k[2, 32](r, x, y)                    # no zero divisor: nothing reported
+    np.testing.assert_array_equal(r[:n], y / x)
+
+
+def test_division_by_zero_without_debug_or_with_fastmath_gives_inf(current):
+    x = np.zeros(4)
+    y = np.ones(4)
+    for options in ({}, {"debug": True, "fastmath": True}):
+        r = np.zeros(8)
+        dividing_kernel(**options)[1, 4](r, x, y)
+        assert np.isinf(r[:4]).all() and (r[4:] == 1).all()
+
+
+@cuda.jit(debug=True)
+def floor_and_mod(out, a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        q = a[i] // b[i] if a[i] > 0 else 0
+        out[i] = q + a[i] % (b[i] + 1)
+
+
+@pytest.mark.parametrize("dtype, message", [(np.int64, "integer division or modulo by zero"),
+                                            (np.float64, "float floor division by zero")])
+def test_debug_floor_division_and_modulo(current, rng, dtype, message):
+    n = 64
+    a = rng.integers(-50, 50, n).astype(dtype)
+    b = rng.integers(1, 7, n).astype(dtype)
+    b[::7] = -1                               # % (b + 1) by zero
+    a[::7] = -abs(a[::7]) - 1                 # ... but those threads' `//` is never evaluated
+    out = np.zeros(n, dtype)
+    with pytest.raises(ZeroDivisionError, match=r"modulo by zero" if dtype == np.int64
+                       else r"float modulo by zero"):
+        floor_and_mod[2, 32](out, a, b)
+    b[::7] = 2
+    floor_and_mod[2, 32](out, a, b)
+    want = np.where(a > 0, a // b, 0) + a % (b + 1)
+    np.testing.assert_array_equal(out, want)
+    a[3], b[3] = 5, 0                          # `//` by zero, taken by the `if`
+    with pytest.raises(ZeroDivisionError, match=message):
+        floor_and_mod[2, 32](out, a, b)

@@ -293,3 +293,139 @@ def test_a_tuple_index_must_hold_integers(current):
 
     with pytest.raises(simt.TypingError, match="tuple of integers"):
         k[1, 1](np.zeros((2, 2)))
+
+
+# arr.reshape(...) in kernels: NumPy's view of a C-contiguous array (one axis may be -1),
+# with the shape as a tuple argument, as integers, or a tuple display; a shape of another
+# size stops the thread (ValueError with debug=True, as Numba's).
+
+@cuda.jit
+def k_reshape_2d(a, shape, got, done):
+    y = a.reshape(shape)
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            got[i, j] = y[i, j]
+    done[0] = 1
+
+
+@cuda.jit
+def k_reshape_forms(a, n, got3, got1):
+    t = cuda.threadIdx.x
+    if t == 0:
+        y = a.reshape(2, n, -1)
+        for i in range(y.shape[0]):
+            for j in range(y.shape[1]):
+                for k in range(y.shape[2]):
+                    got3[i, j, k] = y[i, j, k]
+    if t == 1:
+        flat = a.reshape((-1,))
+        k = 0
+        while k < flat.size:          # writes through the view reach `a`
+            got1[k] = flat[k]
+            flat[k] = -flat[k]
+            k += 1
+
+
+@cuda.jit(device=True)
+def _tile_at(a, i, j):
+    return a.reshape(4, -1)[i, j]
+
+
+@cuda.jit
+def k_reshape_shared(a, out):
+    s = cuda.shared.array(16, np.float64)
+    t = cuda.threadIdx.x
+    s[t] = a[t]
+    cuda.syncthreads()
+    m = s.reshape((4, 4))
+    out[t] = m[t % 4, t // 4] + _tile_at(a, t // 4, t % 4)
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (8, 3), (-1, 4), (24, 1), (1, -1)])
+def test_reshape_in_kernels_as_numpy(current, rng, shape):
+    for source_shape in [(24,), (2, 12), (1, 8, 1, 3)]:
+        a = rng.standard_normal(24).reshape(source_shape)
+        want = a.reshape(shape)
+        got = np.full(want.shape, np.nan)
+        done = np.zeros(1, np.int64)
+        k_reshape_2d[1, 1](a, shape, got, done)
+        np.testing.assert_array_equal(got, want)
+        assert done[0] == 1
+
+
+def test_reshape_forms_writes_and_shared_arrays(current, rng):
+    a = rng.standard_normal((3, 8))
+    d = simt.to_device(a)
+    got3 = np.full((2, 3, 4), np.nan)
+    got1 = np.full(24, np.nan)
+    k_reshape_forms[1, 2](d, 3, got3, got1)
+    np.testing.assert_array_equal(got3, a.reshape(2, 3, -1))
+    np.testing.assert_array_equal(got1, a.ravel())
+    np.testing.assert_array_equal(d.get(), -a)
+    b = rng.standard_normal(16)
+    out = np.full(16, np.nan)
+    k_reshape_shared[1, 16](b, out)
+    t = np.arange(16)
+    np.testing.assert_array_equal(out, b.reshape(4, 4)[t % 4, t // 4] + b.reshape(4, -1)[t // 4, t % 4])
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (-1, 7), (-1, -1), (0, -1), (-2, 12)])
+def test_reshape_to_another_size_stops_the_thread(current, rng, shape):
+    a = rng.standard_normal(24)
+    got = np.full((1, 1), np.nan)
+    done = np.zeros(1, np.int64)
+    k_reshape_2d[1, 1](a, shape, got, done)        # as Numba without debug: the thread stops
+    assert done[0] == 0 and np.isnan(got[0, 0])
+    checked = cuda.jit(debug=True)(k_reshape_2d.py_func)
+    with pytest.raises(ValueError, match=r"^cannot reshape array of size 24 into the shape "
+                                         r"asked \(array 'a' in kernel 'k_reshape_2d'"):
+        checked[1, 1](a, shape, got, done)
+
+
+def test_reshape_errors(current):
+    @cuda.jit
+    def strided(a, out):
+        y = a[::2].reshape(2, 2)
+        out[0] = y[0, 0]
+
+    with pytest.raises(simt.TypingError, match=r"reshape\(\) in kernels needs a C-contiguous"):
+        strided[1, 1](np.arange(8.0), np.zeros(1))
+
+    @cuda.jit
+    def floats(a, out):
+        y = a.reshape(2.0, 4)
+        out[0] = y[0, 0]
+
+    with pytest.raises(simt.TypingError, match=r"reshape\(\) takes the new shape as integers"):
+        floats[1, 1](np.arange(8.0), np.zeros(1))
+
+
+@cuda.jit
+def k_tile_sum(a, out):
+    t = cuda.threadIdx.x
+    out[t] = 1.0
+    out[t] = _tile_at(a, 0, 0) + t       # a device function's failed reshape stops the caller
+    out[t] += 1.0
+
+
+def test_a_failed_reshape_in_a_device_function_stops_the_calling_thread(current, rng):
+    a = rng.standard_normal(8)
+    out = np.full(4, np.nan)
+    k_tile_sum[1, 4](a, out)
+    np.testing.assert_array_equal(out, a[0] + np.arange(4) + 1.0)
+    k_tile_sum[1, 4](a[:6], out)
+    np.testing.assert_array_equal(out, np.ones(4))
+
+
+def test_generated_cuda_with_reshapes_compiles():
+    if not simt._core.nvrtc_compile('extern "C" __global__ void k() {}')["available"]:
+        pytest.skip("NVRTC is not available")
+    for kernel, types in [(k_reshape_2d, ("float64[::1]", "(int64, int64)", "float64[:, ::1]",
+                                          "int64[::1]")),
+                          (k_reshape_forms, ("float64[:, ::1]", "int64", "float64[:, :, ::1]",
+                                             "float64[::1]")),
+                          (k_reshape_shared, ("float64[::1]", "float64[::1]")),
+                          (k_tile_sum, ("float64[::1]", "float64[::1]"))]:
+        source = kernel.inspect_source(*types, dialect="cuda")
+        result = simt._core.nvrtc_compile(source, 90)
+        assert result["ok"], result["log"]

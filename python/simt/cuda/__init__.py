@@ -23,6 +23,7 @@ from ._cupy_runtime import (  # noqa: F401  (CuPy's cupy.cuda names)
     Event, ExternalStream, MemoryPointer, MemoryPool, PinnedMemoryPointer, PinnedMemoryPool,
     Stream, alloc, alloc_pinned_memory, get_allocator, get_current_stream, get_elapsed_time,
     set_allocator, set_pinned_memory_allocator)
+from .._graph import Graph  # noqa: F401  (CuPy's cupy.cuda.Graph: Stream.end_capture's result)
 from ._jit import jit  # noqa: F401
 from ._memory import (  # noqa: F401
     as_cuda_array, device_array, device_array_like, from_cuda_array_interface, is_cuda_array,

@@ -75,6 +75,7 @@ class Stream(_stream.Stream):
                                       "default stream)")
         if null or ptds:
             self._impl = _core.default_stream(_device.get_device(device))
+            self._capture = None
         else:
             super().__init__(device)
         self._previous = []

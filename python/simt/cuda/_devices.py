@@ -112,8 +112,7 @@ class Device:
 
 
 def _listed():
-    cuda = [d for d in _device.devices() if d.backend == "cuda"]
-    return cuda or [_device.get_device(None)]
+    return _device.backend_devices("cuda") or [_device.get_device(None)]
 
 
 class _Gpus:
@@ -146,7 +145,8 @@ gpus = _Gpus()
 
 def is_available():
     """Whether a device is there to run kernels (with no CUDA: the CPU or OpenCL device)."""
-    return bool(_device.devices())
+    # CUDA first: on a GPU host the answer needs no other backend to start.
+    return bool(_device.backend_devices("cuda")) or bool(_device.devices())
 
 
 def list_devices():

@@ -156,6 +156,8 @@ class Vectorized:
         if len(args) != self.nin:
             raise TypeError(f"{where} takes {self.nin} arguments, not {len(args)}")
         args = _foreign_arrays(args)
+        if out is not None:
+            out, = _foreign_arrays((out,))  # another library's device array: written in place
         if out is not None and not isinstance(out, _array.Array):
             # A host out= (Numba's): the result is computed on the device and copied in.
             host_out = out
@@ -398,11 +400,11 @@ class GUVectorized:
 
     def __call__(self, *args, out=None, stream=0):
         where = f"guvectorize({self.__name__})"
-        args = _foreign_arrays(args)
         if out is not None:
             if len(args) != self.nin:
                 raise ValueError(f"{where}: outputs given both as arguments and as out=")
             args = args + (tuple(out) if isinstance(out, (tuple, list)) else (out,))
+        args = _foreign_arrays(args)
         if len(args) not in (self.nin, self.nargs):
             raise TypeError(f"{where} takes {self.nin} arguments (the inputs) or {self.nargs} "
                             f"(inputs and outputs), not {len(args)}")

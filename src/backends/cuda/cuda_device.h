@@ -233,6 +233,9 @@ class CudaDevice : public runtime::Device {
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;
+  // A CUDA graph captured from the commands (cuda_graph.cpp).
+  std::unique_ptr<runtime::GraphExec> instantiate(
+      std::shared_ptr<const runtime::GraphCommands> commands) override;
   // Asks the driver which device the pointer's memory is on (unified
   // addressing makes every device pointer name its device).
   bool holds_pointer(const void* pointer) const override;

@@ -212,6 +212,14 @@ std::unique_ptr<Driver> Driver::load(std::string* why_not) {
     SIMT_CUDA_REQUIRE(cuOccupancyMaxActiveBlocksPerMultiprocessor);
 #undef SIMT_CUDA_REQUIRE
     fn.cuFuncGetParamInfo = library->symbol<decltype(fn.cuFuncGetParamInfo)>("cuFuncGetParamInfo");
+#define SIMT_CUDA_OPTIONAL(name) fn.name = library->symbol<decltype(fn.name)>(#name)
+    SIMT_CUDA_OPTIONAL(cuStreamBeginCapture_v2);
+    SIMT_CUDA_OPTIONAL(cuStreamEndCapture);
+    SIMT_CUDA_OPTIONAL(cuGraphInstantiateWithFlags);
+    SIMT_CUDA_OPTIONAL(cuGraphLaunch);
+    SIMT_CUDA_OPTIONAL(cuGraphExecDestroy);
+    SIMT_CUDA_OPTIONAL(cuGraphDestroy);
+#undef SIMT_CUDA_OPTIONAL
   } catch (const std::exception& error) {
     return fail(std::string("unusable CUDA driver: ") + error.what());
   }

@@ -94,12 +94,21 @@ using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
 using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
+struct CUgraph_st;
+struct CUgraphExec_st;
+using CUgraph = CUgraph_st*;
+using CUgraphExec = CUgraphExec_st*;
 // A host function queued on a stream (cuLaunchHostFunc).
 using CUhostFn = void (*)(void* user_data);
 
 // Flags simt passes (values are part of the driver's ABI).
 constexpr unsigned int CU_STREAM_DEFAULT = 0x0;  // synchronizes with the legacy stream
-constexpr unsigned int CU_EVENT_DEFAULT = 0x0;   // timing on
+constexpr unsigned int CU_STREAM_NON_BLOCKING = 0x1;
+// CUstreamCaptureMode: in relaxed mode the capturing thread may still call
+// what would be unsafe while capturing (a cooperative launch's first
+// cuMemAlloc of its barrier words).
+constexpr int CU_STREAM_CAPTURE_MODE_RELAXED = 2;
+constexpr unsigned int CU_EVENT_DEFAULT = 0x0;  // timing on
 constexpr unsigned int CU_EVENT_DISABLE_TIMING = 0x2;
 constexpr unsigned int CU_MEMHOSTALLOC_PORTABLE = 0x01;
 constexpr unsigned int CU_MEMHOSTALLOC_DEVICEMAP = 0x02;
@@ -185,6 +194,16 @@ struct DriverFunctions {
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(
       int* blocks, CUfunction function, int block_threads,
       std::size_t dynamic_shared_bytes) = nullptr;
+
+  // Optional (CUDA 11.4+; null on older drivers): stream capture into a CUDA
+  // graph, and its instantiation and launch (simt.graph(), cuda_graph.cpp).
+  CUresult (*cuStreamBeginCapture_v2)(CUstream stream, int mode) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph* graph) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec* exec, CUgraph graph,
+                                          unsigned long long flags) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
 
   // Optional (CUDA 12.4+; null on older drivers): the offset and size of a
   // kernel's parameter; CUDA_ERROR_INVALID_VALUE past the last one.
