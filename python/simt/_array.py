@@ -135,7 +135,7 @@ class Array:
             "typestr": self.dtype.str,
             "descr": self.dtype.descr,  # a record dtype's fields (typestr is '|V<n>')
             # The protocol's pointer for an array without elements is 0.
-            "data": (self._impl.data_ptr if self.size else 0, self._impl.readonly),
+            "data": (self._impl.host_ptr if self.size else 0, self._impl.readonly),
         }
 
     @property

@@ -67,6 +67,12 @@ def _record_dtype(dtype):
 _MAX_TUPLE_VALUES = 1024
 
 
+# Classes that kernels call as constructors of their own kind, each with the function giving
+# its description: simt.cuda registers a struct model's constructor lowered by
+# cudaimpl.lower (Numba's extension API) here.
+CLASS_DESCRIPTIONS = {}
+
+
 def describe(value):
     """What a Python value is to the compiler: a `_core.Global`."""
     hook = getattr(value, "_simt_describe_", None)
@@ -103,6 +109,8 @@ def describe(value):
                                             "defaults before fields without one")
         return _core.Global.named_tuple_class(value.__name__, fields,
                                               [describe(defaults[f]) for f in given])
+    if isinstance(value, type) and value in CLASS_DESCRIPTIONS:
+        return CLASS_DESCRIPTIONS[value]()
     if isinstance(value, type) and issubclass(value, Exception):
         return _core.Global.exception(value.__name__, _exception_key(value))
     if isinstance(value, type) and issubclass(value, np.generic):

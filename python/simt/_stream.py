@@ -215,9 +215,9 @@ def mapped_empty(shape, dtype=np.float64, device=None):
     """An uninitialized simt.Array in host memory that kernels use in place (zero copy).
 
     ``numpy.asarray(a)`` views the same memory on the host; kernels read and
-    write it over the bus (CUDA's mapped memory; ordinary memory on the CPU).
-    Synchronize before reading on the host what a kernel wrote. OpenCL devices
-    raise ValueError.
+    write it over the bus (CUDA's mapped memory; ordinary memory on the CPU;
+    fine-grained shared virtual memory on OpenCL 2.0 devices that have it, others
+    raise ValueError). Synchronize before reading on the host what a kernel wrote.
     """
     return _device_array("mapped", shape, dtype, device)
 
@@ -227,7 +227,8 @@ def managed_empty(shape, dtype=np.float64, device=None):
 
     The driver migrates pages between host and device on use;
     ``numpy.asarray(a)`` views it on the host (synchronize first). On the CPU it
-    is ordinary memory; OpenCL devices raise ValueError.
+    is ordinary memory; on OpenCL devices the fine-grained shared virtual memory of
+    mapped_empty (ValueError where the device has none).
     """
     return _device_array("managed", shape, dtype, device)
 

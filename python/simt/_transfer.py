@@ -56,7 +56,7 @@ class _HostMemory:
     def __init__(self, storage, nbytes):
         self.storage = storage
         self.__array_interface__ = {"version": 3, "shape": (nbytes,), "typestr": "|u1",
-                                    "data": (storage.data_ptr, False)}
+                                    "data": (storage.host_ptr, False)}
 
 
 def _host_bytes(storage, nbytes):

@@ -45,6 +45,48 @@ std::string Emitter::attribute(const Expr& e) {
   throw std::logic_error("attribute");
 }
 
+std::string Emitter::ufunc_into(std::string_view c_name, Scalar s, const Expr& x, const Expr& out) {
+  // A function per (operation, x's type, out's type) loops over out's indices in C order,
+  // reads x there (or takes the number), computes in `s` as the scalar call does,
+  // converts to out's dtype and stores; it returns out, the call's value.
+  const Type& xt = info(x).type;
+  const Type& ot = info(out).type;
+  const bool number = xt.is_scalar();
+  std::string to = helpers_.array_struct(ot);
+  std::string from =
+      number ? std::string(d_.value_type(sema::concrete(xt))) : helpers_.array_struct(xt);
+  auto layout = [](const Type& t) {
+    return t.layout == sema::Layout::C ? "c" : t.layout == sema::Layout::F ? "f" : "a";
+  };
+  std::string name = "simt_ufunc_" + std::string(c_name) + "_" +
+                     (number ? "n" + from : from.substr(9) + layout(xt)) + "_" + to.substr(9) +
+                     layout(ot) + "_" + std::string(d_.value_type(s));
+  for (char& c : name)
+    if (c == ' ') c = '_';
+  if (views_.insert(name).second) {
+    std::vector<std::string> idx;
+    std::string code, indent = "  ";
+    for (int d = 0; d < ot.ndim; ++d) {
+      std::string k = std::to_string(d);
+      idx.push_back("i" + k);
+      code += indent + "for (simt_i64 i" + k + " = 0; i" + k + " < out.shape[" + k + "]; ++i" + k +
+              ")\n";
+      indent += "  ";
+    }
+    Type st = Type::scalar_of(s);
+    std::string value =
+        number ? "x" : load_storage("x.data[" + offset("x", xt, idx) + "]", xt.scalar);
+    Type element = number ? xt : Type::scalar_of(xt.scalar);
+    std::string result = math_call(c_name, s, convert(value, element, st));
+    std::string stored =
+        store_conversion(convert(result, st, Type::scalar_of(ot.scalar)), ot.scalar);
+    code += indent + "out.data[" + offset("out", ot, idx) + "] = " + stored + ";\n";
+    view_code_ += std::string(d_.function_prefix) + to + " " + name + "(" + from + " x, " + to +
+                  " out) {\n" + code + "  return out;\n}\n\n";
+  }
+  return name + "(" + (number ? emit_as(x, xt) : expr(x)) + ", " + expr(out) + ")";
+}
+
 std::string Emitter::complex_part_view(const Type& bt, const Type& rt, const std::string& a,
                                        bool imag) {
   // The parts' array: the complex array's memory read as pairs of floats,

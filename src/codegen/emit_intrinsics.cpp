@@ -91,6 +91,8 @@ std::string Emitter::call(const Expr& e) {
   // read side by side (FloatRound and Fence repeat a neighbour's line).
   switch (fn.rule) {
     case sema::Rule::FloatUnary:
+      if (argc == 2 && info(argument(1)).type.is_array())  // np.sin(x, out)
+        return ufunc_into(fn.c_name, s, argument(0), argument(1));
       if (sema::is_complex(s)) return complex_call(fn.c_name, s, arg(0, ot));
       if (argc == 2) {  // math.log(x, base), in float for a float16 result
         Scalar real = s == Scalar::Float16 ? Scalar::Float32 : s;
@@ -125,6 +127,7 @@ std::string Emitter::call(const Expr& e) {
       return convert(math_call(fn.c_name, s, arg(0, ot)), ot, i.type);
     }
     case sema::Rule::FloatRound:
+      if (argc == 2) return ufunc_into(fn.c_name, s, argument(0), argument(1));  // np.floor(x, out)
       return math_call(fn.c_name, s, arg(0, ot));
     case sema::Rule::Abs: {
       if (sema::is_complex(s)) return helpers_.use(Helper::ComplexAbs, s) + "(" + arg(0, ot) + ")";

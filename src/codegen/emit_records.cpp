@@ -32,12 +32,15 @@ std::string Emitter::field_bytes(const Expr& e, const abi::RecordField& f) {
 std::string Emitter::field_ref(const Expr& e) {
   const abi::RecordField* f = sema::record_field_of(fn_, e);
   if (!f) throw std::logic_error("not a record field");
-  const Type& record = info(field_base(e)).type;
+  return field_ref_at(field_bytes(e, *f), info(field_base(e)).type, *f);
+}
+
+std::string Emitter::field_ref_at(const std::string& bytes, const Type& record,
+                                  const abi::RecordField& f) {
   const std::string space(d_.pointer_space(record.space));
-  const std::string bytes = field_bytes(e, *f);
-  if (abi::aligned_access(f->scalar, f->offset, record.record->align))
-    return "(*(" + space + std::string(d_.storage_type(f->scalar)) + "*)" + bytes + ")";
-  return "(((" + space + helpers_.packed_struct(f->scalar) + "*)" + bytes + ")->v)";
+  if (abi::aligned_access(f.scalar, f.offset, record.record->align))
+    return "(*(" + space + std::string(d_.storage_type(f.scalar)) + "*)" + bytes + ")";
+  return "(((" + space + helpers_.packed_struct(f.scalar) + "*)" + bytes + ")->v)";
 }
 
 std::string Emitter::record_field(const Expr& e) {
@@ -66,6 +69,26 @@ std::string Emitter::record_field(const Expr& e) {
                   "* data) {\n" + code + "  return v;\n}\n\n";
   }
   return name + "((" + space + element + "*)" + field_bytes(e, *f) + ")";
+}
+
+void Emitter::store_tuple_in_record(const Expr& target, const std::vector<std::string>& parts,
+                                    const Type& vt) {
+  const Type& element = info(target).type;
+  const std::string record = "simt_record" + std::to_string(temp_counter_++);
+  line("{");
+  ++indent_;
+  line(record_pointer(element) + " " + record + " = " + expr(target) + ";");
+  const auto& fields = element.record->fields;
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const abi::RecordField& f = fields[k];
+    std::string bytes = record + "->simt_bytes";
+    if (f.offset) bytes = "(" + bytes + " + " + std::to_string(f.offset) + ")";
+    line(field_ref_at(bytes, element, f) + " = " +
+         store_conversion(convert(parts[k], vt.items[k], Type::scalar_of(f.scalar)), f.scalar) +
+         ";");
+  }
+  --indent_;
+  line("}");
 }
 
 void Emitter::store_array_field(const Expr& target, const std::string& value, const Type& vt,

@@ -258,6 +258,10 @@ void Emitter::store_parts(const Expr& target, const std::vector<std::string>& pa
     store_array_field(target, parts[0], vt, nullptr);  // a record's array field set whole
     return;
   }
+  if (element.is_record() && vt.is_tuple()) {
+    store_tuple_in_record(target, parts, vt);
+    return;
+  }
   if (element.is_record()) {
     // A whole record: the value's bytes (a record of the same layout).
     line(record_copy(expr(target), element, parts[0], vt));

@@ -776,6 +776,13 @@ class Emitter {
   // `r.f`, `r['f']`, `r[k]` of a scalar field as an lvalue of its storage type: the
   // type's own access where the record's alignment covers it, else the packed wrapper's.
   std::string field_ref(const Expr& e);
+  // The lvalue of scalar field `f` at `bytes` (its address as chars) of a record of
+  // type `record`.
+  std::string field_ref_at(const std::string& bytes, const Type& record, const abi::RecordField& f);
+  // A tuple stored into the record `target` (NumPy's `a[i] = (1, 2.5)`): its
+  // parts set the fields in order.
+  void store_tuple_in_record(const Expr& target, const std::vector<std::string>& parts,
+                             const Type& vt);
   // The value of a field access: a scalar field's number, a nested record's reference,
   // an array field's view.
   std::string record_field(const Expr& e);
@@ -821,6 +828,10 @@ class Emitter {
   std::string view_call(const Type& bt, const Type& rt, const std::string& a,
                         const std::string& off, const std::string& pattern,
                         const std::string& args);
+
+  // NumPy's `np.<c_name>(x, out)` computed in `s`: out's every element from x's
+  // element at its index (or the number x); the value is out.
+  std::string ufunc_into(std::string_view c_name, Scalar s, const Expr& x, const Expr& out);
 
   // An element as stored to the value it is in registers.
   std::string load_storage(const std::string& ref, Scalar s);

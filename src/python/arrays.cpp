@@ -46,6 +46,22 @@ int64_t element_count(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// Where the host reads the array's first element, or null where it cannot:
+// CPU memory; mapped or managed host memory (its Buffer knows the host's
+// address, which on OpenCL differs from the device's); memory another library
+// allocated that simt's registry knows as mapped or managed at one address
+// for both (CUDA's unified addressing).
+void* host_address(const DeviceArray& a) {
+  const runtime::Buffer& buffer = *a.buffer;
+  if (buffer.device()->host_accessible()) return a.data();
+  if (buffer.host()) return static_cast<char*>(buffer.host()) + a.offset;
+  auto found = runtime::HostAllocation::find(buffer.data(), buffer.bytes());
+  if (found && found->kind() != runtime::HostMemoryKind::Pinned &&
+      found->device_pointer() == found->host())
+    return a.data();
+  return nullptr;
+}
+
 DeviceArray empty(const std::vector<int64_t>& shape, const std::string& dtype,
                   const PyDevice& device, const std::string& order) {
   if (order != "C" && order != "F") throw nb::value_error("order must be 'C' or 'F'");
@@ -404,16 +420,12 @@ void bind_arrays(nb::module_& m) {
       .def_prop_ro("data_ptr",
                    [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(a.data()); })
       .def_prop_ro("buffer_bytes", [](const DeviceArray& a) { return a.buffer->bytes(); })
-      .def_prop_ro("host_visible",
-                   [](const DeviceArray& a) {
-                     // CPU memory, or mapped/managed host memory (kernels and
-                     // the host use one address under CUDA's unified addressing).
-                     if (a.buffer->device()->host_accessible()) return true;
-                     auto found =
-                         runtime::HostAllocation::find(a.buffer->data(), a.buffer->bytes());
-                     return found && found->kind() != runtime::HostMemoryKind::Pinned &&
-                            found->device_pointer() == found->host();
-                   })
+      .def_prop_ro("host_visible", [](const DeviceArray& a) { return host_address(a) != nullptr; })
+      // Where the host reads the first element (what __array_interface__ gives
+      // NumPy); 0 where the host cannot.
+      .def_prop_ro(
+          "host_ptr",
+          [](const DeviceArray& a) { return reinterpret_cast<uintptr_t>(host_address(a)); })
       .def("view", &view, nb::arg("offset"), nb::arg("shape"), nb::arg("strides"))
       .def("copy_from_host", &copy_from_host, nb::arg("source"),
            nb::arg("stream").none() = nb::none())

@@ -266,8 +266,9 @@ void bind_streams(nb::module_& m) {
         if (static_cast<size_t>(stride) > std::max<size_t>(allocation->bytes(), a.itemsize()) &&
             allocation->bytes() != 0)
           throw nb::value_error("the shape needs more bytes than the host memory holds");
-        a.buffer = std::make_shared<runtime::Buffer>(d.device, allocation->device_pointer(),
-                                                     allocation->bytes(), [allocation] {});
+        a.buffer = std::make_shared<runtime::Buffer>(
+            d.device, allocation->device_pointer(), allocation->bytes(), [allocation] {},
+            allocation->host());
         return a;
       },
       nb::arg("device"), nb::arg("memory"), nb::arg("shape"), nb::arg("dtype"));

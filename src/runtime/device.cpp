@@ -168,6 +168,12 @@ Buffer::Buffer(std::shared_ptr<Device> device, void* data, size_t bytes, Release
       foreign_(true),
       release_(std::move(release)) {}
 
+Buffer::Buffer(std::shared_ptr<Device> device, void* data, size_t bytes, Release release,
+               void* host)
+    : Buffer(std::move(device), data, bytes, std::move(release)) {
+  host_ = host;
+}
+
 Buffer::~Buffer() {
   if (!foreign_) {
     device_->pool().deallocate(data_);

@@ -358,6 +358,10 @@ class Buffer {
   // Foreign memory: `bytes` at `data` (null only when `bytes` is 0), not
   // from the pool and never given to it.
   Buffer(std::shared_ptr<Device> device, void* data, size_t bytes, Release release);
+  // Foreign memory that the host also reads and writes, at `host` (mapped and
+  // managed host memory: HostAllocation::host()). The host's address differs
+  // from `data` where the device names memory otherwise (OpenCL's buffers).
+  Buffer(std::shared_ptr<Device> device, void* data, size_t bytes, Release release, void* host);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -366,12 +370,16 @@ class Buffer {
   size_t bytes() const { return bytes_; }
   const std::shared_ptr<Device>& device() const { return device_; }
   bool foreign() const { return foreign_; }
+  // Where the host reaches the buffer's first byte; null when it cannot
+  // (device memory) or when no one said (then Device::host_accessible() tells).
+  void* host() const { return host_; }
 
  private:
   std::shared_ptr<Device> device_;
   void* data_ = nullptr;
   size_t bytes_ = 0;
   bool foreign_ = false;
+  void* host_ = nullptr;
   Release release_;
 };
 

@@ -101,6 +101,28 @@ void Inferencer::check_store(const Expr& target, const Type& container, const Ty
   if (element.is_record()) {
     // A whole record: its bytes copied from a record of the same layout.
     if (value.is_unknown()) return;
+    if (value.is_tuple()) {
+      // NumPy's `a[i] = (1, 2.5)`: a tuple (a named one too) sets the fields in order.
+      const auto& fields = element.record->fields;
+      if (value.items.size() != fields.size()) {
+        error(target.span, "cannot store " + value.str() + " in a record of type " + element.str() +
+                               ": a tuple sets its " + std::to_string(fields.size()) +
+                               " fields in order, and has " + std::to_string(value.items.size()) +
+                               " items");
+        return;
+      }
+      for (size_t k = 0; k < fields.size(); ++k) {
+        if (!fields[k].is_scalar() || !fields[k].shape.empty()) {
+          error(target.span, "cannot store a tuple in a record of type " + element.str() +
+                                 ": its field '" + fields[k].name +
+                                 "' is not a number (set the fields one by one)");
+          return;
+        }
+        check_convertible(value.items[k], Type::scalar_of(fields[k].scalar), target.span,
+                          "the record's field '" + fields[k].name + "'");
+      }
+      return;
+    }
     if (!value.is_record() || !value.record->same_layout(*element.record))
       error(target.span, "cannot store " + value.str() + " in a record of type " + element.str() +
                              ": a record takes a record of the same dtype");

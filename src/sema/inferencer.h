@@ -356,6 +356,8 @@ class Inferencer {
   bool number_arg(const Expr& e, size_t k, const Type& t, const std::string& fn);
   bool real_arg(const Expr& e, size_t k, const Type& t, const std::string& fn);
 
+  // A NumPy unary ufunc with an output array (`np.sin(x, out)`): typed as `out`.
+  ExprInfo ufunc_into(const Expr& e, const std::string& shown, const std::vector<Type>& args);
   ExprInfo intrinsic_call(const Expr& e, const Intrinsic& fn, const std::string& shown,
                           const std::vector<Type>& args);
   bool mask_arg(const Expr& e, size_t k, const Type& t, const std::string& shown);

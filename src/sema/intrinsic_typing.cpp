@@ -46,6 +46,35 @@ bool Inferencer::number_arg(const Expr& e, size_t k, const Type& t, const std::s
   return false;
 }
 
+ExprInfo Inferencer::ufunc_into(const Expr& e, const std::string& shown,
+                                const std::vector<Type>& args) {
+  // NumPy's `np.sin(x, out)`, as Numba's kernels take it: every element of `out` (in
+  // the calling thread) is the function of x's element at the same index, or of x
+  // itself for a number; the call's value is `out`. No broadcasting: x is a number or an
+  // array of out's dimensions, read at out's indices.
+  const Type& x = args[0];
+  const Type& out = args[1];
+  auto plain = [](const Type& t) { return t.is_array() && !t.record && !t.packed; };
+  if (!plain(out) || is_complex(out.scalar))
+    return typed(error(e.items[2]->span, shown +
+                                             "()'s output must be an array of real numbers, "
+                                             "not " +
+                                             quoted(out)));
+  if (out.readonly)
+    return typed(
+        error(e.items[2]->span, shown + "(): the output array " + quoted(out) + " is read-only"));
+  const bool number = x.is_scalar();
+  if (!(number || (plain(x) && x.ndim == out.ndim)) || is_complex(x.scalar))
+    return typed(
+        error(e.items[1]->span, shown +
+                                    "() with an output array takes a real number or a real array "
+                                    "of the output's dimensions (" +
+                                    std::to_string(out.ndim) + "), not " + quoted(x)));
+  ExprInfo i = typed(out);
+  i.operand = numpy_float_view(Type::scalar_of(x.scalar));
+  return i;
+}
+
 bool Inferencer::real_arg(const Expr& e, size_t k, const Type& t, const std::string& fn) {
   if (t.is_scalar() && !is_complex(t.scalar)) return true;
   error(e.items[k + 1]->span, fn + "() needs a real number, not " + t.str());
@@ -59,6 +88,7 @@ ExprInfo Inferencer::intrinsic_call(const Expr& e, const Intrinsic& fn, const st
   switch (fn.rule) {
     case Rule::FloatUnary:
     case Rule::FloatRound: {
+      if (numpy && args.size() == 2) return ufunc_into(e, shown, args);
       // NumPy's complex forms (np.exp(z), np.sqrt(z), ...): the complex type.
       if (numpy && fn.rule == Rule::FloatUnary && args[0].is_scalar() &&
           is_complex(args[0].scalar) && has_complex_form(fn.c_name)) {

@@ -16,8 +16,9 @@ constexpr uint8_t kAny = 255;
 // differ: arcsin for asin); both map to one C math name.
 #define SIMT_MATH_UNARY(py, c) \
   { "math." py, Rule::FloatUnary, c, 1, 1 }
+// NumPy's take an output array second (`np.sin(x, out)`: intrinsic_typing.cpp).
 #define SIMT_NUMPY_UNARY(py, c) \
-  { "numpy." py, Rule::FloatUnary, c, 1, 1 }
+  { "numpy." py, Rule::FloatUnary, c, 1, 2 }
 
 constexpr Intrinsic kIntrinsics[] = {
     // Python builtins.
@@ -260,10 +261,10 @@ constexpr Intrinsic kIntrinsics[] = {
     SIMT_NUMPY_UNARY("sqrt", "sqrt"),
     SIMT_NUMPY_UNARY("cbrt", "cbrt"),
     SIMT_NUMPY_UNARY("fabs", "fabs"),
-    {"numpy.floor", Rule::FloatRound, "floor", 1, 1},
-    {"numpy.ceil", Rule::FloatRound, "ceil", 1, 1},
-    {"numpy.trunc", Rule::FloatRound, "trunc", 1, 1},
-    {"numpy.rint", Rule::FloatRound, "rint", 1, 1},
+    {"numpy.floor", Rule::FloatRound, "floor", 1, 2},
+    {"numpy.ceil", Rule::FloatRound, "ceil", 1, 2},
+    {"numpy.trunc", Rule::FloatRound, "trunc", 1, 2},
+    {"numpy.rint", Rule::FloatRound, "rint", 1, 2},
     {"numpy.arctan2", Rule::FloatBinary, "atan2", 2, 2},
     {"numpy.hypot", Rule::FloatBinary, "hypot", 2, 2},
     {"numpy.copysign", Rule::FloatBinary, "copysign", 2, 2},

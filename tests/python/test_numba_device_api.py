@@ -492,3 +492,46 @@ def test_match_sync_rejects_complex_values(current):
 
     with pytest.raises(simt.TypingError, match="match_any_sync"):
         bad[1, 32](np.zeros(1, np.complex128), np.zeros(1, np.uint32))
+
+
+# ------------------------------------------------------------------ ufuncs with an output array
+
+def test_numpy_ufunc_with_an_output_array(current, rng):
+    """Numba's documented `np.sin(x, r)` in a kernel: the calling thread fills every
+    element of r, as NumPy's call with out= does."""
+    @cuda.jit
+    def f(r, x):
+        np.sin(x, r)
+
+    x = np.arange(10, dtype=np.float32) - 5
+    r = np.zeros_like(x)
+    f[1, 1](r, x)
+    np.testing.assert_allclose(r, np.sin(x), rtol=1e-6)
+
+
+def test_ufunc_output_layouts_numbers_and_the_value(current, rng):
+    @cuda.jit
+    def g(a, out, filled, roots):
+        i = cuda.grid(1)
+        if i == 0:
+            y = np.floor(a, out)  # the value is out
+            np.sqrt(y, roots)
+        elif i == 1:
+            np.exp(1.5, filled)
+
+    a = rng.random((5, 7)) * 20
+    out = np.asfortranarray(np.full((5, 7), POISON, np.float32))
+    filled = np.full((2, 3), POISON, np.float64)
+    roots = np.full((5, 7), POISON, np.float64)
+    d_a = cuda.to_device(a)
+    g[1, 2](d_a[:, :], out, filled, roots)
+    np.testing.assert_array_equal(out, np.floor(a).astype(np.float32))
+    np.testing.assert_allclose(roots, np.sqrt(np.floor(a).astype(np.float32)), rtol=1e-6)
+    np.testing.assert_allclose(filled, np.full((2, 3), np.exp(1.5)))
+
+    @cuda.jit
+    def bad(x, r):
+        np.sin(x, 2.0)
+
+    with pytest.raises(simt.TypingError, match="output must be an array"):
+        bad[1, 1](np.zeros(3), np.zeros(3))

@@ -154,7 +154,7 @@ def test_what_only_numbas_lowering_could_do_is_a_clear_error():
     with pytest.raises(NotImplementedError, match="intrinsic"):
         intrinsic(lambda typingctx, x: None)
     with pytest.raises(NotImplementedError, match="create_struct_proxy"):
-        lower_point(None, None, None, (1, 2.0))
+        lower_point(None, None, None, (1, 2.0))  # with a builder of Numba's
     with pytest.raises(NotImplementedError, match="name the attribute as the member"):
         make_attribute_wrapper(PointType, "x", "first")
     with pytest.raises(TypeError, match="not a StructModel"):
@@ -166,10 +166,74 @@ def test_what_only_numbas_lowering_could_do_is_a_clear_error():
         Opaque().dtype  # noqa: B018
 
 
-def test_a_struct_constructor_in_a_kernel_is_an_error_naming_it(current):
-    # Its lowering is LLVM IR that Numba builds; simt compiles the kernel from source.
-    with pytest.raises(simt.TypingError, match="'Point' is a type, which kernels cannot use"):
+def test_a_struct_constructor_lowered_from_its_arguments_runs_in_kernels(current, rng):
+    # numba-cuda's test_struct_model_type_arr: Point(x, w) in a kernel, its lowering
+    # setting member k from argument k, stored into local and global arrays of the type.
+    @cuda.jit(void(int32[::1], float64[::1], point_type[::1]))
+    def make(xs, ws, out):
+        arr = cuda.local.array(10, dtype=point_type)
+        for i in range(len(arr)):
+            p = Point(xs[i], ws[i] * 2)
+            arr[i] = p
+            out[i] = Point(xs[i] + 1, p.w)
+        for i in range(len(arr)):
+            xs[i] = arr[i].x
+            ws[i] = arr[i].w
+
+    xs = rng.integers(-50, 50, 10).astype(np.int32)
+    ws = rng.standard_normal(10)
+    out = np.zeros(10, point_type.dtype)
+    want_x, want_w = xs.copy(), ws * 2
+    make[1, 1](xs, ws, out)
+    np.testing.assert_array_equal(xs, want_x)
+    np.testing.assert_array_equal(ws, want_w)
+    np.testing.assert_array_equal(out["x"], want_x + 1)
+    np.testing.assert_array_equal(out["w"], want_w)
+
+
+def test_a_constructor_lowering_simt_cannot_read_is_an_error_naming_it(current):
+    class Swapped:
+        def __init__(self, w, x):
+            self.w, self.x = w, x
+
+    @lower(Swapped, types.Float, types.Integer)
+    def lower_swapped(context, builder, sig, args):
+        obj = cgutils.create_struct_proxy(point_type)(context, builder)
+        obj.w, obj.x = args
+        return obj._getvalue()
+
+    with pytest.raises(simt.TypingError, match=r"'Swapped' is the class Swapped, whose lowering "
+                                               r"does not set member k of \['x', 'w'\] from "
+                                               r"argument k"):
         @cuda.jit(void(int32[::1]))
         def make(out):
-            p = Point(out[0], 1.5)
+            p = Swapped(1.5, out[0])
             out[0] = p.x
+
+        make[1, 1](np.zeros(1, np.int32))
+
+
+def test_tuples_store_into_records_field_by_field(current, rng):
+    # NumPy's a[i] = (1, 2.5): the fields in order, each converted.
+    rec = np.dtype([("a", np.int16), ("b", np.float32), ("c", np.int64)], align=False)
+
+    @cuda.jit
+    def fill(out, vals):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = (vals[i], vals[i] / 2, i)
+
+    vals = rng.integers(-100, 100, 40).astype(np.int64)
+    out = np.zeros(40, rec)
+    fill[1, 64](out, vals)
+    want = np.zeros(40, rec)
+    for i, v in enumerate(vals):
+        want[i] = (v, v / 2, i)
+    np.testing.assert_array_equal(out, want)
+
+    @cuda.jit
+    def too_few(out):
+        out[0] = (1, 2)
+
+    with pytest.raises(simt.TypingError, match="a tuple sets its 3 fields in order, and has 2"):
+        too_few[1, 1](out)

@@ -431,6 +431,71 @@ def test_mapped_arrays_are_the_host_memory(current, rng):
             pass
 
 
+def _shares_host_memory(device):
+    """CUDA and the CPU give mapped and managed arrays; OpenCL devices where they have
+    fine-grained shared virtual memory (OpenCL 2.0), and a ValueError saying so where
+    not."""
+    if device.backend != "opencl":
+        return True
+    try:
+        cuda.mapped_array(1)
+    except ValueError as error:
+        assert "fine-grained shared virtual memory" in str(error)
+        return False
+    return True
+
+
+def test_managed_and_mapped_arrays_are_shared_with_kernels(current, rng):
+    """Numba's managed_array and mapped_array: the host writes, a kernel reads and
+    writes the same memory, the host reads the result after cuda.synchronize(), with no
+    copy in between; *_like keeps the layout; host arithmetic on them as on NumPy's."""
+    if not _shares_host_memory(current):
+        with pytest.raises(ValueError, match="fine-grained shared virtual memory"):
+            cuda.managed_array(100)
+        return
+
+    @cuda.jit
+    def axpy(a, x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = a * x[i] + y[i]
+
+    x = rng.random(1000)
+    y0 = rng.random(1000)
+    managed = cuda.managed_array(1000, dtype=np.float64)
+    mapped = cuda.mapped_array(1000, dtype=np.float64)
+    np.asarray(managed)[:] = x  # host writes straight into the shared memory
+    mapped[:] = y0
+    axpy[8, 128](2.0, managed, mapped)
+    cuda.synchronize()
+    np.testing.assert_allclose(np.asarray(mapped), 2.0 * x + y0)
+    np.testing.assert_array_equal(np.asarray(managed), x)
+    tail = mapped[500:]  # a view at an offset, used in place
+    axpy[4, 128](-1.0, managed[500:], tail)
+    cuda.synchronize()
+    np.testing.assert_allclose(np.asarray(mapped)[500:], x[500:] + y0[500:])
+
+    d = cuda.device_array((10, 12), order="F")
+    like = cuda.mapped_array_like(d)
+    assert like.shape == d.shape and like.strides == d.strides and like.dtype == d.dtype
+    m = rng.random((10, 12))
+    np.asarray(like)[...] = m
+
+    @cuda.jit
+    def double(a):
+        i, j = cuda.grid(2)
+        if i < a.shape[0] and j < a.shape[1]:
+            a[i, j] *= 2
+
+    double[(2, 2), (8, 8)](like)
+    cuda.synchronize()
+    np.testing.assert_allclose(np.asarray(like), 2 * m)
+
+    counts = cuda.mapped_array(10, dtype=np.uint32)
+    counts[:] = range(10)
+    assert sum(counts + 1) == 55 and sum(counts ** 2) == 285 and sum(counts < 5) == 5
+
+
 def test_pinned_arrays_copy_on_streams(current, rng):
     """Copies between page-locked host arrays and device arrays on a stream, nested
     and repeated registrations of the same memory, and a pinned_array inside the block."""

@@ -52,6 +52,13 @@
   X(clGetEventInfo, 42)                \
   X(clGetEventProfilingInfo, 45)
 
+// X(name, position) for the OpenCL 2.0 functions simt uses where a device has them: read
+// from a driver's table only when its platform is 2.0 or later (an older driver's table
+// may end before them), and optional in a loader.
+#define SIMT_OPENCL_ICD_SVM_SLOTS(X) \
+  X(clSVMAlloc, 126)                 \
+  X(clSVMFree, 127)
+
 // clGetPlatformIDs (position 0) is the loader's own function; a driver opened directly
 // lists its platforms with clIcdGetPlatformIDsKHR, which clGetExtensionFunctionAddress
 // (position 65) gives.

@@ -1,6 +1,7 @@
 #include "backends/opencl/opencl_api.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "backends/opencl/icd_dispatch.h"
@@ -202,6 +203,14 @@ DeviceInfo describe_device(const OpenCLApi& api, cl_platform_id platform,
   info.subgroups =
       info.has_extension("cl_khr_subgroups") || info.has_extension("cl_intel_subgroups");
   info.warp_subgroups_missing = warp_subgroups_missing(api, device, info);
+  // A 1.2 device rejects the 2.0 query: no SVM.
+  cl_device_svm_capabilities svm = 0;
+  if (api.clGetDeviceInfo(device, CL_DEVICE_SVM_CAPABILITIES, sizeof(svm), &svm, nullptr) !=
+      CL_SUCCESS) {
+    svm = 0;
+  }
+  info.svm_fine_grain_buffer = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0 &&
+                               api.clSVMAlloc != nullptr && api.clSVMFree != nullptr;
   cl_device_fp_config single_config = 0;
   if (api.clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(single_config), &single_config,
                           nullptr) != CL_SUCCESS) {
@@ -279,6 +288,10 @@ std::unique_ptr<OpenCLApi> OpenCLApi::from_loader(runtime::SharedLibrary library
   api->name = api->library_.require<decltype(api->name)>(#name);
     SIMT_OPENCL_ICD_SLOTS(SIMT_OPENCL_REQUIRE)
 #undef SIMT_OPENCL_REQUIRE
+#define SIMT_OPENCL_OPTIONAL(name, slot) \
+  api->name = api->library_.symbol<decltype(api->name)>(#name);
+    SIMT_OPENCL_ICD_SVM_SLOTS(SIMT_OPENCL_OPTIONAL)
+#undef SIMT_OPENCL_OPTIONAL
   } catch (const std::exception& error) {
     if (why_not != nullptr) *why_not = std::string("unusable OpenCL library: ") + error.what();
     return nullptr;
@@ -287,6 +300,17 @@ std::unique_ptr<OpenCLApi> OpenCLApi::from_loader(runtime::SharedLibrary library
 }
 
 namespace {
+
+// The major version of CL_PLATFORM_VERSION ("OpenCL 3.0 PoCL ..."); 0 when unreadable.
+int platform_major_version(const OpenCLApi& api, cl_platform_id platform) {
+  try {
+    const std::string version = platform_string(api, platform, CL_PLATFORM_VERSION);
+    int major = 0;
+    return std::sscanf(version.c_str(), "OpenCL %d", &major) == 1 ? major : 0;
+  } catch (const OpenCLError&) {
+    return 0;
+  }
+}
 
 // A note after a driver's load error that says the process loaded an older oneTBB first
 // (simt's CPU backend links the system's), which the driver's own TBB would replace if
@@ -368,6 +392,12 @@ std::unique_ptr<OpenCLApi> OpenCLApi::from_driver(runtime::SharedLibrary library
         missing.empty() ? "clGetExtensionFunctionAddress" : ", clGetExtensionFunctionAddress";
   }
   if (!missing.empty()) return fail("its dispatch table has no " + missing);
+  if (platform_major_version(*api, platforms[0]) >= 2) {
+#define SIMT_OPENCL_FROM_TABLE(name, slot) \
+  api->name = reinterpret_cast<decltype(api->name)>(table[(slot)]);
+    SIMT_OPENCL_ICD_SVM_SLOTS(SIMT_OPENCL_FROM_TABLE)
+#undef SIMT_OPENCL_FROM_TABLE
+  }
   return api;
 }
 

@@ -173,6 +173,12 @@ inline constexpr cl_device_info CL_DEVICE_EXTENSIONS = 0x1030;
 inline constexpr cl_device_info CL_DEVICE_PLATFORM = 0x1031;
 inline constexpr cl_device_info CL_DEVICE_DOUBLE_FP_CONFIG = 0x1032;
 inline constexpr cl_device_info CL_DEVICE_OPENCL_C_VERSION = 0x103D;
+inline constexpr cl_device_info CL_DEVICE_SVM_CAPABILITIES = 0x1053;  // 2.0
+
+// CL_DEVICE_SVM_CAPABILITIES bits (OpenCL 2.0)
+using cl_device_svm_capabilities = cl_bitfield;
+inline constexpr cl_device_svm_capabilities CL_DEVICE_SVM_COARSE_GRAIN_BUFFER = 1 << 0;
+inline constexpr cl_device_svm_capabilities CL_DEVICE_SVM_FINE_GRAIN_BUFFER = 1 << 1;
 
 // cl_device_fp_config bits
 inline constexpr cl_device_fp_config CL_FP_DENORM = 1 << 0;
@@ -219,6 +225,10 @@ inline constexpr cl_mem_flags CL_MEM_READ_ONLY = 1 << 2;
 inline constexpr cl_mem_flags CL_MEM_USE_HOST_PTR = 1 << 3;
 inline constexpr cl_mem_flags CL_MEM_ALLOC_HOST_PTR = 1 << 4;
 inline constexpr cl_mem_flags CL_MEM_COPY_HOST_PTR = 1 << 5;
+
+// clSVMAlloc (OpenCL 2.0)
+using cl_svm_mem_flags = cl_bitfield;
+inline constexpr cl_svm_mem_flags CL_MEM_SVM_FINE_GRAIN_BUFFER = 1 << 10;
 
 // clGetProgramInfo
 inline constexpr cl_program_info CL_PROGRAM_NUM_DEVICES = 0x1162;
@@ -384,6 +394,13 @@ struct OpenCLApi {
                                     std::size_t value_size, void* value,
                                     std::size_t* value_size_ret) = nullptr;
 
+  // OpenCL 2.0's shared virtual memory: null where the library lacks them (a 1.2
+  // loader, or a driver whose platform is older than 2.0, whose dispatch table may
+  // end before their positions).
+  void* (*clSVMAlloc)(cl_context context, cl_svm_mem_flags flags, std::size_t size,
+                      cl_uint alignment) = nullptr;
+  void (*clSVMFree)(cl_context context, void* svm_pointer) = nullptr;
+
   // The library in use: the loader's libOpenCL file, or the driver's.
   const std::string& library_path() const { return library_.path(); }
 
@@ -473,6 +490,10 @@ struct DeviceInfo {
   bool fp16 = false;           // cl_khr_fp16
   bool int64_atomics = false;  // cl_khr_int64_base_atomics
   bool subgroups = false;      // cl_khr_subgroups or cl_intel_subgroups
+  // Fine-grained SVM buffers (CL_DEVICE_SVM_FINE_GRAIN_BUFFER, OpenCL 2.0) that the
+  // library can allocate: memory kernels and the host use at once (mapped and
+  // managed arrays).
+  bool svm_fine_grain_buffer = false;
   // What the device lacks for CUDA's warps as 32-lane sub-groups (codegen's OpenCL
   // warp spellings), comma separated; empty when it has all of it.
   std::string warp_subgroups_missing;

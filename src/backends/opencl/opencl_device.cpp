@@ -365,12 +365,15 @@ void* OpenCLDevice::allocate(size_t bytes) {
     throw out_of_memory(OpenCLError("clCreateBuffer", status).what());
   }
   check(status, "clCreateBuffer", " allocating " + std::to_string(bytes) + " bytes");
+  return enter(std::move(memory), request);
+}
 
+void* OpenCLDevice::enter(MemObject memory, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(allocations_mutex_);
   const std::uintptr_t base = next_address_;
-  const std::uintptr_t span = (request + kRangeAlignment - 1) / kRangeAlignment * kRangeAlignment;
+  const std::uintptr_t span = (bytes + kRangeAlignment - 1) / kRangeAlignment * kRangeAlignment;
   next_address_ += span + kRangeAlignment;
-  allocations_.emplace(base, Allocation{std::move(memory), request, {}});
+  allocations_.emplace(base, Allocation{std::move(memory), bytes, {}});
   return reinterpret_cast<void*>(base);
 }
 
@@ -634,10 +637,7 @@ std::shared_ptr<runtime::Event> OpenCLDevice::create_event() {
 
 std::shared_ptr<runtime::HostAllocation> OpenCLDevice::allocate_host(size_t bytes,
                                                                      runtime::HostMemoryKind kind) {
-  if (kind != runtime::HostMemoryKind::Pinned)
-    throw std::invalid_argument(std::string(runtime::host_memory_name(kind)) +
-                                " memory is a CUDA feature; " + info_.id +
-                                " (OpenCL) has pinned memory only");
+  if (kind != runtime::HostMemoryKind::Pinned) return allocate_shared(bytes, kind);
   constexpr size_t kAlignment = 4096;
   void* p = std::aligned_alloc(
       kAlignment, (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
@@ -648,12 +648,62 @@ std::shared_ptr<runtime::HostAllocation> OpenCLDevice::allocate_host(size_t byte
       std::make_shared<runtime::HostAllocation>(kind, p, nullptr, bytes, [p] { std::free(p); }));
 }
 
+// Mapped and managed memory are one thing here: a fine-grained SVM allocation, which the
+// host reads and writes at its own address while kernels use it, with what a kernel wrote
+// visible to the host once the kernel has completed (OpenCL 2.0, 5.6.2). Kernels take it
+// as every array, a cl_mem and an offset: a buffer created over the SVM memory with
+// CL_MEM_USE_HOST_PTR has that memory as its storage (5.2.1), so copies, fills,
+// sub-buffers and launches treat it as any other allocation of this device.
+std::shared_ptr<runtime::HostAllocation> OpenCLDevice::allocate_shared(
+    size_t bytes, runtime::HostMemoryKind kind) {
+  runtime::require_not_forked(info_.id);
+  const std::string what = runtime::host_memory_name(kind);
+  if (!device_.svm_fine_grain_buffer)
+    throw std::invalid_argument(
+        what + " memory on " + info_.id + " (" + device_.name + ", " + device_.version +
+        ") needs fine-grained shared virtual memory (OpenCL 2.0's "
+        "CL_DEVICE_SVM_FINE_GRAIN_BUFFER), which the device lacks; copy arrays to the device "
+        "instead (simt.asarray, cuda.to_device)");
+  const size_t request = std::max<size_t>(bytes, 1);
+  const std::string detail = " allocating " + std::to_string(bytes) + " bytes (" +
+                             runtime::human_bytes(bytes) + ") of " + what + " memory";
+  void* host =
+      api_.clSVMAlloc(context_.get(), CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, request, 0);
+  if (host == nullptr)
+    throw runtime::OutOfMemory("out of memory on " + info_.id + " (" + device_.name +
+                               "): clSVMAlloc failed" + detail);
+  cl_int status = CL_SUCCESS;
+  MemObject memory(
+      &api_, api_.clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, request,
+                                 host, &status));
+  if (status != CL_SUCCESS) {
+    api_.clSVMFree(context_.get(), host);
+    check(status, "clCreateBuffer", detail);
+  }
+  void* address = enter(std::move(memory), request);
+  // Devices are never destroyed (registry.cpp), so the release may use this one.
+  auto release = [this, host, address] {
+    // clSVMFree does not wait for the commands using the memory: work queued on any
+    // stream goes first. A device that cannot say it finished keeps the memory.
+    try {
+      synchronize();
+    } catch (...) {
+      return;
+    }
+    deallocate(address, 0);
+    if (!runtime::inherited_gpu_devices()) api_.clSVMFree(context_.get(), host);
+  };
+  return runtime::HostAllocation::registered(
+      std::make_shared<runtime::HostAllocation>(kind, host, address, bytes, std::move(release)));
+}
+
 std::shared_ptr<runtime::HostAllocation> OpenCLDevice::register_host(void* host, size_t bytes,
                                                                      runtime::HostMemoryKind kind) {
   if (kind != runtime::HostMemoryKind::Pinned)
-    throw std::invalid_argument(std::string(runtime::host_memory_name(kind)) +
-                                " memory is a CUDA feature; " + info_.id +
-                                " (OpenCL) has pinned memory only");
+    throw std::invalid_argument(std::string(runtime::host_memory_name(kind)) + " memory on " +
+                                info_.id +
+                                " (OpenCL) is allocated by simt (mapped_empty, "
+                                "managed_empty), not made of existing host memory");
   // OpenCL copies from host memory wait for their data whatever the memory
   // is, so a registration changes nothing but is accepted as Numba's is.
   return runtime::HostAllocation::registered(

@@ -151,8 +151,10 @@ class OpenCLDevice : public runtime::Device {
   runtime::Stream& default_stream() override { return default_stream_; }
   std::shared_ptr<runtime::Stream> create_stream() override;
   std::shared_ptr<runtime::Event> create_event() override;
-  // Pinned memory is ordinary host memory here (copies block anyway);
-  // mapped and managed memory are CUDA's.
+  // Pinned memory is ordinary host memory here (copies block anyway); mapped
+  // and managed memory are fine-grained SVM (allocate_shared), where the device
+  // has it, else std::invalid_argument saying what it lacks. Existing host
+  // memory is registered as pinned only.
   std::shared_ptr<runtime::HostAllocation> allocate_host(size_t bytes,
                                                          runtime::HostMemoryKind kind) override;
   std::shared_ptr<runtime::HostAllocation> register_host(void* host, size_t bytes,
@@ -212,6 +214,12 @@ class OpenCLDevice : public runtime::Device {
                            const std::string& flags, Program* program,
                            const std::function<std::string(const Program&)>& describe,
                            std::string* description);
+
+  // Gives `memory` (of `bytes`) a range of the private address space; returns its base.
+  void* enter(MemObject memory, std::size_t bytes);
+  // Mapped or managed memory: fine-grained SVM as a buffer of this device.
+  std::shared_ptr<runtime::HostAllocation> allocate_shared(size_t bytes,
+                                                           runtime::HostMemoryKind kind);
 
   const OpenCLApi& api_;
   DeviceInfo device_;

@@ -78,6 +78,8 @@ const std::map<Rule, std::string>& snippets() {
       {Rule::ComplexPolar, "p, q = F(x[i] + 1j)\n    out[i] = p + q"},
       {Rule::ComplexRect, "c = F(x[i], 0.5)\n    out[i] = c.imag"},
       {Rule::Operator, "out[i] = F(n, 3)"},
+      // A method: x.reshape(...), written as such (the row's name is not Python's).
+      {Rule::Reshape, "out[i] = x.reshape(n, -1)[0, 0]"},
   };
   return kSnippets;
 }

@@ -332,8 +332,8 @@ const ErrorCase kErrorCases[] = {
     {"unknown name", "float32[::1]", "def k(a):\n    a[0] = foo\n", "name 'foo' is not defined", 2,
      12},
     {"unsupported array attribute", "float32[::1]", "def k(a):\n    a[0] = a.foo\n",
-     "array attribute 'foo' is not supported in kernels (shape, size, ndim, strides and "
-     "itemsize are)",
+     "array attribute 'foo' is not supported in kernels (shape, size, ndim, strides, itemsize, "
+     "real, imag and reshape() are)",
      2, 12},
     {"unsupported module attribute", "float32[::1]", "def k(a):\n    a[0] = math.foo(1)\n",
      "'math.foo' is not supported in kernels", 2, 12},

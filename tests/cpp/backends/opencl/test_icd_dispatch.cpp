@@ -26,6 +26,7 @@ namespace {
   static_assert(offsetof(cl_icd_dispatch, name) == (slot) * sizeof(void*), \
                 #name "'s position in the ICD dispatch table differs from CL/cl_icd.h's");
 SIMT_OPENCL_ICD_SLOTS(SIMT_CHECK_SLOT)
+SIMT_OPENCL_ICD_SVM_SLOTS(SIMT_CHECK_SLOT)
 #undef SIMT_CHECK_SLOT
 static_assert(offsetof(cl_icd_dispatch, clGetPlatformIDs) ==
               simt::opencl::icd::kGetPlatformIDsSlot * sizeof(void*));

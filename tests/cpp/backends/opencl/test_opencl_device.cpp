@@ -11,6 +11,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,40 @@ TEST(OpenCLDevice, CopiesRoundTripThroughViews) {
   std::vector<uint8_t> tail(64);
   device->copy_to_host(tail.data(), other.pointer, 64);
   EXPECT_TRUE(std::equal(tail.begin(), tail.end(), expected.begin() + 900));
+}
+
+TEST(OpenCLDevice, MappedMemoryIsSharedWithTheHostOrRefusedClearly) {
+  REQUIRE_DEVICE(device);
+  using simt::runtime::HostMemoryKind;
+  if (!device->opencl_info().svm_fine_grain_buffer) {
+    try {
+      device->allocate_host(64, HostMemoryKind::Mapped);
+      FAIL() << "mapped memory without fine-grained SVM";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_TRUE(contains(error.what(), "CL_DEVICE_SVM_FINE_GRAIN_BUFFER")) << error.what();
+    }
+    return;
+  }
+  for (HostMemoryKind kind : {HostMemoryKind::Mapped, HostMemoryKind::Managed}) {
+    auto shared = device->allocate_host(256, kind);
+    ASSERT_NE(shared->host(), nullptr);
+    ASSERT_NE(shared->device_pointer(), shared->host());  // an address of the buffer space
+    auto* bytes = static_cast<uint8_t*>(shared->host());
+    std::iota(bytes, bytes + 256, uint8_t{1});
+    // The device reads what the host wrote, through the buffer, at an offset...
+    auto* at = static_cast<uint8_t*>(shared->device_pointer());
+    std::vector<uint8_t> back(100);
+    device->copy_to_host(back.data(), at + 50, back.size());
+    EXPECT_TRUE(std::equal(back.begin(), back.end(), bytes + 50));
+    // ... and the host sees what the device wrote.
+    const uint8_t pattern = 0xab;
+    device->fill_bytes(at + 10, &pattern, 1, 20);
+    device->synchronize();
+    EXPECT_EQ(bytes[9], 10);
+    EXPECT_EQ(bytes[10], 0xab);
+    EXPECT_EQ(bytes[29], 0xab);
+    EXPECT_EQ(bytes[30], 31);
+  }
 }
 
 TEST(OpenCLDevice, FillsAnyPatternAtAnyOffset) {
