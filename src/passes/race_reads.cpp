@@ -246,8 +246,13 @@ class OwnElements {
       element(sema::subscript_base(e), sema::subscript_index(e));
       return;
     }
-    if (e.kind == ExprKind::Attribute && !e.items.empty() && param_of(*e.items[0]) >= 0)
-      return;  // x.shape, x.size
+    if (e.kind == ExprKind::Attribute && !e.items.empty() && param_of(*e.items[0]) >= 0) {
+      // x.shape, x.size, x.ndim read no element; x.real, x.reshape(...) and the
+      // like are views whose elements other threads may touch.
+      if (e.name != "shape" && e.name != "size" && e.name != "ndim")
+        qualifies_[static_cast<size_t>(param_of(*e.items[0]))] = false;
+      return;
+    }
     if (e.kind == ExprKind::Call) {
       auto found = kernel_.exprs.find(&e);
       if (found != kernel_.exprs.end() && found->second.intrinsic) {

@@ -188,6 +188,19 @@ def own_element(out):
     out[i] = simt.threadIdx.y  # own element
 
 
+def own_and_view(out):
+    i = simt.grid(1)
+    out[i] = 1.0  # own
+    if i == 0:
+        out.real[1] = 2.0  # through a view
+
+
+def test_a_view_of_an_own_element_array_is_checked():
+    out = simt.zeros(64, np.complex64, device=cpu())
+    message = raised(lambda: simt.kernel(racecheck=True)(own_and_view)[2, 32](out))
+    assert at("through a view") in message and at("own") in message, message
+
+
 def test_own_elements_in_a_launch_of_several_rows():
     # out[i] with i = simt.grid(1) is each thread's own element only in a launch one row of
     # threads high; with two rows, threads (x, 0) and (x, 1) share it.
