@@ -1,5 +1,6 @@
 """The price of checked kernels: boundscheck=True and debug=True against the same kernel
-unchecked, on each device, in one run.
+unchecked, on each device, in one run; on the cpu device also racecheck=True (the race and
+barrier checker, which runs only there).
 
 Kernels:
   saxpy      out[i] = a * x[i] + y[i], float32, 1-D (one check per access)
@@ -9,10 +10,12 @@ Kernels:
   transpose  through a 32x33 shared tile (shared-memory accesses checked too)
 
 Time: the median wall time of one launch and the wait for its end (a checked launch
-waits for its kernel anyway: it reads the record), after a warm-up, the three variants
+waits for its kernel anyway: it reads the record), after a warm-up, the variants
 taking turns sample by sample. `spread` is the largest interquartile range over the
-median of the three, the noise a ratio must beat. Each variant's output is checked
-against NumPy first.
+median of the variants, the noise a ratio must beat. Each variant's output is checked
+against NumPy first. A race-checked launch runs its blocks one after another on one thread
+(the plain one on every core) and keeps a 32-byte shadow cell per 4 bytes touched: on the
+cpu device the full sizes need about 2 GiB of shadow, so run it with --quick there.
 
     python3 bench/checks.py [--device ID ...] [--quick]
 """
@@ -108,12 +111,16 @@ def cases(device, quick, rng):
 def run_device(device, quick, samples):
     rng = np.random.default_rng(0)
     print(f"\n{device.id} ({device.name})")
+    race = device.id == "cpu"
     print(f"{'kernel':10} {'plain ms':>10} {'boundscheck':>12} {'debug':>10} "
-          f"{'bounds/plain':>13} {'debug/plain':>12} {'spread':>7}")
+          f"{'bounds/plain':>13} {'debug/plain':>12}" + (f" {'race ms':>10} {'race/plain':>11}"
+                                                         if race else "") + f" {'spread':>7}")
     for name, function, launch, check in cases(device, quick, rng):
         kernels = {"plain": simt.kernel(function),
                    "boundscheck": simt.kernel(boundscheck=True)(function),
                    "debug": simt.kernel(debug=True)(function)}
+        if race:
+            kernels["racecheck"] = simt.kernel(racecheck=True)(function)
         times = {k: [] for k in kernels}
         for variant, kernel in kernels.items():
             got, want, region = check()
@@ -131,9 +138,11 @@ def run_device(device, quick, samples):
         med = {k: statistics.median(v) for k, v in times.items()}
         spread = max((np.percentile(v, 75) - np.percentile(v, 25)) / statistics.median(v)
                      for v in times.values())
+        race_columns = (f" {med['racecheck']:10.3f} {med['racecheck'] / med['plain']:11.1f}"
+                        if race else "")
         print(f"{name:10} {med['plain']:10.3f} {med['boundscheck']:12.3f} {med['debug']:10.3f} "
-              f"{med['boundscheck'] / med['plain']:13.2f} {med['debug'] / med['plain']:12.2f} "
-              f"{spread:7.2f}")
+              f"{med['boundscheck'] / med['plain']:13.2f} {med['debug'] / med['plain']:12.2f}"
+              f"{race_columns} {spread:7.2f}")
 
 
 def main():

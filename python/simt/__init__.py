@@ -44,7 +44,7 @@ from ._array_api._namespace import *  # noqa: F401,F403  (the array namespace)
 from ._array_api._namespace import __array_api_version__  # noqa: F401
 from .errors import (  # noqa: F401
     BackendCompileError, CompileError, DeviceError, OutOfMemoryError, PerformanceWarning,
-    TypingError)
+    RaceError, RaceWarning, TypingError)
 
 __version__ = "0.1.0"
 

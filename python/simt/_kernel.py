@@ -72,11 +72,25 @@ def _environment_flag(name):
     return os.environ.get(name, "") not in ("", "0")
 
 
+_RACE_MODES = {False: 0, True: 1, "raise": 1, "warn": 2}
+
+
+def _race_mode(racecheck):
+    """racecheck= as the dispatcher takes it: 0 off, 1 raise RaceError, 2 warn (RaceWarning).
+    None reads SIMT_RACECHECK: unset or 0 off, "warn" warnings, anything else on."""
+    if racecheck is None:
+        value = os.environ.get("SIMT_RACECHECK", "").strip().lower()
+        return 0 if value in ("", "0") else 2 if value == "warn" else 1
+    if isinstance(racecheck, (bool, str)) and racecheck in _RACE_MODES:
+        return _RACE_MODES[racecheck]
+    raise ValueError(f"racecheck must be True, False, 'raise' or 'warn', not {racecheck!r}")
+
+
 class Kernel(_Compiled, Inspection):
     """A kernel compiled from a Python function; see ``simt.kernel``."""
 
     def __init__(self, function, *, signatures=(), debug=None, fastmath=False, boundscheck=None,
-                 source=None, link=(), max_registers=None, closed=None):
+                 source=None, link=(), max_registers=None, closed=None, racecheck=None):
         """`link`: [(origin, text, languages)] sources compiled with the kernel
         (simt.kernel(link=...), cuda.jit(link=...): _foreign.linked_sources)."""
         super().__init__(function, "simt.kernel", source)
@@ -87,6 +101,8 @@ class Kernel(_Compiled, Inspection):
             boundscheck = _environment_flag("SIMT_BOUNDSCHECK")
         self.debug = bool(debug)
         self.boundscheck = bool(boundscheck)
+        self._race_mode = _race_mode(racecheck)
+        self.racecheck = {0: False, 1: True, 2: "warn"}[self._race_mode]
         self.fastmath = fastmath
         # The resolver must not refer to self: the dispatcher (a C++ object the
         # garbage collector cannot traverse) would keep the kernel alive forever.
@@ -94,7 +110,7 @@ class Kernel(_Compiled, Inspection):
         self._link = list(link)
         self._dispatcher = _core.Dispatcher(self._function, resolver, self.debug, fastmath,
                                             self.boundscheck, self._link,
-                                            self.max_registers or 0)
+                                            self.max_registers or 0, self._race_mode)
         self._signatures = list(signatures)
         self._as_device_function = None
         for signature in signatures:
@@ -115,7 +131,8 @@ class Kernel(_Compiled, Inspection):
     def _rebuild_options(self):
         return {"signatures": self._signatures, "debug": self.debug, "fastmath": self.fastmath,
                 "boundscheck": self.boundscheck, "link": self._link,
-                "max_registers": self.max_registers, "closed": self.closed}
+                "max_registers": self.max_registers, "closed": self.closed,
+                "racecheck": self.racecheck}
 
     def compile(self, signature, device=None):
         """Compiles for a signature now: "(float32[::1], float32)", "void(float32[:], int64)"
@@ -216,7 +233,8 @@ class Kernel(_Compiled, Inspection):
             raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
         generated = self._function.generate(self._signature(args), self._globals(), dialect,
                                             self.debug, self.boundscheck, self._link,
-                                            self.max_registers or 0)
+                                            self.max_registers or 0,
+                                            self._race_mode != 0 and dialect == "cpp")
         return generated["source"]
 
     def inspect_types(self, *args, file=None):
@@ -251,7 +269,7 @@ def _register_cap(max_registers):
 
 
 def kernel(function=None, *, signatures=None, debug=None, fastmath=False, boundscheck=None,
-           max_registers=None, link=None, closed=None):
+           max_registers=None, link=None, closed=None, racecheck=None):
     """Compiles a Python function as a kernel, once per argument-type signature.
 
     Use as ``@simt.kernel``, ``@simt.kernel(debug=True, fastmath=True)``, or with
@@ -265,6 +283,13 @@ def kernel(function=None, *, signatures=None, debug=None, fastmath=False, bounds
     ``boundscheck=True`` (or SIMT_BOUNDSCHECK=1) the indices only. A checked launch
     waits for its kernel and raises ``IndexError`` / ``AssertionError`` for the first
     failed check, naming the kernel, the array, the index, the thread and the line.
+
+    ``racecheck=True`` (or SIMT_RACECHECK=1) checks each launch for data races on shared
+    and global memory, barriers some threads of a block skip and warp operations whose mask
+    is wrong, and raises ``simt.RaceError`` naming both threads and both lines
+    (``racecheck="warn"``, or SIMT_RACECHECK=warn: a ``simt.RaceWarning`` instead). It runs
+    on the cpu device only (a launch elsewhere is a ``ValueError``), one block after
+    another, with every index checked as ``boundscheck=True`` does.
 
     ``max_registers=N`` caps the kernel's registers per thread on CUDA devices (Numba's
     option; CUDA's ``__maxnreg__``, which an NVRTC older than 12.4 ignores): fewer registers
@@ -281,7 +306,7 @@ def kernel(function=None, *, signatures=None, debug=None, fastmath=False, bounds
         signatures = [signatures]
     options = dict(signatures=signatures or (), debug=debug, fastmath=fastmath,
                    boundscheck=boundscheck, max_registers=_register_cap(max_registers),
-                   link=linked_sources(link, "simt.kernel"), closed=closed)
+                   link=linked_sources(link, "simt.kernel"), closed=closed, racecheck=racecheck)
     if function is None:
         return lambda f: Kernel(f, **options)
     return Kernel(function, **options)

@@ -51,6 +51,17 @@ class BackendCompileError(CompileError, DeviceError):
         super().__init__(message, filename, line, column, source_line, formatted=message)
 
 
+class RaceError(RuntimeError):
+    """A race-checked launch (``racecheck=True`` or SIMT_RACECHECK=1, cpu device) found a
+    data race or a barrier or warp-mask hazard. The message names the kind, the array and
+    element, the two threads and blocks and both Python lines (docs/language.md, "Finding
+    races")."""
+
+
+class RaceWarning(UserWarning):
+    """What ``racecheck="warn"`` issues instead of raising RaceError: the same report."""
+
+
 class PerformanceWarning(UserWarning):
     """Work simt does that the program could avoid: NumPy arrays copied to a GPU and back
     around every launch (Numba's NumbaPerformanceWarning)."""

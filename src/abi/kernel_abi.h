@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "abi/check_record.h"
+#include "abi/race_report.h"
 #include "abi/scalar.h"
 #include "abi/source_map.h"
 
@@ -33,6 +34,9 @@ struct Param {
   // GridBarrier: the device address of a cooperative launch's grid barrier
   // state (two zeroed 32-bit words the launching device provides; the CUDA
   // dialect's cuda.cg.this_grid().sync()), never a Python argument.
+  // RaceRecorder: the address of a race-checked launch's recorder (the cpu
+  // backend's cpu::RaceRecorder, abi/race_report.h); only in kernels built
+  // with racecheck.
   enum class Role : uint8_t {
     Scalar,
     ArrayData,
@@ -40,10 +44,12 @@ struct Param {
     ArrayStride,
     SharedBytes,
     CheckRecord,
-    GridBarrier
+    GridBarrier,
+    RaceRecorder
   };
   Role role = Role::Scalar;
-  // Which Python argument it comes from (-1: SharedBytes, CheckRecord, GridBarrier).
+  // Which Python argument it comes from (-1: SharedBytes, CheckRecord, GridBarrier,
+  // RaceRecorder).
   int argument = 0;
   std::vector<int> path;          // item indices inside a tuple argument
   int leaf = -1;                  // which leaf of the flattened arguments (-1: none)
@@ -93,6 +99,10 @@ struct Requirements {
   // CPU: the entry may run several consecutive blocks along x in one call
   // (CpuBlockContext::x_blocks), one longer row of threads for all of them.
   bool x_spans = false;
+  // CPU: every access reports to a race recorder (racecheck), which is not
+  // thread-safe: the launch runs its blocks one after another on one thread,
+  // which also makes the report the same on every run.
+  bool serial_blocks = false;
 };
 
 // A generated kernel, ready for a backend to compile.
@@ -105,6 +115,18 @@ struct GeneratedKernel {
   // What a checked kernel checks (empty without checks): a failed check's
   // record names one of these by its index.
   std::vector<CheckSite> check_sites;
+  // What a race-checked kernel reports (empty without racecheck): the
+  // recorder's hazards name these by index.
+  std::vector<RaceSite> race_sites;
+  // Per Python argument: an array no thread writes, whose reads the kernel
+  // reports only where the recorder asks for every read (the launch finds it
+  // sharing memory with another argument). Empty: every read is reported.
+  std::vector<bool> race_unwritten;
+  // Per Python argument: a 1-D array each thread touches only its own element
+  // of (`x[i]`, `i = simt.grid(1)`), whose accesses the kernel reports only
+  // where the recorder asks for every access (shared memory as above, or a
+  // launch more than one row of threads high). Empty: none.
+  std::vector<bool> race_own;
 };
 
 }  // namespace simt::abi

@@ -174,18 +174,20 @@ void Emitter::hoist_reshape(const Expr& e) {
   hoisted_[&e] = {tmp};
 }
 
-std::string Emitter::element_ref(const Expr& e) {
+std::string Emitter::element_ref(const Expr& e, std::optional<abi::RaceSite::Kind> race) {
   const Expr& base = sema::subscript_base(e);
   const Type& bt = info(base).type;
   std::string a = expr(base);
   std::vector<std::string> idx = indices(e, a, bt);
+  std::string ref = a + ".data[" + offset(a, bt, idx) + "]";
+  if (race) ref = race_ref(ref, a, base, *race);
   // A packed array's element is its wrapper's member (emit_records.cpp).
-  return a + ".data[" + offset(a, bt, idx) + "]" + (bt.packed ? ".v" : "");
+  return ref + (bt.packed ? ".v" : "");
 }
 
 std::string Emitter::target_ref(const Expr& target) {
   if (sema::record_field_of(fn_, target)) return field_ref(target);
-  return element_ref(target);
+  return element_ref(target, abi::RaceSite::Kind::Write);
 }
 
 std::vector<std::string> Emitter::indices(const Expr& e, const std::string& a, const Type&) {
@@ -267,7 +269,7 @@ std::string Emitter::subscript(const Expr& e) {
   if (bt.is_record()) return record_field(e);
   if (rt.is_array()) return view(e, bt, rt);
   if (rt.is_record()) return "(&" + element_ref(e) + ")";  // a reference to the record
-  return load_storage(element_ref(e), bt.scalar);
+  return load_storage(element_ref(e, abi::RaceSite::Kind::Read), bt.scalar);
 }
 
 std::string Emitter::view(const Expr& e, const Type& bt, const Type& rt) {

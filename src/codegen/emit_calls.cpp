@@ -12,6 +12,7 @@ void Emitter::return_stmt(const Stmt& s) {
   if (rt.kind == TypeKind::None) {
     // `return None`, or a kernel's `return f(x)` of a function returning None.
     if (s.value) prepare(*s.value);
+    race_exit(s);
     if (regions_.active && !regions_.thread_exit_label.empty()) {
       // This thread is done; the others go on to the next regions.
       line("simt_exited[simt_t] = 1;");
@@ -129,6 +130,7 @@ void Emitter::hoist_intrinsic(const Expr& e) {
   const ExprInfo& i = info(e);
   switch (i.intrinsic->rule) {
     case sema::Rule::Barrier:
+      if (racecheck()) line(race_barrier(e) + ";");
       line(std::string(d_.barrier));
       hoisted_[&e] = {};
       return;
@@ -146,6 +148,7 @@ void Emitter::hoist_intrinsic(const Expr& e) {
       note_warp_use(e);
       std::string mask = e.items.size() > 1 ? emit_as(*e.items[1], Type::scalar_of(Scalar::UInt32))
                                             : "0xffffffffu";
+      if (racecheck() && module_.fibers) line(race_syncwarp(e, mask) + ";");
       if (!d_.syncwarp.empty()) line(warp_call(d_.syncwarp, mask, "", "") + ";");
       hoisted_[&e] = {};
       return;
@@ -350,6 +353,7 @@ std::string Emitter::call_code(const Expr& e, const std::string& status) {
   std::vector<std::string> args;
   if (!d_.function_hidden_args.empty()) args.emplace_back(d_.function_hidden_args);
   if (checked()) args.emplace_back("simt_checks");
+  if (racecheck()) args.emplace_back("simt_race");
   if (!grid_barrier_param().empty()) args.emplace_back("simt_grid_barrier");
   if (!status.empty()) args.push_back(status);
   for (std::string& slot : shared_slot_args(*i.function)) args.push_back(std::move(slot));

@@ -36,6 +36,7 @@ void Emitter::emit_function() {
   std::vector<std::string> params;
   if (!d_.function_hidden_params.empty()) params.emplace_back(d_.function_hidden_params);
   if (checked()) params.push_back(check_record_param());
+  if (racecheck()) params.emplace_back("void* simt_race");
   if (std::string barrier = grid_barrier_param(); !barrier.empty())
     params.push_back(std::move(barrier));
   if (std::string status = raise_status_param(); !status.empty())
@@ -88,6 +89,7 @@ abi::GeneratedKernel Emitter::run() {
   regions_.bare_names = regions_.active;
   std::vector<std::string> params = parameters(out.params);
   if (checked()) add_check_record(out.params, params);
+  add_race_recorder(out.params, params);
   regions_.bare_names = false;
   declare_shared_slots();
   std::string body = function_body();
@@ -98,6 +100,10 @@ abi::GeneratedKernel Emitter::run() {
   out.requirements.grid_sync = module_.grid_sync_use;
   out.requirements.int64_atomics = module_.int64_atomic_use;
   out.check_sites = module_.check_sites;
+  out.race_sites = module_.race_sites;
+  out.race_unwritten = module_.race_unwritten;
+  out.race_own = module_.race_own;
+  out.requirements.serial_blocks = racecheck();
   out.requirements.shared_bytes = module_.shared_bytes;
   out.requirements.cpu_shared_bytes = module_.cpu_shared_bytes;
   out.requirements.shared = module_.shared_use;

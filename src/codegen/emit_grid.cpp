@@ -14,6 +14,10 @@ constexpr const char* kBarrierName = "simt_grid_barrier";
 }  // namespace
 
 void Emitter::grid_sync(const Expr& call) {
+  if (racecheck())
+    fail_at(call.span,
+            "racecheck=True cannot check a kernel that syncs the grid: a race-checked launch "
+            "runs its blocks one after another, and they would wait for each other forever");
   if (!module_.grid_sync_use) module_.grid_sync_use = where(call);
   if (d_.grid_sync.empty()) return;  // rejected for the device (runtime::check_requirements)
   // The CPU's grid barrier waits once per block; a fiber-mode kernel reaches
@@ -30,6 +34,10 @@ void Emitter::grid_sync(const Expr& call) {
 }
 
 void Emitter::region_grid_sync(const Expr& call) {
+  if (racecheck())
+    fail_at(call.span,
+            "racecheck=True cannot check a kernel that syncs the grid: a race-checked launch "
+            "runs its blocks one after another, and they would wait for each other forever");
   if (!module_.grid_sync_use) module_.grid_sync_use = where(call);
   line("// grid barrier: every block of the launch has run the code above");
   // A block the runtime stops (another faulted, or Ctrl-C) leaves here, so

@@ -203,7 +203,10 @@ std::string Emitter::call(const Expr& e) {
     case sema::Rule::BarrierReduce: {
       int k = fn.c_name == "count" ? 0 : fn.c_name == "and" ? 1 : 2;
       std::string pred = "(int)" + truth(*e.items[1]);
-      if (!d_.barrier_reduce[k].empty()) return apply(d_.barrier_reduce[k], "", pred);
+      if (!d_.barrier_reduce[k].empty()) {
+        std::string code = apply(d_.barrier_reduce[k], "", pred);
+        return racecheck() ? "(" + race_barrier(e) + ", " + code + ")" : code;
+      }
       return shared_counter_reduce(k, pred);
     }
     case sema::Rule::Fence:
@@ -225,8 +228,8 @@ std::string Emitter::call(const Expr& e) {
       int k = fn.c_name == "idx" ? 0 : fn.c_name == "up" ? 1 : fn.c_name == "down" ? 2 : 3;
       std::string pattern(d_.shuffles[k]);
       if (pattern.empty()) return "0";
-      return warp_call(pattern, arg(0, Type::scalar_of(Scalar::UInt32)), arg(1, i.type),
-                       arg(2, Type::scalar_of(Scalar::Int32)));
+      return race_warp_call(e, warp_call(pattern, arg(0, Type::scalar_of(Scalar::UInt32)),
+                                         arg(1, i.type), arg(2, Type::scalar_of(Scalar::Int32))));
     }
     case sema::Rule::Vote: {
       note_warp_use(e);
@@ -239,10 +242,10 @@ std::string Emitter::call(const Expr& e) {
       if (fn.c_name == "eq")
         // All lanes agree: all of them or none. Both votes run in every lane (`|`, not
         // `||`), as each is a collective of the warp.
-        return "((" + vote(1) + " != 0) | !(" + vote(2) + " != 0))";
+        return race_warp_call(e, "((" + vote(1) + " != 0) | !(" + vote(2) + " != 0))");
       int k = fn.c_name == "ballot" ? 0 : fn.c_name == "all" ? 1 : 2;
       std::string code = vote(k);
-      return k == 0 ? "((unsigned int)" + code + ")" : "(" + code + " != 0)";
+      return race_warp_call(e, k == 0 ? "((unsigned int)" + code + ")" : "(" + code + " != 0)");
     }
     case sema::Rule::FloatTernary:
       // float16: float's fma rounded to float16 again would round twice.
@@ -286,9 +289,10 @@ std::string Emitter::call(const Expr& e) {
       if (fn.c_name != "any")
         throw std::logic_error("match_all_sync() is evaluated into temporaries");
       if (d_.matches[0].empty()) return "0u";
-      return "((unsigned int)" +
-             warp_call(d_.matches[0], arg(0, Type::scalar_of(Scalar::UInt32)), arg(1, ot), "") +
-             ")";
+      return race_warp_call(
+          e, "((unsigned int)" +
+                 warp_call(d_.matches[0], arg(0, Type::scalar_of(Scalar::UInt32)), arg(1, ot), "") +
+                 ")");
     }
     case sema::Rule::HalfUnary:
     case sema::Rule::HalfBinary:

@@ -25,9 +25,9 @@ void number_params(std::vector<abi::Param>& params, const Dialect& dialect) {
   int leaf = -1;
   for (abi::Param& p : params) {
     if (p.role == abi::Param::Role::Scalar || p.role == abi::Param::Role::ArrayData) ++leaf;
-    const bool argument = p.role != abi::Param::Role::SharedBytes &&
-                          p.role != abi::Param::Role::CheckRecord &&
-                          p.role != abi::Param::Role::GridBarrier;
+    const bool argument =
+        p.role != abi::Param::Role::SharedBytes && p.role != abi::Param::Role::CheckRecord &&
+        p.role != abi::Param::Role::GridBarrier && p.role != abi::Param::Role::RaceRecorder;
     p.leaf = argument ? leaf : -1;
     p.c_params = 1;
     const bool buffer =

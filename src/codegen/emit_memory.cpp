@@ -237,7 +237,8 @@ std::string Emitter::atomic_code(const Expr& e) {
   std::vector<std::string> idx = first_element
                                      ? std::vector<std::string>{index_into("0", true, a, 0, array)}
                                      : index_list(array, *e.items[2], a);
-  std::string pointer = "&" + a + ".data[" + offset(a, at, idx) + "]";
+  std::string pointer = "&" + race_ref(a + ".data[" + offset(a, at, idx) + "]", a, array,
+                                       abi::RaceSite::Kind::Atomic);
   std::string T(d_.value_type(s));
   Type st = Type::scalar_of(s);
   bool wide = sema::bit_width(s) == 64;

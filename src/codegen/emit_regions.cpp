@@ -472,6 +472,7 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     // syncwarp: every lane of every warp has run the region above, as a block barrier has.
     if (fn.rule == sema::Rule::SyncWarp) note_warp_use(call);
     line("// barrier: the region above ends here for every thread");
+    race_block_barrier(call, fn.rule == sema::Rule::SyncWarp);
     return;
   }
   std::string result = "simt_c" + n + "_result";
@@ -482,6 +483,7 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
     prepare(*call.items[1]);
     line(pred + "[simt_t] = (int)" + truth(*call.items[1]) + ";");
     close_thread_loop();
+    race_block_barrier(call);
     std::string op = fn.c_name == "count" ? "+=" : fn.c_name == "and" ? "&=" : "|=";
     line("int " + result + " = " + (fn.c_name == "and" ? "1" : "0") + ";");
     line("for (simt_i64 simt_t = 0; simt_t < simt_nthreads; ++simt_t)");
@@ -503,6 +505,8 @@ void Emitter::collective_stmt(const Stmt& s, const Expr& call) {
   if (shuffle) per_thread_array("simt_i64", lane);
   open_thread_loop();
   for (size_t k = 1; k < call.items.size(); ++k) prepare(*call.items[k]);
+  if (racecheck() && call.items.size() > 1)  // the mask
+    line(race_warp(call, emit_as(*call.items[1], Type::scalar_of(Scalar::UInt32))) + ";");
   if (shuffle) {
     line(value + "[simt_t] = " + emit_as(*call.items[2], i.type) + ";");
     line(lane + "[simt_t] = " + emit_as(*call.items[3], Type::scalar_of(Scalar::Int64)) + ";");

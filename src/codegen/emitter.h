@@ -15,6 +15,9 @@ namespace simt::codegen {
 struct EmitOptions {
   bool debug = false;        // check every array index and every `assert` (emit_checks.cpp)
   bool boundscheck = false;  // check every array index (Numba's boundscheck=True)
+  // CPU: report every shared and global access, barrier and warp operation to
+  // the launch's race recorder (emit_race.cpp); the other dialects ignore it.
+  bool racecheck = false;
   // With debug: no division-by-zero checks, as Numba's fastmath (IEEE's inf
   // and nan are what fast code wants).
   bool fastmath = false;

@@ -154,6 +154,11 @@ struct Module {
   // What a checked kernel and its device functions check, numbered in
   // emission order (abi::GeneratedKernel::check_sites).
   std::vector<abi::CheckSite> check_sites;
+  // What a race-checked kernel and its device functions report to the
+  // recorder, numbered in emission order (abi::GeneratedKernel::race_sites).
+  std::vector<abi::RaceSite> race_sites;
+  std::vector<bool> race_unwritten;  // passes::unwritten_array_params of the kernel
+  std::vector<bool> race_own;        // passes::own_element_params of the kernel
   // The CPU kernel runs in fiber mode (backends/cpu/fibers.h): each thread
   // a fiber, barriers and warp operations calls into the runtime.
   bool fibers = false;
@@ -709,6 +714,42 @@ class Emitter {
   // A device function's record parameter.
   std::string check_record_param() const;
 
+  // ---- race-checked kernels (emit_race.cpp) ---------------------------------
+
+  // racecheck=True on the CPU: every shared and global element access, barrier,
+  // warp operation and kernel `return` reports to the launch's recorder
+  // (simt_race, a hidden parameter of the kernel and of every device function).
+  bool racecheck() const;
+  int race_site(abi::RaceSite::Kind kind, const lang::Span& span, std::string what,
+                bool shared = false);
+  // `ref` (an element of the array C value `a`, the expression `array`) with
+  // its access of kind `kind` reported first; `ref` itself for arrays that
+  // are neither shared nor global.
+  std::string race_ref(const std::string& ref, const std::string& a, const Expr& array,
+                       abi::RaceSite::Kind kind);
+  // A barrier (`warp`: a syncwarp) every thread of the block passes at once
+  // (regions: once per block).
+  void race_block_barrier(const Expr& call, bool warp = false);
+  // The call (an expression) reporting that this thread calls syncwarp(mask).
+  std::string race_syncwarp(const Expr& call, const std::string& mask);
+  // The call (an expression) reporting that this thread waits at the barrier `call`.
+  std::string race_barrier(const Expr& call);
+  // The call (an expression) reporting that this thread calls the warp
+  // operation `call` with `mask`.
+  std::string race_warp(const Expr& call, const std::string& mask);
+  // Fiber mode: `code` (the warp operation `call`, whose first argument is its
+  // mask) after its report; `code` itself elsewhere (regions report from
+  // collective_stmt).
+  std::string race_warp_call(const Expr& call, const std::string& code);
+  // At a kernel's `return`: the thread has left (it owes no later barrier).
+  void race_exit(const Stmt& s);
+  void add_race_recorder(std::vector<abi::Param>& slots, std::vector<std::string>& params);
+  // An access of `array` that needs a report only where the launch's arguments
+  // share memory or its threads share simt.grid(1): a read of a kernel
+  // parameter no thread writes, any access of one whose elements are each a
+  // thread's own.
+  bool race_unreported(const Expr& array, abi::RaceSite::Kind kind);
+
   // ---- raise, in kernels and device functions (emit_raise.cpp) --------------
 
   // `raise E(...)`: recorded as a failed check in debug mode; the thread
@@ -760,7 +801,8 @@ class Emitter {
   std::string attribute(const Expr& e);
 
   // `a[i, j]`: the element's lvalue in the array's storage type.
-  std::string element_ref(const Expr& e);
+  // `race`: the kind of access a race-checked kernel reports (none: not reported).
+  std::string element_ref(const Expr& e, std::optional<abi::RaceSite::Kind> race = std::nullopt);
   // What an assignment writes: an array element's or a record field's lvalue.
   std::string target_ref(const Expr& target);
 
@@ -814,6 +856,11 @@ class Emitter {
   // for the features a device must have).
   bool uses_dynamic_shared_ = false;
   bool shared_counter_declared_ = false;
+  // racecheck: the kernel's parameters no thread writes (passes::unwritten_array_params),
+  // and whether simt_race_all is declared.
+  std::optional<std::vector<bool>> race_unwritten_;
+  std::optional<std::vector<bool>> race_own_;  // passes::own_element_params
+  bool race_all_declared_ = false;
   bool warp_storage_declared_ = false;
   RegionLowering regions_;
   // The CPU's thread guard (passes/thread_guard.h): rows of threads where it

@@ -13,9 +13,13 @@
 //                       once per row of threads (codegen/emit_function.cpp)
 //   exits.cpp           where a thread may leave a function early: return,
 //                       raise, calls of device functions that raise
+//   race_reads.cpp      the array parameters no thread of a kernel writes, and
+//                       those each thread touches its own element of
+//                       (racecheck: codegen/emit_race.cpp)
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "abi/source_map.h"
 #include "passes/thread_guard.h"
@@ -55,5 +59,18 @@ bool leaves_here(const sema::TypedFunction& fn, const lang::Stmt& s);
 // Whether a statement of `body`, or one inside it, leaves_here: a thread may
 // leave before the others.
 bool contains_exit(const sema::TypedFunction& fn, const std::vector<lang::StmtPtr>& body);
+
+// Per parameter of `kernel`: an array (of numbers, in global memory) that no
+// store, augmented assignment or atomic of the kernel or its device functions
+// can write, as far as the code shows (every global write through a parameter
+// by name in the kernel itself, no parameter assigned, no foreign call);
+// all false when it cannot tell.
+std::vector<bool> unwritten_array_params(const sema::TypedFunction& kernel);
+
+// Per parameter of `kernel`: a 1-D array (of numbers, in global memory) that the
+// kernel uses only as `x[i]` (reads, writes, atomics; and x.shape, len(x)) with
+// `i = simt.grid(1)` assigned once, at the kernel's top level, before: each
+// thread of a launch one row of threads high touches its own element.
+std::vector<bool> own_element_params(const sema::TypedFunction& kernel);
 
 }  // namespace simt::passes

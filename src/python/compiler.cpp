@@ -150,7 +150,7 @@ nb::dict local_types(const Function& fn, const std::vector<std::string>& arg_typ
 
 nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
                   const nb::dict& globals, const std::string& dialect_name, bool debug,
-                  bool boundscheck, const nb::list& link, int max_registers) {
+                  bool boundscheck, const nb::list& link, int max_registers, bool racecheck) {
   auto dialect = codegen::dialect_from_name(dialect_name);
   if (!dialect)
     throw nb::value_error(
@@ -158,7 +158,8 @@ nb::dict generate(const Function& fn, const std::vector<std::string>& arg_types,
   GlobalsReader reader;
   codegen::EmitOptions options;
   options.debug = debug;
-  options.boundscheck = boundscheck;
+  options.boundscheck = boundscheck || racecheck;  // as a race-checked launch compiles it
+  options.racecheck = racecheck;
   options.link = linked_sources(link);
   options.max_registers = max_registers;
   abi::GeneratedKernel kernel =
@@ -323,7 +324,7 @@ void bind_compiler(nb::module_& m) {
       .def("local_types", &local_types, nb::arg("arg_types"), nb::arg("globals"))
       .def("generate", &generate, nb::arg("arg_types"), nb::arg("globals"), nb::arg("dialect"),
            nb::arg("debug") = false, nb::arg("boundscheck") = false, nb::arg("link") = nb::list(),
-           nb::arg("max_registers") = 0);
+           nb::arg("max_registers") = 0, nb::arg("racecheck") = false);
 
   m.def("nvrtc_status", &nvrtc_status,
         "The NVRTC the CUDA backend loads: {available, reason | version, path, include_dir}.");

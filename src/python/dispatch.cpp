@@ -21,6 +21,7 @@
 #include "python/bindings.h"
 #include "python/checked_launch.h"
 #include "python/classify.h"
+#include "python/race_launch.h"
 #include "python/translate.h"
 #include "runtime/graph.h"
 #include "runtime/interrupt.h"
@@ -131,6 +132,7 @@ struct Scratch : Classification {
   std::vector<std::array<uint64_t, 2>> values;
   std::vector<void*> pointers;
   const CheckRecord* checks = nullptr;  // a checked launch's record
+  cpu::RaceRecorder* race = nullptr;    // a race-checked launch's recorder
   bool in_use = false;
 };
 
@@ -149,6 +151,11 @@ struct Specialization {
   // takes a check record.
   bool checked = false;
   std::vector<abi::CheckSite> check_sites;
+  // Built with racecheck: the kernel takes a race recorder, which names these.
+  bool racechecked = false;
+  std::vector<abi::RaceSite> race_sites;
+  std::vector<bool> race_unwritten;
+  std::vector<bool> race_own;
   int64_t static_shared_bytes = 0;  // its shared arrays'
   // What a constant index into the dynamic shared array needs of a launch.
   int64_t dynamic_shared_need = 0;
@@ -158,12 +165,13 @@ struct Specialization {
 class Dispatcher {
  public:
   Dispatcher(nb::object function, nb::object resolve_globals, bool debug, bool fastmath,
-             bool boundscheck, nb::list link, int max_registers)
+             bool boundscheck, nb::list link, int max_registers, int racecheck)
       : function_object_(std::move(function)),
         function_(nb::cast<Function*>(function_object_)),
         resolve_globals_(std::move(resolve_globals)),
         param_names_(function_->param_names()),
         boundscheck_(boundscheck),
+        racecheck_(static_cast<RaceMode>(racecheck)),
         max_registers_(max_registers),
         link_(std::move(link)),
         link_sources_(linked_sources(link_)) {
@@ -238,6 +246,7 @@ class Dispatcher {
   std::vector<std::string> param_names_;
   runtime::CompileOptions options_;
   bool boundscheck_ = false;
+  RaceMode racecheck_ = RaceMode::Off;
   int max_registers_ = 0;  // 0: the compiler's choice (codegen::EmitOptions)
   nb::list link_;          // cuda.jit(link=[...]) as Python gave it (for the compile observer)
   std::vector<sema::LinkedSource> link_sources_;
@@ -286,6 +295,12 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
       std::memset(value, 0, sizeof(void*));
       continue;
     }
+    if (param.role == Role::RaceRecorder) {
+      if (!s.race) throw std::logic_error("a race-checked kernel launched without its recorder");
+      void* recorder = s.race;
+      std::memcpy(value, &recorder, sizeof(void*));
+      continue;
+    }
     if (param.role == Role::CheckRecord) {
       if (!s.checks) throw std::logic_error("a checked kernel launched without its record");
       void* record = s.checks->address();
@@ -313,9 +328,50 @@ void Dispatcher::pack(const Specialization& spec, const runtime::LaunchDims& dim
       case Role::SharedBytes:
       case Role::CheckRecord:
       case Role::GridBarrier:
+      case Role::RaceRecorder:
         break;
     }
   }
+}
+
+// A race-checked launch: whether the kernel must report every access after
+// all: an array argument whose accesses it skips (one it never writes, or one
+// whose elements are each a thread's own) shares bytes with another, or the
+// launch is more than one row of threads high (simt.grid(1) then repeats).
+bool arguments_share_memory(const Specialization& spec, const Scratch& s,
+                            const runtime::LaunchDims& dims) {
+  auto any = [](const std::vector<bool>& v) {
+    return std::find(v.begin(), v.end(), true) != v.end();
+  };
+  if (!any(spec.race_unwritten) && !any(spec.race_own))
+    return true;  // nothing is skipped: the answer changes nothing
+  // simt.grid(1) is one thread's own only in a launch one row of threads high.
+  if (any(spec.race_own) && dims.grid[1] * dims.grid[2] * dims.block[1] * dims.block[2] != 1)
+    return true;
+  std::vector<ArrayMemory> arrays;
+  for (const abi::Param& param : spec.slots) {
+    if (param.role != abi::Param::Role::ArrayData || param.leaf < 0) continue;
+    const Leaf& leaf = s.leaves[static_cast<size_t>(param.leaf)];
+    int64_t low = 0, high = 0;
+    bool empty = false;
+    for (int d = 0; d < leaf.ndim; ++d) {
+      const int64_t n = s.dims[leaf.dims_at + static_cast<size_t>(d)];
+      const int64_t stride = s.dims[leaf.dims_at + static_cast<size_t>(leaf.ndim + d)];
+      if (n == 0) empty = true;
+      (stride < 0 ? low : high) += (n - 1) * stride;
+    }
+    if (empty) continue;
+    const auto bytes = static_cast<int64_t>(std::max(abi::bit_width(param.scalar) / 8, 1));
+    ArrayMemory m;
+    m.begin = reinterpret_cast<uintptr_t>(leaf.data) + static_cast<uintptr_t>(low * bytes);
+    m.end = reinterpret_cast<uintptr_t>(leaf.data) + static_cast<uintptr_t>((high + 1) * bytes);
+    const auto argument = static_cast<size_t>(param.argument);
+    auto at = [&](const std::vector<bool>& v) { return argument < v.size() && v[argument]; };
+    m.unwritten =
+        param.path.empty() && param.argument >= 0 && (at(spec.race_unwritten) || at(spec.race_own));
+    arrays.push_back(m);
+  }
+  return unwritten_arrays_shared(arrays);
 }
 
 std::shared_ptr<Specialization> Dispatcher::specialize(
@@ -374,11 +430,22 @@ std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
     observer(function_object_, type_names, globals, options_.debug, boundscheck_, link_,
              max_registers_);
   }
+  if (racecheck_ != RaceMode::Off && device->language() != abi::Language::Cpp)
+    throw std::invalid_argument(
+        "kernel '" + function_->name() +
+        "' was made with racecheck=True, which checks on the "
+        "cpu device only, not on " +
+        device->info().id +
+        ": launch it with arrays on simt.get_device('cpu') (or inside "
+        "simt.use_device('cpu')), or make it without racecheck to run on this device");
   GlobalsReader reader;
   codegen::EmitOptions emit_options;
   emit_options.debug = options_.debug;
   emit_options.fastmath = options_.fastmath;
-  emit_options.boundscheck = boundscheck_;
+  // A race-checked kernel checks its indices too: a wild index would
+  // otherwise write past its array, or report a race on another array.
+  emit_options.boundscheck = boundscheck_ || racecheck_ != RaceMode::Off;
+  emit_options.racecheck = racecheck_ != RaceMode::Off;
   emit_options.max_registers = max_registers_;
   emit_options.link = link_sources_;
   abi::GeneratedKernel emitted =
@@ -387,11 +454,16 @@ std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
   spec->device = device;
   spec->slots = emitted.params;
   spec->check_sites = emitted.check_sites;
+  spec->race_sites = emitted.race_sites;
+  spec->race_unwritten = emitted.race_unwritten;
+  spec->race_own = emitted.race_own;
   spec->static_shared_bytes = emitted.requirements.shared_bytes;
   spec->dynamic_shared_need = emitted.requirements.dynamic_shared_need;
   spec->dynamic_shared_use = emitted.requirements.dynamic_shared_use;
-  for (const abi::Param& param : emitted.params)
+  for (const abi::Param& param : emitted.params) {
     spec->checked = spec->checked || param.role == abi::Param::Role::CheckRecord;
+    spec->racechecked = spec->racechecked || param.role == abi::Param::Role::RaceRecorder;
+  }
   {
     nb::gil_scoped_release release;
     spec->kernel = device->compile(emitted, options_);
@@ -472,6 +544,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
       // GIL ends the thread inside a noexcept destructor (std::terminate).
       s.holds.clear();
       s.checks = nullptr;
+      s.race = nullptr;
       s.in_use = false;
     }
   } release{s};
@@ -513,7 +586,11 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     checks.emplace(device, queue);
     s.checks = &*checks;
   }
+  std::unique_ptr<cpu::RaceRecorder> race;
+  if (spec->racechecked) race = make_race_recorder(dims);
+  s.race = race.get();
   pack(*spec, dims, s);
+  if (race) race->report_all_reads(arguments_share_memory(*spec, s, dims));
   std::array<int64_t, abi::check_record::kWords> record{};
   {
     nb::gil_scoped_release unlocked;
@@ -529,6 +606,11 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     } else {
       enqueue(*spec, dims, s, device, queue);
     }
+    if (race) {
+      // The recorder is read once the launch ran (a queued one too).
+      runtime::InterruptibleScope interruptible;
+      queue.synchronize();
+    }
     if (!staged.empty()) {
       // Interrupted, the NumPy arguments are not copied back.
       runtime::InterruptibleScope interruptible;
@@ -541,6 +623,7 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     if (!done) throw nb::python_error();
   }
   if (checks) raise_check_failure(record, spec->check_sites, function_->name());
+  if (race) report_races(*race, spec->race_sites, function_->name(), racecheck_);
 }
 
 void Dispatcher::refuse_numpy_argument() const {
@@ -695,10 +778,10 @@ PyType_Slot launch_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(launch_tr
 
 void bind_dispatch(nb::module_& m) {
   nb::class_<Dispatcher>(m, "Dispatcher", nb::type_slots(dispatcher_slots))
-      .def(nb::init<nb::object, nb::object, bool, bool, bool, nb::list, int>(), nb::arg("function"),
-           nb::arg("resolve_globals"), nb::arg("debug") = false, nb::arg("fastmath") = false,
-           nb::arg("boundscheck") = false, nb::arg("link") = nb::list(),
-           nb::arg("max_registers") = 0)
+      .def(nb::init<nb::object, nb::object, bool, bool, bool, nb::list, int, int>(),
+           nb::arg("function"), nb::arg("resolve_globals"), nb::arg("debug") = false,
+           nb::arg("fastmath") = false, nb::arg("boundscheck") = false,
+           nb::arg("link") = nb::list(), nb::arg("max_registers") = 0, nb::arg("racecheck") = 0)
       .def("configure",
            [](nb::handle self, const nb::handle& config) {
              Dispatcher& d = nb::cast<Dispatcher&>(self);

@@ -4,7 +4,8 @@ device functions.
 `@cuda.jit` and `@cuda.jit("void(float32[:], int32)")` (or a list of signatures,
 compiled at once for the current device) make a simt.Kernel; `@cuda.jit(device=True)`
 a simt.Func. Numba's compiler options are accepted; max_registers caps a kernel's
-registers on CUDA devices as Numba's does (0 or None: no cap); those that have no meaning
+registers on CUDA devices as Numba's does (0 or None: no cap); racecheck (simt's own, not
+Numba's) runs the kernel under the cpu device's race checker; those that have no meaning
 for simt (opt, lineinfo, lto, inline, cache: simt caches every kernel on disk anyway)
 change nothing, as docs/porting.md says.
 """
@@ -13,7 +14,8 @@ from .._foreign import linked_sources
 from .._kernel import Func, Kernel
 from .types import Signature
 
-_ACCEPTED = {"opt", "lineinfo", "max_registers", "lto", "inline", "cache", "boundscheck"}
+_ACCEPTED = {"opt", "lineinfo", "max_registers", "lto", "inline", "cache", "boundscheck",
+             "racecheck"}
 
 
 def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **options):
@@ -32,7 +34,8 @@ def jit(func_or_sig=None, device=False, link=(), debug=None, fastmath=False, **o
         if device:
             return Func(function, signatures=signatures)
         return Kernel(function, signatures=signatures, debug=debug, fastmath=fastmath,
-                      boundscheck=options.get("boundscheck"), link=sources,
+                      boundscheck=options.get("boundscheck"),
+                      racecheck=options.get("racecheck"), link=sources,
                       max_registers=options.get("max_registers") or None)
 
     if isinstance(func_or_sig, Signature):  # void(float32[:], int32) as type objects

@@ -43,6 +43,7 @@
 
 #include "backends/cpu/emulated_tls.h"
 #include "backends/cpu/fault_guard.h"
+#include "backends/cpu/race_recorder.h"
 #include "runtime/interrupt.h"
 
 namespace simt::cpu {
@@ -200,6 +201,19 @@ ClangJit::ClangJit() {
   llvm::orc::SymbolMap runtime_symbols;
   runtime_symbols[impl_->jit->mangleAndIntern("simt_index_fault")] = {
       llvm::orc::ExecutorAddr::fromPtr(&simt_index_fault), llvm::JITSymbolFlags::Exported};
+  // A race-checked kernel's reports (race_recorder.h).
+  const std::pair<const char*, void*> race_hooks[] = {
+      {"simt_race_access", reinterpret_cast<void*>(&simt_race_access)},
+      {"simt_race_barrier", reinterpret_cast<void*>(&simt_race_barrier)},
+      {"simt_race_block_barrier", reinterpret_cast<void*>(&simt_race_block_barrier)},
+      {"simt_race_warp", reinterpret_cast<void*>(&simt_race_warp)},
+      {"simt_race_syncwarp", reinterpret_cast<void*>(&simt_race_syncwarp)},
+      {"simt_race_reads_all", reinterpret_cast<void*>(&simt_race_reads_all)},
+      {"simt_race_block_syncwarp", reinterpret_cast<void*>(&simt_race_block_syncwarp)},
+      {"simt_race_exit", reinterpret_cast<void*>(&simt_race_exit)}};
+  for (const auto& [name, address] : race_hooks)
+    runtime_symbols[impl_->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                                          llvm::JITSymbolFlags::Exported};
   runtime_symbols[impl_->jit->mangleAndIntern("simt_cancel")] = {
       llvm::orc::ExecutorAddr::fromPtr(&runtime::cancel_epoch()), llvm::JITSymbolFlags::Exported};
   runtime_symbols[impl_->jit->mangleAndIntern("__emutls_get_address")] = {

@@ -326,7 +326,8 @@ std::unique_ptr<runtime::CompiledKernel> CpuDevice::build(const abi::GeneratedKe
       kernel.entry.starts_with(kPrefix) ? kernel.entry.substr(kPrefix.size()) : kernel.entry;
   return std::make_unique<CpuKernel>(std::move(module), entry, std::move(name),
                                      std::move(param_bytes), kernel.requirements.x_spans,
-                                     kernel.requirements.cpu_shared_bytes);
+                                     kernel.requirements.cpu_shared_bytes,
+                                     kernel.requirements.serial_blocks);
 }
 
 namespace {
@@ -385,9 +386,11 @@ void run_concurrently(int64_t blocks, const Block& block, GridBarrier& barrier) 
 // `x_spans`: one call of the entry runs consecutive blocks along x, up to the end
 // of the row of blocks or of the task's range. `static_shared`: the bytes of
 // the kernel's static shared arrays (abi::Requirements::cpu_shared_bytes).
+// `serial`: the blocks run in order on this thread (a race-checked kernel's
+// recorder is not thread-safe, race_recorder.h).
 bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchDims& dims,
               void* const* args, int64_t launched, bool cooperative, bool x_spans,
-              int64_t static_shared) {
+              int64_t static_shared, bool serial) {
   const std::atomic<int64_t>& epoch = runtime::cancel_epoch();
   auto cancelled = [&] { return epoch.load(std::memory_order_relaxed) != launched; };
   const int64_t gx = dims.grid[0], gy = dims.grid[1];
@@ -453,8 +456,8 @@ bool run_grid(KernelEntry entry, const std::string& name, const runtime::LaunchD
           barrier.leave();
         },
         barrier);
-  } else if (blocks == 1) {
-    run_blocks(0, 1);
+  } else if (blocks == 1 || serial) {
+    run_blocks(0, blocks);
   } else {
     tbb::parallel_for(
         tbb::blocked_range<int64_t>(0, blocks),
@@ -500,7 +503,7 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
     // The grid runs on this thread: a Ctrl-C reaches it only through the
     // cancellation epoch, and is raised here once the kernel stopped.
     if (run_grid(kernel.entry(), kernel.name(), dims, args, launched, kernel.cooperative,
-                 kernel.x_spans(), kernel.static_shared_bytes()))
+                 kernel.x_spans(), kernel.static_shared_bytes(), kernel.serial_blocks()))
       runtime::check_interrupt();
     return;
   }
@@ -512,11 +515,12 @@ void CpuDevice::queue_launch(const runtime::CompiledKernel& compiled,
       [module = kernel.module(), entry = kernel.entry(), name = kernel.name(), dims,
        values = std::move(values), keep = std::move(keep), launched,
        cooperative = kernel.cooperative, x_spans = kernel.x_spans(),
-       static_shared = kernel.static_shared_bytes()] {
+       static_shared = kernel.static_shared_bytes(), serial = kernel.serial_blocks()] {
         std::vector<void*> pointers(values.size());
         for (size_t k = 0; k < values.size(); ++k)
           pointers[k] = const_cast<uint64_t*>(values[k].data());
-        run_grid(entry, name, dims, pointers.data(), launched, cooperative, x_spans, static_shared);
+        run_grid(entry, name, dims, pointers.data(), launched, cooperative, x_spans, static_shared,
+                 serial);
       });
 }
 

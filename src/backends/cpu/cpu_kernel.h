@@ -19,18 +19,22 @@ namespace simt::cpu {
 class CpuKernel : public runtime::CompiledKernel {
  public:
   CpuKernel(std::shared_ptr<JitModule> module, abi::CpuKernelEntry entry, std::string name,
-            std::vector<size_t> param_bytes, bool x_spans, int64_t static_shared_bytes)
+            std::vector<size_t> param_bytes, bool x_spans, int64_t static_shared_bytes,
+            bool serial_blocks)
       : module_(std::move(module)),
         entry_(entry),
         name_(std::move(name)),
         param_bytes_(std::move(param_bytes)),
         x_spans_(x_spans),
-        static_shared_bytes_(static_shared_bytes) {}
+        static_shared_bytes_(static_shared_bytes),
+        serial_blocks_(serial_blocks) {}
   abi::CpuKernelEntry entry() const { return entry_; }
   // One call of the entry may run consecutive blocks along x (abi::Requirements::x_spans).
   bool x_spans() const { return x_spans_; }
   // The static shared arrays' bytes (abi::Requirements::cpu_shared_bytes).
   int64_t static_shared_bytes() const { return static_shared_bytes_; }
+  // Its blocks run one after another on one thread (abi::Requirements::serial_blocks).
+  bool serial_blocks() const { return serial_blocks_; }
   const std::string& name() const { return name_; }
   // Held by queued launches: the code stays loaded until they ran, even if
   // the kernel is dropped meanwhile.
@@ -45,6 +49,7 @@ class CpuKernel : public runtime::CompiledKernel {
   std::vector<size_t> param_bytes_;
   bool x_spans_;
   int64_t static_shared_bytes_;
+  bool serial_blocks_;
 };
 
 // The disk cache's payload for a compiled object: the exported symbols'

@@ -138,7 +138,7 @@ class CpuRawProgram : public runtime::RawProgram {
           std::min<size_t>(static_cast<size_t>(descs[static_cast<size_t>(p)].bytes), 16));
     }
     function.kernel = std::make_shared<CpuKernel>(unit.module, entry, unit.kernels[k],
-                                                  std::move(bytes), false, 0);
+                                                  std::move(bytes), false, 0, false);
     return function;
   }
 

@@ -503,6 +503,8 @@ PackedArgs pack_saxpy(const simt::abi::GeneratedKernel& kernel, const void* scal
         throw std::logic_error("saxpy is built without checks");
       case Kind::GridBarrier:
         throw std::logic_error("saxpy does not sync the grid");
+      case Kind::RaceRecorder:
+        throw std::logic_error("saxpy is built without racecheck");
     }
   }
   return args;
