@@ -8,6 +8,23 @@ import pytest
 import simt
 
 
+# A raw saxpy kernel by source language (simt.RawKernel), for the raw-kernel and graph tests.
+SAXPY = {
+    "cuda": r'''
+extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+''',
+    "opencl": r'''
+__kernel void saxpy(float a, __global const float* x, __global float* y, uint n) {
+    size_t i = get_global_id(0);
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+''',
+}
+
+
 def blocks(n, block):
     """Blocks of `block` threads covering n items (the last one partial)."""
     return -(-n // block)

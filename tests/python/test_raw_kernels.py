@@ -13,21 +13,7 @@ import numpy as np
 import pytest
 
 import simt
-
-SAXPY = {
-    "cuda": r'''
-extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned int n) {
-    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-''',
-    "opencl": r'''
-__kernel void saxpy(float a, __global const float* x, __global float* y, uint n) {
-    size_t i = get_global_id(0);
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-''',
-}
+from kernel_helpers import SAXPY
 
 
 # Builds without LLVM (the GPU machine's) have no cpu device.
