@@ -290,7 +290,7 @@ void copy_buffer_bytes_to_host(const DeviceArray& a, int64_t start, const nb::ha
   acquire(b, destination, true);
   if (start < 0 || static_cast<size_t>(start + b.view.len) > a.buffer->bytes())
     throw nb::value_error("byte range outside the array's buffer");
-  refuse_while_capturing(a.buffer->device()->default_stream(),
+  refuse_while_capturing(*a.buffer->device(),
                          "a copy to host memory (.get(), NumPy or a Python number)",
                          "nothing captured has run yet; read results after g.launch()");
   nb::gil_scoped_release release;
@@ -304,8 +304,7 @@ void fill(DeviceArray& a, const nb::bytes& pattern) {
     throw nb::value_error("fill pattern size differs from the item size");
   size_t count = static_cast<size_t>(element_count(a.shape));
   // Fills run on the default stream, outside any stream a capture could record.
-  refuse_while_capturing(a.buffer->device()->default_stream(),
-                         "filling memory (simt.zeros, simt.full, Array.fill)",
+  refuse_while_capturing(*a.buffer->device(), "filling memory (simt.zeros, simt.full, Array.fill)",
                          "make and fill the array before the capture");
   nb::gil_scoped_release release;
   a.buffer->device()->fill_bytes(a.data(), pattern.c_str(), pattern.size(), count);

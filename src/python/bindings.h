@@ -161,6 +161,9 @@ struct DeviceArray {
 // capture cannot record.
 void refuse_while_capturing(const runtime::Stream& stream, const std::string& what,
                             const std::string& instead);
+// The same for work outside every stream: refused while any stream of `device` is captured.
+void refuse_while_capturing(const runtime::Device& device, const std::string& what,
+                            const std::string& instead);
 void refuse_while_device_captures(const runtime::Device& device, const std::string& what);
 
 // The current device of this thread (simt.use_device), else the default.

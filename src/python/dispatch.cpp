@@ -358,6 +358,8 @@ bool arguments_share_memory(const Specialization& spec, const Scratch& s,
       const int64_t n = s.dims[leaf.dims_at + static_cast<size_t>(d)];
       const int64_t stride = s.dims[leaf.dims_at + static_cast<size_t>(leaf.ndim + d)];
       if (n == 0) empty = true;
+      // A broadcast axis (stride 0) gives many indices one element: nothing is skipped.
+      if (n > 1 && stride == 0) return true;
       (stride < 0 ? low : high) += (n - 1) * stride;
     }
     if (empty) continue;
@@ -608,8 +610,18 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
     }
     if (race) {
       // The recorder is read once the launch ran (a queued one too).
-      runtime::InterruptibleScope interruptible;
-      queue.synchronize();
+      try {
+        runtime::InterruptibleScope interruptible;
+        queue.synchronize();
+      } catch (...) {
+        // Interrupted: the cancelled launch writes to the recorder until its block
+        // ends, so the recorder outlives it (the wait is short once cancelled).
+        try {
+          queue.synchronize();
+        } catch (...) {
+        }
+        throw;
+      }
     }
     if (!staged.empty()) {
       // Interrupted, the NumPy arguments are not copied back.
@@ -639,6 +651,10 @@ void Dispatcher::record_launch(runtime::Graph& graph, const std::shared_ptr<Spec
     throw runtime::GraphError("kernel '" + name +
                               "' is built with checks (debug or boundscheck), which read their "
                               "record back after every launch: it cannot be captured into a graph");
+  if (spec->racechecked)
+    throw runtime::GraphError("kernel '" + name +
+                              "' is built with racecheck, whose recorder is read after every "
+                              "launch: it cannot be captured into a graph");
   if (s.host_arrays) refuse_numpy_argument();
   if (s.unheld_arrays || s.producer_pending)
     throw runtime::GraphError("kernel '" + name +

@@ -63,6 +63,14 @@ void refuse_while_capturing(const runtime::Stream& stream, const std::string& wh
     throw runtime::GraphError(what + " cannot be captured into a graph: " + instead);
 }
 
+void refuse_while_capturing(const runtime::Device& device, const std::string& what,
+                            const std::string& instead) {
+  // Work queued outside every stream (fills, host reads of views) would run at
+  // once whichever stream a capture records: any capture on the device refuses it.
+  if (device.captures() > 0)
+    throw runtime::GraphError(what + " cannot be captured into a graph: " + instead);
+}
+
 void refuse_while_device_captures(const runtime::Device& device, const std::string& what) {
   if (device.captures() > 0)
     throw runtime::GraphError(what + " while a graph captures work on " + device.info().id +

@@ -22,6 +22,18 @@ namespace simt::python {
 
 namespace {
 
+// A Python number or a NumPy scalar: a value a recorded launch copies.
+bool is_plain_number(PyObject* o) {
+  if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) return true;
+  static PyObject* const generic =  // held for good: no destructor after finalization
+      nanobind::object(nanobind::module_::import_("numpy").attr("generic")).release().ptr();
+  return PyObject_IsInstance(o, generic) == 1;
+}
+
+}  // namespace
+
+namespace {
+
 runtime::RawProgramCache& program_cache() {
   // Leaked: programs hold driver objects that must not be released after
   // the drivers' own teardown at exit. 32 recent programs: a loop that makes
@@ -269,10 +281,12 @@ void RawKernel::launch(const runtime::LaunchDims& dims, const PyStream* stream,
       nb::object owner;
       if (const DeviceArray* array = simt_array(args[k].ptr(), &owner)) {
         keep.buffers.push_back(array->buffer);
-      } else if (PyObject_CheckBuffer(args[k].ptr()) == 0 && !PyNumber_Check(args[k].ptr())) {
+      } else if (!is_plain_number(args[k].ptr())) {
+        // Another library's array (CuPy's and PyTorch's are numbers to Python too) or
+        // host memory: the graph would keep a pointer to memory it does not hold.
         fail(k,
-             "another library's array cannot be held by a graph: wrap it with "
-             "simt.asarray(x) before the capture");
+             "another library's array or host memory cannot be held by a graph: wrap it "
+             "with simt.asarray(x) before the capture");
       }
     }
     graph->record_launch(function.kernel, name_, dims, pointers.data(), pointers.size(),

@@ -23,14 +23,13 @@ class ReplayExec : public GraphExec {
   }
 
   void launch(Stream& stream) override {
-    // Work on a stream other than the default may run after this returns (a
-    // CPU stream's worker): it holds the commands, and so their buffers, until
-    // then. The default stream's launches are done with the arguments on return.
-    const bool later = !stream.is_default();
+    // Queued work may run after this returns (a CPU stream's worker, an
+    // OpenCL queue, the default one too): it holds the commands, and so their
+    // buffers, until then.
     for (size_t k = 0; k < commands_->size(); ++k) {
       const GraphCommand& command = (*commands_)[k];
       KeepAlive keep;
-      if (later) keep.buffers.push_back(commands_);
+      keep.buffers.push_back(commands_);
       if (command.kind == GraphCommand::Kind::Launch)
         device_.queue_launch(*command.kernel, command.dims, pointers_[k].data(), stream,
                              std::move(keep));

@@ -289,3 +289,37 @@ def test_a_graph_dropped_while_capturing_frees_its_stream(device):
     scale[1, 4, s](y, np.float32(2))  # runs: nothing captures s any more
     s.synchronize()
     np.testing.assert_array_equal(y.get(), 2)
+
+
+def test_fills_and_host_reads_are_refused_on_a_captured_current_stream(current):
+    # Fills and host reads of views run outside every stream: a capture of the current
+    # (non-default) stream refuses them too, as it does on the default stream.
+    from simt import cuda
+
+    y = simt.to_device(np.ones((4, 4), np.float32))
+    s = cuda.Stream()
+    for action, message in [(lambda: simt.zeros(4, np.float32), "filling memory"),
+                            (lambda: y[:, 1].get(),
+                             "copy to host memory|reading arrays on the host")]:
+        with s:
+            s.begin_capture()
+            try:
+                with pytest.raises(RuntimeError, match=message):
+                    action()
+            finally:
+                s.end_capture()
+
+
+@pytest.mark.needs_cpu
+def test_race_checked_kernels_are_refused():
+    @simt.kernel(racecheck=True)
+    def bump(y):
+        i = simt.grid(1)
+        if i < y.shape[0]:
+            y[i] += 1
+
+    y = simt.to_device(np.ones(4, np.float32), device="cpu")
+    # Race-checked kernels are bounds-checked too: the refusal names the checks.
+    with pytest.raises(RuntimeError, match="cannot be captured into a graph"):
+        with simt.graph("cpu"):
+            bump[1, 4](y)

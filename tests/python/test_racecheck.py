@@ -618,3 +618,4 @@ def test_scatter_with_repeated_indices_is_a_race():
                           text=True, timeout=600)
     assert "simt.errors.RaceError: write-write race on global array 'dst'" in done.stderr, \
         done.stderr
+

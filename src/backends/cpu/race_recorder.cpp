@@ -67,11 +67,15 @@ RaceRecorder::RaceRecorder(const int64_t grid[3], const int64_t block[3]) {
     block_dim_[d] = block[d];
     threads *= block[d];
   }
-  // The shadow numbers a launch's threads in 32 bits.
-  const int64_t total = threads * grid[0] * grid[1] * grid[2];
-  if (total > 0xffffffffLL)
-    throw std::invalid_argument("racecheck=True checks launches of fewer than 2**32 threads, not " +
-                                std::to_string(total));
+  // The shadow numbers a launch's threads in 32 bits (the product checked as it
+  // grows: a wrapped one could pass).
+  int64_t total = threads;
+  bool too_many = false;
+  for (int d = 0; d < 3; ++d) too_many |= __builtin_mul_overflow(total, grid[d], &total);
+  if (too_many || total > 0xffffffffLL)
+    throw std::invalid_argument(
+        "racecheck=True checks launches of fewer than 2**32 threads; this one has " +
+        (too_many ? std::string("more than 2**63") : std::to_string(total)));
   threads_ = static_cast<uint32_t>(threads);
   epoch_.assign(threads_, 0);
   warp_epoch_.assign(threads_, 0);

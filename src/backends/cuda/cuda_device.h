@@ -275,6 +275,12 @@ class CudaDevice : public runtime::Device {
   // fastmath; -lineinfo with debug.
   static std::vector<std::string> nvrtc_options(const runtime::CompileOptions& options);
 
+  // Keeps `keep` until the work queued on `stream` so far is done: an event
+  // recorded after it is polled at later calls and at synchronize() (a host
+  // function in the stream would delay its later work by a driver thread's
+  // wake-up, tens of microseconds).
+  void release_after(CudaStream& stream, runtime::KeepAlive keep);
+
  private:
   struct Probe;
   static Probe probe(const Driver& driver, int ordinal);
@@ -303,11 +309,6 @@ class CudaDevice : public runtime::Device {
   // Runs streams' callbacks.
   std::shared_ptr<runtime::WorkQueue> host_queue_ = std::make_shared<runtime::WorkQueue>();
   std::unique_ptr<CudaStream> default_stream_;
-  // Keeps `keep` until the work queued on `stream` so far is done: an event
-  // recorded after it is polled at later calls and at synchronize() (a host
-  // function in the stream would delay its later work by a driver thread's
-  // wake-up, tens of microseconds).
-  void release_after(CudaStream& stream, runtime::KeepAlive keep);
   // Releases what completed work kept; all of it with `all` (after a
   // synchronize). Destroys the kept objects outside the lock.
   void collect_released(bool all);

@@ -69,6 +69,11 @@ class CudaGraphExec : public runtime::GraphExec {
     device_.context()->make_current();
     device_.context()->check(device_.driver().fn().cuGraphLaunch(exec_, cuda_stream.handle()),
                              "cuGraphLaunch");
+    // The replay's buffers (arrays made in the capture are the graph's alone) stay
+    // until it ran, whatever becomes of the graph meanwhile.
+    runtime::KeepAlive keep;
+    keep.buffers.push_back(commands_);
+    device_.release_after(cuda_stream, std::move(keep));
   }
 
  private:
