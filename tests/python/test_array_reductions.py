@@ -20,11 +20,21 @@ def _close(got, want, dtype):
 def test_float_reductions_match_numpy(device, rng, shape, axis):
     xh = rng.standard_normal(shape).astype(np.float32)
     x = simt.asarray(xh, device=device)
+    # The reference is NumPy in float64: NumPy's own float32 sum of a C array's columns
+    # adds row by row, whose error (~1e-3 over 50000 rows) exceeds simt's and the tolerance.
+    # The tolerance adds float32's rounding over the sum of magnitudes (a pairwise bound).
+    x64 = xh.astype(np.float64)
     for name in ("sum", "mean", "min", "max", "var", "std"):
         got = getattr(simt, name)(x, axis=axis)
         want = getattr(np, name)(xh, axis=axis)
         assert got.shape == np.shape(want) and got.dtype == want.dtype, name
-        _close(got.get(), want, np.float32)
+        exact = getattr(np, name)(x64, axis=axis)
+        bound = 4 * np.finfo(np.float32).eps * np.sum(np.abs(x64), axis=axis)
+        if name == "mean":
+            bound = bound / (xh.size // np.size(exact))
+        if name in ("min", "max", "var", "std"):
+            bound = 0
+        np.testing.assert_allclose(got.get(), exact, rtol=1e-4, atol=1e-4 + np.max(bound))
     if not isinstance(axis, tuple):
         for name in ("argmin", "argmax"):
             got = getattr(simt, name)(x, axis=axis)
