@@ -162,13 +162,9 @@ void Emitter::hoist_reshape(const Expr& e) {
   ++indent_;
   if (options_.debug) {
     int site = check_site(abi::CheckSite::Kind::Reshape, e.span, source_text(array.span));
-    check_helpers();
-    line("simt_check_fail(simt_checks, " +
-         std::to_string(static_cast<int>(abi::CheckSite::Kind::Reshape)) + "u, " +
-         std::to_string(site) + ", -1 - " + tmp + ".shape[0], 0, 0" + thread_and_block() + ");");
+    line(check_failure(abi::CheckSite::Kind::Reshape, site, "-1 - " + tmp + ".shape[0]"));
   }
-  if (self_) line("*simt_raised = 1;");
-  leave_if_raised("");
+  stop_thread();
   --indent_;
   line("}");
   hoisted_[&e] = {tmp};

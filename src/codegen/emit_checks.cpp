@@ -178,10 +178,13 @@ void Emitter::assert_stmt(const Stmt& s) {
   prepare(*s.test);
   std::string message = s.value ? s.value->str_value : "";
   int site = check_site(abi::CheckSite::Kind::Assert, s.test->span, message);
+  line("if (!(" + truth(*s.test) + ")) " + check_failure(abi::CheckSite::Kind::Assert, site));
+}
+
+std::string Emitter::check_failure(abi::CheckSite::Kind kind, int site, const std::string& index) {
   check_helpers();
-  line("if (!(" + truth(*s.test) + ")) simt_check_fail(simt_checks, " +
-       std::to_string(static_cast<int>(abi::CheckSite::Kind::Assert)) + "u, " +
-       std::to_string(site) + ", 0, 0, 0" + thread_and_block() + ");");
+  return "simt_check_fail(simt_checks, " + std::to_string(static_cast<int>(kind)) + "u, " +
+         std::to_string(site) + ", " + index + ", 0, 0" + thread_and_block() + ");";
 }
 
 bool Emitter::checked_division(const Expr& e) const {
@@ -213,12 +216,9 @@ void Emitter::hoist_divisor(const Expr& e) {
       : real ? (e.op == Op::FloorDiv ? "float floor division by zero" : "float modulo by zero")
              : "integer division or modulo by zero";
   int site = check_site(abi::CheckSite::Kind::ZeroDivision, e.span, message);
-  check_helpers();
   line("if (" + convert(tmp, d.type, Type::scalar_of(s)) + " == 0) {");
   ++indent_;
-  line("simt_check_fail(simt_checks, " +
-       std::to_string(static_cast<int>(abi::CheckSite::Kind::ZeroDivision)) + "u, " +
-       std::to_string(site) + ", 0, 0, 0" + thread_and_block() + ");");
+  line(check_failure(abi::CheckSite::Kind::ZeroDivision, site));
   if (self_)
     line(tmp + " = 1;");
   else

@@ -21,11 +21,12 @@ void Emitter::raise_stmt(const Stmt& s) {
     const ExprInfo& r = fn_.at(s);
     int site = check_site(abi::CheckSite::Kind::Raise, s.span, r.raised_message);
     module_.check_sites[static_cast<size_t>(site)].exception_key = r.constant->int_value;
-    check_helpers();
-    line("simt_check_fail(simt_checks, " +
-         std::to_string(static_cast<int>(abi::CheckSite::Kind::Raise)) + "u, " +
-         std::to_string(site) + ", 0, 0, 0" + thread_and_block() + ");");
+    line(check_failure(abi::CheckSite::Kind::Raise, site));
   }
+  stop_thread();
+}
+
+void Emitter::stop_thread() {
   if (self_) line("*" + std::string(kStatusParam) + " = 1;");
   leave_if_raised("");
 }

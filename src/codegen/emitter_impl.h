@@ -698,6 +698,9 @@ class Emitter {
   // IndexError, "tuple index out of range").
   std::string tuple_index(const std::string& index, size_t size, const Expr& tuple);
   void assert_stmt(const Stmt& s);
+  // The C statement recording a failed check of `kind` at `site` (its index
+  // word `index`) for the current thread and block; defines the helpers.
+  std::string check_failure(abi::CheckSite::Kind kind, int site, const std::string& index = "0");
   // Whether `e` is a division (`/`, `//`, `%` of real numbers) that debug mode
   // checks for a zero divisor: Python's ZeroDivisionError, as Numba's debug.
   // prepare() hoists such a division's divisor, as it does a call.
@@ -756,6 +759,9 @@ class Emitter {
   // stops there, as at a return (in a device function: it sets its caller's
   // status and returns).
   void raise_stmt(const Stmt& s);
+  // Ends the thread as a raise does: a kernel's returns, a device function
+  // sets its caller's status and returns.
+  void stop_thread();
   // A device function that raises takes its caller's status,
   // `int* simt_raised`; empty for others.
   std::string raise_status_param() const;
