@@ -19,6 +19,7 @@ value (FINAL), with the accumulator's dtype.
 """
 
 import builtins
+import textwrap
 
 import numpy as np
 
@@ -440,61 +441,49 @@ def _template(op, acc, layout, block, mapped, final, shuffles=False, lanes=None)
     element = "(" + mapping.replace("v", "x[m, k]") + ")"
     accumulate = "acc = " + _substitute(combine, "acc", element)
     head = f"def reduce_{op.name}(out, x, rows_, columns_, segments, divisor):" + _SIZES[layout]
-    if layout == _CPU_COLUMN_SEGMENTS:
-        # A thread per segment of the K rows, all M columns, into its row of the (S, M)
-        # partial results; x comes transposed, (K, M), as below.
-        into_out = "out[s, m] = " + _substitute(
-            combine, "out[s, m]", "(" + mapping.replace("v", "x[k, m]") + ")")
-        return head + f'''
+    if layout in (_CPU_COLUMN_SEGMENTS, _CPU_COLUMNS):
+        # x comes transposed, (K, M), so that a C array's columns are its fastest axis and
+        # the inner loop vectorizes; a thread walks its rows [k, end) row by row (the
+        # cache lines of a C array) over its columns [first, last), accumulating in out.
+        segments = layout == _CPU_COLUMN_SEGMENTS
+        # Segments: a thread per segment of the K rows, all M columns, into its row of the
+        # (S, M) partial results. Columns: a chunk of columns per thread, all K rows.
+        at = "out[s, m]" if segments else "out[m]"
+        into_out = at + " = " + _substitute(
+            combine, at, "(" + mapping.replace("v", "x[k, m]") + ")")
+        walk = f'''
+m = first
+while m < last:
+    {at} = {identity}
+    m += 1
+while k < end:
+    m = first
+    while m < last:
+        {into_out}
+        m += 1
+    k += 1
+m = first
+while m < last:
+    acc = {at}
+    {at} = {final_text}
+    m += 1
+'''
+        if segments:
+            return head + f'''
     s = simt.grid(1)
     L = K // S + 1
     k = s * L
     end = min(k + L, K)
-    if s < S:
-        m = 0
-        while m < M:
-            out[s, m] = {identity}
-            m += 1
-        while k < end:
-            m = 0
-            while m < M:
-                {into_out}
-                m += 1
-            k += 1
-        m = 0
-        while m < M:
-            acc = out[s, m]
-            out[s, m] = {final_text}
-            m += 1
-'''
-    if layout == _CPU_COLUMNS:
-        # A chunk of columns per thread, walked row by row (the cache lines of a C array),
-        # accumulating in out; x comes transposed, (K, M), so that a C array's columns
-        # are its fastest axis and the inner loop vectorizes.
-        into_out = "out[m] = " + _substitute(
-            combine, "out[m]", "(" + mapping.replace("v", "x[k, m]") + ")")
+    first = 0
+    last = M
+    if s < S:{textwrap.indent(walk, " " * 8)}'''
         return head + f'''
     threads = simt.gridsize(1)
     chunk = M // threads + 1
     first = simt.grid(1) * chunk
     last = min(first + chunk, M)
-    m = first
-    while m < last:
-        out[m] = {identity}
-        m += 1
     k = 0
-    while k < K:
-        m = first
-        while m < last:
-            {into_out}
-            m += 1
-        k += 1
-    m = first
-    while m < last:
-        acc = out[m]
-        out[m] = {final_text}
-        m += 1
-'''
+    end = K{textwrap.indent(walk, " " * 4)}'''
     if layout == _CPU_ROWS:
         # A thread per (row, segment), with _LANES independent accumulators so that the
         # loop is not one long chain of dependent operations (and vectorizes). The unrolled
