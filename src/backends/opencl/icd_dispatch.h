@@ -22,6 +22,7 @@
   X(clCreateContext, 4)                \
   X(clReleaseContext, 7)               \
   X(clCreateCommandQueue, 9)           \
+  X(clRetainCommandQueue, 10)          \
   X(clReleaseCommandQueue, 11)         \
   X(clCreateProgramWithSource, 26)     \
   X(clCreateProgramWithBinary, 27)     \

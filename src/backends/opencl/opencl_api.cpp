@@ -292,6 +292,8 @@ std::unique_ptr<OpenCLApi> OpenCLApi::from_loader(runtime::SharedLibrary library
   api->name = api->library_.symbol<decltype(api->name)>(#name);
     SIMT_OPENCL_ICD_SVM_SLOTS(SIMT_OPENCL_OPTIONAL)
 #undef SIMT_OPENCL_OPTIONAL
+    api->for_platform_ = api->library_.symbol<decltype(api->for_platform_)>(
+        "clGetExtensionFunctionAddressForPlatform");
   } catch (const std::exception& error) {
     if (why_not != nullptr) *why_not = std::string("unusable OpenCL library: ") + error.what();
     return nullptr;
@@ -392,6 +394,7 @@ std::unique_ptr<OpenCLApi> OpenCLApi::from_driver(runtime::SharedLibrary library
         missing.empty() ? "clGetExtensionFunctionAddress" : ", clGetExtensionFunctionAddress";
   }
   if (!missing.empty()) return fail("its dispatch table has no " + missing);
+  api->driver_address_ = get_address;
   if (platform_major_version(*api, platforms[0]) >= 2) {
 #define SIMT_OPENCL_FROM_TABLE(name, slot) \
   api->name = reinterpret_cast<decltype(api->name)>(table[(slot)]);
@@ -399,6 +402,11 @@ std::unique_ptr<OpenCLApi> OpenCLApi::from_driver(runtime::SharedLibrary library
 #undef SIMT_OPENCL_FROM_TABLE
   }
   return api;
+}
+
+void* OpenCLApi::extension_function(cl_platform_id platform, const char* name) const {
+  if (for_platform_ != nullptr) return for_platform_(platform, name);
+  return driver_address_ != nullptr ? driver_address_(name) : nullptr;
 }
 
 const OpenCLApi::Libraries& OpenCLApi::libraries() {

@@ -189,6 +189,7 @@ inline constexpr cl_kernel_work_group_info CL_KERNEL_WORK_GROUP_SIZE = 0x11B0;
 
 // clGetKernelInfo
 inline constexpr cl_kernel_info CL_KERNEL_NUM_ARGS = 0x1191;
+inline constexpr cl_kernel_info CL_KERNEL_PROGRAM = 0x1194;
 
 // clGetKernelArgInfo (programs built with -cl-kernel-arg-info)
 inline constexpr cl_kernel_arg_info CL_KERNEL_ARG_ADDRESS_QUALIFIER = 0x1196;
@@ -319,6 +320,7 @@ struct OpenCLApi {
   cl_command_queue (*clCreateCommandQueue)(cl_context context, cl_device_id device,
                                            cl_command_queue_properties properties,
                                            cl_int* errcode_ret) = nullptr;
+  cl_int (*clRetainCommandQueue)(cl_command_queue queue) = nullptr;
   cl_int (*clReleaseCommandQueue)(cl_command_queue queue) = nullptr;
   cl_program (*clCreateProgramWithSource)(cl_context context, cl_uint count, const char** strings,
                                           const std::size_t* lengths,
@@ -401,6 +403,11 @@ struct OpenCLApi {
                       cl_uint alignment) = nullptr;
   void (*clSVMFree)(cl_context context, void* svm_pointer) = nullptr;
 
+  // An extension's entry point on `platform` (a device's cl_khr_command_buffer), or
+  // nullptr: through the loader's clGetExtensionFunctionAddressForPlatform (OpenCL 1.2),
+  // or a driver's own clGetExtensionFunctionAddress.
+  void* extension_function(cl_platform_id platform, const char* name) const;
+
   // The library in use: the loader's libOpenCL file, or the driver's.
   const std::string& library_path() const { return library_.path(); }
 
@@ -413,6 +420,8 @@ struct OpenCLApi {
                                                 std::string* why_not);
   runtime::SharedLibrary library_;
   Kind kind_;
+  void* (*for_platform_)(cl_platform_id platform, const char* name) = nullptr;  // a loader's
+  void* (*driver_address_)(const char* name) = nullptr;                         // a driver's
 };
 
 // Owns one OpenCL object and releases it on destruction. Keeps the API it was

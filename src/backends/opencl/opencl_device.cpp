@@ -13,6 +13,7 @@
 #include "abi/compiler_log.h"
 #include "runtime/disk_cache.h"
 #include "runtime/fork_guard.h"
+#include "runtime/graph.h"
 #include "runtime/interrupt.h"
 
 namespace simt::opencl {
@@ -923,17 +924,14 @@ std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::Ra
                                             std::move(*kernels));
 }
 
-void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
-                                const runtime::LaunchDims& dims, void* const* args,
-                                runtime::Stream& stream, runtime::KeepAlive) {
-  runtime::require_not_forked(info_.id);
-  const auto& kernel = static_cast<const OpenCLKernel&>(compiled);
-  std::array<std::size_t, 3> global{}, local{};
+OpenCLDevice::NDRange OpenCLDevice::ndrange(const OpenCLKernel& kernel,
+                                            const runtime::LaunchDims& dims) const {
+  NDRange range;
   std::size_t group = 1;
   for (int d = 0; d < 3; ++d) {
-    local[d] = static_cast<std::size_t>(dims.block[d]);
-    global[d] = static_cast<std::size_t>(dims.grid[d]) * local[d];
-    group *= local[d];
+    range.local[d] = static_cast<std::size_t>(dims.block[d]);
+    range.global[d] = static_cast<std::size_t>(dims.grid[d]) * range.local[d];
+    group *= range.local[d];
   }
   if (group > kernel.max_work_group_size()) {
     throw std::invalid_argument(
@@ -941,12 +939,15 @@ void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
         std::to_string(group) + " threads is more than this kernel can run on " + device_.name +
         " (" + std::to_string(kernel.max_work_group_size()) + ", CL_KERNEL_WORK_GROUP_SIZE)");
   }
+  return range;
+}
 
-  std::lock_guard<std::mutex> lock(kernel.launch_mutex());
+void OpenCLDevice::set_arguments(const OpenCLKernel& kernel, cl_kernel target,
+                                 const runtime::LaunchDims& dims, void* const* args) const {
   const auto& arguments = kernel.arguments();
   // Error texts are built only on failure: this loop runs on every launch.
   auto set = [&](cl_uint index, std::size_t bytes, const void* value, std::size_t slot) {
-    cl_int status = api_.clSetKernelArg(kernel.kernel(), index, bytes, value);
+    cl_int status = api_.clSetKernelArg(target, index, bytes, value);
     if (status != CL_SUCCESS)
       check(status, "clSetKernelArg",
             " (argument slot " + std::to_string(slot) + " of " + kernel.entry() + ")");
@@ -970,17 +971,42 @@ void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
       set(argument.index, argument.bytes, args[k], k);
     }
   }
-  {
-    std::lock_guard<std::mutex> last(last_launch_mutex_);
-    last_launch_ = kernel.entry();
-  }
-  cl_int status = api_.clEnqueueNDRangeKernel(queue_for(stream), kernel.kernel(), 3, nullptr,
-                                              global.data(), local.data(), 0, nullptr, nullptr);
+}
+
+void OpenCLDevice::note_launch(const std::string& entry) {
+  std::lock_guard<std::mutex> last(last_launch_mutex_);
+  last_launch_ = entry;
+}
+
+void OpenCLDevice::queue_launch(const runtime::CompiledKernel& compiled,
+                                const runtime::LaunchDims& dims, void* const* args,
+                                runtime::Stream& stream, runtime::KeepAlive) {
+  runtime::require_not_forked(info_.id);
+  const auto& kernel = static_cast<const OpenCLKernel&>(compiled);
+  const NDRange range = ndrange(kernel, dims);
+  std::lock_guard<std::mutex> lock(kernel.launch_mutex());
+  set_arguments(kernel, kernel.kernel(), dims, args);
+  note_launch(kernel.entry());
+  cl_int status =
+      api_.clEnqueueNDRangeKernel(queue_for(stream), kernel.kernel(), 3, nullptr,
+                                  range.global.data(), range.local.data(), 0, nullptr, nullptr);
   if (status != CL_SUCCESS) {
     check(status, "clEnqueueNDRangeKernel",
-          " launching " + kernel.entry() + " with global size " + dims_text(global) +
-              " and work-group size " + dims_text(local));
+          " launching " + kernel.entry() + " with global size " + dims_text(range.global) +
+              " and work-group size " + dims_text(range.local));
   }
+}
+
+std::unique_ptr<runtime::GraphExec> OpenCLDevice::instantiate(
+    std::shared_ptr<const runtime::GraphCommands> commands) {
+  std::call_once(command_buffers_looked_up_,
+                 [&] { command_buffers_ = CommandBufferApi::find(api_, device_, nullptr); });
+  bool recordable = command_buffers_.has_value();
+  for (const runtime::GraphCommand& command : *commands)
+    if (recordable && command.kind == runtime::GraphCommand::Kind::Copy && !command_buffers_->copy)
+      recordable = false;
+  if (!recordable) return runtime::replay_commands(*this, std::move(commands));
+  return command_buffer_replay(*this, *command_buffers_, std::move(commands));
 }
 
 void OpenCLDevice::synchronize() {

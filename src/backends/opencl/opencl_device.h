@@ -11,16 +11,19 @@
 // must be aligned to the device's base alignment.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "backends/opencl/command_buffer.h"
 #include "backends/opencl/opencl_api.h"
 #include "runtime/device.h"
 
@@ -147,6 +150,23 @@ class OpenCLDevice : public runtime::Device {
   void queue_launch(const runtime::CompiledKernel& kernel, const runtime::LaunchDims& dims,
                     void* const* args, runtime::Stream& stream, runtime::KeepAlive keep) override;
   void synchronize() override;
+  // A graph's replay: one command buffer per queue where the device has
+  // cl_khr_command_buffer (command_buffer.h), else the runtime's replay.
+  std::unique_ptr<runtime::GraphExec> instantiate(
+      std::shared_ptr<const runtime::GraphCommands> commands) override;
+
+  // A launch's work sizes, checked against the kernel's largest work-group.
+  struct NDRange {
+    std::array<std::size_t, 3> global{}, local{};
+  };
+  NDRange ndrange(const OpenCLKernel& kernel, const runtime::LaunchDims& dims) const;
+  // Sets every argument of `kernel` from one launch's packed parameters, on
+  // `target`: kernel.kernel() (whose caller holds kernel.launch_mutex() until it
+  // is enqueued) or another kernel object of the same function.
+  void set_arguments(const OpenCLKernel& kernel, cl_kernel target, const runtime::LaunchDims& dims,
+                     void* const* args) const;
+  // The kernel named by a failure's message (queue_launch's, a replay's).
+  void note_launch(const std::string& entry);
 
   runtime::Stream& default_stream() override { return default_stream_; }
   std::shared_ptr<runtime::Stream> create_stream() override;
@@ -240,6 +260,10 @@ class OpenCLDevice : public runtime::Device {
 
   mutable std::mutex last_launch_mutex_;
   std::string last_launch_;
+  // cl_khr_command_buffer's entry points, looked up at the first graph's
+  // instantiation; nullopt where the device lacks them.
+  std::once_flag command_buffers_looked_up_;
+  std::optional<CommandBufferApi> command_buffers_;
 };
 
 }  // namespace simt::opencl
