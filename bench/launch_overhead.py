@@ -7,7 +7,7 @@ launch  a warm kernel launch on the CPU backend against Numba's @njit call: the 
 start   fresh processes with a warm kernel cache (bench/warm_start_child.py): import simt,
         the first device use (the backend starting and the first allocation) and the first
         launch (+ synchronize), medians; for each device named and for the device simt
-        chooses itself ("default").
+        chooses itself ("default"); CuPy's beside simt's on CUDA devices.
 graph   a sequence of 100 small kernels (64 elements each) replayed from a graph
         (simt.graph(), g.launch()) against the same launches in a Python loop, per kernel,
         rounds of the whole sequence then a synchronize, on each device.
@@ -87,28 +87,44 @@ CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_start_chi
 
 def start_rows(device_ids, runs=7):
     """Fresh processes, warm kernel cache: medians of import / first device use / first
-    launch, per device id."""
+    launch, per device id; on CUDA devices CuPy's (RawKernel and ElementwiseKernel, its
+    own disk cache warm too) in the same run, and simt's total as a fraction of theirs
+    (issue 41: <= 0.8x, and the first device use <= CuPy's)."""
     print(f"\n{'fresh process, warm cache (ms)':<34} {'import':>8} {'device':>8} "
           f"{'1st launch':>11} {'total':>8}")
+    keys = ("import_ms", "device_ms", "first_ms")
     with tempfile.TemporaryDirectory(prefix="simt-start-") as cache:
-        env = dict(os.environ, SIMT_CACHE_DIR=cache, POCL_CACHE_DIR=os.path.join(cache, "pocl"))
+        env = dict(os.environ, SIMT_CACHE_DIR=cache, POCL_CACHE_DIR=os.path.join(cache, "pocl"),
+                   CUPY_CACHE_DIR=os.path.join(cache, "cupy"))
         for device_id in device_ids:
-            results = []
-            for run in range(runs + 1):  # the first fills the cache
-                out = subprocess.run([sys.executable, CHILD, "simt", device_id],
-                                     capture_output=True, text=True, env=env)
-                if out.returncode != 0:
-                    print(f"{device_id:<34} failed: {out.stderr.strip().splitlines()[-1:]}")
-                    break
-                if run:
-                    results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-            if not results:
-                continue
-            med = {k: statistics.median(r[k] for r in results)
-                   for k in ("import_ms", "device_ms", "first_ms")}
-            print(f"{'simt ' + device_id:<34} {med['import_ms']:8.1f} {med['device_ms']:8.1f} "
-                  f"{med['first_ms']:11.1f} "
-                  f"{med['import_ms'] + med['device_ms'] + med['first_ms']:8.1f}")
+            sides = ["simt"]
+            if device_id.startswith("cuda"):
+                sides += ["cupy-raw", "cupy-elementwise"]
+            medians = {}
+            for side in sides:
+                results = []
+                for run in range(runs + 1):  # the first fills the cache
+                    out = subprocess.run([sys.executable, CHILD, side, device_id],
+                                         capture_output=True, text=True, env=env)
+                    if out.returncode != 0:
+                        print(f"{side + ' ' + device_id:<34} failed: "
+                              f"{out.stderr.strip().splitlines()[-1:]}")
+                        break
+                    if run:
+                        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+                if not results:
+                    continue
+                med = {k: statistics.median(r[k] for r in results) for k in keys}
+                medians[side] = med
+                print(f"{side + ' ' + device_id:<34} {med['import_ms']:8.1f} "
+                      f"{med['device_ms']:8.1f} {med['first_ms']:11.1f} "
+                      f"{sum(med.values()):8.1f}", flush=True)
+            for peer in sides[1:]:
+                if "simt" in medians and peer in medians:
+                    mine, theirs = medians["simt"], medians[peer]
+                    print(f"  simt / {peer}: total {sum(mine.values()) / sum(theirs.values()):.2f}x"
+                          f" (target <= 0.8), first device use "
+                          f"{mine['device_ms'] / theirs['device_ms']:.2f}x (target <= 1)")
 
 
 @simt.kernel
