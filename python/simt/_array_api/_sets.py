@@ -15,6 +15,9 @@ argsorts, of the imaginary parts, the real parts and the NaN flags), then genera
 - compact: each group's first place writes the group's value, first index and start,
   its last place the end, and every place writes its group into inverse_indices.
 One number comes to the host: the count of groups, which sizes the results.
+Where only the values are asked for (unique_values, NumPy's unique without extras) of
+real values, the values themselves are sorted and the first of each run kept
+(_distinct_sorted), as CuPy does.
 """
 
 import math
@@ -31,7 +34,7 @@ from ._indexing import nonzero, take
 from ._manipulation import concat, moveaxis, reshape
 from ._elementwise import FUNCTIONS, contiguous_copy
 from ._reduction import any as any_along, cumulative_sum
-from ._sorting import argsort, check_ordered, checked_array
+from ._sorting import argsort, check_ordered, checked_array, sort
 
 __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "unique"]
 
@@ -86,6 +89,24 @@ def _groups(x, where, equal_nan=False):
     return UniqueAllResult(values, indices, inverse, counts)
 
 
+def _distinct_sorted(x, where, equal_nan=False):
+    """x's distinct values, sorted, where nothing else is asked for (CuPy's way): the
+    values themselves sorted (stably: a group's first value is its first occurrence, the
+    one kept of -0.0 and 0.0), a flag where a value differs from the one before, then the
+    flagged values. No argsort, no group numbers: about half the work of _groups."""
+    checked_array(x, where)
+    check_ordered(x.dtype, where)
+    flat = _flat(x)
+    n = flat.size
+    if n == 0:
+        return empty((0,), x.dtype, x.device)
+    ordered = sort(flat)
+    keep = empty((n,), np.bool_, x.device)
+    _kernel("distinct", x.dtype.kind == "f")[_launch.elementwise_config(x.device, n)](
+        keep, ordered, np.int32(equal_nan))
+    return ordered[keep]
+
+
 def _sub_array_groups(x, axis, where):
     """UniqueAllResult of the sub-arrays of x along `axis` (NumPy's unique(axis=)): x as
     rows (the axis first, the rest flattened), ordered by stable argsorts of each
@@ -134,6 +155,20 @@ def unique_flags(starts, x, order, equal_nan):
             if {SAME}:
                 start = np.int64(0)
         starts[i] = start
+        i += step
+''',
+    "distinct": '''
+def unique_distinct(keep, x, equal_nan):
+    i = simt.grid(1)
+    step = simt.gridsize(1)
+    while i < x.size:
+        start = True
+        if i > 0:
+            a = x[i]
+            b = x[i - 1]
+            if {SAME}:
+                start = False
+        keep[i] = start
         i += step
 ''',
     "compact": '''
@@ -193,6 +228,8 @@ def unique_inverse(x, /):
 
 def unique_values(x, /):
     """x's distinct values, sorted (NaNs distinct)."""
+    if getattr(x, "dtype", None) is not None and x.dtype.kind != "c":
+        return _distinct_sorted(x, "simt.unique_values")
     return _groups(x, "simt.unique_values").values
 
 
@@ -208,6 +245,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if axis is not None and getattr(ar, "ndim", None) == 1:
         normalize_axis(axis, 1, where)
         axis = None  # a 1-D array's sub-arrays are its elements (NumPy's equal_nan applies)
+    plain = not (return_index or return_inverse or return_counts)
+    if plain and axis is None and getattr(getattr(ar, "dtype", None), "kind", "c") != "c":
+        return _distinct_sorted(ar, where, equal_nan)
     found = _groups(ar, where, equal_nan=equal_nan) if axis is None else \
         _sub_array_groups(ar, axis, where)
     extras = [part for wanted, part in ((return_index, found.indices),
