@@ -2,6 +2,7 @@
 
     python bench/arrays.py [device]       # default: the current device (cuda:0 on a GPU)
     python bench/arrays.py cuda:0 sort    # only the sort rows
+    python bench/arrays.py cuda:0 scan    # only the scan rows (cumulative_sum/prod, issue 38)
     python bench/arrays.py cpu cuda-cpp   # only CUDA C++ (Elementwise/Raw/ReductionKernel) rows
     python bench/arrays.py cuda:0 products  # only arg reductions and matrix-vector products
     python bench/arrays.py cpu families   # issue 38's cpu rows: each family, small-call costs
@@ -234,6 +235,7 @@ def bench_cuda(device):
                    target)
         del z, cz
     bench_sort_cuda(device, cp, rng)
+    bench_scan_cuda(device, cp, rng)
     bench_arg_and_vector_products(device, cp, rng)
 
     one, cone = simt.asarray(np.ones(1, np.float32), device=device), cp.ones(1, cp.float32)
@@ -324,6 +326,58 @@ def bench_sort_cuda(device, cp, rng):
             report(f"sort 2^{exponent} f32 (generated passes)",
                    event_ms(cp, lambda: passes(x, False), repeats=10), "cupy", cupy_sort, "ms",
                    "reported")
+        del x, cx
+
+
+def bench_scan_cuda(device, cp, rng):
+    """cumulative_sum/prod (CUB's single-pass scan through NVRTC, a warp per short row;
+    issue 38) against CuPy's, and the generated segmented scan as simt runs it elsewhere."""
+    from simt._array_api import _reduction
+
+    def generated(fn):
+        real = _reduction._cub_scan
+        _reduction._cub_scan = lambda *args: False
+        try:
+            return fn()
+        finally:
+            _reduction._cub_scan = real
+    cases = [("cumulative_sum 2^26 f32", (2 ** 26,), "float32", "sum", None, False),
+             ("cumulative_sum 2^25 f64", (2 ** 25,), "float64", "sum", None, False),
+             ("cumulative_sum 2^26 i32->i64", (2 ** 26,), "int32", "sum", None, False),
+             ("cumulative_prod 2^26 f32", (2 ** 26,), "float32", "prod", None, False),
+             ("cumulative_sum 2^26 f32 include_initial", (2 ** 26,), "float32", "sum", None,
+              True),
+             ("cumulative_sum(axis=1) 8192^2 f32", (8192, 8192), "float32", "sum", 1, False),
+             ("cumulative_sum(axis=0) 8192^2 f32", (8192, 8192), "float32", "sum", 0, False),
+             ("cumulative_sum(axis=1) 65536x64 f32", (65536, 64), "float32", "sum", 1, False),
+             ("cumulative_sum(axis=1) 2^20x8 f32", (2 ** 20, 8), "float32", "sum", 1, False),
+             ("cumulative_sum(axis=1) 16x2^22 f32", (16, 2 ** 22), "float32", "sum", 1, False)]
+    for case, shape, dtype, op, axis, initial in cases:
+        xh = rng.random(shape).astype(dtype) if dtype[0] == "f" else \
+            rng.integers(-2 ** 31, 2 ** 31, shape).astype(dtype)
+        if op == "prod":
+            xh = (0.9999 + 0.0002 * xh).astype(dtype)  # neither over- nor underflows
+        x, cx = simt.asarray(xh, device=device), cp.asarray(xh)
+        ours = getattr(simt, f"cumulative_{op}")
+        kwargs = {"axis": axis, "include_initial": initial}
+
+        def theirs():
+            result = getattr(cp, f"cum{op}")(cx, axis=axis)
+            if initial:  # CuPy has no include_initial: its cost is a concatenate
+                result = cp.concatenate([cp.zeros(1, result.dtype), result])
+            return result
+        got = ours(x, **kwargs).get()
+        want = theirs().get()
+        if dtype[0] == "f":
+            check(case, got, want, 1e-3)
+        elif not np.array_equal(got, want):
+            raise SystemExit(f"{case}: differs from cupy")
+        simt_ms = cupy_event_ms(cp, lambda: ours(x, **kwargs))
+        report(case, simt_ms, "cupy", cupy_event_ms(cp, theirs), "ms",
+               ">= 0.95 (issue 38)")
+        if case in ("cumulative_sum 2^26 f32", "cumulative_sum(axis=1) 8192^2 f32"):
+            report(case + " (generated)", generated(lambda: cupy_event_ms(cp, lambda: ours(
+                x, **kwargs))), "cupy", cupy_event_ms(cp, theirs), "ms", "reported")
         del x, cx
 
 
@@ -698,6 +752,9 @@ def main():
     if device.backend == "cuda" and sys.argv[2:] == ["sort"]:
         import cupy
         bench_sort_cuda(device, cupy, np.random.default_rng(0))
+    elif device.backend == "cuda" and sys.argv[2:] == ["scan"]:
+        import cupy
+        bench_scan_cuda(device, cupy, np.random.default_rng(0))
     elif sys.argv[2:] == ["products"]:
         if device.backend == "cuda":
             import cupy as peer

@@ -28,7 +28,7 @@ from .._array import Array, empty
 from .._device import builds_cuda, runs_on_host
 from .._snippet_kernels import ReductionKernel
 from .. import _broadcast
-from . import _generated
+from . import _generated, _scan_cub
 from .. import _launch
 from .._axes import normalize_axes
 from ._elementwise import FUNCTIONS, TracedValue, assign, check_out, contiguous_copy
@@ -1103,7 +1103,9 @@ def _scan(name, x, axis, dtype, include_initial):
     width = k + 1 if include_initial else k
     out = empty((m, width), acc, x.device)
     segments = _scan_segments(x.device, m, k)
-    if out.size and segments > 1:
+    if out.size and _cub_scan(op, acc, out, rows, segments, include_initial):
+        pass
+    elif out.size and segments > 1:
         _segmented_scan(op, acc, out, rows, segments, include_initial)
     elif out.size:
         identity, mapping, combine, _ = _pieces(_OPS[op], acc, True, True, scan=True)
@@ -1140,6 +1142,26 @@ def scan_{op}(out, x, first):
     if result_dtype != acc:
         result = contiguous_copy(result, result_dtype)
     return result
+
+
+def _cub_scan(op, acc, out, rows, segments, include_initial):
+    """The scan by _scan_cub (CUB's single pass, or a warp per short row) on CUDA devices,
+    for rows contiguous along the axis, and for strided ones too few to fill the device by
+    a thread each (segments > 1: a coalesced copy then costs less than the segments'
+    three strided passes); False where it does not apply or NVRTC cannot compile it."""
+    m, k = rows.shape
+    if not builds_cuda(rows.device) or not _scan_cub.supported(rows.dtype, acc):
+        return False
+    contiguous = k <= 1 or rows.strides[1] == rows.itemsize
+    if not contiguous and segments == 1:
+        return False  # a thread per row: neighbouring threads read neighbouring elements
+    plan = _scan_cub.program(rows.device, rows.dtype, acc, op == "prod")
+    if plan is None:
+        return False
+    if not contiguous or rows.strides[0] % rows.itemsize:
+        rows = contiguous_copy(rows)
+    _scan_cub.scan(rows, out, op == "prod", 1 if include_initial else 0, plan)
+    return True
 
 
 # A scan with too few rows to fill the device (a 1-D cumulative_sum is one row) splits each

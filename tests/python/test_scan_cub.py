@@ -1,0 +1,230 @@
+"""Scans (cumulative_sum, cumulative_prod) at the edges of the CUDA scan's kernels
+(_scan_cub: CUB's single-pass scan through NVRTC, a warp per short row).
+
+Without a GPU: the source compiles with NVRTC for every (input, accumulator, operation)
+the scan can ask for, so a CCCL update that breaks it shows in CI. On every device: the
+scans match NumPy at lengths around CUB's tile (0, 1, tile - 1, tile, tile + 1, several
+tiles, 2**22), for many short rows and few long ones, along every axis, with
+include_initial, wrapping integers, NaN and -0.0; on CUDA devices they must take
+_scan_cub's kernels (CUB's tiles, or the warps when rows are short) where it applies.
+"""
+
+import numpy as np
+import pytest
+
+import simt
+from simt._array_api import _scan_cub
+
+from test_sorting_onesweep import _nvrtc_with_cub
+
+OPS = {"sum": (simt.cumulative_sum, np.cumsum), "prod": (simt.cumulative_prod, np.cumprod)}
+NUMPY_INITIAL = {"sum": np.cumulative_sum, "prod": np.cumulative_prod}
+
+# Tile sizes (threads x items) CUB's sm_90 tuning gives: used where no CUDA device reports its own.
+_TILES = {4: 128 * 24, 8: 224 * 24}
+
+
+def _instances(dtype, acc, product):
+    """Explicit instantiations of a program's kernels (what name expressions ask NVRTC)."""
+    t, a, p = _scan_cub._TYPES[_scan_cub._code(dtype)], _scan_cub._TYPES[_scan_cub._code(acc)], \
+        int(product)
+    lines = [f"template __global__ void scan_config<{t}, {a}, {p}>(long long*);",
+             f"template __global__ void scan_tiles_init<{a}>(char*, long long, int);",
+             f"template __global__ void scan_rows<{t}, {a}, {p}>(const {t}*, long long, {a}*, "
+             f"long long, int, long long, char*, long long, long long);"]
+    lines += [f"template __global__ void scan_short_rows<{t}, {a}, {p}, {w}>(const {t}*, "
+              f"long long, {a}*, long long, int, long long, long long);" for w in (4, 8, 16, 32)]
+    return lines
+
+
+@pytest.mark.skipif(not _nvrtc_with_cub(), reason="NVRTC with CCCL's headers is not installed")
+@pytest.mark.parametrize("cc", [75, 90])
+def test_scan_source_compiles_for_every_instance(cc):
+    """One program with every instance a scan can ask for (one compile keeps CI short)."""
+    lines = {line: None for dtype, acc in sorted(_scan_cub.PAIRS, key=str)
+             for product in (False, True) for line in _instances(dtype, acc, product)}
+    text = _scan_cub.SOURCE + "\n".join(lines)  # each instance once
+    result = simt._core.nvrtc_ptx(text, cc, ["--simt-toolkit-includes", "-std=c++17",
+                                             "-default-device"])
+    assert result["ok"], result["log"][:4000]
+    for kernel in ("scan_rows", "scan_tiles_init", "scan_short_rows", "scan_config"):
+        assert kernel in result["ptx"]
+
+
+def test_pairs_are_the_default_accumulators_and_the_dtypes_themselves():
+    pairs = {(d.str, a.str) for d, a in _scan_cub.PAIRS}
+    assert ("|b1", "<i8") in pairs and ("|i1", "<i8") in pairs and ("<u2", "<u8") in pairs
+    assert ("<i4", "<i4") in pairs and ("<f2", "<f4") in pairs and ("<c16", "<c16") in pairs
+    assert ("<f4", "<i8") not in pairs and ("|i1", "|i1") not in pairs
+
+
+# ----------------------------------------------------------------------------------------
+# On every device (CUDA ones through _scan_cub)
+
+
+@pytest.fixture
+def cub_calls(monkeypatch, device):
+    """The (rows, k) of each scan _scan_cub ran; on CUDA devices where it compiles."""
+    calls = []
+    real = _scan_cub.scan
+
+    def spy(rows, *args):
+        calls.append(rows.shape)
+        return real(rows, *args)
+    monkeypatch.setattr(_scan_cub, "scan", spy)
+    if device.backend == "cuda" and \
+            _scan_cub.program(device, np.dtype(np.float32), np.dtype(np.float32), False) is None:
+        why = _scan_cub._unavailable[device.id]
+        if _nvrtc_with_cub():  # the headers are there: the source must compile
+            pytest.fail(f"the CUB scan does not compile on {device.id}: {why[:3000]}")
+        return None  # the generated scan runs: nothing to count
+    return calls if device.backend == "cuda" else None
+
+
+def _tile(device, dtype, acc):
+    if device.backend == "cuda":
+        plan = _scan_cub.program(device, np.dtype(dtype), np.dtype(acc), False)
+        if plan is not None:
+            return plan.tile
+    return _TILES[np.dtype(acc).itemsize]
+
+
+def _lengths(tile):
+    return [0, 1, 2, 33, _scan_cub.SHORT_ROW, _scan_cub.SHORT_ROW + 1, tile - 1, tile,
+            tile + 1, 3 * tile + 17]
+
+
+def _check_float(got, x, op, rtol):
+    """got against the float64 (complex128) scan of x: within rtol of the scan of |x| for
+    sums (CUB and the segments add in another order), of the product itself for products;
+    NaN where NumPy's is."""
+    wide = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
+    want = OPS[op][1](wide)
+    scale = np.cumsum(np.abs(wide)) if op == "sum" else np.abs(want)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = ~np.isnan(want)
+    bad = np.abs(got[finite] - want[finite]) > rtol * scale[finite] + 1e-30
+    assert not bad.any(), f"{op} {x.dtype} n={x.size}: wrong at {np.nonzero(bad)[0][:5]}"
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.bool_], ids=str)
+def test_integer_scans_across_tiles_wrap_as_numpy(device, rng, cub_calls, dtype):
+    """Exact: every length around the tile, sums that overflow and wrap, include_initial."""
+    tile = _tile(device, dtype, np.uint64 if dtype == np.uint32 else np.int64)
+    for n in _lengths(tile):
+        if dtype == np.bool_:
+            xh = rng.random(n) < 0.5
+        else:
+            info = np.iinfo(dtype)
+            xh = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        x = simt.asarray(xh, device=device)
+        for op, (ours, numpys) in OPS.items():
+            got = ours(x)
+            want = numpys(xh)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.get(), want, err_msg=f"{op} n={n}")
+            initial = ours(x, include_initial=True).get()
+            assert initial[0] == (0 if op == "sum" else 1)
+            np.testing.assert_array_equal(initial[1:], want, err_msg=f"{op} initial n={n}")
+        if dtype == np.int32:  # in int32 itself: wraps at 32 bits
+            np.testing.assert_array_equal(simt.cumulative_sum(x, dtype=np.int32).get(),
+                                          np.cumsum(xh, dtype=np.int32))
+    if cub_calls is not None:
+        assert len(cub_calls) >= 2 * (len(_lengths(tile)) - 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_float_scans_across_tiles_match_numpy(device, rng, cub_calls, dtype):
+    tile = _tile(device, dtype, dtype)
+    rtol = 1e-4 if dtype == np.float32 else 1e-12
+    for n in _lengths(tile) + [(1 << 22) + 3]:
+        xh = (rng.random(n) * 2 - 0.5).astype(dtype)
+        x = simt.asarray(xh, device=device)
+        _check_float(simt.cumulative_sum(x).get(), xh, "sum", rtol)
+        if n > 100_000:
+            continue  # a product's rounding errors grow with its factors
+        ph = (0.999 + 0.002 * rng.random(n)).astype(dtype)  # neither over- nor underflows
+        _check_float(simt.cumulative_prod(simt.asarray(ph, device=device)).get(), ph, "prod",
+                     rtol)
+    if cub_calls is not None:
+        assert cub_calls and cub_calls[-1] == (1, (1 << 22) + 3)
+
+
+def test_float_scans_propagate_nan_and_keep_negative_zero(device, rng, cub_calls):
+    tile = _tile(device, np.float32, np.float32)
+    for n in (1, 7, 40, _scan_cub.SHORT_ROW + 3, tile + 5, 3 * tile):
+        zeros = np.full(n, -0.0, np.float32)
+        got = simt.cumulative_sum(simt.asarray(zeros, device=device)).get()
+        assert np.signbit(got).all(), f"n={n}: a sum of -0.0s is -0.0"
+        initial = simt.cumulative_sum(simt.asarray(zeros, device=device),
+                                      include_initial=True).get()
+        assert not np.signbit(initial[0]) and np.signbit(initial[1:]).all()
+        xh = (0.95 + 0.1 * rng.random(n)).astype(np.float32)  # products neither over- nor underflow
+        for k, value in zip(rng.integers(0, n, 3), (np.nan, np.inf, -np.inf)):
+            xh[k] = value
+        for op, (ours, numpys) in OPS.items():
+            got = ours(simt.asarray(xh, device=device)).get()
+            with np.errstate(invalid="ignore"):  # inf - inf
+                want = numpys(xh.astype(np.float64))
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{op} n={n}")
+
+
+def test_small_and_complex_types_scan_as_numpy(device, rng, cub_calls):
+    """float16 accumulates in float32 (a float16 result); int8 and uint16 in 64 bits."""
+    for n in (5, 3000, 20_000):
+        hh = rng.random(n).astype(np.float16)
+        got = simt.cumulative_sum(simt.asarray(hh, device=device))
+        assert got.dtype == np.float16
+        want = np.cumsum(hh.astype(np.float32)).astype(np.float16)
+        np.testing.assert_allclose(got.get().astype(np.float32), want.astype(np.float32),
+                                   rtol=2e-3)
+        for dtype in (np.int8, np.uint16):
+            xh = rng.integers(0, 100, n).astype(dtype)
+            got = simt.cumulative_sum(simt.asarray(xh, device=device))
+            np.testing.assert_array_equal(got.get(), np.cumsum(xh))
+            assert got.dtype == np.cumsum(xh).dtype
+        ch = (rng.random(n) + 1j * rng.random(n)).astype(np.complex64)
+        _check_float(simt.cumulative_sum(simt.asarray(ch, device=device)).get(), ch, "sum", 1e-4)
+
+
+@pytest.mark.parametrize("shape, axis", [((5000, 3), 1), ((3000, 7), 1), ((700, 16), 1),
+                                         ((300, 33), 1), ((80, 1000), 1), ((3, 1025), 1),
+                                         ((2, 10_000), 1), ((4, 5, 7000), -1), ((40, 3000, 3), 1),
+                                         ((1 << 16, 3), 0), ((3, 2, 1), 0), ((0, 5), 1),
+                                         ((5, 0), 1)], ids=str)
+@pytest.mark.parametrize("force", ["", "cub", "chunked"])
+def test_row_scans_match_numpy(device, rng, cub_calls, monkeypatch, shape, axis, force):
+    """Rows along every axis: short ones by warps (or, forced, by CUB's tiles), long ones by
+    tiles, launched in chunks of rows when forced (gridDim.y's limit); strided rows few
+    enough to be copied first, or many and left to a thread each."""
+    if force == "cub":
+        monkeypatch.setattr(_scan_cub, "SHORT_ROW", 0)
+    elif force == "chunked":
+        monkeypatch.setattr(_scan_cub, "SHORT_ROW", 0)
+        monkeypatch.setattr(_scan_cub, "_MAX_GRID_Y", 3)
+    xh = rng.integers(-2 ** 31, 2 ** 31, shape, dtype=np.int64)
+    x = simt.asarray(xh, device=device)
+    for op, (ours, numpys) in OPS.items():
+        np.testing.assert_array_equal(ours(x, axis=axis).get(), numpys(xh, axis=axis),
+                                      err_msg=op)
+        got = ours(x, axis=axis, include_initial=True).get()
+        want = NUMPY_INITIAL[op](xh, axis=axis, include_initial=True)
+        np.testing.assert_array_equal(got, want, err_msg=f"{op} include_initial")
+    fh = rng.random(shape).astype(np.float32)
+    got = simt.cumulative_sum(simt.asarray(fh, device=device), axis=axis).get()
+    np.testing.assert_allclose(got, np.cumsum(fh.astype(np.float64), axis=axis), rtol=1e-4)
+    if cub_calls is not None and xh.size and (axis in (-1, xh.ndim - 1) or shape == (1 << 16, 3)):
+        assert cub_calls
+
+
+def test_scans_of_views_match_numpy(device, rng, cub_calls):
+    """Rows apart by more than their length, reversed rows, reversed elements."""
+    big = rng.integers(-1000, 1000, (50, 4000)).astype(np.int64)
+    x = simt.asarray(big, device=device)
+    for view in ((slice(None), slice(7, 3907)), (slice(None, None, -1), slice(None)),
+                 (slice(None), slice(None, None, -1)), (slice(None, None, 3), slice(1, None, 2))):
+        np.testing.assert_array_equal(simt.cumulative_sum(x[view], axis=1).get(),
+                                      np.cumsum(big[view], axis=1), err_msg=str(view))
+    np.testing.assert_array_equal(simt.cumsum(x).get(), np.cumsum(big))
+    np.testing.assert_array_equal(simt.cumprod(x[:2, :5]).get(), np.cumprod(big[:2, :5]))
