@@ -207,3 +207,29 @@ def test_long_scans_in_segments_match_numpy(device, rng, shape, axis):
     want = np.cumsum(fh.astype(np.float64), axis=axis)
     np.testing.assert_allclose(simt.cumulative_sum(simt.asarray(fh, device=device),
                                                    axis=axis).get(), want, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,axis", [((5000,), None), ((300, 7), 0), ((7, 3000), 1),
+                                        ((4, 5, 600), (0, 2)), ((64, 64), (0, 1))])
+def test_var_reads_each_element_once_and_stays_two_pass_accurate(device, rng, dtype, shape,
+                                                                 axis):
+    """var/std sum the squared deviations in one reduction (each result's own mean read
+    by the reduction): data far from zero keep two-pass accuracy, NaNs propagate to
+    their results only, and ddof/correction, keepdims and out= hold."""
+    xh = (1e4 + rng.standard_normal(shape)).astype(dtype)
+    xh.reshape(-1)[3] = np.nan
+    x = simt.asarray(xh, device=device)
+    x64 = xh.astype(np.float64)
+    rtol = 1e-3 if dtype == np.float32 else 1e-9
+    for ddof in (0, 1):
+        for keepdims in (False, True):
+            got = simt.var(x, axis=axis, ddof=ddof, keepdims=keepdims)
+            want = np.var(x64, axis=axis, ddof=ddof, keepdims=keepdims)
+            assert got.dtype == dtype and got.shape == np.shape(want)
+            np.testing.assert_allclose(got.get(), want, rtol=rtol)
+    got = simt.std(x, axis=axis, correction=1)
+    np.testing.assert_allclose(got.get(), np.std(x64, axis=axis, ddof=1), rtol=rtol)
+    out = simt.empty(np.shape(np.var(xh, axis=axis)), dtype, device)
+    assert simt.var(x, axis=axis, out=out) is out
+    np.testing.assert_allclose(out.get(), np.var(x64, axis=axis), rtol=rtol)
