@@ -444,3 +444,46 @@ def test_broadcast_error_of_an_assignment_is_numpys(device):
     with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(2,3\) "
                                          r"into shape \(35,\)"):
         x[:] = put(np.ones((1, 2, 3)), device)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint16])
+def test_one_index_array_into_a_vector(device, rng, dtype):
+    """x[index] of a 1-D x (the one-launch gather): index's shape, negative indices from
+    the end, strided and reversed x, and an out-of-range index an IndexError that leaves
+    the next gather unaffected (the device's flag is cleared), from two threads too."""
+    import threading
+
+    xh = rng.standard_normal(1000).astype(np.float32)
+    x = simt.asarray(xh, device=device)
+    low = 0 if np.dtype(dtype).kind == "u" else -1000
+    for shape in [(7,), (3, 4), (0,)]:
+        ih = rng.integers(low, 1000, shape).astype(dtype)
+        got = x[simt.asarray(ih, device=device)]
+        assert got.shape == shape
+        np.testing.assert_array_equal(got.get(), xh[ih])
+    ih = rng.integers(0, 300, 50).astype(dtype)
+    np.testing.assert_array_equal(x[::-3][simt.asarray(ih, device=device)].get(), xh[::-3][ih])
+    with pytest.raises(IndexError, match="index 1000 is out of bounds for axis 0 with size"):
+        x[simt.asarray(np.array([3, 1000], dtype), device=device)]
+    again = x[simt.asarray(np.array([3, 999], dtype), device=device)]
+    np.testing.assert_array_equal(again.get(), xh[[3, 999]])
+    errors = []
+
+    def gather(bad):
+        try:
+            for _ in range(20):
+                index = simt.asarray(np.array([1, 1000 if bad else 2], dtype), device=device)
+                try:
+                    np.testing.assert_array_equal(x[index].get(), xh[[1, 2]])
+                    assert not bad
+                except IndexError:
+                    assert bad
+        except BaseException as error:  # noqa: BLE001 (reported by the main thread)
+            errors.append(error)
+
+    threads = [threading.Thread(target=gather, args=(k % 2 == 1,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
