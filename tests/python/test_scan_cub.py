@@ -248,6 +248,25 @@ def test_scans_into_poisoned_memory_match_numpy(device, rng, cub_calls, poisoned
                                       np.cumulative_sum(xh, axis=-1, include_initial=True))
 
 
+def test_scans_in_a_graph_are_recorded(device, rng, monkeypatch):
+    """A scan whose program is not built yet, first called in a graph's capture, records
+    the generated scan (building the program reads its launch shape, which a capture
+    refuses); built, the CUB scan records its launches. Replays read the inputs then."""
+    monkeypatch.setattr(_scan_cub, "_programs", {})
+    for shape in ((5000,), (30, 20)):
+        h = rng.integers(-100, 100, shape).astype(np.int64)
+        x = simt.to_device(h, device=device)  # (asarray may share the cpu's memory with h)
+        for attempt in range(2):
+            with simt.use_device(device), simt.graph() as g:
+                out = simt.cumulative_sum(x, axis=-1, include_initial=True)
+            x.set(h + attempt)
+            g.launch()
+            np.testing.assert_array_equal(
+                out.get(), np.cumulative_sum(h + attempt, axis=-1, include_initial=True))
+            simt.cumulative_sum(x, axis=-1)  # builds the program outside the capture
+            x.set(h)
+
+
 # ----------------------------------------------------------------------------------------
 # The host side of the CUDA path on the cpu device: _scan_cub's kernels modelled in NumPy
 

@@ -218,12 +218,12 @@ class _Program:
 
     def __init__(self, device, dtype, acc, product):
         names = instances(dtype, acc, product)
+        config = zeros((4,), np.int64, device)  # first: a graph's capture refuses it
         # -default-device: CUB's tuning (tuning_scan.cuh) has unannotated constexpr helpers.
         module = _raw_kernels.RawModule(SOURCE, options=("-std=c++17", "-default-device"),
                                         name_expressions=list(names.values()), device=device,
                                         backend="cuda")
         self.kernels = {role: module.get_function(name) for role, name in names.items()}
-        config = zeros((4,), np.int64, device)
         self.kernels["config"][1, 1](config)
         self.threads, items, self.description_bytes, self.payload_bytes = (
             int(v) for v in config.get())
@@ -258,6 +258,12 @@ def program(device, dtype, acc, product):
         except BackendCompileError as error:
             _unavailable[device.id] = str(error)
             return None
+        except RuntimeError as error:
+            # A graph's capture refuses the launch-shape read (before queueing anything):
+            # the generated scan records this call, a later one outside captures builds it.
+            if "cannot be captured into a graph" not in str(error):
+                raise
+            return None
     return found
 
 
@@ -268,7 +274,7 @@ def scan(rows, out, product, first, plan):
     m, k = rows.shape
     x_row, out_row = rows.strides[0] // rows.itemsize, out.strides[0] // out.itemsize
     kernels = plan.kernels
-    if k <= SHORT_ROW:
+    if k <= SHORT_ROW or k == 0:  # (k == 0: include_initial's column alone)
         width = next(w for w in (4, 8, 16, 32) if w >= k or w == 32)
         blocks = -(-m * width // 256)
         kernels[f"short{width}"][blocks, 256](rows, np.int64(x_row), out, np.int64(out_row),
