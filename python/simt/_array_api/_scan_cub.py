@@ -120,11 +120,13 @@ __global__ void __launch_bounds__(ScanPolicy<In, Acc, Product>::BLOCK_THREADS) s
 
 // The same for short rows, a logical warp of Width lanes per row (Width < 32 only for rows
 // of Width elements at most): lane l reads elements l, l + Width, ..., so a warp reads
-// 32 consecutive elements at a time, or whole neighbouring rows.
+// 32 consecutive elements at a time, or whole neighbouring rows; STEPS such reads are in
+// flight before the first is scanned (one at a time left a warp waiting on each).
 template <class In, class Acc, int Product, int Width>
 __global__ void __launch_bounds__(256) scan_short_rows(
   const In* x, long long x_row, Acc* out, long long out_row, int first, long long m, long long k)
 {
+  constexpr int STEPS = 4;
   using Scan = cub::WarpScan<Acc, Width>;
   __shared__ typename Scan::TempStorage storage[256 / Width];
   const Combine<Acc, Product> op{};
@@ -142,15 +144,28 @@ __global__ void __launch_bounds__(256) scan_short_rows(
     // The first step takes no carry: a sum of -0.0s is -0.0, as NumPy's (0.0 + -0.0 is
     // 0.0). The identity pads only the last step, whose total is not carried.
     Acc carry = identity<Acc, Product>();
-    for (long long c = 0; c < k; c += Width)
+    for (long long c = 0; c < k; c += STEPS * Width)
     {
-      long long j = c + lane;
-      Acc v = j < k ? Acc(xr[j]) : identity<Acc, Product>();
-      Acc inclusive, total;
-      Scan(storage[group]).InclusiveScan(v, inclusive, op, total);
-      if (j < k)
-        o[j] = c == 0 ? inclusive : op(carry, inclusive);
-      carry = c == 0 ? total : op(carry, total);
+      Acc v[STEPS];
+#pragma unroll
+      for (int s = 0; s < STEPS; ++s)
+      {
+        long long j = c + s * Width + lane;
+        v[s] = j < k ? Acc(xr[j]) : identity<Acc, Product>();
+      }
+#pragma unroll
+      for (int s = 0; s < STEPS; ++s)
+      {
+        long long j = c + s * Width + lane;
+        if (c + s * Width >= k)
+          break;
+        Acc inclusive, total;
+        Scan(storage[group]).InclusiveScan(v[s], inclusive, op, total);
+        bool head = c + s == 0;
+        if (j < k)
+          o[j] = head ? inclusive : op(carry, inclusive);
+        carry = head ? total : op(carry, total);
+      }
     }
   }
 }
