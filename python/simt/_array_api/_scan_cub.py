@@ -13,14 +13,17 @@ Here each element is read and written once, coalesced:
   the tile CUB's tuning policy gives the device; rows are blockIdx.y, tiles blockIdx.x,
   so a row's earlier tiles are always scheduled before its later ones;
 - shorter rows: a logical warp of the smallest power of two >= the row (at most 32) per
-  row, reading the row 32 elements at a time and carrying the running total.
+  row, reading the row 32 elements at a time (four such reads in flight) and carrying
+  the running total.
 simt drives CUB's agents with its own kernels, as _sorting_onesweep does: CUB's dispatch
 is host code (the runtime API) that NVRTC cannot compile.
 
-Rows whose elements are strided (a scan along any axis but the last) stay with the
-generated scan: there a thread per row already reads neighbouring addresses. So do other
-devices, element types without a C++ spelling here, and CUDA devices where NVRTC cannot
-compile this source (no CCCL headers, or CCCL internals unlike CUDA 13's).
+Rows whose elements are strided (a scan along any axis but the last) enough to fill the
+device by a thread each stay with the generated scan, where neighbouring threads read
+neighbouring addresses; other strided rows are copied contiguous first
+(_reduction._cub_scan). Other devices, pairs of input and accumulator dtypes outside PAIRS,
+and CUDA devices where NVRTC cannot compile this source (no CCCL headers, or CCCL
+internals unlike CUDA 13's) take the generated scan.
 """
 
 import numpy as np
