@@ -359,8 +359,10 @@ def bench_scan_cuda(device, cp, rng):
         ours = getattr(simt, f"cumulative_{op}")
         kwargs = {"axis": axis, "include_initial": initial}
 
+        wide = np.int64 if dtype[0] == "i" else None  # NumPy's accumulator, said outright
+
         def theirs():
-            result = getattr(cp, f"cum{op}")(cx, axis=axis)
+            result = getattr(cp, f"cum{op}")(cx, axis=axis, dtype=wide)
             if initial:  # CuPy has no include_initial: its cost is a concatenate
                 result = cp.concatenate([cp.zeros(1, result.dtype), result])
             return result
