@@ -361,15 +361,17 @@ def bench_scan_cuda(device, cp, rng):
         ours = getattr(simt, f"cumulative_{op}")
         kwargs = {"axis": axis, "include_initial": initial}
 
+        wide = np.int64 if dtype[0] == "i" else None  # NumPy's accumulator, said outright
+
         def theirs():
-            result = getattr(cp, f"cum{op}")(cx, axis=axis)
+            result = getattr(cp, f"cum{op}")(cx, axis=axis, dtype=wide)
             if initial:  # CuPy has no include_initial: its cost is a concatenate
                 result = cp.concatenate([cp.zeros(1, result.dtype), result])
             return result
         got = ours(x, **kwargs).get()
         want = theirs().get()
-        if dtype[0] == "f":
-            check(case, got, want, 1e-3)
+        if dtype[0] == "f":  # float32 products of 2^26 factors round apart by ~3e-4
+            check(case, got, want, 1e-2 if op == "prod" else 1e-3)
         elif not np.array_equal(got, want):
             raise SystemExit(f"{case}: differs from cupy")
         simt_ms = cupy_event_ms(cp, lambda: ours(x, **kwargs))

@@ -228,3 +228,129 @@ def test_scans_of_views_match_numpy(device, rng, cub_calls):
                                       np.cumsum(big[view], axis=1), err_msg=str(view))
     np.testing.assert_array_equal(simt.cumsum(x).get(), np.cumsum(big))
     np.testing.assert_array_equal(simt.cumprod(x[:2, :5]).get(), np.cumprod(big[:2, :5]))
+
+
+@pytest.fixture
+def poisoned_scan(monkeypatch):
+    """Every array the scan allocates (results, tile states) starts as 0xA5 bytes."""
+    from simt._array_api import _reduction
+    from test_array_sorting import poison_allocations
+    poison_allocations(monkeypatch, _scan_cub, _reduction)
+
+
+def test_scans_into_poisoned_memory_match_numpy(device, rng, cub_calls, poisoned_scan):
+    """Nothing read before it is written: CUB's tile states, the include_initial column."""
+    tile = _tile(device, np.int64, np.int64)
+    for shape in ((3 * tile + 5,), (4, tile + 3), (300, 20)):
+        xh = rng.integers(-1000, 1000, shape)
+        x = simt.asarray(xh, device=device)
+        np.testing.assert_array_equal(simt.cumulative_sum(x, axis=-1, include_initial=True).get(),
+                                      np.cumulative_sum(xh, axis=-1, include_initial=True))
+
+
+def test_scans_in_a_graph_are_recorded(device, rng, monkeypatch):
+    """A scan whose program is not built yet, first called in a graph's capture, records
+    the generated scan (building the program reads its launch shape, which a capture
+    refuses); built, the CUB scan records its launches. Replays read the inputs then."""
+    monkeypatch.setattr(_scan_cub, "_programs", {})
+    for shape in ((5000,), (30, 20)):
+        h = rng.integers(-100, 100, shape).astype(np.int64)
+        x = simt.to_device(h, device=device)  # (asarray may share the cpu's memory with h)
+        for attempt in range(2):
+            with simt.use_device(device), simt.graph() as g:
+                out = simt.cumulative_sum(x, axis=-1, include_initial=True)
+            x.set(h + attempt)
+            g.launch()
+            np.testing.assert_array_equal(
+                out.get(), np.cumulative_sum(h + attempt, axis=-1, include_initial=True))
+            simt.cumulative_sum(x, axis=-1)  # builds the program outside the capture
+            x.set(h)
+
+
+# ----------------------------------------------------------------------------------------
+# The host side of the CUDA path on the cpu device: _scan_cub's kernels modelled in NumPy
+
+
+class _ModelKernel:
+    """A kernel of _scan_cub's source as NumPy: checks its launch shape and arguments as
+    the CUDA kernel reads them (pointers as the arrays' first elements, row strides in
+    elements) and writes what the kernel would."""
+
+    def __init__(self, role, plan, log):
+        self.role, self.plan, self.log = role, plan, log
+
+    def __getitem__(self, config):
+        grid, block = config
+        return lambda *args: self.run(grid if isinstance(grid, tuple) else (grid, 1), block,
+                                      *args)
+
+    def run(self, grid, block, *args):
+        self.log.append((self.role, grid, block))
+        if self.role == "init":
+            states, state_bytes, tiles = args
+            assert grid[0] * block >= int(tiles) and states.size >= grid[1] * int(state_bytes)
+            np.asarray(states)[: grid[1] * int(state_bytes)] = 0  # "not yet", in the model
+            return
+        x, x_row, out, out_row, first = args[:5]
+        if self.role == "rows":
+            row0, states, state_bytes, k = args[5:]
+            rows = range(int(row0), int(row0) + grid[1])
+            assert block == self.plan.threads and grid[1] <= _scan_cub._MAX_GRID_Y
+            assert grid[0] == -(-int(k) // self.plan.tile)
+            assert states.size >= grid[1] * int(state_bytes) and int(state_bytes) % 256 == 0
+        else:
+            m, k = args[5:]
+            width = int(self.role[len("short"):])
+            assert block == 256 and grid[0] * 256 >= int(m) * width
+            assert int(k) <= width or width == 32
+            rows = range(int(m))
+        k, first = int(k), int(first)
+        assert x.shape[1] == k and (k <= 1 or x.strides[1] == x.itemsize)
+        assert x.shape[0] <= 1 or x.strides[0] == int(x_row) * x.itemsize
+        assert out.strides[0] == int(out_row) * out.itemsize and out.shape[1] == k + first
+        xs, os = x.get(), np.asarray(out)
+        op = np.cumprod if self.plan.product else np.cumsum
+        for r in rows:
+            if first:
+                os[r, 0] = 1 if self.plan.product else 0
+            os[r, first:] = op(xs[r].astype(os.dtype))
+
+
+class _ModelPlan:
+    def __init__(self, product, log):
+        self.threads, self.tile, self.product = 128, 128 * 3, product
+        self.description_bytes, self.payload_bytes = 16, 0
+        self.kernels = {role: _ModelKernel(role, self, log)
+                        for role in ("init", "rows", "short4", "short8", "short16", "short32")}
+
+    state_bytes = _scan_cub._Program.state_bytes
+
+
+@pytest.mark.parametrize("shape, axis", [((1000,), 0), ((0,), 0), ((7, 3), 1), ((9, 2000), 1),
+                                         ((20, 30, 40), 2), ((5, 2000), 0), ((4000, 4), 0),
+                                         ((2, 3, 2000), 1)], ids=str)
+def test_cuda_scan_host_side_on_a_model(rng, monkeypatch, shape, axis):
+    """_reduction's dispatch to _scan_cub and _scan_cub.scan's launches (rows in chunks of
+    gridDim.y, warps by row length, views and strided rows) against NumPy, the kernels
+    being NumPy models: the part of the CUDA path a machine without a GPU can run."""
+    from simt._array_api import _reduction
+    device = simt.get_device("cpu")
+    log = []
+    monkeypatch.setattr(_reduction, "builds_cuda", lambda d: True)
+    monkeypatch.setattr(_scan_cub, "program", lambda d, t, a, p: _ModelPlan(p, log))
+    monkeypatch.setattr(_scan_cub, "SHORT_ROW", 100)
+    monkeypatch.setattr(_scan_cub, "_MAX_GRID_Y", 3)
+    xh = rng.integers(-50, 50, shape).astype(np.int32)
+    x = simt.asarray(xh, device=device)
+    for view in (x, x[..., ::-1]):
+        host = view.get()
+        for initial in (False, True):
+            for ours, theirs in ((simt.cumulative_sum, np.cumulative_sum),
+                                 (simt.cumulative_prod, np.cumulative_prod)):
+                got = ours(view, axis=axis, include_initial=initial)
+                want = theirs(host, axis=axis, include_initial=initial)
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got.get(), want)
+    if xh.size and axis == xh.ndim - 1:
+        assert {role for role, _, _ in log} >= ({"init", "rows"} if shape[axis] > 100 else
+                                                {"short4" if shape[axis] <= 4 else "short32"})

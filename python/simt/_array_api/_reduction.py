@@ -1179,15 +1179,18 @@ def scan_{op}(out, x, first):
 
 def _cub_scan(op, acc, out, rows, segments, include_initial):
     """The scan by _scan_cub (CUB's single pass, or a warp per short row) on CUDA devices,
-    for rows contiguous along the axis, and for strided ones too few to fill the device by
-    a thread each (segments > 1: a coalesced copy then costs less than the segments'
-    three strided passes); False where it does not apply or NVRTC cannot compile it."""
+    for rows contiguous along the axis, and for others but one: rows that neighbour each
+    other element by element (a scan along an axis but the last), enough to fill the device
+    by a thread each, where neighbouring threads of the generated scan read neighbouring
+    addresses. Other strided rows are copied first: a coalesced copy costs less than their
+    uncoalesced reads (and, too few, the segments' three passes). False where it does not
+    apply or NVRTC cannot compile it."""
     m, k = rows.shape
     if not builds_cuda(rows.device) or not _scan_cub.supported(rows.dtype, acc):
         return False
     contiguous = k <= 1 or rows.strides[1] == rows.itemsize
-    if not contiguous and segments == 1:
-        return False  # a thread per row: neighbouring threads read neighbouring elements
+    if not contiguous and segments == 1 and (m <= 1 or abs(rows.strides[0]) == rows.itemsize):
+        return False
     plan = _scan_cub.program(rows.device, rows.dtype, acc, op == "prod")
     if plan is None:
         return False

@@ -13,14 +13,17 @@ Here each element is read and written once, coalesced:
   the tile CUB's tuning policy gives the device; rows are blockIdx.y, tiles blockIdx.x,
   so a row's earlier tiles are always scheduled before its later ones;
 - shorter rows: a logical warp of the smallest power of two >= the row (at most 32) per
-  row, reading the row 32 elements at a time and carrying the running total.
+  row, reading the row 32 elements at a time (four such reads in flight) and carrying
+  the running total.
 simt drives CUB's agents with its own kernels, as _sorting_onesweep does: CUB's dispatch
 is host code (the runtime API) that NVRTC cannot compile.
 
-Rows whose elements are strided (a scan along any axis but the last) stay with the
-generated scan: there a thread per row already reads neighbouring addresses. So do other
-devices, element types without a C++ spelling here, and CUDA devices where NVRTC cannot
-compile this source (no CCCL headers, or CCCL internals unlike CUDA 13's).
+Rows whose elements are strided (a scan along any axis but the last) enough to fill the
+device by a thread each stay with the generated scan, where neighbouring threads read
+neighbouring addresses; other strided rows are copied contiguous first
+(_reduction._cub_scan). Other devices, pairs of input and accumulator dtypes outside PAIRS,
+and CUDA devices where NVRTC cannot compile this source (no CCCL headers, or CCCL
+internals unlike CUDA 13's) take the generated scan.
 """
 
 import numpy as np
@@ -120,11 +123,13 @@ __global__ void __launch_bounds__(ScanPolicy<In, Acc, Product>::BLOCK_THREADS) s
 
 // The same for short rows, a logical warp of Width lanes per row (Width < 32 only for rows
 // of Width elements at most): lane l reads elements l, l + Width, ..., so a warp reads
-// 32 consecutive elements at a time, or whole neighbouring rows.
+// 32 consecutive elements at a time, or whole neighbouring rows; STEPS such reads are in
+// flight before the first is scanned (one at a time left a warp waiting on each).
 template <class In, class Acc, int Product, int Width>
 __global__ void __launch_bounds__(256) scan_short_rows(
   const In* x, long long x_row, Acc* out, long long out_row, int first, long long m, long long k)
 {
+  constexpr int STEPS = 4;
   using Scan = cub::WarpScan<Acc, Width>;
   __shared__ typename Scan::TempStorage storage[256 / Width];
   const Combine<Acc, Product> op{};
@@ -142,15 +147,28 @@ __global__ void __launch_bounds__(256) scan_short_rows(
     // The first step takes no carry: a sum of -0.0s is -0.0, as NumPy's (0.0 + -0.0 is
     // 0.0). The identity pads only the last step, whose total is not carried.
     Acc carry = identity<Acc, Product>();
-    for (long long c = 0; c < k; c += Width)
+    for (long long c = 0; c < k; c += STEPS * Width)
     {
-      long long j = c + lane;
-      Acc v = j < k ? Acc(xr[j]) : identity<Acc, Product>();
-      Acc inclusive, total;
-      Scan(storage[group]).InclusiveScan(v, inclusive, op, total);
-      if (j < k)
-        o[j] = c == 0 ? inclusive : op(carry, inclusive);
-      carry = c == 0 ? total : op(carry, total);
+      Acc v[STEPS];
+#pragma unroll
+      for (int s = 0; s < STEPS; ++s)
+      {
+        long long j = c + s * Width + lane;
+        v[s] = j < k ? Acc(xr[j]) : identity<Acc, Product>();
+      }
+#pragma unroll
+      for (int s = 0; s < STEPS; ++s)
+      {
+        long long j = c + s * Width + lane;
+        if (c + s * Width >= k)
+          break;
+        Acc inclusive, total;
+        Scan(storage[group]).InclusiveScan(v[s], inclusive, op, total);
+        bool head = c + s == 0;
+        if (j < k)
+          o[j] = head ? inclusive : op(carry, inclusive);
+        carry = head ? total : op(carry, total);
+      }
     }
   }
 }
@@ -218,12 +236,12 @@ class _Program:
 
     def __init__(self, device, dtype, acc, product):
         names = instances(dtype, acc, product)
+        config = zeros((4,), np.int64, device)  # first: a graph's capture refuses it
         # -default-device: CUB's tuning (tuning_scan.cuh) has unannotated constexpr helpers.
         module = _raw_kernels.RawModule(SOURCE, options=("-std=c++17", "-default-device"),
                                         name_expressions=list(names.values()), device=device,
                                         backend="cuda")
         self.kernels = {role: module.get_function(name) for role, name in names.items()}
-        config = zeros((4,), np.int64, device)
         self.kernels["config"][1, 1](config)
         self.threads, items, self.description_bytes, self.payload_bytes = (
             int(v) for v in config.get())
@@ -258,6 +276,12 @@ def program(device, dtype, acc, product):
         except BackendCompileError as error:
             _unavailable[device.id] = str(error)
             return None
+        except RuntimeError as error:
+            # A graph's capture refuses the launch-shape read (before queueing anything):
+            # the generated scan records this call, a later one outside captures builds it.
+            if "cannot be captured into a graph" not in str(error):
+                raise
+            return None
     return found
 
 
@@ -268,7 +292,7 @@ def scan(rows, out, product, first, plan):
     m, k = rows.shape
     x_row, out_row = rows.strides[0] // rows.itemsize, out.strides[0] // out.itemsize
     kernels = plan.kernels
-    if k <= SHORT_ROW:
+    if k <= SHORT_ROW or k == 0:  # (k == 0: include_initial's column alone)
         width = next(w for w in (4, 8, 16, 32) if w >= k or w == 32)
         blocks = -(-m * width // 256)
         kernels[f"short{width}"][blocks, 256](rows, np.int64(x_row), out, np.int64(out_row),
