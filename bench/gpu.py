@@ -166,6 +166,9 @@ def _cuda_python_cases(cubin, pointer):
         return values[0] if values else None
 
     checked(driver.cuInit(0))
+    if not int(checked(driver.cuCtxGetCurrent())):  # CuPy's calls made it current, else:
+        device0 = checked(driver.cuDeviceGet(0))
+        checked(driver.cuCtxSetCurrent(checked(driver.cuDevicePrimaryCtxRetain(device0))))
     module = checked(driver.cuModuleLoad(cubin.encode()))
     f4 = checked(driver.cuModuleGetFunction(module, b"empty4"))
     stream = driver.CUstream(0)  # the legacy default stream, where simt's launches go
