@@ -128,6 +128,103 @@ def _launch_floor(folder, cubin):
     return module
 
 
+_KEPT = []  # objects the cuda-python rows' launches point into
+
+
+def _cuda_python_driver():
+    """cuda-python's driver binding: cuda.bindings.driver (cuda-python >= 12.x), else the
+    older cuda.cuda; None when the package is missing."""
+    try:
+        from cuda.bindings import driver
+    except ImportError:
+        try:
+            from cuda import cuda as driver
+        except ImportError:
+            return None
+    return driver
+
+
+def _cuda_python_cases(cubin, pointer):
+    """Rows of cuda-python's cuLaunchKernel binding launching empty4 of `cubin` (loaded
+    through the binding, in the current context: device 0's primary one, which simt and
+    CuPy made current) with the 4 arguments simt's rows pass: the array `pointer` twice,
+    1.0 (float) and 2 (long long). Two forms: kernelParams packed once (the address of a
+    NumPy array of pointers to the values, the binding's cheapest form), and the
+    ((values), (types)) tuple the binding packs on every call, as its examples write."""
+    import ctypes
+
+    driver = _cuda_python_driver()
+    if driver is None:
+        print("  (cuda-python rows skipped: neither cuda.bindings.driver nor cuda.cuda "
+              "imports; pip install cuda-python)")
+        return []
+
+    def checked(result):
+        status, *values = result
+        if status != driver.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"cuda-python: {status}")
+        return values[0] if values else None
+
+    checked(driver.cuInit(0))
+    if not int(checked(driver.cuCtxGetCurrent())):  # CuPy's calls made it current, else:
+        device0 = checked(driver.cuDeviceGet(0))
+        checked(driver.cuCtxSetCurrent(checked(driver.cuDevicePrimaryCtxRetain(device0))))
+    module = checked(driver.cuModuleLoad(cubin.encode()))
+    f4 = checked(driver.cuModuleGetFunction(module, b"empty4"))
+    stream = driver.CUstream(0)  # the legacy default stream, where simt's launches go
+    values = (np.array([pointer, pointer], np.uint64), np.array([1.0], np.float32),
+              np.array([2], np.int64))
+    packed = np.array([values[0].ctypes.data, values[0].ctypes.data + 8, values[1].ctypes.data,
+                       values[2].ctypes.data], np.uint64)
+    params = packed.ctypes.data  # an int: read once, as a caller keeping it would
+    _KEPT.append((module, values, packed))  # what `params` points into
+    types = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_float, ctypes.c_longlong)
+
+    def launch_packed():
+        return driver.cuLaunchKernel(f4, 1, 1, 1, 1, 1, 1, 0, stream, params, 0)
+
+    def launch_tuple():
+        return driver.cuLaunchKernel(f4, 1, 1, 1, 1, 1, 1, 0, stream,
+                                     ((pointer, pointer, 1.0, 2), types), 0)
+
+    # A failing launch would time an error path.
+    for launch in (launch_packed, launch_tuple):
+        checked(launch())
+    return [("cuda-python cuLaunchKernel 4 args, packed once", launch_packed, 256),
+            ("cuda-python cuLaunchKernel 4 args, (values, types)", launch_tuple, 256)]
+
+
+# The targets of issue 41, as (name, numerator row, denominator row, bound): printed as
+# ratios of the rows' medians after the table.
+RATIOS = [
+    ("simt configured / cuda-python packed", "simt 4 args",
+     "cuda-python cuLaunchKernel 4 args, packed once", 0.7),
+    ("simt configured / cuda-python (values, types)", "simt 4 args",
+     "cuda-python cuLaunchKernel 4 args, (values, types)", 0.7),
+    ("simt configured / CuPy RawKernel", "simt 4 args", "cupy RawKernel 4 args", 0.5),
+    ("kernel[1, 1](...) / configured", "simt 4 args incl. kernel[1, 1]", "simt 4 args", 1.15),
+    ("CuPy-array args / simt-array args", "simt 4 args, CuPy arrays", "simt 4 args", 1.1),
+    ("PyTorch-tensor args / simt-array args", "simt 4 args, PyTorch tensors", "simt 4 args",
+     1.1),
+    ("simt configured - C++ cuLaunchKernel (us)", "simt 4 args", "raw cuLaunchKernel 4 args us",
+     None),
+]
+
+
+def print_ratios(medians):
+    print(f"\n{'issue 41 targets':<48} {'ratio':>7} {'target':>8}")
+    for name, top, bottom, bound in RATIOS:
+        if top not in medians or bottom not in medians:
+            print(f"{name:<48} {'-':>7}  (row missing)")
+            continue
+        if bound is None:  # a difference, in µs
+            print(f"{name:<48} {medians[top] - medians[bottom]:7.2f}")
+            continue
+        ratio = medians[top] / medians[bottom]
+        verdict = "ok" if ratio <= bound else "MISSED"
+        print(f"{name:<48} {ratio:7.2f} {'<= ' + str(bound):>8}  {verdict}")
+
+
 def main():
     import cupy as cp
 
@@ -195,6 +292,10 @@ def main():
     cases.append(("cupy RawKernel 0 args", lambda: c0((1,), (1,), ()), 256))
     cases.append(("cupy RawKernel 4 args", lambda: c4((1,), (1,), (cx, cx, f1, i2)), 256))
     try:
+        cases += _cuda_python_cases(cubin, x.__cuda_array_interface__["data"][0])
+    except Exception as error:  # a broken peer is a printed reason, not a crash
+        print(f"  (cuda-python rows skipped: {error})")
+    try:
         np.row_stack = np.vstack
         from numba import cuda as ncuda
 
@@ -228,6 +329,7 @@ def main():
     print(f"\n{'warm launch, host cost (' + str(PASSES) + ' passes)':<48} {'us':>7} {'range':>13}")
     for name, values in passes.items():
         print(f"{name:<48} {statistics.median(values):7.2f} {min(values):6.2f}-{max(values):<6.2f}")
+    print_ratios({name: statistics.median(values) for name, values in passes.items()})
     if launch_only:
         return
 

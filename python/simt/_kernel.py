@@ -155,7 +155,8 @@ class Kernel(_Compiled, Inspection):
 
     def __getitem__(self, config):
         """kernel[grid, block](*args): grid and block are ints or tuples of up to 3 ints."""
-        # Parsed anew each time in C++ (0.14 us): cheaper than a cache of them in Python.
+        # The dispatcher keeps the last few launchers (python/launcher_cache.h): k[1, 1](...)
+        # at each call reuses one, without parsing the configuration again.
         return self._dispatcher.configure(config)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):

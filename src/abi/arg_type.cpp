@@ -154,16 +154,18 @@ ArgType ArgType::tuple(std::vector<ArgType> items) {
   return t;
 }
 
+// One append per argument: every launch builds its key so, and a string's append
+// checks its capacity once where `+=` of each byte checks it for each.
 void append_scalar_key(std::string& key, Scalar scalar) {
-  key += kScalarTag;
-  key += static_cast<char>(scalar);
+  const char bytes[] = {kScalarTag, static_cast<char>(scalar)};
+  key.append(bytes, sizeof bytes);
 }
 
 void append_array_key(std::string& key, Scalar dtype, int ndim, Layout layout, bool readonly) {
-  key += kArrayTag;
-  key += static_cast<char>(dtype);
-  key += static_cast<char>(ndim);
-  key += static_cast<char>(static_cast<int>(layout) + (readonly ? kReadonlyBit : 0));
+  const char bytes[] = {
+      kArrayTag, static_cast<char>(dtype), static_cast<char>(ndim),
+      static_cast<char>(static_cast<int>(layout) + (readonly ? kReadonlyBit : 0))};
+  key.append(bytes, sizeof bytes);
 }
 
 void append_record_array_key(std::string& key, std::string_view record_bytes, int ndim,

@@ -21,6 +21,7 @@
 #include "python/bindings.h"
 #include "python/checked_launch.h"
 #include "python/classify.h"
+#include "python/launcher_cache.h"
 #include "python/race_launch.h"
 #include "python/translate.h"
 #include "runtime/graph.h"
@@ -182,6 +183,9 @@ class Dispatcher {
   Dispatcher& operator=(const Dispatcher&) = delete;
 
   runtime::LaunchDims configure(const nb::handle& config) const;
+  // kernel[config]: the launcher for `config`, the one made before for the same
+  // configuration if it is still kept. `self`: this dispatcher's Python object.
+  nb::object launcher(nb::handle self, nb::handle config);
   // `stream`: null for the default stream of the current device.
   void launch(const runtime::LaunchDims& dims, const PyStream* stream, const nb::args& args);
   // Queues a packed launch of `spec` on `queue` (the GIL released).
@@ -216,7 +220,7 @@ class Dispatcher {
   int traverse(visitproc visit, void* arg) const {
     Py_VISIT(function_object_.ptr());
     Py_VISIT(resolve_globals_.ptr());
-    return 0;
+    return launchers_.traverse(visit, arg);
   }
   // Breaks the cycle; the dispatcher is unusable afterwards (it is being
   // collected).
@@ -224,6 +228,7 @@ class Dispatcher {
     function_ = nullptr;
     function_object_.reset();
     resolve_globals_.reset();
+    launchers_.clear();
   }
   // Drops every specialization: the next launch (or compile) of each
   // signature resolves the globals again and compiles anew.
@@ -265,6 +270,11 @@ class Dispatcher {
   // Counts clear()s: a specialization whose globals were resolved before one
   // serves the launch that compiled it but is not kept.
   uint64_t generation_ = 0;
+  // The specialization the last launch looked up, and its key: a launch with the
+  // same kinds of arguments (the common loop) compares the key, without hashing it.
+  std::string last_key_;
+  std::shared_ptr<Specialization> last_spec_;
+  LauncherCache launchers_;
 };
 
 // The number of elements of an array leaf.
@@ -485,6 +495,7 @@ std::shared_ptr<Specialization> Dispatcher::build(const std::string& key,
 }
 
 void Dispatcher::clear() {
+  last_spec_.reset();
   std::vector<std::shared_ptr<Specialization>> earlier;
   earlier.swap(retired_);
   for (auto& entry : cache_) retired_.push_back(std::move(entry.second));
@@ -516,24 +527,32 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   // A launch on a stream runs on the stream's device; else on the device of
   // its first simt array, else on the current device (the device rule:
   // arrays made on another device need no use_device).
-  std::shared_ptr<runtime::Device> device = stream ? stream->device : nullptr;
-  for (size_t k = 0; !device && k < args.size(); ++k) {
-    nb::object keep;
-    if (const DeviceArray* array = simt_array(args[k].ptr(), &keep))
-      device = array->buffer->device();
+  // By reference where a stream or an argument holds it: the launch then counts no
+  // references to it.
+  const std::shared_ptr<runtime::Device>* found_device = stream ? &stream->device : nullptr;
+  nb::object device_array;  // the storage whose buffer holds `found_device`
+  for (size_t k = 0; !found_device && k < args.size(); ++k)
+    if (const DeviceArray* array = simt_array(args[k].ptr(), &device_array))
+      found_device = &array->buffer->device();
+  std::shared_ptr<runtime::Device> current;
+  if (!found_device) {
+    current = current_device();
+    found_device = &current;
   }
-  if (!device) device = current_device();
+  const std::shared_ptr<runtime::Device>& device = *found_device;
   runtime::validate_launch(device->info(), dims);
+  runtime::Stream& queue = stream ? *stream->stream : unnamed_stream(*device);
   std::vector<Staged> staged;
-  if (g_ndarray_type && (stream ? *stream->stream : unnamed_stream(*device)).capture()) {
+  if (g_ndarray_type && queue.capture()) {
     // Not staged through the device (a copy in, a copy back) inside a capture.
     for (size_t k = 0; k < args.size(); ++k)
       if (PyObject_TypeCheck(args[k].ptr(), g_ndarray_type)) refuse_numpy_argument();
   }
   const nb::tuple values = staged_arguments(args, device, function_->name(), param_names_, staged);
   // A launch from inside a launch (a callback resolving globals) gets its own scratch.
-  Scratch local;
-  Scratch& s = t_scratch.in_use ? local : t_scratch;
+  std::optional<Scratch> local;
+  Scratch& mine = t_scratch;
+  Scratch& s = mine.in_use ? local.emplace() : mine;
   s.in_use = true;
   struct Release {
     Scratch& s;
@@ -554,10 +573,13 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   append_device_key(s.key, *device);
   for (size_t k = 0; k < values.size(); ++k)
     classify_argument(values[k], param_names_[k], s, device.get());
-  auto found = cache_.find(std::string_view(s.key));
   std::shared_ptr<Specialization> spec;
-  if (found != cache_.end()) {
+  if (last_spec_ && s.key == last_key_) {
+    spec = last_spec_;
+  } else if (auto found = cache_.find(std::string_view(s.key)); found != cache_.end()) {
     spec = found->second;
+    last_key_ = s.key;
+    last_spec_ = spec;
   } else {
     spec = specialize(s.key, device);
     // A Ctrl-C while it compiled (the GIL released) is raised now: a CPU
@@ -578,7 +600,6 @@ void Dispatcher::launch(const runtime::LaunchDims& dims, const PyStream* stream,
   }
   runtime::validate_warp_launch(device->info(), *spec->kernel, dims);
   runtime::validate_cooperative_launch(*device, *spec->kernel, dims);
-  runtime::Stream& queue = stream ? *stream->stream : unnamed_stream(*device);
   if (runtime::Graph* graph = queue.capture()) {
     record_launch(*graph, spec, dims, s);
     return;
@@ -732,6 +753,14 @@ struct ConfiguredLaunch {
   std::optional<PyStream> stream;
 };
 
+nb::object Dispatcher::launcher(nb::handle self, nb::handle config) {
+  if (nb::object kept = launchers_.find(config); kept.is_valid()) return kept;
+  runtime::LaunchDims dims = configure(config);
+  nb::object made = nb::cast(ConfiguredLaunch{nb::borrow(self), dims, launch_stream(config)});
+  launchers_.keep(config, made);
+  return made;
+}
+
 // Garbage-collector support (Dispatcher::traverse): a heap type visits its
 // type too.
 int dispatcher_traverse(PyObject* self, visitproc visit, void* arg) {
@@ -800,9 +829,7 @@ void bind_dispatch(nb::module_& m) {
            nb::arg("link") = nb::list(), nb::arg("max_registers") = 0, nb::arg("racecheck") = 0)
       .def("configure",
            [](nb::handle self, const nb::handle& config) {
-             Dispatcher& d = nb::cast<Dispatcher&>(self);
-             runtime::LaunchDims dims = d.configure(config);
-             return ConfiguredLaunch{nb::borrow(self), dims, launch_stream(config)};
+             return nb::cast<Dispatcher&>(self).launcher(self, config);
            })
       .def("compile", &Dispatcher::compile, nb::arg("arg_types"), nb::arg("device"))
       .def("close", &Dispatcher::close,
