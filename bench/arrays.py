@@ -6,6 +6,9 @@
     python bench/arrays.py cuda:0 products  # only arg reductions and matrix-vector products
     python bench/arrays.py cpu families   # issue 38's cpu rows: each family, small-call costs
     python bench/arrays.py cpu programs   # conjugate gradients and k-means (cuda:0: vs CuPy)
+    python bench/arrays.py cuda:0 issue38 # issue 38's table: every family against CuPy
+                                          # (cuda) or NumPy (cpu), and the geometric mean
+    python bench/arrays.py cpu issue38 fft  # only its rows whose label contains "fft"
 
 On a CUDA device: against a hand-written float4 CUDA C kernel (compiled by NVRTC, in the
 same run), CuPy (cuBLAS, cuFFT) and PyTorch where installed. On the cpu device: against NumPy. Device
@@ -16,6 +19,7 @@ faster (peer time / simt time); the last lines are the table for docs/performanc
 
 import contextlib
 import os
+import re
 import statistics
 import sys
 import time
@@ -541,6 +545,165 @@ def bench_cpu_families(device):
         print(f"  numpy {label}: {small_call_us(peer):.2f} us", flush=True)
 
 
+def short_rounds_us(fn, sync, inner=64, rounds=101):
+    """Host cost of a warm call in short synchronized rounds (a loop of small operations
+    pays this; long loops fill the driver's queue and time the device instead), in µs."""
+    for _ in range(inner):
+        fn()
+    sync()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        samples.append((time.perf_counter() - start) / inner)
+        sync()
+    return statistics.median(samples) * 1e6
+
+
+def issue38_rows(rng, gpu):
+    """(label, inputs as NumPy arrays, operation on (xp, *arrays), check) of each family
+    of issue 38's table; `check` is a relative tolerance against the peer's result,
+    "order" for indices that sort (the values they pick, compared), or None where the
+    result is random (then its mean and spread are checked)."""
+    s = 1 if gpu else 4  # the cpu device's sizes: a quarter in each dimension's product
+    f32 = np.float32
+    n26, n24 = 2 ** 26 // s, 2 ** 24 // s
+    side = 8192 if gpu else 4096
+    big = rng.random(n26, f32)
+    square = rng.random((side, side), f32)
+    spd = rng.standard_normal((2048, 2048))
+    spd = spd @ spd.T / 2048 + np.eye(2048)
+    z24 = (rng.standard_normal(n24) + 1j * rng.standard_normal(n24)).astype(np.complex64)
+    rows = [
+        ("argmax 2^26 f32", (big,), lambda xp, x: xp.argmax(x), 0),
+        ("argmin(axis=1) 8192^2 f32", (square,), lambda xp, x: xp.argmin(x, axis=1), 0),
+        # NumPy's float32 running sum adds one element at a time in float32: over 2^24
+        # of them its own relative error is about 1e-4 (simt's and CuPy's scans sum
+        # blocks first, and are closer to the float64 sum).
+        ("cumulative_sum 2^26 f32", (big,),
+         lambda xp, x: xp.cumsum(x), 1e-3),
+        ("cumulative_sum(axis=1) 8192^2 f32", (square,),
+         lambda xp, x: xp.cumsum(x, axis=1), 1e-4),
+        ("unique_values 2^24 i32", (rng.integers(0, 2 ** 20, n24).astype(np.int32),),
+         lambda xp, x: xp.unique(x), 0),
+        ("batched matmul 256x(64x64) f32", (rng.random((256, 64, 64), f32),
+                                            rng.random((256, 64, 64), f32)),
+         lambda xp, a, b: xp.matmul(a, b), 1e-5),
+        ("standard_normal 2^26 f32", (), None, None),
+        ("random 2^26 f32", (), None, None),
+        ("std(axis=0) 8192^2 f32", (square,), lambda xp, x: xp.std(x, axis=0), 1e-4),
+        ("a[idx] 2^24 of 2^26 f32", (big, rng.integers(0, n26, n24)),
+         lambda xp, x, i: x[i], 0),
+        ("a[a > 0.5] 2^26 f32", (big,), lambda xp, x: x[x > 0.5], 0),
+        ("sum 2^26 f32", (big,), lambda xp, x: xp.sum(x), 1e-5),
+        ("max 2^26 f32", (big,), lambda xp, x: xp.max(x), 0),
+        ("sum(axis=0) 8192^2 f32", (square,), lambda xp, x: xp.sum(x, axis=0), 1e-5),
+        ("sum(axis=1) 8192^2 f32", (square,), lambda xp, x: xp.sum(x, axis=1), 1e-5),
+        ("a + b 2^26 f32", (big, big[::-1].copy()), lambda xp, a, b: a + b, 1e-7),
+        ("2*a + b 2^26 f32", (big, big[::-1].copy()), lambda xp, a, b: 2 * a + b, 1e-7),
+        ("sin 2^26 f32", (big,), lambda xp, x: xp.sin(x), 1e-6),
+        ("transpose copy 8192^2 f32", (square,), lambda xp, x: xp.ascontiguousarray(x.T), 0),
+        ("sort 2^26 f32", (big,), lambda xp, x: xp.sort(x), 0),
+        ("sort rows 8192^2 f32", (square,), lambda xp, x: xp.sort(x, axis=1), 0),
+        # Ties (random float32 repeat) may come in any order in the peer's default sort:
+        # checked as the order of the values they pick.
+        ("argsort 2^24 f32", (big[:n24],), lambda xp, x: xp.argsort(x), "order"),
+        ("matmul 4096^2 f32", (square[:4096, :4096], square[-4096:, -4096:]),
+         lambda xp, a, b: a @ b, 1e-5),
+        ("matmul 4096^2 f64", (square[:4096, :4096].astype(np.float64),
+                               square[-4096:, -4096:].astype(np.float64)),
+         lambda xp, a, b: a @ b, 1e-12),
+        ("cholesky 2048 f64", (spd,), lambda xp, a: xp.linalg.cholesky(a), 1e-10),
+        ("solve 2048 f64", (spd, rng.standard_normal((2048, 1))),
+         lambda xp, a, b: xp.linalg.solve(a, b), 1e-8),
+        ("svd 512^2 f64", (rng.standard_normal((512, 512)),),
+         # the array API's svdvals (simt's svd has no compute_uv=; CuPy 13 has no svdvals)
+         lambda xp, a: xp.linalg.svdvals(a) if hasattr(xp.linalg, "svdvals") else
+         xp.linalg.svd(a, compute_uv=False), 1e-10),
+        ("fft 2^24 c64", (z24,), lambda xp, z: xp.fft.fft(z), 1e-5),
+        ("fft2 4096^2 c64", (z24.reshape(4096, 4096 // s),), lambda xp, z: xp.fft.fft2(z),
+         1e-5),
+        ("rfft 2^24 f32", (big[:n24],), lambda xp, x: xp.fft.rfft(x), 1e-5),
+    ]
+    if gpu:
+        return rows
+    # The labels name the sizes the rows have here (GPU sizes above).
+    sizes = {"2^26": "2^24", "2^24": "2^22", "8192^2": "4096^2", "fft2 4096^2": "fft2 4096x1024"}
+    pattern = re.compile("|".join(re.escape(k) for k in sorted(sizes, key=len, reverse=True)))
+    return [(pattern.sub(lambda found: sizes[found.group(0)], label), *rest)
+            for label, *rest in rows]
+
+
+def bench_families(device, only=None):
+    """Issue 38's table: every family on `device` against CuPy (cuda) or NumPy (cpu), in
+    one run, results checked against the peer's first; the geometric mean at the end.
+    `only`: the rows whose label contains it (and no host costs)."""
+    gpu = device.backend == "cuda"
+    if gpu:
+        import cupy as peer
+        peer_name, peer_sync = "cupy", peer.cuda.Device().synchronize
+
+        def peer_ms(fn):
+            return event_ms(peer, fn, repeats=10)
+        simt_ms = peer_ms
+    else:
+        peer, peer_name, peer_sync = np, "numpy", (lambda: None)
+
+        def peer_ms(fn):
+            return wall_ms(fn, peer_sync, repeats=7)
+
+        def simt_ms(fn):
+            return wall_ms(fn, device.synchronize, repeats=7)
+    target = ">= 0.95" if gpu else ">= 1.0"
+    rng = np.random.default_rng(1)
+    first = len(ROWS)
+    for label, inputs, op, tolerance in issue38_rows(rng, gpu):
+        if only is not None and only not in label:
+            continue
+        n = 2 ** 26 // (1 if gpu else 4)
+        if label.startswith(("standard_normal", "random")):
+            method = "standard_normal" if label.startswith("standard") else "random"
+            out, pout = simt.empty(n, np.float32, device), peer.empty(n, np.float32)
+            srng, prng = simt.random.default_rng(0), peer.random.default_rng(0)
+            values = getattr(srng, method)(dtype=np.float32, out=out).get()
+            mean, spread = (0, 1) if method == "standard_normal" else (0.5, 12 ** -0.5)
+            if abs(values.mean() - mean) > 1e-3 or abs(values.std() - spread) > 1e-3:
+                raise SystemExit(f"{label}: mean {values.mean()}, std {values.std()}")
+            report(label, simt_ms(lambda: getattr(srng, method)(dtype=np.float32, out=out)),
+                   peer_name, peer_ms(lambda: getattr(prng, method)(dtype=np.float32, out=pout)),
+                   "ms", target)
+            continue
+        mine = tuple(simt.asarray(a, device=device) for a in inputs)
+        theirs = tuple(peer.asarray(a) for a in inputs)
+        want = op(peer, *theirs)
+        want = want.get() if gpu else want
+        got = simt.asnumpy(op(simt, *mine))
+        if tolerance == "order":  # indices: the values they pick, in the peer's order
+            got, want, tolerance = inputs[0][got], inputs[0][want], 0
+        check(label, got, want, tolerance)
+        report(label, simt_ms(lambda: op(simt, *mine)), peer_name,
+               peer_ms(lambda: op(peer, *theirs)), "ms", target)
+        del mine, theirs
+    if only is not None:
+        return
+    xs = simt.asarray(np.arange(16, dtype=np.float32), device=device)
+    ys = simt.asarray(np.arange(16, dtype=np.float32), device=device)
+    xp_, yp_ = peer.asarray(np.arange(16, dtype=np.float32)), peer.asarray(
+        np.arange(16, dtype=np.float32))
+    idx, pidx = simt.asarray(np.array([1, 5, 7]), device=device), peer.asarray([1, 5, 7])
+    for label, fn, pfn in (("x + y", lambda: xs + ys, lambda: xp_ + yp_),
+                           ("x.sum()", lambda: xs.sum(), lambda: xp_.sum()),
+                           ("x[2:9]", lambda: xs[2:9], lambda: xp_[2:9]),
+                           ("x[idx] (3 of 16)", lambda: xs[idx], lambda: xp_[pidx])):
+        mine_us = short_rounds_us(fn, device.synchronize)
+        report(f"{label}, 16 elements (host cost)", mine_us, peer_name,
+               short_rounds_us(pfn, peer_sync), "us", target + ", <= 3 us")
+    ratios = [row[5] for row in ROWS[first:]]
+    print(f"geometric mean over {len(ratios)} rows: "
+          f"{float(np.exp(np.mean(np.log(ratios)))):.3f}", flush=True)
+
+
 def main():
     device = simt.get_device(sys.argv[1] if len(sys.argv) > 1 else None)
     print(f"device: {device}", flush=True)
@@ -565,6 +728,8 @@ def main():
             bench_programs(device, np, "numpy", lambda: None)
     elif device.backend == "cpu" and sys.argv[2:] == ["families"]:
         bench_cpu_families(device)
+    elif sys.argv[2:3] == ["issue38"]:
+        bench_families(device, *sys.argv[3:4])
     elif device.backend == "cpu":
         bench_cpu(device)
         bench_cpu_families(device)
