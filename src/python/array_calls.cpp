@@ -138,10 +138,42 @@ class ElementwiseCalls {
       out.buffer = std::make_shared<runtime::Buffer>(std::move(device), bytes);
     }
     nb::object result = wrap_simt_array(nb::cast(std::move(out)));
+    run(launch, converters, result, args);
+    return result.release().ptr();
+  }
+
+  // The call written into `out`, an operand of it the caller found reusable (a
+  // temporary, reusable_temporary), or None where no plan is kept for the layout or the
+  // plan's result is not laid out as `out` (another dtype: 2*i / 3 is float64).
+  nb::object call_into(nb::handle out, const nb::args& args) {
+    thread_local std::string key;
+    if (!layout_key(args.ptr(), key)) return nb::none();
+    auto found = plans_.find(key);
+    if (found == plans_.end()) return nb::none();
+    nb::object keep;
+    const DeviceArray* target = simt_array(out.ptr(), &keep);
+    const Plan& kept = found->second;
+    if (target == nullptr || target->dtype != kept.dtype || target->shape != kept.shape ||
+        target->strides != kept.strides || target->buffer->device() != kept.device)
+      return nb::none();
+    nb::object launch = kept.launch;
+    std::vector<nb::object> converters = kept.converters;
+    nb::object result = nb::borrow(out);
+    run(launch, converters, result, args.ptr());
+    return result;
+  }
+
+  size_t size() const { return plans_.size(); }
+  void clear() { plans_.clear(); }
+
+ private:
+  // launch(out, *args), each scalar argument converted by its converter.
+  static void run(const nb::object& launch, const std::vector<nb::object>& converters,
+                  const nb::object& out, PyObject* args) {
     const Py_ssize_t count = PyTuple_GET_SIZE(args);
     nb::object launch_args = nb::steal(PyTuple_New(count + 1));
     if (!launch_args) throw nb::python_error();
-    PyTuple_SET_ITEM(launch_args.ptr(), 0, result.inc_ref().ptr());
+    PyTuple_SET_ITEM(launch_args.ptr(), 0, out.inc_ref().ptr());
     for (Py_ssize_t k = 0; k < count; ++k) {
       PyObject* value = PyTuple_GET_ITEM(args, k);
       PyObject* item;
@@ -155,13 +187,8 @@ class ElementwiseCalls {
     }
     nb::object done = nb::steal(PyObject_Call(launch.ptr(), launch_args.ptr(), nullptr));
     if (!done) throw nb::python_error();
-    return result.release().ptr();
   }
 
-  size_t size() const { return plans_.size(); }
-  void clear() { plans_.clear(); }
-
- private:
   std::unordered_map<std::string, Plan> plans_;
 };
 
@@ -293,6 +320,33 @@ class ReductionCalls {
   std::unordered_map<std::string, ReductionPlan> plans_;
 };
 
+// Whether `object` is a temporary an element-wise operator may write its result into, as
+// NumPy elides its temporaries (`2*a + b` adds into `2*a`'s memory: a pass that reads
+// and writes the same lines, where a new result's lines are read for ownership first).
+// The caller (the operator, _methods.py) has checked that the interpreter's binary
+// operation called it and knows how many references such a temporary has there
+// (`references`, calibrated at import): nothing else may hold the Python object, its
+// storage object or its memory (a view, a NumPy array on it, a DLPack export and a queued
+// launch each hold one of them). The memory must be simt's own (not imported), writable,
+// and all of it the array's, C-contiguous, at least `min_bytes` (smaller results gain
+// nothing a pool allocation costs).
+bool reusable_temporary(nb::handle object, Py_ssize_t references, size_t min_bytes) {
+  if (Py_REFCNT(object.ptr()) != references) return false;
+  nb::object keep;
+  const DeviceArray* array = simt_array(object.ptr(), &keep);
+  // The storage object: the Array's slot and `keep`.
+  if (array == nullptr || Py_REFCNT(keep.ptr()) != 2) return false;
+  if (array->record || array->readonly || array->offset != 0) return false;
+  if (array->buffer.use_count() != 1 || array->buffer->foreign()) return false;
+  int64_t stride = array->itemsize();
+  for (size_t k = array->shape.size(); k-- > 0;) {
+    if (array->shape[k] != 1 && array->strides[k] != stride) return false;
+    stride *= array->shape[k];
+  }
+  const auto bytes = static_cast<size_t>(stride);
+  return bytes == array->buffer->bytes() && bytes >= min_bytes;
+}
+
 // calls(*args): the type's own call slot, as a kernel launch's (dispatch.cpp): no method
 // lookup or overload dispatch on the warm path.
 PyObject* calls_call(PyObject* self, PyObject* args, PyObject* kwargs) {
@@ -320,8 +374,14 @@ void bind_array_calls(nb::module_& m) {
            "Keeps the plan of calls whose arguments are laid out as `args`: the result of "
            "`dtype` and `shape` on `device`, computed by `launch(out, *args)` with each scalar "
            "argument converted by its converter (None for arrays).")
+      .def("into", &ElementwiseCalls::call_into, nb::arg("out"), nb::arg("args"),
+           "The kept call of `args` written into `out` (a temporary operand of it), or None.")
       .def("__len__", &ElementwiseCalls::size)
       .def("clear", &ElementwiseCalls::clear);
+  m.def("reusable_temporary", &reusable_temporary, nb::arg("array"), nb::arg("references"),
+        nb::arg("min_bytes"),
+        "Whether `array`, held by `references` references, is a temporary an element-wise "
+        "operator may write its result into (nothing else holds it or its memory).");
   nb::class_<ReductionCalls>(m, "ReductionCalls")
       .def(nb::init<>())
       .def("keep", &ReductionCalls::keep, nb::arg("x"), nb::arg("dtype"), nb::arg("shape"),

@@ -122,6 +122,34 @@ def test_matrix_vector_products(device, rng, dtype, k):
             _check(got, want, want.dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(1, 16), (3, 47), (1000, 129), (2, 4099)], ids=str)
+def test_matrix_vector_rows_with_special_values(device, rng, dtype, shape):
+    """Matrix times vector of floats (on the cpu device simt's own kernel: rows per
+    thread, lanes of accumulators, a last partial round): rows longer and shorter than
+    the lanes, more and fewer rows than threads, and infinities, NaN and signed zeros
+    where a lane past a row's end must not pick them up."""
+    a = _random(rng, shape, dtype)
+    v = _random(rng, shape[1:], dtype)
+    m, k = shape
+    a[m // 2, k - 1] = np.inf  # the last element: in the partial round
+    a[0, 0] = -0.0
+    a[m - 1, :] = -0.0  # a row of -0.0 * v: +0.0, as BLAS' sums start from +0.0
+    v[k // 2] = np.nan if k > 40 else v[k // 2]
+    xa, xv = simt.asarray(a, device=device), simt.asarray(v, device=device)
+    want = a @ v
+    got = (xa @ xv).get()
+    np.testing.assert_allclose(got, want, rtol={"float64": 1e-10, "float32": 1e-4}[dtype],
+                               atol=1e-4)
+    numbers = ~np.isnan(want)  # a NaN's sign is not NumPy's to promise
+    assert np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+    # A row-major view of a bigger matrix, and a non-contiguous vector.
+    wide = _random(rng, (m, k + 5), dtype)
+    strided = _random(rng, (2 * k,), dtype)
+    xw, xs = simt.asarray(wide, device=device), simt.asarray(strided, device=device)
+    _check(xw[:, 3:k + 3] @ xs[::2], wide[:, 3:k + 3] @ strided[::2], dtype)
+
+
 def test_tensordot_vecdot_dot_inner_outer(device, rng):
     a, b = _random(rng, (3, 4, 5), np.float64), _random(rng, (4, 5, 2), np.float64)
     x1, x2 = simt.asarray(a, device=device), simt.asarray(b, device=device)

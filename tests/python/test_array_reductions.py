@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import simt
+from simt._array_api import _host_arg
 
 # (shape, axis): whole arrays, each axis, tuples, long rows that split into segments
 # (the partial-result path), short columns.
@@ -70,6 +71,38 @@ def test_arg_reductions_pick_the_first_best(device, rng, dtype, shape, axis):
         for name in ("argmin", "argmax"):
             np.testing.assert_array_equal(getattr(simt, name)(y, axis=axis).get(),
                                           getattr(np, name)(nan, axis=axis), err_msg=name)
+
+
+@pytest.mark.parametrize("case", ["nan late", "nans", "tie across pieces", "inf", "all equal",
+                                  "int8 ties"])
+def test_arg_reductions_of_long_runs(device, rng, case, monkeypatch):
+    """argmax/argmin of a run the cpu device splits over threads (_host_arg; from 64 MiB,
+    here from any size): a NaN in a later piece, several NaN, the best value in two pieces
+    (the first wins), infinities, every element equal, integers with many ties."""
+    monkeypatch.setattr(_host_arg, "MIN_BYTES", 0)
+    n = 100003
+    host = rng.standard_normal(n).astype(np.float32)
+    if case == "nan late":
+        host[n - 5] = np.nan
+    elif case == "nans":
+        host[[n // 3, n // 2, 17]] = np.nan
+    elif case == "tie across pieces":
+        host[[n // 5, n - 2]] = 99.0
+        host[[n // 7, n - 3]] = -99.0
+    elif case == "inf":
+        host[[n // 2, n - 1]] = np.inf
+        host[[3, n // 4]] = -np.inf
+    elif case == "all equal":
+        host[:] = 0.5
+    else:
+        host = rng.integers(-3, 4, n).astype(np.int8)
+    x = simt.asarray(host, device=device)
+    for name in ("argmin", "argmax"):
+        got = getattr(simt, name)(x)
+        assert got.shape == () and got.dtype == np.int64
+        assert int(got.get()) == int(getattr(np, name)(host)), name
+        kept = getattr(simt, name)(simt.reshape(x, (1, n)), keepdims=True)
+        assert kept.shape == (1, 1) and int(kept.get()[0, 0]) == int(getattr(np, name)(host))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

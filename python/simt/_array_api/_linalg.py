@@ -10,7 +10,8 @@ Products with one output column (matrix times vector) take a block per output el
 every GPU, and those with one output row (vector times matrix) a thread per column where
 cuBLAS does not take them. On the
 cpu device the arrays' memory is the host's, and NumPy's BLAS computes the product there,
-in place (much faster than a generated loop nest on two cores).
+in place (much faster than a generated loop nest on two cores), except matrix times vector
+of floats: a generated kernel on the device's threads (_cpu_matvec says why).
 """
 
 import functools
@@ -26,7 +27,7 @@ from . import _cublas, _generated
 from .. import _launch
 from ._elementwise import FUNCTIONS, assign, contiguous_copy
 from ._manipulation import permute_dims, reshape
-from ._reduction import sum as _sum
+from ._reduction import _merge_tree, sum as _sum
 
 __all__ = ["matmul", "tensordot", "vecdot", "outer", "dot", "inner"]
 
@@ -77,12 +78,15 @@ def matmul(x1, x2, /):
     dtype = _result_dtype(x1, x2, where)
     shape = batch + (m,) * (x1.ndim > 1) + (n,) * (x2.ndim > 1)
     if _host_blas(x1.device):
-        # The operands as given: a vector stays a vector, so NumPy calls BLAS' gemv
-        # (a column of one made it gemm, twice as slow).
         out = empty(shape, dtype, x1.device)
         if out.size:
             _launch.check_dtypes(out.device, (x1.dtype, x2.dtype, dtype), where)
-            np.matmul(np.asarray(x1), np.asarray(x2), out=np.asarray(out))
+            if _cpu_matvec(x1, x2):
+                _launch_cpu_matvec(x1, x2, out)
+            else:
+                # The operands as given: a vector stays a vector, so NumPy calls BLAS'
+                # gemv (a column of one made it gemm, twice as slow).
+                np.matmul(np.asarray(x1), np.asarray(x2), out=np.asarray(out))
         return out
     a = reshape(x1, a_shape) if x1.ndim == 1 else x1
     b = reshape(x2, b_shape) if x2.ndim == 1 else x2
@@ -109,6 +113,66 @@ def _product(a, b, out):
 
 def _host_blas(device):
     return runs_on_host(device)
+
+
+# The host's matrix-vector products of floats (2-D @ 1-D, rows contiguous) run as simt's
+# own kernel on the device's threads, not NumPy's BLAS: OpenBLAS splits gemv statically
+# between its threads and spins while it waits, so on a shared machine (or beside simt's
+# own threads, which it then competes with) one descheduled thread held the whole product:
+# a 2000^2 float64 gemv took 1.4 ms on one thread and 4-35 ms on two under load, and the
+# conjugate-gradient program ran at 0.09-0.89x NumPy's time. simt's blocks are taken by
+# whichever thread is free (TBB), and a product this size is memory-bound either way.
+# Each row is summed in 128 bytes of independent accumulators (four AVX2 vectors in
+# flight: one vector's chain of additions ran at half the memory's speed).
+_MATVEC_BYTES = 128
+
+
+def _cpu_matvec(x1, x2):
+    return (x1.ndim == 2 and x2.ndim == 1 and x1.dtype == x2.dtype
+            and x1.dtype in (np.float32, np.float64) and x1.strides[1] == x1.itemsize
+            and x1.shape[1] >= _MATVEC_BYTES // x1.itemsize)
+
+
+def _launch_cpu_matvec(a, v, out):
+    m, k = a.shape
+    blocks = min(m, _launch.elementwise_config(a.device, m * k)[0])
+    _matvec_kernel(out.dtype)[blocks, 1](out, a, v)
+
+
+@functools.lru_cache(maxsize=None)
+def _matvec_kernel(dtype):
+    """out[i] = sum over k of a[i, k] * v[k], a contiguous run of rows per thread, each row
+    summed in independent accumulators (lanes) and the last K % lanes products as one more
+    round of the lanes, zero past the end: a remainder loop updating one lane made Clang
+    pair the lanes two by two (<2 x double>) instead of one vector, as in the row
+    reductions (_reduction._template)."""
+    zero = _zero(dtype)
+    count = _MATVEC_BYTES // dtype.itemsize
+    lanes = range(count)
+    text = "\n".join([
+        "def matvec_rows(out, a, v):",
+        "    M = a.shape[0]",
+        "    K = a.shape[1]",
+        "    chunk = M // simt.gridsize(1) + 1",
+        "    i = simt.grid(1) * chunk",
+        "    stop = min(i + chunk, M)",
+        "    while i < stop:",
+        *(f"        acc{j} = {zero}" for j in lanes),
+        "        k = 0",
+        f"        last = K - {count}",
+        # `k <= last`: a counted loop, without the cancellation check that keeps Clang
+        # from vectorizing (_reduction._template).
+        "        while k <= last:",
+        *(f"            acc{j} = acc{j} + a[i, k + {j}] * v[k + {j}]" for j in lanes),
+        f"            k += {count}",
+        "        if k < K:",
+        "            e = K - 1",
+        *(f"            acc{j} = acc{j} + (a[i, min(k + {j}, e)] * v[min(k + {j}, e)] "
+          f"if k + {j} < K else {zero})" for j in lanes),
+        f"        out[i] = {_merge_tree('a + b', [f'acc{j}' for j in lanes])}",
+        "        i += 1",
+    ])
+    return _generated.kernel("matvec_rows", text)
 
 
 def _gpu_product(a, b, out):

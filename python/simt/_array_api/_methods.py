@@ -5,8 +5,12 @@ arithmetic lives with the functions that compute it; this module gives Array the
 dunders and methods that name those functions, from tables, once at import.
 """
 
+import dis
+import sys
+
 import numpy as np
 
+from .. import _core
 from .._array import Array
 from ._elementwise import FUNCTIONS, Elementwise
 
@@ -39,13 +43,87 @@ def _none(*args):
     return None
 
 
+# Temporaries reused as results (NumPy's elision): `2*a + b` adds into the memory of
+# `2*a`, which nothing else can reach, instead of a new array. Only where the interpreter's
+# binary operation called the operator, and the temporary has the references it has there
+# and no more: how many that is depends on the interpreter (3.14's stack borrows
+# references, so a named variable looks as a temporary did before), so it is measured at
+# import on a probe class and the reuse is off where a temporary and a named variable
+# cannot be told apart. Results of at least 1 MiB (smaller ones stay in the caches, where
+# reading a new result's lines for ownership costs little).
+_ELIDE_MIN_BYTES = 1 << 20
+_BINARY_OP = dis.opmap.get("BINARY_OP")
+
+
+def _called_by_binary_operation(depth):
+    frame = sys._getframe(depth + 1)
+    return frame.f_code.co_code[frame.f_lasti] == _BINARY_OP
+
+
+def _temporary_references():
+    """The references an operator sees on a temporary operand of `x + y` (the operator's
+    own call of the check included), or None where some named operand has as few."""
+    seen = {"temporary": set(), "named": set(), "caller": set()}
+
+    class Probe:
+        __slots__ = ("kind", "__weakref__")
+
+        def __init__(self, kind):
+            self.kind = kind
+
+        def __add__(self, other):
+            seen[self.kind].add(sys.getrefcount(self))
+            seen["caller"].add(_called_by_binary_operation(1))
+            return Probe("temporary")
+
+        __radd__ = __add__
+
+    def local_and_argument(argument):
+        named = Probe("named")
+        return (named + 1, 1 + named, argument + 1, Probe("temporary") + 1,
+                1 + Probe("temporary"))
+
+    class Holder:
+        attribute = Probe("named")
+
+    try:
+        local_and_argument(Probe("named"))
+        Holder.attribute + 1  # noqa: B018 (the probe's effect is what it records)
+        (Holder.attribute + 1) + 1  # noqa: B018
+    except AttributeError:  # an interpreter without reference counts (sys.getrefcount)
+        return None
+    if _BINARY_OP is None or seen["caller"] != {True} or len(seen["temporary"]) != 1:
+        return None
+    count, = seen["temporary"]
+    return count if min(seen["named"]) > count else None
+
+
+_TEMPORARY_REFERENCES = _temporary_references()
+
+
 def _binary(function, symbol):
     # A warm call of a kept layout goes straight to the function's C++ table (the
     # arguments it cannot key, any other type among them, get None: the full path).
     # Not for a function whose call checks its values first (pow's negative powers).
     calls = function._calls if type(function).__call__ is Elementwise.__call__ else _none
+    reusable = _core.reusable_temporary
+    temporary, least = _TEMPORARY_REFERENCES, _ELIDE_MIN_BYTES
+    if calls is _none:
+        temporary = None
+    else:
+        into = calls.into
 
     def forward(self, other):
+        # A temporary operand (see _ELIDE_MIN_BYTES), checked here, where its references
+        # are the ones measured on the probe; the kept plan's result must be laid out as
+        # it is (C++: ElementwiseCalls.into), else a new array.
+        if temporary is not None:
+            target = self if reusable(self, temporary, least) else \
+                other if reusable(other, temporary, least) else None
+            if target is not None and _called_by_binary_operation(1):
+                result = into(target, self, other)
+                if result is not None:
+                    return result
         result = calls(self, other)
         if result is not None:
             return result
@@ -54,6 +132,13 @@ def _binary(function, symbol):
         return function(self, other)
 
     def reflected(self, other):
+        if temporary is not None:
+            target = self if reusable(self, temporary, least) else \
+                other if reusable(other, temporary, least) else None
+            if target is not None and _called_by_binary_operation(1):
+                result = into(target, other, self)
+                if result is not None:
+                    return result
         result = calls(other, self)
         if result is not None:
             return result

@@ -28,7 +28,7 @@ from .._array import Array, empty
 from .._device import builds_cuda, runs_on_host
 from .._snippet_kernels import ReductionKernel
 from .. import _broadcast
-from . import _generated, _scan_cub
+from . import _generated, _host_arg, _scan_cub
 from .. import _launch
 from .._axes import normalize_axes
 from ._elementwise import FUNCTIONS, TracedValue, assign, check_out, contiguous_copy
@@ -900,7 +900,15 @@ def _arg(name, x, axis, keepdims):
         shape = tuple(1 if axis is None or a == axis else e for a, e in enumerate(x.shape)
                       if keepdims or (axis is not None and a != axis))
         out = empty(shape, np.int64, x.device)
-        getattr(np, name)(np.asarray(x), axis=axis, out=np.asarray(out), keepdims=keepdims)
+        host = np.asarray(x)
+        index = None
+        if (axis is None or x.ndim == 1) and host.flags.c_contiguous:
+            # One long run: split over threads (_host_arg), NumPy's loop per piece.
+            index = _host_arg.split_arg(name, host.reshape(-1), x.device.compute_units or 1)
+        if index is None:
+            getattr(np, name)(host, axis=axis, out=np.asarray(out), keepdims=keepdims)
+        else:
+            np.asarray(out)[...] = index
         return out
     if axis is None:
         flat = x if x.ndim == 1 else _flat(contiguous_copy(x))
