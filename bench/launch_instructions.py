@@ -6,8 +6,9 @@ Run: python3 bench/launch_instructions.py [--launches N]   (needs valgrind; ~1 m
 
 Each row runs a child process twice under callgrind, with 0 and with N launches, and
 prints the difference of the main thread's instruction counts over N: one loop iteration
-at module level (the interpreter's own name lookups and loop), the launch, and the cpu device's run of the empty kernel (CpuDevice::queue_launch, about 730,
-which a GPU does not pay). Rows: a kept launcher `l4(y, y, 1.0, 2)` (y a simt array),
+at module level (the interpreter's own name lookups and loop), the launch, and the cpu
+device's run of the empty kernel (CpuDevice::queue_launch, about 730, which a GPU does not
+pay). Rows: a kept launcher `l4(y, y, 1.0, 2)` (y a simt array),
 `empty4[1, 1](y, y, 1.0, 2)`, `empty4[1, 1]` alone, and `l4(x, y, 1.0, 2)` (x a NumPy
 array).
 """

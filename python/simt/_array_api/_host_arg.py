@@ -4,9 +4,9 @@ NumPy's loop (vectorized, and it releases the GIL) computes each piece's index o
 thread of a small pool; the pieces' winners are then combined in order: a NaN wins (the
 first one, as NumPy's), else the larger (smaller) value, a tie keeping the earlier index.
 One NumPy call on one core read 2^24 float32 at 27-30 GB/s on the development machine;
-two threads over 4 pieces took 0.7x its time (median; 0.4-1.6x on the shared machine). Pieces are taken by whichever thread
-is free, so a thread the system deschedules does not hold the rest (a static half each
-did: OpenBLAS's gemv, _linalg).
+two threads over 4 pieces took 0.7x its time (median; 0.4-1.6x on the shared machine).
+Pieces are taken by whichever thread is free, so a thread the system deschedules does not
+hold the rest (a static half each did: OpenBLAS's gemv, _linalg).
 """
 
 import os
