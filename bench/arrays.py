@@ -600,22 +600,6 @@ def bench_cpu_families(device):
         print(f"  numpy {label}: {small_call_us(peer):.2f} us", flush=True)
 
 
-def short_rounds_us(fn, sync, inner=64, rounds=101):
-    """Host cost of a warm call in short synchronized rounds (a loop of small operations
-    pays this; long loops fill the driver's queue and time the device instead), in µs."""
-    for _ in range(inner):
-        fn()
-    sync()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - start) / inner)
-        sync()
-    return statistics.median(samples) * 1e6
-
-
 def issue38_rows(rng, gpu):
     """(label, inputs as NumPy arrays, operation on (xp, *arrays), check) of each family
     of issue 38's table; `check` is a relative tolerance against the peer's result, or
@@ -753,9 +737,9 @@ def bench_families(device, only=None):
                            ("x.sum()", lambda: xs.sum(), lambda: xp_.sum()),
                            ("x[2:9]", lambda: xs[2:9], lambda: xp_[2:9]),
                            ("x[idx] (3 of 16)", lambda: xs[idx], lambda: xp_[pidx])):
-        mine_us = short_rounds_us(fn, device.synchronize)
+        mine_us = host_us(fn, rounds=101, inner=64, sync=device.synchronize)
         report(f"{label}, 16 elements (host cost)", mine_us, peer_name,
-               short_rounds_us(pfn, peer_sync), "us", target + ", <= 3 us")
+               host_us(pfn, rounds=101, inner=64, sync=peer_sync), "us", target + ", <= 3 us")
     ratios = [row[5] for row in ROWS[first:]]
     print(f"geometric mean over {len(ratios)} rows: "
           f"{float(np.exp(np.mean(np.log(ratios)))):.3f}", flush=True)
