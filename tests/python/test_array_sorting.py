@@ -357,3 +357,30 @@ def test_radix_passes_rows_axes_and_block_shares(device, rng, monkeypatch, poiso
                                  "argsort " + what)
                     assert_exact(radix(a, axis, descending),
                                  np.take_along_axis(x, order, axis), "sort " + what)
+
+
+@pytest.mark.parametrize("shape,axis", [((2 ** 18 + 3,), -1), ((1, 2 ** 18 + 3), 1),
+                                        ((2 ** 18 + 3, 1), 0), ((64, 4099), 1),
+                                        ((4099, 64), 0), ((3, 2 ** 17 + 1), 1)])
+def test_large_sorts_over_threads_are_numpys_stable_sort(device, rng, shape, axis):
+    """Sorts of a MiB and more (the cpu device splits them over its threads: rows apart,
+    or one row's pieces sorted then merged): NumPy's stable order exactly, ties (many
+    repeated values, -0.0 beside 0.0) and NaNs included, ascending and descending."""
+    xh = rng.integers(-50, 50, shape).astype(np.float32)
+    flat = xh.reshape(-1)
+    flat[::97] = np.nan
+    flat[::89] = -0.0
+    x = simt.asarray(xh, device=device)
+    for descending in (False, True):
+        if descending:
+            want = np.flip(np.sort(np.flip(xh, axis), axis=axis, kind="stable"), axis)
+            order = xh.shape[axis] - 1 - np.flip(
+                np.argsort(np.flip(xh, axis), axis=axis, kind="stable"), axis)
+        else:
+            want = np.sort(xh, axis=axis, kind="stable")
+            order = np.argsort(xh, axis=axis, kind="stable")
+        got = simt.sort(x, axis=axis, descending=descending).get()
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(
+            simt.argsort(x, axis=axis, descending=descending).get(), order)

@@ -67,7 +67,7 @@ import numpy as np
 from .._array import Array, empty
 from .._device import builds_cuda, builds_opencl, runs_on_host
 from .. import _broadcast
-from . import _generated, _sorting_onesweep
+from . import _generated, _host_arg, _sorting_onesweep
 from .. import _launch
 from .._axes import normalize_axis
 from ._elementwise import assign
@@ -135,7 +135,7 @@ def _numpy_sort(x, axis, descending):
         result = np.flip(result, axis)
         host = np.flip(host, axis)
     result[...] = host
-    result.sort(axis=axis, kind="stable")
+    _host_arg.sort_last_axis(np.moveaxis(result, axis, -1), x.device.compute_units or 1)
     return out
 
 
@@ -144,11 +144,15 @@ def _numpy_argsort(x, axis, descending):
     if out.size == 0:
         return out
     host = np.asarray(x)
+    threads = x.device.compute_units or 1
     if descending:
-        flipped = np.argsort(np.flip(host, axis), axis=axis, kind="stable")
+        flipped = np.empty(x.shape, np.int64)
+        _host_arg.argsort_last_axis(np.moveaxis(np.flip(host, axis), axis, -1),
+                                    np.moveaxis(flipped, axis, -1), threads)
         np.subtract(x.shape[axis] - 1, np.flip(flipped, axis), out=np.asarray(out))
     else:
-        np.asarray(out)[...] = np.argsort(host, axis=axis, kind="stable")
+        _host_arg.argsort_last_axis(np.moveaxis(host, axis, -1),
+                                    np.moveaxis(np.asarray(out), axis, -1), threads)
     return out
 
 
