@@ -266,3 +266,16 @@ def test_var_reads_each_element_once_and_stays_two_pass_accurate(device, rng, dt
     out = simt.empty(np.shape(np.var(xh, axis=axis)), dtype, device)
     assert simt.var(x, axis=axis, out=out) is out
     np.testing.assert_allclose(out.get(), np.var(x64, axis=axis), rtol=rtol)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_arg_reductions_of_large_matrices_over_threads(device, rng, axis):
+    """argmin/argmax along one axis of a matrix of 4 MiB and more (the cpu device splits
+    the other axis between its threads): NumPy's indices, the first of ties and the
+    first NaN winning."""
+    xh = rng.integers(-20, 20, (1100, 1001)).astype(np.float32)  # many ties
+    xh.reshape(-1)[::1013] = np.nan
+    x = simt.asarray(xh, device=device)
+    for name in ("argmin", "argmax"):
+        np.testing.assert_array_equal(getattr(simt, name)(x, axis=axis).get(),
+                                      getattr(np, name)(xh, axis=axis))

@@ -68,6 +68,33 @@ def split_arg(name, flat, threads):
     return best
 
 
+# An arg-reduction along one axis of a matrix splits the other axis between the threads
+# (no combining step): from this many bytes (in the caches one call is faster).
+ROWS_MIN_BYTES = 4 << 20
+
+
+def split_arg_rows(name, matrix, axis, out, threads):
+    """np.argmax/np.argmin (`name`) of the 2-D NumPy array `matrix` along `axis` into the
+    1-D `out`, the other axis split between `threads` threads; False where one call is the
+    better plan (small, or a single thread)."""
+    if threads < 2 or matrix.ndim != 2 or matrix.nbytes < ROWS_MIN_BYTES:
+        return False
+    loop = getattr(np, name)
+    other = matrix.shape[1 - axis]
+    if other < threads:
+        return False
+
+    def part(i, j):
+        piece = matrix[i:j] if axis == 1 else matrix[:, i:j]
+        loop(piece, axis=axis, out=out[i:j])
+
+    pool = _executor(threads)
+    step = -(-other // threads)
+    for future in [pool.submit(part, i, min(i + step, other)) for i in range(0, other, step)]:
+        future.result()
+    return True
+
+
 # Sorts: NumPy's stable sort (timsort for 32- and 64-bit values) releases the GIL and
 # merges presorted runs in one pass, so pieces sorted on the pool and then sorted again
 # as a whole cost a merge (about 6% of a full sort of 2^24 float32 here). Below this many

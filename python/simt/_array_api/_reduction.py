@@ -905,6 +905,10 @@ def _arg(name, x, axis, keepdims):
         if (axis is None or x.ndim == 1) and host.flags.c_contiguous:
             # One long run: split over threads (_host_arg), NumPy's loop per piece.
             index = _host_arg.split_arg(name, host.reshape(-1), x.device.compute_units or 1)
+        threads = x.device.compute_units or 1
+        if index is None and axis is not None and not keepdims and _host_arg.split_arg_rows(
+                name, host, axis, np.asarray(out), threads):
+            return out  # rows (columns) split over threads, NumPy's loop on each part
         if index is None:
             getattr(np, name)(host, axis=axis, out=np.asarray(out), keepdims=keepdims)
         else:
