@@ -11,6 +11,7 @@ import operator
 
 from . import _core, _cuda_to_opencl
 from ._device import get_device
+from .errors import BackendCompileError
 
 _BACKENDS = (None, "cuda", "nvrtc", "opencl")
 
@@ -143,3 +144,20 @@ class RawModule:
 
     def __repr__(self):
         return "<simt.RawModule>"
+
+
+def cached_program(programs, unavailable, device, key, build):
+    """programs[key], made by build() at its first use: the library's NVRTC programs
+    (CUB's sort and scan agents). None where NVRTC cannot compile the source on `device`:
+    its log is kept in unavailable[device.id], and later calls for that device answer
+    None at once (the caller's generated kernels run instead)."""
+    if device.id in unavailable:
+        return None
+    found = programs.get(key)
+    if found is None:
+        try:
+            found = programs[key] = build()
+        except BackendCompileError as error:
+            unavailable[device.id] = str(error)
+            return None
+    return found

@@ -30,7 +30,6 @@ import numpy as np
 
 from .. import _raw_kernels
 from .._array import zeros, empty
-from ..errors import BackendCompileError
 
 SOURCE = r"""
 // CUB's scan tuning (tuning_scan.cuh) declares host-side policy wrappers for its dispatch
@@ -266,23 +265,16 @@ def program(device, dtype, acc, product):
     policies are not a stable interface; tests/python/test_scan_cub.py compiles every
     instance with the toolkit's NVRTC). The generated scan then runs, and
     _unavailable[device.id] keeps NVRTC's log."""
-    if device.id in _unavailable:
-        return None
     key = (device.id, dtype.str, acc.str, product)
-    found = _programs.get(key)
-    if found is None:
-        try:
-            found = _programs[key] = _Program(device, dtype, acc, product)
-        except BackendCompileError as error:
-            _unavailable[device.id] = str(error)
-            return None
-        except RuntimeError as error:
-            # A graph's capture refuses the launch-shape read (before queueing anything):
-            # the generated scan records this call, a later one outside captures builds it.
-            if "cannot be captured into a graph" not in str(error):
-                raise
-            return None
-    return found
+    try:
+        return _raw_kernels.cached_program(_programs, _unavailable, device, key,
+                                           lambda: _Program(device, dtype, acc, product))
+    except RuntimeError as error:
+        # A graph's capture refuses the launch-shape read (before queueing anything):
+        # the generated scan records this call, a later one outside captures builds it.
+        if "cannot be captured into a graph" not in str(error):
+            raise
+        return None
 
 
 def scan(rows, out, product, first, plan):

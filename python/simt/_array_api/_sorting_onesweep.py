@@ -31,7 +31,6 @@ import numpy as np
 
 from .. import _raw_kernels
 from .._array import Array, empty, zeros
-from ..errors import BackendCompileError
 
 SOURCE = r"""
 #include <cub/agent/agent_radix_sort_histogram.cuh>
@@ -260,17 +259,9 @@ def program(device, dtype, descending, indices):
     tuning policies are not a stable interface; CI compiles this source with the
     toolkit's NVRTC, tests/python/test_sorting_onesweep.py). The generated sort then
     runs, and _unavailable[device.id] keeps NVRTC's log."""
-    if device.id in _unavailable:
-        return None
     key = (device.id, dtype.str, descending, indices)
-    found = _programs.get(key)
-    if found is None:
-        try:
-            found = _programs[key] = _Program(device, dtype, descending, indices)
-        except BackendCompileError as error:
-            _unavailable[device.id] = str(error)
-            return None
-    return found
+    return _raw_kernels.cached_program(_programs, _unavailable, device, key,
+                                       lambda: _Program(device, dtype, descending, indices))
 
 
 def onesweep_sort(flat, out, descending, indices, plan):
