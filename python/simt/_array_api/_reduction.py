@@ -833,18 +833,16 @@ def var(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, cor
         if keepdims:
             total = _reshaped(total, tuple(1 if a in axes else work.shape[a]
                                            for a in range(work.ndim)))
-        result = FUNCTIONS["divide"](total, total.dtype.type(builtins.max(n - correction, 0)))
-        return _into(out, result, "var")
-    centre = mean(work, axis=axes, keepdims=True)
-    deviation = FUNCTIONS["subtract"](work, centre)
-    if deviation.dtype.kind == "c":
-        squares = FUNCTIONS["multiply"](deviation, FUNCTIONS["conj"](deviation))
-        real = empty(squares.shape, np.finfo(squares.dtype).dtype, squares.device)
-        assign(real, squares)
-        squares = real
-    else:
-        squares = FUNCTIONS["multiply"](deviation, deviation)
-    total = sum(squares, axis=axes, keepdims=keepdims)
+    else:  # float16, complex, empty: the deviations as an array, then their sum
+        deviation = FUNCTIONS["subtract"](work, mean(work, axis=axes, keepdims=True))
+        if deviation.dtype.kind == "c":
+            squares = FUNCTIONS["multiply"](deviation, FUNCTIONS["conj"](deviation))
+            real = empty(squares.shape, np.finfo(squares.dtype).dtype, squares.device)
+            assign(real, squares)
+            squares = real
+        else:
+            squares = FUNCTIONS["multiply"](deviation, deviation)
+        total = sum(squares, axis=axes, keepdims=keepdims)
     result = FUNCTIONS["divide"](total, total.dtype.type(builtins.max(n - correction, 0)))
     return _into(out, result, "var")
 
