@@ -43,21 +43,29 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
+def _wait(futures):
+    for future in futures:
+        future.result()
+
+
+def _slabs(n, pieces):
+    step = -(-n // pieces)
+    return [(start, min(start + step, n)) for start in range(0, n, step)]
+
+
 def split_arg(name, flat, threads):
     """np.argmax/np.argmin (`name`) of the 1-D contiguous NumPy array `flat`, or None
     where one call is the better plan (short, or a single thread)."""
     n = flat.size
     if threads < 2 or flat.nbytes < MIN_BYTES:
         return None
-    pieces = threads * _PIECES_PER_THREAD
-    step = -(-n // pieces)
+    pieces = _slabs(n, threads * _PIECES_PER_THREAD)
     loop = getattr(np, name)
-    found = [_executor(threads).submit(loop, flat[start:start + step])
-             for start in range(0, n, step)]
+    found = [_executor(threads).submit(loop, flat[i:j]) for i, j in pieces]
     greater = name == "argmax"
     best = best_value = None
-    for piece, future in enumerate(found):
-        index = int(future.result()) + piece * step
+    for (start, _), future in zip(pieces, found):
+        index = int(future.result()) + start
         value = flat[index]
         if best is None:
             best, best_value = index, value
@@ -89,9 +97,7 @@ def split_arg_rows(name, matrix, axis, out, threads):
         loop(piece, axis=axis, out=out[i:j])
 
     pool = _executor(threads)
-    step = -(-other // threads)
-    for future in [pool.submit(part, i, min(i + step, other)) for i in range(0, other, step)]:
-        future.result()
+    _wait([pool.submit(part, i, j) for i, j in _slabs(other, threads)])
     return True
 
 
@@ -100,16 +106,6 @@ def split_arg_rows(name, matrix, axis, out, threads):
 # as a whole cost a merge (about 6% of a full sort of 2^24 float32 here). Below this many
 # bytes one call stays (the hand-offs cost more than the pieces save).
 SORT_MIN_BYTES = 1 << 20
-
-
-def _wait(futures):
-    for future in futures:
-        future.result()
-
-
-def _slabs(n, pieces):
-    step = -(-n // pieces)
-    return [(start, min(start + step, n)) for start in range(0, n, step)]
 
 
 def sort_last_axis(a, threads):
