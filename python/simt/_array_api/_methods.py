@@ -132,6 +132,8 @@ def _binary(function, symbol):
         return function(self, other)
 
     def reflected(self, other):
+        # forward's check, spelled out again: in a helper both called, the operands would
+        # have that frame's references too, not the ones the probe measured.
         if temporary is not None:
             target = self if reusable(self, temporary, least) else \
                 other if reusable(other, temporary, least) else None
