@@ -24,6 +24,16 @@ def _record_name(dt):
     return name
 
 
+def c_contiguous(shape, strides, itemsize):
+    """Whether data of these strides covers exactly shape's elements in C order."""
+    expected = itemsize
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent != 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
+
+
 _numpy_dtypes = {}  # simt's dtype names -> their NumPy dtypes, made once
 
 
@@ -230,13 +240,8 @@ class Array:
         return view if view.dtype == self.dtype else view.view(self.dtype)
 
     def _contiguous(self):
-        # The data covers exactly shape's elements in C order.
-        expected = self.itemsize
-        for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
-            if extent != 1 and stride != expected:
-                return False
-            expected *= extent
-        return True
+        impl = self._impl
+        return c_contiguous(impl.shape, impl.strides, impl.itemsize)
 
     def get(self, stream=None, out=None):
         """A NumPy copy of the array.

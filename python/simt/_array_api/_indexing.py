@@ -30,12 +30,14 @@ Only small metadata comes to the host: per-block counts, the bounds flag and, wh
 bound is violated, the index arrays, to name the offending index as NumPy does.
 """
 
+import math
 import operator
 import threading
 
 import numpy as np
 
-from .._array import Array, empty, to_device, zeros
+from .._array import Array, _numpy_dtype, c_contiguous, empty, to_device, zeros
+from .. import _core
 from .. import _broadcast
 from . import _elementwise, _generated
 from .. import _launch
@@ -688,7 +690,7 @@ def getitem(x, key, /):
 # an index is out of range (then IndexError, and the flag is cleared), so that no launch
 # zeroes it first. The general path below planned, zeroed a new flag and launched a walk:
 # 40 us a call on the cpu device for 3 indices.
-_take_flags = threading.local()
+_take_reuse = threading.local()
 
 
 def _take_kernel(kind, form):
@@ -702,32 +704,56 @@ def _take_kernel(kind, form):
     return _template(("take", kind, form), make)
 
 
-def _take_flag(device):
-    flags = getattr(_take_flags, "by_device", None)
-    if flags is None:
-        flags = _take_flags.by_device = {}
-    flag = flags.get(device)
-    if flag is None:
-        flag = flags[device] = zeros((1,), np.int32, device)
-    return flag
+class _Take:
+    """What x[index] reuses on one device and thread for one index dtype: the kernel, the
+    out-of-range flag, the host word the flag is read into and the last launch layout
+    (a NumPy array made per call, Array.get's and empty's checks were half the call)."""
+    __slots__ = ("kernel", "flag", "word", "size", "config")
+
+    def __init__(self, device, kind):
+        self.kernel = _take_kernel(kind, _launch.loop_form(device))
+        self.flag = zeros((1,), np.int32, device)
+        self.word = np.zeros(1, np.int32)
+        self.size = self.config = None
+
+
+def _take_entry(device, index_dtype):
+    """The _Take for an index array of dtype name index_dtype, None for a non-integer."""
+    entries = getattr(_take_reuse, "entries", None)
+    if entries is None:
+        entries = _take_reuse.entries = {}
+    key = (device, index_dtype)
+    entry = entries.get(key, False)
+    if entry is False:
+        kind = _numpy_dtype(index_dtype).kind
+        entry = entries[key] = _Take(device, kind) if kind in "iu" else None
+    return entry
 
 
 def _take_flat(x, index):
     """x[index] for a 1-D x and an integer index array on its device (index's shape), or
     None where the general path applies (a mask, another device, strides of partial
-    elements, a non-contiguous index, no elements)."""
-    if index.dtype.kind not in "iu" or index.device != x.device or index.size == 0 or \
-            not index._contiguous() or not _whole_elements(x):
+    elements, a non-contiguous index, no elements). Reads the arrays' C++ side directly:
+    each Array property is a Python call."""
+    xi, ii = x._impl, index._impl
+    device = xi.device
+    entry = _take_entry(device, ii.dtype)
+    shape = ii.shape
+    if entry is None or ii.device != device or xi.strides[0] % xi.itemsize or \
+            not c_contiguous(shape, ii.strides, ii.itemsize):
         return None
-    device = x.device
-    out = empty(index.shape, x.dtype, device)
-    flag = _take_flag(device)
-    kernel = _take_kernel(index.dtype.kind, _launch.loop_form(device))
-    flat_out, flat_index = (out, index) if index.ndim == 1 else \
+    size = math.prod(shape)
+    if size == 0:
+        return None
+    out = Array._wrap(_core.empty(shape, xi.dtype, device, "C"))
+    if entry.size != size:
+        entry.size, entry.config = size, _launch.elementwise_config(device, size)
+    flat_out, flat_index = (out, index) if len(shape) == 1 else \
         (_one_dimension(out), _one_dimension(index))
-    kernel[_launch.elementwise_config(device, index.size)](flat_out, x, flat_index, flag)
-    if flag.get()[0]:
-        flag[...] = 0
+    entry.kernel[entry.config](flat_out, x, flat_index, entry.flag)
+    entry.flag._impl.copy_to_host(entry.word, None)
+    if entry.word[0]:
+        entry.flag[...] = 0
         _raise_out_of_range([_Indexer(index, [], x.shape[0], 0, 0)])
     return out
 
