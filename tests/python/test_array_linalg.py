@@ -82,6 +82,12 @@ def test_matmul_layouts_and_shapes(device, rng):
     _check(xb.mT @ xs[1], batch.transpose(0, 2, 1) @ stack[1], np.float64)
     _check(xb[:1].mT @ xs, batch[:1].transpose(0, 2, 1) @ stack, np.float64)
     _check(xb[::2].mT @ xs[::-2], batch[::2].transpose(0, 2, 1) @ stack[::-2], np.float64)
+    # A matrix over a batch as long as its rows (not a stack of rows), and two batch axes.
+    square = _random(rng, (3, 3), np.float64)
+    _check(simt.asarray(square, device=device) @ xb[:, :3], square @ batch[:, :3], np.float64)
+    deep = _random(rng, (2, 3, 7, 6), np.float64)
+    _check(simt.asarray(deep, device=device) @ simt.asarray(b[:6], device=device),
+           deep @ b[:6], np.float64)
     empty = simt.asarray(np.zeros((0, 6, 7), np.float32), device=device)
     _check(empty @ x2, np.zeros((0, 6, 5), np.float32), np.float32)
     c = _random(rng, (9, 4), np.complex128)

@@ -57,15 +57,16 @@ def gemm_arguments(a3, b3, out3):
     cannot read their layout). The caller keeps the operands until the call is queued:
     the pool then hands a copy's memory out again only to work ordered after the default
     stream's (src/runtime/memory_pool.h), but before, another thread could take it."""
-    count, m, n = out3.shape
-    k = a3.shape[-1]
-    a3 = _as_dtype(a3, out3.dtype)
-    b3 = _as_dtype(b3, out3.dtype)
+    count, m, n = out3._impl.shape
+    k = a3._impl.shape[-1]
+    dtype = out3.dtype
+    a3 = _as_dtype(a3, dtype)
+    b3 = _as_dtype(b3, dtype)
     # cuBLAS's A is b (its (n, k) transpose), its B is a.
     b_array, b_transposed, ldb, stride_b = _operand(b3)
     a_array, a_transposed, lda, stride_a = _operand(a3)
     return ({
-        "type": CUDA_TYPES[out3.dtype], "m": n, "n": m, "k": k,
+        "type": CUDA_TYPES[dtype], "m": n, "n": m, "k": k,
         "a": b_array._impl.data_ptr, "a_transposed": b_transposed, "lda": ldb,
         "stride_a": stride_b,
         "b": a_array._impl.data_ptr, "b_transposed": a_transposed, "ldb": lda,
@@ -82,10 +83,12 @@ def _as_dtype(x, dtype):
 def _operand(x):
     """(array, transposed, ld, batch stride) of x (count, r, c), row-major, as cuBLAS's
     column-major operand for x^T (c, r): `array` is x or its C-order copy."""
-    count, r, c = x.shape
-    item = x.itemsize
-    if all(s % item == 0 for s in x.strides):
-        sb, sr, sc = (s // item for s in x.strides)
+    impl = x._impl  # each Array property is a call: read the C++ side once
+    count, r, c = impl.shape
+    item = impl.itemsize
+    strides = impl.strides
+    if all(s % item == 0 for s in strides):
+        sb, sr, sc = (s // item for s in strides)
         sb = sb if count > 1 else 0
         if sb >= 0:
             # op N: x^T is stored column-major, columns sr apart (a single row: any).

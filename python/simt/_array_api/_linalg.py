@@ -48,10 +48,16 @@ def _arrays(x1, x2, where):
                          f"move one with .to_device() (simt never copies implicitly)")
 
 
+_result_dtypes = {}  # (dtype, dtype) -> np.result_type of the two: a microsecond a call
+
+
 def _result_dtype(x1, x2, where):
-    dtype = np.result_type(x1.dtype, x2.dtype)
+    pair = (x1.dtype, x2.dtype)
+    dtype = _result_dtypes.get(pair)
+    if dtype is None:
+        dtype = _result_dtypes[pair] = np.result_type(*pair)
     if dtype.kind not in "biufc":
-        raise TypeError(f"{where}: unsupported dtypes {x1.dtype} and {x2.dtype}")
+        raise TypeError(f"{where}: unsupported dtypes {pair[0]} and {pair[1]}")
     return dtype
 
 
@@ -61,22 +67,24 @@ def matmul(x1, x2, /):
     vector whose axis the result drops."""
     where = "simt.matmul"
     _arrays(x1, x2, where)
-    if x1.ndim == 0 or x2.ndim == 0:
+    shape1, shape2 = x1.shape, x2.shape  # each Array property is a call: read once
+    nd1, nd2 = len(shape1), len(shape2)
+    if nd1 == 0 or nd2 == 0:
         raise ValueError(f"{where}: operands must have at least one dimension (shapes "
-                         f"{x1.shape} and {x2.shape}); use * for scalars")
+                         f"{shape1} and {shape2}); use * for scalars")
     # A 1-D operand as a row (x1) or column (x2): shapes first, views only where a kernel
     # computes the product (on the host, NumPy takes the operands as they are; the two
     # reshapes were most of a 2000-element dot's 30 us).
-    a_shape = (1,) + x1.shape if x1.ndim == 1 else x1.shape
-    b_shape = x2.shape + (1,) if x2.ndim == 1 else x2.shape
+    a_shape = (1,) + shape1 if nd1 == 1 else shape1
+    b_shape = shape2 + (1,) if nd2 == 1 else shape2
     m, k = a_shape[-2:]
     k2, n = b_shape[-2:]
     if k != k2:
-        raise ValueError(f"{where}: the operands' inner dimensions differ: shapes {x1.shape} "
-                         f"and {x2.shape} (core dimension {k} of x1 against {k2} of x2)")
+        raise ValueError(f"{where}: the operands' inner dimensions differ: shapes {shape1} "
+                         f"and {shape2} (core dimension {k} of x1 against {k2} of x2)")
     batch = _broadcast.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     dtype = _result_dtype(x1, x2, where)
-    shape = batch + (m,) * (x1.ndim > 1) + (n,) * (x2.ndim > 1)
+    shape = batch + (m,) * (nd1 > 1) + (n,) * (nd2 > 1)
     if _host_blas(x1.device):
         out = empty(shape, dtype, x1.device)
         if out.size:
@@ -88,11 +96,12 @@ def matmul(x1, x2, /):
                 # gemv (a column of one made it gemm, twice as slow).
                 np.matmul(np.asarray(x1), np.asarray(x2), out=np.asarray(out))
         return out
-    a = reshape(x1, a_shape) if x1.ndim == 1 else x1
-    b = reshape(x2, b_shape) if x2.ndim == 1 else x2
+    a = reshape(x1, a_shape) if nd1 == 1 else x1
+    b = reshape(x2, b_shape) if nd2 == 1 else x2
     out = empty(batch + (m, n), dtype, x1.device)
     _product(a, b, out)
-    return reshape(out, shape)
+    # A reshape is a few microseconds of Python: the host cost of a small batched product.
+    return out if nd1 > 1 and nd2 > 1 else reshape(out, shape)
 
 
 def _product(a, b, out):
@@ -182,7 +191,7 @@ def _gpu_product(a, b, out):
     m, n = out.shape[-2:]
     a3 = _batched(a, batch, count)
     b3 = _batched(b, batch, count)
-    out3 = reshape(out, (count, m, n))
+    out3 = _batched(out, batch, count)  # a view: out is C-contiguous
     device = out.device
     acc = _accumulator(out.dtype)
     layers = min(count, device.max_grid_dim[2])
@@ -218,6 +227,11 @@ def _gpu_product(a, b, out):
 def _batched(x, batch, count):
     """x (..., r, c) broadcast to batch + (r, c), viewed as (count, r, c): a view where the
     batch axes merge into one stride, else a C-order copy."""
+    # The commonest layouts first, without the general walk (a small product's host cost).
+    if x.ndim == 3 and x.shape[0] == count:
+        return x
+    if x.ndim == 2:
+        return _broadcast.element_view(x, (count,) + x.shape, (0,) + x.strides)
     shape = batch + x.shape[-2:]
     strides = _broadcast.broadcast_strides(x.shape, x.strides, shape)
     dims, (merged,) = _broadcast.collapse(batch, [strides[:len(batch)]])
