@@ -17,12 +17,7 @@ python3 -m pytest tests/python -q -p no:cacheprovider > "$OUT/pytest.log" 2>&1
 grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -30
 tail -1 "$OUT/pytest.log"
 (cd /tmp && python3 "$OLDPWD/examples/demo.py") 2>&1 | tee "$OUT/demo.txt"
-nvcc -O3 -arch=sm_90 -cubin -o /tmp/kernels.cubin bench/cuda/kernels.cu \
-  && nvcc -O2 -o /tmp/raw_launch bench/cuda/raw_launch.cpp -lcuda \
-  && nvcc -O2 -shared -Xcompiler -fPIC \
-       -I"$(python3 -c "import sysconfig; print(sysconfig.get_paths()['include'])")" \
-       bench/cuda/launch_floor.c -lcuda -o "/tmp/launch_floor$(python3 -c \
-       "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")" \
+bash bench/cuda/build_launch_bench.sh /tmp \
   && python3 bench/gpu.py /tmp/kernels.cubin /tmp/raw_launch /tmp 2>&1 | tee "$OUT/bench_gpu.txt"
 
 # OpenCL on the same GPU. The ICD loader that comes first on the lent machine

@@ -36,12 +36,7 @@ if [[ " $STEPS " == *" bench "* ]]; then
   (cd bench && python3 arrays.py cuda:0 issue38) 2>&1 | tee "$OUT/arrays_issue38.txt"
   (cd bench && python3 arrays.py cuda:0 scan) 2>&1 | tee "$OUT/arrays_scan.txt"
   # Launch host costs against cuda-python, CuPy's RawKernel, numba-cuda and the C++ floor.
-  nvcc -O3 -arch=sm_90 -cubin -o /tmp/kernels.cubin bench/cuda/kernels.cu \
-    && nvcc -O2 -o /tmp/raw_launch bench/cuda/raw_launch.cpp -lcuda \
-    && nvcc -O2 -shared -Xcompiler -fPIC \
-         -I"$(python3 -c "import sysconfig; print(sysconfig.get_paths()['include'])")" \
-         bench/cuda/launch_floor.c -lcuda -o "/tmp/launch_floor$(python3 -c \
-         "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")" \
+  bash bench/cuda/build_launch_bench.sh /tmp \
     && python3 bench/gpu.py /tmp/kernels.cubin /tmp/raw_launch /tmp --launch-only 2>&1 \
        | tee "$OUT/gpu_launch.txt"
   # Fresh-process start-up against CuPy's, and graph replays.

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .. import _array, _interop
-from .._array import Array
+from .._array import Array, c_contiguous
 from .._device import get_device
 from .. import _broadcast
 from . import _elementwise
@@ -71,12 +71,7 @@ def _f_only(shape, strides, itemsize):
         if extent != 1 and stride != expected_f:
             return False
         expected_f *= extent
-    expected_c = itemsize
-    for extent, stride in zip(reversed(shape), reversed(strides)):
-        if extent != 1 and stride != expected_c:
-            return True
-        expected_c *= extent
-    return False
+    return not c_contiguous(shape, strides, itemsize)
 
 
 def like_order(x):
