@@ -29,6 +29,7 @@ from .._device import builds_cuda, runs_on_host
 from .._snippet_kernels import ReductionKernel
 from .. import _broadcast
 from . import _generated, _host_arg, _scan_cub
+from ._accumulators import accumulator as _accumulator
 from .. import _launch
 from .._axes import normalize_axes
 from ._elementwise import FUNCTIONS, TracedValue, assign, check_out, contiguous_copy
@@ -119,28 +120,6 @@ def _product(values):
     for v in values:
         n *= v
     return n
-
-
-def _accumulator(op, dtype, requested):
-    """(accumulator dtype, result dtype) of `op` over `dtype` (NumPy's rules)."""
-    if requested is not None:
-        d = np.dtype(requested)
-        return (np.dtype(np.float32) if d == np.float16 else d), d
-    if op in ("all", "any"):
-        return np.dtype(bool), np.dtype(bool)
-    if op == "count_nonzero":
-        return np.dtype(np.int64), np.dtype(np.int64)
-    if op in ("sum", "prod"):
-        if dtype.kind == "b" or dtype.kind == "i":
-            return np.dtype(np.int64), np.dtype(np.int64)
-        if dtype.kind == "u":
-            return np.dtype(np.uint64), np.dtype(np.uint64)
-    if op == "mean":
-        if dtype.kind in "biu":
-            return np.dtype(np.float64), np.dtype(np.float64)
-    if dtype == np.float16:
-        return np.dtype(np.float32), dtype
-    return dtype, dtype
 
 
 def reduce(name, x, axis=None, keepdims=False, dtype=None, what=None):
@@ -899,18 +878,17 @@ def _arg(name, x, axis, keepdims):
                       if keepdims or (axis is not None and a != axis))
         out = empty(shape, np.int64, x.device)
         host = np.asarray(x)
-        index = None
+        threads = x.device.compute_units or 1
         if (axis is None or x.ndim == 1) and host.flags.c_contiguous:
             # One long run: split over threads (_host_arg), NumPy's loop per piece.
-            index = _host_arg.split_arg(name, host.reshape(-1), x.device.compute_units or 1)
-        threads = x.device.compute_units or 1
-        if index is None and axis is not None and not keepdims and _host_arg.split_arg_rows(
+            index = _host_arg.split_arg(name, host.reshape(-1), threads)
+            if index is not None:
+                np.asarray(out)[...] = index
+                return out
+        elif axis is not None and not keepdims and _host_arg.split_arg_rows(
                 name, host, axis, np.asarray(out), threads):
             return out  # rows (columns) split over threads, NumPy's loop on each part
-        if index is None:
-            getattr(np, name)(host, axis=axis, out=np.asarray(out), keepdims=keepdims)
-        else:
-            np.asarray(out)[...] = index
+        getattr(np, name)(host, axis=axis, out=np.asarray(out), keepdims=keepdims)
         return out
     if axis is None:
         flat = x if x.ndim == 1 else _flat(contiguous_copy(x))

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import _raw_kernels
 from .._array import zeros, empty
+from ._accumulators import accumulator
 
 SOURCE = r"""
 // CUB's scan tuning (tuning_scan.cuh) declares host-side policy wrappers for its dispatch
@@ -208,21 +209,13 @@ def supported(dtype, acc):
     return (dtype, acc) in PAIRS
 
 
-def _default_accumulator(dtype):
-    if dtype.kind in "bi":
-        return np.dtype(np.int64)
-    if dtype.kind == "u":
-        return np.dtype(np.uint64)
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
-
-
 def _dtype(code):
     return np.dtype(bool) if code == "b1" else np.dtype(code)
 
 
 # Every (input, accumulator) the source is compiled for.
 PAIRS = {(d, a) for d in map(_dtype, _TYPES)
-         for a in {_default_accumulator(d), d} if a.itemsize >= 4 and a.kind != "b"}
+         for a in {accumulator("sum", d, None)[0], d} if a.itemsize >= 4 and a.kind != "b"}
 
 
 def _code(dtype):
