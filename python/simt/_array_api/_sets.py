@@ -89,6 +89,12 @@ def _groups(x, where, equal_nan=False):
     return UniqueAllResult(values, indices, inverse, counts)
 
 
+def _sorts_by_value(x):
+    """Whether _distinct_sorted takes x (an array of real values; anything else, complex
+    values or no array at all, goes to _groups, which checks and says what is wrong)."""
+    return getattr(getattr(x, "dtype", None), "kind", "c") != "c"
+
+
 def _distinct_sorted(x, where, equal_nan=False):
     """x's distinct values, sorted, where nothing else is asked for (CuPy's way): the
     values themselves sorted (stably: a group's first value is its first occurrence, the
@@ -228,7 +234,7 @@ def unique_inverse(x, /):
 
 def unique_values(x, /):
     """x's distinct values, sorted (NaNs distinct)."""
-    if getattr(x, "dtype", None) is not None and x.dtype.kind != "c":
+    if _sorts_by_value(x):
         return _distinct_sorted(x, "simt.unique_values")
     return _groups(x, "simt.unique_values").values
 
@@ -246,7 +252,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         normalize_axis(axis, 1, where)
         axis = None  # a 1-D array's sub-arrays are its elements (NumPy's equal_nan applies)
     plain = not (return_index or return_inverse or return_counts)
-    if plain and axis is None and getattr(getattr(ar, "dtype", None), "kind", "c") != "c":
+    if plain and axis is None and _sorts_by_value(ar):
         return _distinct_sorted(ar, where, equal_nan)
     found = _groups(ar, where, equal_nan=equal_nan) if axis is None else \
         _sub_array_groups(ar, axis, where)
