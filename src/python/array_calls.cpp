@@ -24,6 +24,7 @@
 
 #include "python/arguments.h"
 #include "python/bindings.h"
+#include "python/classify.h"
 #include "python/translate.h"
 #include "runtime/device.h"
 #include "sema/types.h"
@@ -338,12 +339,11 @@ bool reusable_temporary(nb::handle object, Py_ssize_t references, size_t min_byt
   if (array == nullptr || Py_REFCNT(keep.ptr()) != 2) return false;
   if (array->record || array->readonly || array->offset != 0) return false;
   if (array->buffer.use_count() != 1 || array->buffer->foreign()) return false;
-  int64_t stride = array->itemsize();
-  for (size_t k = array->shape.size(); k-- > 0;) {
-    if (array->shape[k] != 1 && array->strides[k] != stride) return false;
-    stride *= array->shape[k];
-  }
-  const auto bytes = static_cast<size_t>(stride);
+  const int ndim = static_cast<int>(array->shape.size());
+  if (layout_of(ndim, array->shape.data(), array->strides.data(), array->itemsize()) !=
+      abi::Layout::C)
+    return false;
+  const size_t bytes = contiguous_bytes(*array);
   return bytes == array->buffer->bytes() && bytes >= min_bytes;
 }
 

@@ -174,11 +174,6 @@ nb::object basic_view(const DeviceArray& base, nb::handle key) {
   return nb::cast(std::move(view));
 }
 
-// The span of bytes an array covers, for copies between contiguous arrays.
-size_t contiguous_bytes(const DeviceArray& a) {
-  return static_cast<size_t>(element_count(a.shape) * a.itemsize());
-}
-
 struct HostBuffer {
   Py_buffer view{};
   bool held = false;
@@ -352,6 +347,10 @@ void translate_runtime_errors(const std::exception_ptr& p, void*) {
 }
 
 }  // namespace
+
+size_t contiguous_bytes(const DeviceArray& a) {
+  return static_cast<size_t>(element_count(a.shape) * a.itemsize());
+}
 
 std::shared_ptr<runtime::Device> current_device() {
   if (t_current_device) return t_current_device;

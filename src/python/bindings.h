@@ -155,6 +155,10 @@ struct DeviceArray {
   }
 };
 
+// The span of bytes an array covers, for copies between contiguous arrays: its elements
+// times their size.
+size_t contiguous_bytes(const DeviceArray& a);
+
 // Throw runtime::GraphError (a RuntimeError) when a graph captures `stream`
 // ("<what> cannot be captured into a graph: <instead>"), or any stream of
 // `device` ("<what> while a graph captures work on cuda:0: ..."): work a

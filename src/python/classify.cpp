@@ -20,24 +20,6 @@ bool is_record_format(const char* format) {
   return format[0] == 'T' && format[1] == '{';
 }
 
-// C, F or any order, as NumPy's flags decide (extents of 1 take any stride).
-abi::Layout layout_of(int ndim, const int64_t* shape, const int64_t* strides, int64_t itemsize) {
-  for (int64_t k = 0; k < ndim; ++k)
-    if (shape[k] == 0) return abi::Layout::C;
-  bool c = true, f = true;
-  int64_t expected = itemsize;
-  for (int k = ndim - 1; k >= 0; --k) {
-    if (shape[k] != 1 && strides[k] != expected) c = false;
-    expected *= shape[k];
-  }
-  expected = itemsize;
-  for (int k = 0; k < ndim; ++k) {
-    if (shape[k] != 1 && strides[k] != expected) f = false;
-    expected *= shape[k];
-  }
-  return c ? abi::Layout::C : f ? abi::Layout::F : abi::Layout::Any;
-}
-
 // An array of `dtype`, or of records when `record_key` holds their key bytes.
 void append_array_leaf(Classification& s, void* data, int ndim, const int64_t* shape,
                        const int64_t* byte_strides, int64_t itemsize, Scalar dtype, bool readonly,
@@ -274,6 +256,23 @@ void classify_value(const nb::handle& obj, const std::string& name, Classificati
 }
 
 }  // namespace
+
+abi::Layout layout_of(int ndim, const int64_t* shape, const int64_t* strides, int64_t itemsize) {
+  for (int64_t k = 0; k < ndim; ++k)
+    if (shape[k] == 0) return abi::Layout::C;
+  bool c = true, f = true;
+  int64_t expected = itemsize;
+  for (int k = ndim - 1; k >= 0; --k) {
+    if (shape[k] != 1 && strides[k] != expected) c = false;
+    expected *= shape[k];
+  }
+  expected = itemsize;
+  for (int k = 0; k < ndim; ++k) {
+    if (shape[k] != 1 && strides[k] != expected) f = false;
+    expected *= shape[k];
+  }
+  return c ? abi::Layout::C : f ? abi::Layout::F : abi::Layout::Any;
+}
 
 void classify_argument(const nb::handle& obj, const std::string& name, Classification& s,
                        const runtime::Device* device) {

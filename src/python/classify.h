@@ -57,6 +57,10 @@ struct Classification {
 void classify_argument(const nb::handle& obj, const std::string& name, Classification& c,
                        const runtime::Device* device);
 
+// C, F or any order of an array of these byte strides, as NumPy's flags decide (extents
+// of 1 take any stride; an empty array is C).
+abi::Layout layout_of(int ndim, const int64_t* shape, const int64_t* strides, int64_t itemsize);
+
 // Specializations are per device: a launch's key starts with the device's
 // address (devices live as long as the process).
 void append_device_key(std::string& key, const runtime::Device& device);
