@@ -134,9 +134,7 @@ class CommandBufferReplay : public runtime::GraphExec {
     device_.check(
         cl.clGetKernelInfo(kernel.kernel(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
         "clGetKernelInfo", " (the program of " + kernel.entry() + ")");
-    cl_int status = CL_SUCCESS;
-    Kernel own(&cl, cl.clCreateKernel(program, kernel.entry().c_str(), &status));
-    device_.check(status, "clCreateKernel", " for " + kernel.entry());
+    Kernel own = device_.kernel_object(program, kernel.entry());
     device_.set_arguments(kernel, own.get(), command.dims, pointers.data());
     device_.check(api_.ndrange(buffer, nullptr, nullptr, own.get(), 3, nullptr, range.global.data(),
                                range.local.data(), 0, nullptr, nullptr, nullptr),

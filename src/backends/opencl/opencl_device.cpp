@@ -846,9 +846,7 @@ std::unique_ptr<runtime::CompiledKernel> OpenCLDevice::build(
         unknown_cpu_note(built.log));
   }
 
-  cl_int status = CL_SUCCESS;
-  Kernel cl_kernel_object(&api_, api_.clCreateKernel(program.get(), kernel.entry.c_str(), &status));
-  check(status, "clCreateKernel", " for " + kernel.entry);
+  Kernel cl_kernel_object = kernel_object(program.get(), kernel.entry);
 
   std::size_t max_group = 0;
   check(api_.clGetKernelWorkGroupInfo(cl_kernel_object.get(), device_.device,
@@ -898,9 +896,7 @@ std::shared_ptr<runtime::RawProgram> OpenCLDevice::compile_raw(const runtime::Ra
         [&](const Program& p) {
           RawKernels kernels;
           for (const std::string& name : program_kernel_names(p)) {
-            cl_int status = CL_SUCCESS;
-            Kernel kernel(&api_, api_.clCreateKernel(p.get(), name.c_str(), &status));
-            check(status, "clCreateKernel", " for " + name);
+            Kernel kernel = kernel_object(p.get(), name);
             for (const KernelArg& arg : kernel_args(api_, kernel.get()))
               kernels[name].push_back(raw_param(arg));
             kernels.try_emplace(name);  // a kernel without parameters
@@ -971,6 +967,13 @@ void OpenCLDevice::set_arguments(const OpenCLKernel& kernel, cl_kernel target,
       set(argument.index, argument.bytes, args[k], k);
     }
   }
+}
+
+Kernel OpenCLDevice::kernel_object(cl_program program, const std::string& entry) const {
+  cl_int status = CL_SUCCESS;
+  Kernel kernel(&api_, api_.clCreateKernel(program, entry.c_str(), &status));
+  check(status, "clCreateKernel", " for " + entry);
+  return kernel;
 }
 
 void OpenCLDevice::note_launch(const std::string& entry) {

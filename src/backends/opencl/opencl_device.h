@@ -165,6 +165,9 @@ class OpenCLDevice : public runtime::Device {
   // is enqueued) or another kernel object of the same function.
   void set_arguments(const OpenCLKernel& kernel, cl_kernel target, const runtime::LaunchDims& dims,
                      void* const* args) const;
+  // A new kernel object of `program`'s function `entry` (OpenCLError where the driver
+  // refuses it).
+  Kernel kernel_object(cl_program program, const std::string& entry) const;
   // The kernel named by a failure's message (queue_launch's, a replay's).
   void note_launch(const std::string& entry);
 
