@@ -608,7 +608,8 @@ def _stable(xp):
 def issue38_rows(rng, gpu):
     """(label, inputs as NumPy arrays, operation on (xp, *arrays), check) of each family
     of issue 38's table; `check` is a relative tolerance against the peer's result, or
-    None where the result is random (then its mean and spread are checked)."""
+    None where the result is random (then its mean and spread are checked, and the inputs
+    are the count of values drawn)."""
     s = 1 if gpu else 4  # the cpu device's sizes: a quarter of the GPU's
     f32 = np.float32
     n26, n24 = 2 ** 26 // s, 2 ** 24 // s
@@ -631,8 +632,8 @@ def issue38_rows(rng, gpu):
         ("batched matmul 256x(64x64) f32", (rng.random((256, 64, 64), f32),
                                             rng.random((256, 64, 64), f32)),
          lambda xp, a, b: xp.matmul(a, b), 1e-5),
-        (f"standard_normal 2^{e26} f32", (), None, None),
-        (f"random 2^{e26} f32", (), None, None),
+        (f"standard_normal 2^{e26} f32", (n26,), None, None),  # inputs: the count drawn
+        (f"random 2^{e26} f32", (n26,), None, None),
         (f"std(axis=0) {side}^2 f32", (square,), lambda xp, x: xp.std(x, axis=0), 1e-4),
         (f"a[idx] 2^{e24} of 2^{e26} f32", (big, rng.integers(0, n26, n24)),
          lambda xp, x, i: x[i], 0),
@@ -678,8 +679,8 @@ def issue38_rows(rng, gpu):
 def family_row(device, gpu, peer, peer_name, simt_ms, peer_ms, target, label, inputs, op,
                tolerance):
     """One row of bench_families: checked against the peer first, then timed."""
-    n = 2 ** 26 // (1 if gpu else 4)  # issue38_rows' n26
     if label.startswith(("standard_normal", "random")):
+        n, = inputs
         method = "standard_normal" if label.startswith("standard") else "random"
         out, pout = simt.empty(n, np.float32, device), peer.empty(n, np.float32)
         srng, prng = simt.random.default_rng(0), peer.random.default_rng(0)
