@@ -85,6 +85,25 @@ def launch_rows():
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_start_child.py")
 
 
+def _child_medians(side, device_id, env, runs, keys):
+    """The medians of `keys` over `runs` fresh processes of the start child for `side` on
+    `device_id`, after one that fills the cache (those before a failing process, which is
+    said); None where none ran."""
+    results = []
+    for run in range(runs + 1):
+        out = subprocess.run([sys.executable, CHILD, side, device_id], capture_output=True,
+                             text=True, env=env)
+        if out.returncode != 0:
+            print(f"{side + ' ' + device_id:<34} failed: "
+                  f"{out.stderr.strip().splitlines()[-1:]}")
+            break
+        if run:
+            results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    if not results:
+        return None
+    return {k: statistics.median(r[k] for r in results) for k in keys}
+
+
 def start_rows(device_ids, runs=7):
     """Fresh processes, warm kernel cache: medians of import / first device use / first
     launch, per device id; on CUDA devices CuPy's (RawKernel and ElementwiseKernel, its
@@ -102,19 +121,9 @@ def start_rows(device_ids, runs=7):
                 sides += ["cupy-raw", "cupy-elementwise"]
             medians = {}
             for side in sides:
-                results = []
-                for run in range(runs + 1):  # the first fills the cache
-                    out = subprocess.run([sys.executable, CHILD, side, device_id],
-                                         capture_output=True, text=True, env=env)
-                    if out.returncode != 0:
-                        print(f"{side + ' ' + device_id:<34} failed: "
-                              f"{out.stderr.strip().splitlines()[-1:]}")
-                        break
-                    if run:
-                        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-                if not results:
+                med = _child_medians(side, device_id, env, runs, keys)
+                if med is None:
                     continue
-                med = {k: statistics.median(r[k] for r in results) for k in keys}
                 medians[side] = med
                 print(f"{side + ' ' + device_id:<34} {med['import_ms']:8.1f} "
                       f"{med['device_ms']:8.1f} {med['first_ms']:11.1f} "
